@@ -1,0 +1,27 @@
+# The two commands of a fresh start: `make run` and `make test` (see README.md).
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+
+.PHONY: run test setup lint bench
+
+run: setup
+	$(BIN)/adjudicator lexicon install-defaults
+	$(BIN)/adjudicator judge --lexicon TWL06 --rule double QI ZA JO ; true
+	$(BIN)/adjudicator judge --lexicon CSW19 --rule 5-per-word QI ZE OK ; true
+
+test: setup
+	$(BIN)/python -m pytest
+
+lint: setup
+	$(BIN)/ruff check adjudicator kiosk tests benchmarks
+
+bench: setup
+	$(BIN)/python -m pytest benchmarks --benchmark-only -p no:cacheprovider
+
+setup: $(VENV)/.installed
+
+$(VENV)/.installed: setup.cfg pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[test]'
+	touch $@

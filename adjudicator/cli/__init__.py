@@ -1,0 +1,29 @@
+"""The `adjudicator` command line: a thin layer that parses, calls the library, and formats.
+
+Verdicts keep exit codes 0 (acceptable), 1 (unacceptable) and 3 (refer); every error a user
+can cause exits 2 with a message on stderr and nothing on stdout.
+"""
+
+from __future__ import annotations
+
+import click
+
+from adjudicator import __version__
+from adjudicator.cli.common import AdjudicatorGroup
+from adjudicator.cli.judge_cmd import judge
+from adjudicator.cli.lexicon_cmd import lexicon
+
+
+@click.group(cls=AdjudicatorGroup)
+@click.version_option(__version__, prog_name="adjudicator")
+def cli() -> None:
+    """Challenge adjudicator for tournament Scrabble: one verdict per challenge."""
+
+
+cli.add_command(lexicon)
+cli.add_command(judge)
+
+
+def main() -> None:
+    """Entry point of the `adjudicator` console script."""
+    cli(prog_name="adjudicator")

@@ -1,0 +1,71 @@
+"""The program's settings: one table, from which defaults, validation and docs derive.
+
+Each setting can be given by the environment variable ADJUDICATOR_<NAME> (upper case).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from adjudicator.errors import SettingError
+
+
+@dataclass(frozen=True)
+class Setting:
+    name: str
+    default: str
+    help: str
+
+    @property
+    def env_var(self) -> str:
+        return "ADJUDICATOR_" + self.name.upper()
+
+
+def _default_home() -> str:
+    base = os.environ.get("XDG_DATA_HOME") or os.path.join(Path.home(), ".local", "share")
+    return os.path.join(base, "adjudicator")
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting("home", _default_home(), "Data home: compiled lexicons, journal, secrets."),
+    Setting(
+        "database_url",
+        "",
+        "The journal: an SQLite path, or postgresql://...; empty means journal.sqlite3 in the home.",
+    ),
+    Setting("default_lexicon", "", "Lexicon `judge` uses when --lexicon is not given."),
+    Setting("default_rule", "double", "Challenge rule `judge` uses when --rule is not given."),
+    Setting("kiosk_rate_limit", "6/minute", "Adjudications per kiosk, such as 6/minute; off disables."),
+    Setting("verdict_seconds", "10", "Seconds a verdict stays on the kiosk screen."),
+    Setting("clear_seconds", "30", "Seconds without typing before the kiosk clears typed words."),
+)
+
+_BY_NAME = {s.name: s for s in SETTINGS}
+
+
+def get(name: str) -> str:
+    """The value of a setting: its environment variable if set, else its default."""
+    setting = _BY_NAME[name]
+    return os.environ.get(setting.env_var, setting.default)
+
+
+def get_int(name: str, minimum: int = 0) -> int:
+    """A setting that must be a whole number of at least `minimum`."""
+    raw = get(name)
+    try:
+        value = int(raw)
+    except ValueError:
+        value = minimum - 1
+    if value < minimum:
+        setting = _BY_NAME[name]
+        raise SettingError(f"{setting.env_var} must be a whole number >= {minimum}, not {raw!r}")
+    return value
+
+
+def data_home() -> Path:
+    """The folder everything the program writes lives under (created on first use)."""
+    home = Path(get("home")).expanduser()
+    home.mkdir(parents=True, exist_ok=True)
+    return home

@@ -1,0 +1,180 @@
+"""The store of compiled lexicons under the data home: build, save, list, open, verify.
+
+Each lexicon is two files: `<NAME>.<sha12>.marisa` (content-addressed, never rewritten) and
+`<NAME>.json`, its manifest, replaced atomically. A reader that opened the old trie keeps its
+mmap while a new edition is installed beside it, so replacing a lexicon fails no request.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+import time
+from dataclasses import replace
+from datetime import UTC, datetime
+from pathlib import Path
+
+import marisa_trie
+
+from adjudicator import __version__, settings
+from adjudicator.errors import LexiconCorrupt, LexiconError, LexiconNotFound
+from adjudicator.lexicon import CompiledLexicon, Manifest, file_sha256
+from adjudicator.wordlist import WordSet, fingerprint
+
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+
+
+def check_name(name: str) -> str:
+    """A lexicon name is 1-64 letters, digits, dots, dashes or underscores."""
+    if not _NAME.fullmatch(name or "") or name.endswith(".json"):
+        raise LexiconError(
+            f"Invalid lexicon name {name!r}: use letters, digits, '.', '-' or '_', "
+            "such as NWL2023 or CSW24."
+        )
+    return name
+
+
+class LexiconStore:
+    """Compiled lexicons in one folder, by default `<data home>/lexicons`."""
+
+    def __init__(self, root: Path | None = None):
+        self.root = Path(root) if root else settings.data_home() / "lexicons"
+        self.root.mkdir(parents=True, exist_ok=True)
+        self._open: dict[str, tuple[str, CompiledLexicon]] = {}
+
+    def manifest_path(self, name: str) -> Path:
+        return self.root / f"{check_name(name)}.json"
+
+    def names(self) -> list[str]:
+        """Names of every lexicon with a manifest, sorted."""
+        return sorted(path.stem for path in self.root.glob("*.json"))
+
+    def exists(self, name: str) -> bool:
+        return self.manifest_path(name).exists()
+
+    def manifest(self, name: str) -> Manifest:
+        """The manifest of `name`, or LexiconNotFound saying which names exist."""
+        path = self.manifest_path(name)
+        try:
+            return Manifest.from_json(path.read_text())
+        except FileNotFoundError:
+            known = ", ".join(self.names()) or "none yet"
+            raise LexiconNotFound(
+                f"No lexicon named {name!r} (compiled lexicons: {known}). "
+                "Import one with `adjudicator lexicon import`."
+            ) from None
+        except (ValueError, TypeError) as exc:
+            raise LexiconCorrupt(f"The manifest of lexicon {name} is unreadable: {exc}.") from None
+
+    def manifests(self) -> list[Manifest]:
+        """Manifests of every lexicon that has a readable one."""
+        found = []
+        for name in self.names():
+            try:
+                found.append(self.manifest(name))
+            except LexiconError:
+                continue
+        return found
+
+    def open(self, name: str) -> CompiledLexicon:
+        """The lexicon `name`, mmapped once per process and reopened when its manifest changes."""
+        manifest = self.manifest(name)
+        cached = self._open.get(name)
+        if cached and cached[0] == manifest.compiled_sha256:
+            return cached[1]
+        lexicon = CompiledLexicon.open(manifest, self.root / manifest.compiled_file)
+        self._open[name] = (manifest.compiled_sha256, lexicon)
+        return lexicon
+
+    def save(self, name: str, words: WordSet, **details) -> Manifest:
+        """Compile `words` into the store as `name`; `details` fill the manifest."""
+        check_name(name)
+        started = time.perf_counter()
+        trie = marisa_trie.Trie(words.words)
+        compiled = self._write_trie(name, trie)
+        manifest = Manifest(
+            name=name,
+            words=len(words),
+            fingerprint=words.fingerprint,
+            compiled_file=compiled.name,
+            compiled_sha256=file_sha256(compiled),
+            longest_word=words.longest,
+            words_over_15=words.over_board_length,
+            built_at=datetime.now(UTC).isoformat(timespec="seconds"),
+            build_seconds=round(time.perf_counter() - started, 3),
+            program_version=__version__,
+            **details,
+        )
+        previous = self._previous_file(name)
+        _atomic_write(self.manifest_path(name), manifest.to_json().encode())
+        if previous and previous != compiled.name:
+            (self.root / previous).unlink(missing_ok=True)
+        return manifest
+
+    def remove(self, name: str) -> None:
+        """Delete `name` and its compiled file."""
+        manifest = self.manifest(name)
+        self.manifest_path(name).unlink()
+        (self.root / manifest.compiled_file).unlink(missing_ok=True)
+
+    def verify(self, name: str) -> Manifest:
+        """Check `name` deeply: file checksum, word count and the fingerprint of its words."""
+        manifest = self.manifest(name)
+        lexicon = CompiledLexicon.open(manifest, self.root / manifest.compiled_file)
+        if fingerprint(sorted(lexicon)) != manifest.fingerprint:
+            raise LexiconCorrupt(
+                f"Lexicon {name} is damaged: its words do not match its fingerprint. Import it again."
+            )
+        return manifest
+
+    def update_manifest(self, name: str, **changes) -> Manifest:
+        """Rewrite fields of a manifest that do not touch the compiled words."""
+        manifest = replace(self.manifest(name), **changes)
+        _atomic_write(self.manifest_path(name), manifest.to_json().encode())
+        return manifest
+
+    def _previous_file(self, name: str) -> str | None:
+        try:
+            return self.manifest(name).compiled_file
+        except LexiconError:
+            return None
+
+    def _write_trie(self, name: str, trie: marisa_trie.Trie) -> Path:
+        handle, temp = tempfile.mkstemp(dir=self.root, prefix=f".{name}.", suffix=".tmp")
+        os.close(handle)
+        try:
+            trie.save(temp)
+            _fsync_file(Path(temp))
+            final = self.root / f"{name}.{file_sha256(Path(temp))[:12]}.marisa"
+            os.replace(temp, final)
+            _fsync_dir(self.root)
+            return final
+        finally:
+            Path(temp).unlink(missing_ok=True)
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temp, path)
+        _fsync_dir(path.parent)
+    finally:
+        Path(temp).unlink(missing_ok=True)
+
+
+def _fsync_file(path: Path) -> None:
+    with open(path, "rb") as handle:
+        os.fsync(handle.fileno())
+
+
+def _fsync_dir(folder: Path) -> None:
+    descriptor = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)

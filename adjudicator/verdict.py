@@ -1,0 +1,44 @@
+"""The verdict: the one place where a challenge is judged.
+
+Every challenged word is looked up, with no early exit, and only the count of words found
+leaves the loop, so neither the result nor the time taken says which word failed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Container, Sequence
+from enum import Enum
+
+
+class Verdict(str, Enum):
+    ACCEPTABLE = "ACCEPTABLE"
+    UNACCEPTABLE = "UNACCEPTABLE"
+    REFER = "REFER"
+
+    @property
+    def exit_code(self) -> int:
+        """The `judge` command's exit code for this verdict."""
+        return _EXIT_CODES[self]
+
+
+_EXIT_CODES = {Verdict.ACCEPTABLE: 0, Verdict.UNACCEPTABLE: 1, Verdict.REFER: 3}
+
+
+def judge(lexicon: Container[str], words: Sequence[str], refer_longer_than: int = 0) -> Verdict:
+    """One verdict for normalised `words` against `lexicon`.
+
+    With `refer_longer_than` = N > 0, a missing word of more than N letters gives REFER
+    (a person checks a dictionary) unless a word of N letters or fewer is missing too.
+    """
+    missing_short = 0
+    missing_long = 0
+    for word in words:
+        missing = word not in lexicon
+        is_long = refer_longer_than > 0 and len(word) > refer_longer_than
+        missing_long += missing and is_long
+        missing_short += missing and not is_long
+    if missing_short:
+        return Verdict.UNACCEPTABLE
+    if missing_long:
+        return Verdict.REFER
+    return Verdict.ACCEPTABLE

@@ -1,0 +1,1 @@
+"""Data, not code: the catalogue of known lexicon editions and the lexicon recipes."""
