@@ -1,4 +1,5 @@
-"""`adjudicator lexicon ...`: import, list, show, verify and install the default lexicons."""
+"""`adjudicator lexicon ...`: import (a list or a recipe), list, show, verify, diff, and install
+the default lexicons."""
 
 from __future__ import annotations
 
@@ -14,25 +15,44 @@ from adjudicator.defaults import install_defaults
 from adjudicator.errors import LexiconError
 from adjudicator.importers import FORMATS
 from adjudicator.lexicon import Manifest
+from adjudicator.lexicon_diff import LexiconDiff, diff_lexicons
 from adjudicator.lexicon_import import ImportSummary, import_lexicon
+from adjudicator.recipe import RecipeSummary, import_recipe, referral_text
 
 
 @click.group()
 def lexicon() -> None:
-    """Compiled lexicon editions: import, list, show, verify."""
+    """Compiled lexicon editions: import, list, show, verify, diff."""
 
 
 @lexicon.command("import")
-@click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--name", "-n", required=True, help="Name of the edition, such as NWL2023.")
+@click.argument("path", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--recipe", "recipe", metavar="FILE",
+              help="Build the lexicon from a TOML recipe (sources, additions, removals, referral "
+              "rule) instead of PATH; FILE may also name a shipped recipe, such as nsa-1998.")
+@click.option("--name", "-n", help="Name of the edition, such as NWL2023 (with --recipe: "
+              "default the recipe's name).")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="auto", show_default=True,
               help="Input format: plain text, Zyzzyva text, Zyzzyva .dwg word graph.")
 @click.option("--force", is_flag=True, help="Import even if the words differ from the catalogue "
               "edition of that name, or replace an existing lexicon with different words.")
-@click.option("--skip-invalid", is_flag=True, help="Leave out lines that are not words, and list them.")
+@click.option("--skip-invalid", is_flag=True,
+              help="Leave out lines that are not words, and list them.")
 @click.option("--description", default="", help="A line describing the lexicon.")
-def import_(path: Path, name: str, fmt: str, force: bool, skip_invalid: bool, description: str):
-    """Compile the word list at PATH (gzip or not) into the store as NAME."""
+def import_(path: Path | None, recipe: str | None, name: str | None, fmt: str, force: bool,
+            skip_invalid: bool, description: str):
+    """Compile the word list at PATH (gzip or not) as NAME, or build the lexicon --recipe FILE."""
+    if (path is None) == (recipe is None):
+        raise click.UsageError("Give exactly one of PATH or --recipe FILE.")
+    if recipe is not None:
+        if fmt != "auto" or skip_invalid:
+            raise click.UsageError("--format and --skip-invalid apply to PATH only: a recipe's "
+                                   "sources are detected automatically and must hold only words.")
+        summary = import_recipe(open_store(), recipe, name, force=force, description=description)
+        click.echo(format_recipe_import(summary))
+        return
+    if not name:
+        raise click.UsageError("Missing option '--name' / '-n': name the edition, such as NWL2023.")
     summary = import_lexicon(open_store(), path, name, fmt, force=force,
                              skip_invalid=skip_invalid, description=description)
     click.echo(format_import(summary))
@@ -56,6 +76,31 @@ def format_import(summary: ImportSummary) -> str:
     return "\n".join(lines)
 
 
+def format_recipe_import(summary: RecipeSummary) -> str:
+    """What a recipe import did: the import summary, then every list used and the referral rule."""
+    build = summary.build
+    lines = [format_import(ImportSummary(summary.manifest, edition=summary.edition))]
+    lines.append(f"  sources:     {len(build.sources)} (their union)")
+    lines.extend(f"    {_list_line(record)}" for record in build.sources)
+    if build.add:
+        lines.append(f"  add:         {len(build.add)} list(s), "
+                     f"{build.added:,} word(s) no source had")
+        lines.extend(f"    {_list_line(record)}" for record in build.add)
+    if build.remove:
+        not_there = f"; {build.not_there:,} not there to remove" if build.not_there else ""
+        lines.append(f"  remove:      {len(build.remove)} list(s), {build.removed:,} word(s) "
+                     f"removed{not_there}")
+        lines.extend(f"    {_list_line(record)}" for record in build.remove)
+    lines.append(f"  referral:    {referral_text(summary.manifest.refer_longer_than)}")
+    return "\n".join(lines)
+
+
+def _list_line(record) -> str:
+    kind = "compiled lexicon" if record.kind == "lexicon" else "file"
+    return (f"{record.name} ({kind}): {record.words:,} words, "
+            f"fingerprint {record.fingerprint[:12]}")
+
+
 def _catalogue_line(m: Manifest) -> str:
     if m.verified:
         return f"verified: matches {m.name} in the catalogue"
@@ -75,13 +120,19 @@ def list_(as_json: bool):
         click.echo(json.dumps([m.summary() for m in manifests], indent=2))
         return
     if not manifests:
-        click.echo("No lexicons yet: run `adjudicator lexicon install-defaults` or `lexicon import`.")
+        click.echo("No lexicons yet: run `adjudicator lexicon install-defaults` "
+                   "or `lexicon import`.")
         return
     click.echo(f"{'NAME':<14} {'WORDS':>9}  {'FINGERPRINT':<12}  STATUS")
     for m in manifests:
-        status = "verified" if m.verified else ("= " + m.catalogue_name if m.catalogue_name else "unlisted")
+        status = "verified" if m.verified else (
+            "= " + m.catalogue_name if m.catalogue_name else "unlisted")
         if not m.tournament_list:
             status += ", not a tournament list"
+        if m.refer_longer_than:
+            status += f", refers >{m.refer_longer_than}"
+        if m.recipe:
+            status += ", recipe " + m.recipe.get("file", "")
         click.echo(f"{m.name:<14} {m.words:>9,}  {m.short_fingerprint:<12}  {status}")
 
 
@@ -96,7 +147,32 @@ def show(name: str, as_json: bool):
         click.echo(json.dumps(data, indent=2))
         return
     for key, value in data.items():
-        click.echo(f"{key + ':':<20} {value}")
+        if key != "recipe":
+            click.echo(f"{key + ':':<20} {value}")
+    click.echo(f"{'referral:':<20} {referral_text(manifest.refer_longer_than)}")
+    click.echo(f"{'recipe:':<20} {_recipe_text(manifest)}")
+
+
+def _recipe_text(manifest: Manifest) -> str:
+    """The recipe a lexicon was built from: its file, every list, and the recipe's own text."""
+    recipe = manifest.recipe
+    if not recipe:
+        return "- (imported from a single list)"
+    lines = [f"{recipe.get('file', '?')} (sha256 {str(recipe.get('sha256', ''))[:12]})"]
+    for key, title in (("sources", "source"), ("add", "add"), ("remove", "remove")):
+        for record in recipe.get(key, []):
+            lines.append(f"  {title + ':':<8} {record.get('name')} ({record.get('kind')}): "
+                         f"{record.get('words', 0):,} words, fingerprint "
+                         f"{str(record.get('fingerprint', ''))[:12]}")
+    if recipe.get("add"):
+        lines.append(f"  added:   {recipe.get('added', 0):,} word(s) no source had")
+    if recipe.get("remove"):
+        lines.append(f"  removed: {recipe.get('removed', 0):,} word(s)")
+    text = str(recipe.get("text", "")).rstrip()
+    if text:
+        lines.append("  text:")
+        lines.extend(f"    | {line}" for line in text.splitlines())
+    return "\n".join(lines)
 
 
 @lexicon.command("verify")
@@ -115,7 +191,8 @@ def verify(name: str | None):
             failures += 1
             click.echo(f"{each}: FAILED: {exc}", err=True)
         else:
-            click.echo(f"{each}: ok ({manifest.words:,} words, fingerprint {manifest.short_fingerprint})")
+            click.echo(f"{each}: ok ({manifest.words:,} words, "
+                       f"fingerprint {manifest.short_fingerprint})")
     sys.exit(1 if failures else 0)
 
 
@@ -123,3 +200,32 @@ def verify(name: str | None):
 def install_defaults_():
     """Fetch TWL06, CSW19 and ENABLE1 from the package registry, verify and compile them."""
     install_defaults(open_store(), report=click.echo)
+
+
+@lexicon.command("diff")
+@click.argument("old")
+@click.argument("new")
+@click.option("--words", "with_words", is_flag=True, help="List the words added and removed.")
+@json_option
+def diff(old: str, new: str, with_words: bool, as_json: bool):
+    """Count the words added and removed from edition OLD to edition NEW (a director's tool)."""
+    store = open_store()
+    result = diff_lexicons(store.open(old), store.open(new))
+    if as_json:
+        click.echo(json.dumps(result.as_dict(with_words), indent=2))
+        return
+    click.echo(format_diff(result, with_words))
+
+
+def format_diff(result: LexiconDiff, with_words: bool) -> str:
+    """Both editions, the counts, and with `with_words` the words, one a line, sorted."""
+    lines = [f"{result.old.name} -> {result.new.name}"]
+    for m in (result.old, result.new):
+        lines.append(f"  {m.name}: {m.words:,} words, fingerprint {m.short_fingerprint}")
+    lines.append(f"  added:   {len(result.added):,}")
+    lines.append(f"  removed: {len(result.removed):,}")
+    if with_words:
+        for title, words in (("Added", result.added), ("Removed", result.removed)):
+            lines.append(f"{title} ({len(words):,}):")
+            lines.extend(f"  {word}" for word in words)
+    return "\n".join(lines)
