@@ -72,14 +72,18 @@ def detect_format(data: bytes) -> str:
     """`dwg` when the bytes are a word graph, `zyzzyva` when lines carry definitions, else `text`."""
     if looks_like_dwg(data):
         return "dwg"
-    sample = data[:65536].decode("utf-8", errors="replace").splitlines()[:-1] or [""]
-    for line in sample:
-        stripped = line.strip()
-        if stripped and not stripped.startswith("#"):
-            parts = stripped.split(None, 1)
-            if len(parts) == 2 and _WORD.fullmatch(parts[0]):
-                return "zyzzyva"
-    return "text"
+    sample = data[:65536].decode("utf-8", errors="replace").splitlines()
+    if len(data) > 65536:
+        sample = sample[:-1]  # the last line of the sample may be cut short
+    lines = [line.strip() for line in sample]
+    lines = [line for line in lines if line and not line.startswith("#")]
+    defined = 0
+    for line in lines:
+        parts = line.split(None, 1)
+        defined += len(parts) == 2 and bool(_WORD.fullmatch(parts[0]))
+    # Most lines of a Zyzzyva file carry a definition. A plain list with a stray "ICE CREAM"
+    # line stays `text`, so that line is reported instead of silently becoming "ICE".
+    return "zyzzyva" if lines and defined * 2 > len(lines) else "text"
 
 
 def looks_like_dwg(data: bytes) -> bool:

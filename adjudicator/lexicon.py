@@ -53,8 +53,16 @@ class Manifest:
     @classmethod
     def from_json(cls, text: str) -> Manifest:
         data = json.loads(text)
+        if not isinstance(data, dict):
+            raise ValueError("a manifest must be a JSON object")
         known = {name for name in cls.__dataclass_fields__}
-        return cls(**{key: value for key, value in data.items() if key in known})
+        manifest = cls(**{key: value for key, value in data.items() if key in known})
+        for name in ("name", "fingerprint", "compiled_file", "compiled_sha256"):
+            if not isinstance(getattr(manifest, name), str):
+                raise ValueError(f"its field {name!r} is not text")
+        if not isinstance(manifest.words, int):
+            raise ValueError("its field 'words' is not a whole number")
+        return manifest
 
     def summary(self) -> dict[str, Any]:
         """The public description of this lexicon, as the API and `lexicon list --json` give it."""
@@ -127,3 +135,7 @@ def file_sha256(path: Path) -> str:
                 return hashlib.sha256(mapped).hexdigest()
     except FileNotFoundError:
         raise LexiconCorrupt(f"Compiled lexicon file {Path(path).name} is missing.") from None
+    except OSError as exc:
+        raise LexiconCorrupt(
+            f"Compiled lexicon file {Path(path).name} cannot be read: {exc.strerror or exc}."
+        ) from None

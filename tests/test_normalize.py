@@ -1,0 +1,100 @@
+"""Challenge input: separators, case, lengths, counts, and every class of input error."""
+
+from __future__ import annotations
+
+import pytest
+
+from adjudicator.errors import ChallengeInputError
+from adjudicator.normalize import MAX_LETTERS, MAX_WORDS, normalize_challenge, split_words
+
+
+@pytest.mark.parametrize(
+    "typed",
+    ["QI ZA JO", "qi,za,jo", "Qi, zA,\njo", "  QI\t\tZA\r\nJO\n", ",QI,,ZA, ,JO,"],
+)
+def test_separators_and_case_are_ignored(typed):
+    assert normalize_challenge(typed) == ("QI", "ZA", "JO")
+
+
+def test_a_list_of_words_is_normalised_like_text():
+    assert normalize_challenge(["qi", "Za jo", "cat,dog"]) == ("QI", "ZA", "JO", "CAT", "DOG")
+
+
+def test_duplicates_are_kept_in_order():
+    assert normalize_challenge("za QI za") == ("ZA", "QI", "ZA")
+
+
+def test_limits_themselves_are_accepted():
+    longest = "A" * MAX_LETTERS
+    assert normalize_challenge(["AB"] * MAX_WORDS) == ("AB",) * MAX_WORDS
+    assert normalize_challenge(longest) == (longest,)
+
+
+def test_split_words_drops_empty_pieces():
+    assert split_words(" ,\n") == []
+    assert split_words("a,b c") == ["a", "b", "c"]
+
+
+def _error(typed) -> str:
+    with pytest.raises(ChallengeInputError) as caught:
+        normalize_challenge(typed)
+    return str(caught.value)
+
+
+@pytest.mark.parametrize("typed", ["", "   ", ",,\n", []])
+def test_no_words_is_an_error(typed):
+    assert "No words to judge" in _error(typed)
+
+
+def test_too_many_words_says_how_many():
+    message = _error(" ".join(["QI"] * 9))
+    assert "Too many words: 9 given" in message
+    assert "at most 8" in message
+
+
+def test_one_letter_word_is_named():
+    message = _error("QI A ZA")
+    assert "Word 2 ('A') has 1 letter" in message
+    assert "at least 2" in message
+
+
+def test_too_long_word_is_named_with_its_length():
+    word = "B" * 16
+    message = _error(f"QI {word}")
+    assert f"Word 2 ('{word}') has 16 letters" in message
+    assert "15" in message
+
+
+@pytest.mark.parametrize(
+    ("typed", "expected"),
+    [
+        ("QI Z4", "Word 2 ('Z4') has the digit '4' at position 2"),
+        ("Q?", "Word 1 ('Q?') has the character '?' (question mark, U+003F) at position 2"),
+        ("RE-DO", "the character '-' (hyphen-minus, U+002D) at position 3"),
+        ("CAN'T", 'the character "\'" (apostrophe, U+0027) at position 4'),
+        ("CAFÉ", "(latin capital letter e with acute, U+00C9) at position 4"),
+        ("\u0410A", "(cyrillic capital letter a, U+0410) at position 1"),  # looks like A
+        ("Q\u200bI", "U+200B) at position 2"),  # zero-width space
+        ("Q\x00I", "an invisible or control character (U+0000) at position 2"),
+        ("ＱＩ", "(fullwidth latin capital letter q, U+FF31) at position 1"),
+    ],
+)
+def test_a_bad_character_is_named_with_its_position(typed, expected):
+    message = _error(typed)
+    assert expected in message
+    assert "letters A to Z only" in message
+
+
+def test_the_first_problem_is_reported_in_word_order():
+    assert _error("QI A Z4").startswith("Word 2 ('A')")
+
+
+def test_a_word_that_is_not_text_is_an_error():
+    assert "must be text" in _error(["QI", 7])
+
+
+def test_input_errors_do_not_depend_on_the_words_being_valid():
+    # The same shape of mistake gives the same message whoever wrote which word.
+    valid_first = _error("QI ZA Z4").replace("QI ZA", "")
+    invalid_first = _error("XQ QX Z4").replace("XQ QX", "")
+    assert valid_first == invalid_first
