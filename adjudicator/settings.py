@@ -38,6 +38,13 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("default_lexicon", "", "Lexicon `judge` uses when --lexicon is not given."),
     Setting("default_rule", "double", "Challenge rule `judge` uses when --rule is not given."),
     Setting("kiosk_rate_limit", "6/minute", "Adjudications per kiosk, such as 6/minute; off disables."),
+    Setting("bind", "127.0.0.1:8000", "Address `serve` listens on; 0.0.0.0:8000 for the hall network."),
+    Setting("workers", "2", "Number of gunicorn worker processes `serve` starts."),
+    Setting(
+        "public_url",
+        "",
+        "Address kiosks open, used in pairing links; empty means http://<bind>.",
+    ),
     Setting("verdict_seconds", "10", "Seconds a verdict stays on the kiosk screen."),
     Setting("clear_seconds", "30", "Seconds without typing before the kiosk clears typed words."),
 )

@@ -10,8 +10,13 @@ import click
 
 from adjudicator import __version__
 from adjudicator.cli.common import AdjudicatorGroup
+from adjudicator.cli.journal_cmd import db_group, journal_group
 from adjudicator.cli.judge_cmd import judge
+from adjudicator.cli.kiosk_cmd import kiosk
 from adjudicator.cli.lexicon_cmd import lexicon
+from adjudicator.cli.quickstart_cmd import quickstart
+from adjudicator.cli.serve_cmd import serve
+from adjudicator.cli.tournament_cmd import tournament
 
 
 @click.group(cls=AdjudicatorGroup)
@@ -20,8 +25,8 @@ def cli() -> None:
     """Challenge adjudicator for tournament Scrabble: one verdict per challenge."""
 
 
-cli.add_command(lexicon)
-cli.add_command(judge)
+for command in (lexicon, judge, tournament, kiosk, serve, quickstart, journal_group, db_group):
+    cli.add_command(command)
 
 
 def main() -> None:

@@ -34,3 +34,20 @@ def open_store() -> LexiconStore:
 
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
+
+
+def open_hall():
+    """The hall on the configured database, its schema brought up to date."""
+    from adjudicator.hall import Hall
+
+    hall = Hall()
+    hall.upgrade()
+    return hall
+
+
+def public_url() -> str:
+    """The address kiosks use to reach the server, for pairing links."""
+    from adjudicator import settings
+
+    url = settings.get("public_url") or f"http://{settings.get('bind')}"
+    return url.rstrip("/")

@@ -1,0 +1,78 @@
+"""`adjudicator journal ...` and `adjudicator db upgrade`: the audit trail and its schema."""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+
+import click
+
+from adjudicator import journal, migrations
+from adjudicator.cli.common import open_hall
+from adjudicator.db import connect
+
+CSV_FIELDS = (
+    "id", "recorded_at", "kind", "refers_to", "tournament", "kiosk", "lexicon_name",
+    "lexicon_fingerprint", "lexicon_words", "rule", "words", "word_count", "verdict",
+    "consequence", "table", "round", "challenger", "player", "actor", "note", "prev_hash", "row_hash",
+)
+
+
+@click.group("journal")
+def journal_group() -> None:
+    """The journal of every adjudication: export, verify."""
+
+
+@journal_group.command("export")
+@click.option("--tournament", "-t", default=None, help="Only this tournament's adjudications.")
+@click.option("--format", "fmt", type=click.Choice(["csv", "json"]), default="csv", show_default=True)
+def export(tournament: str | None, fmt: str):
+    """Print the journal as CSV or as a JSON array."""
+    rows = journal.entries(open_hall().db, tournament)
+    if fmt == "json":
+        click.echo(json.dumps([export_json(entry) for entry in rows], indent=2))
+        return
+    writer = csv.DictWriter(sys.stdout, fieldnames=CSV_FIELDS, lineterminator="\n")
+    writer.writeheader()
+    for entry in rows:
+        writer.writerow(export_csv(entry))
+
+
+def export_json(entry: journal.Entry) -> dict:
+    return {**entry.to_api(), "actor": entry.actor, "note": entry.note,
+            "prev_hash": entry.prev_hash, "row_hash": entry.row_hash}
+
+
+def export_csv(entry: journal.Entry) -> dict:
+    row = {name: getattr(entry, name, None) for name in CSV_FIELDS}
+    row.update(words=" ".join(entry.words), lexicon_name=entry.lexicon_name,
+               lexicon_fingerprint=entry.lexicon_fingerprint, lexicon_words=entry.lexicon_words)
+    return row
+
+
+@journal_group.command("verify")
+def verify():
+    """Check the hash chain; exit 1 naming the first bad row."""
+    result = journal.verify(open_hall().db)
+    if result.ok:
+        click.echo(f"Journal intact: {result.rows:,} rows, hash chain verified.")
+        return
+    click.echo(f"Journal BROKEN at row {result.first_bad_id}: {result.problem} "
+               f"({result.rows:,} rows before it verified).", err=True)
+    sys.exit(1)
+
+
+@click.group("db")
+def db_group() -> None:
+    """The journal database."""
+
+
+@db_group.command("upgrade")
+def upgrade():
+    """Apply the journal's schema migrations (idempotent)."""
+    database = connect()
+    applied = migrations.upgrade(database)
+    now = migrations.current_version(database)
+    click.echo(f"Applied migrations {applied}; schema at version {now}." if applied
+               else f"Schema already at version {now}.")

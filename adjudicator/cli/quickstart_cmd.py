@@ -1,0 +1,43 @@
+"""`adjudicator quickstart`: the embedded defaults, ready to judge in a browser in one command."""
+
+from __future__ import annotations
+
+import click
+
+from adjudicator import kiosks, tournaments
+from adjudicator.cli.common import open_hall, public_url
+from adjudicator.cli.kiosk_cmd import pairing_text
+from adjudicator.cli.serve_cmd import serve
+from adjudicator.defaults import install_defaults
+from adjudicator.errors import AdjudicatorError
+
+DEMO_TOURNAMENT = "demo"
+DEMO_KIOSK = "hall-1"
+
+
+@click.command()
+@click.option("--bind", "-b", default=None, help="HOST:PORT to serve on.")
+@click.option("--no-serve", is_flag=True, help="Set everything up, print the link, do not serve.")
+@click.pass_context
+def quickstart(ctx: click.Context, bind: str | None, no_serve: bool):
+    """Install the default lexicons, a demo tournament and a kiosk, then serve."""
+    hall = open_hall()
+    install_defaults(hall.store, report=click.echo)
+    try:
+        tournament = tournaments.get(hall.db, DEMO_TOURNAMENT)
+    except AdjudicatorError:
+        tournament = tournaments.create(hall.db, hall.store, DEMO_TOURNAMENT, "TWL06", "double",
+                                        "Demo tournament (TWL06, double challenge)")
+    click.echo(f"Tournament {tournament.slug}: {tournament.title}")
+    try:
+        enrolment = kiosks.new_pairing(hall.db, DEMO_KIOSK)
+    except AdjudicatorError:
+        enrolment = kiosks.add(hall.db, DEMO_KIOSK, DEMO_TOURNAMENT)
+    if bind:
+        import os
+
+        os.environ.setdefault("ADJUDICATOR_BIND", bind)
+    click.echo(f"Kiosk {DEMO_KIOSK}: open this in a browser to pair it and judge a challenge:")
+    click.echo(pairing_text(enrolment).replace(public_url(), public_url(), 1))
+    if not no_serve:
+        ctx.invoke(serve, bind=bind)

@@ -1,0 +1,47 @@
+"""`adjudicator serve`: the web app under gunicorn, and `--get PATH` for a one-request smoke test."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from adjudicator import settings
+from adjudicator.cli.common import CliError, open_hall
+
+
+@click.command()
+@click.option("--bind", "-b", default=None, help="HOST:PORT (default ADJUDICATOR_BIND, 127.0.0.1:8000).")
+@click.option("--workers", "-w", type=click.IntRange(1, 64), default=None,
+              help="Worker processes (default ADJUDICATOR_WORKERS, 2).")
+@click.option("--certfile", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="TLS certificate (PEM), for halls on shared Wi-Fi.")
+@click.option("--keyfile", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="TLS private key (PEM).")
+@click.option("--get", "get_path", default=None, metavar="PATH",
+              help="Run one GET request in-process, print the response, and exit.")
+def serve(bind, workers, certfile, keyfile, get_path):
+    """Run the kiosk web app and JSON API under gunicorn."""
+    open_hall()  # migrate the schema once, before any worker starts
+    if get_path:
+        from kiosk import create_app
+
+        response = create_app().test_client().get(get_path)
+        click.echo(response.get_data(as_text=True))
+        sys.exit(0 if response.status_code < 400 else 1)
+    if bool(certfile) != bool(keyfile):
+        raise CliError("Give both --certfile and --keyfile for TLS, or neither.")
+    from kiosk.secret_key import load_or_create_secret_key
+
+    load_or_create_secret_key()  # before the workers fork, so they agree on one key
+    bind = bind or settings.get("bind")
+    workers = workers or settings.get_int("workers", 1)
+    argv = [sys.executable, "-m", "gunicorn", "--bind", bind, "--workers", str(workers),
+            "--access-logfile", "-", "--access-logformat", '%(h)s "%(r)s" %(s)s %(M)sms',
+            "--graceful-timeout", "5", "kiosk.wsgi:app"]
+    if certfile:
+        argv += ["--certfile", certfile, "--keyfile", keyfile]
+    scheme = "https" if certfile else "http"
+    click.echo(f"Serving on {scheme}://{bind} with {workers} worker(s). Ctrl-C stops.", err=True)
+    os.execv(sys.executable, argv)

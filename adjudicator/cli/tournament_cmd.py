@@ -1,0 +1,75 @@
+"""`adjudicator tournament ...`: tournaments (or divisions), each one lexicon and one rule."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from adjudicator import tournaments
+from adjudicator.cli.common import json_option, open_hall
+from adjudicator.rules import RULES
+
+rule_choice = click.Choice(list(RULES))
+
+
+@click.group()
+def tournament() -> None:
+    """Tournaments and divisions: create, list, show, set."""
+
+
+@tournament.command("create")
+@click.argument("slug")
+@click.option("--lexicon", "-l", required=True, help="Compiled lexicon, such as NWL2023.")
+@click.option("--rule", "-r", required=True, type=rule_choice, help="Challenge rule.")
+@click.option("--title", default="", help="Title shown on every kiosk (default: the slug).")
+def create(slug: str, lexicon: str, rule: str, title: str):
+    """Create tournament SLUG on a lexicon and a challenge rule."""
+    hall = open_hall()
+    created = tournaments.create(hall.db, hall.store, slug, lexicon, rule, title)
+    click.echo(describe(created, hall))
+
+
+@tournament.command("list")
+@json_option
+def list_(as_json: bool):
+    """List tournaments."""
+    hall = open_hall()
+    found = tournaments.list_all(hall.db)
+    if as_json:
+        click.echo(json.dumps([t.to_api() for t in found], indent=2))
+    elif not found:
+        click.echo("No tournaments yet: create one with `adjudicator tournament create`.")
+    for each in [] if as_json else found:
+        click.echo(f"{each.slug:<24} {each.lexicon:<12} {each.rule:<12} {each.title}")
+
+
+@tournament.command("show")
+@click.argument("slug")
+@json_option
+def show(slug: str, as_json: bool):
+    """Show one tournament."""
+    hall = open_hall()
+    found = tournaments.get(hall.db, slug)
+    click.echo(json.dumps(found.to_api(), indent=2) if as_json else describe(found, hall))
+
+
+@tournament.command("set")
+@click.argument("slug")
+@click.option("--lexicon", "-l", default=None, help="New lexicon (applies from the next challenge).")
+@click.option("--rule", "-r", default=None, type=rule_choice, help="New challenge rule.")
+@click.option("--title", default=None, help="New title.")
+def set_(slug: str, lexicon: str | None, rule: str | None, title: str | None):
+    """Change a tournament's lexicon, rule or title; kiosks follow from the next challenge."""
+    hall = open_hall()
+    changed = tournaments.update(hall.db, hall.store, slug, lexicon=lexicon, rule=rule, title=title)
+    click.echo(describe(changed, hall))
+
+
+def describe(t: tournaments.Tournament, hall) -> str:
+    manifest = hall.store.manifest(t.lexicon)
+    return "\n".join((
+        f"Tournament {t.slug}: {t.title}",
+        f"  lexicon: {t.lexicon} ({manifest.words:,} words, fingerprint {t.lexicon_fingerprint[:12]})",
+        f"  rule:    {t.rule} ({RULES[t.rule].title})",
+    ))

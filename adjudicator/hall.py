@@ -1,0 +1,115 @@
+"""The hall: compiled lexicons, tournaments, kiosks and the journal, wired for adjudication.
+
+`Hall.adjudicate` is the path every challenge takes, from the CLI, the API or the kiosk page:
+normalise the input, rule on it once, record it durably, and only then return it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from adjudicator import journal, kiosks, migrations, settings, tournaments
+from adjudicator.db import Database, connect
+from adjudicator.errors import AdjudicatorError, LexiconError
+from adjudicator.lexicon import CompiledLexicon
+from adjudicator.normalize import normalize_challenge
+from adjudicator.ratelimit import RateLimit, RateLimited, parse_rate_limit
+from adjudicator.ruling import rule_on
+from adjudicator.rules import get_rule
+from adjudicator.store import LexiconStore
+
+DETAIL_FIELDS = ("table", "round", "challenger", "player")
+MAX_DETAIL = 40
+
+
+class LexiconUnavailable(AdjudicatorError):
+    """The tournament's lexicon cannot be used; the director must fix it before judging."""
+
+
+class DetailError(AdjudicatorError):
+    """An optional field (table, round, challenger, player) is not usable."""
+
+
+class Hall:
+    """Everything one app server or CLI process needs to adjudicate."""
+
+    def __init__(self, store: LexiconStore | None = None, db: Database | None = None,
+                 rate_limit: RateLimit | None | str = "setting"):
+        self.store = store or LexiconStore()
+        self.db = db or connect()
+        self.rate_limit = (
+            parse_rate_limit(settings.get("kiosk_rate_limit")) if rate_limit == "setting" else rate_limit
+        )
+
+    def upgrade(self) -> list[int]:
+        """Apply pending schema migrations."""
+        return migrations.upgrade(self.db)
+
+    def lexicon_for(self, tournament: tournaments.Tournament) -> CompiledLexicon:
+        """The tournament's lexicon, refused if damaged or not the edition the director set."""
+        try:
+            lexicon = self.store.open(tournament.lexicon)
+        except LexiconError:
+            raise LexiconUnavailable(
+                f"Lexicon unavailable for {tournament.title}: call the director."
+            ) from None
+        if lexicon.manifest.fingerprint != tournament.lexicon_fingerprint:
+            raise LexiconUnavailable(
+                f"Lexicon {tournament.lexicon} has changed since the director set it for "
+                f"{tournament.title}: call the director."
+            )
+        return lexicon
+
+    def adjudicate(self, kiosk: kiosks.Kiosk, words: str | Iterable[str],
+                   **details: str | None) -> journal.Entry:
+        """Judge a challenge from `kiosk` and return it once it is in the journal."""
+        normalised = normalize_challenge(words)
+        clean = clean_details(details)
+        tournament = tournaments.get(self.db, kiosk.tournament)
+        ruling = rule_on(self.lexicon_for(tournament), get_rule(tournament.rule), normalised)
+        manifest = ruling.lexicon.manifest
+        return journal.append(
+            self.db,
+            guard=self._rate_guard(kiosk.name),
+            kind="challenge",
+            tournament=tournament.slug,
+            kiosk=kiosk.name,
+            lexicon_name=manifest.name,
+            lexicon_fingerprint=manifest.fingerprint,
+            lexicon_words=manifest.words,
+            rule=ruling.rule.name,
+            words=ruling.words,
+            word_count=ruling.word_count,
+            verdict=ruling.verdict.value,
+            consequence=ruling.consequence.text,
+            **clean,
+        )
+
+    def _rate_guard(self, kiosk_name: str):
+        limit = self.rate_limit
+        if limit is None:
+            return None
+
+        def guard(cur) -> None:
+            if journal.count_since(cur, kiosk_name, limit.window_start()) >= limit.count:
+                raise RateLimited(limit)
+
+        return guard
+
+
+def clean_details(details: dict[str, str | int | None]) -> dict[str, str | None]:
+    """Table, round, challenger and player: optional short text, checked like input."""
+    clean: dict[str, str | None] = {}
+    for name, value in details.items():
+        if name not in DETAIL_FIELDS:
+            raise DetailError(f"Unknown field {name!r}: the optional fields are {', '.join(DETAIL_FIELDS)}.")
+        if value is None or value == "":
+            clean[name] = None
+            continue
+        if isinstance(value, bool) or not isinstance(value, (str, int)):
+            raise DetailError(f"{name} must be text or a number.")
+        text = str(value).strip()
+        if len(text) > MAX_DETAIL or not text.isprintable():
+            raise DetailError(f"{name} must be at most {MAX_DETAIL} printable characters.")
+        clean[name] = text
+    return clean

@@ -1,0 +1,222 @@
+"""The journal: every adjudication, append-only, each row chained to the one before by a hash.
+
+A row is committed durably before its verdict is shown to anyone. `verify` recomputes the
+chain and names the first row that was edited, inserted or removed. No row holds per-word
+validity: only the words as challenged and the one verdict.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, replace
+from datetime import UTC, datetime
+from typing import Any
+
+from adjudicator.db import Database
+
+GENESIS = "0" * 64
+KINDS = ("challenge", "second-opinion", "ruling")
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One journal row."""
+
+    id: int
+    recorded_at: str
+    kind: str
+    tournament: str
+    kiosk: str
+    lexicon_name: str
+    lexicon_fingerprint: str
+    lexicon_words: int
+    rule: str
+    words: tuple[str, ...]
+    word_count: int
+    verdict: str
+    consequence: str
+    refers_to: int | None = None
+    table: str | None = None
+    round: str | None = None
+    challenger: str | None = None
+    player: str | None = None
+    actor: str | None = None
+    note: str | None = None
+    prev_hash: str = GENESIS
+    row_hash: str = ""
+
+    def to_api(self) -> dict[str, Any]:
+        """The adjudication as the HTTP API and `journal export --format json` give it."""
+        return {
+            "id": self.id,
+            "verdict": self.verdict,
+            "words": list(self.words),
+            "word_count": self.word_count,
+            "tournament": self.tournament,
+            "kiosk": self.kiosk,
+            "kind": self.kind,
+            "refers_to": self.refers_to,
+            "lexicon": {
+                "name": self.lexicon_name,
+                "fingerprint": self.lexicon_fingerprint,
+                "words": self.lexicon_words,
+            },
+            "rule": self.rule,
+            "consequence": self.consequence,
+            "recorded_at": self.recorded_at,
+            "table": self.table,
+            "round": self.round,
+            "challenger": self.challenger,
+            "player": self.player,
+        }
+
+    def compute_hash(self) -> str:
+        """SHA-256 over the previous row's hash and every field of this row."""
+        fields = asdict(self)
+        fields.pop("row_hash")
+        fields["words"] = list(self.words)
+        canonical = json.dumps(fields, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+_COLUMNS = (
+    "id", "recorded_at", "kind", "refers_to", "tournament", "kiosk", "lexicon_name",
+    "lexicon_fingerprint", "lexicon_words", "rule", "words", "word_count", "verdict",
+    "consequence", "table_no", "round_no", "challenger", "player", "actor", "note",
+    "prev_hash", "row_hash",
+)
+_INSERT = (
+    f"INSERT INTO adjudications ({', '.join(_COLUMNS)}) "
+    f"VALUES ({', '.join('?' for _ in _COLUMNS)})"
+)
+
+
+def append(db: Database, *, guard: Callable[[Any], None] | None = None, **fields: Any) -> Entry:
+    """Record one adjudication durably and return it with its id, time and hash.
+
+    `guard(cursor)` runs first under the chain lock and may raise to refuse the write.
+    """
+    with db.transaction(chain_lock=True) as cur:
+        if guard is not None:
+            guard(cur)
+        last = cur.execute("SELECT id, row_hash FROM adjudications ORDER BY id DESC LIMIT 1").one()
+        entry = Entry(
+            id=(last["id"] + 1) if last else 1,
+            recorded_at=datetime.now(UTC).isoformat(timespec="microseconds"),
+            prev_hash=last["row_hash"] if last else GENESIS,
+            **fields,
+        )
+        entry = _with_hash(entry)
+        cur.execute(_INSERT, _row_values(entry))
+    return entry
+
+
+def get(db: Database, entry_id: int) -> Entry | None:
+    """The journal row with this id, if any."""
+    with db.transaction() as cur:
+        row = cur.execute("SELECT * FROM adjudications WHERE id = ?", (entry_id,)).one()
+    return _from_row(row) if row else None
+
+
+def entries(
+    db: Database, tournament: str | None = None, batch: int = 5000, **filters: Any
+) -> Iterator[Entry]:
+    """Every row in id order (optionally of one tournament, kiosk or kind), read in batches."""
+    conditions, params = [], []
+    if tournament:
+        filters["tournament"] = tournament
+    for column in ("tournament", "kiosk", "kind"):
+        if filters.get(column):
+            conditions.append(f"{column} = ?")
+            params.append(filters[column])
+    after = 0
+    while True:
+        where = " AND ".join(["id > ?", *conditions])
+        with db.transaction() as cur:
+            rows = cur.execute(
+                f"SELECT * FROM adjudications WHERE {where} ORDER BY id LIMIT {int(batch)}",
+                (after, *params),
+            ).all()
+        if not rows:
+            return
+        for row in rows:
+            yield _from_row(row)
+        after = rows[-1]["id"]
+
+
+@dataclass(frozen=True)
+class VerifyResult:
+    rows: int
+    first_bad_id: int | None = None
+    problem: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.first_bad_id is None
+
+
+def verify(db: Database) -> VerifyResult:
+    """Walk the chain; the first row whose hash, link or number is wrong ends the walk."""
+    expected_prev, expected_id, count = GENESIS, 1, 0
+    for entry in entries(db):
+        if entry.id != expected_id:
+            return VerifyResult(count, entry.id, f"row {expected_id} is missing before row {entry.id}")
+        if entry.prev_hash != expected_prev:
+            return VerifyResult(count, entry.id, f"row {entry.id} does not link to row {entry.id - 1}")
+        if entry.compute_hash() != entry.row_hash:
+            return VerifyResult(count, entry.id, f"row {entry.id} was altered after it was recorded")
+        expected_prev, expected_id, count = entry.row_hash, entry.id + 1, count + 1
+    return VerifyResult(count)
+
+
+def count_since(cur: Any, kiosk: str, since: str) -> int:
+    """How many challenges a kiosk made at or after the ISO time `since` (inside a transaction)."""
+    row = cur.execute(
+        "SELECT COUNT(*) AS n FROM adjudications WHERE kiosk = ? AND recorded_at >= ? "
+        "AND kind = 'challenge'",
+        (kiosk, since),
+    ).one()
+    return int(row["n"]) if row else 0
+
+
+def _with_hash(entry: Entry) -> Entry:
+    return replace(entry, row_hash=entry.compute_hash())
+
+
+def _row_values(entry: Entry) -> tuple:
+    return (
+        entry.id, entry.recorded_at, entry.kind, entry.refers_to, entry.tournament, entry.kiosk,
+        entry.lexicon_name, entry.lexicon_fingerprint, entry.lexicon_words, entry.rule,
+        " ".join(entry.words), entry.word_count, entry.verdict, entry.consequence, entry.table,
+        entry.round, entry.challenger, entry.player, entry.actor, entry.note, entry.prev_hash,
+        entry.row_hash,
+    )
+
+
+def _from_row(row: dict[str, Any]) -> Entry:
+    return Entry(
+        id=int(row["id"]),
+        recorded_at=row["recorded_at"],
+        kind=row["kind"],
+        refers_to=row["refers_to"],
+        tournament=row["tournament"],
+        kiosk=row["kiosk"],
+        lexicon_name=row["lexicon_name"],
+        lexicon_fingerprint=row["lexicon_fingerprint"],
+        lexicon_words=int(row["lexicon_words"]),
+        rule=row["rule"],
+        words=tuple(row["words"].split()),
+        word_count=int(row["word_count"]),
+        verdict=row["verdict"],
+        consequence=row["consequence"],
+        table=row["table_no"],
+        round=row["round_no"],
+        challenger=row["challenger"],
+        player=row["player"],
+        actor=row["actor"],
+        note=row["note"],
+        prev_hash=row["prev_hash"],
+        row_hash=row["row_hash"],
+    )

@@ -1,0 +1,97 @@
+"""Versioned schema migrations for the journal database, applied by `adjudicator db upgrade`.
+
+Each migration is a version number, a description and SQL that both SQLite and PostgreSQL
+accept. Applying is idempotent and runs under the chain lock, so two servers starting at once
+do not race.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from adjudicator.db import Database
+
+MIGRATIONS: tuple[tuple[int, str, tuple[str, ...]], ...] = (
+    (1, "tournaments, kiosks and the adjudication journal", (
+        """CREATE TABLE tournaments (
+            slug TEXT PRIMARY KEY,
+            title TEXT NOT NULL,
+            lexicon TEXT NOT NULL,
+            lexicon_fingerprint TEXT NOT NULL,
+            rule TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL)""",
+        """CREATE TABLE kiosks (
+            name TEXT PRIMARY KEY,
+            tournament TEXT NOT NULL REFERENCES tournaments (slug),
+            token_hash TEXT NOT NULL UNIQUE,
+            pairing_hash TEXT UNIQUE,
+            pairing_expires_at TEXT,
+            session_nonce TEXT,
+            created_at TEXT NOT NULL,
+            revoked_at TEXT,
+            last_seen_at TEXT)""",
+        """CREATE TABLE adjudications (
+            id INTEGER PRIMARY KEY,
+            recorded_at TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            refers_to INTEGER,
+            tournament TEXT NOT NULL,
+            kiosk TEXT NOT NULL,
+            lexicon_name TEXT NOT NULL,
+            lexicon_fingerprint TEXT NOT NULL,
+            lexicon_words INTEGER NOT NULL,
+            rule TEXT NOT NULL,
+            words TEXT NOT NULL,
+            word_count INTEGER NOT NULL,
+            verdict TEXT NOT NULL,
+            consequence TEXT NOT NULL,
+            table_no TEXT,
+            round_no TEXT,
+            challenger TEXT,
+            player TEXT,
+            actor TEXT,
+            note TEXT,
+            prev_hash TEXT NOT NULL,
+            row_hash TEXT NOT NULL)""",
+        "CREATE INDEX adjudications_by_kiosk ON adjudications (kiosk, recorded_at)",
+        "CREATE INDEX adjudications_by_tournament ON adjudications (tournament, id)",
+    )),
+)
+
+LATEST = MIGRATIONS[-1][0]
+
+
+def current_version(db: Database) -> int:
+    """The highest applied migration, 0 for an empty database."""
+    with db.transaction() as cur:
+        _ensure_table(cur)
+        row = cur.execute("SELECT MAX(version) AS version FROM schema_migrations").one()
+    return int(row["version"] or 0) if row else 0
+
+
+def upgrade(db: Database) -> list[int]:
+    """Apply every migration not yet applied; returns the versions applied now."""
+    applied = []
+    with db.transaction(chain_lock=True) as cur:
+        _ensure_table(cur)
+        row = cur.execute("SELECT MAX(version) AS version FROM schema_migrations").one()
+        done = int(row["version"] or 0) if row else 0
+        for version, description, statements in MIGRATIONS:
+            if version <= done:
+                continue
+            for statement in statements:
+                cur.execute(statement)
+            cur.execute(
+                "INSERT INTO schema_migrations (version, description, applied_at) VALUES (?, ?, ?)",
+                (version, description, datetime.now(UTC).isoformat()),
+            )
+            applied.append(version)
+    return applied
+
+
+def _ensure_table(cur) -> None:
+    cur.execute(
+        "CREATE TABLE IF NOT EXISTS schema_migrations ("
+        "version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at TEXT NOT NULL)"
+    )

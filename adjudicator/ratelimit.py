@@ -1,0 +1,52 @@
+"""The per-kiosk rate limit, such as `6/minute`: a kiosk is for challenges, not word study."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from adjudicator.errors import AdjudicatorError, SettingError
+
+_PERIODS = {"second": 1, "minute": 60, "hour": 3600}
+_SPEC = re.compile(r"\s*(\d+)\s*/\s*(second|minute|hour)s?\s*")
+
+
+class RateLimited(AdjudicatorError):
+    """The kiosk has made as many adjudications as the limit allows for now."""
+
+    def __init__(self, limit: RateLimit):
+        super().__init__(
+            f"This kiosk has judged {limit.count} challenges in the last {limit.describe_period()}: "
+            "please wait a moment, or call the director."
+        )
+        self.retry_after = limit.seconds
+
+
+@dataclass(frozen=True)
+class RateLimit:
+    count: int
+    seconds: int
+
+    def window_start(self, now: datetime | None = None) -> str:
+        """The ISO time from which adjudications count against the limit."""
+        now = now or datetime.now(UTC)
+        return (now - timedelta(seconds=self.seconds)).isoformat(timespec="microseconds")
+
+    def describe_period(self) -> str:
+        for name, seconds in _PERIODS.items():
+            if seconds == self.seconds:
+                return name
+        return f"{self.seconds} seconds"
+
+
+def parse_rate_limit(spec: str) -> RateLimit | None:
+    """`6/minute` -> RateLimit(6, 60); `off` -> None; anything else is a SettingError."""
+    if spec.strip().lower() in ("off", "none", "0", ""):
+        return None
+    match = _SPEC.fullmatch(spec.lower())
+    if not match or int(match.group(1)) < 1:
+        raise SettingError(
+            f"ADJUDICATOR_KIOSK_RATE_LIMIT must look like 6/minute, 100/hour or off, not {spec!r}."
+        )
+    return RateLimit(int(match.group(1)), _PERIODS[match.group(2)])

@@ -1,0 +1,37 @@
+"""The kiosk web app: the challenge page players use, the JSON API, and pairing.
+
+Built by `create_app()` from defaults, then the test config; blueprints are registered here,
+and each resource module (hall, errors, security) owns its lifecycle through `init_app(app)`.
+"""
+
+from __future__ import annotations
+
+from flask import Flask
+
+from adjudicator import settings
+
+
+def create_app(test_config: dict | None = None) -> Flask:
+    """Build the Flask app; `test_config` overrides settings (HALL, RATE_LIMIT, ...)."""
+    app = Flask(__name__)
+    app.config.from_mapping(
+        MAX_CONTENT_LENGTH=64 * 1024,
+        VERDICT_SECONDS=settings.get_int("verdict_seconds", 1),
+        CLEAR_SECONDS=settings.get_int("clear_seconds", 5),
+    )
+    app.json.sort_keys = False  # keep the API's field order as documented
+    if test_config:
+        app.config.update(test_config)
+
+    from kiosk import errors, hall, secret_key, security
+
+    secret_key.init_app(app)
+    hall.init_app(app)
+    errors.init_app(app)
+    security.init_app(app)
+
+    from kiosk import api, pages
+
+    app.register_blueprint(api.bp)
+    app.register_blueprint(pages.bp)
+    return app

@@ -1,0 +1,97 @@
+"""The JSON API under /api/v1, and /healthz. The kiosk page uses the same endpoints."""
+
+from __future__ import annotations
+
+from flask import Blueprint, current_app, jsonify, request
+
+from adjudicator import tournaments
+from adjudicator.rules import RULES
+from kiosk.auth import current_kiosk
+from kiosk.errors import ApiError
+from kiosk.hall import get_hall
+
+bp = Blueprint("api", __name__)
+
+DETAILS = ("table", "round", "challenger", "player")
+
+
+@bp.get("/healthz")
+def healthz():
+    """200 when the app can judge: the database answers and at least one lexicon opens."""
+    hall = get_hall()
+    tournaments.list_all(hall.db)
+    names = hall.store.names()
+    if not names:
+        raise ApiError(503, "No lexicon is installed: the director must import one.")
+    hall.store.open(names[0])
+    return jsonify(ok=True, status=200)
+
+
+@bp.get("/api/v1/lexicons")
+def lexicons():
+    return jsonify([m.summary() for m in get_hall().store.manifests()])
+
+
+@bp.get("/api/v1/tournaments")
+def tournament_list():
+    return jsonify([t.to_api() for t in tournaments.list_all(get_hall().db)])
+
+
+@bp.get("/api/v1/kiosk")
+def kiosk_status():
+    """What a paired kiosk shows at all times: its tournament, lexicon and rule."""
+    kiosk = _require_kiosk()
+    hall = get_hall()
+    tournament = tournaments.get(hall.db, kiosk.tournament)
+    manifest = hall.store.manifest(tournament.lexicon)
+    rule = RULES[tournament.rule]
+    return jsonify(
+        ok=True,
+        kiosk=kiosk.name,
+        tournament={"slug": tournament.slug, "title": tournament.title},
+        lexicon={
+            "name": manifest.name,
+            "description": manifest.description,
+            "words": manifest.words,
+            "fingerprint": tournament.lexicon_fingerprint,
+            "short_fingerprint": tournament.lexicon_fingerprint[:12],
+            "available": manifest.fingerprint == tournament.lexicon_fingerprint,
+        },
+        rule={"name": rule.name, "title": rule.title},
+        verdict_seconds=current_app.config["VERDICT_SECONDS"],
+        clear_seconds=current_app.config["CLEAR_SECONDS"],
+    )
+
+
+@bp.post("/api/v1/adjudications")
+def adjudicate():
+    """Judge the kiosk's challenge; 201 only once the verdict is in the journal."""
+    kiosk = _require_kiosk()
+    body = request.get_json(silent=True)
+    if not isinstance(body, dict):
+        raise ApiError(400, 'Send a JSON object such as {"words": ["QI", "ZA"]}.')
+    words = body.get("words")
+    if not isinstance(words, (list, str)):
+        raise ApiError(400, 'Give the challenged words as "words": a list such as ["QI", "ZA"].')
+    unknown = sorted(set(body) - {"words", *DETAILS})
+    if unknown:
+        raise ApiError(400, f"Unknown field(s) {', '.join(map(repr, unknown))}: "
+                            f"send words, and optionally {', '.join(DETAILS)}.")
+    entry = get_hall().adjudicate(kiosk, words, **{k: body.get(k) for k in DETAILS if k in body})
+    response = jsonify(entry.to_api())
+    response.status_code = 201
+    response.headers["Location"] = f"/api/v1/adjudications/{entry.id}"
+    return response
+
+
+@bp.route("/api/<path:rest>", methods=["GET", "POST", "PUT", "PATCH", "DELETE"])
+def api_not_found(rest: str):
+    raise ApiError(404, f"No such API endpoint: /api/{rest}.")
+
+
+def _require_kiosk():
+    kiosk = current_kiosk()
+    if kiosk is None:
+        raise ApiError(401, "This device is not a paired kiosk: pair it with the link or code "
+                            "from the director, or send a valid kiosk token.")
+    return kiosk

@@ -1,0 +1,48 @@
+"""Which kiosk is asking: a bearer token (API clients) or a paired browser's signed cookie."""
+
+from __future__ import annotations
+
+from flask import Response, current_app, request
+from itsdangerous import BadSignature, URLSafeSerializer
+
+from adjudicator import kiosks
+from adjudicator.kiosks import Kiosk
+from kiosk.hall import get_hall
+
+COOKIE = "kiosk_pairing"
+COOKIE_DAYS = 400  # the most browsers keep a cookie
+
+
+def _serializer() -> URLSafeSerializer:
+    return URLSafeSerializer(current_app.config["SECRET_KEY"], salt="kiosk-pairing")
+
+
+def current_kiosk() -> Kiosk | None:
+    """The active kiosk behind this request, or None."""
+    db = get_hall().db
+    header = request.headers.get("Authorization", "")
+    if header:
+        scheme, _, token = header.partition(" ")
+        return kiosks.by_token(db, token.strip()) if scheme.lower() == "bearer" else None
+    cookie = request.cookies.get(COOKIE)
+    if not cookie:
+        return None
+    try:
+        data = _serializer().loads(cookie)
+    except BadSignature:
+        return None
+    if not isinstance(data, dict):
+        return None
+    return kiosks.by_session(db, str(data.get("k", "")), str(data.get("n", "")))
+
+
+def set_pairing_cookie(response: Response, kiosk: Kiosk, nonce: str) -> None:
+    """Bind this browser to `kiosk` with a long-lived, signed, HttpOnly cookie."""
+    response.set_cookie(
+        COOKIE,
+        _serializer().dumps({"k": kiosk.name, "n": nonce}),
+        max_age=COOKIE_DAYS * 86400,
+        httponly=True,
+        samesite="Strict",
+        secure=request.is_secure,
+    )

@@ -1,0 +1,75 @@
+"""One error handler: JSON `{"ok": false, "status", "error"}` under /api, a plain page elsewhere.
+
+No error carries a verdict, a traceback, or anything about the validity of a word.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from flask import Flask, jsonify, render_template, request
+from werkzeug.exceptions import HTTPException
+
+from adjudicator.db import DatabaseUnavailable
+from adjudicator.errors import AdjudicatorError, ChallengeInputError
+from adjudicator.hall import DetailError, LexiconUnavailable
+from adjudicator.ratelimit import RateLimited
+
+log = logging.getLogger("kiosk")
+
+NOT_JUDGED = "NOT JUDGED: the verdict could not be recorded. Try again, or call the director."
+
+STATUS_FOR = (
+    (ChallengeInputError, 400),
+    (DetailError, 400),
+    (RateLimited, 429),
+    (LexiconUnavailable, 503),
+    (DatabaseUnavailable, 503),
+)
+
+
+class ApiError(Exception):
+    """An error raised by a view with its HTTP status and message."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def error_response(status: int, message: str, headers: dict | None = None):
+    if request.path.startswith("/api/") or request.path == "/healthz" or request.is_json:
+        response = jsonify(ok=False, status=status, error=message)
+    else:
+        response = render_template("error.html", status=status, message=message)
+    return response, status, headers or {}
+
+
+def init_app(app: Flask) -> None:
+    @app.errorhandler(ApiError)
+    def api_error(exc: ApiError):
+        return error_response(exc.status, exc.message)
+
+    @app.errorhandler(AdjudicatorError)
+    def adjudicator_error(exc: AdjudicatorError):
+        status = next((code for kind, code in STATUS_FOR if isinstance(exc, kind)), 503)
+        message = NOT_JUDGED if isinstance(exc, DatabaseUnavailable) else str(exc)
+        if status >= 500:
+            log.error("no verdict given: %s: %s", type(exc).__name__, exc)
+        headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, RateLimited) else None
+        return error_response(status, message, headers)
+
+    @app.errorhandler(HTTPException)
+    def http_error(exc: HTTPException):
+        messages = {
+            404: "Not found.",
+            405: "That method is not allowed here.",
+            413: "The request is too large.",
+            400: "The request could not be read: send JSON such as {\"words\": [\"QI\"]}.",
+        }
+        return error_response(exc.code or 500, messages.get(exc.code, exc.description or exc.name))
+
+    @app.errorhandler(Exception)
+    def unexpected(exc: Exception):
+        log.exception("unexpected error; no verdict given")
+        return error_response(500, "Internal error: no verdict was given. Call the director.")

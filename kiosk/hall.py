@@ -1,0 +1,20 @@
+"""The Hall (lexicons, tournaments, kiosks, journal) for this process, opened once per worker."""
+
+from __future__ import annotations
+
+from flask import Flask, current_app
+
+from adjudicator.hall import Hall
+
+
+def init_app(app: Flask) -> None:
+    """Use the HALL from the test config, or open the configured one lazily in each worker."""
+    app.extensions["hall"] = app.config.get("HALL")
+
+
+def get_hall() -> Hall:
+    hall = current_app.extensions.get("hall")
+    if hall is None:
+        hall = Hall()
+        current_app.extensions["hall"] = hall
+    return hall
