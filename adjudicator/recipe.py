@@ -71,8 +71,12 @@ class ListRecord:
     sha256: str = ""  # of the file's bytes, for files
 
     def as_dict(self) -> dict[str, Any]:
-        record = {"name": self.name, "kind": self.kind, "words": self.words,
-                  "fingerprint": self.fingerprint}
+        record = {
+            "name": self.name,
+            "kind": self.kind,
+            "words": self.words,
+            "fingerprint": self.fingerprint,
+        }
         if self.sha256:
             record["sha256"] = self.sha256
         return record
@@ -248,8 +252,9 @@ def _read_source(store: LexiconStore, recipe: Recipe, entry: str) -> tuple[list[
         if result.bad_lines:
             raise _bad_lines(recipe, f"source {entry}", result.bad_lines, "words (A-Z only)")
         words = WordSet.of(result.words)
-        return list(words.words), ListRecord(entry, "file", len(words), words.fingerprint,
-                                             result.source_sha256)
+        return list(words.words), ListRecord(
+            entry, "file", len(words), words.fingerprint, result.source_sha256
+        )
     try:
         lexicon = store.open(entry)
     except LexiconError as exc:
@@ -277,8 +282,12 @@ def _read_adjustments(recipe: Recipe, entry: str, key: str) -> tuple[list[str], 
         ) from None
     words, bad = _words_with_lines(raw, path)
     if bad:
-        raise _bad_lines(recipe, f"{key} list {entry}", bad,
-                         f"words of {MIN_LETTERS} to {MAX_LETTERS} letters A-Z")
+        raise _bad_lines(
+            recipe,
+            f"{key} list {entry}",
+            bad,
+            f"words of {MIN_LETTERS} to {MAX_LETTERS} letters A-Z",
+        )
     unique = WordSet.of(words)
     sha = hashlib.sha256(raw).hexdigest()
     return words, ListRecord(entry, "file", len(unique), unique.fingerprint, sha)

@@ -27,9 +27,11 @@ def recipe(tmp_path: Path) -> Path:
     (tmp_path / "adds.txt").write_text("QI\nZA\n")
     (tmp_path / "drops.txt").write_text("DOG\n")
     path = tmp_path / "small.toml"
-    path.write_text('name = "SMALL"\ndescription = "a small recipe"\n'
-                    'sources = ["one.txt", "two.txt"]\nadd = ["adds.txt"]\n'
-                    'remove = ["drops.txt"]\nrefer_longer_than = 5\n')
+    path.write_text(
+        'name = "SMALL"\ndescription = "a small recipe"\n'
+        'sources = ["one.txt", "two.txt"]\nadd = ["adds.txt"]\n'
+        'remove = ["drops.txt"]\nrefer_longer_than = 5\n'
+    )
     return path
 
 
@@ -46,7 +48,8 @@ def test_import_recipe_prints_summary(run, store: LexiconStore, recipe: Path):
     assert "add:         1 list(s), 2 word(s) no source had" in out.stdout
     assert "remove:      1 list(s), 1 word(s) removed" in out.stdout
     assert "referral:    a referral rule: a missing word of more than 5 letters gives REFER" in (
-        out.stdout)
+        out.stdout
+    )
     assert store.manifest("SMALL").fingerprint == expected.fingerprint
 
 
@@ -54,8 +57,9 @@ def test_import_recipe_with_name_and_compiled_source(run, store: LexiconStore, t
     store.save("BASE", WordSet.of(["XI", "JO"]))
     path = tmp_path / "r.toml"
     path.write_text('name = "R"\nsources = ["BASE"]\n')
-    out = run("lexicon", "import", "--recipe", str(path), "--name", "MINE",
-              "--description", "given here")
+    out = run(
+        "lexicon", "import", "--recipe", str(path), "--name", "MINE", "--description", "given here"
+    )
     assert out.exit_code == 0, out.stderr
     assert "BASE (compiled lexicon): 2 words" in out.stdout
     assert "referral:    no referral rule" in out.stdout
@@ -63,13 +67,16 @@ def test_import_recipe_with_name_and_compiled_source(run, store: LexiconStore, t
     assert store.manifest("MINE").description == "given here"
 
 
-@pytest.mark.parametrize("args", [
-    ("lexicon", "import"),
-    ("lexicon", "import", "list.txt", "--recipe", "r.toml"),
-    ("lexicon", "import", "--recipe", "r.toml", "--format", "text"),
-    ("lexicon", "import", "--recipe", "r.toml", "--skip-invalid"),
-    ("lexicon", "import", "list.txt"),  # a plain import still needs --name
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("lexicon", "import"),
+        ("lexicon", "import", "list.txt", "--recipe", "r.toml"),
+        ("lexicon", "import", "--recipe", "r.toml", "--format", "text"),
+        ("lexicon", "import", "--recipe", "r.toml", "--skip-invalid"),
+        ("lexicon", "import", "list.txt"),  # a plain import still needs --name
+    ],
+)
 def test_import_usage_errors(run, args):
     out = run(*args)
     assert out.exit_code == 2 and out.stdout == ""
@@ -82,13 +89,16 @@ def test_plain_import_still_works(run, store: LexiconStore, tmp_path: Path):
     assert out.exit_code == 0 and out.stdout.startswith("Imported PLAIN from list.txt (text)")
 
 
-@pytest.mark.parametrize(("body", "message"), [
-    ('name = "R"\nsources = ["one.txt"]\nsauce = 1\n', "unknown key(s) sauce"),
-    ('name = "R"\nsources = ["nowhere.txt"]\n', "'nowhere.txt' is neither a file"),
-    ('name = "R"\nsources = ["one.txt"]\nrefer_longer_than = 20\n', "from 2 to 15"),
-    ('name = "R"\nsources = ["one.txt"]\nadd = ["bad.txt"]\n', "line 2: 'Q1'"),
-    ('name = "R"\nsources = ["one.txt"\n', "not valid TOML"),
-])
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ('name = "R"\nsources = ["one.txt"]\nsauce = 1\n', "unknown key(s) sauce"),
+        ('name = "R"\nsources = ["nowhere.txt"]\n', "'nowhere.txt' is neither a file"),
+        ('name = "R"\nsources = ["one.txt"]\nrefer_longer_than = 20\n', "from 2 to 15"),
+        ('name = "R"\nsources = ["one.txt"]\nadd = ["bad.txt"]\n', "line 2: 'Q1'"),
+        ('name = "R"\nsources = ["one.txt"\n', "not valid TOML"),
+    ],
+)
 def test_recipe_errors_exit_2_with_message(run, store: LexiconStore, tmp_path: Path, body, message):
     (tmp_path / "one.txt").write_text("QI\n")
     (tmp_path / "bad.txt").write_text("ZA\nQ1\n")
@@ -175,6 +185,7 @@ def test_judge_tiny_referral(run, recipe: Path):
 
 # --- the real lists: TWL06 as OWL with refer_longer_than = 9; NWL edition diff -------------
 
+
 @pytest.fixture(scope="module")
 def real_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A data home with TWL06, NWL2018, NWL2020 and the nsa-1998 recipe compiled once."""
@@ -256,8 +267,9 @@ def test_real_refer_never_names_the_word(owl):
 
 
 def test_real_list_shows_referral(owl):
-    line = next(row for row in owl("lexicon", "list").stdout.splitlines()
-                if row.startswith("OWL-NSA1998"))
+    line = next(
+        row for row in owl("lexicon", "list").stdout.splitlines() if row.startswith("OWL-NSA1998")
+    )
     assert "= TWL06" in line and "refers >9" in line and "recipe nsa-1998.toml" in line
 
 

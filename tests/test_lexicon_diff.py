@@ -34,7 +34,9 @@ def test_same_words_give_an_empty_diff(store: LexiconStore):
     assert diff.as_dict() == {
         "old": {"name": "A", "words": 2, "fingerprint": store.manifest("A").fingerprint},
         "new": {"name": "B", "words": 2, "fingerprint": store.manifest("B").fingerprint},
-        "added": 0, "removed": 0}
+        "added": 0,
+        "removed": 0,
+    }
 
 
 def test_as_dict_lists_words_only_when_asked(store: LexiconStore):

@@ -48,18 +48,22 @@ def lists(tmp_path: Path) -> Path:
 
 # --- building -----------------------------------------------------------------------------
 
+
 def test_union_of_file_sources(store: LexiconStore, lists: Path):
     path = recipe_file(lists, 'name = "U"\nsources = ["one.txt", "two.txt"]\n')
     build = build_recipe(store, load_recipe(path))
     assert build.words == WordSet.of(["AA", "AB", "CAT", "DOG", "ZEBRA", "QUIXOTIC"])
     assert [(r.name, r.kind, r.words) for r in build.sources] == [
-        ("one.txt", "file", 4), ("two.txt", "file", 3)]
+        ("one.txt", "file", 4),
+        ("two.txt", "file", 3),
+    ]
     assert build.sources[1].fingerprint == WordSet.of(["CAT", "ZEBRA", "QUIXOTIC"]).fingerprint
 
 
 def test_add_and_remove_lists(store: LexiconStore, lists: Path):
-    path = recipe_file(lists, 'name = "U"\nsources = ["one.txt"]\n'
-                              'add = ["extra.txt"]\nremove = ["drop.txt"]\n')
+    path = recipe_file(
+        lists, 'name = "U"\nsources = ["one.txt"]\nadd = ["extra.txt"]\nremove = ["drop.txt"]\n'
+    )
     build = build_recipe(store, load_recipe(path))
     assert build.words.words == ("AA", "AB", "CAT", "QI", "ZA")
     assert (build.added, build.removed, build.not_there) == (2, 1, 1)
@@ -67,8 +71,9 @@ def test_add_and_remove_lists(store: LexiconStore, lists: Path):
 
 def test_remove_wins_over_add(store: LexiconStore, lists: Path):
     write(lists, "drop2.txt", "QI\n")
-    path = recipe_file(lists, 'name = "U"\nsources = ["one.txt"]\n'
-                              'add = ["extra.txt"]\nremove = ["drop2.txt"]\n')
+    path = recipe_file(
+        lists, 'name = "U"\nsources = ["one.txt"]\nadd = ["extra.txt"]\nremove = ["drop2.txt"]\n'
+    )
     assert "QI" not in build_recipe(store, load_recipe(path)).words.words
 
 
@@ -83,18 +88,28 @@ def test_source_may_be_a_compiled_lexicon_or_gzip_file(store: LexiconStore, list
 
 
 def test_import_records_recipe_and_referral(store: LexiconStore, lists: Path):
-    path = recipe_file(lists, 'name = "U"\ndescription = "test"\nsources = ["one.txt"]\n'
-                              'add = ["extra.txt"]\nrefer_longer_than = 4\n')
+    path = recipe_file(
+        lists,
+        'name = "U"\ndescription = "test"\nsources = ["one.txt"]\n'
+        'add = ["extra.txt"]\nrefer_longer_than = 4\n',
+    )
     summary = import_recipe(store, path)
     m = store.manifest("U")
     assert m == summary.manifest
     assert (m.refer_longer_than, m.source_format, m.source_file, m.description) == (
-        4, "recipe", "r.toml", "test")
+        4,
+        "recipe",
+        "r.toml",
+        "test",
+    )
     assert m.recipe["text"] == path.read_text()
     assert m.recipe["sources"][0] == {
-        "name": "one.txt", "kind": "file", "words": 4,
+        "name": "one.txt",
+        "kind": "file",
+        "words": 4,
         "fingerprint": WordSet.of(["AA", "AB", "CAT", "DOG"]).fingerprint,
-        "sha256": summary.build.sources[0].sha256}
+        "sha256": summary.build.sources[0].sha256,
+    }
     assert m.recipe["add"][0]["words"] == 3 and m.recipe["added"] == 2
     assert store.open("U").manifest.refer_longer_than == 4
 
@@ -106,8 +121,9 @@ def test_name_given_overrides_recipe_name(store: LexiconStore, lists: Path):
 
 
 def test_referral_on_a_tiny_recipe(store: LexiconStore, lists: Path):
-    path = recipe_file(lists, 'name = "R"\nsources = ["one.txt", "two.txt"]\n'
-                              'refer_longer_than = 5\n')
+    path = recipe_file(
+        lists, 'name = "R"\nsources = ["one.txt", "two.txt"]\nrefer_longer_than = 5\n'
+    )
     import_recipe(store, path)
     lexicon, rule = store.open("R"), get_rule("double")
     assert rule_on(lexicon, rule, ["CAT", "QUIXOTIC"]).verdict is Verdict.ACCEPTABLE
@@ -249,8 +265,9 @@ def test_replacing_with_other_words_or_referral_needs_force(store: LexiconStore,
     other_words = recipe_file(lists, 'name = "U"\nsources = ["two.txt"]\n', "words.toml")
     with pytest.raises(ImportRefused, match="already exists"):
         import_recipe(store, other_words)
-    other_rule = recipe_file(lists, 'name = "U"\nsources = ["one.txt"]\nrefer_longer_than = 9\n',
-                             "rule.toml")
+    other_rule = recipe_file(
+        lists, 'name = "U"\nsources = ["one.txt"]\nrefer_longer_than = 9\n', "rule.toml"
+    )
     with pytest.raises(RecipeError, match="already exists with no referral rule"):
         import_recipe(store, other_rule)
     assert store.manifest("U").refer_longer_than == 0
@@ -259,6 +276,7 @@ def test_replacing_with_other_words_or_referral_needs_force(store: LexiconStore,
 
 
 # --- the real lists -----------------------------------------------------------------------
+
 
 def need(*names: str) -> list[Path]:
     paths = [SHARED_LEXICONS / f"{name}.txt" for name in names]
@@ -284,24 +302,34 @@ def real(tmp_path_factory: pytest.TempPathFactory) -> LexiconStore:
 
 @pytest.fixture(scope="module")
 def real_sets() -> dict[str, set[str]]:
-    return {name: read_words(path) for name, path in zip(
-        ("TWL06", "CSW19", "NWL2020"), need("TWL06", "CSW19", "NWL2020"), strict=True)}
+    return {
+        name: read_words(path)
+        for name, path in zip(
+            ("TWL06", "CSW19", "NWL2020"), need("TWL06", "CSW19", "NWL2020"), strict=True
+        )
+    }
 
 
 def test_real_union_of_compiled_twl06_and_csw19(real: LexiconStore, real_sets, tmp_path: Path):
     path = recipe_file(tmp_path, 'name = "MSA"\nsources = ["CSW19", "TWL06"]\n')
     summary = import_recipe(real, path)
     expected = WordSet.of(real_sets["TWL06"] | real_sets["CSW19"])
-    assert (summary.manifest.words, summary.manifest.fingerprint) == (len(expected),
-                                                                       expected.fingerprint)
+    assert (summary.manifest.words, summary.manifest.fingerprint) == (
+        len(expected),
+        expected.fingerprint,
+    )
     assert [s["fingerprint"] for s in summary.manifest.recipe["sources"]] == [
-        real.manifest("CSW19").fingerprint, TWL06_FP]
+        real.manifest("CSW19").fingerprint,
+        TWL06_FP,
+    ]
 
 
 def test_real_union_of_files_that_overlap_partly(real: LexiconStore, real_sets, tmp_path: Path):
     # Sources are paths relative to the recipe; an absolute path works too.
-    body = (f'name = "MIX"\nsources = ["{SHARED_LEXICONS}/TWL06.txt", '
-            f'"{SHARED_LEXICONS}/NWL2020.txt"]\n')
+    body = (
+        f'name = "MIX"\nsources = ["{SHARED_LEXICONS}/TWL06.txt", '
+        f'"{SHARED_LEXICONS}/NWL2020.txt"]\n'
+    )
     build = build_recipe(real, load_recipe(recipe_file(tmp_path, body)))
     expected = WordSet.of(real_sets["TWL06"] | real_sets["NWL2020"])
     assert len(expected) > max(len(real_sets["TWL06"]), len(real_sets["NWL2020"]))
@@ -311,20 +339,26 @@ def test_real_union_of_files_that_overlap_partly(real: LexiconStore, real_sets, 
 def test_real_additions_and_removals(real: LexiconStore, real_sets, tmp_path: Path):
     write(tmp_path, "adds.txt", "OK\nEW\nQI\n")  # OK and EW are not in TWL06; QI is
     write(tmp_path, "drops.txt", "ZA\nQAT\nZZZZZ\n")
-    path = recipe_file(tmp_path, 'name = "SCHOOL"\nsources = ["TWL06"]\nadd = ["adds.txt"]\n'
-                                 'remove = ["drops.txt"]\nrefer_longer_than = 8\n')
+    path = recipe_file(
+        tmp_path,
+        'name = "SCHOOL"\nsources = ["TWL06"]\nadd = ["adds.txt"]\n'
+        'remove = ["drops.txt"]\nrefer_longer_than = 8\n',
+    )
     summary = import_recipe(real, path)
     expected = WordSet.of((real_sets["TWL06"] | {"OK", "EW"}) - {"ZA", "QAT"})
-    assert (summary.manifest.words, summary.manifest.fingerprint) == (len(expected),
-                                                                       expected.fingerprint)
+    assert (summary.manifest.words, summary.manifest.fingerprint) == (
+        len(expected),
+        expected.fingerprint,
+    )
     assert (summary.build.added, summary.build.removed, summary.build.not_there) == (2, 2, 1)
     lexicon = real.open("SCHOOL")
     assert "OK" in lexicon and "ZA" not in lexicon and "QI" in lexicon
 
 
 def test_real_referral_twl06_as_owl(real: LexiconStore, tmp_path: Path):
-    path = recipe_file(tmp_path, 'name = "OWL-NSA1998"\nsources = ["TWL06"]\n'
-                                 'refer_longer_than = 9\n')
+    path = recipe_file(
+        tmp_path, 'name = "OWL-NSA1998"\nsources = ["TWL06"]\nrefer_longer_than = 9\n'
+    )
     summary = import_recipe(real, path)
     assert summary.manifest.fingerprint == TWL06_FP and summary.manifest.catalogue_name == "TWL06"
     owl, rule = real.open("OWL-NSA1998"), get_rule("double")
@@ -342,7 +376,8 @@ def test_real_referral_twl06_as_owl(real: LexiconStore, tmp_path: Path):
         assert verdict(*others, bad5) is Verdict.UNACCEPTABLE
         assert verdict(bad5, *others) is Verdict.UNACCEPTABLE
     assert verdict("ABANDONED") is Verdict.ACCEPTABLE and verdict("ZZZZZZZZZ") is (
-        Verdict.UNACCEPTABLE)  # 9 letters is judged, not referred
+        Verdict.UNACCEPTABLE
+    )  # 9 letters is judged, not referred
 
 
 def test_real_shipped_recipes_build(real: LexiconStore, real_sets):

@@ -27,34 +27,68 @@ def lexicon() -> None:
 
 @lexicon.command("import")
 @click.argument("path", required=False, type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--recipe", "recipe", metavar="FILE",
-              help="Build the lexicon from a TOML recipe (sources, additions, removals, referral "
-              "rule) instead of PATH; FILE may also name a shipped recipe, such as nsa-1998.")
-@click.option("--name", "-n", help="Name of the edition, such as NWL2023 (with --recipe: "
-              "default the recipe's name).")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="auto", show_default=True,
-              help="Input format: plain text, Zyzzyva text, Zyzzyva .dwg word graph.")
-@click.option("--force", is_flag=True, help="Import even if the words differ from the catalogue "
-              "edition of that name, or replace an existing lexicon with different words.")
-@click.option("--skip-invalid", is_flag=True,
-              help="Leave out lines that are not words, and list them.")
+@click.option(
+    "--recipe",
+    "recipe",
+    metavar="FILE",
+    help="Build the lexicon from a TOML recipe (sources, additions, removals, referral "
+    "rule) instead of PATH; FILE may also name a shipped recipe, such as nsa-1998.",
+)
+@click.option(
+    "--name",
+    "-n",
+    help="Name of the edition, such as NWL2023 (with --recipe: default the recipe's name).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    default="auto",
+    show_default=True,
+    help="Input format: plain text, Zyzzyva text, Zyzzyva .dwg word graph.",
+)
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Import even if the words differ from the catalogue "
+    "edition of that name, or replace an existing lexicon with different words.",
+)
+@click.option(
+    "--skip-invalid", is_flag=True, help="Leave out lines that are not words, and list them."
+)
 @click.option("--description", default="", help="A line describing the lexicon.")
-def import_(path: Path | None, recipe: str | None, name: str | None, fmt: str, force: bool,
-            skip_invalid: bool, description: str):
+def import_(
+    path: Path | None,
+    recipe: str | None,
+    name: str | None,
+    fmt: str,
+    force: bool,
+    skip_invalid: bool,
+    description: str,
+):
     """Compile the word list at PATH (gzip or not) as NAME, or build the lexicon --recipe FILE."""
     if (path is None) == (recipe is None):
         raise click.UsageError("Give exactly one of PATH or --recipe FILE.")
     if recipe is not None:
         if fmt != "auto" or skip_invalid:
-            raise click.UsageError("--format and --skip-invalid apply to PATH only: a recipe's "
-                                   "sources are detected automatically and must hold only words.")
+            raise click.UsageError(
+                "--format and --skip-invalid apply to PATH only: a recipe's "
+                "sources are detected automatically and must hold only words."
+            )
         summary = import_recipe(open_store(), recipe, name, force=force, description=description)
         click.echo(format_recipe_import(summary))
         return
     if not name:
         raise click.UsageError("Missing option '--name' / '-n': name the edition, such as NWL2023.")
-    summary = import_lexicon(open_store(), path, name, fmt, force=force,
-                             skip_invalid=skip_invalid, description=description)
+    summary = import_lexicon(
+        open_store(),
+        path,
+        name,
+        fmt,
+        force=force,
+        skip_invalid=skip_invalid,
+        description=description,
+    )
     click.echo(format_import(summary))
 
 
@@ -83,13 +117,16 @@ def format_recipe_import(summary: RecipeSummary) -> str:
     lines.append(f"  sources:     {len(build.sources)} (their union)")
     lines.extend(f"    {_list_line(record)}" for record in build.sources)
     if build.add:
-        lines.append(f"  add:         {len(build.add)} list(s), "
-                     f"{build.added:,} word(s) no source had")
+        lines.append(
+            f"  add:         {len(build.add)} list(s), {build.added:,} word(s) no source had"
+        )
         lines.extend(f"    {_list_line(record)}" for record in build.add)
     if build.remove:
         not_there = f"; {build.not_there:,} not there to remove" if build.not_there else ""
-        lines.append(f"  remove:      {len(build.remove)} list(s), {build.removed:,} word(s) "
-                     f"removed{not_there}")
+        lines.append(
+            f"  remove:      {len(build.remove)} list(s), {build.removed:,} word(s) "
+            f"removed{not_there}"
+        )
         lines.extend(f"    {_list_line(record)}" for record in build.remove)
     lines.append(f"  referral:    {referral_text(summary.manifest.refer_longer_than)}")
     return "\n".join(lines)
@@ -97,8 +134,7 @@ def format_recipe_import(summary: RecipeSummary) -> str:
 
 def _list_line(record) -> str:
     kind = "compiled lexicon" if record.kind == "lexicon" else "file"
-    return (f"{record.name} ({kind}): {record.words:,} words, "
-            f"fingerprint {record.fingerprint[:12]}")
+    return f"{record.name} ({kind}): {record.words:,} words, fingerprint {record.fingerprint[:12]}"
 
 
 def _catalogue_line(m: Manifest) -> str:
@@ -120,13 +156,17 @@ def list_(as_json: bool):
         click.echo(json.dumps([m.summary() for m in manifests], indent=2))
         return
     if not manifests:
-        click.echo("No lexicons yet: run `adjudicator lexicon install-defaults` "
-                   "or `lexicon import`.")
+        click.echo(
+            "No lexicons yet: run `adjudicator lexicon install-defaults` or `lexicon import`."
+        )
         return
     click.echo(f"{'NAME':<14} {'WORDS':>9}  {'FINGERPRINT':<12}  STATUS")
     for m in manifests:
-        status = "verified" if m.verified else (
-            "= " + m.catalogue_name if m.catalogue_name else "unlisted")
+        status = (
+            "verified"
+            if m.verified
+            else ("= " + m.catalogue_name if m.catalogue_name else "unlisted")
+        )
         if not m.tournament_list:
             status += ", not a tournament list"
         if m.refer_longer_than:
@@ -161,9 +201,11 @@ def _recipe_text(manifest: Manifest) -> str:
     lines = [f"{recipe.get('file', '?')} (sha256 {str(recipe.get('sha256', ''))[:12]})"]
     for key, title in (("sources", "source"), ("add", "add"), ("remove", "remove")):
         for record in recipe.get(key, []):
-            lines.append(f"  {title + ':':<8} {record.get('name')} ({record.get('kind')}): "
-                         f"{record.get('words', 0):,} words, fingerprint "
-                         f"{str(record.get('fingerprint', ''))[:12]}")
+            lines.append(
+                f"  {title + ':':<8} {record.get('name')} ({record.get('kind')}): "
+                f"{record.get('words', 0):,} words, fingerprint "
+                f"{str(record.get('fingerprint', ''))[:12]}"
+            )
     if recipe.get("add"):
         lines.append(f"  added:   {recipe.get('added', 0):,} word(s) no source had")
     if recipe.get("remove"):
@@ -191,8 +233,9 @@ def verify(name: str | None):
             failures += 1
             click.echo(f"{each}: FAILED: {exc}", err=True)
         else:
-            click.echo(f"{each}: ok ({manifest.words:,} words, "
-                       f"fingerprint {manifest.short_fingerprint})")
+            click.echo(
+                f"{each}: ok ({manifest.words:,} words, fingerprint {manifest.short_fingerprint})"
+            )
     sys.exit(1 if failures else 0)
 
 
