@@ -258,7 +258,7 @@ def _read_source(store: LexiconStore, recipe: Recipe, entry: str) -> tuple[list[
     try:
         lexicon = store.open(entry)
     except LexiconError as exc:
-        if store.exists(entry):
+        if _is_compiled(store, entry):
             raise RecipeError(f"Recipe {recipe.path.name}, source {entry!r}: {exc}") from None
         compiled = ", ".join(store.names()) or "none yet"
         raise RecipeError(
@@ -268,6 +268,13 @@ def _read_source(store: LexiconStore, recipe: Recipe, entry: str) -> tuple[list[
         ) from None
     m = lexicon.manifest
     return list(lexicon), ListRecord(entry, "lexicon", m.words, m.fingerprint)
+
+
+def _is_compiled(store: LexiconStore, entry: str) -> bool:
+    try:
+        return store.exists(entry)
+    except LexiconError:  # not even a valid lexicon name, such as a path with a slash
+        return False
 
 
 def _read_adjustments(recipe: Recipe, entry: str, key: str) -> tuple[list[str], ListRecord]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import re
 from pathlib import Path
 
 import pytest
@@ -207,6 +208,15 @@ def test_source_neither_file_nor_lexicon(store: LexiconStore, lists: Path):
         build_recipe(store, load_recipe(path))
     text = str(error.value)
     assert "'NOPE' is neither a file" in text and "compiled lexicon" in text and "BASE" in text
+
+
+@pytest.mark.parametrize("entry", ["sub/missing.txt", "missing.txt", "."])
+def test_missing_source_path_is_neither_file_nor_lexicon(
+    store: LexiconStore, lists: Path, entry: str
+):
+    path = recipe_file(lists, f'name = "U"\nsources = ["{entry}"]\n')
+    with pytest.raises(RecipeError, match=f"source '{re.escape(entry)}' is neither a file"):
+        build_recipe(store, load_recipe(path))
 
 
 def test_damaged_compiled_source_is_refused(store: LexiconStore, lists: Path):
