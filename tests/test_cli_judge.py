@@ -1,0 +1,184 @@
+"""`adjudicator judge`: the verdict first, exit codes 0/1/3, exit 2 with no verdict on errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from adjudicator.wordlist import WordSet
+
+
+@pytest.fixture
+def short_fp(tiny):
+    return tiny.manifest.short_fingerprint
+
+
+def test_acceptable(run, tiny, short_fp):
+    result = run("judge", "--lexicon", "TINY", "--rule", "double", "qi", "ZA", "jo")
+    assert result.exit_code == 0 and result.stderr == ""
+    lines = result.stdout.splitlines()
+    assert lines[0] == "ACCEPTABLE: the play stands"
+    assert lines[1] == f"Lexicon: TINY (15 words, fingerprint {short_fp})"
+    assert lines[2].startswith("Rule: double (Double challenge")
+    assert lines[3] == "Consequence: The play stands; the challenger loses their turn."
+    assert lines[4] == "Words judged (3): QI ZA JO"
+
+
+def test_unacceptable(run, tiny):
+    result = run("judge", "-l", "TINY", "QI", "QX")
+    assert result.exit_code == 1 and result.stderr == ""
+    assert result.stdout.splitlines()[0] == "UNACCEPTABLE: the play comes off and scores zero"
+    assert "Consequence: The play comes off the board and scores zero." in result.stdout
+
+
+def test_five_per_word(run, tiny):
+    result = run("judge", "-l", "TINY", "-r", "5-per-word", "QI", "ZA", "CAT")
+    assert result.exit_code == 0
+    assert "the player adds 15" in result.stdout
+
+
+def test_words_from_stdin(run, tiny):
+    result = run("judge", "-l", "TINY", "-", input="qi, za\njo\n")
+    assert result.exit_code == 0
+    assert "Words judged (3): QI ZA JO" in result.stdout
+    result = run("judge", "-l", "TINY", "-", input="qi qx\n")
+    assert result.exit_code == 1
+
+
+def test_duplicates_count(run, tiny):
+    result = run("judge", "-l", "TINY", "-r", "10-per-word", "ZA", "ZA")
+    assert result.exit_code == 0
+    assert "10 points x 2 words: the player adds 20" in result.stdout
+
+
+def test_json(run, tiny):
+    result = run("judge", "-l", "TINY", "-r", "5-per-turn", "--json", "qi", "za")
+    assert result.exit_code == 0
+    data = json.loads(result.stdout)
+    assert data == {
+        "verdict": "ACCEPTABLE",
+        "words": ["QI", "ZA"],
+        "word_count": 2,
+        "lexicon": {"name": "TINY", "fingerprint": tiny.manifest.fingerprint, "words": 15},
+        "rule": "5-per-turn",
+        "consequence": "The play stands; the player adds 5 points.",
+    }
+    bad = run("judge", "-l", "TINY", "--json", "qi", "qx")
+    assert bad.exit_code == 1 and json.loads(bad.stdout)["verdict"] == "UNACCEPTABLE"
+
+
+def test_defaults_from_settings(run, tiny, monkeypatch):
+    monkeypatch.setenv("ADJUDICATOR_DEFAULT_LEXICON", "TINY")
+    monkeypatch.setenv("ADJUDICATOR_DEFAULT_RULE", "single")
+    result = run("judge", "QI")
+    assert result.exit_code == 0
+    assert "Lexicon: TINY" in result.stdout and "Rule: single" in result.stdout
+
+
+def test_default_rule_is_double(run, tiny):
+    assert "Rule: double" in run("judge", "-l", "TINY", "QI").stdout
+
+
+def test_referral(run, store):
+    store.save("OWLREF", WordSet.of(["QI", "ZA", "RETAINERS"]), refer_longer_than=9)
+    refer = run("judge", "-l", "OWLREF", "QI", "ABSQUATULATE")
+    assert refer.exit_code == 3
+    assert refer.stdout.startswith("REFER: call a word judge")
+    assert "Consequence: Call a word judge" in refer.stdout
+    short_bad = run("judge", "-l", "OWLREF", "QX", "ABSQUATULATE")
+    assert short_bad.exit_code == 1
+    assert run("judge", "-l", "OWLREF", "QI", "RETAINERS").exit_code == 0
+
+
+def _no_verdict(result, *expected):
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert "ACCEPTABLE" not in result.stderr and "REFER" not in result.stderr
+    assert "Traceback" not in result.stderr
+    for text in expected:
+        assert text in result.stderr
+    return result
+
+
+class TestNoVerdict:
+    def test_no_lexicon_named(self, run, tiny):
+        _no_verdict(run("judge", "QI"), "Name the lexicon to judge against: --lexicon NAME")
+
+    def test_unknown_lexicon(self, run, tiny):
+        _no_verdict(
+            run("judge", "-l", "NWL2023", "QI"),
+            "No lexicon named 'NWL2023' (compiled lexicons: TINY)",
+        )
+
+    def test_unknown_rule(self, run, tiny):
+        _no_verdict(run("judge", "-l", "TINY", "-r", "triple", "QI"), "'triple' is not one of")
+
+    def test_unknown_rule_from_settings(self, run, tiny, monkeypatch):
+        monkeypatch.setenv("ADJUDICATOR_DEFAULT_RULE", "triple")
+        _no_verdict(run("judge", "-l", "TINY", "QI"), "Unknown challenge rule 'triple'")
+
+    @pytest.mark.parametrize(
+        ("words", "message"),
+        [
+            ((), "No words to judge"),
+            (("QI", "Z4"), "Word 2 ('Z4') has the digit '4' at position 2"),
+            (("QI", "Q?"), "the character '?'"),
+            (("A",), "Word 1 ('A') has 1 letter"),
+            (("ABCDEFGHIJKLMNOP",), "has 16 letters"),
+            (("QI",) * 9, "Too many words: 9 given"),
+            (("CAFÉ",), "U+00C9"),
+        ],
+    )
+    def test_bad_input(self, run, tiny, words, message):
+        _no_verdict(run("judge", "-l", "TINY", *words), message)
+
+    def test_empty_stdin(self, run, tiny):
+        _no_verdict(run("judge", "-l", "TINY", "-", input=""), "No words to judge")
+
+    def test_damaged_lexicon(self, run, tiny, store):
+        compiled = store.root / tiny.manifest.compiled_file
+        data = bytearray(compiled.read_bytes())
+        data[len(data) // 2] ^= 0xFF
+        compiled.write_bytes(bytes(data))
+        _no_verdict(run("judge", "-l", "TINY", "QI"), "Lexicon TINY is damaged")
+
+    def test_bad_input_is_reported_before_the_lexicon_is_looked_at(self, run, tiny):
+        # Whether the lexicon exists or not, a malformed challenge gets the same answer.
+        first = run("judge", "-l", "NOPE", "Z4")
+        second = run("judge", "-l", "TINY", "Z4")
+        assert first.stderr == second.stderr and first.exit_code == second.exit_code == 2
+
+
+def test_help(run):
+    result = run("judge", "--help")
+    assert result.exit_code == 0
+    assert "--lexicon" in result.stdout and "--rule" in result.stdout
+
+
+def _python_m(*args, home, stdin=None):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ADJUDICATOR_")}
+    env["ADJUDICATOR_HOME"] = str(home)
+    return subprocess.run(
+        [sys.executable, "-m", "adjudicator", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+
+
+def test_python_m_adjudicator(home, tiny):
+    ok = _python_m("judge", "--lexicon", "TINY", "-", home=home, stdin="qi za\n")
+    assert (ok.returncode, ok.stderr) == (0, "")
+    assert ok.stdout.startswith("ACCEPTABLE")
+    bad = _python_m("judge", "--lexicon", "TINY", "QI", "QX", home=home)
+    assert bad.returncode == 1 and bad.stdout.startswith("UNACCEPTABLE")
+    error = _python_m("judge", "--lexicon", "TINY", "Q1", home=home)
+    assert (error.returncode, error.stdout) == (2, "")
+    assert error.stderr.startswith("Error: Word 1 ('Q1') has the digit '1'")
+    assert "Traceback" not in error.stderr
