@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from adjudicator import journal, kiosks, migrations, settings, tournaments
 from adjudicator.db import Database, connect
 from adjudicator.errors import AdjudicatorError, LexiconError
+from adjudicator.group_commit import GroupCommitter
 from adjudicator.lexicon import CompiledLexicon
 from adjudicator.normalize import normalize_challenge
 from adjudicator.ratelimit import RateLimit, RateLimited, parse_rate_limit
@@ -37,6 +38,7 @@ class Hall:
                  rate_limit: RateLimit | None | str = "setting"):
         self.store = store or LexiconStore()
         self.db = db or connect()
+        self.committer = GroupCommitter(self.db)
         self.rate_limit = (
             parse_rate_limit(settings.get("kiosk_rate_limit")) if rate_limit == "setting" else rate_limit
         )
@@ -68,8 +70,7 @@ class Hall:
         tournament = tournaments.get(self.db, kiosk.tournament)
         ruling = rule_on(self.lexicon_for(tournament), get_rule(tournament.rule), normalised)
         manifest = ruling.lexicon.manifest
-        return journal.append(
-            self.db,
+        return self.committer.append(
             guard=self._rate_guard(kiosk.name),
             kind="challenge",
             tournament=tournament.slug,

@@ -93,24 +93,57 @@ _INSERT = (
 )
 
 
+@dataclass
+class Pending:
+    """One row waiting to be appended: its fields, an optional guard, and then its outcome."""
+
+    fields: dict[str, Any]
+    guard: Callable[[Any], None] | None = None
+    entry: Entry | None = None
+    error: BaseException | None = None
+
+
 def append(db: Database, *, guard: Callable[[Any], None] | None = None, **fields: Any) -> Entry:
     """Record one adjudication durably and return it with its id, time and hash.
 
     `guard(cursor)` runs first under the chain lock and may raise to refuse the write.
     """
+    pending = Pending(fields, guard)
+    append_batch(db, [pending])
+    if pending.error is not None:
+        raise pending.error
+    assert pending.entry is not None
+    return pending.entry
+
+
+def append_batch(db: Database, batch: list[Pending]) -> None:
+    """Append every row of `batch` in one transaction: one lock, one fsync (group commit).
+
+    A row whose guard refuses it gets that error and is skipped; if the commit fails, the
+    transaction's error propagates and no row of the batch has an entry.
+    """
     with db.transaction(chain_lock=True) as cur:
-        if guard is not None:
-            guard(cur)
         last = cur.execute("SELECT id, row_hash FROM adjudications ORDER BY id DESC LIMIT 1").one()
-        entry = Entry(
-            id=(last["id"] + 1) if last else 1,
-            recorded_at=datetime.now(UTC).isoformat(timespec="microseconds"),
-            prev_hash=last["row_hash"] if last else GENESIS,
-            **fields,
-        )
-        entry = _with_hash(entry)
-        cur.execute(_INSERT, _row_values(entry))
-    return entry
+        next_id, prev_hash = ((last["id"] + 1), last["row_hash"]) if last else (1, GENESIS)
+        written: list[tuple[Pending, Entry]] = []
+        for pending in batch:
+            try:
+                if pending.guard is not None:
+                    pending.guard(cur)
+            except Exception as refusal:  # noqa: BLE001 - handed back to that row's caller
+                pending.error = refusal
+                continue
+            entry = _with_hash(Entry(
+                id=next_id,
+                recorded_at=datetime.now(UTC).isoformat(timespec="microseconds"),
+                prev_hash=prev_hash,
+                **pending.fields,
+            ))
+            cur.execute(_INSERT, _row_values(entry))
+            written.append((pending, entry))
+            next_id, prev_hash = entry.id + 1, entry.row_hash
+    for pending, entry in written:  # only once the commit is durable
+        pending.entry = entry
 
 
 def get(db: Database, entry_id: int) -> Entry | None:

@@ -24,6 +24,7 @@ _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 ._-]{0,39}")
 # Pairing codes are typed on tablets: no 0/O or 1/I/L to misread.
 _CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 10
+_FIELDS = "name, tournament, created_at, revoked_at, last_seen_at, session_nonce"
 
 
 class KioskError(AdjudicatorError):
@@ -120,12 +121,12 @@ def by_token(db: Database, token: str) -> Kiosk | None:
     wanted = digest(token)
     with db.transaction() as cur:
         row = cur.execute(
-            "SELECT name, token_hash FROM kiosks WHERE token_hash = ? AND revoked_at IS NULL",
+            f"SELECT {_FIELDS}, token_hash FROM kiosks WHERE token_hash = ? AND revoked_at IS NULL",
             (wanted,),
         ).one()
-    if row is None or not hmac.compare_digest(row["token_hash"], wanted):
+    if row is None or not hmac.compare_digest(row.pop("token_hash"), wanted):
         return None
-    return get(db, row["name"])
+    return Kiosk(**row)
 
 
 def by_session(db: Database, name: str, nonce: str) -> Kiosk | None:
@@ -143,8 +144,7 @@ def get(db: Database, name: str) -> Kiosk:
     """The kiosk `name`, or KioskError."""
     with db.transaction() as cur:
         row = cur.execute(
-            "SELECT name, tournament, created_at, revoked_at, last_seen_at, session_nonce "
-            "FROM kiosks WHERE name = ?",
+            f"SELECT {_FIELDS} FROM kiosks WHERE name = ?",
             (name,),
         ).one()
     if row is None:
@@ -155,8 +155,7 @@ def get(db: Database, name: str) -> Kiosk:
 def list_all(db: Database) -> list[Kiosk]:
     with db.transaction() as cur:
         rows = cur.execute(
-            "SELECT name, tournament, created_at, revoked_at, last_seen_at, session_nonce "
-            "FROM kiosks ORDER BY name"
+            f"SELECT {_FIELDS} FROM kiosks ORDER BY name"
         ).all()
     return [Kiosk(**row) for row in rows]
 

@@ -40,6 +40,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("kiosk_rate_limit", "6/minute", "Adjudications per kiosk, such as 6/minute; off disables."),
     Setting("bind", "127.0.0.1:8000", "Address `serve` listens on; 0.0.0.0:8000 for the hall network."),
     Setting("workers", "2", "Number of gunicorn worker processes `serve` starts."),
+    Setting("threads", "16", "Threads per worker: concurrent requests share journal commits."),
     Setting(
         "public_url",
         "",

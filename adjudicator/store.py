@@ -42,6 +42,7 @@ class LexiconStore:
         self.root = Path(root) if root else settings.data_home() / "lexicons"
         self.root.mkdir(parents=True, exist_ok=True)
         self._open: dict[str, tuple[str, CompiledLexicon]] = {}
+        self._manifests: dict[str, tuple[tuple[int, int, int], Manifest]] = {}
 
     def manifest_path(self, name: str) -> Path:
         return self.root / f"{check_name(name)}.json"
@@ -54,10 +55,21 @@ class LexiconStore:
         return self.manifest_path(name).exists()
 
     def manifest(self, name: str) -> Manifest:
-        """The manifest of `name`, or LexiconNotFound saying which names exist."""
+        """The manifest of `name`, or LexiconNotFound saying which names exist.
+
+        Manifests are replaced atomically (a new inode), so a cached copy is reused for as
+        long as the file's identity is unchanged: one stat() on the verdict path, no parsing.
+        """
         path = self.manifest_path(name)
         try:
-            return Manifest.from_json(path.read_text())
+            stat = path.stat()
+            identity = (stat.st_ino, stat.st_mtime_ns, stat.st_size)
+            cached = self._manifests.get(name)
+            if cached and cached[0] == identity:
+                return cached[1]
+            manifest = Manifest.from_json(path.read_text())
+            self._manifests[name] = (identity, manifest)
+            return manifest
         except FileNotFoundError:
             known = ", ".join(self.names()) or "none yet"
             raise LexiconNotFound(

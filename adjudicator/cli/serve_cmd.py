@@ -37,7 +37,9 @@ def serve(bind, workers, certfile, keyfile, get_path):
     load_or_create_secret_key()  # before the workers fork, so they agree on one key
     bind = bind or settings.get("bind")
     workers = workers or settings.get_int("workers", 1)
+    threads = settings.get_int("threads", 1)
     argv = [sys.executable, "-m", "gunicorn", "--bind", bind, "--workers", str(workers),
+            "--worker-class", "gthread", "--threads", str(threads),
             "--access-logfile", "-", "--access-logformat", '%(h)s "%(r)s" %(s)s %(M)sms',
             "--graceful-timeout", "5", "kiosk.wsgi:app"]
     if certfile:

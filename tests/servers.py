@@ -1,0 +1,127 @@
+"""Real servers for tests and load runs: a data home with a tiny lexicon, a tournament and a
+kiosk, and `adjudicator serve` (gunicorn) started as its own process group on a free port."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from adjudicator.store import LexiconStore
+from adjudicator.wordlist import WordSet
+
+SERVER_WORDS = ("AA", "AB", "QI", "ZA", "JO", "XI", "CAT", "DOG", "FOX", "ZEBRA", "QUIXOTIC")
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def cli(home: Path, *args: str, env: dict | None = None) -> str:
+    """Run `python -m adjudicator ARGS` with ADJUDICATOR_HOME=home; return stdout, fail loudly."""
+    done = subprocess.run(
+        [sys.executable, "-m", "adjudicator", *args],
+        env={**os.environ, "ADJUDICATOR_HOME": str(home), **(env or {})},
+        capture_output=True, text=True, timeout=60,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"adjudicator {' '.join(args)} failed: {done.stderr}")
+    return done.stdout
+
+
+@dataclass
+class PreparedHome:
+    path: Path
+    token: str
+    pairing_code: str
+    env: dict = field(default_factory=dict)
+
+
+def prepare_home(path: Path, words=SERVER_WORDS, rule: str = "double",
+                 env: dict | None = None) -> PreparedHome:
+    """A data home with lexicon TINY, tournament `hall`, and kiosk `k1` (token, pairing code)."""
+    path.mkdir(parents=True, exist_ok=True)
+    LexiconStore(root=path / "lexicons").save("TINY", WordSet.of(words), description="tiny test lexicon")
+    cli(path, "tournament", "create", "hall", "--lexicon", "TINY", "--rule", rule,
+        "--title", "Test Hall", env=env)
+    out = cli(path, "kiosk", "add", "k1", "--tournament", "hall", env=env)
+    code = re.search(r"/pair/([A-Z0-9]+)", out).group(1)
+    return PreparedHome(path, out.strip().splitlines()[-1], code, env or {})
+
+
+class Server:
+    """`adjudicator serve` in its own process group; `kill()` sends SIGKILL to all of it."""
+
+    def __init__(self, home: PreparedHome, workers: int = 2, env: dict | None = None,
+                 port: int | None = None):
+        self.home = home
+        self.port = port or free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log_path = home.path / f"serve-{self.port}.log"
+        self.env = {**os.environ, "ADJUDICATOR_HOME": str(home.path),
+                    "ADJUDICATOR_KIOSK_RATE_LIMIT": "off", **home.env, **(env or {})}
+        self.workers = workers
+        self.process: subprocess.Popen | None = None
+
+    def start(self, timeout: float = 20) -> Server:
+        log = open(self.log_path, "ab")
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "adjudicator", "serve", "--bind", f"127.0.0.1:{self.port}",
+             "--workers", str(self.workers)],
+            env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"server exited: {self.log_path.read_text()[-2000:]}")
+            try:
+                with urllib.request.urlopen(self.url + "/healthz", timeout=1) as response:
+                    if response.status == 200:
+                        return self
+            except OSError:
+                time.sleep(0.1)
+        self.kill()
+        raise RuntimeError(f"server did not answer in {timeout} s: {self.log_path.read_text()[-2000:]}")
+
+    def kill(self, sig: int = signal.SIGKILL) -> None:
+        if self.process and self.process.poll() is None:
+            try:
+                os.killpg(self.process.pid, sig)
+            except ProcessLookupError:
+                pass
+            self.process.wait(timeout=15)
+
+    def stop(self) -> None:
+        self.kill(signal.SIGTERM)
+
+    def __enter__(self) -> Server:
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.kill()
+
+    def adjudicate(self, words, timeout: float = 10, **details) -> tuple[int, dict]:
+        """POST a challenge with the kiosk's token: (status, JSON body)."""
+        request = urllib.request.Request(
+            self.url + "/api/v1/adjudications",
+            data=json.dumps({"words": list(words), **details}).encode(),
+            headers={"Authorization": f"Bearer {self.home.token}",
+                     "Content-Type": "application/json"},
+            method="POST",
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=timeout) as response:
+                return response.status, json.loads(response.read())
+        except urllib.error.HTTPError as error:
+            return error.code, json.loads(error.read() or b"{}")
