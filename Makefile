@@ -6,9 +6,7 @@ BIN := $(VENV)/bin
 .PHONY: run test setup lint bench
 
 run: setup
-	$(BIN)/adjudicator lexicon install-defaults
-	$(BIN)/adjudicator judge --lexicon TWL06 --rule double QI ZA JO ; true
-	$(BIN)/adjudicator judge --lexicon CSW19 --rule 5-per-word QI ZE OK ; true
+	$(BIN)/adjudicator quickstart
 
 test: setup
 	$(BIN)/python -m pytest

@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import os
+
 import click
 
 from adjudicator import kiosks, tournaments
-from adjudicator.cli.common import open_hall, public_url
+from adjudicator.cli.common import open_hall
+from adjudicator.cli.judge_cmd import format_ruling
 from adjudicator.cli.kiosk_cmd import pairing_text
 from adjudicator.cli.serve_cmd import serve
 from adjudicator.defaults import install_defaults
 from adjudicator.errors import AdjudicatorError
+from adjudicator.normalize import normalize_challenge
+from adjudicator.ruling import rule_on
+from adjudicator.rules import get_rule
 
+SAMPLES = (("TWL06", "double", ("QI", "ZA", "OK")), ("CSW19", "5-per-word", ("QI", "ZE", "OK")))
 DEMO_TOURNAMENT = "demo"
 DEMO_KIOSK = "hall-1"
 
@@ -23,6 +30,11 @@ def quickstart(ctx: click.Context, bind: str | None, no_serve: bool):
     """Install the default lexicons, a demo tournament and a kiosk, then serve."""
     hall = open_hall()
     install_defaults(hall.store, report=click.echo)
+    for lexicon, rule, words in SAMPLES:
+        click.echo(f"\n$ adjudicator judge --lexicon {lexicon} --rule {rule} {' '.join(words)}")
+        ruling = rule_on(hall.store.open(lexicon), get_rule(rule), normalize_challenge(words))
+        click.echo(format_ruling(ruling))
+    click.echo()
     try:
         tournament = tournaments.get(hall.db, DEMO_TOURNAMENT)
     except AdjudicatorError:
@@ -34,10 +46,8 @@ def quickstart(ctx: click.Context, bind: str | None, no_serve: bool):
     except AdjudicatorError:
         enrolment = kiosks.add(hall.db, DEMO_KIOSK, DEMO_TOURNAMENT)
     if bind:
-        import os
-
-        os.environ.setdefault("ADJUDICATOR_BIND", bind)
+        os.environ["ADJUDICATOR_BIND"] = bind
     click.echo(f"Kiosk {DEMO_KIOSK}: open this in a browser to pair it and judge a challenge:")
-    click.echo(pairing_text(enrolment).replace(public_url(), public_url(), 1))
+    click.echo(pairing_text(enrolment))
     if not no_serve:
         ctx.invoke(serve, bind=bind)
