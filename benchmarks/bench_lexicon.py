@@ -1,0 +1,215 @@
+"""Lexicon benchmarks (issue 2): import+compile, mmap open, the verdict, memory of 12 lexicons.
+
+Targets: import and compile CSW24 < 1.0 s; open a compiled lexicon < 5 ms; judge 8 words
+< 20 µs and < 3x eight bare trie lookups; 12 open lexicons add < 15 MB resident memory.
+Each benchmark records its target and the measured figure in extra_info.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+import timeit
+
+import pytest
+from conftest import SHARED_LEXICONS
+
+from adjudicator.importers import read_source
+from adjudicator.lexicon import CompiledLexicon
+from adjudicator.lexicon_import import import_lexicon
+from adjudicator.store import LexiconStore
+from adjudicator.verdict import Verdict, judge
+
+pytestmark = pytest.mark.skipif(
+    not (SHARED_LEXICONS / "CSW24.txt").is_file(),
+    reason=f"the real word lists are not at {SHARED_LEXICONS}",
+)
+
+# Twelve lexicons: every .txt list of the shared folder plus Zyzzyva's OWL.
+TWELVE = {
+    **{
+        name: f"{name}.txt"
+        for name in (
+            "NWL2023",
+            "NWL2020",
+            "NWL2018",
+            "TWL2014",
+            "TWL06",
+            "CSW24",
+            "CSW21",
+            "CSW19",
+            "CSW15",
+            "CSW12",
+            "ENABLE1",
+        )
+    },
+    "OWL": "zyzzyva/OWL.zyzzyva.txt",
+}
+CHALLENGE = ("QI", "ZA", "JO", "XI", "CAT", "DOG", "FOX", "ZEBRA")
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory) -> LexiconStore:
+    """All twelve lexicons compiled into one temporary store."""
+    store = LexiconStore(tmp_path_factory.mktemp("bench-home") / "lexicons")
+    for name, relative in TWELVE.items():
+        import_lexicon(store, SHARED_LEXICONS / relative, name)
+    return store
+
+
+def test_import_and_compile_csw24(benchmark, tmp_path):
+    """Read CSW24.txt, check every line, canonicalise, fingerprint, build the trie, save, fsync."""
+    target = LexiconStore(tmp_path / "lexicons")
+    summary = benchmark.pedantic(
+        import_lexicon,
+        args=(target, SHARED_LEXICONS / "CSW24.txt", "CSW24"),
+        rounds=5,
+        iterations=1,
+        warmup_rounds=1,
+    )
+    assert summary.manifest.words == 280_887 and summary.manifest.verified
+    benchmark.extra_info.update(target_seconds=1.0, mean_seconds=benchmark.stats["mean"])
+    assert benchmark.stats["mean"] < 1.0
+
+
+def test_read_csw24_only(benchmark):
+    """For context: how much of the import is reading and checking the text."""
+    result = benchmark.pedantic(
+        read_source, args=(SHARED_LEXICONS / "CSW24.txt",), rounds=5, iterations=1
+    )
+    assert len(result.words) == 280_887
+
+
+def test_open_compiled_lexicon_mmap(benchmark, store):
+    """A fresh open (no per-store cache): SHA-256 of the compiled file, then mmap."""
+    manifest = store.manifest("CSW24")
+    path = store.root / manifest.compiled_file
+    lexicon = benchmark(CompiledLexicon.open, manifest, path)
+    assert "ZYZZYVA" in lexicon and len(lexicon) == 280_887
+    benchmark.extra_info.update(target_seconds=0.005, compiled_bytes=path.stat().st_size)
+    assert benchmark.stats["mean"] < 0.005
+
+
+@pytest.fixture(scope="module")
+def csw24(store):
+    return store.open("CSW24").trie
+
+
+def _bare_lookups(trie, words=CHALLENGE):
+    for word in words:
+        word in trie  # noqa: B015 - the lookup is the point
+
+
+def test_judge_eight_words(benchmark, csw24):
+    """The verdict on 8 words; also timed side by side with 8 bare lookups for the ratio."""
+    verdict = benchmark(judge, csw24, CHALLENGE)
+    assert verdict is Verdict.ACCEPTABLE
+    number = 20_000
+    judged = min(timeit.repeat(lambda: judge(csw24, CHALLENGE), number=number, repeat=7))
+    looked = min(timeit.repeat(lambda: _bare_lookups(csw24), number=number, repeat=7))
+    ratio = judged / looked
+    benchmark.extra_info.update(
+        target_seconds=20e-6,
+        timeit_judge_us=round(judged / number * 1e6, 3),
+        timeit_bare_us=round(looked / number * 1e6, 3),
+        ratio=round(ratio, 2),
+        target_ratio=3,
+    )
+    print(
+        f"judge {judged / number * 1e6:.2f} µs, 8 bare lookups {looked / number * 1e6:.2f} µs,"
+        f" ratio {ratio:.2f}"
+    )
+    assert benchmark.stats["mean"] < 20e-6
+    assert ratio < 3
+
+
+def test_eight_bare_lookups(benchmark, csw24):
+    benchmark(_bare_lookups, csw24)
+
+
+MEMORY_PROBE = textwrap.dedent("""
+    import json, sys
+    from adjudicator.store import LexiconStore
+    from adjudicator.verdict import judge
+
+    def status():
+        fields = {}
+        for line in open("/proc/self/status"):
+            key, _, value = line.partition(":")
+            if key in ("VmRSS", "RssAnon", "RssFile"):
+                fields[key] = int(value.split()[0])
+        return fields
+
+    store = LexiconStore(sys.argv[1])
+    names = sys.argv[2:]
+    before = status()
+    lexicons = [store.open(name) for name in names]
+    for lexicon in lexicons:  # judge once against each, touching its pages
+        judge(lexicon.trie, ("QI", "ZA", "JO", "XI", "CAT", "DOG", "FOX", "ZEBRA"))
+    after = status()
+    print(json.dumps({"before": before, "after": after, "opened": len(lexicons)}))
+""")
+
+
+def test_memory_of_twelve_open_lexicons(benchmark, store):
+    """Resident memory added by opening 12 lexicons, measured in a fresh interpreter."""
+    names = sorted(TWELVE)
+
+    def probe():
+        done = subprocess.run(
+            [sys.executable, "-c", MEMORY_PROBE, str(store.root), *names],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return json.loads(done.stdout)
+
+    result = benchmark.pedantic(probe, rounds=3, iterations=1)
+    added_kb = {key: result["after"][key] - result["before"][key] for key in result["after"]}
+    compiled_mb = (
+        sum((store.root / store.manifest(n).compiled_file).stat().st_size for n in names) / 2**20
+    )
+    benchmark.extra_info.update(
+        opened=result["opened"],
+        added_rss_mb=round(added_kb["VmRSS"] / 1024, 2),
+        added_anon_mb=round(added_kb["RssAnon"] / 1024, 2),
+        added_file_mb=round(added_kb["RssFile"] / 1024, 2),
+        compiled_files_mb=round(compiled_mb, 2),
+        target_mb=15,
+    )
+    print(
+        f"12 lexicons: +{added_kb['VmRSS'] / 1024:.1f} MB RSS "
+        f"(anon +{added_kb['RssAnon'] / 1024:.1f}, file +{added_kb['RssFile'] / 1024:.1f}); "
+        f"compiled files {compiled_mb:.1f} MB"
+    )
+    assert result["opened"] == 12
+    assert added_kb["VmRSS"] < 15 * 1024
+
+
+def test_python_set_of_csw24_for_comparison(benchmark):
+    """What the issue compares against: CSW24 as a Python set, in a fresh interpreter."""
+    code = textwrap.dedent("""
+        import sys
+        def rss():
+            for line in open("/proc/self/status"):
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+        text = open(sys.argv[1]).read()
+        before = rss()
+        words = set(text.split())
+        print(rss() - before)
+    """)
+    done = benchmark.pedantic(
+        lambda: subprocess.run(
+            [sys.executable, "-c", code, str(SHARED_LEXICONS / "CSW24.txt")],
+            capture_output=True,
+            text=True,
+            check=True,
+        ),
+        rounds=1,
+        iterations=1,
+    )
+    benchmark.extra_info.update(set_rss_mb=round(int(done.stdout) / 1024, 1))
+    print(f"a Python set of CSW24: +{int(done.stdout) / 1024:.1f} MB RSS")
