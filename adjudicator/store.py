@@ -41,7 +41,7 @@ class LexiconStore:
     def __init__(self, root: Path | None = None):
         self.root = Path(root) if root else settings.data_home() / "lexicons"
         self.root.mkdir(parents=True, exist_ok=True)
-        self._open: dict[str, tuple[str, CompiledLexicon]] = {}
+        self._open: dict[str, tuple[str, tuple | None, CompiledLexicon]] = {}
         self._manifests: dict[str, tuple[tuple[int, int, int], Manifest]] = {}
 
     def manifest_path(self, name: str) -> Path:
@@ -90,13 +90,20 @@ class LexiconStore:
         return found
 
     def open(self, name: str) -> CompiledLexicon:
-        """The lexicon `name`, mmapped once per process and reopened when its manifest changes."""
+        """The lexicon `name`, mmapped once per process and reopened when its manifest changes.
+
+        A compiled file changed in place since it was opened (its inode, size or mtime differ)
+        is checked again, so a file damaged under a running server is refused, not used.
+        """
         manifest = self.manifest(name)
+        path = self.root / manifest.compiled_file
+        signature = _file_signature(path)
         cached = self._open.get(name)
-        if cached and cached[0] == manifest.compiled_sha256:
-            return cached[1]
-        lexicon = CompiledLexicon.open(manifest, self.root / manifest.compiled_file)
-        self._open[name] = (manifest.compiled_sha256, lexicon)
+        if cached and cached[0] == manifest.compiled_sha256 and cached[1] == signature:
+            return cached[2]
+        self._open.pop(name, None)
+        lexicon = CompiledLexicon.open(manifest, path)
+        self._open[name] = (manifest.compiled_sha256, signature, lexicon)
         return lexicon
 
     def save(self, name: str, words: WordSet, **details) -> Manifest:
@@ -164,6 +171,15 @@ class LexiconStore:
             return final
         finally:
             Path(temp).unlink(missing_ok=True)
+
+
+def _file_signature(path: Path) -> tuple | None:
+    """What changes when a file is rewritten or edited in place: inode, size, mtime."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (info.st_ino, info.st_size, info.st_mtime_ns)
 
 
 def _atomic_write(path: Path, data: bytes) -> None:

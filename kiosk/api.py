@@ -71,7 +71,7 @@ def adjudicate():
     if not isinstance(body, dict):
         raise ApiError(400, 'Send a JSON object such as {"words": ["QI", "ZA"]}.')
     words = body.get("words")
-    if not isinstance(words, (list, str)):
+    if not isinstance(words, list):  # one documented shape: "QI ZA" vs ["QI ZA"] is ambiguous
         raise ApiError(400, 'Give the challenged words as "words": a list such as ["QI", "ZA"].')
     unknown = sorted(set(body) - {"words", *DETAILS})
     if unknown:
