@@ -114,6 +114,9 @@ class TestNoVerdict:
             "No lexicon named 'NWL2023' (compiled lexicons: TINY)",
         )
 
+    def test_invalid_lexicon_name(self, run, tiny):
+        _no_verdict(run("judge", "-l", "../TINY", "QI"), "Invalid lexicon name '../TINY'")
+
     def test_unknown_rule(self, run, tiny):
         _no_verdict(run("judge", "-l", "TINY", "-r", "triple", "QI"), "'triple' is not one of")
 
