@@ -43,7 +43,7 @@ def import_lexicon(
     check_name(name)
     result = read_source(Path(path), fmt)
     if result.bad_lines and not skip_invalid:
-        raise ImportRefused(bad_lines_message(path, result.bad_lines))
+        raise ImportRefused(bad_lines_message(path, result.bad_lines, result.format))
     words = WordSet.of(result.words)
     if not len(words):
         raise ImportRefused(f"{path} holds no words: nothing to import.")
@@ -64,14 +64,22 @@ def import_lexicon(
     return ImportSummary(manifest, result.bad_lines, len(result.words) - len(words), matched)
 
 
-def bad_lines_message(path: Path, bad: list[BadLine]) -> str:
+def bad_lines_message(path: Path, bad: list[BadLine], fmt: str = "text") -> str:
     """The refusal for a list with lines that are not words, naming the first few."""
     shown = "\n".join(f"  {line}" for line in bad[:SHOW_BAD_LINES])
     more = f"\n  ... and {len(bad) - SHOW_BAD_LINES} more" if len(bad) > SHOW_BAD_LINES else ""
+    hint = ""
+    if fmt == "text" and any(_looks_defined(line.text) for line in bad):
+        hint = " If it is a Zyzzyva text file (a word, then its definition), use --format zyzzyva."
     return (
         f"{path}: {len(bad)} line(s) are not words (letters A-Z only):\n{shown}{more}\n"
-        "Fix the file, or import with --skip-invalid to leave those lines out."
+        f"Fix the file, or import with --skip-invalid to leave those lines out.{hint}"
     )
+
+
+def _looks_defined(text: str) -> bool:
+    first = text.split(None, 1)
+    return len(first) == 2 and first[0].isascii() and first[0].isalpha()
 
 
 def check_against_catalogue(
