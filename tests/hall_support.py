@@ -159,9 +159,12 @@ def mask_volatile(text: str) -> str:
     return VOLATILE.sub("<X>", text)
 
 
-def append_rows(db_url: str, writer: int, count: int) -> None:
-    """Append `count` journal rows from a fresh connection (run in a separate process)."""
+def append_rows(db_url: str, writer: int, count: int, start=None) -> None:
+    """Append `count` journal rows from a fresh connection (run in a separate process),
+    once `start` (a multiprocessing Event) is set, so that the writers overlap."""
     db = SqliteDatabase(db_url)
+    if start is not None:
+        start.wait(30)
     for n in range(count):
         words = ("QI", "Z" + "A" * (n % 3 + 1))
         journal.append(db, **row_fields(kiosk=f"writer-{writer}", words=words))
