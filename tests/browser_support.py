@@ -1,0 +1,153 @@
+"""Helpers for the kiosk browser tests: a real `adjudicator serve` in a temporary data home,
+tiny lexicons, tournaments and kiosks made with the CLI, and headless Chromium via Playwright.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from adjudicator.store import LexiconStore
+from adjudicator.wordlist import WordSet
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
+
+TINY_WORDS = ("AA", "AB", "QI", "ZA", "JO", "XI", "CAT", "DOG", "FOX", "ZEBRA", "QUIXOTIC")
+OTHER_WORDS = ("AA", "QI", "ZA", "OK", "EW", "CAT", "DOGS")
+REFER_WORDS = ("QI", "ZA", "CAT")
+PAIRING_LINK = re.compile(r"Pairing link .*?/pair/(\S+)")
+
+
+def browser_missing_reason() -> str | None:
+    """Why the browser tests cannot run here, or None when they can."""
+    if not Path(CHROMIUM).exists():
+        return f"{CHROMIUM} is missing (apt-get install chromium)"
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "Playwright for Python is not installed (pip install -e '.[test]')"
+    return None
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@dataclass
+class Home:
+    """A prepared data home: lexicons TINY, OTHER and REFER, tournaments made with the CLI."""
+
+    path: Path
+    env: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def prepare(cls, path: Path) -> Home:
+        store = LexiconStore(root=path / "lexicons")
+        store.save("TINY", WordSet.of(TINY_WORDS), description="tiny test lexicon")
+        store.save("OTHER", WordSet.of(OTHER_WORDS), description="another test edition")
+        store.save("REFER", WordSet.of(REFER_WORDS), description="long words go to a judge",
+                   refer_longer_than=5)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("ADJUDICATOR_")}
+        env.update(ADJUDICATOR_HOME=str(path), ADJUDICATOR_KIOSK_RATE_LIMIT="off")
+        home = cls(path, env)
+        home.cli("db", "upgrade")
+        return home
+
+    def cli(self, *args: str) -> str:
+        """Run the CLI in a subprocess; its stdout, or an AssertionError with its stderr."""
+        done = subprocess.run([sys.executable, "-m", "adjudicator", *args], env=self.env,
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, f"adjudicator {' '.join(args)}: {done.stderr}"
+        return done.stdout
+
+    def tournament(self, slug: str, lexicon: str = "TINY", rule: str = "double",
+                   title: str = "") -> str:
+        self.cli("tournament", "create", slug, "--lexicon", lexicon, "--rule", rule,
+                 "--title", title or f"Test {slug}")
+        return slug
+
+    def pairing_code(self, kiosk: str, tournament: str) -> str:
+        """Enrol a kiosk and return its one-time pairing code, parsed from the pairing link."""
+        out = self.cli("kiosk", "add", kiosk, "--tournament", tournament)
+        match = PAIRING_LINK.search(out)
+        assert match, f"no pairing link in: {out}"
+        return match.group(1)
+
+
+class Server:
+    """`python -m adjudicator serve` on a free port, one worker, until stopped."""
+
+    def __init__(self, home: Home, **settings: str):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        env = dict(home.env)
+        env.update({f"ADJUDICATOR_{k.upper()}": v for k, v in settings.items()})
+        self.log = (home.path / f"serve-{self.port}.log").open("wb")
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "adjudicator", "serve", "--bind", f"127.0.0.1:{self.port}",
+             "--workers", "1"],
+            env=env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
+        )
+        self._wait_until_up()
+
+    def _wait_until_up(self, timeout: float = 20) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"server exited: {self.read_log()}")
+            try:
+                with urllib.request.urlopen(self.url + "/healthz", timeout=1) as response:
+                    if response.status == 200:
+                        return
+            except OSError:
+                time.sleep(0.1)
+        self.stop()
+        raise RuntimeError(f"server did not start: {self.read_log()}")
+
+    def read_log(self) -> str:
+        self.log.flush()
+        return Path(self.log.name).read_text(errors="replace")
+
+    def stop(self) -> None:
+        """Stop gunicorn and its worker (its own process group) and wait for the port to close."""
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait(timeout=5)
+        self.log.close()
+
+
+def save_screenshot(page, name: str, full_page: bool = False) -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=full_page)
+    return path
+
+
+def clean_artifacts() -> None:
+    """Remove the screenshots of an earlier run, so every one left is from this run."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    for png in ARTIFACTS.glob("kiosk-*.png"):
+        png.unlink()
