@@ -8,7 +8,7 @@ import sys
 
 import click
 
-from adjudicator import journal, migrations
+from adjudicator import journal, migrations, tournaments
 from adjudicator.cli.common import open_hall
 from adjudicator.db import connect
 
@@ -29,7 +29,10 @@ def journal_group() -> None:
 @click.option("--format", "fmt", type=click.Choice(["csv", "json"]), default="csv", show_default=True)
 def export(tournament: str | None, fmt: str):
     """Print the journal as CSV or as a JSON array."""
-    rows = journal.entries(open_hall().db, tournament)
+    db = open_hall().db
+    if tournament:
+        tournaments.get(db, tournament)  # a mistyped slug is an error, not an empty export
+    rows = journal.entries(db, tournament)
     if fmt == "json":
         click.echo(json.dumps([export_json(entry) for entry in rows], indent=2))
         return
