@@ -57,6 +57,20 @@ MIGRATIONS: tuple[tuple[int, str, tuple[str, ...]], ...] = (
         "CREATE INDEX adjudications_by_kiosk ON adjudications (kiosk, recorded_at)",
         "CREATE INDEX adjudications_by_tournament ON adjudications (tournament, id)",
     )),
+    (2, "staff accounts (director, word judges) and login failures", (
+        """CREATE TABLE staff (
+            name TEXT PRIMARY KEY,
+            role TEXT NOT NULL,
+            password_hash TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            password_changed_at TEXT NOT NULL)""",
+        """CREATE TABLE login_failures (
+            subject TEXT PRIMARY KEY,
+            failures INTEGER NOT NULL,
+            last_failure_at TEXT NOT NULL,
+            retry_at TEXT NOT NULL)""",
+        "CREATE INDEX adjudications_by_refers_to ON adjudications (refers_to)",
+    )),
 )
 
 LATEST = MIGRATIONS[-1][0]

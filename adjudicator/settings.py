@@ -48,6 +48,27 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting("verdict_seconds", "10", "Seconds a verdict stays on the kiosk screen."),
     Setting("clear_seconds", "30", "Seconds without typing before the kiosk clears typed words."),
+    Setting("upload_limit_mb", "20", "Largest word list the director's page accepts, in MB."),
+    Setting(
+        "burst_challenges",
+        "4",
+        "The journal page flags a kiosk making more than this many challenges in burst_minutes.",
+    ),
+    Setting("burst_minutes", "5", "The window, in minutes, for flagging bursts from one kiosk."),
+    Setting(
+        "login_free_attempts",
+        "3",
+        "Wrong passwords allowed (per user and per address) before each retry must wait longer.",
+    ),
+    Setting(
+        "login_lockout_after", "10", "Wrong passwords in a row that lock a user or address out."
+    ),
+    Setting("login_lockout_minutes", "15", "How long a lock-out lasts, in minutes."),
+    Setting(
+        "secure_cookies",
+        "auto",
+        "Cookies only over HTTPS: on, off, or auto (on when `serve` has --certfile).",
+    ),
 )
 
 _BY_NAME = {s.name: s for s in SETTINGS}

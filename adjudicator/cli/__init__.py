@@ -16,6 +16,7 @@ from adjudicator.cli.kiosk_cmd import kiosk
 from adjudicator.cli.lexicon_cmd import lexicon
 from adjudicator.cli.quickstart_cmd import quickstart
 from adjudicator.cli.serve_cmd import serve
+from adjudicator.cli.staff_cmd import director, judge_account, ruling_cmd, second_opinion_cmd
 from adjudicator.cli.tournament_cmd import tournament
 
 
@@ -25,7 +26,8 @@ def cli() -> None:
     """Challenge adjudicator for tournament Scrabble: one verdict per challenge."""
 
 
-for command in (lexicon, judge, tournament, kiosk, serve, quickstart, journal_group, db_group):
+for command in (lexicon, judge, tournament, kiosk, serve, quickstart, journal_group, db_group,
+                director, judge_account, second_opinion_cmd, ruling_cmd):
     cli.add_command(command)
 
 

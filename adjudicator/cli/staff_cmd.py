@@ -1,0 +1,201 @@
+"""The staff's verbs: `director`, `judge-account`, `second-opinion` and `ruling`."""
+
+from __future__ import annotations
+
+import getpass
+import json
+import sys
+
+import click
+
+from adjudicator import second_opinion, staff
+from adjudicator.cli.common import CliError, json_option, open_hall
+from adjudicator.cli.judge_cmd import HEADLINES
+from adjudicator.journal import Entry
+from adjudicator.verdict import Verdict
+
+password_stdin = click.option(
+    "--password-stdin",
+    is_flag=True,
+    help="Read the password from the first line of stdin (for scripts).",
+)
+
+
+def read_password(from_stdin: bool) -> str:
+    """The new password: one line of stdin, or typed twice without echo."""
+    if from_stdin:
+        password = sys.stdin.readline().rstrip("\r\n")
+    else:
+        password = click.prompt("New password", hide_input=True, confirmation_prompt=True)
+    return staff.check_password(password)
+
+
+def cli_actor() -> str:
+    """Who acts from the command line: `cli:<login name>` (never a kiosk's name)."""
+    try:
+        user = getpass.getuser()
+    except (KeyError, OSError):
+        user = "unknown"
+    return f"cli:{user}"
+
+
+@click.group()
+def director() -> None:
+    """The tournament director's account for the web pages."""
+
+
+@director.command("set-password")
+@password_stdin
+def director_set_password(password_stdin: bool):
+    """Set the director's password (typed twice, hidden); ends sessions signed in before."""
+    hall = open_hall()
+    staff.set_director_password(hall.db, read_password(password_stdin))
+    click.echo("The director's password is set: sign in at /director/login as 'director'.")
+
+
+@click.group("judge-account")
+def judge_account() -> None:
+    """Word judges' accounts: each judge signs in at /judge with their own password."""
+
+
+@judge_account.command("add")
+@click.argument("name")
+@password_stdin
+def judge_add(name: str, password_stdin: bool):
+    """Create word judge NAME with a password (typed twice, hidden)."""
+    staff.check_judge_name(name)
+    hall = open_hall()
+    staff.add_judge(hall.db, name, read_password(password_stdin))
+    click.echo(f"Word judge {name!r} added: sign in at /judge/login.")
+
+
+@judge_account.command("set-password")
+@click.argument("name")
+@password_stdin
+def judge_set_password(name: str, password_stdin: bool):
+    """Change word judge NAME's password (also clears NAME's lock-out)."""
+    staff.check_judge_name(name)
+    hall = open_hall()
+    if staff.get(hall.db, name) is None:
+        raise CliError(f"No word judge {name!r}: add one with `adjudicator judge-account add`.")
+    staff.set_password(hall.db, name, read_password(password_stdin))
+    click.echo(f"Password of {name!r} changed.")
+
+
+@judge_account.command("list")
+@json_option
+def judge_list(as_json: bool):
+    """List staff accounts (names and roles; never passwords)."""
+    found = staff.list_all(open_hall().db)
+    if as_json:
+        click.echo(json.dumps([{"name": s.name, "role": s.role} for s in found], indent=2))
+        return
+    for each in found:
+        click.echo(
+            f"{each.name:<24} {each.role:<10} password set {each.password_changed_at[:16]} UTC"
+        )
+
+
+@click.command("second-opinion")
+@click.argument("adjudication_id", type=int)
+@click.argument("words", nargs=-1)
+@click.option(
+    "--dictionary",
+    type=click.Choice(list(second_opinion.DICTIONARY)),
+    default=None,
+    help="The outcome of your dictionary check, for a challenge referred (REFER).",
+)
+@json_option
+def second_opinion_cmd(
+    adjudication_id: int, words: tuple[str, ...], dictionary: str | None, as_json: bool
+):
+    """Re-adjudicate ADJUDICATION_ID from the slip's WORD... (or - to read them from stdin).
+
+    Exit 0 ACCEPTABLE, 1 UNACCEPTABLE, 3 REFER, 2 when no verdict is given.
+    """
+    text = sys.stdin.read() if words == ("-",) else " ".join(words)
+    hall = open_hall()
+    actor = cli_actor()
+    opinion = second_opinion.give(
+        hall.db,
+        hall.store,
+        adjudication_id,
+        text,
+        actor=actor,
+        station=actor,
+        dictionary=dictionary,
+    )
+    if as_json:
+        click.echo(json.dumps(opinion_json(opinion)))
+    else:
+        click.echo(format_opinion(opinion))
+    sys.exit(Verdict(opinion.entry.verdict).exit_code)
+
+
+def format_opinion(opinion: second_opinion.SecondOpinion) -> str:
+    """The second verdict first, then how it compares with the original."""
+    entry, original = opinion.entry, opinion.original
+    comparison = "agrees with" if opinion.agrees else "differs from"
+    lines = [
+        HEADLINES[entry.verdict],
+        f"Second opinion #{entry.id} on adjudication #{original.id}: {comparison} the original "
+        f"({original.verdict}).",
+    ]
+    if opinion.flagged:
+        lines.append(f"This case is flagged for the director: {'; '.join(opinion.flag_reasons)}.")
+    elif entry.verdict != Verdict.REFER.value:
+        lines.append("This second opinion is final (WESPA 3.10.11(c)).")
+    lines += [
+        f"Lexicon: {entry.lexicon_name} "
+        f"(fingerprint {entry.lexicon_fingerprint[:12]}, as the original)",
+        f"Rule: {entry.rule}",
+        f"Consequence: {entry.consequence}",
+        f"Words judged ({entry.word_count}): {' '.join(entry.words)}",
+        f"Original's words ({original.word_count}): {' '.join(original.words)}",
+    ]
+    return "\n".join(lines)
+
+
+def opinion_json(opinion: second_opinion.SecondOpinion) -> dict:
+    return {
+        **opinion.entry.to_api(),
+        "actor": opinion.entry.actor,
+        "agrees": opinion.agrees,
+        "flagged": opinion.flagged,
+        "flag_reasons": list(opinion.flag_reasons),
+        "original": {
+            "id": opinion.original.id,
+            "verdict": opinion.original.verdict,
+            "words": list(opinion.original.words),
+        },
+    }
+
+
+@click.command("ruling")
+@click.argument("adjudication_id", type=int)
+@click.option(
+    "--verdict",
+    required=True,
+    type=click.Choice(["ACCEPTABLE", "UNACCEPTABLE"], case_sensitive=False),
+    help="The director's final verdict.",
+)
+@click.option("--reason", required=True, help="Why (recorded in the journal).")
+def ruling_cmd(adjudication_id: int, verdict: str, reason: str):
+    """The director's final ruling on a flagged second opinion of ADJUDICATION_ID."""
+    hall = open_hall()
+    actor = cli_actor()
+    entry = second_opinion.record_ruling(
+        hall.db, adjudication_id, verdict, reason, actor=actor, station=actor
+    )
+    click.echo(format_ruling_entry(entry))
+
+
+def format_ruling_entry(entry: Entry) -> str:
+    return "\n".join(
+        (
+            HEADLINES[entry.verdict],
+            f"Final ruling #{entry.id} on adjudication #{entry.refers_to} by {entry.actor}.",
+            f"Consequence: {entry.consequence}",
+            f"Reason: {entry.note}",
+        )
+    )

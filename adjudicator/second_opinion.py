@@ -1,0 +1,291 @@
+"""Second opinions (WESPA 3.10.11, NSA X.G) and the director's final rulings.
+
+A word judge re-enters the words from the challenge slip; the verdict is computed by the same
+function as every other (ruling.rule_on) against the lexicon edition and rule the original
+used. The second opinion is refused from the station that gave the original verdict. If the
+words or the verdict differ, or the original was REFER (a dictionary check), the case is
+flagged and the director records the final ruling with a reason. Everything is a journal row;
+nothing anywhere says which word was bad.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from adjudicator import journal
+from adjudicator.db import Database
+from adjudicator.errors import AdjudicatorError, LexiconError
+from adjudicator.lexicon import CompiledLexicon
+from adjudicator.normalize import normalize_challenge
+from adjudicator.rules import consequence, get_rule
+from adjudicator.ruling import rule_on
+from adjudicator.store import LexiconStore
+from adjudicator.verdict import Verdict
+
+FLAGGED = "flagged for the director"
+DICTIONARY = {"acceptable": Verdict.ACCEPTABLE, "unacceptable": Verdict.UNACCEPTABLE}
+FINAL_VERDICTS = (Verdict.ACCEPTABLE.value, Verdict.UNACCEPTABLE.value)
+MAX_REASON = 500
+
+
+class SecondOpinionRefused(AdjudicatorError):
+    """A second opinion or ruling cannot be given as asked; the message says why."""
+
+
+@dataclass(frozen=True)
+class SecondOpinion:
+    entry: journal.Entry
+    original: journal.Entry
+    flag_reasons: tuple[str, ...]
+
+    @property
+    def flagged(self) -> bool:
+        return bool(self.flag_reasons)
+
+    @property
+    def agrees(self) -> bool:
+        return self.entry.verdict == self.original.verdict
+
+
+@dataclass
+class Case:
+    """An original adjudication with its second opinions and the director's ruling, if any."""
+
+    original: journal.Entry
+    opinions: list[journal.Entry] = field(default_factory=list)
+    ruling: journal.Entry | None = None
+
+    @property
+    def flagged(self) -> bool:
+        return any(is_flagged(opinion) for opinion in self.opinions)
+
+    @property
+    def open(self) -> bool:
+        return self.flagged and self.ruling is None
+
+
+def is_flagged(entry: journal.Entry) -> bool:
+    return entry.kind == "second-opinion" and FLAGGED in (entry.note or "")
+
+
+def original_of(db: Database, adjudication_id: int) -> journal.Entry:
+    """The challenge `adjudication_id`, or a refusal saying what that id is instead."""
+    entry = journal.get(db, adjudication_id)
+    if entry is None:
+        raise SecondOpinionRefused(
+            f"No adjudication #{adjudication_id} in the journal: check the id."
+        )
+    if entry.kind != "challenge":
+        raise SecondOpinionRefused(
+            f"#{adjudication_id} is a {entry.kind}, not a challenge: give the id of the original "
+            f"adjudication (#{entry.refers_to})."
+        )
+    return entry
+
+
+def lexicon_of(store: LexiconStore, original: journal.Entry) -> CompiledLexicon:
+    """The compiled lexicon the original was judged with, refused if it has changed since."""
+    try:
+        lexicon = store.open(original.lexicon_name)
+    except LexiconError:
+        raise SecondOpinionRefused(
+            f"Adjudication #{original.id} was judged with lexicon {original.lexicon_name}, which "
+            "cannot be opened now: ask the director to restore it (`adjudicator lexicon verify`)."
+        ) from None
+    if lexicon.manifest.fingerprint != original.lexicon_fingerprint:
+        raise SecondOpinionRefused(
+            f"Adjudication #{original.id} was judged with {original.lexicon_name} "
+            f"(fingerprint {original.lexicon_fingerprint[:12]}), but {original.lexicon_name} has "
+            f"been re-imported since (fingerprint {lexicon.manifest.fingerprint[:12]}): a second "
+            "opinion must use the same edition. Call the director."
+        )
+    return lexicon
+
+
+def give(
+    db: Database,
+    store: LexiconStore,
+    adjudication_id: int,
+    words: str | Iterable[str],
+    *,
+    actor: str,
+    station: str,
+    dictionary: str | None = None,
+) -> SecondOpinion:
+    """Re-adjudicate challenge `adjudication_id` from the words on the slip, and journal it.
+
+    `station` is where the request comes from (a kiosk's name if made on a kiosk's screen);
+    `dictionary` ('acceptable' or 'unacceptable') is the judge's dictionary check, used when
+    the lexicon refers the words (REFER) and required when the original was REFER.
+    """
+    original = original_of(db, adjudication_id)
+    if station == original.kiosk:
+        raise SecondOpinionRefused(
+            f"Adjudication #{original.id} was judged on kiosk {original.kiosk}: the original "
+            "adjudicator should not give the second opinion. Use another station."
+        )
+    if dictionary is not None and dictionary not in DICTIONARY:
+        raise SecondOpinionRefused("The dictionary check is either 'acceptable' or 'unacceptable'.")
+    if original.verdict == Verdict.REFER.value and dictionary is None:
+        raise SecondOpinionRefused(
+            f"Adjudication #{original.id} was referred for a dictionary check (REFER): look the "
+            "words up in the dictionary and give its outcome (acceptable or unacceptable)."
+        )
+    normalised = normalize_challenge(words)
+    _refuse_if_ruled(db, original.id)
+    rule = get_rule(original.rule)
+    ruling = rule_on(lexicon_of(store, original), rule, normalised)
+    verdict, notes = ruling.verdict, []
+    if verdict is Verdict.REFER and dictionary is not None:
+        verdict = DICTIONARY[dictionary]
+        notes.append(f"dictionary check: {dictionary}")
+    reasons = flag_reasons(original, normalised, verdict)
+    if reasons:
+        notes.append(f"{FLAGGED}: {'; '.join(reasons)}")
+    entry = journal.append(
+        db,
+        guard=lambda cur: _refuse_if_ruled(cur, original.id),
+        kind="second-opinion",
+        refers_to=original.id,
+        tournament=original.tournament,
+        kiosk=station,
+        lexicon_name=original.lexicon_name,
+        lexicon_fingerprint=original.lexicon_fingerprint,
+        lexicon_words=original.lexicon_words,
+        rule=rule.name,
+        words=normalised,
+        word_count=len(normalised),
+        verdict=verdict.value,
+        consequence=consequence(rule, verdict, len(normalised)).text,
+        table=original.table,
+        round=original.round,
+        challenger=original.challenger,
+        player=original.player,
+        actor=actor,
+        note="; ".join(notes) or None,
+    )
+    return SecondOpinion(entry, original, reasons)
+
+
+def flag_reasons(
+    original: journal.Entry, words: tuple[str, ...], verdict: Verdict
+) -> tuple[str, ...]:
+    """Why the director must decide: different words, a different verdict, or a referral."""
+    reasons = []
+    if Counter(words) != Counter(original.words):
+        reasons.append("the words differ from the original's")
+    if original.verdict == Verdict.REFER.value:
+        reasons.append("the original verdict was REFER")
+    elif verdict.value != original.verdict:
+        reasons.append("the verdict differs from the original's")
+    return tuple(reasons)
+
+
+def referred_words(original: journal.Entry, store: LexiconStore) -> tuple[str, ...]:
+    """The words a dictionary check covers: those longer than the referral length (shape only)."""
+    try:
+        limit = store.manifest(original.lexicon_name).refer_longer_than
+    except LexiconError:
+        return ()
+    return tuple(word for word in original.words if limit and len(word) > limit)
+
+
+def record_ruling(
+    db: Database,
+    adjudication_id: int,
+    verdict: str,
+    reason: str,
+    *,
+    actor: str,
+    station: str,
+) -> journal.Entry:
+    """The director's final ruling on a flagged case, with the reason, in the journal."""
+    original = original_of(db, adjudication_id)
+    verdict = (verdict or "").strip().upper()
+    if verdict not in FINAL_VERDICTS:
+        raise SecondOpinionRefused("The final ruling is ACCEPTABLE or UNACCEPTABLE.")
+    reason = " ".join((reason or "").split())
+    if len(reason) < 3 or len(reason) > MAX_REASON or not reason.isprintable():
+        raise SecondOpinionRefused(
+            f"Give the reason for the ruling (3 to {MAX_REASON} characters)."
+        )
+    case = case_of(db, original)
+    if not case.flagged:
+        raise SecondOpinionRefused(
+            f"Adjudication #{original.id} has no second opinion flagged for the director: a "
+            "second opinion that agrees with the original is final (WESPA 3.10.11(c))."
+        )
+    _refuse_if_ruled(db, original.id)
+    rule = get_rule(original.rule)
+    return journal.append(
+        db,
+        guard=lambda cur: _refuse_if_ruled(cur, original.id),
+        kind="ruling",
+        refers_to=original.id,
+        tournament=original.tournament,
+        kiosk=station,
+        lexicon_name=original.lexicon_name,
+        lexicon_fingerprint=original.lexicon_fingerprint,
+        lexicon_words=original.lexicon_words,
+        rule=rule.name,
+        words=original.words,
+        word_count=original.word_count,
+        verdict=verdict,
+        consequence=consequence(rule, Verdict(verdict), original.word_count).text,
+        table=original.table,
+        round=original.round,
+        challenger=original.challenger,
+        player=original.player,
+        actor=actor,
+        note=reason,
+    )
+
+
+def case_of(db: Database, original: journal.Entry) -> Case:
+    """The original with every row that refers to it."""
+    case = Case(original)
+    for kind in ("second-opinion", "ruling"):
+        for entry in journal.entries(db, kind=kind):
+            if entry.refers_to == original.id:
+                _add_to_case(case, entry)
+    return case
+
+
+def cases(db: Database, *, open_only: bool = False) -> list[Case]:
+    """Every case with a second opinion, newest first; `open_only`: flagged and not yet ruled."""
+    found: dict[int, Case] = {}
+    for kind in ("second-opinion", "ruling"):
+        for entry in journal.entries(db, kind=kind):
+            if entry.refers_to is None:
+                continue
+            if entry.refers_to not in found:
+                original = journal.get(db, entry.refers_to)
+                if original is None:
+                    continue
+                found[entry.refers_to] = Case(original)
+            _add_to_case(found[entry.refers_to], entry)
+    result = sorted(found.values(), key=lambda case: case.original.id, reverse=True)
+    return [case for case in result if case.open] if open_only else result
+
+
+def _add_to_case(case: Case, entry: journal.Entry) -> None:
+    if entry.kind == "second-opinion":
+        case.opinions.append(entry)
+    elif entry.kind == "ruling":
+        case.ruling = entry
+
+
+def _refuse_if_ruled(db_or_cur, adjudication_id: int) -> None:
+    sql = "SELECT id FROM adjudications WHERE kind = 'ruling' AND refers_to = ?"
+    if isinstance(db_or_cur, Database):
+        with db_or_cur.transaction() as cur:
+            row = cur.execute(sql, (adjudication_id,)).one()
+    else:
+        row = db_or_cur.execute(sql, (adjudication_id,)).one()
+    if row:
+        raise SecondOpinionRefused(
+            f"The director has already given the final ruling on #{adjudication_id} "
+            f"(journal row #{row['id']}): it is final."
+        )
