@@ -5,6 +5,7 @@ from __future__ import annotations
 from flask import Blueprint, current_app, jsonify, request
 
 from adjudicator import tournaments
+from adjudicator.hall import LexiconUnavailable
 from adjudicator.rules import RULES
 from kiosk.auth import current_kiosk
 from kiosk.errors import ApiError
@@ -55,7 +56,7 @@ def kiosk_status():
             "words": manifest.words,
             "fingerprint": tournament.lexicon_fingerprint,
             "short_fingerprint": tournament.lexicon_fingerprint[:12],
-            "available": manifest.fingerprint == tournament.lexicon_fingerprint,
+            "available": _lexicon_available(hall, tournament),
         },
         rule={"name": rule.name, "title": rule.title},
         verdict_seconds=current_app.config["VERDICT_SECONDS"],
@@ -87,6 +88,15 @@ def adjudicate():
 @bp.route("/api/<path:rest>", methods=["GET", "POST", "PUT", "PATCH", "DELETE"])
 def api_not_found(rest: str):
     raise ApiError(404, f"No such API endpoint: /api/{rest}.")
+
+
+def _lexicon_available(hall, tournament) -> bool:
+    """Whether a challenge could be judged now: the pinned edition, opening intact."""
+    try:
+        hall.lexicon_for(tournament)
+    except LexiconUnavailable:
+        return False
+    return True
 
 
 def _require_kiosk():

@@ -159,6 +159,22 @@ def test_kiosk_status_follows_a_change_of_rule_and_lexicon(client, setup):
     assert verdict["verdict"] == "ACCEPTABLE" and verdict["rule"] == "single"
 
 
+def test_kiosk_status_says_when_its_lexicon_cannot_be_used(client, setup):
+    def available(enrolment=None):
+        response = client.get("/api/v1/kiosk", headers=setup.headers(enrolment))
+        return response.status_code, response.get_json().get("lexicon", {}).get("available")
+
+    assert available() == (200, True)
+    setup.store.save("TINY-NWL", WordSet.of(["QI", "QX"]))  # re-imported with other words
+    assert available() == (200, False)
+    tournaments.update(setup.hall.db, setup.store, NWL, lexicon="TINY-NWL")
+    assert available() == (200, True)
+    time.sleep(0.05)
+    flip_byte(compiled_file(setup.store, "TINY-NWL"))  # damaged on disk
+    assert available() == (200, False)
+    assert available(setup.csw) == (200, True)
+
+
 # --- POST /api/v1/adjudications: the verdict -------------------------------------------------
 
 
