@@ -183,15 +183,6 @@ def flag_reasons(
     return tuple(reasons)
 
 
-def referred_words(original: journal.Entry, store: LexiconStore) -> tuple[str, ...]:
-    """The words a dictionary check covers: those longer than the referral length (shape only)."""
-    try:
-        limit = store.manifest(original.lexicon_name).refer_longer_than
-    except LexiconError:
-        return ()
-    return tuple(word for word in original.words if limit and len(word) > limit)
-
-
 def record_ruling(
     db: Database,
     adjudication_id: int,

@@ -26,8 +26,7 @@ MAX_PASSWORD = 1024
 _JUDGE_NAME = re.compile(r"[a-z0-9][a-z0-9._-]{0,31}")
 
 HASHER = PasswordHasher()
-# Verified against when the name is unknown, so a wrong name costs as long as a wrong password.
-_DUMMY_HASH = HASHER.hash("not a password anyone has")
+_dummy_hashes: dict[int, str] = {}
 
 
 class StaffError(AdjudicatorError):
@@ -160,7 +159,7 @@ def authenticate(
     _refuse_if_waiting(db, subjects, policy, now)
     with db.transaction() as cur:
         row = cur.execute("SELECT password_hash FROM staff WHERE name = ?", (name,)).one()
-    if _verify(row["password_hash"] if row else _DUMMY_HASH, password) and row is not None:
+    if _verify(row["password_hash"] if row else _dummy_hash(), password) and row is not None:
         _clear(db, subjects[0])
         staff = get(db, name)
         assert staff is not None
@@ -226,6 +225,14 @@ def _record_failure(db: Database, subjects, policy: LoginPolicy, now: datetime):
 def _clear(db: Database, subject: str) -> None:
     with db.transaction(chain_lock=True) as cur:
         cur.execute("DELETE FROM login_failures WHERE subject = ?", (subject,))
+
+
+def _dummy_hash() -> str:
+    """A hash to verify against for unknown names, so they cost as long as a wrong password."""
+    key = id(HASHER)
+    if key not in _dummy_hashes:
+        _dummy_hashes[key] = HASHER.hash("not a password anyone has")
+    return _dummy_hashes[key]
 
 
 def _verify(password_hash: str, password: str) -> bool:

@@ -23,15 +23,20 @@ def create_app(test_config: dict | None = None) -> Flask:
     if test_config:
         app.config.update(test_config)
 
-    from kiosk import errors, hall, secret_key, security
+    from kiosk import errors, hall, secret_key, security, staff_web
 
     secret_key.init_app(app)
     hall.init_app(app)
     errors.init_app(app)
     security.init_app(app)
+    staff_web.init_app(app)
 
-    from kiosk import api, pages
+    from kiosk import api, director, judges, pages
 
     app.register_blueprint(api.bp)
     app.register_blueprint(pages.bp)
+    app.register_blueprint(director.bp)
+    app.register_blueprint(judges.bp)
+    staff_web.csrf.exempt(api.bp)  # JSON only, bearer token or pairing cookie
+    staff_web.csrf.exempt(pages.pair)  # the one-time pairing code is the secret
     return app

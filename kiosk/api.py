@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+
 from flask import Blueprint, current_app, jsonify, request
 
-from adjudicator import tournaments
+from adjudicator import kiosks, tournaments
 from adjudicator.hall import LexiconUnavailable
 from adjudicator.rules import RULES
 from kiosk.auth import current_kiosk
@@ -14,6 +16,7 @@ from kiosk.hall import get_hall
 bp = Blueprint("api", __name__)
 
 DETAILS = ("table", "round", "challenger", "player")
+TOUCH_SECONDS = 60  # last seen: recorded at most once a minute per kiosk
 
 
 @bp.get("/healthz")
@@ -43,6 +46,7 @@ def kiosk_status():
     """What a paired kiosk shows at all times: its tournament, lexicon and rule."""
     kiosk = _require_kiosk()
     hall = get_hall()
+    _touch(hall, kiosk)
     tournament = tournaments.get(hall.db, kiosk.tournament)
     manifest = hall.store.manifest(tournament.lexicon)
     rule = RULES[tournament.rule]
@@ -88,6 +92,14 @@ def adjudicate():
 @bp.route("/api/<path:rest>", methods=["GET", "POST", "PUT", "PATCH", "DELETE"])
 def api_not_found(rest: str):
     raise ApiError(404, f"No such API endpoint: /api/{rest}.")
+
+
+def _touch(hall, kiosk) -> None:
+    """Record that the kiosk was seen now, unless it was within the last minute."""
+    seen = kiosk.last_seen_at
+    cutoff = datetime.now(UTC) - timedelta(seconds=TOUCH_SECONDS)
+    if seen is None or datetime.fromisoformat(seen) < cutoff:
+        kiosks.touch(hall.db, kiosk.name)
 
 
 def _lexicon_available(hall, tournament) -> bool:

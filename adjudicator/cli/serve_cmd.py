@@ -44,6 +44,8 @@ def serve(bind, workers, certfile, keyfile, get_path):
             "--graceful-timeout", "5", "kiosk.wsgi:app"]
     if certfile:
         argv += ["--certfile", certfile, "--keyfile", keyfile]
+        if settings.get("secure_cookies").strip().lower() == "auto":
+            os.environ["ADJUDICATOR_SECURE_COOKIES"] = "on"  # the workers inherit it
     scheme = "https" if certfile else "http"
     click.echo(f"Serving on {scheme}://{bind} with {workers} worker(s). Ctrl-C stops.", err=True)
     os.execv(sys.executable, argv)

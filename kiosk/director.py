@@ -1,0 +1,429 @@
+"""The director's pages under /director: tournaments, lexicons, kiosks, the journal, flags."""
+
+from __future__ import annotations
+
+import csv
+import io
+import shutil
+import tempfile
+from pathlib import Path
+
+import qrcode
+import qrcode.image.svg
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    flash,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
+from werkzeug.utils import secure_filename
+
+from adjudicator import journal, journal_review, kiosks, second_opinion, settings, tournaments
+from adjudicator.cli.journal_cmd import CSV_FIELDS, export_csv
+from adjudicator.cli.lexicon_cmd import format_import
+from adjudicator.errors import AdjudicatorError, LexiconError
+from adjudicator.lexicon_import import import_lexicon
+from adjudicator.rules import RULES
+from kiosk.hall import get_hall
+from kiosk.staff_web import current_staff, login_page, sign_out, staff_required
+
+bp = Blueprint("director", __name__, url_prefix="/director")
+director_only = staff_required("director")
+JOURNAL_ROWS_SHOWN = 500
+FORMATS = ("auto", "text", "zyzzyva", "dwg")
+
+
+@bp.route("/login", methods=["GET", "POST"])
+def login():
+    return login_page("Director: sign in")
+
+
+@bp.post("/logout")
+def logout():
+    return sign_out("director.login")
+
+
+@bp.get("/")
+@director_only
+def index():
+    hall = get_hall()
+    return render_template(
+        "director/index.html",
+        open_cases=second_opinion.cases(hall.db, open_only=True),
+        tournaments=tournaments.list_all(hall.db),
+        kiosks=kiosks.list_all(hall.db),
+        lexicons=hall.store.names(),
+    )
+
+
+# ---------- tournaments ----------
+
+
+@bp.get("/tournaments")
+@director_only
+def tournament_list():
+    hall = get_hall()
+    return render_template(
+        "director/tournaments.html",
+        tournaments=tournaments.list_all(hall.db),
+        manifests={m.name: m for m in hall.store.manifests()},
+        rules=RULES,
+    )
+
+
+@bp.post("/tournaments")
+@director_only
+def tournament_create():
+    hall = get_hall()
+    form = request.form
+    try:
+        created = tournaments.create(
+            hall.db,
+            hall.store,
+            form.get("slug", "").strip(),
+            form.get("lexicon", ""),
+            form.get("rule", ""),
+            form.get("title", "").strip(),
+        )
+    except AdjudicatorError as exc:
+        flash(str(exc), "error")
+    else:
+        flash(f"Tournament {created.slug} created on {created.lexicon}, rule {created.rule}.", "ok")
+    return redirect(url_for("director.tournament_list"))
+
+
+@bp.post("/tournaments/<slug>/confirm")
+@director_only
+def tournament_confirm(slug: str):
+    """The confirmation step: the new lexicon's word count and fingerprint, before any change."""
+    hall = get_hall()
+    current = tournaments.get(hall.db, slug)
+    lexicon = request.form.get("lexicon") or current.lexicon
+    rule = request.form.get("rule") or current.rule
+    title = request.form.get("title", "").strip() or current.title
+    if rule not in RULES:
+        flash(f"Unknown challenge rule {rule!r}.", "error")
+        return redirect(url_for("director.tournament_list"))
+    try:
+        manifest = hall.store.manifest(lexicon)
+        hall.store.open(lexicon)
+    except LexiconError as exc:
+        flash(str(exc), "error")
+        return redirect(url_for("director.tournament_list"))
+    return render_template(
+        "director/tournament_confirm.html",
+        tournament=current,
+        current_manifest=_manifest_or_none(current.lexicon),
+        manifest=manifest,
+        rule=RULES[rule],
+        title=title,
+    )
+
+
+@bp.post("/tournaments/<slug>/apply")
+@director_only
+def tournament_apply(slug: str):
+    hall = get_hall()
+    form = request.form
+    lexicon, fingerprint = form.get("lexicon", ""), form.get("fingerprint", "")
+    try:
+        if hall.store.manifest(lexicon).fingerprint != fingerprint:
+            flash(
+                f"Lexicon {lexicon} changed after you confirmed: confirm the change again.", "error"
+            )
+            return redirect(url_for("director.tournament_list"))
+        changed = tournaments.update(
+            hall.db,
+            hall.store,
+            slug,
+            lexicon=lexicon,
+            rule=form.get("rule") or None,
+            title=form.get("title") or None,
+        )
+    except AdjudicatorError as exc:
+        flash(str(exc), "error")
+    else:
+        flash(
+            f"{changed.title} now judges with {changed.lexicon} (fingerprint "
+            f"{changed.lexicon_fingerprint[:12]}) under {changed.rule}, from its next challenge.",
+            "ok",
+        )
+    return redirect(url_for("director.tournament_list"))
+
+
+def _manifest_or_none(name: str):
+    try:
+        return get_hall().store.manifest(name)
+    except LexiconError:
+        return None
+
+
+# ---------- lexicons ----------
+
+
+@bp.get("/lexicons")
+@director_only
+def lexicon_list():
+    return _lexicons_page()
+
+
+def _lexicons_page(status: int = 200, **extra):
+    hall = get_hall()
+    limit = settings.get_int("upload_limit_mb", 1)
+    page = render_template(
+        "director/lexicons.html",
+        manifests=hall.store.manifests(),
+        formats=FORMATS,
+        upload_limit_mb=limit,
+        **extra,
+    )
+    return page, status
+
+
+@bp.post("/lexicons/import")
+@director_only
+def lexicon_import():
+    """Import an uploaded list with the CLI's checks; the upload is deleted whatever happens."""
+    upload = request.files.get("file")
+    name = request.form.get("name", "").strip()
+    fmt = request.form.get("format", "auto")
+    if upload is None or not upload.filename:
+        return _lexicons_page(400, import_error="Choose a word list file to upload.")
+    if fmt not in FORMATS:
+        return _lexicons_page(400, import_error=f"Unknown format {fmt!r}.")
+    folder = Path(tempfile.mkdtemp(prefix="import-", dir=_upload_dir()))
+    try:
+        path = folder / (secure_filename(upload.filename) or "upload.txt")
+        upload.save(path)
+        summary = import_lexicon(
+            get_hall().store,
+            path,
+            name,
+            fmt,
+            force=bool(request.form.get("force")),
+            skip_invalid=bool(request.form.get("skip_invalid")),
+            description=request.form.get("description", "").strip(),
+        )
+    except (AdjudicatorError, OSError) as exc:
+        message = str(exc).replace(str(folder) + "/", "")
+        return _lexicons_page(400, import_error=message)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return _lexicons_page(201, import_summary=format_import(summary))
+
+
+def _upload_dir() -> Path:
+    folder = settings.data_home() / "uploads"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    return folder
+
+
+@bp.post("/lexicons/verify")
+@director_only
+def lexicon_verify():
+    store = get_hall().store
+    results = []
+    for name in store.names():
+        try:
+            manifest = store.verify(name)
+        except LexiconError as exc:
+            results.append((name, False, str(exc)))
+        else:
+            results.append(
+                (
+                    name,
+                    True,
+                    f"ok ({manifest.words:,} words, fingerprint {manifest.short_fingerprint})",
+                )
+            )
+    return _lexicons_page(verify_results=results)
+
+
+# ---------- kiosks ----------
+
+
+@bp.get("/kiosks")
+@director_only
+def kiosk_list():
+    hall = get_hall()
+    return render_template(
+        "director/kiosks.html",
+        kiosks=kiosks.list_all(hall.db),
+        tournaments=tournaments.list_all(hall.db),
+    )
+
+
+@bp.post("/kiosks")
+@director_only
+def kiosk_add():
+    hall = get_hall()
+    try:
+        enrolment = kiosks.add(
+            hall.db, request.form.get("name", "").strip(), request.form.get("tournament", "")
+        )
+    except AdjudicatorError as exc:
+        flash(str(exc), "error")
+        return redirect(url_for("director.kiosk_list"))
+    return _pairing_page(enrolment)
+
+
+@bp.post("/kiosks/<name>/pair")
+@director_only
+def kiosk_pair(name: str):
+    try:
+        enrolment = kiosks.new_pairing(get_hall().db, name)
+    except AdjudicatorError as exc:
+        flash(str(exc), "error")
+        return redirect(url_for("director.kiosk_list"))
+    return _pairing_page(enrolment)
+
+
+def _pairing_page(enrolment: kiosks.Enrolment):
+    # The code stays in the director's own session for the QR image: never in a URL or log.
+    session["pairing"] = {"kiosk": enrolment.kiosk.name, "code": enrolment.pairing_code}
+    return render_template(
+        "director/kiosk_pairing.html",
+        enrolment=enrolment,
+        link=_pairing_link(enrolment.pairing_code),
+    )
+
+
+def _pairing_link(code: str) -> str:
+    base = settings.get("public_url") or request.host_url
+    return f"{base.rstrip('/')}/pair/{code}"
+
+
+@bp.get("/kiosks/<name>/qr.svg")
+@director_only
+def kiosk_qr(name: str):
+    pairing = session.get("pairing") or {}
+    if pairing.get("kiosk") != name:
+        abort(404)
+    image = qrcode.make(
+        _pairing_link(pairing["code"]), image_factory=qrcode.image.svg.SvgPathImage, box_size=12
+    )
+    return Response(image.to_string(), mimetype="image/svg+xml")
+
+
+@bp.post("/kiosks/<name>/revoke")
+@director_only
+def kiosk_revoke(name: str):
+    if not request.form.get("confirm"):
+        flash(f"Tick the box to confirm revoking {name}.", "error")
+    else:
+        try:
+            kiosks.revoke(get_hall().db, name)
+        except AdjudicatorError as exc:
+            flash(str(exc), "error")
+        else:
+            flash(f"Kiosk {name} revoked: its token and paired screens no longer work.", "ok")
+    return redirect(url_for("director.kiosk_list"))
+
+
+@bp.post("/kiosks/<name>/move")
+@director_only
+def kiosk_move(name: str):
+    try:
+        moved = kiosks.move(get_hall().db, name, request.form.get("tournament", ""))
+    except AdjudicatorError as exc:
+        flash(str(exc), "error")
+    else:
+        flash(f"Kiosk {moved.name} now judges for {moved.tournament}.", "ok")
+    return redirect(url_for("director.kiosk_list"))
+
+
+# ---------- the journal ----------
+
+
+def _journal_filters() -> dict:
+    args = request.args
+    return {
+        "tournament": args.get("tournament", "").strip() or None,
+        "kiosk": args.get("kiosk", "").strip() or None,
+        "kind": args.get("kind", "").strip() or None,
+        "since": journal_review.parse_time(args.get("since")),
+        "until": journal_review.parse_time(args.get("until")),
+    }
+
+
+@bp.get("/journal")
+@director_only
+def journal_page():
+    hall = get_hall()
+    try:
+        filters = _journal_filters()
+    except AdjudicatorError as exc:
+        flash(str(exc), "error")
+        return redirect(url_for("director.journal_page"))
+    rows = list(journal_review.select(hall.db, **filters))
+    bursts = journal_review.find_bursts(rows)
+    in_burst = {entry_id for burst in bursts for entry_id in burst.ids}
+    return render_template(
+        "director/journal.html",
+        rows=list(reversed(rows))[:JOURNAL_ROWS_SHOWN],
+        total=len(rows),
+        shown=JOURNAL_ROWS_SHOWN,
+        bursts=bursts,
+        in_burst=in_burst,
+        burst_challenges=settings.get_int("burst_challenges", 1),
+        burst_minutes=settings.get_int("burst_minutes", 1),
+        args=request.args,
+        tournaments=tournaments.list_all(hall.db),
+        kiosk_names=sorted({k.name for k in kiosks.list_all(hall.db)}),
+        kinds=journal.KINDS,
+    )
+
+
+@bp.get("/journal.csv")
+@director_only
+def journal_csv():
+    filters = _journal_filters()
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=CSV_FIELDS, lineterminator="\n")
+    writer.writeheader()
+    for entry in journal_review.select(get_hall().db, **filters):
+        writer.writerow(export_csv(entry))
+    return Response(
+        out.getvalue(),
+        mimetype="text/csv",
+        headers={"Content-Disposition": 'attachment; filename="journal.csv"'},
+    )
+
+
+# ---------- second-opinion flags ----------
+
+
+@bp.get("/flags")
+@director_only
+def flags():
+    all_cases = second_opinion.cases(get_hall().db)
+    return render_template(
+        "director/flags.html",
+        open_cases=[case for case in all_cases if case.open],
+        closed_cases=[case for case in all_cases if not case.open][:50],
+    )
+
+
+@bp.post("/flags/<int:adjudication_id>/ruling")
+@director_only
+def ruling(adjudication_id: int):
+    member = current_staff()
+    try:
+        entry = second_opinion.record_ruling(
+            get_hall().db,
+            adjudication_id,
+            request.form.get("verdict", ""),
+            request.form.get("reason", ""),
+            actor=member.name,
+            station="director",
+        )
+    except AdjudicatorError as exc:
+        flash(str(exc), "error")
+    else:
+        flash(f"Final ruling on #{adjudication_id}: {entry.verdict}. {entry.consequence}", "ok")
+    return redirect(url_for("director.flags"))

@@ -1,0 +1,100 @@
+"""The word judges' pages under /judge: a second opinion on an adjudication, by its id.
+
+The judge (or the director) re-enters the words from the challenge slip; the verdict comes
+from the same function as every other, against the original's lexicon edition and rule.
+A kiosk's token cannot reach these pages, and a second opinion typed on the screen of the
+kiosk that gave the original verdict is refused.
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, redirect, render_template, request, url_for
+
+from adjudicator import second_opinion
+from adjudicator.errors import AdjudicatorError, LexiconError
+from kiosk.auth import current_kiosk
+from kiosk.hall import get_hall
+from kiosk.staff_web import current_staff, login_page, sign_out, staff_required
+
+bp = Blueprint("judges", __name__, url_prefix="/judge")
+judge_or_director = staff_required("judge", "director")
+
+
+@bp.route("/login", methods=["GET", "POST"])
+def login():
+    return login_page("Word judge: sign in")
+
+
+@bp.post("/logout")
+def logout():
+    return sign_out("judges.login")
+
+
+@bp.get("/")
+@judge_or_director
+def index():
+    return render_template("director/judge_index.html", error=None)
+
+
+@bp.get("/case")
+@judge_or_director
+def case():
+    """The original adjudication (never its words: the judge types them from the slip)."""
+    raw = request.args.get("id", "").strip().lstrip("#")
+    if not raw.isdigit():
+        return render_template(
+            "director/judge_index.html", error="Type the adjudication's number."
+        ), 400
+    try:
+        original = second_opinion.original_of(get_hall().db, int(raw))
+    except AdjudicatorError as exc:
+        return render_template("director/judge_index.html", error=str(exc)), 404
+    return _case_page(original, error=None)
+
+
+def _case_page(original, error: str | None, status: int = 200):
+    hall = get_hall()
+    existing = second_opinion.case_of(hall.db, original)
+    try:
+        limit = hall.store.manifest(original.lexicon_name).refer_longer_than
+    except LexiconError:
+        limit = 0
+    page = render_template(
+        "director/judge_case.html",
+        original=original,
+        case=existing,
+        error=error,
+        referred=original.verdict == "REFER",
+        refer_limit=limit,
+    )
+    return page, status
+
+
+@bp.post("/second-opinion")
+@judge_or_director
+def give():
+    member = current_staff()
+    hall = get_hall()
+    raw = request.form.get("id", "").strip()
+    if not raw.isdigit():
+        return redirect(url_for("judges.index"))
+    kiosk = current_kiosk()
+    station = kiosk.name if kiosk is not None else f"judge:{member.name}"
+    dictionary = request.form.get("dictionary") or None
+    try:
+        original = second_opinion.original_of(hall.db, int(raw))
+    except AdjudicatorError as exc:
+        return render_template("director/judge_index.html", error=str(exc)), 404
+    try:
+        opinion = second_opinion.give(
+            hall.db,
+            hall.store,
+            original.id,
+            request.form.get("words", ""),
+            actor=member.name,
+            station=station,
+            dictionary=dictionary,
+        )
+    except AdjudicatorError as exc:
+        return _case_page(original, error=str(exc), status=400)
+    return render_template("director/judge_result.html", opinion=opinion), 201

@@ -1,0 +1,184 @@
+"""What the director's and word judges' pages share: sign-in, the staff session, CSRF, uploads.
+
+The staff session is Flask's signed cookie (HttpOnly, SameSite=Strict, Secure under TLS)
+holding the account name and when its password was set, so changing a password ends every
+session signed in with the old one. Every form carries a CSRF token (Flask-WTF); the kiosks'
+JSON API is exempt (it accepts JSON only, with a bearer token or the pairing cookie), and so is
+the pairing form, whose one-time code is itself the secret that proves intent.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from datetime import timedelta
+from functools import wraps
+from urllib.parse import urlsplit
+
+from flask import (
+    Flask,
+    Request,
+    current_app,
+    g,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
+from flask_wtf.csrf import CSRFError, CSRFProtect
+from werkzeug.exceptions import RequestEntityTooLarge
+
+from adjudicator import settings, staff
+from kiosk.errors import ApiError, error_response
+from kiosk.hall import get_hall
+
+csrf = CSRFProtect()
+UPLOAD_ENDPOINTS = ("director.lexicon_import",)
+
+
+class StaffRequest(Request):
+    """Uploaded files spool to a temporary file in the data home (deleted when closed)."""
+
+    def _get_file_stream(
+        self, total_content_length, content_type, filename=None, content_length=None
+    ):
+        folder = settings.data_home() / "uploads"
+        folder.mkdir(mode=0o700, exist_ok=True)
+        return tempfile.TemporaryFile("wb+", dir=folder)
+
+
+def upload_limit_bytes() -> int:
+    return settings.get_int("upload_limit_mb", 1) * 1024 * 1024
+
+
+def secure_cookies() -> bool:
+    value = settings.get("secure_cookies").strip().lower()
+    return value in ("on", "1", "true", "yes")
+
+
+def init_app(app: Flask) -> None:
+    """Session cookie settings, the larger upload limit, CSRF, and their error pages."""
+    app.request_class = StaffRequest
+    app.config.setdefault("SESSION_COOKIE_NAME", "adjudicator_staff")
+    app.config.setdefault("SESSION_COOKIE_HTTPONLY", True)
+    app.config.setdefault("SESSION_COOKIE_SAMESITE", "Strict")
+    app.config.setdefault("SESSION_COOKIE_SECURE", secure_cookies())
+    app.config.setdefault("PERMANENT_SESSION_LIFETIME", timedelta(hours=14))
+    app.config.setdefault("WTF_CSRF_TIME_LIMIT", None)  # valid for the session's life
+    app.config.setdefault("WTF_CSRF_SSL_STRICT", False)  # we send no Referer (no-referrer)
+    app.config.setdefault("UPLOAD_LIMIT", upload_limit_bytes())
+
+    @app.before_request
+    def larger_limit_for_uploads():
+        # Registered before CSRFProtect's hook, which reads the form (and so the body).
+        if request.endpoint in UPLOAD_ENDPOINTS:
+            request.max_content_length = current_app.config["UPLOAD_LIMIT"]
+
+    csrf.init_app(app)
+    app.context_processor(lambda: {"current_staff": current_staff})
+
+    @app.errorhandler(CSRFError)
+    def csrf_error(exc: CSRFError):
+        return error_response(
+            400,
+            "This form has expired or did not come from this site's own page: go back, reload "
+            "the page and submit it again.",
+        )
+
+    @app.errorhandler(RequestEntityTooLarge)
+    def too_large(exc):
+        if request.endpoint in UPLOAD_ENDPOINTS:
+            limit = current_app.config["UPLOAD_LIMIT"] // (1024 * 1024)
+            return error_response(
+                413,
+                f"The file is larger than the upload limit of {limit} MB "
+                "(ADJUDICATOR_UPLOAD_LIMIT_MB): nothing was imported and the lexicons are "
+                "unchanged. Compress it with gzip, or import it with `adjudicator lexicon import`.",
+            )
+        return error_response(413, "The request is too large.")
+
+
+def current_staff() -> staff.Staff | None:
+    """The signed-in staff member, if the session is valid and their password unchanged since."""
+    if "staff" in g:
+        return g.staff
+    member = None
+    name, stamp = session.get("staff"), session.get("pw")
+    if isinstance(name, str) and isinstance(stamp, str):
+        found = staff.get(get_hall().db, name)
+        if found is not None and found.password_changed_at == stamp:
+            member = found
+    g.staff = member
+    return member
+
+
+def sign_in(member: staff.Staff) -> None:
+    session.clear()  # no fixation: a fresh session for a fresh sign-in
+    session.permanent = True
+    session["staff"] = member.name
+    session["pw"] = member.password_changed_at
+    g.staff = member
+
+
+def staff_required(*roles: str):
+    """A view for signed-in staff of `roles`; anyone else is sent to sign in, or refused."""
+
+    def decorate(view):
+        @wraps(view)
+        def wrapped(*args, **kwargs):
+            if request.headers.get("Authorization"):
+                raise ApiError(403, "A kiosk token cannot be used on the staff pages.")
+            member = current_staff()
+            if member is None:
+                login = "director.login" if request.blueprint == "director" else "judges.login"
+                return redirect(url_for(login, next=request.full_path.rstrip("?")))
+            if member.role not in roles:
+                raise ApiError(403, "This page is for the tournament director only.")
+            return view(*args, **kwargs)
+
+        return wrapped
+
+    return decorate
+
+
+def home_for(member: staff.Staff) -> str:
+    return url_for("director.index") if member.is_director else url_for("judges.index")
+
+
+def safe_next(target: str | None) -> str | None:
+    """Only a path on this site: never another host."""
+    if not target:
+        return None
+    parts = urlsplit(target)
+    if parts.scheme or parts.netloc or not target.startswith("/") or target.startswith("//"):
+        return None
+    return target
+
+
+def login_page(title: str):
+    """GET: the sign-in form; POST: check the password (with growing delays, then a lock-out)."""
+    member = current_staff()
+    if request.method == "GET":
+        if member is not None:
+            return redirect(home_for(member))
+        return render_template("director/login.html", title=title, error=None, name="")
+    name = request.form.get("name", "").strip()
+    try:
+        member = staff.authenticate(
+            get_hall().db, name, request.form.get("password", ""), request.remote_addr or "-"
+        )
+    except staff.LoginRefused as refused:
+        wait = refused.retry_after()
+        status = 429 if wait else 401
+        response = render_template(
+            "director/login.html", title=title, error=str(refused), name=name
+        )
+        headers = {"Retry-After": str(wait)} if wait else {}
+        return response, status, headers
+    sign_in(member)
+    return redirect(safe_next(request.args.get("next")) or home_for(member))
+
+
+def sign_out(login_endpoint: str):
+    session.clear()
+    return redirect(url_for(login_endpoint))

@@ -1,0 +1,347 @@
+"""Second opinions and the director's rulings: the library, the CLI and the word judge's page."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import mask
+from director_support import Staffed, build_staffed, fast_hashes, post_form  # noqa: F401
+from hall_support import NWL_WORDS
+
+from adjudicator import journal, second_opinion
+from adjudicator.errors import ChallengeInputError
+from adjudicator.second_opinion import SecondOpinionRefused
+from adjudicator.store import LexiconStore
+from adjudicator.wordlist import WordSet
+
+
+@pytest.fixture
+def staffed(tmp_path) -> Staffed:
+    return build_staffed(tmp_path)
+
+
+def give(staffed: Staffed, original_id: int, words, station="judge:alice", **kw):
+    return second_opinion.give(
+        staffed.db, staffed.store, original_id, words, actor="alice", station=station, **kw
+    )
+
+
+def test_an_agreeing_second_opinion_is_recorded_and_final(staffed):
+    original = staffed.challenge(["QI", "ZA"])
+    opinion = give(staffed, original.id, "za qi")  # any order, any case: the same multiset
+    assert opinion.agrees and not opinion.flagged
+    row = journal.get(staffed.db, opinion.entry.id)
+    assert (row.kind, row.refers_to, row.actor, row.kiosk) == (
+        "second-opinion",
+        original.id,
+        "alice",
+        "judge:alice",
+    )
+    assert row.verdict == "ACCEPTABLE" and row.note is None
+    assert row.lexicon_fingerprint == original.lexicon_fingerprint and row.rule == original.rule
+    assert not second_opinion.cases(staffed.db, open_only=True)
+    with pytest.raises(SecondOpinionRefused, match="agrees with the original is final"):
+        second_opinion.record_ruling(
+            staffed.db,
+            original.id,
+            "UNACCEPTABLE",
+            "no reason",
+            actor="director",
+            station="director",
+        )
+
+
+def test_different_words_with_the_same_verdict_are_flagged(staffed):
+    original = staffed.challenge(["QI", "ZA"])
+    opinion = give(staffed, original.id, ["QI", "JO"])
+    assert opinion.agrees and opinion.flagged
+    assert opinion.flag_reasons == ("the words differ from the original's",)
+    assert "flagged for the director" in opinion.entry.note
+    (case,) = second_opinion.cases(staffed.db, open_only=True)
+    assert case.original.id == original.id
+
+
+def test_a_repeated_word_counts(staffed):
+    original = staffed.challenge(["QI", "QI"])
+    assert give(staffed, original.id, ["QI"]).flagged
+    assert not give(staffed, original.id, ["qi", "qi"]).flagged
+
+
+def test_a_different_verdict_is_flagged_and_the_director_rules(staffed):
+    original = staffed.challenge(["QI", "ZA"])
+    opinion = give(staffed, original.id, ["QI", "ZAX"])
+    assert opinion.entry.verdict == "UNACCEPTABLE" and not opinion.agrees
+    assert "the verdict differs from the original's" in opinion.flag_reasons
+    ruling = second_opinion.record_ruling(
+        staffed.db,
+        original.id,
+        "acceptable",
+        "slip miscopied; ZA was played",
+        actor="director",
+        station="director",
+    )
+    assert (ruling.kind, ruling.refers_to, ruling.verdict, ruling.actor) == (
+        "ruling",
+        original.id,
+        "ACCEPTABLE",
+        "director",
+    )
+    assert ruling.note == "slip miscopied; ZA was played"
+    assert ruling.consequence.startswith("The play stands")
+    assert not second_opinion.cases(staffed.db, open_only=True)
+    with pytest.raises(SecondOpinionRefused, match="already given the final ruling"):
+        second_opinion.record_ruling(
+            staffed.db,
+            original.id,
+            "UNACCEPTABLE",
+            "changed my mind",
+            actor="director",
+            station="director",
+        )
+    with pytest.raises(SecondOpinionRefused, match="already given the final ruling"):
+        give(staffed, original.id, ["QI", "ZA"])
+    assert journal.verify(staffed.db).ok
+
+
+@pytest.mark.parametrize(
+    "verdict,reason,message",
+    [
+        ("MAYBE", "a reason", "ACCEPTABLE or UNACCEPTABLE"),
+        ("ACCEPTABLE", "  ", "Give the reason"),
+        ("ACCEPTABLE", "x" * 501, "Give the reason"),
+    ],
+)
+def test_a_ruling_needs_a_final_verdict_and_a_reason(staffed, verdict, reason, message):
+    original = staffed.challenge(["QI"])
+    give(staffed, original.id, ["ZA"])
+    with pytest.raises(SecondOpinionRefused, match=message):
+        second_opinion.record_ruling(
+            staffed.db, original.id, verdict, reason, actor="d", station="director"
+        )
+
+
+def test_refused_from_the_kiosk_that_gave_the_original(staffed):
+    original = staffed.challenge(["QI"])
+    with pytest.raises(SecondOpinionRefused, match="judged on kiosk table-1.*original adjudicator"):
+        give(staffed, original.id, ["QI"], station="table-1")
+    assert journal.get(staffed.db, original.id + 1) is None  # nothing recorded
+
+
+def test_unknown_id_and_non_challenge_rows_are_refused(staffed):
+    with pytest.raises(SecondOpinionRefused, match="No adjudication #99"):
+        give(staffed, 99, ["QI"])
+    original = staffed.challenge(["QI"])
+    opinion = give(staffed, original.id, ["QI"])
+    with pytest.raises(SecondOpinionRefused, match=f"original adjudication \\(#{original.id}\\)"):
+        give(staffed, opinion.entry.id, ["QI"])
+
+
+def test_refused_when_the_lexicon_changed_since(staffed):
+    original = staffed.challenge(["QI"])
+    staffed.store.save("TINY-NWL", WordSet.of([*NWL_WORDS, "QIS"]), description="re-imported")
+    with pytest.raises(SecondOpinionRefused, match="re-imported since.*same edition"):
+        give(staffed, original.id, ["QI"])
+
+
+def test_the_original_edition_is_used_even_after_the_tournament_moves_on(staffed):
+    from adjudicator import tournaments
+
+    original = staffed.challenge(["JO"])  # in TINY-NWL, not in TINY-CSW
+    tournaments.update(staffed.db, staffed.store, "spring-nwl", lexicon="TINY-CSW")
+    opinion = give(staffed, original.id, ["JO"])
+    assert opinion.entry.verdict == "ACCEPTABLE" and opinion.entry.lexicon_name == "TINY-NWL"
+
+
+def test_bad_input_gives_no_verdict_and_records_nothing(staffed):
+    original = staffed.challenge(["QI"])
+    with pytest.raises(ChallengeInputError):
+        give(staffed, original.id, "Q1")
+    assert journal.get(staffed.db, original.id + 1) is None
+
+
+# ---------- REFER (issue 6): the judge's dictionary check closes it ----------
+
+
+def _refer_tournament(staffed: Staffed):
+    from adjudicator import kiosks, tournaments
+
+    manifest = staffed.store.save("REFER9", WordSet.of(["QI", "ZA", "CAT"]), description="refers")
+    import json as _json
+
+    path = staffed.store.manifest_path("REFER9")
+    data = _json.loads(path.read_text())
+    data["refer_longer_than"] = 9
+    path.write_text(_json.dumps(data))
+    assert staffed.store.manifest("REFER9").refer_longer_than == 9, manifest
+    tournaments.create(staffed.db, staffed.store, "refer", "REFER9", "single", "Referral")
+    return kiosks.add(staffed.db, "table-9", "refer")
+
+
+def test_a_refer_is_closed_by_the_dictionary_check_and_flagged(staffed):
+    kiosk = _refer_tournament(staffed)
+    original = staffed.challenge(["QI", "QUODLIBETS"], enrolment=kiosk)
+    assert original.verdict == "REFER"
+    with pytest.raises(SecondOpinionRefused, match="dictionary check"):
+        give(staffed, original.id, ["QI", "QUODLIBETS"])
+    opinion = give(staffed, original.id, ["QI", "QUODLIBETS"], dictionary="acceptable")
+    assert opinion.entry.verdict == "ACCEPTABLE" and opinion.flagged
+    assert "dictionary check: acceptable" in opinion.entry.note
+    assert "the original verdict was REFER" in opinion.flag_reasons
+    assert opinion.entry.consequence == "The play stands; no penalty."
+    # a short missing word is decided by the lexicon, whatever the dictionary says
+    short = give(staffed, original.id, ["QX", "QUODLIBETS"], dictionary="acceptable")
+    assert short.entry.verdict == "UNACCEPTABLE"
+
+
+def test_refer_on_a_second_opinion_without_a_dictionary_check_is_recorded_as_refer(staffed):
+    kiosk = _refer_tournament(staffed)
+    original = staffed.challenge(["QI"], enrolment=kiosk)
+    opinion = give(staffed, original.id, ["QI", "QUODLIBETS"])
+    assert opinion.entry.verdict == "REFER" and opinion.flagged
+
+
+# ---------- the CLI ----------
+
+
+def _cli_home(run, home, staffed_words=("QI", "ZA", "CAT")):
+    LexiconStore().save("T", WordSet.of(staffed_words))
+    assert run("tournament", "create", "t", "--lexicon", "T", "--rule", "double").exit_code == 0
+    assert run("kiosk", "add", "k1", "--tournament", "t").exit_code == 0
+    from adjudicator import kiosks
+    from adjudicator.hall import Hall
+
+    hall = Hall(rate_limit=None)
+    return hall, kiosks.get(hall.db, "k1")
+
+
+def test_cli_second_opinion_exit_codes_and_output(run, home):
+    hall, kiosk = _cli_home(run, home)
+    good = hall.adjudicate(kiosk, ["QI", "ZA"])
+    out = run("second-opinion", str(good.id), "za", "qi")
+    assert out.exit_code == 0 and out.stderr == ""
+    assert out.stdout.splitlines()[0].startswith("ACCEPTABLE")
+    assert "agrees with the original" in out.stdout and "flagged" not in out.stdout
+    out = run("second-opinion", str(good.id), "-", input="QI\nZAX\n")
+    assert out.exit_code == 1 and out.stdout.startswith("UNACCEPTABLE")
+    assert "flagged for the director" in out.stdout
+    row = journal.get(hall.db, int(out.stdout.split("Second opinion #")[1].split()[0]))
+    assert row.actor.startswith("cli:") and row.kiosk == row.actor
+    out = run("second-opinion", "999", "QI")
+    assert out.exit_code == 2 and out.stdout == "" and "No adjudication #999" in out.stderr
+    out = run("ruling", str(good.id), "--verdict", "UNACCEPTABLE", "--reason", "the slip was right")
+    assert out.exit_code == 0 and out.stdout.startswith("UNACCEPTABLE")
+    assert "Reason: the slip was right" in out.stdout
+    assert run("journal", "verify").exit_code == 0
+
+
+def test_cli_passwords(run, home):
+    out = run("director", "set-password", "--password-stdin", input="short\n")
+    assert out.exit_code == 2 and "too short" in out.stderr
+    out = run("director", "set-password", input="long-enough-1\nlong-enough-1\n")
+    assert out.exit_code == 0 and "long-enough" not in out.stdout
+    assert (
+        run("judge-account", "add", "carol", "--password-stdin", input="carols-secret\n").exit_code
+        == 0
+    )
+    out = run("judge-account", "add", "carol", "--password-stdin", input="carols-secret\n")
+    assert out.exit_code == 2 and "already exists" in out.stderr
+    assert (
+        run("judge-account", "add", "Director", "--password-stdin", input="x" * 12).exit_code == 2
+    )
+    assert (
+        run(
+            "judge-account", "set-password", "carol", "--password-stdin", input="carols-secret-2\n"
+        ).exit_code
+        == 0
+    )
+    listed = run("judge-account", "list", "--json")
+    assert "carols-secret" not in listed.stdout and '"carol"' in listed.stdout
+
+
+# ---------- the word judge's page ----------
+
+
+def test_the_judge_page_flow(staffed):
+    original = staffed.challenge(["QI", "ZA"])
+    judge = staffed.judge()
+    case_page = judge.get(f"/judge/case?id={original.id}").get_data(as_text=True)
+    assert "table-1" in case_page and 'spellcheck="false"' in case_page
+    assert "ZA" not in case_page  # the judge types the words from the slip
+    response = post_form(
+        judge, "/judge/second-opinion", {"id": original.id, "words": "QI ZAX"}, page="/judge/"
+    )
+    page = response.get_data(as_text=True)
+    assert response.status_code == 201
+    assert ">UNACCEPTABLE<" in page and "flagged for the director" in page
+    entry = journal.get(staffed.db, original.id + 1)
+    assert (entry.kind, entry.actor, entry.kiosk) == ("second-opinion", "alice", "judge:alice")
+    director = staffed.director()
+    flags = director.get("/director/flags").get_data(as_text=True)
+    assert f'id="case-{original.id}"' in flags
+    done = post_form(
+        director,
+        f"/director/flags/{original.id}/ruling",
+        {"verdict": "ACCEPTABLE", "reason": "ZA on the board"},
+        follow_redirects=True,
+    )
+    assert "Final ruling on #" in done.get_data(as_text=True)
+    assert "No second opinion is waiting" in director.get("/director/flags").get_data(as_text=True)
+
+
+def test_the_judge_page_refuses_on_the_original_kiosks_screen(staffed):
+    original = staffed.challenge(["QI"])
+    browser = staffed.kiosk_browser()  # paired as table-1, which judged it
+    from director_support import JUDGE, JUDGE_PASSWORD, signed_in
+
+    signed_in(browser, JUDGE, JUDGE_PASSWORD, "/judge/login")
+    response = post_form(
+        browser, "/judge/second-opinion", {"id": original.id, "words": "QI"}, page="/judge/"
+    )
+    assert response.status_code == 400
+    assert "original adjudicator should not give the second opinion" in response.get_data(
+        as_text=True
+    )
+
+
+def test_the_judge_page_for_unknown_ids(staffed):
+    judge = staffed.judge()
+    assert judge.get("/judge/case?id=42").status_code == 404
+    assert judge.get("/judge/case?id=abc").status_code == 400
+
+
+# ---------- no per-word validity anywhere ----------
+
+GOOD = ["QI", "ZA", "JO", "XI", "CAT", "DOG", "FOX", "ZEBRA"]
+BAD = "QX"
+
+
+def _masked(text: str) -> str:
+    import re
+
+    text = re.sub(r"#\d+", "#N", text)
+    text = re.sub(r"\d{4}-\d\d-\d\d[ T][\d:.]+(\+00:00)?", "<T>", text)
+    text = re.sub(
+        r'value="[^"]+" name="csrf_token"|name="csrf_token" value="[^"]+"', "<CSRF>", text
+    )
+    return mask(text, [*GOOD, BAD])
+
+
+def test_second_opinion_pages_and_cli_do_not_say_which_word_failed(staffed):
+    judge = staffed.judge()
+    pages = set()
+    for position in range(8):
+        words = list(GOOD)
+        words[position] = BAD
+        original = staffed.challenge(GOOD)  # all good; the second opinion has one bad word
+        response = post_form(
+            judge,
+            "/judge/second-opinion",
+            {"id": original.id, "words": " ".join(words)},
+            page="/judge/",
+        )
+        assert response.status_code == 201
+        pages.add(_masked(response.get_data(as_text=True)))
+    assert len(pages) == 1
+    (page,) = pages
+    assert "UNACCEPTABLE" in page
+    flags = _masked(staffed.director().get("/director/flags").get_data(as_text=True))
+    assert flags.count("<WORD> <WORD> <WORD> <WORD> <WORD> <WORD> <WORD> <WORD>") == 16
