@@ -27,6 +27,7 @@ class Reply:
     status: int | None  # None: no HTTP answer at all (connection refused or reset)
     body: dict
     words: list[str]
+    token: str = ""
 
 
 def post(url: str, token: str, words, timeout: float = 10) -> tuple[int | None, dict]:
@@ -79,7 +80,7 @@ class Load:
             if rng.random() < 0.4:
                 words[rng.randrange(len(words))] = "ZZZ"
             status, body = post(url, token, words)
-            self.replies.append(Reply(time.monotonic(), url, status, body, words))
+            self.replies.append(Reply(time.monotonic(), url, status, body, words, token))
             sent += 1
             if status is None:
                 time.sleep(0.02)  # the server is gone: do not spin
