@@ -10,6 +10,7 @@ import json
 import re
 import shutil
 import sqlite3
+import threading
 import time
 from datetime import datetime
 
@@ -416,6 +417,27 @@ def test_over_the_rate_limit_is_429_with_retry_after(tmp_path, monkeypatch):
     # and a refused challenge is not counted as a judged one
     assert_refused(judge(client, setup, ["QI"]), 429)
     assert [e.kiosk for e in rows(setup)] == ["table-1", "table-1", "table-2"]
+
+
+def test_the_rate_limit_holds_for_simultaneous_challenges(tmp_path, monkeypatch):
+    monkeypatch.setenv("ADJUDICATOR_HOME", str(tmp_path / "home"))
+    setup = build_setup(tmp_path, rate_limit=RateLimit(2, 60))
+    app = make_app(setup.hall)
+    statuses = []
+    start = threading.Barrier(8)
+
+    def challenger():
+        client = app.test_client()
+        start.wait(10)
+        statuses.append(judge(client, setup, ["QI"]).status_code)
+
+    threads = [threading.Thread(target=challenger) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert sorted(statuses) == [201, 201] + [429] * 6
+    assert len(rows(setup)) == 2
 
 
 # --- 503: nothing is judged if it cannot be recorded -------------------------------------------
