@@ -64,8 +64,12 @@ class Home:
         store = LexiconStore(root=path / "lexicons")
         store.save("TINY", WordSet.of(TINY_WORDS), description="tiny test lexicon")
         store.save("OTHER", WordSet.of(OTHER_WORDS), description="another test edition")
-        store.save("REFER", WordSet.of(REFER_WORDS), description="long words go to a judge",
-                   refer_longer_than=5)
+        store.save(
+            "REFER",
+            WordSet.of(REFER_WORDS),
+            description="long words go to a judge",
+            refer_longer_than=5,
+        )
         env = {k: v for k, v in os.environ.items() if not k.startswith("ADJUDICATOR_")}
         env.update(ADJUDICATOR_HOME=str(path), ADJUDICATOR_KIOSK_RATE_LIMIT="off")
         home = cls(path, env)
@@ -74,15 +78,30 @@ class Home:
 
     def cli(self, *args: str) -> str:
         """Run the CLI in a subprocess; its stdout, or an AssertionError with its stderr."""
-        done = subprocess.run([sys.executable, "-m", "adjudicator", *args], env=self.env,
-                              capture_output=True, text=True, timeout=60)
+        done = subprocess.run(
+            [sys.executable, "-m", "adjudicator", *args],
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert done.returncode == 0, f"adjudicator {' '.join(args)}: {done.stderr}"
         return done.stdout
 
-    def tournament(self, slug: str, lexicon: str = "TINY", rule: str = "double",
-                   title: str = "") -> str:
-        self.cli("tournament", "create", slug, "--lexicon", lexicon, "--rule", rule,
-                 "--title", title or f"Test {slug}")
+    def tournament(
+        self, slug: str, lexicon: str = "TINY", rule: str = "double", title: str = ""
+    ) -> str:
+        self.cli(
+            "tournament",
+            "create",
+            slug,
+            "--lexicon",
+            lexicon,
+            "--rule",
+            rule,
+            "--title",
+            title or f"Test {slug}",
+        )
         return slug
 
     def pairing_code(self, kiosk: str, tournament: str) -> str:
@@ -103,9 +122,20 @@ class Server:
         env.update({f"ADJUDICATOR_{k.upper()}": v for k, v in settings.items()})
         self.log = (home.path / f"serve-{self.port}.log").open("wb")
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "adjudicator", "serve", "--bind", f"127.0.0.1:{self.port}",
-             "--workers", "1"],
-            env=env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
+            [
+                sys.executable,
+                "-m",
+                "adjudicator",
+                "serve",
+                "--bind",
+                f"127.0.0.1:{self.port}",
+                "--workers",
+                "1",
+            ],
+            env=env,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
         self._wait_until_up()
 
@@ -126,6 +156,13 @@ class Server:
     def read_log(self) -> str:
         self.log.flush()
         return Path(self.log.name).read_text(errors="replace")
+
+    def kill(self) -> None:
+        """Stop the server at once (SIGKILL to gunicorn and its worker), as a crash or power cut."""
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(timeout=5)
+        self.log.close()
 
     def stop(self) -> None:
         """Stop gunicorn and its worker (its own process group) and wait for the port to close."""

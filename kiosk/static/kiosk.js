@@ -123,9 +123,8 @@
       chipList.appendChild(chip);
     });
     var count = words.length;
-    $("word-count").textContent = count + " of " + MAX_WORDS + " word" + (MAX_WORDS === 1 ? "" : "s");
+    $("word-count").textContent = count + " of " + MAX_WORDS + " words";
     input.placeholder = count ? "" : "Type a word";
-    input.disabled = false;
     root.classList.toggle("has-words", count > 0);
   }
 
@@ -190,6 +189,7 @@
 
   function onKeyDown(event) {
     touched();
+    if (judging) { event.preventDefault(); return; }
     if (event.isComposing) { return; }
     var key = event.key;
     if (key === "Enter") {
@@ -291,7 +291,6 @@
     $("idle-screen").hidden = name !== "idle";
     $("verdict-screen").hidden = name !== "verdict";
     $("error-screen").hidden = name !== "error";
-    $("status").hidden = false;
     lockedUntil = name === "idle" ? 0 : Date.now() + LOCKOUT_MS;
     root.classList.toggle("locked", name !== "idle");
     if (name !== "idle") {
@@ -345,13 +344,13 @@
       advice = "Call the director to pair it again.";
     } else if (code === "timeout") {
       message = "The server did not answer in time.";
-      advice = "Press JUDGE again. If it happens again, call the director.";
+      advice = "Go back to the words and press JUDGE again. If it happens again, call the director.";
     } else if (code === "network") {
       message = "Cannot reach the adjudication server.";
-      advice = "Press JUDGE again. If it happens again, call the director.";
+      advice = "Go back to the words and press JUDGE again. If it happens again, call the director.";
     } else {
       message = message || "The server could not give a verdict.";
-      advice = "Try again. If it happens again, call the director.";
+      advice = "Go back to the words and try again. If it happens again, call the director.";
     }
     setText("error-message", message || "The words could not be judged.");
     setText("error-advice", advice);
@@ -361,6 +360,7 @@
     announce("NOT JUDGED. " + $("error-message").textContent + " " + advice);
     $("error-title").focus();
     touched();   // the kept words are still cleared after clear_seconds
+    refreshStatus();   // show at once if the server is unreachable or the lexicon unavailable
   }
 
   function startReturnTimer(seconds) {
