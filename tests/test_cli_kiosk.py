@@ -174,3 +174,16 @@ def test_move_sends_the_kiosk_to_another_tournament(run, app):
     refused(run("kiosk", "move", "table-1", "--tournament", "autumn"), "No tournament 'autumn'")
     refused(run("kiosk", "move", "table-9", "--tournament", "spring-nwl"), "No kiosk")
     assert kiosk_list(run)["table-1"]["tournament"] == "spring-csw"
+
+
+def test_a_server_bound_to_every_interface_prints_a_link_a_tablet_can_open(
+    run, hall_home, monkeypatch
+):
+    monkeypatch.delenv("ADJUDICATOR_PUBLIC_URL")
+    monkeypatch.setenv("ADJUDICATOR_BIND", "0.0.0.0:8123")
+    out = ok(run("kiosk", "add", "table-1", "--tournament", "spring-nwl"))
+    link = re.search(r"(http://\S+)/pair/[A-Z2-9]{10}\b", out)
+    assert link, out
+    assert link.group(1).endswith(":8123") and "0.0.0.0" not in out
+    monkeypatch.setenv("ADJUDICATOR_BIND", "127.0.0.1:8124")
+    assert "http://127.0.0.1:8124/pair/" in ok(run("kiosk", "pair", "table-1"))

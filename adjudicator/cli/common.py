@@ -49,5 +49,21 @@ def public_url() -> str:
     """The address kiosks use to reach the server, for pairing links."""
     from adjudicator import settings
 
-    url = settings.get("public_url") or f"http://{settings.get('bind')}"
-    return url.rstrip("/")
+    if settings.get("public_url"):
+        return settings.get("public_url").rstrip("/")
+    host, _, port = settings.get("bind").rpartition(":")
+    if host in ("0.0.0.0", "::", "[::]", ""):  # every interface: no tablet can open that address
+        host = lan_address()
+    return f"http://{host}:{port}"
+
+
+def lan_address() -> str:
+    """This machine's address on the local network (no packet is sent), else its host name."""
+    import socket
+
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            probe.connect(("10.255.255.255", 1))
+            return probe.getsockname()[0]
+    except OSError:
+        return socket.gethostname()
