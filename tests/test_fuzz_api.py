@@ -1,0 +1,184 @@
+"""Fuzzing the web app in-process: Hypothesis sends random methods, paths, headers and bodies.
+
+Whatever arrives: never a 500, never a traceback in a response, and never a "verdict" key
+unless the input was a valid challenge from a valid kiosk (then exactly the normalised words).
+
+The default run sends a few thousand requests; the issue's 100,000 run with
+    ADJUDICATOR_FUZZ_EXAMPLES=100000 .venv/bin/python -m pytest tests/test_fuzz_api.py
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from adjudicator.errors import ChallengeInputError
+from adjudicator.hall import clean_details
+from adjudicator.normalize import normalize_challenge
+from tests.hall_support import build_setup, make_app
+
+EXAMPLES = int(os.environ.get("ADJUDICATOR_FUZZ_EXAMPLES", "3000"))
+if EXAMPLES > 10_000:
+    pytestmark = pytest.mark.slow
+
+PATHS = (
+    "/api/v1/adjudications",
+    "/api/v1/adjudications",
+    "/api/v1/adjudications",
+    "/api/v1/kiosk",
+    "/api/v1/lexicons",
+    "/api/v1/tournaments",
+    "/healthz",
+    "/",
+    "/pair",
+    "/pair/ABCDEFGHJK",
+    "/director",
+    "/judges",
+    "/login",
+    "/static/kiosk.js",
+)
+METHODS = ("GET", "POST", "POST", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
+DETAILS = ("table", "round", "challenger", "player")
+TRACEBACK_SIGNS = ("Traceback (most recent call last)", 'File "/', "site-packages")
+
+letters = st.text(alphabet="ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz", max_size=17)
+word_text = st.one_of(
+    letters,
+    st.sampled_from(["QI", "za", "ZZZ", "CAT DOG", "qi,za", "Ｑｉ", "QΙ", "é", "Q-I", "?", " "]),
+    st.text(max_size=20),
+)
+json_scalar = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True), st.text(max_size=30)
+)
+json_value = st.recursive(
+    json_scalar,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=5), st.dictionaries(st.text(max_size=10), inner, max_size=5)
+    ),
+    max_leaves=12,
+)
+challenge = st.fixed_dictionaries(
+    {"words": st.one_of(st.lists(word_text, max_size=10), json_value)},
+    optional={
+        **{name: st.one_of(json_scalar, st.text(max_size=50)) for name in DETAILS},
+        "extra": json_value,
+    },
+)
+body = st.one_of(
+    challenge.map(lambda value: json.dumps(value).encode()),
+    json_value.map(lambda value: json.dumps(value).encode()),
+    st.binary(max_size=200),
+    st.text(max_size=200).map(lambda text: text.encode("utf-8", "surrogatepass")),
+)
+header_text = st.text(
+    alphabet=st.characters(min_codepoint=32, max_codepoint=255, exclude_characters="\x7f"),
+    max_size=60,
+)
+path_text = st.text(
+    alphabet=st.characters(min_codepoint=33, max_codepoint=126, exclude_characters="?#%"),
+    max_size=40,
+)
+
+
+@pytest.fixture(scope="module")
+def hall_app(tmp_path_factory):
+    # The journal goes to memory-backed /dev/shm where there is one: this fuzzes the API, not
+    # the disk, and 100,000 fsyncs would only measure the disk.
+    shm = Path("/dev/shm")
+    folder = Path(tempfile.mkdtemp(dir=shm)) if shm.is_dir() else tmp_path_factory.mktemp("fuzz")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("ADJUDICATOR_HOME", str(folder / "home"))
+        setup = build_setup(folder)
+        yield setup, make_app(setup.hall)
+    setup.hall.db.close()
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def expected_words(raw: bytes):
+    """The normalised words if `raw` is a valid challenge body, else None."""
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return None
+    if not isinstance(value, dict) or not isinstance(value.get("words"), list):
+        return None
+    if set(value) - {"words", *DETAILS}:
+        return None
+    try:
+        clean_details({k: v for k, v in value.items() if k in DETAILS})
+        return list(normalize_challenge(value["words"]))
+    except (ChallengeInputError, Exception):  # noqa: BLE001 - any refusal means no verdict
+        return None
+
+
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    database=None,
+    suppress_health_check=list(HealthCheck),
+)
+@given(
+    method=st.sampled_from(METHODS),
+    path=st.one_of(
+        st.sampled_from(PATHS),
+        path_text.map(lambda p: "/" + p),
+        path_text.map(lambda p: "/api/v1/" + p),
+    ),
+    auth=st.one_of(
+        st.none(),
+        st.just("valid"),
+        st.just("other"),
+        header_text,
+        header_text.map(lambda t: "Bearer " + t),
+    ),
+    content_type=st.one_of(st.none(), st.just("application/json"), header_text),
+    extra=st.dictionaries(
+        st.text(alphabet="abcdefghijklmnopqrstuvwxyz-", min_size=1, max_size=12),
+        header_text,
+        max_size=3,
+    ),
+    raw=body,
+)
+def test_random_requests_never_crash_or_leak_a_verdict(
+    hall_app, method, path, auth, content_type, extra, raw
+):
+    setup, app = hall_app
+    headers = {f"X-{name}": value for name, value in extra.items()}
+    if auth == "valid":
+        headers["Authorization"] = f"Bearer {setup.nwl.token}"
+    elif auth == "other":
+        headers["Authorization"] = f"Bearer {setup.csw.token}"
+    elif auth is not None:
+        headers["Authorization"] = auth
+    if content_type is not None:
+        headers["Content-Type"] = content_type
+    client = app.test_client()
+    response = client.open(path, method=method, headers=headers, data=raw)
+    text = response.get_data(as_text=True)
+
+    assert response.status_code < 500, (response.status_code, text[:300])
+    for sign in TRACEBACK_SIGNS:
+        assert sign not in text
+    payload = response.get_json(silent=True) if response.is_json else None
+    has_verdict = isinstance(payload, dict) and "verdict" in payload
+    valid = (
+        method == "POST"
+        and path == "/api/v1/adjudications"
+        and auth in ("valid", "other")
+        and expected_words(raw) is not None
+    )
+    if has_verdict:
+        assert valid, (path, method, raw[:200], payload)
+        assert response.status_code == 201
+        assert payload["words"] == expected_words(raw)
+    elif not response.is_json:
+        assert '"verdict"' not in text
+    if valid and content_type == "application/json":
+        assert response.status_code == 201 and has_verdict, (raw[:200], text[:300])
