@@ -184,6 +184,7 @@ class VerifyResult:
     rows: int
     first_bad_id: int | None = None
     problem: str = ""
+    last_hash: str = ""
 
     @property
     def ok(self) -> bool:
@@ -201,7 +202,7 @@ def verify(db: Database) -> VerifyResult:
         if entry.compute_hash() != entry.row_hash:
             return VerifyResult(count, entry.id, f"row {entry.id} was altered after it was recorded")
         expected_prev, expected_id, count = entry.row_hash, entry.id + 1, count + 1
-    return VerifyResult(count)
+    return VerifyResult(count, last_hash=expected_prev if count else "")
 
 
 def count_since(cur: Any, kiosk: str, since: str) -> int:

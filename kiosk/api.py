@@ -85,8 +85,12 @@ def adjudicate():
     entry = get_hall().adjudicate(kiosk, words, **{k: body.get(k) for k in DETAILS if k in body})
     response = jsonify(entry.to_api())
     response.status_code = 201
-    response.headers["Location"] = f"/api/v1/adjudications/{entry.id}"
     return response
+
+
+@bp.route("/api/v1/adjudications", methods=["GET", "PUT", "PATCH", "DELETE"])
+def adjudications_other_methods():
+    raise ApiError(405, "Only POST is allowed here: send the challenged words to judge them.")
 
 
 @bp.route("/api/<path:rest>", methods=["GET", "POST", "PUT", "PATCH", "DELETE"])

@@ -38,6 +38,8 @@ class ApiError(Exception):
 
 
 def error_response(status: int, message: str, headers: dict | None = None):
+    if status == 405:
+        headers = {**(headers or {}), "Allow": "POST"} if request.path.startswith("/api/") else headers
     if request.path.startswith("/api/") or request.path == "/healthz" or request.is_json:
         response = jsonify(ok=False, status=status, error=message)
     else:

@@ -195,7 +195,7 @@ def test_adjudication_returns_every_documented_field(client, setup):
     assert isinstance(body["id"], int)
     assert datetime.fromisoformat(body["recorded_at"]).tzinfo is not None
     assert body["table"] == "12" and body["round"] == "3"
-    assert response.headers["Location"].endswith(f"/{body['id']}")
+    assert "Location" not in response.headers  # no endpoint serves one adjudication
 
 
 def test_the_row_is_in_the_journal_before_the_response_leaves(app, setup):
@@ -750,3 +750,16 @@ def test_random_json_bodies_never_500_and_never_judge_bad_input(app, setup):
 
     post()
     assert [e.id for e in rows(setup)] == judged
+
+
+def test_other_methods_on_adjudications_are_405_json(client_for_kiosk=None):
+    from kiosk import create_app
+
+    app = create_app({"SECRET_KEY": "x", "HALL": object()})
+    response = app.test_client().get("/api/v1/adjudications")
+    assert response.status_code == 405
+    assert response.get_json() == {
+        "ok": False, "status": 405,
+        "error": "Only POST is allowed here: send the challenged words to judge them.",
+    }
+    assert response.headers["Allow"] == "POST"

@@ -176,3 +176,8 @@ def test_set_lexicon_pins_a_reimported_edition_again(run, lexicons):
         hall.adjudicate(kiosk, ["QAT"])
     ok(run("tournament", "set", "spring", "--lexicon", "TINY-NWL"))
     assert hall.adjudicate(kiosk, ["QAT"]).verdict == "ACCEPTABLE"
+
+
+def test_set_with_nothing_to_change_says_so(run, lexicons):
+    create(run)
+    refused(run("tournament", "set", "spring-nwl"), "Nothing to change", "--lexicon", "--rule")

@@ -7,7 +7,7 @@ import json
 import click
 
 from adjudicator import tournaments
-from adjudicator.cli.common import json_option, open_hall
+from adjudicator.cli.common import CliError, json_option, open_hall
 from adjudicator.rules import RULES
 
 rule_choice = click.Choice(list(RULES))
@@ -61,6 +61,8 @@ def show(slug: str, as_json: bool):
 @click.option("--title", default=None, help="New title.")
 def set_(slug: str, lexicon: str | None, rule: str | None, title: str | None):
     """Change a tournament's lexicon, rule or title; kiosks follow from the next challenge."""
+    if lexicon is None and rule is None and title is None:
+        raise CliError("Nothing to change: give --lexicon, --rule or --title.")
     hall = open_hall()
     changed = tournaments.update(hall.db, hall.store, slug, lexicon=lexicon, rule=rule, title=title)
     click.echo(describe(changed, hall))
