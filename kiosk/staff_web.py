@@ -59,14 +59,19 @@ def secure_cookies() -> bool:
 def init_app(app: Flask) -> None:
     """Session cookie settings, the larger upload limit, CSRF, and their error pages."""
     app.request_class = StaffRequest
-    app.config.setdefault("SESSION_COOKIE_NAME", "adjudicator_staff")
-    app.config.setdefault("SESSION_COOKIE_HTTPONLY", True)
-    app.config.setdefault("SESSION_COOKIE_SAMESITE", "Strict")
-    app.config.setdefault("SESSION_COOKIE_SECURE", secure_cookies())
-    app.config.setdefault("PERMANENT_SESSION_LIFETIME", timedelta(hours=14))
-    app.config.setdefault("WTF_CSRF_TIME_LIMIT", None)  # valid for the session's life
-    app.config.setdefault("WTF_CSRF_SSL_STRICT", False)  # we send no Referer (no-referrer)
-    app.config.setdefault("UPLOAD_LIMIT", upload_limit_bytes())
+    defaults = {
+        "SESSION_COOKIE_NAME": "adjudicator_staff",
+        "SESSION_COOKIE_HTTPONLY": True,
+        "SESSION_COOKIE_SAMESITE": "Strict",
+        "SESSION_COOKIE_SECURE": secure_cookies(),
+        "PERMANENT_SESSION_LIFETIME": timedelta(hours=14),
+        "WTF_CSRF_TIME_LIMIT": None,  # valid for the session's life
+        "WTF_CSRF_SSL_STRICT": False,  # it wants a Referer, and we send none (no-referrer)
+        "UPLOAD_LIMIT": upload_limit_bytes(),
+    }
+    for key, value in defaults.items():  # unless the test config set it
+        if app.config.get(key, Flask.default_config.get(key)) == Flask.default_config.get(key):
+            app.config[key] = value
 
     @app.before_request
     def larger_limit_for_uploads():

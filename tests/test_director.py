@@ -1,0 +1,485 @@
+"""The director's pages and the hardening around them: CSRF, sign-in throttling, sessions,
+uploads, tournaments, kiosks, the journal view, rate limits, revocation and the audit chain."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import stat
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from director_support import (  # noqa: F401
+    DIRECTOR_PASSWORD,
+    Staffed,
+    build_staffed,
+    csrf_token,
+    fast_hashes,
+    login,
+    post_form,
+)
+from hall_support import CSW, NWL, build_setup, make_app
+
+from adjudicator import journal, kiosks, staff, tournaments
+from adjudicator.ratelimit import RateLimit
+from adjudicator.staff import LoginPolicy, LoginRefused
+from adjudicator.wordlist import WordSet
+
+
+@pytest.fixture
+def staffed(tmp_path) -> Staffed:
+    return build_staffed(tmp_path)
+
+
+# ---------- sessions, CSRF ----------
+
+
+def test_a_form_post_without_the_csrf_token_is_refused(staffed):
+    director = staffed.director()
+    response = director.post("/director/kiosks", data={"name": "sneaky", "tournament": NWL})
+    assert response.status_code == 400
+    assert "did not come from this site" in response.get_data(as_text=True)
+    assert "sneaky" not in [k.name for k in kiosks.list_all(staffed.db)]
+    response = director.post(
+        "/director/kiosks", data={"name": "sneaky", "tournament": NWL, "csrf_token": "forged"}
+    )
+    assert response.status_code == 400
+    assert (
+        post_form(director, "/director/kiosks", {"name": "fine", "tournament": NWL}).status_code
+        == 200
+    )
+    anonymous = staffed.client()
+    assert (
+        anonymous.post("/director/login", data={"name": "director", "password": "x"}).status_code
+        == 400
+    )
+
+
+def test_the_session_cookie_is_httponly_strict_and_secure_under_tls(tmp_path, monkeypatch):
+    staffed = build_staffed(tmp_path)
+    client = staffed.client()
+    response = login(client, "director", DIRECTOR_PASSWORD)
+    cookie = response.headers["Set-Cookie"]
+    assert "HttpOnly" in cookie and "SameSite=Strict" in cookie and "Secure" not in cookie
+    monkeypatch.setenv("ADJUDICATOR_SECURE_COOKIES", "on")
+    secure = make_app(staffed.setup.hall).test_client()
+    token = csrf_token(secure)
+    response = secure.post(
+        "/director/login",
+        data={"name": "director", "password": DIRECTOR_PASSWORD, "csrf_token": token},
+    )
+    assert "Secure" in response.headers["Set-Cookie"]
+    assert response.headers["Strict-Transport-Security"]
+
+
+def test_a_tampered_session_cookie_signs_nobody_in(staffed):
+    director = staffed.director()
+    assert director.get("/director/").status_code == 200
+    cookie = director.get_cookie("adjudicator_staff")
+    value = cookie.value
+    forged = value[:-3] + ("AAA" if not value.endswith("AAA") else "BBB")
+    intruder = staffed.client()
+    intruder.set_cookie("adjudicator_staff", forged)
+    response = intruder.get("/director/")
+    assert response.status_code == 302 and "/director/login?next=" in response.headers["Location"]
+    # a cookie signed with another key is no better
+    other = make_app(staffed.setup.hall, SECRET_KEY="another-key-" + "y" * 32).test_client()
+    other.set_cookie("adjudicator_staff", value)
+    assert other.get("/director/").status_code == 302
+
+
+def test_changing_the_password_ends_old_sessions(staffed):
+    director = staffed.director()
+    staff.set_director_password(staffed.db, "a-new-password-2")
+    assert director.get("/director/").status_code == 302
+
+
+def test_a_judge_is_not_the_director(staffed):
+    judge = staffed.judge()
+    response = judge.get("/director/kiosks")
+    assert response.status_code == 403 and "director only" in response.get_data(as_text=True)
+    assert judge.get("/judge/").status_code == 200
+
+
+def test_logout(staffed):
+    director = staffed.director()
+    assert post_form(director, "/director/logout").status_code == 302
+    assert director.get("/director/").status_code == 302
+
+
+def test_next_never_leaves_the_site(staffed):
+    client = staffed.client()
+    token = csrf_token(client)
+    response = client.post(
+        "/director/login?next=//evil.example/x",
+        data={"name": "director", "password": DIRECTOR_PASSWORD, "csrf_token": token},
+    )
+    assert response.headers["Location"] == "/director/"
+
+
+# ---------- growing delays, then a lock-out ----------
+
+
+def test_growing_delays_then_a_lock_out(staffed):
+    policy = LoginPolicy(free_attempts=3, lockout_after=6, lockout_seconds=900)
+    now = datetime(2030, 1, 1, 12, 0, tzinfo=UTC)
+    waits = []
+    for attempt in range(1, 7):
+        with pytest.raises(LoginRefused) as refused:
+            staff.authenticate(staffed.db, "director", "wrong", "10.0.0.1", policy=policy, now=now)
+        waits.append(refused.value.retry_after(now))
+        if attempt < 6:
+            # trying again before the wait is over is refused without checking the password
+            if waits[-1]:
+                with pytest.raises(LoginRefused, match="Wait"):
+                    staff.authenticate(
+                        staffed.db,
+                        "director",
+                        DIRECTOR_PASSWORD,
+                        "10.0.0.1",
+                        policy=policy,
+                        now=now,
+                    )
+            now += timedelta(seconds=waits[-1])
+    assert waits == [0, 0, 0, 2, 4, 900]
+    assert (
+        refused.value.locked
+        and "locked" in str(refused.value)
+        and "12:15 UTC" in str(refused.value)
+    )
+    # locked: even the right password is refused until the lock-out ends, from any address
+    with pytest.raises(LoginRefused, match="locked"):
+        staff.authenticate(
+            staffed.db, "director", DIRECTOR_PASSWORD, "10.9.9.9", policy=policy, now=now
+        )
+    later = now + timedelta(seconds=901)
+    member = staff.authenticate(
+        staffed.db, "director", DIRECTOR_PASSWORD, "10.0.0.2", policy=policy, now=later
+    )
+    assert member.is_director
+
+
+def test_the_address_is_throttled_across_user_names(staffed):
+    policy = LoginPolicy(free_attempts=1, lockout_after=50, lockout_seconds=900)
+    now = datetime(2030, 1, 1, 12, 0, tzinfo=UTC)
+    for name in ("a1", "a2"):
+        with pytest.raises(LoginRefused):
+            staff.authenticate(staffed.db, name, "x", "10.0.0.7", policy=policy, now=now)
+    with pytest.raises(LoginRefused, match="Wait 2 seconds"):
+        staff.authenticate(
+            staffed.db, "alice", "alice-secret-12", "10.0.0.7", policy=policy, now=now
+        )
+    assert staff.authenticate(
+        staffed.db, "alice", "alice-secret-12", "10.0.0.8", policy=policy, now=now
+    )
+
+
+def test_the_login_page_says_when_to_retry(staffed, monkeypatch):
+    monkeypatch.setenv("ADJUDICATOR_LOGIN_FREE_ATTEMPTS", "1")
+    client = staffed.client()
+    first = login(client, "director", "wrong-password")
+    assert first.status_code == 401 and "Wrong name or password." in first.get_data(as_text=True)
+    second = login(client, "director", "wrong-password")
+    assert second.status_code == 429 and second.headers["Retry-After"] == "2"
+    assert "Wait 2 seconds, then try again" in second.get_data(as_text=True)
+    third = login(client, "director", DIRECTOR_PASSWORD)  # the right one, too soon
+    assert third.status_code == 429 and "Too many wrong passwords" in third.get_data(as_text=True)
+
+
+def test_set_password_clears_the_lock_out(staffed):
+    policy = LoginPolicy(free_attempts=0, lockout_after=1, lockout_seconds=900)
+    with pytest.raises(LoginRefused, match="locked"):
+        staff.authenticate(staffed.db, "alice", "nope", "10.0.0.1", policy=policy)
+    staff.set_password(staffed.db, "alice", "alice-secret-99")
+    assert staff.authenticate(staffed.db, "alice", "alice-secret-99", "10.0.0.2", policy=policy)
+
+
+def test_passwords_are_stored_as_argon2_hashes_only(staffed):
+    with sqlite3.connect(staffed.setup.db_path) as connection:
+        rows = connection.execute("SELECT name, password_hash FROM staff").fetchall()
+    assert len(rows) == 3
+    for _name, hashed in rows:
+        assert hashed.startswith("$argon2id$") and "secret" not in hashed
+
+
+# ---------- uploads ----------
+
+
+def _upload(client, body: bytes, name: str = "NEW", filename: str = "words.txt", **extra):
+    from io import BytesIO
+
+    data = {"file": (BytesIO(body), filename), "name": name, "format": "auto", **extra}
+    return post_form(
+        client,
+        "/director/lexicons/import",
+        data,
+        page="/director/lexicons",
+        content_type="multipart/form-data",
+    )
+
+
+def _uploads_left(staffed) -> list:
+    from adjudicator import settings
+
+    folder = settings.data_home() / "uploads"
+    return list(folder.iterdir()) if folder.exists() else []
+
+
+def test_an_upload_is_imported_with_the_clis_summary_and_not_kept(staffed, home):
+    director = staffed.director()
+    response = _upload(director, b"qi\nza\ncat\n")
+    page = response.get_data(as_text=True)
+    assert response.status_code == 201 and "Imported NEW from words.txt" in page
+    assert "words:       3" in page
+    assert staffed.store.manifest("NEW").words == 3
+    assert _uploads_left(staffed) == []
+
+
+def test_a_bad_upload_is_refused_with_the_clis_message_and_changes_nothing(staffed, home):
+    director = staffed.director()
+    before = staffed.store.manifest("TINY-NWL")
+    response = _upload(director, b"QI\nZA9\nCAT\n", name="TINY-NWL")
+    page = response.get_data(as_text=True)
+    assert response.status_code == 400
+    assert "words.txt: 1 line(s) are not words" in page and "--skip-invalid" in page
+    assert "uploads" not in page  # the temporary folder is not shown
+    response = _upload(director, b"QI\nZA\n", name="TINY-NWL")
+    assert response.status_code == 400 and "Use --force to replace it" in response.get_data(
+        as_text=True
+    )
+    assert staffed.store.manifest("TINY-NWL") == before
+    assert _uploads_left(staffed) == []
+
+
+def test_a_50_mb_upload_is_refused_cleanly(staffed, home):
+    director = staffed.director()
+    before = {m.name: m.fingerprint for m in staffed.store.manifests()}
+    big = b"QI\n" * (50 * 1024 * 1024 // 3)
+    response = _upload(director, big, name="HUGE")
+    page = response.get_data(as_text=True)
+    assert response.status_code == 413
+    assert "larger than the upload limit of 20 MB" in page and "lexicons are unchanged" in page
+    assert "Traceback" not in page
+    assert {m.name: m.fingerprint for m in staffed.store.manifests()} == before
+    assert _uploads_left(staffed) == []
+
+
+def test_the_api_keeps_its_small_limit(staffed):
+    response = staffed.client().post(
+        "/api/v1/adjudications",
+        data=b"{" + b" " * 200_000 + b"}",
+        headers={**staffed.setup.headers(), "Content-Type": "application/json"},
+    )
+    assert response.status_code == 413 and response.is_json
+
+
+# ---------- tournaments ----------
+
+
+def test_changing_a_tournaments_lexicon_needs_a_confirmation(staffed):
+    director = staffed.director()
+    response = post_form(
+        director, f"/director/tournaments/{NWL}/confirm", {"lexicon": "TINY-CSW", "rule": "double"}
+    )
+    page = response.get_data(as_text=True)
+    csw = staffed.store.manifest("TINY-CSW")
+    assert response.status_code == 200
+    assert csw.fingerprint in page and f'id="new-lexicon-words">{csw.words:,}<' in page
+    assert tournaments.get(staffed.db, NWL).lexicon == "TINY-NWL"  # nothing changed yet
+    done = post_form(
+        director,
+        f"/director/tournaments/{NWL}/apply",
+        {"lexicon": "TINY-CSW", "fingerprint": csw.fingerprint, "rule": "double", "title": "X"},
+        follow_redirects=True,
+    )
+    assert "now judges with TINY-CSW" in done.get_data(as_text=True)
+    changed = tournaments.get(staffed.db, NWL)
+    assert (changed.lexicon, changed.lexicon_fingerprint, changed.rule) == (
+        "TINY-CSW",
+        csw.fingerprint,
+        "double",
+    )
+
+
+def test_a_lexicon_reimported_after_the_confirmation_is_not_applied(staffed):
+    director = staffed.director()
+    stale = staffed.store.manifest("TINY-CSW").fingerprint
+    staffed.store.save("TINY-CSW", WordSet.of(["AA", "QI"]))
+    done = post_form(
+        director,
+        f"/director/tournaments/{NWL}/apply",
+        {"lexicon": "TINY-CSW", "fingerprint": stale, "rule": "double"},
+        follow_redirects=True,
+    )
+    assert "changed after you confirmed" in done.get_data(as_text=True)
+    assert tournaments.get(staffed.db, NWL).lexicon == "TINY-NWL"
+
+
+def test_creating_a_tournament(staffed):
+    director = staffed.director()
+    post_form(
+        director,
+        "/director/tournaments",
+        {"slug": "autumn", "lexicon": "TINY-CSW", "rule": "5-per-word", "title": "Autumn"},
+    )
+    assert tournaments.get(staffed.db, "autumn").rule == "5-per-word"
+    bad = post_form(
+        director,
+        "/director/tournaments",
+        {"slug": "Bad Slug", "lexicon": "TINY-CSW", "rule": "double"},
+        follow_redirects=True,
+    )
+    assert "Invalid tournament slug" in bad.get_data(as_text=True)
+
+
+# ---------- kiosks ----------
+
+
+def test_enrol_a_kiosk_with_a_pairing_code_and_qr(staffed):
+    director = staffed.director()
+    response = post_form(director, "/director/kiosks", {"name": "table-7", "tournament": CSW})
+    page = response.get_data(as_text=True)
+    assert response.status_code == 200 and 'id="pairing-code"' in page
+    code = page.split('id="pairing-code">')[1].split("<")[0]
+    assert f"/pair/{code}" in page
+    qr = director.get("/director/kiosks/table-7/qr.svg")
+    assert qr.status_code == 200 and qr.mimetype == "image/svg+xml" and b"<svg" in qr.data
+    assert code.encode() not in qr.data  # an image, not text
+    assert director.get("/director/kiosks/table-1/qr.svg").status_code == 404
+    # the code pairs a browser
+    browser = staffed.client()
+    assert browser.post("/pair", data={"code": code}).status_code == 302
+    assert browser.get("/api/v1/kiosk").json["kiosk"] == "table-7"
+
+
+def test_revoke_is_immediate_for_token_and_paired_browser(staffed):
+    director = staffed.director()
+    browser = staffed.kiosk_browser()
+    token = staffed.setup.headers()
+    assert browser.get("/api/v1/kiosk").status_code == 200
+    refused = post_form(director, "/director/kiosks/table-1/revoke", {}, follow_redirects=True)
+    assert "Tick the box" in refused.get_data(as_text=True)
+    post_form(director, "/director/kiosks/table-1/revoke", {"confirm": "1"})
+    assert browser.get("/api/v1/kiosk").status_code == 401
+    assert (
+        staffed.client()
+        .post("/api/v1/adjudications", json={"words": ["QI"]}, headers=token)
+        .status_code
+        == 401
+    )
+    assert "revoked" in director.get("/director/kiosks").get_data(as_text=True)
+
+
+def test_move_a_kiosk(staffed):
+    director = staffed.director()
+    post_form(director, "/director/kiosks/table-1/move", {"tournament": CSW})
+    assert kiosks.get(staffed.db, "table-1").tournament == CSW
+
+
+def test_last_seen_is_recorded_from_the_status_poll_at_most_once_a_minute(staffed):
+    browser = staffed.kiosk_browser()
+    assert kiosks.get(staffed.db, "table-1").last_seen_at is None
+    browser.get("/api/v1/kiosk")
+    first = kiosks.get(staffed.db, "table-1").last_seen_at
+    assert first is not None
+    browser.get("/api/v1/kiosk")
+    assert kiosks.get(staffed.db, "table-1").last_seen_at == first
+    assert first[:16] in staffed.director().get("/director/kiosks").get_data(as_text=True).replace(
+        " ", "T"
+    )
+
+
+def test_kiosk_tokens_are_stored_hashed(staffed):
+    with sqlite3.connect(staffed.setup.db_path) as connection:
+        hashes = [row[0] for row in connection.execute("SELECT token_hash FROM kiosks")]
+    assert staffed.setup.nwl.token not in hashes and len(hashes[0]) == 64
+
+
+# ---------- the journal view ----------
+
+
+def test_journal_filters_csv_and_bursts(staffed, monkeypatch):
+    monkeypatch.setenv("ADJUDICATOR_BURST_CHALLENGES", "3")
+    for _ in range(4):
+        staffed.challenge(["QI"])
+    staffed.challenge(["ZA"], enrolment=staffed.setup.csw)
+    director = staffed.director()
+    page = director.get(f"/director/journal?tournament={NWL}").get_data(as_text=True)
+    assert page.count("<tr class=") == 4
+    assert 'id="bursts"' in page and "Kiosk <strong>table-1</strong>: 4 challenges" in page
+    page = director.get("/director/journal?kiosk=table-2").get_data(as_text=True)
+    assert page.count("<tr class=") == 1 and 'id="no-bursts"' in page
+    future = (datetime.now(UTC) + timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M")
+    page = director.get(f"/director/journal?since={future}").get_data(as_text=True)
+    assert page.count("<tr class=") == 0
+    bad = director.get("/director/journal?since=yesterday", follow_redirects=True)
+    assert "is not a time" in bad.get_data(as_text=True)
+    csv = director.get(f"/director/journal.csv?tournament={NWL}")
+    assert csv.mimetype == "text/csv" and "attachment" in csv.headers["Content-Disposition"]
+    lines = csv.get_data(as_text=True).splitlines()
+    assert lines[0].startswith("id,recorded_at,kind") and len(lines) == 5
+
+
+# ---------- rate limit, audit chain, secrets ----------
+
+
+def test_the_kiosk_rate_limit_gives_429_with_a_polite_message(tmp_path):
+    setup = build_setup(tmp_path, rate_limit=RateLimit(2, 60))
+    client = make_app(setup.hall).test_client()
+    for _ in range(2):
+        assert (
+            client.post(
+                "/api/v1/adjudications", json={"words": ["QI"]}, headers=setup.headers()
+            ).status_code
+            == 201
+        )
+    response = client.post("/api/v1/adjudications", json={"words": ["QI"]}, headers=setup.headers())
+    assert response.status_code == 429 and response.headers["Retry-After"] == "60"
+    assert "please wait a moment" in response.json["error"] and "verdict" not in response.json
+
+
+def test_a_tampered_journal_row_is_caught_by_journal_verify(staffed, run, home, monkeypatch):
+    monkeypatch.setenv("ADJUDICATOR_DATABASE_URL", str(staffed.setup.db_path))
+    original = staffed.challenge(["QI", "ZAX"])
+    from adjudicator import second_opinion
+
+    second_opinion.give(
+        staffed.db, staffed.store, original.id, ["QI", "ZA"], actor="alice", station="judge:alice"
+    )
+    assert run("journal", "verify").exit_code == 0
+    with sqlite3.connect(staffed.setup.db_path) as connection:
+        connection.execute(
+            "UPDATE adjudications SET verdict = 'ACCEPTABLE' WHERE id = ?", (original.id,)
+        )
+    connection.close()
+    out = run("journal", "verify")
+    assert out.exit_code != 0 and f"row {original.id} was altered" in out.stderr
+    assert journal.verify(staffed.db).first_bad_id == original.id
+
+
+def test_the_secret_key_file_is_readable_by_its_owner_only(home):
+    from kiosk.secret_key import load_or_create_secret_key, secret_key_path
+
+    key = load_or_create_secret_key()
+    assert len(key) == 64
+    mode = stat.S_IMODE(os.stat(secret_key_path()).st_mode)
+    assert mode == 0o600
+
+
+def test_serve_sets_secure_cookies_for_its_workers_under_tls(home, monkeypatch, tmp_path):
+    from adjudicator.cli import serve_cmd
+
+    captured = {}
+    monkeypatch.setattr(serve_cmd.os, "execv", lambda exe, argv: captured.update(argv=argv))
+    monkeypatch.delenv("ADJUDICATOR_SECURE_COOKIES", raising=False)
+    cert, key = tmp_path / "c.pem", tmp_path / "k.pem"
+    cert.write_text("x")
+    key.write_text("x")
+    from click.testing import CliRunner
+
+    from adjudicator.cli import cli
+
+    result = CliRunner().invoke(cli, ["serve", "--certfile", str(cert), "--keyfile", str(key)])
+    assert result.exit_code == 0, result.output
+    assert "--certfile" in captured["argv"]
+    assert os.environ.pop("ADJUDICATOR_SECURE_COOKIES") == "on"
