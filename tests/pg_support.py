@@ -233,9 +233,10 @@ def postgres():
     try:
         yield handle
     finally:
-        handle.drop_all()
-        if server is not None:
-            server.remove()
+        if server is None:
+            handle.drop_all()  # a shared server: leave it as found
+        else:
+            server.remove()  # ours: the whole cluster goes
 
 
 @pytest.fixture
