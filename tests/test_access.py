@@ -32,6 +32,8 @@ ACCESS: dict[tuple[str, str], frozenset[str]] = {
     ("GET", "/api/v1/tournaments"): EVERYONE,
     ("GET", "/api/v1/kiosk"): KIOSKS,
     ("POST", "/api/v1/adjudications"): KIOSKS,
+    # other methods on the adjudications endpoint: 405 for everyone
+    **{(m, "/api/v1/adjudications"): EVERYONE for m in ("GET", "PUT", "PATCH", "DELETE")},
     **{
         (method, "/api/<path:rest>"): EVERYONE
         for method in ("GET", "POST", "PUT", "PATCH", "DELETE")
