@@ -78,7 +78,7 @@ LATEST = MIGRATIONS[-1][0]
 
 def current_version(db: Database) -> int:
     """The highest applied migration, 0 for an empty database."""
-    with db.transaction() as cur:
+    with db.transaction(chain_lock=True) as cur:  # may create the table: not beside an upgrade
         _ensure_table(cur)
         row = cur.execute("SELECT MAX(version) AS version FROM schema_migrations").one()
     return int(row["version"] or 0) if row else 0
