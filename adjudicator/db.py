@@ -100,13 +100,16 @@ class SqliteDatabase(Database):
         if connection is None:
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-                connection = sqlite3.connect(self.path, timeout=10, isolation_level=None,
-                                             check_same_thread=False)
+                connection = sqlite3.connect(
+                    self.path, timeout=10, isolation_level=None, check_same_thread=False
+                )
                 connection.execute("PRAGMA journal_mode=WAL")
                 connection.execute("PRAGMA synchronous=FULL")
                 connection.execute("PRAGMA busy_timeout=10000")
             except (sqlite3.Error, OSError) as exc:
-                raise DatabaseUnavailable(f"The journal database {self.path} cannot be opened: {exc}.") from None
+                raise DatabaseUnavailable(
+                    f"The journal database {self.path} cannot be opened: {exc}."
+                ) from None
             self._local.connection = connection
         return connection
 
@@ -118,7 +121,9 @@ class SqliteDatabase(Database):
                 raw = connection.cursor()
                 raw.execute("BEGIN IMMEDIATE" if chain_lock else "BEGIN")
             except sqlite3.Error as exc:
-                raise DatabaseUnavailable(f"The journal database is not available: {exc}.") from None
+                raise DatabaseUnavailable(
+                    f"The journal database is not available: {exc}."
+                ) from None
             try:
                 yield Cursor(raw)
                 raw.execute("COMMIT")

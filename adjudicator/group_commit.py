@@ -60,8 +60,10 @@ class GroupCommitter:
             try:
                 journal.append_batch(self.db, batch)
             except Exception as failure:  # noqa: BLE001 - every waiting request must hear of it
-                error = failure if isinstance(failure, DatabaseUnavailable) else DatabaseUnavailable(
-                    f"The journal could not be written: {failure}."
+                error = (
+                    failure
+                    if isinstance(failure, DatabaseUnavailable)
+                    else DatabaseUnavailable(f"The journal could not be written: {failure}.")
                 )
                 for pending in batch:
                     pending.entry, pending.error = None, pending.error or error

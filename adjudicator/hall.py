@@ -15,8 +15,8 @@ from adjudicator.group_commit import GroupCommitter
 from adjudicator.lexicon import CompiledLexicon
 from adjudicator.normalize import normalize_challenge
 from adjudicator.ratelimit import RateLimit, RateLimited, parse_rate_limit
-from adjudicator.ruling import rule_on
 from adjudicator.rules import get_rule
+from adjudicator.ruling import rule_on
 from adjudicator.store import LexiconStore
 
 DETAIL_FIELDS = ("table", "round", "challenger", "player")
@@ -34,13 +34,19 @@ class DetailError(AdjudicatorError):
 class Hall:
     """Everything one app server or CLI process needs to adjudicate."""
 
-    def __init__(self, store: LexiconStore | None = None, db: Database | None = None,
-                 rate_limit: RateLimit | None | str = "setting"):
+    def __init__(
+        self,
+        store: LexiconStore | None = None,
+        db: Database | None = None,
+        rate_limit: RateLimit | None | str = "setting",
+    ):
         self.store = store or LexiconStore()
         self.db = db or connect()
         self.committer = GroupCommitter(self.db)
         self.rate_limit = (
-            parse_rate_limit(settings.get("kiosk_rate_limit")) if rate_limit == "setting" else rate_limit
+            parse_rate_limit(settings.get("kiosk_rate_limit"))
+            if rate_limit == "setting"
+            else rate_limit
         )
 
     def upgrade(self) -> list[int]:
@@ -62,8 +68,9 @@ class Hall:
             )
         return lexicon
 
-    def adjudicate(self, kiosk: kiosks.Kiosk, words: str | Iterable[str],
-                   **details: str | None) -> journal.Entry:
+    def adjudicate(
+        self, kiosk: kiosks.Kiosk, words: str | Iterable[str], **details: str | None
+    ) -> journal.Entry:
         """Judge a challenge from `kiosk` and return it once it is in the journal."""
         normalised = normalize_challenge(words)
         clean = clean_details(details)
@@ -103,7 +110,9 @@ def clean_details(details: dict[str, str | int | None]) -> dict[str, str | None]
     clean: dict[str, str | None] = {}
     for name, value in details.items():
         if name not in DETAIL_FIELDS:
-            raise DetailError(f"Unknown field {name!r}: the optional fields are {', '.join(DETAIL_FIELDS)}.")
+            raise DetailError(
+                f"Unknown field {name!r}: the optional fields are {', '.join(DETAIL_FIELDS)}."
+            )
         if value is None or value == "":
             clean[name] = None
             continue

@@ -69,7 +69,7 @@ def read_source(path: Path, fmt: str = "auto") -> ReadResult:
 
 
 def detect_format(data: bytes) -> str:
-    """`dwg` when the bytes are a word graph, `zyzzyva` when lines carry definitions, else `text`."""
+    """`dwg` for a word graph, `zyzzyva` when lines carry definitions, else `text`."""
     if looks_like_dwg(data):
         return "dwg"
     sample = data[:65536].decode("utf-8", errors="replace").splitlines()
@@ -133,7 +133,9 @@ def read_dwg(data: bytes) -> Iterator[str]:
         index, prefix = stack.pop()
         while True:
             if not 1 <= index <= count:
-                raise ImportRefused(f"Corrupt word graph: a link points to node {index} of {count}.")
+                raise ImportRefused(
+                    f"Corrupt word graph: a link points to node {index} of {count}."
+                )
             node = nodes[index - 1]
             letter = node >> 24
             if not 65 <= letter <= 90:
@@ -155,7 +157,9 @@ def _gunzip(raw: bytes, path: Path) -> bytes:
     try:
         return gzip.decompress(raw)
     except (OSError, EOFError) as exc:
-        raise ImportRefused(f"{path} looks gzip-compressed but cannot be decompressed: {exc}.") from None
+        raise ImportRefused(
+            f"{path} looks gzip-compressed but cannot be decompressed: {exc}."
+        ) from None
 
 
 def _decode(data: bytes, path: Path) -> str:

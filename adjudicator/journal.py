@@ -82,14 +82,31 @@ class Entry:
 
 
 _COLUMNS = (
-    "id", "recorded_at", "kind", "refers_to", "tournament", "kiosk", "lexicon_name",
-    "lexicon_fingerprint", "lexicon_words", "rule", "words", "word_count", "verdict",
-    "consequence", "table_no", "round_no", "challenger", "player", "actor", "note",
-    "prev_hash", "row_hash",
+    "id",
+    "recorded_at",
+    "kind",
+    "refers_to",
+    "tournament",
+    "kiosk",
+    "lexicon_name",
+    "lexicon_fingerprint",
+    "lexicon_words",
+    "rule",
+    "words",
+    "word_count",
+    "verdict",
+    "consequence",
+    "table_no",
+    "round_no",
+    "challenger",
+    "player",
+    "actor",
+    "note",
+    "prev_hash",
+    "row_hash",
 )
 _INSERT = (
-    f"INSERT INTO adjudications ({', '.join(_COLUMNS)}) "
-    f"VALUES ({', '.join('?' for _ in _COLUMNS)})"
+    f"INSERT INTO adjudications ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' for _ in _COLUMNS)})"
 )
 
 
@@ -133,12 +150,14 @@ def append_batch(db: Database, batch: list[Pending]) -> None:
             except Exception as refusal:  # noqa: BLE001 - handed back to that row's caller
                 pending.error = refusal
                 continue
-            entry = _with_hash(Entry(
-                id=next_id,
-                recorded_at=datetime.now(UTC).isoformat(timespec="microseconds"),
-                prev_hash=prev_hash,
-                **pending.fields,
-            ))
+            entry = _with_hash(
+                Entry(
+                    id=next_id,
+                    recorded_at=datetime.now(UTC).isoformat(timespec="microseconds"),
+                    prev_hash=prev_hash,
+                    **pending.fields,
+                )
+            )
             cur.execute(_INSERT, _row_values(entry))
             written.append((pending, entry))
             next_id, prev_hash = entry.id + 1, entry.row_hash
@@ -196,11 +215,17 @@ def verify(db: Database) -> VerifyResult:
     expected_prev, expected_id, count = GENESIS, 1, 0
     for entry in entries(db):
         if entry.id != expected_id:
-            return VerifyResult(count, entry.id, f"row {expected_id} is missing before row {entry.id}")
+            return VerifyResult(
+                count, entry.id, f"row {expected_id} is missing before row {entry.id}"
+            )
         if entry.prev_hash != expected_prev:
-            return VerifyResult(count, entry.id, f"row {entry.id} does not link to row {entry.id - 1}")
+            return VerifyResult(
+                count, entry.id, f"row {entry.id} does not link to row {entry.id - 1}"
+            )
         if entry.compute_hash() != entry.row_hash:
-            return VerifyResult(count, entry.id, f"row {entry.id} was altered after it was recorded")
+            return VerifyResult(
+                count, entry.id, f"row {entry.id} was altered after it was recorded"
+            )
         expected_prev, expected_id, count = entry.row_hash, entry.id + 1, count + 1
     return VerifyResult(count, last_hash=expected_prev if count else "")
 
@@ -221,10 +246,27 @@ def _with_hash(entry: Entry) -> Entry:
 
 def _row_values(entry: Entry) -> tuple:
     return (
-        entry.id, entry.recorded_at, entry.kind, entry.refers_to, entry.tournament, entry.kiosk,
-        entry.lexicon_name, entry.lexicon_fingerprint, entry.lexicon_words, entry.rule,
-        " ".join(entry.words), entry.word_count, entry.verdict, entry.consequence, entry.table,
-        entry.round, entry.challenger, entry.player, entry.actor, entry.note, entry.prev_hash,
+        entry.id,
+        entry.recorded_at,
+        entry.kind,
+        entry.refers_to,
+        entry.tournament,
+        entry.kiosk,
+        entry.lexicon_name,
+        entry.lexicon_fingerprint,
+        entry.lexicon_words,
+        entry.rule,
+        " ".join(entry.words),
+        entry.word_count,
+        entry.verdict,
+        entry.consequence,
+        entry.table,
+        entry.round,
+        entry.challenger,
+        entry.player,
+        entry.actor,
+        entry.note,
+        entry.prev_hash,
         entry.row_hash,
     )
 

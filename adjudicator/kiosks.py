@@ -15,9 +15,9 @@ import secrets
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
+from adjudicator import tournaments
 from adjudicator.db import Database
 from adjudicator.errors import AdjudicatorError
-from adjudicator import tournaments
 
 PAIRING_HOURS = 24
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 ._-]{0,39}")
@@ -101,7 +101,8 @@ def redeem_pairing(db: Database, code: str) -> tuple[Kiosk, str] | None:
     nonce = secrets.token_urlsafe(16)
     with db.transaction() as cur:
         row = cur.execute(
-            "SELECT name, pairing_expires_at FROM kiosks WHERE pairing_hash = ? AND revoked_at IS NULL",
+            "SELECT name, pairing_expires_at FROM kiosks "
+            "WHERE pairing_hash = ? AND revoked_at IS NULL",
             (digest(code),),
         ).one()
         if row is None or row["pairing_expires_at"] < _now():
@@ -154,9 +155,7 @@ def get(db: Database, name: str) -> Kiosk:
 
 def list_all(db: Database) -> list[Kiosk]:
     with db.transaction() as cur:
-        rows = cur.execute(
-            f"SELECT {_FIELDS} FROM kiosks ORDER BY name"
-        ).all()
+        rows = cur.execute(f"SELECT {_FIELDS} FROM kiosks ORDER BY name").all()
     return [Kiosk(**row) for row in rows]
 
 
@@ -189,7 +188,9 @@ def touch(db: Database, name: str) -> None:
 
 def _new_code() -> tuple[str, str]:
     code = "".join(secrets.choice(_CODE_ALPHABET) for _ in range(CODE_LENGTH))
-    expires = (datetime.now(UTC) + timedelta(hours=PAIRING_HOURS)).isoformat(timespec="microseconds")
+    expires = (datetime.now(UTC) + timedelta(hours=PAIRING_HOURS)).isoformat(
+        timespec="microseconds"
+    )
     return code, expires
 
 

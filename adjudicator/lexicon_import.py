@@ -59,7 +59,9 @@ def import_lexicon(
         source_format=result.format,
         verified=bool(edition and edition.fingerprint == words.fingerprint),
         catalogue_name=matched.name if matched else "",
-        tournament_list=matched.tournament if matched else (edition.tournament if edition else True),
+        tournament_list=matched.tournament
+        if matched
+        else (edition.tournament if edition else True),
     )
     return ImportSummary(manifest, result.bad_lines, len(result.words) - len(words), matched)
 

@@ -12,8 +12,11 @@ from datetime import UTC, datetime
 from adjudicator.db import Database
 
 MIGRATIONS: tuple[tuple[int, str, tuple[str, ...]], ...] = (
-    (1, "tournaments, kiosks and the adjudication journal", (
-        """CREATE TABLE tournaments (
+    (
+        1,
+        "tournaments, kiosks and the adjudication journal",
+        (
+            """CREATE TABLE tournaments (
             slug TEXT PRIMARY KEY,
             title TEXT NOT NULL,
             lexicon TEXT NOT NULL,
@@ -21,7 +24,7 @@ MIGRATIONS: tuple[tuple[int, str, tuple[str, ...]], ...] = (
             rule TEXT NOT NULL,
             created_at TEXT NOT NULL,
             updated_at TEXT NOT NULL)""",
-        """CREATE TABLE kiosks (
+            """CREATE TABLE kiosks (
             name TEXT PRIMARY KEY,
             tournament TEXT NOT NULL REFERENCES tournaments (slug),
             token_hash TEXT NOT NULL UNIQUE,
@@ -31,7 +34,7 @@ MIGRATIONS: tuple[tuple[int, str, tuple[str, ...]], ...] = (
             created_at TEXT NOT NULL,
             revoked_at TEXT,
             last_seen_at TEXT)""",
-        """CREATE TABLE adjudications (
+            """CREATE TABLE adjudications (
             id INTEGER PRIMARY KEY,
             recorded_at TEXT NOT NULL,
             kind TEXT NOT NULL,
@@ -54,23 +57,28 @@ MIGRATIONS: tuple[tuple[int, str, tuple[str, ...]], ...] = (
             note TEXT,
             prev_hash TEXT NOT NULL,
             row_hash TEXT NOT NULL)""",
-        "CREATE INDEX adjudications_by_kiosk ON adjudications (kiosk, recorded_at)",
-        "CREATE INDEX adjudications_by_tournament ON adjudications (tournament, id)",
-    )),
-    (2, "staff accounts (director, word judges) and login failures", (
-        """CREATE TABLE staff (
+            "CREATE INDEX adjudications_by_kiosk ON adjudications (kiosk, recorded_at)",
+            "CREATE INDEX adjudications_by_tournament ON adjudications (tournament, id)",
+        ),
+    ),
+    (
+        2,
+        "staff accounts (director, word judges) and login failures",
+        (
+            """CREATE TABLE staff (
             name TEXT PRIMARY KEY,
             role TEXT NOT NULL,
             password_hash TEXT NOT NULL,
             created_at TEXT NOT NULL,
             password_changed_at TEXT NOT NULL)""",
-        """CREATE TABLE login_failures (
+            """CREATE TABLE login_failures (
             subject TEXT PRIMARY KEY,
             failures INTEGER NOT NULL,
             last_failure_at TEXT NOT NULL,
             retry_at TEXT NOT NULL)""",
-        "CREATE INDEX adjudications_by_refers_to ON adjudications (refers_to)",
-    )),
+            "CREATE INDEX adjudications_by_refers_to ON adjudications (refers_to)",
+        ),
+    ),
 )
 
 LATEST = MIGRATIONS[-1][0]

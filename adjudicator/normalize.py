@@ -42,7 +42,7 @@ def _split_each(words: Iterable[str]) -> list[str]:
     pieces: list[str] = []
     for item in words:
         if not isinstance(item, str):
-            raise ChallengeInputError("Each word must be text, such as \"QI\".")
+            raise ChallengeInputError('Each word must be text, such as "QI".')
         pieces.extend(split_words(item))
     return pieces
 
@@ -60,7 +60,8 @@ def _check_word(word: str, position: int) -> str:
         )
     if len(word) > MAX_LETTERS:
         raise ChallengeInputError(
-            f"Word {position} ({word!r}) has {len(word)} letters: no word on a 15 x 15 board has more "
+            f"Word {position} ({word!r}) has {len(word)} letters: "
+            "no word on a 15 x 15 board has more "
             f"than {MAX_LETTERS}."
         )
     return word.upper()

@@ -17,7 +17,8 @@ class RateLimited(AdjudicatorError):
 
     def __init__(self, limit: RateLimit):
         super().__init__(
-            f"This kiosk has judged {limit.count} challenges in the last {limit.describe_period()}: "
+            f"This kiosk has judged {limit.count} challenges "
+            f"in the last {limit.describe_period()}: "
             "please wait a moment, or call the director."
         )
         self.retry_after = limit.seconds

@@ -26,7 +26,9 @@ RULES: dict[str, Rule] = {
     rule.name: rule
     for rule in (
         Rule("single", "Single challenge: no penalty for an unsuccessful challenge"),
-        Rule("double", "Double challenge: an unsuccessful challenger loses the turn", loses_turn=True),
+        Rule(
+            "double", "Double challenge: an unsuccessful challenger loses the turn", loses_turn=True
+        ),
         Rule("5-per-word", "5 points per word challenged", points=5, per_word=True),
         Rule("5-per-turn", "5 points per challenged turn", points=5),
         Rule("10-per-word", "10 points per word challenged", points=10, per_word=True),

@@ -144,26 +144,15 @@ def give(
     reasons = flag_reasons(original, normalised, verdict)
     if reasons:
         notes.append(f"{FLAGGED}: {'; '.join(reasons)}")
-    entry = journal.append(
+    entry = _append_follow_up(
         db,
-        guard=lambda cur: _refuse_if_ruled(cur, original.id),
+        original,
         kind="second-opinion",
-        refers_to=original.id,
-        tournament=original.tournament,
-        kiosk=station,
-        lexicon_name=original.lexicon_name,
-        lexicon_fingerprint=original.lexicon_fingerprint,
-        lexicon_words=original.lexicon_words,
-        rule=rule.name,
-        words=normalised,
-        word_count=len(normalised),
-        verdict=verdict.value,
-        consequence=consequence(rule, verdict, len(normalised)).text,
-        table=original.table,
-        round=original.round,
-        challenger=original.challenger,
-        player=original.player,
+        station=station,
         actor=actor,
+        rule=rule,
+        words=normalised,
+        verdict=verdict,
         note="; ".join(notes) or None,
     )
     return SecondOpinion(entry, original, reasons)
@@ -210,10 +199,36 @@ def record_ruling(
         )
     _refuse_if_ruled(db, original.id)
     rule = get_rule(original.rule)
+    return _append_follow_up(
+        db,
+        original,
+        kind="ruling",
+        station=station,
+        actor=actor,
+        rule=rule,
+        words=original.words,
+        verdict=Verdict(verdict),
+        note=reason,
+    )
+
+
+def _append_follow_up(
+    db: Database,
+    original: journal.Entry,
+    *,
+    kind: str,
+    station: str,
+    actor: str,
+    rule,
+    words: tuple[str, ...],
+    verdict: Verdict,
+    note: str | None,
+) -> journal.Entry:
+    """Journal a second opinion or ruling on `original`, unless the director has ruled."""
     return journal.append(
         db,
         guard=lambda cur: _refuse_if_ruled(cur, original.id),
-        kind="ruling",
+        kind=kind,
         refers_to=original.id,
         tournament=original.tournament,
         kiosk=station,
@@ -221,16 +236,16 @@ def record_ruling(
         lexicon_fingerprint=original.lexicon_fingerprint,
         lexicon_words=original.lexicon_words,
         rule=rule.name,
-        words=original.words,
-        word_count=original.word_count,
-        verdict=verdict,
-        consequence=consequence(rule, Verdict(verdict), original.word_count).text,
+        words=tuple(words),
+        word_count=len(words),
+        verdict=verdict.value,
+        consequence=consequence(rule, verdict, len(words)).text,
         table=original.table,
         round=original.round,
         challenger=original.challenger,
         player=original.player,
         actor=actor,
-        note=reason,
+        note=note,
     )
 
 

@@ -33,12 +33,17 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "database_url",
         "",
-        "The journal: an SQLite path, or postgresql://...; empty means journal.sqlite3 in the home.",
+        "The journal: an SQLite path, or postgresql://...; "
+        "empty means journal.sqlite3 in the home.",
     ),
     Setting("default_lexicon", "", "Lexicon `judge` uses when --lexicon is not given."),
     Setting("default_rule", "double", "Challenge rule `judge` uses when --rule is not given."),
-    Setting("kiosk_rate_limit", "6/minute", "Adjudications per kiosk, such as 6/minute; off disables."),
-    Setting("bind", "127.0.0.1:8000", "Address `serve` listens on; 0.0.0.0:8000 for the hall network."),
+    Setting(
+        "kiosk_rate_limit", "6/minute", "Adjudications per kiosk, such as 6/minute; off disables."
+    ),
+    Setting(
+        "bind", "127.0.0.1:8000", "Address `serve` listens on; 0.0.0.0:8000 for the hall network."
+    ),
     Setting("workers", "2", "Number of gunicorn worker processes `serve` starts."),
     Setting("threads", "16", "Threads per worker: concurrent requests share journal commits."),
     Setting(

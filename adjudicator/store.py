@@ -143,7 +143,8 @@ class LexiconStore:
         lexicon = CompiledLexicon.open(manifest, self.root / manifest.compiled_file)
         if fingerprint(sorted(lexicon)) != manifest.fingerprint:
             raise LexiconCorrupt(
-                f"Lexicon {name} is damaged: its words do not match its fingerprint. Import it again."
+                f"Lexicon {name} is damaged: its words do not match its fingerprint. "
+                "Import it again."
             )
         return manifest
 

@@ -64,7 +64,9 @@ def create(
     now = _now()
     with db.transaction() as cur:
         if cur.execute("SELECT slug FROM tournaments WHERE slug = ?", (slug,)).one():
-            raise TournamentError(f"Tournament {slug} already exists: change it with `tournament set`.")
+            raise TournamentError(
+                f"Tournament {slug} already exists: change it with `tournament set`."
+            )
         cur.execute(
             "INSERT INTO tournaments (slug, title, lexicon, lexicon_fingerprint, rule, created_at, "
             "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -104,7 +106,9 @@ def update(
     if rule is not None:
         get_rule(rule)
     new_lexicon = lexicon or current.lexicon
-    fingerprint = store.open(new_lexicon).manifest.fingerprint if lexicon else current.lexicon_fingerprint
+    fingerprint = (
+        store.open(new_lexicon).manifest.fingerprint if lexicon else current.lexicon_fingerprint
+    )
     with db.transaction() as cur:
         cur.execute(
             "UPDATE tournaments SET title = ?, lexicon = ?, lexicon_fingerprint = ?, rule = ?, "

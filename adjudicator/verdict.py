@@ -7,10 +7,10 @@ leaves the loop, so neither the result nor the time taken says which word failed
 from __future__ import annotations
 
 from collections.abc import Container, Sequence
-from enum import Enum
+from enum import StrEnum
 
 
-class Verdict(str, Enum):
+class Verdict(StrEnum):
     ACCEPTABLE = "ACCEPTABLE"
     UNACCEPTABLE = "UNACCEPTABLE"
     REFER = "REFER"

@@ -53,8 +53,10 @@ request = function()
   return wrk.format(nil, nil, nil, bodies[(n % #bodies) + 1])
 end
 done = function(summary, latency, requests)
-  io.write(string.format("JSON {{\\"requests\\": %d, \\"seconds\\": %f, \\"p50_ms\\": %f, \\"p99_ms\\": %f, \\"errors\\": %d, \\"non2xx\\": %d}}\\n",
-    summary.requests, summary.duration / 1e6, latency:percentile(50) / 1000, latency:percentile(99) / 1000,
+  io.write(string.format("JSON {{\\"requests\\": %d, \\"seconds\\": %f, " ..
+    "\\"p50_ms\\": %f, \\"p99_ms\\": %f, \\"errors\\": %d, \\"non2xx\\": %d}}\\n",
+    summary.requests, summary.duration / 1e6,
+    latency:percentile(50) / 1000, latency:percentile(99) / 1000,
     summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout,
     summary.errors.status))
 end
@@ -68,9 +70,23 @@ def wrk(url: str, script: str, connections: int, seconds: int, threads: int = 2)
     with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as handle:
         handle.write(script)
     out = subprocess.run(
-        ["wrk", "-t", str(threads), "-c", str(connections), "-d", f"{seconds}s", "--latency",
-         "-s", handle.name, url],
-        capture_output=True, text=True, timeout=seconds + 60, check=True,
+        [
+            "wrk",
+            "-t",
+            str(threads),
+            "-c",
+            str(connections),
+            "-d",
+            f"{seconds}s",
+            "--latency",
+            "-s",
+            handle.name,
+            url,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=seconds + 60,
+        check=True,
     ).stdout
     data = json.loads(re.search(r"^JSON (.*)$", out, re.M).group(1))
     data["per_second"] = data["requests"] / data["seconds"]
@@ -85,8 +101,9 @@ def wrk_many(urls: list[str], script: str, connections: int, seconds: int) -> di
     results: list[dict] = [{} for _ in urls]
 
     def one(index: int) -> None:
-        results[index] = wrk(urls[index], script, max(1, connections // len(urls)), seconds,
-                             threads=1)
+        results[index] = wrk(
+            urls[index], script, max(1, connections // len(urls)), seconds, threads=1
+        )
 
     runners = [threading.Thread(target=one, args=(i,)) for i in range(len(urls))]
     for runner in runners:
@@ -104,8 +121,14 @@ def wrk_many(urls: list[str], script: str, connections: int, seconds: int) -> di
     return total
 
 
-def run(workers: int, connections: int, seconds: int, env: dict | None = None,
-        servers: int = 1, database: str | None = None) -> dict:
+def run(
+    workers: int,
+    connections: int,
+    seconds: int,
+    env: dict | None = None,
+    servers: int = 1,
+    database: str | None = None,
+) -> dict:
     """One load run; `database` is a PostgreSQL server URL (a fresh database is made on it)."""
     db_env = {}
     if database:
@@ -119,10 +142,18 @@ def run(workers: int, connections: int, seconds: int, env: dict | None = None,
             for server in started:
                 server.start()
             urls = [server.url for server in started]
-            health = wrk_many([u + "/healthz" for u in urls], LUA_GET.format(token=home.token),
-                              connections, seconds)
-            judge = wrk_many([u + "/api/v1/adjudications" for u in urls],
-                             LUA_POST.format(token=home.token), connections, seconds)
+            health = wrk_many(
+                [u + "/healthz" for u in urls],
+                LUA_GET.format(token=home.token),
+                connections,
+                seconds,
+            )
+            judge = wrk_many(
+                [u + "/api/v1/adjudications" for u in urls],
+                LUA_POST.format(token=home.token),
+                connections,
+                seconds,
+            )
         finally:
             for server in started:
                 server.kill()
@@ -130,21 +161,35 @@ def run(workers: int, connections: int, seconds: int, env: dict | None = None,
     judge["journal_verify"] = verify.strip()
     rows = re.search(r"([\d,]+) rows", verify)
     judge["journal_rows"] = int(rows.group(1).replace(",", "")) if rows else None
-    return {"workers": workers, "connections": connections, "servers": servers,
-            "database": "postgresql" if database else "sqlite",
-            "healthz": health, "adjudications": judge,
-            "ratio": judge["per_second"] / health["per_second"]}
+    return {
+        "workers": workers,
+        "connections": connections,
+        "servers": servers,
+        "database": "postgresql" if database else "sqlite",
+        "healthz": health,
+        "adjudications": judge,
+        "ratio": judge["per_second"] / health["per_second"],
+    }
+
+
+def _line(label: str, run: dict) -> str:
+    return (
+        f"  {label:<15} {run['per_second']:8.0f}/s  p50 {run['p50_ms']:6.1f} ms  "
+        f"p99 {run['p99_ms']:6.1f} ms  errors {run['errors'] + run['non2xx']}"
+    )
 
 
 def report(result: dict) -> str:
     h, a = result["healthz"], result["adjudications"]
-    return "\n".join((
-        f"{result.get('database', 'sqlite')} servers={result.get('servers', 1)} "
-        f"workers={result['workers']} connections={result['connections']}",
-        f"  /healthz        {h['per_second']:8.0f}/s  p50 {h['p50_ms']:6.1f} ms  p99 {h['p99_ms']:6.1f} ms  errors {h['errors'] + h['non2xx']}",
-        f"  adjudications   {a['per_second']:8.0f}/s  p50 {a['p50_ms']:6.1f} ms  p99 {a['p99_ms']:6.1f} ms  errors {a['errors'] + a['non2xx']}",
-        f"  adjudications / healthz = {result['ratio']:.0%}   ({a['journal_verify']})",
-    ))
+    return "\n".join(
+        (
+            f"{result.get('database', 'sqlite')} servers={result.get('servers', 1)} "
+            f"workers={result['workers']} connections={result['connections']}",
+            _line("/healthz", h),
+            _line("adjudications", a),
+            f"  adjudications / healthz = {result['ratio']:.0%}   ({a['journal_verify']})",
+        )
+    )
 
 
 def table(results: list[dict]) -> str:
@@ -171,12 +216,19 @@ def main() -> None:
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--seconds", type=int, default=10)
     parser.add_argument("--servers", type=int, default=1, help="app servers sharing the journal")
-    parser.add_argument("--database", default=None,
-                        help="a PostgreSQL server URL (postgresql://...); default SQLite")
-    parser.add_argument("--postgres", action="store_true",
-                        help="start a temporary PostgreSQL for the run")
-    parser.add_argument("--matrix", action="store_true",
-                        help="SQLite and PostgreSQL, one and two servers, side by side")
+    parser.add_argument(
+        "--database",
+        default=None,
+        help="a PostgreSQL server URL (postgresql://...); default SQLite",
+    )
+    parser.add_argument(
+        "--postgres", action="store_true", help="start a temporary PostgreSQL for the run"
+    )
+    parser.add_argument(
+        "--matrix",
+        action="store_true",
+        help="SQLite and PostgreSQL, one and two servers, side by side",
+    )
     parser.add_argument("--repeat", type=int, default=1, help="with --matrix: rounds")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
@@ -185,16 +237,22 @@ def main() -> None:
     with temporary_postgres(args.postgres or (args.matrix and not args.database)) as started:
         database = args.database or started
         if not args.matrix:
-            result = run(args.workers, args.connections, args.seconds, servers=args.servers,
-                         database=database)
+            result = run(
+                args.workers,
+                args.connections,
+                args.seconds,
+                servers=args.servers,
+                database=database,
+            )
             print(json.dumps(result, indent=2) if args.json else report(result))
             return
         results = []
         for _ in range(args.repeat):
             for db in (None, database):
                 for servers in (1, 2):
-                    result = run(args.workers, args.connections, args.seconds,
-                                 servers=servers, database=db)
+                    result = run(
+                        args.workers, args.connections, args.seconds, servers=servers, database=db
+                    )
                     print(report(result), file=sys.stderr, flush=True)
                     results.append(result)
         print(json.dumps(results, indent=2) if args.json else table(results))

@@ -80,8 +80,11 @@ def adjudicate():
         raise ApiError(400, 'Give the challenged words as "words": a list such as ["QI", "ZA"].')
     unknown = sorted(set(body) - {"words", *DETAILS})
     if unknown:
-        raise ApiError(400, f"Unknown field(s) {', '.join(map(repr, unknown))}: "
-                            f"send words, and optionally {', '.join(DETAILS)}.")
+        raise ApiError(
+            400,
+            f"Unknown field(s) {', '.join(map(repr, unknown))}: "
+            f"send words, and optionally {', '.join(DETAILS)}.",
+        )
     entry = get_hall().adjudicate(kiosk, words, **{k: body.get(k) for k in DETAILS if k in body})
     response = jsonify(entry.to_api())
     response.status_code = 201
@@ -118,6 +121,9 @@ def _lexicon_available(hall, tournament) -> bool:
 def _require_kiosk():
     kiosk = current_kiosk()
     if kiosk is None:
-        raise ApiError(401, "This device is not a paired kiosk: pair it with the link or code "
-                            "from the director, or send a valid kiosk token.")
+        raise ApiError(
+            401,
+            "This device is not a paired kiosk: pair it with the link or code "
+            "from the director, or send a valid kiosk token.",
+        )
     return kiosk

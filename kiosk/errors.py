@@ -39,7 +39,9 @@ class ApiError(Exception):
 
 def error_response(status: int, message: str, headers: dict | None = None):
     if status == 405:
-        headers = {**(headers or {}), "Allow": "POST"} if request.path.startswith("/api/") else headers
+        headers = (
+            {**(headers or {}), "Allow": "POST"} if request.path.startswith("/api/") else headers
+        )
     if request.path.startswith("/api/") or request.path == "/healthz" or request.is_json:
         response = jsonify(ok=False, status=status, error=message)
     else:
@@ -67,7 +69,7 @@ def init_app(app: Flask) -> None:
             404: "Not found.",
             405: "That method is not allowed here.",
             413: "The request is too large.",
-            400: "The request could not be read: send JSON such as {\"words\": [\"QI\"]}.",
+            400: 'The request could not be read: send JSON such as {"words": ["QI"]}.',
         }
         return error_response(exc.code or 500, messages.get(exc.code, exc.description or exc.name))
 

@@ -32,7 +32,10 @@ def pair():
     code = request.form.get("code", "")
     redeemed = kiosks.redeem_pairing(get_hall().db, code)
     if redeemed is None:
-        error = "That pairing code is not valid, was already used, or has expired. Ask the director for a new one."
+        error = (
+            "That pairing code is not valid, was already used, or has expired. "
+            "Ask the director for a new one."
+        )
         return render_template("pair.html", code="", error=error), 400
     kiosk, nonce = redeemed
     response = redirect(url_for("pages.index"))

@@ -1,4 +1,4 @@
-"""The app's secret key: generated on first run, kept in the data home, readable by its owner only."""
+"""The app's secret key: made on first run, kept in the data home, readable by its owner only."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Security headers on every response: a strict CSP with no inline script, no framing, no referrer."""
+"""Security headers on every response: a strict CSP (no inline script), no framing, no referrer."""
 
 from __future__ import annotations
 

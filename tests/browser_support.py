@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import os
 import re
-import signal
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import servers
 
 from adjudicator.store import LexiconStore
 from adjudicator.wordlist import WordSet
@@ -44,12 +44,6 @@ def browser_missing_reason() -> str | None:
     except ImportError:
         return "Playwright for Python is not installed (pip install -e '.[test]')"
     return None
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @dataclass
@@ -112,68 +106,27 @@ class Home:
         return match.group(1)
 
 
-class Server:
-    """`python -m adjudicator serve` on a free port, one worker, until stopped."""
+class Server(servers.Server):
+    """`python -m adjudicator serve` on a free port, one worker, started at once; settings
+    such as verdict_seconds="2" become ADJUDICATOR_* variables."""
 
     def __init__(self, home: Home, **settings: str):
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        env = dict(home.env)
-        env.update({f"ADJUDICATOR_{k.upper()}": v for k, v in settings.items()})
-        self.log = (home.path / f"serve-{self.port}.log").open("wb")
-        self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "adjudicator",
-                "serve",
-                "--bind",
-                f"127.0.0.1:{self.port}",
-                "--workers",
-                "1",
-            ],
-            env=env,
-            stdout=self.log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        self._wait_until_up()
+        env = {f"ADJUDICATOR_{name.upper()}": value for name, value in settings.items()}
+        super().__init__(home, workers=1, env=env)
+        self.start()
 
-    def _wait_until_up(self, timeout: float = 20) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"server exited: {self.read_log()}")
-            try:
-                with urllib.request.urlopen(self.url + "/healthz", timeout=1) as response:
-                    if response.status == 200:
-                        return
-            except OSError:
-                time.sleep(0.1)
-        self.stop()
-        raise RuntimeError(f"server did not start: {self.read_log()}")
 
-    def read_log(self) -> str:
-        self.log.flush()
-        return Path(self.log.name).read_text(errors="replace")
+@contextmanager
+def launched_chromium() -> Iterator:
+    """Debian's Chromium under Playwright, closed at the end."""
+    from playwright.sync_api import sync_playwright
 
-    def kill(self) -> None:
-        """Stop the server at once (SIGKILL to gunicorn and its worker), as a crash or power cut."""
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGKILL)
-            self.process.wait(timeout=5)
-        self.log.close()
-
-    def stop(self) -> None:
-        """Stop gunicorn and its worker (its own process group) and wait for the port to close."""
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait(timeout=5)
-        self.log.close()
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
 
 
 def save_screenshot(page, name: str, full_page: bool = False) -> Path:

@@ -33,7 +33,9 @@ def cli(home: Path, *args: str, env: dict | None = None) -> str:
     done = subprocess.run(
         [sys.executable, "-m", "adjudicator", *args],
         env={**os.environ, "ADJUDICATOR_HOME": str(home), **(env or {})},
-        capture_output=True, text=True, timeout=60,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     if done.returncode != 0:
         raise RuntimeError(f"adjudicator {' '.join(args)} failed: {done.stderr}")
@@ -42,19 +44,35 @@ def cli(home: Path, *args: str, env: dict | None = None) -> str:
 
 @dataclass
 class PreparedHome:
+    """A data home; Server needs only its `path` and `env` (and `token` to adjudicate)."""
+
     path: Path
     token: str
     pairing_code: str
     env: dict = field(default_factory=dict)
 
 
-def prepare_home(path: Path, words=SERVER_WORDS, rule: str = "double",
-                 env: dict | None = None) -> PreparedHome:
+def prepare_home(
+    path: Path, words=SERVER_WORDS, rule: str = "double", env: dict | None = None
+) -> PreparedHome:
     """A data home with lexicon TINY, tournament `hall`, and kiosk `k1` (token, pairing code)."""
     path.mkdir(parents=True, exist_ok=True)
-    LexiconStore(root=path / "lexicons").save("TINY", WordSet.of(words), description="tiny test lexicon")
-    cli(path, "tournament", "create", "hall", "--lexicon", "TINY", "--rule", rule,
-        "--title", "Test Hall", env=env)
+    LexiconStore(root=path / "lexicons").save(
+        "TINY", WordSet.of(words), description="tiny test lexicon"
+    )
+    cli(
+        path,
+        "tournament",
+        "create",
+        "hall",
+        "--lexicon",
+        "TINY",
+        "--rule",
+        rule,
+        "--title",
+        "Test Hall",
+        env=env,
+    )
     out = cli(path, "kiosk", "add", "k1", "--tournament", "hall", env=env)
     code = re.search(r"/pair/([A-Z0-9]+)", out).group(1)
     return PreparedHome(path, out.strip().splitlines()[-1], code, env or {})
@@ -63,23 +81,40 @@ def prepare_home(path: Path, words=SERVER_WORDS, rule: str = "double",
 class Server:
     """`adjudicator serve` in its own process group; `kill()` sends SIGKILL to all of it."""
 
-    def __init__(self, home: PreparedHome, workers: int = 2, env: dict | None = None,
-                 port: int | None = None):
+    def __init__(
+        self, home: PreparedHome, workers: int = 2, env: dict | None = None, port: int | None = None
+    ):
         self.home = home
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log_path = home.path / f"serve-{self.port}.log"
-        self.env = {**os.environ, "ADJUDICATOR_HOME": str(home.path),
-                    "ADJUDICATOR_KIOSK_RATE_LIMIT": "off", **home.env, **(env or {})}
+        self.env = {
+            **os.environ,
+            "ADJUDICATOR_HOME": str(home.path),
+            "ADJUDICATOR_KIOSK_RATE_LIMIT": "off",
+            **home.env,
+            **(env or {}),
+        }
         self.workers = workers
         self.process: subprocess.Popen | None = None
 
     def start(self, timeout: float = 20) -> Server:
         log = open(self.log_path, "ab")
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "adjudicator", "serve", "--bind", f"127.0.0.1:{self.port}",
-             "--workers", str(self.workers)],
-            env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            [
+                sys.executable,
+                "-m",
+                "adjudicator",
+                "serve",
+                "--bind",
+                f"127.0.0.1:{self.port}",
+                "--workers",
+                str(self.workers),
+            ],
+            env=self.env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -92,7 +127,9 @@ class Server:
             except OSError:
                 time.sleep(0.1)
         self.kill()
-        raise RuntimeError(f"server did not answer in {timeout} s: {self.log_path.read_text()[-2000:]}")
+        raise RuntimeError(
+            f"server did not answer in {timeout} s: {self.log_path.read_text()[-2000:]}"
+        )
 
     def kill(self, sig: int = signal.SIGKILL) -> None:
         if self.process and self.process.poll() is None:
@@ -100,10 +137,17 @@ class Server:
                 os.killpg(self.process.pid, sig)
             except ProcessLookupError:
                 pass
-            self.process.wait(timeout=15)
+            self.process.wait(timeout=10)
 
     def stop(self) -> None:
-        self.kill(signal.SIGTERM)
+        """SIGTERM to gunicorn and its workers; SIGKILL if they have not gone in 10 s."""
+        try:
+            self.kill(signal.SIGTERM)
+        except subprocess.TimeoutExpired:
+            self.kill()
+
+    def read_log(self) -> str:
+        return self.log_path.read_text(errors="replace")
 
     def __enter__(self) -> Server:
         return self.start()
@@ -116,8 +160,10 @@ class Server:
         request = urllib.request.Request(
             self.url + "/api/v1/adjudications",
             data=json.dumps({"words": list(words), **details}).encode(),
-            headers={"Authorization": f"Bearer {self.home.token}",
-                     "Content-Type": "application/json"},
+            headers={
+                "Authorization": f"Bearer {self.home.token}",
+                "Content-Type": "application/json",
+            },
             method="POST",
         )
         try:

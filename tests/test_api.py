@@ -759,7 +759,8 @@ def test_other_methods_on_adjudications_are_405_json(client_for_kiosk=None):
     response = app.test_client().get("/api/v1/adjudications")
     assert response.status_code == 405
     assert response.get_json() == {
-        "ok": False, "status": 405,
+        "ok": False,
+        "status": 405,
         "error": "Only POST is allowed here: send the challenged words to judge them.",
     }
     assert response.headers["Allow"] == "POST"

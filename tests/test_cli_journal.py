@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import re
-
 import csv
 import io
 import json
+import re
 import sqlite3
 import stat
 

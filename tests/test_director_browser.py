@@ -9,41 +9,21 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
+from browser_support import ARTIFACTS, browser_missing_reason, launched_chromium
 from servers import PreparedHome, Server, prepare_home
 
 from adjudicator.store import LexiconStore
 from adjudicator.wordlist import WordSet
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
 DIRECTOR_PASSWORD = "director-browser-1"
 JUDGE_PASSWORD = "judge-browser-12"
 
 
-def _missing() -> str | None:
-    if not Path(CHROMIUM).exists():
-        return f"{CHROMIUM} is missing (apt-get install chromium)"
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        return "Playwright for Python is not installed (pip install -e '.[test]')"
-    return None
-
-
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(_missing() is not None, reason=str(_missing())),
+    pytest.mark.skipif(browser_missing_reason() is not None, reason=str(browser_missing_reason())),
 ]
 
 
@@ -81,12 +61,8 @@ def server(home) -> Iterator[Server]:
 
 @pytest.fixture(scope="module")
 def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with launched_chromium() as chromium:
         yield chromium
-        chromium.close()
 
 
 def shot(page, name: str) -> None:

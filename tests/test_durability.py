@@ -46,7 +46,10 @@ def test_sigkill_mid_stream_loses_no_served_verdict(tmp_path):
         client.join(timeout=10)
 
     assert len(seen) > 20, "the stream should have produced verdicts before the kill"
-    journal = {row["id"]: row for row in json.loads(cli(home.path, "journal", "export", "--format", "json"))}
+    journal = {
+        row["id"]: row
+        for row in json.loads(cli(home.path, "journal", "export", "--format", "json"))
+    }
     for body in seen:
         row = journal.get(body["id"])
         assert row is not None, f"verdict {body['id']} was served but is not in the journal"

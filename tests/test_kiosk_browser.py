@@ -14,12 +14,11 @@ from collections.abc import Callable, Iterator
 
 import pytest
 from browser_support import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
     Home,
     Server,
     browser_missing_reason,
     clean_artifacts,
+    launched_chromium,
     save_screenshot,
 )
 
@@ -71,12 +70,8 @@ def fast_server(home: Home) -> Iterator[Server]:
 
 @pytest.fixture(scope="module")
 def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with launched_chromium() as launched:
         yield launched
-        launched.close()
 
 
 @pytest.fixture

@@ -26,8 +26,20 @@ def cli() -> None:
     """Challenge adjudicator for tournament Scrabble: one verdict per challenge."""
 
 
-for command in (lexicon, judge, tournament, kiosk, serve, quickstart, journal_group, db_group,
-                director, judge_account, second_opinion_cmd, ruling_cmd):
+for command in (
+    lexicon,
+    judge,
+    tournament,
+    kiosk,
+    serve,
+    quickstart,
+    journal_group,
+    db_group,
+    director,
+    judge_account,
+    second_opinion_cmd,
+    ruling_cmd,
+):
     cli.add_command(command)
 
 

@@ -13,9 +13,28 @@ from adjudicator.cli.common import open_hall
 from adjudicator.db import connect
 
 CSV_FIELDS = (
-    "id", "recorded_at", "kind", "refers_to", "tournament", "kiosk", "lexicon_name",
-    "lexicon_fingerprint", "lexicon_words", "rule", "words", "word_count", "verdict",
-    "consequence", "table", "round", "challenger", "player", "actor", "note", "prev_hash", "row_hash",
+    "id",
+    "recorded_at",
+    "kind",
+    "refers_to",
+    "tournament",
+    "kiosk",
+    "lexicon_name",
+    "lexicon_fingerprint",
+    "lexicon_words",
+    "rule",
+    "words",
+    "word_count",
+    "verdict",
+    "consequence",
+    "table",
+    "round",
+    "challenger",
+    "player",
+    "actor",
+    "note",
+    "prev_hash",
+    "row_hash",
 )
 
 
@@ -26,7 +45,9 @@ def journal_group() -> None:
 
 @journal_group.command("export")
 @click.option("--tournament", "-t", default=None, help="Only this tournament's adjudications.")
-@click.option("--format", "fmt", type=click.Choice(["csv", "json"]), default="csv", show_default=True)
+@click.option(
+    "--format", "fmt", type=click.Choice(["csv", "json"]), default="csv", show_default=True
+)
 def export(tournament: str | None, fmt: str):
     """Print the journal as CSV or as a JSON array."""
     db = open_hall().db
@@ -43,14 +64,23 @@ def export(tournament: str | None, fmt: str):
 
 
 def export_json(entry: journal.Entry) -> dict:
-    return {**entry.to_api(), "actor": entry.actor, "note": entry.note,
-            "prev_hash": entry.prev_hash, "row_hash": entry.row_hash}
+    return {
+        **entry.to_api(),
+        "actor": entry.actor,
+        "note": entry.note,
+        "prev_hash": entry.prev_hash,
+        "row_hash": entry.row_hash,
+    }
 
 
 def export_csv(entry: journal.Entry) -> dict:
     row = {name: getattr(entry, name, None) for name in CSV_FIELDS}
-    row.update(words=" ".join(entry.words), lexicon_name=entry.lexicon_name,
-               lexicon_fingerprint=entry.lexicon_fingerprint, lexicon_words=entry.lexicon_words)
+    row.update(
+        words=" ".join(entry.words),
+        lexicon_name=entry.lexicon_name,
+        lexicon_fingerprint=entry.lexicon_fingerprint,
+        lexicon_words=entry.lexicon_words,
+    )
     return row
 
 
@@ -64,8 +94,11 @@ def verify():
             # Rows cut off the end leave an intact chain: note this line to compare later.
             click.echo(f"Last row: {result.rows} {result.last_hash}")
         return
-    click.echo(f"Journal BROKEN at row {result.first_bad_id}: {result.problem} "
-               f"({result.rows:,} rows before it verified).", err=True)
+    click.echo(
+        f"Journal BROKEN at row {result.first_bad_id}: {result.problem} "
+        f"({result.rows:,} rows before it verified).",
+        err=True,
+    )
     sys.exit(1)
 
 
@@ -80,5 +113,8 @@ def upgrade():
     database = connect()
     applied = migrations.upgrade(database)
     now = migrations.current_version(database)
-    click.echo(f"Applied migrations {applied}; schema at version {now}." if applied
-               else f"Schema already at version {now}.")
+    click.echo(
+        f"Applied migrations {applied}; schema at version {now}."
+        if applied
+        else f"Schema already at version {now}."
+    )

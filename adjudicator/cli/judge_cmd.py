@@ -10,8 +10,8 @@ import click
 from adjudicator import settings
 from adjudicator.cli.common import CliError, json_option, open_store
 from adjudicator.normalize import normalize_challenge
-from adjudicator.ruling import Ruling, rule_on
 from adjudicator.rules import RULES, get_rule
+from adjudicator.ruling import Ruling, rule_on
 
 HEADLINES = {
     "ACCEPTABLE": "ACCEPTABLE: the play stands",
@@ -21,10 +21,21 @@ HEADLINES = {
 
 
 @click.command()
-@click.option("--lexicon", "-l", "lexicon_name", metavar="NAME",
-              help="Lexicon edition to judge against (default: ADJUDICATOR_DEFAULT_LEXICON).")
-@click.option("--rule", "-r", "rule_name", type=click.Choice(list(RULES)), default=None,
-              help="Challenge rule (default: ADJUDICATOR_DEFAULT_RULE, else double).")
+@click.option(
+    "--lexicon",
+    "-l",
+    "lexicon_name",
+    metavar="NAME",
+    help="Lexicon edition to judge against (default: ADJUDICATOR_DEFAULT_LEXICON).",
+)
+@click.option(
+    "--rule",
+    "-r",
+    "rule_name",
+    type=click.Choice(list(RULES)),
+    default=None,
+    help="Challenge rule (default: ADJUDICATOR_DEFAULT_RULE, else double).",
+)
 @json_option
 @click.argument("words", nargs=-1)
 def judge(lexicon_name: str | None, rule_name: str | None, as_json: bool, words: tuple[str, ...]):
@@ -34,7 +45,9 @@ def judge(lexicon_name: str | None, rule_name: str | None, as_json: bool, words:
     """
     lexicon_name = lexicon_name or settings.get("default_lexicon")
     if not lexicon_name:
-        raise CliError("Name the lexicon to judge against: --lexicon NAME (see `adjudicator lexicon list`).")
+        raise CliError(
+            "Name the lexicon to judge against: --lexicon NAME (see `adjudicator lexicon list`)."
+        )
     text = sys.stdin.read() if words == ("-",) else " ".join(words)
     normalised = normalize_challenge(text)
     rule = get_rule(rule_name or settings.get("default_rule"))
@@ -46,13 +59,16 @@ def judge(lexicon_name: str | None, rule_name: str | None, as_json: bool, words:
 def format_ruling(ruling: Ruling) -> str:
     """The verdict first, then lexicon, rule, consequence and the words as judged."""
     manifest = ruling.lexicon.manifest
-    return "\n".join((
-        HEADLINES[ruling.verdict.value],
-        f"Lexicon: {manifest.name} ({manifest.words:,} words, fingerprint {manifest.short_fingerprint})",
-        f"Rule: {ruling.rule.name} ({ruling.rule.title})",
-        f"Consequence: {ruling.consequence.text}",
-        f"Words judged ({ruling.word_count}): {' '.join(ruling.words)}",
-    ))
+    return "\n".join(
+        (
+            HEADLINES[ruling.verdict.value],
+            f"Lexicon: {manifest.name} ({manifest.words:,} words, "
+            f"fingerprint {manifest.short_fingerprint})",
+            f"Rule: {ruling.rule.name} ({ruling.rule.title})",
+            f"Consequence: {ruling.consequence.text}",
+            f"Words judged ({ruling.word_count}): {' '.join(ruling.words)}",
+        )
+    )
 
 
 def ruling_json(ruling: Ruling) -> dict:
@@ -62,7 +78,11 @@ def ruling_json(ruling: Ruling) -> dict:
         "verdict": ruling.verdict.value,
         "words": list(ruling.words),
         "word_count": ruling.word_count,
-        "lexicon": {"name": manifest.name, "fingerprint": manifest.fingerprint, "words": manifest.words},
+        "lexicon": {
+            "name": manifest.name,
+            "fingerprint": manifest.fingerprint,
+            "words": manifest.words,
+        },
         "rule": ruling.rule.name,
         "consequence": ruling.consequence.text,
     }

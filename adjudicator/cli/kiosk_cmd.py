@@ -40,8 +40,14 @@ def list_(as_json: bool):
     """List kiosks with their tournament and state."""
     found = kiosks.list_all(open_hall().db)
     rows = [
-        {"name": k.name, "tournament": k.tournament, "active": k.active,
-         "revoked_at": k.revoked_at, "last_seen_at": k.last_seen_at, "paired": bool(k.session_nonce)}
+        {
+            "name": k.name,
+            "tournament": k.tournament,
+            "active": k.active,
+            "revoked_at": k.revoked_at,
+            "last_seen_at": k.last_seen_at,
+            "paired": bool(k.session_nonce),
+        }
         for k in found
     ]
     if as_json:
@@ -49,7 +55,10 @@ def list_(as_json: bool):
         return
     for row in rows:
         state = "revoked" if not row["active"] else ("paired" if row["paired"] else "not paired")
-        click.echo(f"{row['name']:<20} {row['tournament']:<24} {state:<10} last seen {row['last_seen_at'] or '-'}")
+        click.echo(
+            f"{row['name']:<20} {row['tournament']:<24} {state:<10} "
+            f"last seen {row['last_seen_at'] or '-'}"
+        )
 
 
 @kiosk.command("revoke")

@@ -14,8 +14,8 @@ from adjudicator.cli.serve_cmd import serve
 from adjudicator.defaults import install_defaults
 from adjudicator.errors import AdjudicatorError
 from adjudicator.normalize import normalize_challenge
-from adjudicator.ruling import rule_on
 from adjudicator.rules import get_rule
+from adjudicator.ruling import rule_on
 
 SAMPLES = (("TWL06", "double", ("QI", "ZA", "OK")), ("CSW19", "5-per-word", ("QI", "ZE", "OK")))
 DEMO_TOURNAMENT = "demo"
@@ -38,8 +38,14 @@ def quickstart(ctx: click.Context, bind: str | None, no_serve: bool):
     try:
         tournament = tournaments.get(hall.db, DEMO_TOURNAMENT)
     except AdjudicatorError:
-        tournament = tournaments.create(hall.db, hall.store, DEMO_TOURNAMENT, "TWL06", "double",
-                                        "Demo tournament (TWL06, double challenge)")
+        tournament = tournaments.create(
+            hall.db,
+            hall.store,
+            DEMO_TOURNAMENT,
+            "TWL06",
+            "double",
+            "Demo tournament (TWL06, double challenge)",
+        )
     click.echo(f"Tournament {tournament.slug}: {tournament.title}")
     try:
         enrolment = kiosks.new_pairing(hall.db, DEMO_KIOSK)

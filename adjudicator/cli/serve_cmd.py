@@ -1,4 +1,4 @@
-"""`adjudicator serve`: the web app under gunicorn, and `--get PATH` for a one-request smoke test."""
+"""`adjudicator serve`: the web app under gunicorn; `--get PATH` one-request smoke test."""
 
 from __future__ import annotations
 
@@ -12,15 +12,35 @@ from adjudicator.cli.common import CliError, open_hall
 
 
 @click.command()
-@click.option("--bind", "-b", default=None, help="HOST:PORT (default ADJUDICATOR_BIND, 127.0.0.1:8000).")
-@click.option("--workers", "-w", type=click.IntRange(1, 64), default=None,
-              help="Worker processes (default ADJUDICATOR_WORKERS, 2).")
-@click.option("--certfile", type=click.Path(exists=True, dir_okay=False), default=None,
-              help="TLS certificate (PEM), for halls on shared Wi-Fi.")
-@click.option("--keyfile", type=click.Path(exists=True, dir_okay=False), default=None,
-              help="TLS private key (PEM).")
-@click.option("--get", "get_path", default=None, metavar="PATH",
-              help="Run one GET request in-process, print the response, and exit.")
+@click.option(
+    "--bind", "-b", default=None, help="HOST:PORT (default ADJUDICATOR_BIND, 127.0.0.1:8000)."
+)
+@click.option(
+    "--workers",
+    "-w",
+    type=click.IntRange(1, 64),
+    default=None,
+    help="Worker processes (default ADJUDICATOR_WORKERS, 2).",
+)
+@click.option(
+    "--certfile",
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    help="TLS certificate (PEM), for halls on shared Wi-Fi.",
+)
+@click.option(
+    "--keyfile",
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    help="TLS private key (PEM).",
+)
+@click.option(
+    "--get",
+    "get_path",
+    default=None,
+    metavar="PATH",
+    help="Run one GET request in-process, print the response, and exit.",
+)
 def serve(bind, workers, certfile, keyfile, get_path):
     """Run the kiosk web app and JSON API under gunicorn."""
     open_hall()  # migrate the schema once, before any worker starts
@@ -38,10 +58,26 @@ def serve(bind, workers, certfile, keyfile, get_path):
     bind = bind or settings.get("bind")
     workers = workers or settings.get_int("workers", 1)
     threads = settings.get_int("threads", 1)
-    argv = [sys.executable, "-m", "gunicorn", "--bind", bind, "--workers", str(workers),
-            "--worker-class", "gthread", "--threads", str(threads),
-            "--access-logfile", "-", "--access-logformat", '%(h)s "%(r)s" %(s)s %(M)sms',
-            "--graceful-timeout", "5", "kiosk.wsgi:app"]
+    argv = [
+        sys.executable,
+        "-m",
+        "gunicorn",
+        "--bind",
+        bind,
+        "--workers",
+        str(workers),
+        "--worker-class",
+        "gthread",
+        "--threads",
+        str(threads),
+        "--access-logfile",
+        "-",
+        "--access-logformat",
+        '%(h)s "%(r)s" %(s)s %(M)sms',
+        "--graceful-timeout",
+        "5",
+        "kiosk.wsgi:app",
+    ]
     if certfile:
         argv += ["--certfile", certfile, "--keyfile", keyfile]
         if settings.get("secure_cookies").strip().lower() == "auto":

@@ -56,7 +56,9 @@ def show(slug: str, as_json: bool):
 
 @tournament.command("set")
 @click.argument("slug")
-@click.option("--lexicon", "-l", default=None, help="New lexicon (applies from the next challenge).")
+@click.option(
+    "--lexicon", "-l", default=None, help="New lexicon (applies from the next challenge)."
+)
 @click.option("--rule", "-r", default=None, type=rule_choice, help="New challenge rule.")
 @click.option("--title", default=None, help="New title.")
 def set_(slug: str, lexicon: str | None, rule: str | None, title: str | None):
@@ -70,8 +72,11 @@ def set_(slug: str, lexicon: str | None, rule: str | None, title: str | None):
 
 def describe(t: tournaments.Tournament, hall) -> str:
     manifest = hall.store.manifest(t.lexicon)
-    return "\n".join((
-        f"Tournament {t.slug}: {t.title}",
-        f"  lexicon: {t.lexicon} ({manifest.words:,} words, fingerprint {t.lexicon_fingerprint[:12]})",
-        f"  rule:    {t.rule} ({RULES[t.rule].title})",
-    ))
+    return "\n".join(
+        (
+            f"Tournament {t.slug}: {t.title}",
+            f"  lexicon: {t.lexicon} ({manifest.words:,} words, "
+            f"fingerprint {t.lexicon_fingerprint[:12]})",
+            f"  rule:    {t.rule} ({RULES[t.rule].title})",
+        )
+    )
