@@ -9,6 +9,7 @@ many servers still produce one unbroken chain.
 from __future__ import annotations
 
 import fcntl
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
@@ -59,14 +60,20 @@ class Database:
 class Cursor:
     """A thin cursor: `?` placeholders everywhere, rows as dicts."""
 
-    def __init__(self, raw: Any, placeholder: str = "?"):
+    def __init__(self, raw: Any):
         self._raw = raw
-        self._placeholder = placeholder
+
+    def sql(self, sql: str) -> str:
+        """The statement in the driver's placeholder style (SQLite's is `?` already)."""
+        return sql
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Cursor:
-        if self._placeholder != "?":
-            sql = sql.replace("?", self._placeholder)
-        self._raw.execute(sql, tuple(params))
+        self._raw.execute(self.sql(sql), tuple(params))
+        return self
+
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> Cursor:
+        """One statement for many parameter rows, in one driver call."""
+        self._raw.executemany(self.sql(sql), [tuple(row) for row in rows])
         return self
 
     def one(self) -> dict[str, Any] | None:
@@ -138,16 +145,20 @@ class SqliteDatabase(Database):
     def _writer_lock(self) -> Iterator[None]:
         """An flock shared by every process on this file: writers queue and wake at once,
         instead of polling in SQLite's busy handler (which sleeps up to 100 ms a try)."""
-        try:
-            handle = open(self.path.with_name(self.path.name + ".lock"), "a")
-        except OSError as exc:
-            raise DatabaseUnavailable(f"The journal database is not available: {exc}.") from None
-        with handle:
-            fcntl.flock(handle, fcntl.LOCK_EX)
+        owner, handle = getattr(self._local, "lock_file", (None, None))
+        if owner != os.getpid():  # a forked child must not share its parent's open file
             try:
-                yield
-            finally:
-                fcntl.flock(handle, fcntl.LOCK_UN)
+                handle = open(self.path.with_name(self.path.name + ".lock"), "a")  # noqa: SIM115
+            except OSError as exc:
+                raise DatabaseUnavailable(
+                    f"The journal database is not available: {exc}."
+                ) from None
+            self._local.lock_file = (os.getpid(), handle)  # per thread: flock is per open file
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
     def close(self) -> None:
         connection = getattr(self._local, "connection", None)

@@ -17,10 +17,9 @@ import os
 import re
 import select
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import lru_cache
-from typing import Any
 
 import psycopg
 
@@ -45,9 +44,8 @@ def translate(sql: str) -> str:
 class PostgresCursor(Cursor):
     """The project's cursor on psycopg: SQL keeps its `?` placeholders."""
 
-    def execute(self, sql: str, params: Sequence[Any] = ()) -> Cursor:
-        self._raw.execute(translate(sql), tuple(params))
-        return self
+    def sql(self, sql: str) -> str:
+        return translate(sql)
 
 
 class PostgresDatabase(Database):
@@ -75,7 +73,7 @@ class PostgresDatabase(Database):
                 f"The journal database is not available: {_reason(exc)}."
             ) from None
         try:
-            yield PostgresCursor(raw, "%s")
+            yield PostgresCursor(raw)
             connection.commit()
         except psycopg.Error as exc:
             # A COMMIT cut off by a lost connection may or may not have happened: the row is

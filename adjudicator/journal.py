@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -74,13 +74,13 @@ class Entry:
 
     def compute_hash(self) -> str:
         """SHA-256 over the previous row's hash and every field of this row."""
-        fields = asdict(self)
-        fields.pop("row_hash")
+        fields = {name: getattr(self, name) for name in _HASHED_FIELDS}
         fields["words"] = list(self.words)
         canonical = json.dumps(fields, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(canonical.encode()).hexdigest()
 
 
+_HASHED_FIELDS = tuple(name for name in Entry.__dataclass_fields__ if name != "row_hash")
 _COLUMNS = (
     "id",
     "recorded_at",
@@ -158,9 +158,13 @@ def append_batch(db: Database, batch: list[Pending]) -> None:
                     **pending.fields,
                 )
             )
-            cur.execute(_INSERT, _row_values(entry))
+            if pending.guard is not None:  # later guards in the batch must see this row
+                cur.execute(_INSERT, _row_values(entry))
             written.append((pending, entry))
             next_id, prev_hash = entry.id + 1, entry.row_hash
+        unguarded = [_row_values(e) for p, e in written if p.guard is None]
+        if unguarded:
+            cur.executemany(_INSERT, unguarded)
     for pending, entry in written:  # only once the commit is durable
         pending.entry = entry
 
