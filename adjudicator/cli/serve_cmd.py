@@ -76,6 +76,7 @@ def serve(bind, workers, certfile, keyfile, get_path):
         '%(h)s "%(r)s" %(s)s %(M)sms',
         "--graceful-timeout",
         "5",
+        "--no-control-socket",  # several servers on one machine must not share one socket
         "kiosk.wsgi:app",
     ]
     if certfile:
