@@ -80,31 +80,10 @@ class Entry:
         return hashlib.sha256(canonical.encode()).hexdigest()
 
 
-_HASHED_FIELDS = tuple(name for name in Entry.__dataclass_fields__ if name != "row_hash")
-_COLUMNS = (
-    "id",
-    "recorded_at",
-    "kind",
-    "refers_to",
-    "tournament",
-    "kiosk",
-    "lexicon_name",
-    "lexicon_fingerprint",
-    "lexicon_words",
-    "rule",
-    "words",
-    "word_count",
-    "verdict",
-    "consequence",
-    "table_no",
-    "round_no",
-    "challenger",
-    "player",
-    "actor",
-    "note",
-    "prev_hash",
-    "row_hash",
-)
+FIELDS = tuple(Entry.__dataclass_fields__)  # also the columns of `journal export --format csv`
+_HASHED_FIELDS = tuple(name for name in FIELDS if name != "row_hash")
+_RENAMED = {"table": "table_no", "round": "round_no"}  # TABLE and ROUND are SQL keywords
+_COLUMNS = tuple(_RENAMED.get(name, name) for name in FIELDS)
 _INSERT = (
     f"INSERT INTO adjudications ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' for _ in _COLUMNS)})"
 )
@@ -249,54 +228,14 @@ def _with_hash(entry: Entry) -> Entry:
 
 
 def _row_values(entry: Entry) -> tuple:
-    return (
-        entry.id,
-        entry.recorded_at,
-        entry.kind,
-        entry.refers_to,
-        entry.tournament,
-        entry.kiosk,
-        entry.lexicon_name,
-        entry.lexicon_fingerprint,
-        entry.lexicon_words,
-        entry.rule,
-        " ".join(entry.words),
-        entry.word_count,
-        entry.verdict,
-        entry.consequence,
-        entry.table,
-        entry.round,
-        entry.challenger,
-        entry.player,
-        entry.actor,
-        entry.note,
-        entry.prev_hash,
-        entry.row_hash,
+    return tuple(
+        " ".join(entry.words) if name == "words" else getattr(entry, name) for name in FIELDS
     )
 
 
 def _from_row(row: dict[str, Any]) -> Entry:
-    return Entry(
-        id=int(row["id"]),
-        recorded_at=row["recorded_at"],
-        kind=row["kind"],
-        refers_to=row["refers_to"],
-        tournament=row["tournament"],
-        kiosk=row["kiosk"],
-        lexicon_name=row["lexicon_name"],
-        lexicon_fingerprint=row["lexicon_fingerprint"],
-        lexicon_words=int(row["lexicon_words"]),
-        rule=row["rule"],
-        words=tuple(row["words"].split()),
-        word_count=int(row["word_count"]),
-        verdict=row["verdict"],
-        consequence=row["consequence"],
-        table=row["table_no"],
-        round=row["round_no"],
-        challenger=row["challenger"],
-        player=row["player"],
-        actor=row["actor"],
-        note=row["note"],
-        prev_hash=row["prev_hash"],
-        row_hash=row["row_hash"],
-    )
+    values = {name: row[_RENAMED.get(name, name)] for name in FIELDS}
+    values["words"] = tuple(values["words"].split())
+    for name in ("id", "lexicon_words", "word_count"):
+        values[name] = int(values[name])
+    return Entry(**values)

@@ -12,30 +12,7 @@ from adjudicator import journal, migrations, tournaments
 from adjudicator.cli.common import open_hall
 from adjudicator.db import connect
 
-CSV_FIELDS = (
-    "id",
-    "recorded_at",
-    "kind",
-    "refers_to",
-    "tournament",
-    "kiosk",
-    "lexicon_name",
-    "lexicon_fingerprint",
-    "lexicon_words",
-    "rule",
-    "words",
-    "word_count",
-    "verdict",
-    "consequence",
-    "table",
-    "round",
-    "challenger",
-    "player",
-    "actor",
-    "note",
-    "prev_hash",
-    "row_hash",
-)
+CSV_FIELDS = journal.FIELDS
 
 
 @click.group("journal")
@@ -74,13 +51,8 @@ def export_json(entry: journal.Entry) -> dict:
 
 
 def export_csv(entry: journal.Entry) -> dict:
-    row = {name: getattr(entry, name, None) for name in CSV_FIELDS}
-    row.update(
-        words=" ".join(entry.words),
-        lexicon_name=entry.lexicon_name,
-        lexicon_fingerprint=entry.lexicon_fingerprint,
-        lexicon_words=entry.lexicon_words,
-    )
+    row = {name: getattr(entry, name) for name in CSV_FIELDS}
+    row["words"] = " ".join(entry.words)
     return row
 
 
