@@ -38,5 +38,4 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.register_blueprint(director.bp)
     app.register_blueprint(judges.bp)
     staff_web.csrf.exempt(api.bp)  # JSON only, bearer token or pairing cookie
-    staff_web.csrf.exempt(pages.pair)  # the one-time pairing code is the secret
     return app

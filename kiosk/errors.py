@@ -37,15 +37,25 @@ class ApiError(Exception):
         self.message = message
 
 
-def error_response(status: int, message: str, headers: dict | None = None):
+def error_response(
+    status: int,
+    message: str,
+    headers: dict | None = None,
+    *,
+    advice: str = "",
+    link: tuple[str, str] = ("/", "Back to the start"),
+):
+    """The error as JSON (API, health check, JSON requests) or as a page with `advice`, `link`."""
     if status == 405:
         headers = (
             {**(headers or {}), "Allow": "POST"} if request.path.startswith("/api/") else headers
         )
     if request.path.startswith("/api/") or request.path == "/healthz" or request.is_json:
-        response = jsonify(ok=False, status=status, error=message)
+        response = jsonify(ok=False, status=status, error=f"{message} {advice}".strip())
     else:
-        response = render_template("error.html", status=status, message=message)
+        response = render_template(
+            "error.html", status=status, message=message, advice=advice, link=link
+        )
     return response, status, headers or {}
 
 

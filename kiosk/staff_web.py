@@ -2,9 +2,9 @@
 
 The staff session is Flask's signed cookie (HttpOnly, SameSite=Strict, Secure under TLS)
 holding the account name and when its password was set, so changing a password ends every
-session signed in with the old one. Every form carries a CSRF token (Flask-WTF); the kiosks'
-JSON API is exempt (it accepts JSON only, with a bearer token or the pairing cookie), and so is
-the pairing form, whose one-time code is itself the secret that proves intent.
+session signed in with the old one. Every form carries a CSRF token (Flask-WTF), the kiosks'
+pairing form included (so another site cannot pair a screen to a kiosk of its choosing); only
+the kiosks' JSON API is exempt (it accepts JSON only, with a bearer token or the pairing cookie).
 """
 
 from __future__ import annotations
@@ -84,6 +84,14 @@ def init_app(app: Flask) -> None:
 
     @app.errorhandler(CSRFError)
     def csrf_error(exc: CSRFError):
+        if request.endpoint == "pages.pair":  # on a kiosk screen, often with no Back button
+            return error_response(
+                400,
+                "Not paired: this pairing form has expired.",
+                advice="Nothing was changed on this screen. Reload the pairing page and try "
+                "again: tap the button below, then type the pairing code.",
+                link=(url_for("pages.pair_form"), "Open the pairing form"),
+            )
         return error_response(
             400,
             "This form has expired or did not come from this site's own page: go back, reload "

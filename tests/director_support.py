@@ -5,7 +5,6 @@ Passwords are hashed with cheap argon2 parameters here (the real ones take ~0.25
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,7 +12,7 @@ import pytest
 from argon2 import PasswordHasher
 from flask import Flask
 from flask.testing import FlaskClient
-from hall_support import Setup, build_setup, make_app, pair_browser
+from hall_support import CSRF_INPUT, Setup, build_setup, make_app, pair_browser
 
 from adjudicator import kiosks, staff
 
@@ -21,7 +20,6 @@ DIRECTOR_PASSWORD = "director-secret-1"
 JUDGE = "alice"
 JUDGE_PASSWORD = "alice-secret-12"
 OTHER_JUDGE = "bob"
-_CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
 
 
 @pytest.fixture(autouse=True)
@@ -74,7 +72,7 @@ def build_staffed(tmp_path: Path, **config) -> Staffed:
 def csrf_token(client: FlaskClient, path: str = "/director/login") -> str:
     """The CSRF token of this client's session, read from a page's form."""
     page = client.get(path).get_data(as_text=True)
-    match = _CSRF.search(page)
+    match = CSRF_INPUT.search(page)
     assert match, f"no CSRF token on {path}"
     return match.group(1)
 

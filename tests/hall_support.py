@@ -89,10 +89,24 @@ def make_app(hall: Hall, **config) -> Flask:
     return create_app({"HALL": hall, "SECRET_KEY": SECRET_KEY, "TESTING": True, **config})
 
 
+CSRF_INPUT = re.compile(r'name="csrf_token" value="([^"]+)"')
+
+
+def submit_pairing_code(client: FlaskClient, code: str):
+    """Open the pairing form as a browser would, then submit `code` with the form's CSRF token.
+
+    Returns the response to the POST /pair (302 when the code paired this client).
+    """
+    form = client.get("/pair").get_data(as_text=True)
+    match = CSRF_INPUT.search(form)
+    assert match, "no CSRF token in the pairing form"
+    return client.post("/pair", data={"code": code, "csrf_token": match.group(1)})
+
+
 def pair_browser(app: Flask, enrolment: kiosks.Enrolment) -> FlaskClient:
     """A test client that has redeemed the kiosk's pairing code (so holds its cookie)."""
     client = app.test_client()
-    response = client.post("/pair", data={"code": enrolment.pairing_code})
+    response = submit_pairing_code(client, enrolment.pairing_code)
     assert response.status_code == 302, response.get_data(as_text=True)
     return client
 

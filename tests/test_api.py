@@ -17,6 +17,7 @@ from datetime import datetime
 import pytest
 from hall_support import (
     API_FIELDS,
+    CSRF_INPUT,
     CSW,
     NWL,
     FailingCommits,
@@ -26,6 +27,7 @@ from hall_support import (
     flip_byte,
     make_app,
     pair_browser,
+    submit_pairing_code,
 )
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -602,16 +604,17 @@ def test_opening_the_pairing_link_does_not_use_the_code(app, setup):
     preview = app.test_client().get(f"/pair/{setup.nwl.pairing_code}")
     assert preview.status_code == 200
     assert setup.nwl.pairing_code in preview.get_data(as_text=True)
-    assert preview.headers.get("Set-Cookie") is None
+    # the form's CSRF token may start a session cookie, but nothing pairs
+    assert "kiosk_pairing=" not in preview.headers.get("Set-Cookie", "")
     browser = app.test_client()
     browser.get(f"/pair/{setup.nwl.pairing_code}")
-    assert browser.post("/pair", data={"code": setup.nwl.pairing_code}).status_code == 302
+    assert submit_pairing_code(browser, setup.nwl.pairing_code).status_code == 302
 
 
 def test_pairing_sets_a_strict_httponly_cookie_and_shows_the_kiosk(app, setup):
     browser = app.test_client()
     assert "word-input" not in browser.get("/").get_data(as_text=True)
-    response = browser.post("/pair", data={"code": setup.nwl.pairing_code})
+    response = submit_pairing_code(browser, setup.nwl.pairing_code)
     assert response.status_code == 302
     assert response.headers["Location"] in ("/", "http://localhost/")
     cookie = response.headers["Set-Cookie"]
@@ -629,7 +632,7 @@ def test_pairing_sets_a_strict_httponly_cookie_and_shows_the_kiosk(app, setup):
 def test_a_code_typed_by_hand_in_lower_case_with_spaces_pairs(app, setup):
     code = setup.nwl.pairing_code
     typed = f"  {code[:5].lower()} {code[5:].lower()} "
-    assert app.test_client().post("/pair", data={"code": typed}).status_code == 302
+    assert submit_pairing_code(app.test_client(), typed).status_code == 302
 
 
 def _expire(setup, name):
@@ -657,13 +660,71 @@ def test_a_code_that_cannot_pair_is_400_with_a_message(app, setup, case):
     elif case == "huge":
         code = "A" * 5000
     browser = app.test_client()
-    response = browser.post("/pair", data={"code": code})
+    response = submit_pairing_code(browser, code)
     assert response.status_code == 400
     html = response.get_data(as_text=True)
     assert "not valid, was already used, or has expired" in html
     assert "Ask the director" in html
     assert response.headers.get("Set-Cookie") is None
     assert 'id="word-input"' not in browser.get("/").get_data(as_text=True)
+
+
+PAIRING_EXPIRED = "Not paired: this pairing form has expired."
+
+
+def _refused_for_csrf(response) -> None:
+    assert response.status_code == 400
+    html = response.get_data(as_text=True)
+    assert PAIRING_EXPIRED in html and "Reload the pairing page and try again" in html
+    assert 'href="/pair"' in html  # a way back to the form on a kiosk screen with no Back button
+    assert response.headers.get("Set-Cookie") is None
+
+
+@pytest.mark.parametrize("page", ["/pair", "/"])
+def test_the_pairing_forms_carry_a_csrf_token(app, page):
+    html = app.test_client().get(page).get_data(as_text=True)
+    assert re.search(
+        r'<form method="post" action="/pair"[^>]*>\s*<input type="hidden" '
+        r'name="csrf_token" value="[^"]+">',
+        html,
+    )
+
+
+def test_pairing_without_a_csrf_token_is_refused_and_pairs_nothing(app, setup):
+    browser = app.test_client()
+    browser.get("/pair")  # a session, but the POST carries no token
+    _refused_for_csrf(browser.post("/pair", data={"code": setup.nwl.pairing_code}))
+    _refused_for_csrf(app.test_client().post("/pair", data={"code": setup.nwl.pairing_code}))
+    assert browser.get("/api/v1/kiosk").status_code == 401
+    # the code was not used up: the kiosk's own screen can still pair with it
+    assert submit_pairing_code(app.test_client(), setup.nwl.pairing_code).status_code == 302
+
+
+def test_pairing_with_another_sessions_csrf_token_is_refused(app, setup):
+    attacker = app.test_client()
+    token = CSRF_INPUT.search(attacker.get("/pair").text).group(1)
+    victim = app.test_client()
+    victim.get("/")  # the victim's screen has its own session and token
+    for browser in (victim, app.test_client()):
+        response = browser.post("/pair", data={"code": setup.nwl.pairing_code, "csrf_token": token})
+        _refused_for_csrf(response)
+        assert browser.get("/api/v1/kiosk").status_code == 401
+
+
+def test_a_json_post_to_pair_without_a_token_gets_a_json_error(app, setup):
+    response = app.test_client().post("/pair", json={"code": setup.nwl.pairing_code})
+    assert response.status_code == 400 and response.is_json
+    body = response.get_json()
+    assert body["ok"] is False and body["error"].startswith(PAIRING_EXPIRED)
+
+
+def test_the_api_is_still_exempt_from_csrf(app, setup):
+    browser = pair_browser(app, setup.nwl)
+    response = browser.post(ADJUDICATIONS, json={"words": ["QI"]})
+    assert response.status_code == 201, response.get_data(as_text=True)
+    refused = app.test_client().post(ADJUDICATIONS, json={"words": ["QI"]})
+    assert refused.status_code == 401 and refused.is_json
+    assert "csrf" not in refused.get_data(as_text=True).lower()
 
 
 def test_an_unpaired_browser_sees_how_to_pair_and_nothing_else(app, setup):

@@ -10,7 +10,7 @@ import sqlite3
 import stat
 
 import pytest
-from hall_support import CSW_WORDS, NWL_WORDS, SECRET_KEY
+from hall_support import CSW_WORDS, NWL_WORDS, SECRET_KEY, submit_pairing_code
 
 from adjudicator import migrations
 from adjudicator.cli import journal_cmd, quickstart_cmd
@@ -217,7 +217,7 @@ def test_quickstart_without_serving_sets_up_a_demo_ready_to_pair(run, home, monk
     code = first.split("http://hall.local:8000/pair/")[1].split()[0]
     app = create_app({"HALL": Hall(), "SECRET_KEY": SECRET_KEY})
     browser = app.test_client()
-    assert browser.post("/pair", data={"code": code}).status_code == 302
+    assert submit_pairing_code(browser, code).status_code == 302
     answer = browser.post("/api/v1/adjudications", json={"words": ["QI", "ZA"]}).get_json()
     assert (answer["verdict"], answer["tournament"], answer["rule"]) == (
         "ACCEPTABLE",

@@ -8,7 +8,7 @@ import json
 import re
 
 import pytest
-from hall_support import CSW_WORDS, NWL_WORDS, SECRET_KEY
+from hall_support import CSW_WORDS, NWL_WORDS, SECRET_KEY, submit_pairing_code
 
 from adjudicator.hall import Hall
 from adjudicator.wordlist import WordSet
@@ -85,9 +85,9 @@ def test_the_pairing_link_pairs_a_browser_once(run, app):
     _, _, code = add(run)
     browser = app.test_client()
     assert browser.get(f"/pair/{code}").status_code == 200
-    assert browser.post("/pair", data={"code": code}).status_code == 302
+    assert submit_pairing_code(browser, code).status_code == 302
     assert browser.get("/api/v1/kiosk").get_json()["kiosk"] == "table-1"
-    assert app.test_client().post("/pair", data={"code": code}).status_code == 400
+    assert submit_pairing_code(app.test_client(), code).status_code == 400
 
 
 def test_tokens_and_codes_are_stored_only_hashed(run, app, home):
@@ -127,8 +127,8 @@ def test_pair_gives_a_new_code_and_the_old_one_stops_working(run, app):
     out = ok(run("kiosk", "pair", "table-1"))
     new = LINK.search(out).group(1)
     assert new != old
-    assert app.test_client().post("/pair", data={"code": old}).status_code == 400
-    assert app.test_client().post("/pair", data={"code": new}).status_code == 302
+    assert submit_pairing_code(app.test_client(), old).status_code == 400
+    assert submit_pairing_code(app.test_client(), new).status_code == 302
     refused(run("kiosk", "pair", "table-9"), "No kiosk named 'table-9'")
 
 
@@ -137,7 +137,7 @@ def test_list_shows_tournament_and_state(run, app):
     add(run, "table-1")
     _, _, code = add(run, "table-2", "spring-csw")
     add(run, "table-3")
-    app.test_client().post("/pair", data={"code": code})
+    submit_pairing_code(app.test_client(), code)
     ok(run("kiosk", "revoke", "table-3"))
     found = kiosk_list(run)
     assert {n: (k["tournament"], k["active"], k["paired"]) for n, k in found.items()} == {
@@ -155,7 +155,7 @@ def test_list_shows_tournament_and_state(run, app):
 def test_revoke_locks_out_the_token_and_the_paired_browser(run, app):
     _, token, code = add(run)
     browser = app.test_client()
-    browser.post("/pair", data={"code": code})
+    submit_pairing_code(browser, code)
     assert browser.post("/api/v1/adjudications", json={"words": ["QI"]}).status_code == 201
     assert ok(run("kiosk", "revoke", "table-1")).strip() == "Kiosk 'table-1' revoked."
     assert judge(app, token).status_code == 401

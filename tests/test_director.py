@@ -18,7 +18,7 @@ from director_support import (  # noqa: F401
     login,
     post_form,
 )
-from hall_support import CSW, NWL, build_setup, make_app
+from hall_support import CSW, NWL, build_setup, make_app, submit_pairing_code
 
 from adjudicator import journal, kiosks, staff, tournaments
 from adjudicator.ratelimit import RateLimit
@@ -348,7 +348,7 @@ def test_enrol_a_kiosk_with_a_pairing_code_and_qr(staffed):
     assert director.get("/director/kiosks/table-1/qr.svg").status_code == 404
     # the code pairs a browser
     browser = staffed.client()
-    assert browser.post("/pair", data={"code": code}).status_code == 302
+    assert submit_pairing_code(browser, code).status_code == 302
     assert browser.get("/api/v1/kiosk").json["kiosk"] == "table-7"
 
 
