@@ -53,6 +53,11 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting("verdict_seconds", "10", "Seconds a verdict stays on the kiosk screen."),
     Setting("clear_seconds", "30", "Seconds without typing before the kiosk clears typed words."),
+    Setting(
+        "request_timeout_seconds",
+        "8",
+        "Seconds the kiosk page waits for the server's answer before showing NOT JUDGED.",
+    ),
     Setting("upload_limit_mb", "20", "Largest word list the director's page accepts, in MB."),
     Setting(
         "burst_challenges",

@@ -18,6 +18,7 @@ def create_app(test_config: dict | None = None) -> Flask:
         MAX_CONTENT_LENGTH=64 * 1024,
         VERDICT_SECONDS=settings.get_int("verdict_seconds", 1),
         CLEAR_SECONDS=settings.get_int("clear_seconds", 5),
+        REQUEST_TIMEOUT_SECONDS=settings.get_int("request_timeout_seconds", 1),
     )
     app.json.sort_keys = False  # keep the API's field order as documented
     if test_config:

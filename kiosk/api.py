@@ -65,6 +65,7 @@ def kiosk_status():
         rule={"name": rule.name, "title": rule.title},
         verdict_seconds=current_app.config["VERDICT_SECONDS"],
         clear_seconds=current_app.config["CLEAR_SECONDS"],
+        request_timeout_seconds=current_app.config["REQUEST_TIMEOUT_SECONDS"],
     )
 
 

@@ -34,6 +34,7 @@ from hypothesis import strategies as st
 
 from adjudicator import journal, kiosks, tournaments
 from adjudicator.db import SqliteDatabase
+from adjudicator.errors import SettingError
 from adjudicator.hall import Hall
 from adjudicator.ratelimit import RateLimit
 from adjudicator.store import LexiconStore
@@ -151,6 +152,20 @@ def test_kiosk_status_by_pairing_cookie(app, setup):
     response = browser.get("/api/v1/kiosk")
     assert response.status_code == 200
     assert response.get_json()["tournament"]["slug"] == NWL
+
+
+def test_kiosk_status_gives_the_page_its_timings(setup, monkeypatch):
+    for name in ("VERDICT_SECONDS", "CLEAR_SECONDS", "REQUEST_TIMEOUT_SECONDS"):
+        monkeypatch.delenv(f"ADJUDICATOR_{name}", raising=False)
+    status = make_app(setup.hall).test_client().get("/api/v1/kiosk", headers=setup.headers())
+    timings = {k: v for k, v in status.get_json().items() if k.endswith("_seconds")}
+    assert timings == {"verdict_seconds": 10, "clear_seconds": 30, "request_timeout_seconds": 8}
+    monkeypatch.setenv("ADJUDICATOR_REQUEST_TIMEOUT_SECONDS", "3")
+    status = make_app(setup.hall).test_client().get("/api/v1/kiosk", headers=setup.headers())
+    assert status.get_json()["request_timeout_seconds"] == 3
+    monkeypatch.setenv("ADJUDICATOR_REQUEST_TIMEOUT_SECONDS", "0")
+    with pytest.raises(SettingError, match="ADJUDICATOR_REQUEST_TIMEOUT_SECONDS"):
+        make_app(setup.hall)
 
 
 def test_kiosk_status_follows_a_change_of_rule_and_lexicon(client, setup):

@@ -6,6 +6,7 @@ port over one prepared data home; each test pairs its own kiosk through the pair
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import time
@@ -64,6 +65,14 @@ def server(home: Home) -> Iterator[Server]:
 def fast_server(home: Home) -> Iterator[Server]:
     """Short timings for the auto-return and auto-clear tests."""
     running = Server(home, verdict_seconds="2", clear_seconds="5")
+    yield running
+    running.stop()
+
+
+@pytest.fixture(scope="module")
+def short_timeout_server(home: Home) -> Iterator[Server]:
+    """The kiosk page gives up on an answer after 2 s instead of 8."""
+    running = Server(home, request_timeout_seconds="2")
     yield running
     running.stop()
 
@@ -431,6 +440,32 @@ def test_not_judged_when_the_server_is_stopped(home: Home, paired):
     page.click("#error-back")
     assert chips(page) == ["QI", "ZA"]  # kept, to try again
     page.wait_for_selector("#offline-alert:not([hidden])", timeout=3000)  # refreshed at once
+
+
+def test_not_judged_when_the_server_does_not_answer_in_time(paired, short_timeout_server):
+    page = paired(on=short_timeout_server)
+    held = []  # the POST is held here, never answered, until the page has given up on it
+    page.route("**/api/v1/adjudications", lambda route: held.append(route))
+    judge(page, "qi za")
+    started = time.monotonic()
+    page.wait_for_selector("#error-screen:not([hidden])", timeout=6000)
+    waited = time.monotonic() - started
+    assert len(held) == 1 and held[0].request.method == "POST"
+    assert 1.5 < waited < 6, f"gave up after {waited:.1f} s, not the 2 s the status set"
+    assert page.inner_text("#error-title") == "NOT JUDGED"
+    assert page.inner_text("#error-message") == "The server did not answer in time."
+    assert "press JUDGE again" in page.inner_text("#error-advice")
+    assert page.locator("#verdict-screen").is_hidden()
+    assert page.inner_text("#verdict-title") == ""
+    assert "ACCEPTABLE" not in page.inner_text("body")
+    page.wait_for_timeout(1600)
+    page.click("#error-back")
+    page.wait_for_selector("#idle-screen:not([hidden])")
+    assert chips(page) == ["QI", "ZA"]  # kept, to try again
+    page.unroute("**/api/v1/adjudications")
+    for route in held:
+        with contextlib.suppress(Exception):  # the page already aborted it
+            route.abort()
 
 
 ERROR_ANSWERS = [

@@ -9,7 +9,6 @@
   var MAX_WORDS = 8;
   var MAX_LETTERS = 15;
   var MIN_LETTERS = 2;
-  var REQUEST_TIMEOUT_MS = 8000;
   var POLL_MS = 5000;
   var LOCKOUT_MS = 1500;
   var VERDICTS = {
@@ -34,6 +33,7 @@
   var status = null;        // the last GET /api/v1/kiosk answer
   var verdictSeconds = 10;
   var clearSeconds = 30;
+  var requestTimeoutMs = 8000;  // until the status says otherwise (request_timeout_seconds)
   var judging = false;
   var lockedUntil = 0;
   var returnTimer = null;
@@ -47,7 +47,7 @@
 
   function fetchWithTimeout(url, options) {
     var controller = new AbortController();
-    var timer = setTimeout(function () { controller.abort(); }, REQUEST_TIMEOUT_MS);
+    var timer = setTimeout(function () { controller.abort(); }, requestTimeoutMs);
     options = options || {};
     options.signal = controller.signal;
     options.credentials = "same-origin";
@@ -88,6 +88,9 @@
     $("lexicon-alert").hidden = lexicon.available !== false;
     if (body.verdict_seconds >= 1) { verdictSeconds = body.verdict_seconds; }
     if (body.clear_seconds >= 1) { clearSeconds = body.clear_seconds; }
+    if (body.request_timeout_seconds >= 1) {
+      requestTimeoutMs = body.request_timeout_seconds * 1000;
+    }
   }
 
   function startPolling() {
