@@ -70,6 +70,14 @@ def is_flagged(entry: journal.Entry) -> bool:
     return entry.kind == "second-opinion" and FLAGGED in (entry.note or "")
 
 
+def recorded_flag_reasons(entry: journal.Entry) -> tuple[str, ...]:
+    """Why a journalled second opinion was flagged, read back from its note (() if it was not)."""
+    if not is_flagged(entry):
+        return ()
+    _, _, reasons = entry.note.partition(f"{FLAGGED}: ")
+    return tuple(reason for reason in reasons.split("; ") if reason)
+
+
 def original_of(db: Database, adjudication_id: int) -> journal.Entry:
     """The challenge `adjudication_id`, or a refusal saying what that id is instead."""
     entry = journal.get(db, adjudication_id)

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import re
+from dataclasses import astuple
+
 import pytest
 from conftest import mask
 from director_support import Staffed, build_staffed, fast_hashes, post_form  # noqa: F401
@@ -233,6 +237,110 @@ def test_cli_second_opinion_exit_codes_and_output(run, home):
     assert run("journal", "verify").exit_code == 0
 
 
+NO_FLAGS = "No second opinion is waiting for a ruling.\n"
+
+
+def _judge_again(hall, original_id: int, words, actor: str = "alice"):
+    return second_opinion.give(
+        hall.db, hall.store, original_id, words, actor=actor, station=f"judge:{actor}"
+    )
+
+
+def test_cli_flags_when_nothing_is_flagged(run, home):
+    hall, kiosk = _cli_home(run, home)
+    assert astuple(run("flags")) == (0, NO_FLAGS, "")
+    assert json.loads(run("flags", "--json").stdout) == []
+    agreed = hall.adjudicate(kiosk, ["QI", "ZA"])
+    _judge_again(hall, agreed.id, "za qi")  # agrees: final, nothing for the director
+    assert astuple(run("flags")) == (0, NO_FLAGS, "")
+
+
+def test_cli_flags_lists_an_open_case_until_the_director_rules(run, home):
+    hall, kiosk = _cli_home(run, home)
+    agreed = hall.adjudicate(kiosk, ["CAT"])
+    _judge_again(hall, agreed.id, "cat")
+    original = hall.adjudicate(kiosk, ["QI", "ZAX"], table="7")
+    opinion = _judge_again(hall, original.id, "qi za").entry
+    out = run("flags")
+    assert out.exit_code == 0 and out.stderr == ""
+    (line,) = out.stdout.splitlines()
+    when = original.recorded_at[:16].replace("T", " ")
+    assert line == (
+        f"#{original.id} | t | kiosk k1 table 7 | {when} UTC | original UNACCEPTABLE (QI ZAX) | "
+        f"second opinion #{opinion.id} by alice: ACCEPTABLE (QI ZA) | "
+        "flagged: the words differ from the original's; the verdict differs from the original's"
+    )
+    ruled = run("ruling", str(original.id), "--verdict", "ACCEPTABLE", "--reason", "slip misread")
+    assert ruled.exit_code == 0
+    assert astuple(run("flags")) == (0, NO_FLAGS, "")
+    assert json.loads(run("flags", "--json").stdout) == []
+
+
+def test_cli_flags_json(run, home):
+    hall, kiosk = _cli_home(run, home)
+    older = hall.adjudicate(kiosk, ["QI", "ZA"])
+    first = _judge_again(hall, older.id, "qi zax").entry  # the verdict differs
+    second = _judge_again(hall, older.id, "qi za", actor="bob").entry  # a third look: agrees
+    newer = hall.adjudicate(kiosk, ["CAT"])
+    third = _judge_again(hall, newer.id, "qi").entry  # the words differ, the verdict agrees
+    out = run("flags", "--json")
+    assert out.exit_code == 0 and out.stderr == ""
+    cases = json.loads(out.stdout)
+    assert [case["id"] for case in cases] == [newer.id, older.id]  # newest first
+    assert cases[1] == {
+        "id": older.id,
+        "tournament": "t",
+        "kiosk": "k1",
+        "table": None,
+        "recorded_at": older.recorded_at,
+        "verdict": "ACCEPTABLE",
+        "words": ["QI", "ZA"],
+        "second_opinions": [
+            {
+                "id": first.id,
+                "recorded_at": first.recorded_at,
+                "actor": "alice",
+                "verdict": "UNACCEPTABLE",
+                "words": ["QI", "ZAX"],
+                "flag_reasons": [
+                    "the words differ from the original's",
+                    "the verdict differs from the original's",
+                ],
+            },
+            {
+                "id": second.id,
+                "recorded_at": second.recorded_at,
+                "actor": "bob",
+                "verdict": "ACCEPTABLE",
+                "words": ["QI", "ZA"],
+                "flag_reasons": [],
+            },
+        ],
+        "flag_reasons": [
+            "the words differ from the original's",
+            "the verdict differs from the original's",
+        ],
+    }
+    assert cases[0]["second_opinions"][0]["id"] == third.id
+    assert cases[0]["flag_reasons"] == ["the words differ from the original's"]
+
+
+def test_cli_flags_do_not_say_which_word_failed(run, home):
+    hall, kiosk = _cli_home(run, home)
+    for position in range(3):
+        words = ["QI", "ZA", "CAT"]
+        words[position] = BAD
+        original = hall.adjudicate(kiosk, ["QI", "ZA", "CAT"])
+        _judge_again(hall, original.id, words)
+    lines = run("flags").stdout.splitlines()
+    assert len(lines) == 3
+    masked = {_masked(line) for line in lines}  # ids, times and words masked
+    assert len(masked) == 1, masked
+    text = run("flags").stdout + run("flags", "--json").stdout
+    for hint in ("valid", "phony", "bad word", "not in", "good"):
+        assert hint not in text.lower()
+
+
 def test_cli_passwords(run, home):
     out = run("director", "set-password", "--password-stdin", input="short\n")
     assert out.exit_code == 2 and "too short" in out.stderr
@@ -315,8 +423,6 @@ BAD = "QX"
 
 
 def _masked(text: str) -> str:
-    import re
-
     text = re.sub(r"#\d+", "#N", text)
     text = re.sub(r"\d{4}-\d\d-\d\d[ T][\d:.]+(\+00:00)?", "<T>", text)
     text = re.sub(

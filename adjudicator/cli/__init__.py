@@ -16,7 +16,13 @@ from adjudicator.cli.kiosk_cmd import kiosk
 from adjudicator.cli.lexicon_cmd import lexicon
 from adjudicator.cli.quickstart_cmd import quickstart
 from adjudicator.cli.serve_cmd import serve
-from adjudicator.cli.staff_cmd import director, judge_account, ruling_cmd, second_opinion_cmd
+from adjudicator.cli.staff_cmd import (
+    director,
+    flags_cmd,
+    judge_account,
+    ruling_cmd,
+    second_opinion_cmd,
+)
 from adjudicator.cli.tournament_cmd import tournament
 
 
@@ -38,6 +44,7 @@ for command in (
     director,
     judge_account,
     second_opinion_cmd,
+    flags_cmd,
     ruling_cmd,
 ):
     cli.add_command(command)

@@ -1,4 +1,4 @@
-"""The staff's verbs: `director`, `judge-account`, `second-opinion` and `ruling`."""
+"""The staff's verbs: `director`, `judge-account`, `second-opinion`, `flags` and `ruling`."""
 
 from __future__ import annotations
 
@@ -168,6 +168,77 @@ def opinion_json(opinion: second_opinion.SecondOpinion) -> dict:
             "verdict": opinion.original.verdict,
             "words": list(opinion.original.words),
         },
+    }
+
+
+@click.command("flags")
+@json_option
+def flags_cmd(as_json: bool):
+    """List the second opinions flagged for the director and not yet ruled on, newest first.
+
+    One line a case: the original's verdict and each second opinion's, and why it is flagged.
+    Record the final ruling with `adjudicator ruling ID`.
+    """
+    open_cases = second_opinion.cases(open_hall().db, open_only=True)
+    if as_json:
+        click.echo(json.dumps([case_json(case) for case in open_cases], indent=2))
+        return
+    if not open_cases:
+        click.echo("No second opinion is waiting for a ruling.")
+    for case in open_cases:
+        click.echo(format_case(case))
+
+
+def _when(entry: Entry) -> str:
+    return f"{entry.recorded_at[:16].replace('T', ' ')} UTC"
+
+
+def case_flag_reasons(case: second_opinion.Case) -> list[str]:
+    """Every opinion's flag reasons, each once, in the order first given."""
+    reasons = (r for o in case.opinions for r in second_opinion.recorded_flag_reasons(o))
+    return list(dict.fromkeys(reasons))
+
+
+def format_case(case: second_opinion.Case) -> str:
+    """One line: where and when, the verdicts (with the words as typed), why it is flagged."""
+    original = case.original
+    parts = [
+        f"#{original.id}",
+        original.tournament,
+        f"kiosk {original.kiosk}" + (f" table {original.table}" if original.table else ""),
+        _when(original),
+        f"original {original.verdict} ({' '.join(original.words)})",
+    ]
+    for opinion in case.opinions:
+        words = "" if opinion.words == original.words else f" ({' '.join(opinion.words)})"
+        parts.append(f"second opinion #{opinion.id} by {opinion.actor}: {opinion.verdict}{words}")
+    parts.append(f"flagged: {'; '.join(case_flag_reasons(case))}")
+    return " | ".join(parts)
+
+
+def case_json(case: second_opinion.Case) -> dict:
+    """The case's verdicts and words as typed; nothing about any single word's validity."""
+    original = case.original
+    return {
+        "id": original.id,
+        "tournament": original.tournament,
+        "kiosk": original.kiosk,
+        "table": original.table,
+        "recorded_at": original.recorded_at,
+        "verdict": original.verdict,
+        "words": list(original.words),
+        "second_opinions": [
+            {
+                "id": opinion.id,
+                "recorded_at": opinion.recorded_at,
+                "actor": opinion.actor,
+                "verdict": opinion.verdict,
+                "words": list(opinion.words),
+                "flag_reasons": list(second_opinion.recorded_flag_reasons(opinion)),
+            }
+            for opinion in case.opinions
+        ],
+        "flag_reasons": case_flag_reasons(case),
     }
 
 
