@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import http.client
 import json
 import random
 import threading
@@ -25,7 +26,7 @@ def _stream(server: Server, seen: list, stop: threading.Event, seed: int) -> Non
             words[rng.randrange(len(words))] = "ZZZ"
         try:
             status, body = server.adjudicate(words, timeout=5)
-        except OSError:
+        except (OSError, http.client.HTTPException):
             return  # the server is gone: this request got no verdict
         if status == 201:
             seen.append(body)
