@@ -10,12 +10,10 @@ import json
 import random
 import threading
 import time
-import urllib.error
-import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tests.servers import cli
+from tests.servers import cli, post
 
 GOOD = ("QI", "ZA", "JO", "CAT", "DOG", "FOX", "ZEBRA", "XI")
 
@@ -28,27 +26,6 @@ class Reply:
     body: dict
     words: list[str]
     token: str = ""
-
-
-def post(url: str, token: str, words, timeout: float = 10) -> tuple[int | None, dict]:
-    """POST one challenge; (status, JSON body), or (None, {"error": ...}) with no HTTP answer."""
-    request = urllib.request.Request(
-        url + "/api/v1/adjudications",
-        data=json.dumps({"words": list(words)}).encode(),
-        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
-        method="POST",
-    )
-    try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            return response.status, json.loads(response.read())
-    except urllib.error.HTTPError as error:
-        raw = error.read() or b"{}"
-        try:
-            return error.code, json.loads(raw)
-        except ValueError:
-            return error.code, {"raw": raw.decode(errors="replace")}
-    except OSError as error:
-        return None, {"error": repr(error)}
 
 
 @dataclass

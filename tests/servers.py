@@ -3,6 +3,7 @@ kiosk, and `adjudicator serve` (gunicorn) started as its own process group on a 
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import re
@@ -155,19 +156,28 @@ class Server:
     def __exit__(self, *exc) -> None:
         self.kill()
 
-    def adjudicate(self, words, timeout: float = 10, **details) -> tuple[int, dict]:
-        """POST a challenge with the kiosk's token: (status, JSON body)."""
-        request = urllib.request.Request(
-            self.url + "/api/v1/adjudications",
-            data=json.dumps({"words": list(words), **details}).encode(),
-            headers={
-                "Authorization": f"Bearer {self.home.token}",
-                "Content-Type": "application/json",
-            },
-            method="POST",
-        )
+    def adjudicate(self, words, timeout: float = 10, **details) -> tuple[int | None, dict]:
+        """POST a challenge with the kiosk's token: (status, JSON body); status None when
+        no HTTP answer came back (connection refused or cut)."""
+        return post(self.url, self.home.token, words, timeout, **details)
+
+
+def post(url: str, token: str, words, timeout: float = 10, **details) -> tuple[int | None, dict]:
+    """POST one challenge; (status, JSON body), or (None, {"error": ...}) with no HTTP answer."""
+    request = urllib.request.Request(
+        url + "/api/v1/adjudications",
+        data=json.dumps({"words": list(words), **details}).encode(),
+        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
+        method="POST",
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        raw = error.read() or b"{}"
         try:
-            with urllib.request.urlopen(request, timeout=timeout) as response:
-                return response.status, json.loads(response.read())
-        except urllib.error.HTTPError as error:
-            return error.code, json.loads(error.read() or b"{}")
+            return error.code, json.loads(raw)
+        except ValueError:
+            return error.code, {"raw": raw.decode(errors="replace")}
+    except (OSError, http.client.HTTPException) as error:  # refused, reset, cut mid-answer
+        return None, {"error": repr(error)}
