@@ -202,3 +202,20 @@ def row_fields(kiosk: str = "table-1", words: tuple[str, ...] = ("QI",), **extra
     )
     fields.update(extra)
     return fields
+
+
+def ok(outcome) -> str:
+    """A CLI outcome that succeeded cleanly: its stdout."""
+    assert outcome.exit_code == 0, outcome.stderr
+    assert outcome.stderr == ""
+    return outcome.stdout
+
+
+def refused(outcome, *fragments: str) -> str:
+    """A CLI outcome refused with exit 2: nothing on stdout, the fragments on stderr."""
+    assert outcome.exit_code == 2, (outcome.stdout, outcome.stderr)
+    assert outcome.stdout == ""
+    for fragment in fragments:
+        assert fragment in outcome.stderr
+    assert "Traceback" not in outcome.stderr
+    return outcome.stderr

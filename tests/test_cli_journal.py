@@ -10,19 +10,13 @@ import sqlite3
 import stat
 
 import pytest
-from hall_support import CSW_WORDS, NWL_WORDS, SECRET_KEY, submit_pairing_code
+from hall_support import CSW_WORDS, NWL_WORDS, SECRET_KEY, ok, submit_pairing_code
 
 from adjudicator import migrations
 from adjudicator.cli import journal_cmd, quickstart_cmd
 from adjudicator.hall import Hall
 from adjudicator.wordlist import WordSet
 from kiosk import create_app
-
-
-def ok(outcome) -> str:
-    assert outcome.exit_code == 0, outcome.stderr
-    assert outcome.stderr == ""
-    return outcome.stdout
 
 
 def token_of(outcome) -> str:

@@ -8,7 +8,7 @@ import json
 import re
 
 import pytest
-from hall_support import CSW_WORDS, NWL_WORDS, SECRET_KEY, submit_pairing_code
+from hall_support import CSW_WORDS, NWL_WORDS, SECRET_KEY, ok, refused, submit_pairing_code
 
 from adjudicator.hall import Hall
 from adjudicator.wordlist import WordSet
@@ -34,20 +34,6 @@ def hall_home(run, store, monkeypatch):
 @pytest.fixture
 def app(hall_home):
     return create_app({"HALL": Hall(), "SECRET_KEY": SECRET_KEY, "TESTING": True})
-
-
-def ok(outcome) -> str:
-    assert outcome.exit_code == 0, outcome.stderr
-    assert outcome.stderr == ""
-    return outcome.stdout
-
-
-def refused(outcome, *fragments: str) -> str:
-    assert outcome.exit_code == 2, (outcome.stdout, outcome.stderr)
-    assert outcome.stdout == ""
-    for fragment in fragments:
-        assert fragment in outcome.stderr
-    return outcome.stderr
 
 
 def add(run, name="table-1", tournament="spring-nwl") -> tuple[str, str, str]:

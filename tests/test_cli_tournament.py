@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from hall_support import CSW_WORDS, NWL_WORDS
+from hall_support import CSW_WORDS, NWL_WORDS, ok, refused
 
 from adjudicator import kiosks
 from adjudicator.hall import Hall, LexiconUnavailable
@@ -20,21 +20,6 @@ def lexicons(store):
     store.save("TINY-NWL", WordSet.of(NWL_WORDS))
     store.save("TINY-CSW", WordSet.of(CSW_WORDS))
     return store
-
-
-def ok(outcome) -> str:
-    assert outcome.exit_code == 0, outcome.stderr
-    assert outcome.stderr == ""
-    return outcome.stdout
-
-
-def refused(outcome, *fragments: str) -> str:
-    assert outcome.exit_code == 2, (outcome.stdout, outcome.stderr)
-    assert outcome.stdout == ""
-    for fragment in fragments:
-        assert fragment in outcome.stderr
-    assert "Traceback" not in outcome.stderr
-    return outcome.stderr
 
 
 def create(run, slug="spring-nwl", lexicon="TINY-NWL", rule="5-per-word", *extra):
