@@ -11,7 +11,6 @@ import os
 import re
 import tempfile
 import time
-from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -146,12 +145,6 @@ class LexiconStore:
                 f"Lexicon {name} is damaged: its words do not match its fingerprint. "
                 "Import it again."
             )
-        return manifest
-
-    def update_manifest(self, name: str, **changes) -> Manifest:
-        """Rewrite fields of a manifest that do not touch the compiled words."""
-        manifest = replace(self.manifest(name), **changes)
-        _atomic_write(self.manifest_path(name), manifest.to_json().encode())
         return manifest
 
     def _previous_file(self, name: str) -> str | None:

@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 from flask import Blueprint, current_app, jsonify, request
 
 from adjudicator import kiosks, tournaments
+from adjudicator.hall import DETAIL_FIELDS as DETAILS
 from adjudicator.hall import LexiconUnavailable
 from adjudicator.rules import RULES
 from kiosk.auth import current_kiosk
@@ -15,7 +16,6 @@ from kiosk.hall import get_hall
 
 bp = Blueprint("api", __name__)
 
-DETAILS = ("table", "round", "challenger", "player")
 TOUCH_SECONDS = 60  # last seen: recorded at most once a minute per kiosk
 
 
@@ -86,7 +86,7 @@ def adjudicate():
             f"Unknown field(s) {', '.join(map(repr, unknown))}: "
             f"send words, and optionally {', '.join(DETAILS)}.",
         )
-    entry = get_hall().adjudicate(kiosk, words, **{k: body.get(k) for k in DETAILS if k in body})
+    entry = get_hall().adjudicate(kiosk, words, **{k: body[k] for k in DETAILS if k in body})
     response = jsonify(entry.to_api())
     response.status_code = 201
     return response
