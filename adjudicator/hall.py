@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from adjudicator import journal, kiosks, migrations, settings, tournaments
-from adjudicator.db import Database, connect
+from adjudicator.backends import connect
+from adjudicator.db import Database
 from adjudicator.errors import AdjudicatorError, LexiconError
 from adjudicator.group_commit import GroupCommitter
 from adjudicator.lexicon import CompiledLexicon

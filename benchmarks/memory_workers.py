@@ -34,7 +34,7 @@ def build_home(path: Path) -> tuple[PreparedHome, list[str]]:
     """12 compiled lexicons, a tournament and a kiosk on each; returns the kiosks' tokens."""
     os.environ["ADJUDICATOR_HOME"] = str(path)
     from adjudicator import kiosks, migrations, tournaments
-    from adjudicator.db import connect
+    from adjudicator.backends import connect
     from adjudicator.lexicon_import import import_lexicon
     from adjudicator.store import LexiconStore
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import shutil
 import tempfile
 from pathlib import Path
@@ -19,14 +17,22 @@ from flask import (
     render_template,
     request,
     session,
+    stream_with_context,
     url_for,
 )
 from werkzeug.utils import secure_filename
 
-from adjudicator import journal, journal_review, kiosks, second_opinion, settings, tournaments
-from adjudicator.cli.journal_cmd import CSV_FIELDS, export_csv
-from adjudicator.cli.lexicon_cmd import format_import
+from adjudicator import (
+    export,
+    journal,
+    journal_review,
+    kiosks,
+    second_opinion,
+    settings,
+    tournaments,
+)
 from adjudicator.errors import AdjudicatorError, LexiconError
+from adjudicator.import_report import format_import
 from adjudicator.lexicon_import import import_lexicon
 from adjudicator.rules import RULES
 from kiosk.hall import get_hall
@@ -382,14 +388,11 @@ def journal_page():
 @bp.get("/journal.csv")
 @director_only
 def journal_csv():
+    """The filtered journal as CSV, streamed in chunks: any size in constant memory."""
     filters = _journal_filters()
-    out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=CSV_FIELDS, lineterminator="\n")
-    writer.writeheader()
-    for entry in journal_review.select(get_hall().db, **filters):
-        writer.writerow(export_csv(entry))
+    rows = journal_review.select(get_hall().db, **filters)
     return Response(
-        out.getvalue(),
+        stream_with_context(export.csv_chunks(rows)),
         mimetype="text/csv",
         headers={"Content-Disposition": 'attachment; filename="journal.csv"'},
     )

@@ -17,7 +17,8 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from adjudicator import journal, kiosks, tournaments
-from adjudicator.db import Database, SqliteDatabase
+from adjudicator.db import Database
+from adjudicator.db_sqlite import SqliteDatabase
 from adjudicator.hall import Hall
 from adjudicator.ratelimit import RateLimit
 from adjudicator.store import LexiconStore

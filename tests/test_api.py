@@ -33,7 +33,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from adjudicator import journal, kiosks, tournaments
-from adjudicator.db import SqliteDatabase
+from adjudicator.db_sqlite import SqliteDatabase
 from adjudicator.errors import SettingError
 from adjudicator.hall import Hall
 from adjudicator.ratelimit import RateLimit

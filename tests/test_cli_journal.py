@@ -12,8 +12,8 @@ import stat
 import pytest
 from hall_support import CSW_WORDS, NWL_WORDS, SECRET_KEY, ok, submit_pairing_code
 
-from adjudicator import migrations
-from adjudicator.cli import journal_cmd, quickstart_cmd
+from adjudicator import export, migrations
+from adjudicator.cli import quickstart_cmd
 from adjudicator.hall import Hall
 from adjudicator.wordlist import WordSet
 from kiosk import create_app
@@ -100,7 +100,7 @@ def test_db_upgrade_on_an_unusable_database_exits_2(run, home, tmp_path, monkeyp
 
 def test_export_of_an_empty_journal(run, home):
     assert json.loads(ok(run("journal", "export", "--format", "json"))) == []
-    assert ok(run("journal", "export")).strip() == ",".join(journal_cmd.CSV_FIELDS)
+    assert ok(run("journal", "export")).strip() == ",".join(export.CSV_FIELDS)
 
 
 def test_json_export_uses_the_apis_field_names_and_values(run, judged):
@@ -129,7 +129,7 @@ def test_export_of_an_unknown_tournament_is_an_error_not_an_empty_file(run, judg
 def test_csv_export_has_one_row_per_adjudication(run, judged):
     text = ok(run("journal", "export", "--format", "csv"))
     reader = csv.DictReader(io.StringIO(text))
-    assert tuple(reader.fieldnames) == journal_cmd.CSV_FIELDS
+    assert tuple(reader.fieldnames) == export.CSV_FIELDS
     rows = list(reader)
     assert [(r["id"], r["verdict"], r["word_count"]) for r in rows] == [
         ("1", "ACCEPTABLE", "2"),

@@ -13,7 +13,7 @@ import pytest
 from hall_support import NWL, append_rows, build_setup, row_fields
 
 from adjudicator import journal, kiosks, migrations
-from adjudicator.db import SqliteDatabase
+from adjudicator.db_sqlite import SqliteDatabase
 
 
 @pytest.fixture

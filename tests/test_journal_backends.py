@@ -16,7 +16,9 @@ from pathlib import Path
 import pytest
 
 from adjudicator import journal, migrations
-from adjudicator.db import DatabaseUnavailable, SqliteDatabase, connect
+from adjudicator.backends import connect
+from adjudicator.db import DatabaseUnavailable
+from adjudicator.db_sqlite import SqliteDatabase
 from adjudicator.group_commit import GroupCommitter
 from tests.pg_support import postgres  # noqa: F401 - the session fixture
 
@@ -208,7 +210,7 @@ def test_group_commit_from_many_threads_makes_one_chain(db):
 APPENDER = """
 import sys
 from adjudicator import journal
-from adjudicator.db import connect
+from adjudicator.backends import connect
 url, name, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
 db = connect(url)
 for _ in range(count):

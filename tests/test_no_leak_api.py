@@ -23,7 +23,7 @@ from hall_support import (
 )
 
 from adjudicator import journal
-from adjudicator.cli.journal_cmd import export_json
+from adjudicator.export import export_json
 
 GOOD = ["QI", "ZA", "JO", "XI", "CAT", "DOG", "FOX", "ZEBRA"]
 BAD = "QX"  # as long as QI, ZA, JO and XI: only the word itself differs

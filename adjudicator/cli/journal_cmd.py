@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import csv
-import json
 import sys
 
 import click
 
+from adjudicator import export as export_rows
 from adjudicator import journal, migrations, tournaments
+from adjudicator.backends import connect
 from adjudicator.cli.common import open_hall
-from adjudicator.db import connect
-
-CSV_FIELDS = journal.FIELDS
 
 
 @click.group("journal")
@@ -26,34 +23,11 @@ def journal_group() -> None:
     "--format", "fmt", type=click.Choice(["csv", "json"]), default="csv", show_default=True
 )
 def export(tournament: str | None, fmt: str):
-    """Print the journal as CSV or as a JSON array."""
+    """Print the journal as CSV or as a JSON array (streamed: any size in constant memory)."""
     db = open_hall().db
     if tournament:
         tournaments.get(db, tournament)  # a mistyped slug is an error, not an empty export
-    rows = journal.entries(db, tournament)
-    if fmt == "json":
-        click.echo(json.dumps([export_json(entry) for entry in rows], indent=2))
-        return
-    writer = csv.DictWriter(sys.stdout, fieldnames=CSV_FIELDS, lineterminator="\n")
-    writer.writeheader()
-    for entry in rows:
-        writer.writerow(export_csv(entry))
-
-
-def export_json(entry: journal.Entry) -> dict:
-    return {
-        **entry.to_api(),
-        "actor": entry.actor,
-        "note": entry.note,
-        "prev_hash": entry.prev_hash,
-        "row_hash": entry.row_hash,
-    }
-
-
-def export_csv(entry: journal.Entry) -> dict:
-    row = {name: getattr(entry, name) for name in CSV_FIELDS}
-    row["words"] = " ".join(entry.words)
-    return row
+    export_rows.write(journal.entries(db, tournament), sys.stdout, fmt)
 
 
 @journal_group.command("verify")

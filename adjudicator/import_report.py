@@ -1,0 +1,63 @@
+"""What an import did, as the text the CLI prints and the director's upload page shows."""
+
+from __future__ import annotations
+
+from adjudicator import catalogue
+from adjudicator.lexicon import Manifest
+from adjudicator.lexicon_import import ImportSummary
+from adjudicator.recipe import RecipeSummary, referral_text
+
+
+def format_import(summary: ImportSummary) -> str:
+    """What an import did: counts, fingerprint, catalogue match, anything skipped."""
+    m = summary.manifest
+    lines = [
+        f"Imported {m.name} from {m.source_file} ({m.source_format}) in {m.build_seconds:.2f} s",
+        f"  words:       {m.words:,} (longest {m.longest_word} letters; "
+        f"{m.words_over_15:,} over 15 letters, kept but never playable)",
+        f"  fingerprint: {m.fingerprint}",
+        f"  catalogue:   {_catalogue_line(m)}",
+    ]
+    if summary.duplicates:
+        lines.append(f"  duplicates:  {summary.duplicates:,} repeated lines counted once")
+    if summary.skipped:
+        lines.append(f"  skipped:     {len(summary.skipped)} line(s) that are not words:")
+        lines.extend(f"    {bad}" for bad in summary.skipped)
+    return "\n".join(lines)
+
+
+def format_recipe_import(summary: RecipeSummary) -> str:
+    """What a recipe import did: the import summary, then every list used and the referral rule."""
+    build = summary.build
+    lines = [format_import(ImportSummary(summary.manifest, edition=summary.edition))]
+    lines.append(f"  sources:     {len(build.sources)} (their union)")
+    lines.extend(f"    {_list_line(record)}" for record in build.sources)
+    if build.add:
+        lines.append(
+            f"  add:         {len(build.add)} list(s), {build.added:,} word(s) no source had"
+        )
+        lines.extend(f"    {_list_line(record)}" for record in build.add)
+    if build.remove:
+        not_there = f"; {build.not_there:,} not there to remove" if build.not_there else ""
+        lines.append(
+            f"  remove:      {len(build.remove)} list(s), {build.removed:,} word(s) "
+            f"removed{not_there}"
+        )
+        lines.extend(f"    {_list_line(record)}" for record in build.remove)
+    lines.append(f"  referral:    {referral_text(summary.manifest.refer_longer_than)}")
+    return "\n".join(lines)
+
+
+def _list_line(record) -> str:
+    kind = "compiled lexicon" if record.kind == "lexicon" else "file"
+    return f"{record.name} ({kind}): {record.words:,} words, fingerprint {record.fingerprint[:12]}"
+
+
+def _catalogue_line(m: Manifest) -> str:
+    if m.verified:
+        return f"verified: matches {m.name} in the catalogue"
+    if m.catalogue_name:
+        return f"the same words as catalogue edition {m.catalogue_name}"
+    if catalogue.by_name(m.name):
+        return f"NOT the catalogue's {m.name}: imported with --force"
+    return "not a catalogue edition (no known fingerprint to check against)"
