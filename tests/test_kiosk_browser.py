@@ -322,9 +322,7 @@ def test_a_character_that_is_not_a_letter_is_named_and_never_dropped(paired):
     assert chips(page) == ["ZA"] and hint(page) == ""
 
 
-def test_a_blank_written_as_a_question_mark_or_a_hyphenated_word_is_not_judged(
-    home: Home, paired
-):
+def test_a_blank_written_as_a_question_mark_or_a_hyphenated_word_is_not_judged(home: Home, paired):
     """`qu?t` is not QUT and `re-enter` is not REENTER: both are refused until fixed."""
     page = paired()
     sent = posts_to_judge(page)
