@@ -16,11 +16,8 @@ from adjudicator import journal, settings, wording
 from adjudicator.db import Database
 from adjudicator.errors import AdjudicatorError
 
-
 # A date, a date and time to the minute, or to the second: the forms the journal page takes.
-_TIME = re.compile(
-    r"\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:(?:(?P<minute>\d{2})|\d{2}:(?P<second>\d{2})))?"
-)
+_TIME = re.compile(r"\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:(?:(?P<minute>\d{2})|\d{2}:(?P<second>\d{2})))?")
 
 
 class FilterError(AdjudicatorError):
