@@ -70,10 +70,11 @@ class Home:
         home.cli("db", "upgrade")
         return home
 
-    def cli(self, *args: str) -> str:
+    def cli(self, *args: str, stdin: str | None = None) -> str:
         """Run the CLI in a subprocess; its stdout, or an AssertionError with its stderr."""
         done = subprocess.run(
             [sys.executable, "-m", "adjudicator", *args],
+            input=stdin,
             env=self.env,
             capture_output=True,
             text=True,
