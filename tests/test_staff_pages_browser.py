@@ -239,3 +239,34 @@ def test_directors_pages(browser, server: Server, home: PreparedHome):
 
 def _upload(name: str, data: bytes) -> dict:
     return {"name": name, "mimeType": "text/plain", "buffer": data}
+
+
+def test_the_overview_refreshes_by_itself(browser, server: Server, home: PreparedHome):
+    page = sign_in(browser, server, "/director/login", "director", DIRECTOR_PASSWORD)
+    page.wait_for_url(server.url + "/director/")
+    page.clock.install()
+    page.reload()
+    page.evaluate("window.notReloaded = true")
+    assert "refresh-kiosk" not in page.inner_text("#overview-body")
+    _cli(home, "kiosk", "add", "refresh-kiosk", "--tournament", "hall")
+    page.clock.run_for(21_000)  # past the 20 s refresh
+    page.wait_for_selector("#overview-kiosk-refresh-kiosk")
+    assert "never seen" in page.inner_text("#overview-kiosk-refresh-kiosk")
+    assert page.evaluate("window.notReloaded") is True  # the body was fetched, not the page
+    assert page.inner_text("#overview-refresh") == "Refreshes by itself every 20 s."
+
+    page.route("**/director/overview", lambda route: route.abort())
+    page.clock.run_for(21_000)
+    page.wait_for_selector("#overview-refresh.bad")
+    assert "Cannot reach the server" in page.inner_text("#overview-refresh")
+    assert page.locator("#overview-kiosk-refresh-kiosk").is_visible()  # the last state stays
+    check = PageCheck()
+    check(page, "overview, server unreachable")
+    page.unroute("**/director/overview")
+
+    page.context.clear_cookies()
+    page.clock.run_for(21_000)
+    page.wait_for_selector("#overview-refresh:text('Signed out')")
+    assert "reload the page to sign in again" in page.inner_text("#overview-refresh")
+    check.assert_clean()
+    page.context.close()
