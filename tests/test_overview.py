@@ -165,3 +165,21 @@ def test_the_journal_shows_each_rows_lexicon_and_takes_times_in_one_form(staffed
         )
     refused = director.get("/director/journal?since=05/01/2024", follow_redirects=True)
     assert "type it as YYYY-MM-DD HH:MM (UTC, 24-hour)" in refused.get_data(as_text=True)
+
+
+def test_the_hall_state_never_reads_the_journals_challenges(staffed, monkeypatch):
+    """Its cost stays flat as the journal grows: only second opinions and rulings are read."""
+    for _ in range(5):
+        staffed.challenge(["QI"])
+    from adjudicator import journal
+
+    asked, real_entries = [], journal.entries
+
+    def spy(db, tournament=None, **filters):
+        asked.append(filters.get("kind"))
+        return real_entries(db, tournament, **filters)
+
+    monkeypatch.setattr(journal, "entries", spy)
+    status = hall_status.build(staffed.setup.hall)
+    assert status.journal.rows == 5
+    assert asked and set(asked) <= {"second-opinion", "ruling"}
