@@ -73,10 +73,11 @@ class Hall:
         self, kiosk: kiosks.Kiosk, words: str | Iterable[str], **details: str | None
     ) -> journal.Entry:
         """Judge a challenge from `kiosk` and return it once it is in the journal."""
-        normalised = normalize_challenge(words)
         clean = clean_details(details)
         tournament = tournaments.get(self.db, kiosk.tournament)
-        ruling = rule_on(self.lexicon_for(tournament), get_rule(tournament.rule), normalised)
+        lexicon = self.lexicon_for(tournament)
+        normalised = normalize_challenge(words, lexicon.alphabet)  # read in the lexicon's tiles
+        ruling = rule_on(lexicon, get_rule(tournament.rule), normalised)
         manifest = ruling.lexicon.manifest
         return self.committer.append(
             guard=self._rate_guard(kiosk.name),

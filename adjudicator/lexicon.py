@@ -15,6 +15,8 @@ from typing import Any
 
 import marisa_trie
 
+from adjudicator.alphabet import Alphabet
+from adjudicator.alphabet_files import from_manifest
 from adjudicator.errors import LexiconCorrupt
 from adjudicator.wordlist import short_fingerprint
 
@@ -42,10 +44,15 @@ class Manifest:
     tournament_list: bool = True
     refer_longer_than: int = 0
     recipe: dict[str, Any] = field(default_factory=dict)
+    alphabet: dict[str, Any] = field(default_factory=dict)  # its definition; empty: english
 
     @property
     def short_fingerprint(self) -> str:
         return short_fingerprint(self.fingerprint)
+
+    def get_alphabet(self) -> Alphabet:
+        """The alphabet the words are spelled in (from the recorded definition)."""
+        return from_manifest(self.alphabet)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2, sort_keys=True) + "\n"
@@ -62,6 +69,7 @@ class Manifest:
                 raise ValueError(f"its field {name!r} is not text")
         if not isinstance(manifest.words, int):
             raise ValueError("its field 'words' is not a whole number")
+        manifest.get_alphabet()  # an unusable alphabet makes the manifest unreadable
         return manifest
 
     def summary(self) -> dict[str, Any]:
@@ -69,6 +77,7 @@ class Manifest:
         return {
             "name": self.name,
             "description": self.description,
+            "alphabet": self.get_alphabet().name,
             "words": self.words,
             "fingerprint": self.fingerprint,
             "short_fingerprint": self.short_fingerprint,
@@ -89,15 +98,20 @@ class CompiledLexicon:
         self.manifest = manifest
         self.path = path
         self.trie = trie  # the verdict looks words up here directly: no Python call per word
+        self.alphabet = manifest.get_alphabet()
 
     def __contains__(self, word: object) -> bool:
-        return word in self.trie
+        """Whether the canonical spelling `word` is in the lexicon."""
+        return isinstance(word, str) and self.alphabet.key_of(word) in self.trie
 
     def __len__(self) -> int:
         return len(self.trie)
 
     def __iter__(self):
-        return iter(self.trie.iterkeys())
+        """The canonical spellings, in the trie's order (not sorted)."""
+        if self.alphabet.keys_are_canonical:
+            return iter(self.trie.iterkeys())
+        return map(self.alphabet.canonical_of_key, self.trie.iterkeys())
 
     @property
     def name(self) -> str:

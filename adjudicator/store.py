@@ -109,7 +109,7 @@ class LexiconStore:
         """Compile `words` into the store as `name`; `details` fill the manifest."""
         check_name(name)
         started = time.perf_counter()
-        trie = marisa_trie.Trie(words.words)
+        trie = marisa_trie.Trie(words.keys())
         compiled = self._write_trie(name, trie)
         manifest = Manifest(
             name=name,
@@ -122,6 +122,7 @@ class LexiconStore:
             built_at=datetime.now(UTC).isoformat(timespec="seconds"),
             build_seconds=round(time.perf_counter() - started, 3),
             program_version=__version__,
+            alphabet=words.alphabet.to_dict(),
             **details,
         )
         previous = self._previous_file(name)

@@ -61,6 +61,7 @@ def kiosk_status():
             "fingerprint": tournament.lexicon_fingerprint,
             "short_fingerprint": tournament.lexicon_fingerprint[:12],
             "available": _lexicon_available(hall, tournament),
+            "alphabet": manifest.get_alphabet().summary(),
         },
         rule={"name": rule.name, "title": rule.title},
         verdict_seconds=current_app.config["VERDICT_SECONDS"],
