@@ -15,7 +15,6 @@ For alphabets without multi-letter tiles (English, Polish) the two are the same 
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -114,15 +113,15 @@ class Alphabet:
 
     def key_of(self, canonical: str) -> str:
         """The trie key of a canonical spelling (the same string without multi-letter tiles)."""
-        if not self.multi_tiles:
-            return canonical
-        return self._tables["key_re"].sub(self._key_repl, canonical)
+        for bracketed, key in self._tables["bracketed_keys"]:
+            canonical = canonical.replace(bracketed, key)
+        return canonical
 
     def keys_of(self, canonical_words: Sequence[str]) -> Sequence[str]:
         """Trie keys of canonical words (the same sequence when keys are canonical)."""
         if not self.multi_tiles:
             return canonical_words
-        return [self.key_of(word) for word in canonical_words]
+        return self.key_of("\n".join(canonical_words)).split("\n")
 
     def canonical_of_key(self, key: str) -> str:
         """The canonical spelling of a trie key."""
@@ -163,9 +162,6 @@ class Alphabet:
     def key_of_tile(self) -> dict[str, str]:
         """The private-use character that stands for each multi-letter tile in trie keys."""
         return self._tables["key_of_tile"]
-
-    def _key_repl(self, match: re.Match) -> str:
-        return self._tables["key_of_tile"][match.group(1)]
 
     def _case_map(self, text: str) -> str:
         upper = self.upper_map
@@ -268,14 +264,13 @@ def _derive(alphabet: Alphabet) -> dict[str, Any]:
         tiles_by_first.setdefault(tile[0], []).append(tile)
     multi = [tile for tile in alphabet.tiles if len(tile) > 1]
     key_of_tile = {tile: chr(KEY_BASE + index) for index, tile in enumerate(multi)}
-    key_re = re.compile(r"\[(" + "|".join(map(re.escape, multi)) + r")\]") if multi else None
     return {
         "upper": upper,
         "fold_by_first": fold_by_first,
         "tiles_by_first": tiles_by_first,
         "tile_set": frozenset(alphabet.tiles),
         "key_of_tile": key_of_tile,
-        "key_re": key_re,
+        "bracketed_keys": tuple((f"[{tile}]", key) for tile, key in key_of_tile.items()),
         "decode_table": {ord(key): f"[{tile}]" for tile, key in key_of_tile.items()},
     }
 

@@ -109,7 +109,7 @@ class LexiconStore:
         """Compile `words` into the store as `name`; `details` fill the manifest."""
         check_name(name)
         started = time.perf_counter()
-        trie = marisa_trie.Trie(words.keys())
+        trie = marisa_trie.Trie(words.keys)
         compiled = self._write_trie(name, trie)
         manifest = Manifest(
             name=name,

@@ -66,21 +66,30 @@ class WordLines:
         """`text` with every line that is not a plain word read one by one and replaced."""
         pieces: list[str] = []
         done = 0
-        counted, number = 0, first
-        for match in self._fast["attention"].finditer(text):
-            start = text.rfind("\n", 0, match.start()) + 1
+        counted, number = 0, first  # line numbers are counted only when a line is bad
+
+        def number_of(start: int) -> int:
+            nonlocal counted, number
             number += text.count("\n", counted, start)
             counted = start
+            return number
+
+        for match in self._fast["attention"].finditer(text):
+            start = text.rfind("\n", 0, match.start()) + 1
             pieces.append(text[done:start])
-            pieces.append(self._one_line(number, text[start : match.end()]))
+            kept = self._one_line(text[start : match.end()])
+            if kept is None:
+                self.bad_lines.append(BadLine(number_of(start), text[start : match.end()].strip()))
+                kept = ""
+            pieces.append(kept)
             done = match.end()
         if not pieces:
             return text
         pieces.append(text[done:])
         return "".join(pieces)
 
-    def _one_line(self, number: int, line: str) -> str:
-        """Read one line that is not plain; return what the chunk keeps in its place."""
+    def _one_line(self, line: str) -> str | None:
+        """Read one line that is not plain: what the chunk keeps in its place, None if bad."""
         stripped = line.strip()
         if not stripped or stripped.startswith("#"):
             return ""
@@ -93,8 +102,7 @@ class WordLines:
         try:
             tiles = self.alphabet.spell(word)
         except SpellingError:
-            self.bad_lines.append(BadLine(number, stripped))
-            return ""
+            return None
         self.words.append(self.alphabet.canonical(tiles))
         return ""
 
@@ -118,12 +126,11 @@ class WordLines:
                 if lines[index]:
                     lines[index] = ""
                     self.bad_lines.append(BadLine(first + index, originals[index].strip()))
-        if lines is None:
-            lines = plain.split("\n")
-        if fast["decode"] is not None:
-            self.words.extend(line.translate(fast["decode"]) for line in lines if line)
-        else:
-            self.words.extend(filter(None, lines))
+        if lines is not None:
+            plain = "\n".join(lines)
+        for key, bracketed in fast["decode"]:
+            plain = plain.replace(key, bracketed)
+        self.words.extend(filter(None, plain.split("\n")))
 
 
 def _number(bad: BadLine) -> int:
@@ -151,7 +158,7 @@ def _fast_tables(alphabet: Alphabet, drop_capitalised: bool) -> dict[str, Any]:
         "multi": _alternation(multi) if multi else None,
         "multi_repl": lambda match: key_of_tile[match.group()],
         "leftover": re.compile(f"[{_char_class(leftover)}]") if leftover else None,
-        "decode": {ord(key): f"[{tile}]" for tile, key in key_of_tile.items()} or None,
+        "decode": tuple((key, f"[{tile}]") for tile, key in key_of_tile.items()),
     }
 
 

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import hashlib
 import operator
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from itertools import groupby, islice
+from functools import cached_property
+from itertools import islice
 
 from adjudicator.alphabet import ENGLISH, Alphabet
 
@@ -40,7 +42,7 @@ class WordSet:
         """Like `of`, but sorts the list `words` in place instead of copying it first."""
         words.sort()
         if any(map(operator.eq, words, islice(words, 1, None))):
-            ordered = tuple(word for word, _ in groupby(words))
+            ordered = tuple(dict.fromkeys(words))  # keeps the order, drops the repeats
         else:
             ordered = tuple(words)
         return cls(ordered, fingerprint(ordered), alphabet)
@@ -48,24 +50,24 @@ class WordSet:
     def __len__(self) -> int:
         return len(self.words)
 
+    @cached_property
     def keys(self) -> Sequence[str]:
-        """The words as the compiled trie stores them (one character per tile)."""
+        """The words as the compiled trie stores them: one character per tile."""
         return self.alphabet.keys_of(self.words)
 
-    def _tile_counts(self) -> Iterable[int]:
-        if self.alphabet.keys_are_canonical:
-            return map(len, self.words)
-        return map(self.alphabet.tile_count, self.words)
+    @cached_property
+    def _lengths(self) -> Counter[int]:
+        return Counter(map(len, self.keys))  # tiles: a key has one character per tile
 
     @property
     def longest(self) -> int:
         """The most tiles (letters, for A-Z) in one word."""
-        return max(self._tile_counts(), default=0)
+        return max(self._lengths, default=0)
 
     @property
     def over_board_length(self) -> int:
         """How many words are longer than a 15 x 15 board allows (kept, never playable)."""
-        return sum(map(MAX_BOARD_WORD.__lt__, self._tile_counts()))
+        return sum(count for length, count in self._lengths.items() if length > MAX_BOARD_WORD)
 
 
 def fingerprint(sorted_unique_words: Iterable[str]) -> str:
