@@ -120,8 +120,8 @@ class _Source:
         size = os.fstat(self._raw.fileno()).st_size
         if self.gzipped:  # the gzip trailer ends with the content's size (mod 2**32)
             size = struct.unpack("<I", os.pread(self._raw.fileno(), 4, size - 4))[0]
-        (count,) = struct.unpack_from("<I", head)
-        return (4 * (count + 1)) % 2**32 == size and looks_like_dwg(head[: 4 * (count + 1)])
+        (count, first) = struct.unpack_from("<II", head)
+        return (4 * (count + 1)) % 2**32 == size and 65 <= first >> 24 <= 90
 
     def finish(self) -> None:
         """Hash whatever is left of the file (the checksum is of the file as stored)."""
