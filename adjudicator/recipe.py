@@ -317,7 +317,8 @@ def _read_source(store: LexiconStore, recipe: Recipe, entry: str) -> tuple[WordS
     if path.is_file():
         result = read_source(path, "auto", alphabet, drop_capitalised=recipe.drop_capitalised)
         if result.bad_lines and not recipe.skip_invalid:
-            raise _bad_lines(recipe, f"source {entry}", result.bad_lines, _words_in(alphabet))
+            error = _bad_lines(recipe, f"source {entry}", result.bad_lines, _words_in(alphabet))
+            raise RecipeError(f"{error} Or set skip_invalid = true to leave them out.")
         words = WordSet.take(result.words, alphabet)
         record = ListRecord(
             entry,
@@ -375,7 +376,7 @@ def _read_adjustments(recipe: Recipe, entry: str, key: str) -> tuple[list[str], 
             recipe,
             f"{key} list {entry}",
             bad,
-            _words_in(recipe.alphabet, f" of {MIN_LETTERS} to {MAX_LETTERS} "),
+            _words_in(recipe.alphabet, f"{MIN_LETTERS} to {MAX_LETTERS}"),
         )
     unique = WordSet.of(words, recipe.alphabet)
     sha = hashlib.sha256(raw).hexdigest()
@@ -392,11 +393,13 @@ def _bad_lines(recipe: Recipe, what: str, bad: list[BadLine], expected: str) -> 
     )
 
 
-def _words_in(alphabet: Alphabet, length: str = " ") -> str:
-    """'words of 2 to 15 letters A-Z', or '... tiles of the polish alphabet'."""
+def _words_in(alphabet: Alphabet, length: str = "") -> str:
+    """'words (A-Z only)', 'words of 2 to 15 letters A-Z', or the same in an alphabet's tiles."""
     if alphabet.is_english:
-        return f"words{length}letters A-Z" if length != " " else "words (A-Z only)"
-    return f"words{length}tiles of the {alphabet.name} alphabet"
+        return f"words of {length} letters A-Z" if length else "words (A-Z only)"
+    if length:
+        return f"words of {length} tiles of the {alphabet.name} alphabet"
+    return f"words (tiles of the {alphabet.name} alphabet only)"
 
 
 def _words_with_lines(
