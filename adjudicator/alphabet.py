@@ -56,7 +56,7 @@ class Alphabet:
 
     # --- what other modules ask -------------------------------------------------------------
 
-    @property
+    @cached_property
     def is_english(self) -> bool:
         """A-Z with no folds: challenge input takes the ASCII fast path."""
         return self.tiles == ENGLISH_TILES and not self.fold and not self.case

@@ -10,6 +10,7 @@ import hashlib
 import json
 import mmap
 from dataclasses import asdict, dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +53,10 @@ class Manifest:
 
     def get_alphabet(self) -> Alphabet:
         """The alphabet the words are spelled in (from the recorded definition)."""
+        return self._alphabet
+
+    @cached_property
+    def _alphabet(self) -> Alphabet:
         return from_manifest(self.alphabet)
 
     def to_json(self) -> str:

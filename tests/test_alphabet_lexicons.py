@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 from hall_support import make_app
 
-from adjudicator import journal, kiosks, tournaments
+from adjudicator import journal, kiosks, second_opinion, tournaments
 from adjudicator.alphabet_files import builtin
 from adjudicator.db_sqlite import SqliteDatabase
+from adjudicator.errors import ChallengeInputError
 from adjudicator.hall import Hall
 from adjudicator.recipe import import_recipe
 from adjudicator.store import LexiconStore
@@ -243,3 +244,16 @@ def test_the_kiosk_status_gives_the_alphabet(swedish_hall):
     assert alphabet["tiles"][-3:] == ["Å", "Ä", "Ö"]
     assert alphabet["special_tiles"] == ["Å", "Ä", "Ö"]
     assert alphabet["fold"] == {"É": "E"}
+
+
+def test_a_second_opinion_reads_the_slip_in_the_originals_alphabet(swedish_hall):
+    client, headers, hall = swedish_hall
+    body = client.post("/api/v1/adjudications", json={"words": ["ÅSNA"]}, headers=headers)
+    original = body.get_json()["id"]
+    opinion = second_opinion.give(
+        hall.db, hall.store, original, "åsna", actor="judge-1", station="desk"
+    )
+    assert opinion.entry.words == ("ÅSNA",) and opinion.entry.verdict == "ACCEPTABLE"
+    assert not opinion.flagged  # the same words and verdict: nothing for the director
+    with pytest.raises(ChallengeInputError, match="'Q' .* the swedish-club alphabet's tiles"):
+        second_opinion.give(hall.db, hall.store, original, "QI", actor="judge-1", station="desk")
