@@ -24,6 +24,7 @@ from typing import Any
 KEY_BASE = 0xE000  # private-use characters stand for multi-letter tiles in trie keys
 MAX_TILES = 128
 MAX_TILE_CHARS = 4
+MAX_FOLD_CHARS = 8  # the longest text a fold table reads as tiles
 ENGLISH_TILES = tuple("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
 # Case pairs that Unicode's default upper case gets wrong for a language (SpecialCasing.txt).

@@ -22,11 +22,17 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from adjudicator.alphabet import ENGLISH, MAX_TILE_CHARS, MAX_TILES, Alphabet, SpellingError
+from adjudicator.alphabet import (
+    ENGLISH,
+    MAX_FOLD_CHARS,
+    MAX_TILE_CHARS,
+    MAX_TILES,
+    Alphabet,
+    SpellingError,
+)
 from adjudicator.errors import ImportRefused
 
 KEYS = ("name", "tiles", "fold", "case", "language", "description")
-MAX_FOLD_CHARS = 8
 _NAME = re.compile(r"[a-z0-9][a-z0-9._-]{0,39}")
 _LANGUAGE = re.compile(r"[a-z]{2,3}(-[A-Za-z0-9]{1,8})*")
 _RESERVED = frozenset("[],#")  # brackets mark tiles; commas separate words; # starts a comment

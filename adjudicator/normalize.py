@@ -11,12 +11,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from adjudicator.alphabet import ENGLISH, Alphabet, SpellingError
+from adjudicator.alphabet import ENGLISH, MAX_FOLD_CHARS, Alphabet, SpellingError
 from adjudicator.errors import ChallengeInputError
 
 MIN_LETTERS = 2  # tiles, for alphabets with tiles of several letters
 MAX_LETTERS = 15  # the board is 15 x 15
 MAX_WORDS = 8  # a main word and up to 7 cross words
+MAX_TYPED = MAX_LETTERS * (MAX_FOLD_CHARS + 2)  # a tile is at most "[" + fold text + "]"
 
 _SEPARATORS = re.compile(r"[ \t\r\n,]+")
 
@@ -53,6 +54,11 @@ def _split_each(words: Iterable[str]) -> list[str]:
 def _check_word(word: str, position: int, alphabet: Alphabet) -> str:
     if alphabet.is_english and word.isascii() and word.isalpha():
         count, canonical = len(word), word.upper()  # the fast path: plain A-Z
+    elif len(word) > MAX_TYPED:  # more than 15 tiles however written: not worth spelling out
+        raise ChallengeInputError(
+            f"Word {position} ({word!r}) has {len(word)} characters: no word on a 15 x 15 "
+            f"board has more than {MAX_LETTERS} tiles."
+        )
     else:
         try:
             tiles = alphabet.spell(word)

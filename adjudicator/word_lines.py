@@ -17,6 +17,9 @@ from typing import Any
 
 from adjudicator.alphabet import ENGLISH, Alphabet, SpellingError
 
+MAX_SPELLED = 1000  # characters: a longer line that is not plain is a bad line at once
+MAX_SHOWN = 200  # characters of a bad line kept to show
+
 
 @dataclass(frozen=True)
 class BadLine:
@@ -79,7 +82,10 @@ class WordLines:
             pieces.append(text[done:start])
             kept = self._one_line(text[start : match.end()])
             if kept is None:
-                self.bad_lines.append(BadLine(number_of(start), text[start : match.end()].strip()))
+                shown = text[start : match.end()].strip()
+                if len(shown) > MAX_SHOWN:
+                    shown = shown[:MAX_SHOWN] + "..."
+                self.bad_lines.append(BadLine(number_of(start), shown))
                 kept = ""
             pieces.append(kept)
             done = match.end()
@@ -99,6 +105,8 @@ class WordLines:
             return ""
         if not self._fast["attention"].search(word):
             return word  # plain after all (it had spaces or a definition): read with the chunk
+        if len(word) > MAX_SPELLED:
+            return None  # no word is that long: not worth spelling out character by character
         try:
             tiles = self.alphabet.spell(word)
         except SpellingError:

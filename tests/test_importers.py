@@ -333,3 +333,11 @@ def test_a_gzip_file_cut_short_after_the_first_chunk_is_refused(tmp_path, monkey
     data = gzip.compress(("".join(f"W{i:06d}\n" for i in range(20000))).encode())
     with pytest.raises(ImportRefused, match="cannot be decompressed"):
         read_source(_write(tmp_path, "cut.txt.gz", data[: len(data) // 2]))
+
+
+def test_a_huge_bad_line_is_reported_short(tmp_path):
+    data = b"AA\n" + b"B" * 5_000_000 + b"?\nQI\n"
+    result = read_source(_write(tmp_path, "huge.txt", data), "text")
+    assert result.words == ["AA", "QI"]
+    (bad,) = result.bad_lines
+    assert bad.number == 2 and bad.text == "B" * 200 + "..."

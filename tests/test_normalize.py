@@ -143,3 +143,8 @@ def _error_in(alphabet, typed) -> str:
     with pytest.raises(ChallengeInputError) as caught:
         normalize_challenge(typed, alphabet)
     return str(caught.value)
+
+
+def test_a_huge_word_in_another_alphabet_is_refused_without_spelling_it_out():
+    message = _error_in(SPANISH, "ch" * 5000)
+    assert "has 10000 characters: no word on a 15 x 15 board has more than 15 tiles" in message
