@@ -95,10 +95,11 @@ class _Source:
         except OSError as exc:
             raise ImportRefused(f"Cannot read {path}: {exc.strerror or exc}.") from None
         self._hashing = _HashingReader(self._raw, self._digest)
-        self._stream = self._hashing
         self.gzipped = self._raw.peek(2)[:2] == _GZIP_MAGIC
         if self.gzipped:
             self._stream = gzip.GzipFile(fileobj=self._hashing, mode="rb")
+        else:
+            self._stream = io.BufferedReader(self._hashing)  # read(n) gives n bytes until EOF
 
     def __enter__(self) -> _Source:
         return self
@@ -154,7 +155,7 @@ def _read_lines(head: bytes, source: _Source, lines: WordLines) -> str:
     """Decode the text (UTF-8, else Latin-1 from the first bad byte on) and read its lines."""
     decoder = codecs.getincrementaldecoder("utf-8-sig")()
     encoding = "utf-8"
-    pending = ""
+    carried: list[str] = []  # the start of a line that has not ended yet
     chunk = head
     while True:
         final = not chunk
@@ -168,14 +169,15 @@ def _read_lines(head: bytes, source: _Source, lines: WordLines) -> str:
                 text = (state[0] + chunk).decode("latin-1")
         else:
             text = chunk.decode("latin-1")
-        pending += text
         if final:
-            lines.feed(pending)
+            lines.feed("".join(carried) + text)
             return encoding
-        cut = pending.rfind("\n") + 1
+        cut = text.rfind("\n") + 1
         if cut:
-            lines.feed(pending[:cut])
-            pending = pending[cut:]
+            lines.feed("".join(carried) + text[:cut])
+            carried = [text[cut:]]
+        else:
+            carried.append(text)
         chunk = source.read(_CHUNK)
 
 
