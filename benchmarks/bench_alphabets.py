@@ -100,7 +100,7 @@ def test_import_polish_against_the_floor(benchmark, polish_store, tmp_path):
         size_ratio=round(size_ratio, 3),
         target_size_ratio=1.2,
     )
-    print(json.dumps(benchmark.extra_info, indent=1))
+    print(json.dumps(benchmark.extra_info))
     assert ours["words"] == floor["words"] > 3_900_000  # the same words on both sides
     assert ours["seconds"] < 2 * floor["seconds"]
     assert peak_gb < 1.5
