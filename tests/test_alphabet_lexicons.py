@@ -128,7 +128,7 @@ def test_refer_rule_counts_tiles(tmp_path, store):
 # --- recipes -------------------------------------------------------------------------------------
 
 
-def test_recipe_drops_capitalised_entries_and_skips_unspellable_lines(tmp_path, store):
+def test_recipe_drops_capitalised_entries_and_skips_unspellable_lines(tmp_path, store, run):
     _list(tmp_path, "pl.txt", [*POLISH_WORDS, "PKP", "quiz", "voltaż"])
     recipe = tmp_path / "pl.toml"
     recipe.write_text(
@@ -142,6 +142,8 @@ def test_recipe_drops_capitalised_entries_and_skips_unspellable_lines(tmp_path, 
     assert source["capitalised"] == 2 and source["skipped"] == 2
     assert summary.manifest.recipe["alphabet"] == "polish"
     assert "KRAKÓW" not in store.open("PL-R")
+    shown = run("lexicon", "show", "PL-R").stdout
+    assert "2 capitalised entries left out; 2 lines left out" in shown
 
 
 def test_recipe_without_skip_invalid_names_the_bad_lines(tmp_path, store):

@@ -165,10 +165,15 @@ def _recipe_text(manifest: Manifest) -> str:
     lines = [f"{recipe.get('file', '?')} (sha256 {str(recipe.get('sha256', ''))[:12]})"]
     for key, title in (("sources", "source"), ("add", "add"), ("remove", "remove")):
         for record in recipe.get(key, []):
+            left_out = "".join(
+                f"; {record[key]:,} {what} left out"
+                for key, what in (("capitalised", "capitalised entries"), ("skipped", "lines"))
+                if record.get(key)
+            )
             lines.append(
                 f"  {title + ':':<8} {record.get('name')} ({record.get('kind')}): "
                 f"{record.get('words', 0):,} words, fingerprint "
-                f"{str(record.get('fingerprint', ''))[:12]}"
+                f"{str(record.get('fingerprint', ''))[:12]}{left_out}"
             )
     if recipe.get("add"):
         lines.append(f"  added:   {recipe.get('added', 0):,} word(s) no source had")
