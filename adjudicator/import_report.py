@@ -61,9 +61,10 @@ def _list_line(record) -> str:
     kind = "compiled lexicon" if record.kind == "lexicon" else "file"
     line = f"{record.name} ({kind}): {record.words:,} words, fingerprint {record.fingerprint[:12]}"
     if record.capitalised:
-        line += f"; {record.capitalised:,} capitalised entries left out"
+        entries = plural(record.capitalised, "capitalised entry", "capitalised entries")
+        line += f"; {entries} left out"
     if record.skipped:
-        line += f"; {record.skipped:,} lines left out that do not spell in the tiles"
+        line += f"; {plural(record.skipped, 'line')} left out that do not spell in the tiles"
     return line
 
 

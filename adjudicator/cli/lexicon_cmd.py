@@ -20,6 +20,7 @@ from adjudicator.lexicon import Manifest
 from adjudicator.lexicon_diff import LexiconDiff, diff_lexicons
 from adjudicator.lexicon_import import import_lexicon
 from adjudicator.recipe import import_recipe, referral_text
+from adjudicator.wording import plural
 
 
 @click.group()
@@ -166,8 +167,11 @@ def _recipe_text(manifest: Manifest) -> str:
     for key, title in (("sources", "source"), ("add", "add"), ("remove", "remove")):
         for record in recipe.get(key, []):
             left_out = "".join(
-                f"; {record[key]:,} {what} left out"
-                for key, what in (("capitalised", "capitalised entries"), ("skipped", "lines"))
+                f"; {plural(record[key], *what)} left out"
+                for key, what in (
+                    ("capitalised", ("capitalised entry", "capitalised entries")),
+                    ("skipped", ("line",)),
+                )
                 if record.get(key)
             )
             lines.append(
