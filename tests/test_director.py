@@ -233,7 +233,7 @@ def test_an_upload_in_another_alphabet(staffed, home):
     page = response.get_data(as_text=True)
     assert response.status_code == 201 and "alphabet:    polish (A Ą B" in page
     assert staffed.store.manifest("PL").get_alphabet().name == "polish"
-    assert "<td>polish</td>" in page  # the lexicons table shows each lexicon's alphabet
+    assert '<td data-label="Alphabet">polish</td>' in page  # each lexicon's alphabet
     refused = _upload(director, "żółw\n".encode(), name="PL2")  # english by default
     assert refused.status_code == 400 and "--alphabet NAME" in refused.get_data(as_text=True)
     unknown = _upload(director, b"qi\n", name="X", alphabet="klingon")
