@@ -6,9 +6,20 @@ normalise the input, rule on it once, record it durably, and only then return it
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable
+from typing import Any
 
-from adjudicator import journal, kiosks, migrations, settings, tournaments
+from adjudicator import (
+    journal,
+    journal_health,
+    kiosks,
+    migrations,
+    receipt_key,
+    receipts,
+    settings,
+    tournaments,
+)
 from adjudicator.backends import connect
 from adjudicator.db import Database
 from adjudicator.errors import AdjudicatorError, LexiconError
@@ -44,6 +55,8 @@ class Hall:
         self.store = store or LexiconStore()
         self.db = db or connect()
         self.committer = GroupCommitter(self.db)
+        self._key: receipt_key.SigningKey | None = None
+        self._key_lock = threading.Lock()
         self.rate_limit = (
             parse_rate_limit(settings.get("kiosk_rate_limit"))
             if rate_limit == "setting"
@@ -53,6 +66,22 @@ class Hall:
     def upgrade(self) -> list[int]:
         """Apply pending schema migrations."""
         return migrations.upgrade(self.db)
+
+    def signing_key(self) -> receipt_key.SigningKey:
+        """The hall's receipt key, loaded (or made) once per process."""
+        if self._key is None:
+            with self._key_lock:
+                if self._key is None:
+                    self._key = receipt_key.load_or_create()
+        return self._key
+
+    def receipt(self, entry: journal.Entry) -> dict[str, Any]:
+        """The signed receipt of a row this process recorded."""
+        return receipts.issue(self.signing_key(), entry, journal_health.of(self.db).journal_id)
+
+    def journal_health(self) -> journal_health.Health:
+        """Whether verdicts can be recorded now, and if not, why (see journal_health)."""
+        return journal_health.check(self.db)
 
     def lexicon_for(self, tournament: tournaments.Tournament) -> CompiledLexicon:
         """The tournament's lexicon, refused if damaged or not the edition the director set."""
@@ -74,6 +103,7 @@ class Hall:
     ) -> journal.Entry:
         """Judge a challenge from `kiosk` and return it once it is in the journal."""
         clean = clean_details(details)
+        self.signing_key()  # a verdict that could not be signed is not recorded either
         tournament = tournaments.get(self.db, kiosk.tournament)
         lexicon = self.lexicon_for(tournament)
         normalised = normalize_challenge(words, lexicon.alphabet)  # read in the lexicon's tiles

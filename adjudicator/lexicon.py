@@ -1,14 +1,15 @@
-"""A compiled lexicon: a marisa-trie file opened with mmap, and the manifest that vouches for it.
+"""A compiled lexicon: a marisa-trie file, and the manifest that vouches for it.
 
-Opening checks the file's SHA-256 against the manifest, so a truncated or altered file is
-refused with a clear error instead of judging with the wrong words.
+Opening reads the file once, checks those very bytes' SHA-256 against the manifest, and only
+then hands them to marisa, which keeps its own copy in the process. marisa never sees a byte
+that has not matched: there is no window between checking and loading, and a file damaged in
+place afterwards cannot reach the trie in use (a damaged trie can crash the process).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import mmap
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -97,7 +98,7 @@ class Manifest:
 
 
 class CompiledLexicon:
-    """A read-only lexicon backed by an mmapped marisa trie; `word in lexicon` looks a word up."""
+    """A read-only lexicon held in a marisa trie; `word in lexicon` looks a word up."""
 
     def __init__(self, manifest: Manifest, trie: marisa_trie.Trie, path: Path):
         self.manifest = manifest
@@ -124,16 +125,16 @@ class CompiledLexicon:
 
     @classmethod
     def open(cls, manifest: Manifest, path: Path) -> CompiledLexicon:
-        """mmap the trie at `path` after checking it against `manifest`."""
-        actual = file_sha256(path)
-        if actual != manifest.compiled_sha256:
+        """Load the trie at `path` from bytes that matched `manifest` (checked before loading)."""
+        data = read_bytes(path)
+        if hashlib.sha256(data).hexdigest() != manifest.compiled_sha256:
             raise LexiconCorrupt(
                 f"Lexicon {manifest.name} is damaged: its compiled file {path.name} does not "
                 "match its manifest. Run `adjudicator lexicon verify` and import it again."
             )
         trie = marisa_trie.Trie()
         try:
-            trie.mmap(str(path))
+            trie.frombytes(data)
         except Exception as exc:  # marisa raises plain RuntimeError/ValueError on bad files
             raise LexiconCorrupt(f"Lexicon {manifest.name} cannot be opened: {exc}.") from None
         if len(trie) != manifest.words:
@@ -144,14 +145,27 @@ class CompiledLexicon:
         return cls(manifest, trie, path)
 
 
+def read_bytes(path: Path) -> bytes:
+    """A compiled file's bytes, with a clear error if it is missing or unreadable.
+
+    read(), never mmap: a file truncated by someone else while mapped would kill the process
+    (SIGBUS) when the missing pages are touched.
+    """
+    try:
+        return Path(path).read_bytes()
+    except FileNotFoundError:
+        raise LexiconCorrupt(f"Compiled lexicon file {Path(path).name} is missing.") from None
+    except OSError as exc:
+        raise LexiconCorrupt(
+            f"Compiled lexicon file {Path(path).name} cannot be read: {exc.strerror or exc}."
+        ) from None
+
+
 def file_sha256(path: Path) -> str:
-    """SHA-256 of a file, read through a temporary mmap (no copy on the heap)."""
+    """SHA-256 of a file, read in chunks (never mapped: see read_bytes)."""
     try:
         with open(path, "rb") as handle:
-            if Path(path).stat().st_size == 0:
-                return hashlib.sha256(b"").hexdigest()
-            with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
-                return hashlib.sha256(mapped).hexdigest()
+            return hashlib.file_digest(handle, "sha256").hexdigest()
     except FileNotFoundError:
         raise LexiconCorrupt(f"Compiled lexicon file {Path(path).name} is missing.") from None
     except OSError as exc:
