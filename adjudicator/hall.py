@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 from adjudicator import (
@@ -51,10 +52,12 @@ class Hall:
         store: LexiconStore | None = None,
         db: Database | None = None,
         rate_limit: RateLimit | None | str = "setting",
+        key_path: Path | None = None,
     ):
         self.store = store or LexiconStore()
         self.db = db or connect()
         self.committer = GroupCommitter(self.db)
+        self.key_path = key_path  # None: the configured receipt key file
         self._key: receipt_key.SigningKey | None = None
         self._key_lock = threading.Lock()
         self.rate_limit = (
@@ -72,7 +75,7 @@ class Hall:
         if self._key is None:
             with self._key_lock:
                 if self._key is None:
-                    self._key = receipt_key.load_or_create()
+                    self._key = receipt_key.load_or_create(self.key_path)
         return self._key
 
     def receipt(self, entry: journal.Entry) -> dict[str, Any]:

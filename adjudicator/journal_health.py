@@ -97,6 +97,7 @@ class JournalHealth:
         with self._lock:
             if self._failed is None:
                 self._failed = (reason, _now())
+                self._last_probe = time.monotonic()  # the failure itself was the first try
 
     def committed(self, last: tuple[int, str] | None) -> None:
         """A commit succeeded; `last` is the newest row it wrote or read (id, hash)."""
