@@ -8,34 +8,16 @@ the project's own verify function.
 
 from __future__ import annotations
 
-import base64
-import json
 import multiprocessing
 import os
 import stat
 
 import pytest
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives import serialization
 from hall_support import build_setup, make_app, pair_browser
+from receipt_support import independent_verify
 
 from adjudicator import journal, receipt_key
 from adjudicator.hall import Hall
-
-
-def independent_verify(receipt: dict, public_pem: str) -> bool:
-    """The documented check: Ed25519 over json.dumps(other fields, sort_keys, (",", ":"))."""
-    fields = {name: value for name, value in receipt.items() if name != "signature"}
-    message = json.dumps(fields, sort_keys=True, separators=(",", ":")).encode("ascii")
-    signature = base64.urlsafe_b64decode(
-        receipt["signature"] + "=" * (-len(receipt["signature"]) % 4)
-    )
-    public = serialization.load_pem_public_key(public_pem.encode())
-    try:
-        public.verify(signature, message)
-    except InvalidSignature:
-        return False
-    return True
 
 
 @pytest.fixture

@@ -86,7 +86,6 @@ def key():
     """Print the hall's receipt-signing public key (Ed25519, PEM)."""
     signing = receipt_key.load_or_create()
     click.echo(signing.public_pem().rstrip("\n"))
-    click.echo(f'Key id {signing.id} (receipts and checkpoints name it as "key").', err=True)
 
 
 @journal_group.command("checkpoint")
