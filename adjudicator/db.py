@@ -41,6 +41,10 @@ class Database:
         (or if the backend has no files of its own to check)."""
         return None
 
+    def space_problem(self) -> str | None:
+        """Why the journal's disk cannot take another commit now, if this backend can tell."""
+        return None
+
 
 class Cursor:
     """A thin cursor: `?` placeholders everywhere, rows as dicts."""

@@ -22,6 +22,7 @@ from adjudicator import journal_health
 from adjudicator.db import Cursor, Database, DatabaseUnavailable
 
 SUFFIXES = ("", "-wal", "-shm")
+LOW_SPACE_BYTES = 64 * 1024  # less than this free: the next commit may well fail
 
 
 class SqliteDatabase(Database):
@@ -93,6 +94,18 @@ class SqliteDatabase(Database):
             if known != identity:
                 return f"the journal file {name} was replaced while the server ran"
         return None
+
+    def space_problem(self) -> str | None:
+        """A full disk, seen with one statvfs() before any commit fails on it."""
+        try:
+            info = os.statvfs(self.path.parent)
+        except OSError:
+            return None  # the file checks and the commits will say what is wrong
+        blocks = info.f_bfree if os.geteuid() == 0 else info.f_bavail  # root may use the reserve
+        free = blocks * info.f_frsize
+        if free >= LOW_SPACE_BYTES:
+            return None
+        return f"the journal's disk is full ({free // 1024} KiB free): free some disk space"
 
     @contextmanager
     def transaction(self, *, chain_lock: bool = False) -> Iterator[Cursor]:

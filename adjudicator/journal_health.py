@@ -205,8 +205,9 @@ def after_commit(db: Database) -> None:
 def check(db: Database) -> Health:
     """The journal's health now: cheap enough for every /healthz and kiosk poll.
 
-    Compares the journal's files with those opened (stat calls only) and, when the last commit
-    failed, tries a probe commit at most every PROBE_SECONDS so the state clears by itself.
+    Compares the journal's files with those opened (stat calls only), asks whether its disk
+    is full, and, when the last commit failed, tries a probe commit at most every
+    PROBE_SECONDS so the state clears by itself.
     """
     health = of(db)
     if not health.lost:
@@ -215,7 +216,16 @@ def check(db: Database) -> Health:
             health.mark_lost(problem)
     if health.due_for_probe():
         probe(db)
-    return health.status()
+    status = health.status()
+    space = db.space_problem() if status.ok else None
+    if space:
+        return Health(
+            "cannot-write",
+            CANNOT_WRITE_MESSAGE,
+            f"{space[0].upper()}{space[1:]}. Verdicts may fail to be recorded until then.",
+            _now(),
+        )
+    return status
 
 
 def probe(db: Database) -> Health:

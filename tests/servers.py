@@ -181,3 +181,16 @@ def post(url: str, token: str, words, timeout: float = 10, **details) -> tuple[i
             return error.code, {"raw": raw.decode(errors="replace")}
     except (OSError, http.client.HTTPException) as error:  # refused, reset, cut mid-answer
         return None, {"error": repr(error)}
+
+
+def get(url: str, token: str | None = None, timeout: float = 10) -> tuple[int | None, dict]:
+    """GET a JSON endpoint (with a kiosk's token if given): (status, body)."""
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    request = urllib.request.Request(url, headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read() or b"{}")
+    except (OSError, http.client.HTTPException) as error:
+        return None, {"error": repr(error)}

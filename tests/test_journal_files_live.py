@@ -8,18 +8,16 @@ through hard links, as a director restoring the file would find it).
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 import time
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from tests.load_support import assert_served_are_recorded, journal_rows
-from tests.servers import Server, cli, post, prepare_home
+from tests.servers import Server, cli, get, post, prepare_home
 
 pytestmark = pytest.mark.slow
 
@@ -38,14 +36,6 @@ def keep_clients_busy(server: Server, token: str, stop: threading.Event, sent: l
         started = time.monotonic()
         status, body = post(server.url, token, ["QI", "ZA"])
         sent.append(Sent(started, status, body))
-
-
-def healthz(url: str) -> tuple[int, dict]:
-    try:
-        with urllib.request.urlopen(url + "/healthz", timeout=5) as response:
-            return response.status, json.loads(response.read())
-    except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read())
 
 
 def keep_files(db: Path, folder: Path) -> Path:
@@ -93,7 +83,7 @@ def test_no_verdict_once_the_journal_files_are_gone(tmp_path, attack):
         stop.set()
         for client in clients:
             client.join(30)
-        health = [healthz(server.url) for _ in range(6)]  # both workers answer some
+        health = [get(server.url + "/healthz") for _ in range(6)]  # both workers answer some
         log = server.read_log()
 
     after = [s for s in sent if s.started > gone_at]

@@ -130,7 +130,7 @@ def test_the_overview_shows_the_record_and_makes_a_checkpoint(staffed):
     assert made.status_code == 201
     text = made.get_data(as_text=True)
     row = journal.get(staffed.setup.hall.db, 1)
-    assert f"Row <strong>1</strong>" in text and row.row_hash[:16] in text
+    assert "Row <strong>1</strong>" in text and row.row_hash[:16] in text
     page = director.get("/director/").get_data(as_text=True)
     assert "Last checkpoint: row 1" in page
     downloaded = director.get("/director/checkpoint.json")
