@@ -34,6 +34,7 @@ class SqliteDatabase(Database):
         self.url = path
         self.path = Path(path)
         self._local = threading.local()
+        self._files = tuple((suffix, str(path) + suffix) for suffix in SUFFIXES)
         self._opened: dict[str, tuple[int, int]] | None = None  # suffix -> (device, inode)
         self._opened_pid = 0
         self._pin_lock = threading.Lock()
@@ -79,20 +80,24 @@ class SqliteDatabase(Database):
         pins = self._pins()
         if pins is None:
             return None  # not opened yet in this process: nothing to compare with
-        for suffix in SUFFIXES:
-            name = self.path.name + suffix
+        for suffix, path in self._files:
             try:
-                info = os.stat(self.path.with_name(name))
+                info = os.stat(path)
             except FileNotFoundError:
                 if suffix in pins:
-                    return f"the journal file {name} was deleted while the server ran"
+                    return f"the journal file {self.path.name}{suffix} was deleted under the server"
                 continue
             except OSError as exc:
-                return f"the journal file {name} cannot be checked: {exc.strerror or exc}"
-            identity = (info.st_dev, info.st_ino)
-            known = pins.setdefault(suffix, identity)
-            if known != identity:
-                return f"the journal file {name} was replaced while the server ran"
+                return (
+                    f"the journal file {self.path.name}{suffix} cannot be checked: {exc.strerror}"
+                )
+            known = pins.get(suffix)
+            if known is None:
+                pins[suffix] = (info.st_dev, info.st_ino)
+            elif known != (info.st_dev, info.st_ino):
+                return (
+                    f"the journal file {self.path.name}{suffix} was replaced while the server ran"
+                )
         return None
 
     def space_problem(self) -> str | None:

@@ -31,12 +31,14 @@ PROBE_SECONDS = 2.0
 GENESIS = "0" * 64
 
 # The chain's head, the journal's id and the hash of row ? (the newest this process knows),
-# in one statement and one round trip.
+# in one statement and one round trip. An empty journal has no head row: IDENTITY_SQL then.
 HEAD_SQL = (
-    "SELECT i.journal_id, h.id, h.row_hash, "
+    "SELECT id, row_hash, (SELECT journal_id FROM journal_identity) AS journal_id, "
     "(SELECT k.row_hash FROM adjudications k WHERE k.id = ?) AS known_hash "
-    "FROM journal_identity i LEFT JOIN "
-    "(SELECT id, row_hash FROM adjudications ORDER BY id DESC LIMIT 1) h ON 1 = 1"
+    "FROM adjudications ORDER BY id DESC LIMIT 1"
+)
+IDENTITY_SQL = "SELECT journal_id, NULL AS id, NULL AS row_hash, NULL AS known_hash " + (
+    "FROM journal_identity"
 )
 
 LOST_MESSAGE = (
@@ -177,6 +179,8 @@ def read_head(db: Database, cur: Any) -> tuple[int, str]:
         raise health.mark_lost(problem)
     known = health.known
     row = cur.execute(HEAD_SQL, (known[0] if known else None,)).one()
+    if row is None:  # no rows yet (or none left)
+        row = cur.execute(IDENTITY_SQL).one()
     if row is None or not row["journal_id"]:
         raise health.mark_lost("the journal's identity row is gone: this is not the journal opened")
     if health.journal_id is None:

@@ -99,19 +99,23 @@ class Server:
         self.workers = workers
         self.process: subprocess.Popen | None = None
 
+    def command(self) -> list[str]:
+        """What starts the server: `adjudicator serve` on this port."""
+        return [
+            sys.executable,
+            "-m",
+            "adjudicator",
+            "serve",
+            "--bind",
+            f"127.0.0.1:{self.port}",
+            "--workers",
+            str(self.workers),
+        ]
+
     def start(self, timeout: float = 20) -> Server:
         log = open(self.log_path, "ab")
         self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "adjudicator",
-                "serve",
-                "--bind",
-                f"127.0.0.1:{self.port}",
-                "--workers",
-                str(self.workers),
-            ],
+            self.command(),
             env=self.env,
             stdout=log,
             stderr=subprocess.STDOUT,
