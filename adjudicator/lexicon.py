@@ -1,15 +1,19 @@
 """A compiled lexicon: a marisa-trie file, and the manifest that vouches for it.
 
-Opening reads the file once, checks those very bytes' SHA-256 against the manifest, and only
-then hands them to marisa, which keeps its own copy in the process. marisa never sees a byte
-that has not matched: there is no window between checking and loading, and a file damaged in
-place afterwards cannot reach the trie in use (a damaged trie can crash the process).
+Opening copies the file once into a private, sealed memory file (Linux memfd: nobody can change
+it after sealing), checks that copy's SHA-256 against the manifest, and only then has marisa
+load the same copy into the process. marisa never sees a byte that has not matched: there is no
+window between checking and loading, and a file damaged in place afterwards cannot reach the
+trie in use (a damaged trie can crash the process). Where memfd is missing, the bytes are read
+into memory, checked and loaded from there.
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
+import os
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -125,16 +129,11 @@ class CompiledLexicon:
 
     @classmethod
     def open(cls, manifest: Manifest, path: Path) -> CompiledLexicon:
-        """Load the trie at `path` from bytes that matched `manifest` (checked before loading)."""
-        data = read_bytes(path)
-        if hashlib.sha256(data).hexdigest() != manifest.compiled_sha256:
-            raise LexiconCorrupt(
-                f"Lexicon {manifest.name} is damaged: its compiled file {path.name} does not "
-                "match its manifest. Run `adjudicator lexicon verify` and import it again."
-            )
-        trie = marisa_trie.Trie()
+        """Load the trie at `path` from a private copy that matched `manifest` first."""
         try:
-            trie.frombytes(data)
+            trie = _load_verified(manifest, path)
+        except LexiconCorrupt:
+            raise
         except Exception as exc:  # marisa raises plain RuntimeError/ValueError on bad files
             raise LexiconCorrupt(f"Lexicon {manifest.name} cannot be opened: {exc}.") from None
         if len(trie) != manifest.words:
@@ -145,14 +144,57 @@ class CompiledLexicon:
         return cls(manifest, trie, path)
 
 
-def read_bytes(path: Path) -> bytes:
-    """A compiled file's bytes, with a clear error if it is missing or unreadable.
+def _load_verified(manifest: Manifest, path: Path) -> marisa_trie.Trie:
+    """The trie from a sealed private copy of `path` whose SHA-256 matched the manifest."""
+    trie = marisa_trie.Trie()
+    if not hasattr(os, "memfd_create"):  # not Linux: check and load the same bytes in memory
+        data = _read(path, lambda handle: handle.read())
+        _check(manifest, path, hashlib.sha256(data).hexdigest())
+        trie.frombytes(data)
+        return trie
+    copy = os.memfd_create(f"lexicon-{manifest.name}", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+    try:
+        _read(path, lambda handle: _copy_into(handle, copy))
+        fcntl.fcntl(copy, fcntl.F_ADD_SEALS, _SEALS)  # from here on, the copy cannot change
+        os.lseek(copy, 0, os.SEEK_SET)
+        with open(copy, "rb", closefd=False) as sealed:
+            _check(manifest, path, hashlib.file_digest(sealed, "sha256").hexdigest())
+        trie.load(f"/proc/self/fd/{copy}")  # marisa reads the very copy that was checked
+    finally:
+        os.close(copy)
+    return trie
 
-    read(), never mmap: a file truncated by someone else while mapped would kill the process
+
+_SEALS = fcntl.F_SEAL_WRITE | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SEAL
+
+
+def _copy_into(handle, target: int) -> None:
+    size = os.fstat(handle.fileno()).st_size
+    copied = 0
+    while copied < size:
+        sent = os.sendfile(target, handle.fileno(), copied, size - copied)
+        if sent == 0:  # shrunk while copying: the hash will say so
+            break
+        copied += sent
+
+
+def _check(manifest: Manifest, path: Path, actual: str) -> None:
+    if actual != manifest.compiled_sha256:
+        raise LexiconCorrupt(
+            f"Lexicon {manifest.name} is damaged: its compiled file {path.name} does not "
+            "match its manifest. Run `adjudicator lexicon verify` and import it again."
+        )
+
+
+def _read(path: Path, how):
+    """Open a compiled file and apply `how` to it, with a clear error if it is missing.
+
+    Read, never mmap: a file truncated by someone else while mapped would kill the process
     (SIGBUS) when the missing pages are touched.
     """
     try:
-        return Path(path).read_bytes()
+        with open(path, "rb") as handle:
+            return how(handle)
     except FileNotFoundError:
         raise LexiconCorrupt(f"Compiled lexicon file {Path(path).name} is missing.") from None
     except OSError as exc:
@@ -162,13 +204,5 @@ def read_bytes(path: Path) -> bytes:
 
 
 def file_sha256(path: Path) -> str:
-    """SHA-256 of a file, read in chunks (never mapped: see read_bytes)."""
-    try:
-        with open(path, "rb") as handle:
-            return hashlib.file_digest(handle, "sha256").hexdigest()
-    except FileNotFoundError:
-        raise LexiconCorrupt(f"Compiled lexicon file {Path(path).name} is missing.") from None
-    except OSError as exc:
-        raise LexiconCorrupt(
-            f"Compiled lexicon file {Path(path).name} cannot be read: {exc.strerror or exc}."
-        ) from None
+    """SHA-256 of a file, read in chunks (never mapped: see _read)."""
+    return _read(path, lambda handle: hashlib.file_digest(handle, "sha256").hexdigest())

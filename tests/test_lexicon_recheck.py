@@ -127,3 +127,14 @@ def test_the_recheck_interval_is_a_setting(tmp_path, monkeypatch):
     monkeypatch.setenv("ADJUDICATOR_LEXICON_RECHECK_SECONDS", "0")
     with pytest.raises(Exception, match="ADJUDICATOR_LEXICON_RECHECK_SECONDS"):
         LexiconStore(root=tmp_path / "b")
+
+
+def test_without_memfd_the_same_bytes_are_checked_and_loaded(tmp_path, monkeypatch):
+    monkeypatch.delattr(os, "memfd_create")  # as on a system without it
+    store = LexiconStore(root=tmp_path / "lexicons", recheck_seconds=60)
+    store.save("TINY", WordSet.of(TINY_WORDS))
+    assert "QI" in store.open("TINY") and "QX" not in store.open("TINY")
+    path = store.root / store.manifest("TINY").compiled_file
+    damage_keeping_times(path, 0, b"\x00\x01")
+    with pytest.raises(LexiconCorrupt):
+        LexiconStore(root=store.root).open("TINY")
