@@ -8,15 +8,17 @@ the project's own verify function.
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import os
+import re
 import stat
 
 import pytest
 from hall_support import build_setup, make_app, pair_browser
 from receipt_support import independent_verify
 
-from adjudicator import journal, receipt_key
+from adjudicator import journal, receipt_key, receipts
 from adjudicator.hall import Hall
 
 
@@ -140,3 +142,46 @@ def test_the_qr_code_is_only_for_the_kiosk_that_made_the_adjudication(setup):
     assert forged.status_code == 400 and "does not verify" in forged.get_json()["error"]
     assert nwl.post("/api/v1/kiosk/receipt-qr", json={"id": 1}).status_code == 400
     assert app.test_client().post("/api/v1/kiosk/receipt-qr", json=receipt).status_code == 401
+
+
+def test_a_second_opinion_is_signed_too(run, home):
+    from adjudicator import kiosks
+    from adjudicator.store import LexiconStore
+    from adjudicator.wordlist import WordSet
+
+    LexiconStore().save("T", WordSet.of(["QI", "ZA", "CAT"]))
+    assert run("tournament", "create", "t", "--lexicon", "T", "--rule", "double").exit_code == 0
+    assert run("kiosk", "add", "k1", "--tournament", "t").exit_code == 0
+    hall = Hall(rate_limit=None)
+    original = hall.adjudicate(kiosks.get(hall.db, "k1"), ["QI", "ZA"])
+    out = run("second-opinion", str(original.id), "QI", "ZAX", "--json")
+    assert out.exit_code == 1, out.stderr
+    receipt = json.loads(out.stdout)["receipt"]
+    row = journal.get(hall.db, receipt["id"])
+    assert (receipt["kind"], receipt["row_hash"], receipt["verdict"]) == (
+        "second-opinion",
+        row.row_hash,
+        "UNACCEPTABLE",
+    )
+    assert independent_verify(receipt, run("journal", "key").stdout)
+    text = run("second-opinion", str(original.id), "QI", "ZA")
+    assert f"Receipt: {receipts.code(receipt)}" not in text.stdout  # another row, another code
+    assert re.search(r"^Receipt: [0-9A-F]{4}-[0-9A-F]{4}$", text.stdout, re.M)
+
+
+def test_the_judges_page_shows_the_second_opinions_receipt_code(tmp_path, monkeypatch):
+    from director_support import build_staffed, csrf_token
+
+    monkeypatch.setenv("ADJUDICATOR_HOME", str(tmp_path / "home"))
+    staffed = build_staffed(tmp_path)
+    original = staffed.challenge(["QI", "ZA"])
+    judge = staffed.judge()
+    page = judge.post(
+        "/judge/second-opinion",
+        data={"id": original.id, "words": "QI ZA", "csrf_token": csrf_token(judge, "/judge/")},
+    )
+    assert page.status_code == 201
+    row = journal.get(staffed.db, original.id + 1)
+    assert row.kind == "second-opinion"
+    head = row.row_hash[:8].upper()
+    assert f'<code id="receipt-code">{head[:4]}-{head[4:]}</code>' in page.get_data(as_text=True)
