@@ -197,3 +197,20 @@ def test_a_kiosk_whose_receipt_vanished_raises_the_directors_alarm(browser, serv
     ARTIFACTS.mkdir(exist_ok=True)
     director.screenshot(path=str(ARTIFACTS / "director-witness-alarm.png"), full_page=True)
     assert "WITNESS ALARM: kiosk witness-kiosk" in server.read_log()
+
+
+def test_the_kiosk_shows_the_true_reason_when_the_journal_is_gone(browser, server, home):
+    page = paired_kiosk(browser, server, home, "reason-kiosk")
+    judge(page, "qi")
+    dismiss(page)
+    assert page.locator("#service-alert").is_hidden()
+    (home.path / "journal.sqlite3-wal").unlink()  # the journal is no longer the one opened
+    page.fill("#word-input", "za ")
+    page.click("#judge-button")
+    page.wait_for_selector("#error-screen:not([hidden])")
+    assert "not the one this server opened" in page.inner_text("#error-message")
+    page.wait_for_selector("#service-alert:not([hidden])")  # the status, refreshed at once
+    assert "not the one this server opened" in page.inner_text("#service-alert")
+    assert page.locator("#lexicon-alert").is_hidden()  # not blamed on the lexicon
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "kiosk-journal-lost.png"))
