@@ -185,3 +185,23 @@ def test_the_judges_page_shows_the_second_opinions_receipt_code(tmp_path, monkey
     assert row.kind == "second-opinion"
     head = row.row_hash[:8].upper()
     assert f'<code id="receipt-code">{head[:4]}-{head[4:]}</code>' in page.get_data(as_text=True)
+
+
+def test_serve_will_not_start_with_a_key_others_can_read(tmp_path):
+    import subprocess
+    import sys
+
+    from tests.servers import free_port
+
+    home = tmp_path / "home"
+    key = receipt_key.load_or_create(home / "receipt_key.pem")
+    os.chmod(key.path, 0o640)
+    done = subprocess.run(
+        [sys.executable, "-m", "adjudicator", "serve", "--bind", f"127.0.0.1:{free_port()}"],
+        env={**os.environ, "ADJUDICATOR_HOME": str(home)},
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert f"chmod 600 {key.path}" in done.stderr and "Traceback" not in done.stderr
