@@ -56,7 +56,8 @@ def home(tmp_path) -> PreparedHome:
 
 @pytest.fixture
 def server(home) -> Iterator[Server]:
-    with Server(home, workers=1) as running:
+    # The verdict stays up until Done: checking the docket may take longer than 10 s.
+    with Server(home, workers=1, env={"ADJUDICATOR_VERDICT_SECONDS": "300"}) as running:
         yield running
 
 
