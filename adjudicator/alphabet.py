@@ -91,13 +91,22 @@ class Alphabet:
         return data
 
     def summary(self) -> dict[str, Any]:
-        """What a kiosk needs to show and type the tiles: name, tiles, special tiles, folds."""
+        """What a kiosk needs to show and type the tiles: name, tiles, special tiles, folds,
+        and the characters it reads (each to its upper case)."""
         return {
             "name": self.name,
             "tiles": list(self.tiles),
             "special_tiles": list(self.special_tiles),
             "fold": dict(self.fold),
+            "language": self.language,
+            "reads": dict(sorted(self.upper_map.items())),
+            "letter_by_letter": self.letter_by_letter,
         }
+
+    @property
+    def letter_by_letter(self) -> bool:
+        """True when each character read is one tile: no multi-letter tiles and no folds."""
+        return not self.multi_tiles and not self.fold
 
     # --- spelling ----------------------------------------------------------------------------
 

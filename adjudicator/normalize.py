@@ -51,6 +51,11 @@ def _split_each(words: Iterable[str]) -> list[str]:
     return pieces
 
 
+def normalize_word(word: str, position: int, alphabet: Alphabet = ENGLISH) -> str:
+    """Check and spell word number `position` of a challenge; its canonical spelling."""
+    return _check_word(word, position, alphabet)
+
+
 def _check_word(word: str, position: int, alphabet: Alphabet) -> str:
     if alphabet.is_english and word.isascii() and word.isalpha():
         count, canonical = len(word), word.upper()  # the fast path: plain A-Z
