@@ -48,6 +48,7 @@
   var LETTER = /\p{L}/u;
   var DIGIT = /\p{Nd}/u;
 
+  var AZ = "ABCDEFGHIJKLMNOPQRSTUVWXYZ".split("");
   var reads = null;           // character -> its upper case, for every character the alphabet reads
   var letterByLetter = true;  // each character read is one tile (no multi-letter tiles, no folds)
   var lettersName = "";       // "the letters A to Z", "the spanish tiles"
@@ -62,10 +63,21 @@
       useOnly = "use the letters A to Z only.";
     } else {
       lettersName = "the " + alphabet.name + " tiles";
-      useOnly = "use the " + alphabet.name + " tiles only (" + alphabet.tiles.join(" ") + ")" +
-        (letterByLetter ? "." : "; a tile of several letters may be typed in brackets, such as [" +
-         alphabet.tiles.filter(function (t) { return Array.from(t).length > 1; })[0] + "].");
+      useOnly = "use the " + alphabet.name + " tiles only: " + tileList(alphabet) + ".";
     }
+  }
+
+  /* The tiles, said shortly: "A to Z without K and W, and CH LL Ñ RR". */
+  function tileList(alphabet) {
+    var missing = AZ.filter(function (letter) { return alphabet.tiles.indexOf(letter) < 0; });
+    if (missing.length > 8) { return alphabet.tiles.join(" "); }
+    var text = "A to Z";
+    if (missing.length) {
+      text += " without " + (missing.length === 1 ? missing[0]
+        : missing.slice(0, -1).join(", ") + " and " + missing[missing.length - 1]);
+    }
+    return alphabet.special_tiles.length ? text + ", and " + alphabet.special_tiles.join(" ")
+      : text;
   }
 
   function isEnglish(alphabet) {
@@ -157,7 +169,6 @@
     return { complete: complete, rest: text.slice(start) };
   }
 
-  var AZ = "ABCDEFGHIJKLMNOPQRSTUVWXYZ".split("");
   var english = {};
   AZ.forEach(function (letter) {
     english[letter] = letter;
