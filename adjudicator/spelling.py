@@ -17,6 +17,7 @@ from adjudicator.errors import ChallengeInputError
 from adjudicator.normalize import MAX_LETTERS, MAX_WORDS, MIN_LETTERS, normalize_word, split_words
 
 MAX_READINGS = 16  # real words have at most a few digraphs; more ways are not offered
+NEVER = 10**6  # tiles needed where letters cannot be split into tiles at all
 
 
 @dataclass(frozen=True)
@@ -105,24 +106,29 @@ def tilings(alphabet: Alphabet, tiles: Sequence[str]) -> list[tuple[str, ...]]:
     text = "".join(tiles)
     tile_set = set(alphabet.tiles)
     longest = max(len(tile) for tile in alphabet.tiles)
-    # can_finish[i]: the letters from i on split into tiles (so the search never dead-ends)
-    can_finish = [False] * len(text) + [True]
+    # fewest[i]: the fewest tiles the letters from i on split into (NEVER when they cannot), so
+    # the search only follows ways that can still finish within 15 tiles and never dead-ends
+    fewest = [NEVER] * len(text) + [0]
     for start in range(len(text) - 1, -1, -1):
-        can_finish[start] = any(
-            text[start:end] in tile_set and can_finish[end]
-            for end in range(start + 1, min(len(text), start + longest) + 1)
+        fewest[start] = min(
+            (
+                1 + fewest[end]
+                for end in range(start + 1, min(len(text), start + longest) + 1)
+                if text[start:end] in tile_set
+            ),
+            default=NEVER,
         )
     found: list[tuple[str, ...]] = []
 
     def walk(start: int, so_far: list[str]) -> None:
-        if len(found) >= MAX_READINGS or len(so_far) > MAX_LETTERS:
+        if len(found) >= MAX_READINGS:
             return
         if start == len(text):
             if len(so_far) >= MIN_LETTERS:
                 found.append(tuple(so_far))
             return
         for end in range(min(len(text), start + longest), start, -1):
-            if can_finish[end] and text[start:end] in tile_set:
+            if text[start:end] in tile_set and len(so_far) + 1 + fewest[end] <= MAX_LETTERS:
                 walk(end, [*so_far, text[start:end]])
 
     walk(0, [])

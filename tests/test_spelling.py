@@ -27,7 +27,8 @@ CLUB = parse_alphabet(
     },
     "test",
 )
-ALPHABETS = [ENGLISH, POLISH, SPANISH, CATALAN, CLUB]
+NESTED = parse_alphabet({"name": "nested", "tiles": ["A", "AA", "AAA", "AAAA", "B"]}, "test")
+ALPHABETS = [ENGLISH, POLISH, SPANISH, CATALAN, CLUB, NESTED]
 
 
 def readings_of(word: str, alphabet) -> list[tuple[list[str], str, str]]:
@@ -164,3 +165,13 @@ def test_spelling_has_no_lexicon_to_look_at():
         "adjudicator.errors",
         "adjudicator.normalize",
     }
+
+
+def test_nested_tiles_are_read_without_searching_every_way():
+    """Tiles A, AA, AAA, AAAA: 60 A's have about 10**9 part-ways of up to 15 tiles; only ways
+    that can still end within 15 tiles are followed, so a kiosk's request cannot hang a server."""
+    longest, middling = spell_challenge(["a" * 60, "a" * 30], NESTED)
+    assert [r.tiles for r in longest.readings] == [("AAAA",) * 15]
+    assert len(middling.readings) == MAX_READINGS
+    assert all(len(r.tiles) <= 15 for r in middling.readings)
+    assert middling.readings[0].tiles == ("AAAA",) * 7 + ("AA",)
