@@ -106,6 +106,9 @@
     var journal = body.journal || {};
     showServiceAlert(journal.ok === false ? journal.message : "");
     showAlphabet(lexicon.alphabet);
+    if (!words.every(function (w) { return w.isRead(); }) && !judging) {
+      readWords().catch(function () {});   // words typed while the server was out of reach
+    }
     if (body.verdict_seconds >= 1) { verdictSeconds = body.verdict_seconds; }
     if (body.clear_seconds >= 1) { clearSeconds = body.clear_seconds; }
     if (body.request_timeout_seconds >= 1) {
