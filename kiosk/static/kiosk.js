@@ -270,10 +270,13 @@
         showProblem();
       },
       function (failure) {
-        if (failure && failure.status === 429 && failure.body) {
+        var code = failureCode(failure);
+        if (code === 429 && failure.body) {
           showHint(String(failure.body.error || ""));
-        } else {
-          refreshStatus();   // unreachable or unpaired: the status shows it
+        } else if (code === 401) {
+          refreshStatus();   // no longer paired: the status shows the pairing page
+        } else if (code === "network" || code === "timeout") {
+          $("offline-alert").hidden = false;   // the next status poll reads them again
         }
         throw failure;
       }
