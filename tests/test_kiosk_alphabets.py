@@ -286,6 +286,25 @@ def test_spanish_refusals_name_the_character_and_nothing_is_judged(kiosk):
     assert k.judged == [["[CH]ICO", "PE[RR]O"]]
 
 
+def test_words_typed_while_the_server_is_out_of_reach_are_read_when_it_answers(kiosk):
+    k = kiosk("es", "mesa-3")
+    page = k.page
+    page.route("**/api/v1/spell", lambda route: route.abort())
+    k.box.fill("chico perro ")
+    page.wait_for_selector("#offline-alert:not([hidden])")
+    assert page.locator("#chips .chip-unread").count() == 2  # shown as typed, not yet as tiles
+    assert page.locator("#chips .tile").count() == 0
+    page.click("#judge-button")
+    page.wait_for_selector("#error-screen:not([hidden])")
+    assert page.inner_text("#error-message") == "Cannot reach the adjudication server."
+    assert k.judged == []  # nothing is judged before the words are read
+    page.unroute("**/api/v1/spell")
+    page.locator("#error-back:enabled").click()
+    assert k.chips() == [["CH", "I", "C", "O"], ["P", "E", "RR", "O"]]  # read at the next poll
+    assert k.judge() == "ACCEPTABLE"
+    assert k.judged == [["[CH]ICO", "PE[RR]O"]]
+
+
 def test_catalan_tiles_from_the_row_and_as_typed(kiosk):
     k = kiosk("ca", "taula-1")
     page = k.page
