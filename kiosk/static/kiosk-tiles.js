@@ -25,6 +25,41 @@
     return tiles.join(" ");
   }
 
+  /* "4 tiles: C H A T". */
+  function counted(tiles) {
+    return tiles.length + (tiles.length === 1 ? " tile: " : " tiles: ") + spoken(tiles);
+  }
+
+  /* A typed word (a KioskSpell.Chip) in the box: plain letters in English, else its tiles; a
+   * button (data-index `index`) when its letters split into tiles in more than one way. */
+  function wordElement(word, index, english) {
+    var element;
+    if (word.canSplitOtherwise()) {
+      element = document.createElement("button");
+      element.type = "button";
+      element.className = "chip-word chip-split";
+      element.dataset.index = String(index);
+      element.setAttribute("aria-label", word.label() + " as " + counted(word.tiles()) +
+        ". Press to split it into tiles another way.");
+    } else {
+      element = document.createElement("span");
+      element.className = "chip-word";
+    }
+    if (english || !word.reading()) {
+      element.textContent = word.label();
+    } else {
+      drawTiles(element, word.tiles());
+    }
+    if (word.canSplitOtherwise()) {
+      var mark = document.createElement("span");
+      mark.className = "split-mark";
+      mark.setAttribute("aria-hidden", "true");
+      mark.textContent = "\u21c4";
+      element.appendChild(mark);
+    }
+    return element;
+  }
+
   /* What tapping a special tile types into the box. */
   function typedFor(tile) {
     return isMulti(tile) ? "[" + tile + "]" : tile;
@@ -72,6 +107,8 @@
   global.KioskTiles = {
     drawTiles: drawTiles,
     spoken: spoken,
+    counted: counted,
+    wordElement: wordElement,
     typedFor: typedFor,
     buildRow: buildRow,
     wireRow: wireRow,

@@ -134,6 +134,13 @@
     english = Words.isEnglish(alphabet);
     setText("alphabet-name", alphabet.name);
     $("lexicon-alphabet").hidden = english;
+    [input, chipList, $("verdict-words")].forEach(function (element) {
+      if (alphabet.language) {   // upper case and speech in the alphabet's language
+        element.lang = alphabet.language;
+      } else {
+        element.removeAttribute("lang");
+      }
+    });
     Tiles.buildRow($("tile-row"), english ? [] : alphabet.special_tiles);
     $("tile-help").hidden = $("tile-row").hidden;
     retypeWords();
@@ -205,7 +212,7 @@
       remove.setAttribute("aria-label", "Remove " + word.label());
       remove.dataset.index = String(index);
       remove.textContent = "×";
-      chip.appendChild(chipWord(word, index));
+      chip.appendChild(Tiles.wordElement(word, index, english));
       chip.appendChild(remove);
       chipList.appendChild(chip);
     });
@@ -216,40 +223,6 @@
     $("split-help").hidden = !words.some(function (w) { return w.canSplitOtherwise(); });
   }
 
-  /* A word in the box: plain letters in English, else its tiles; a button when its letters
-   * split into tiles in more than one way (tapping it moves to the next way). */
-  function chipWord(word, index) {
-    var label;
-    if (word.canSplitOtherwise()) {
-      label = document.createElement("button");
-      label.type = "button";
-      label.className = "chip-word chip-split";
-      label.dataset.index = String(index);
-      label.setAttribute("aria-label", word.label() + " as " + tilesText(word.tiles()) +
-        ". Press to split it into tiles another way.");
-    } else {
-      label = document.createElement("span");
-      label.className = "chip-word";
-    }
-    if (english || !word.reading()) {
-      label.textContent = word.label();
-    } else {
-      Tiles.drawTiles(label, word.tiles());
-    }
-    if (word.canSplitOtherwise()) {
-      var mark = document.createElement("span");
-      mark.className = "split-mark";
-      mark.setAttribute("aria-hidden", "true");
-      mark.textContent = "\u21c4";
-      label.appendChild(mark);
-    }
-    return label;
-  }
-
-  function tilesText(tiles) {
-    return tiles.length + (tiles.length === 1 ? " tile: " : " tiles: ") + Tiles.spoken(tiles);
-  }
-
   /* The players chose another way to split word `index` into tiles. */
   function splitOtherwise(index) {
     var word = words[index];
@@ -258,7 +231,7 @@
     renderChips();
     var button = chipList.querySelector('.chip-split[data-index="' + index + '"]');
     if (button) { button.focus(); }
-    showHint(word.label() + " as " + tilesText(word.tiles()) + ".");
+    showHint(word.label() + " as " + Tiles.counted(word.tiles()) + ".");
     touched();
   }
 
