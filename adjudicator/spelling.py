@@ -151,10 +151,15 @@ def written(alphabet: Alphabet, tiles: Sequence[str]) -> str:
             if all(single[start:end]) and "".join(tiles[start:end]) in together:
                 bracket[start:end] = [True] * (end - start)
     text = "".join(f"[{tile}]" if mark else tile for tile, mark in zip(tiles, bracket, strict=True))
-    try:
-        exact = alphabet.spell(text) == tuple(tiles)
-    except SpellingError:
-        exact = False
-    if not exact:  # a federation's folds may read letters together in other ways
+    if not _reads_as(alphabet, text, tiles):
+        # letters that compose in NFC across tiles: every tile in brackets always reads back,
+        # since an alphabet's folds and case pairs leave each tile as it is (alphabet_files.py)
         text = "".join(f"[{tile}]" for tile in tiles)
     return text
+
+
+def _reads_as(alphabet: Alphabet, text: str, tiles: Sequence[str]) -> bool:
+    try:
+        return alphabet.spell(text) == tuple(tiles)
+    except SpellingError:
+        return False

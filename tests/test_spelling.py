@@ -5,12 +5,14 @@ federation's; always the same reading as the adjudication's, and never a look at
 
 from __future__ import annotations
 
+import sys
+
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from adjudicator.alphabet import ENGLISH
-from adjudicator.alphabet_files import builtin, parse_alphabet
+from adjudicator.alphabet_files import AlphabetError, builtin, parse_alphabet
 from adjudicator.errors import ChallengeInputError
 from adjudicator.normalize import normalize_challenge
 from adjudicator.spelling import MAX_READINGS, canonical_tiles, spell_challenge, tilings, written
@@ -170,8 +172,80 @@ def test_spelling_has_no_lexicon_to_look_at():
 def test_nested_tiles_are_read_without_searching_every_way():
     """Tiles A, AA, AAA, AAAA: 60 A's have about 10**9 part-ways of up to 15 tiles; only ways
     that can still end within 15 tiles are followed, so a kiosk's request cannot hang a server."""
-    longest, middling = spell_challenge(["a" * 60, "a" * 30], NESTED)
+    longest, middling = within_budget(lambda: spell_challenge(["a" * 60, "a" * 30], NESTED))
     assert [r.tiles for r in longest.readings] == [("AAAA",) * 15]
     assert len(middling.readings) == MAX_READINGS
     assert all(len(r.tiles) <= 15 for r in middling.readings)
     assert middling.readings[0].tiles == ("AAAA",) * 7 + ("AA",)
+
+
+WORK_BUDGET = 50_000  # Python calls for one 8-word challenge; the worst known case makes ~7,000
+
+
+class OverBudget(Exception):
+    pass
+
+
+def within_budget(call):
+    """Run `call`, failing (never hanging) once it makes more than WORK_BUDGET Python calls:
+    work counted, not time, so a busy machine cannot fail it and a slow search cannot hide."""
+    calls = 0
+
+    def count(frame, event, arg):
+        nonlocal calls
+        calls += 1
+        if calls > WORK_BUDGET:
+            raise OverBudget(f"more than {WORK_BUDGET} calls")
+
+    sys.settrace(count)
+    try:
+        return call()
+    finally:
+        sys.settrace(None)
+
+
+@st.composite
+def federation_challenges(draw):
+    """A random small alphabet a federation could write (tiles of 1-4 letters that nest, a
+    combining accent, folds of up to 8 characters into tiles), and 1-8 words typed in it."""
+    letters = st.text(alphabet="AB\u0301", min_size=1, max_size=4)
+    tiles = draw(st.lists(letters, min_size=2, max_size=7, unique=True))
+    fold = {
+        draw(st.text(alphabet="ABD", min_size=1, max_size=8)): "".join(
+            draw(st.lists(st.sampled_from(tiles), min_size=1, max_size=2))
+        )
+        for _ in range(draw(st.integers(0, 3)))
+    }
+    try:
+        alphabet = parse_alphabet({"name": "club", "tiles": tiles, "fold": fold}, "club.toml")
+    except AlphabetError:
+        assume(False)
+    pieces = [*alphabet.tiles, *(source for source, _ in alphabet.fold), "[", "]", "a", "b"]
+    typed = st.lists(st.sampled_from(pieces), min_size=1, max_size=20).map("".join)
+    # the longest search: one tile 13 to 15 times over, its letters also smaller tiles (AA AA...)
+    repeated = st.builds(str.__mul__, st.sampled_from(alphabet.tiles), st.integers(13, 15))
+    return alphabet, draw(st.lists(typed | repeated, min_size=1, max_size=8))
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(federation_challenges())
+@example((parse_alphabet({"name": "pairs", "tiles": ["A", "AA"]}, "test"), ["a" * 30] * 8))
+def test_any_federation_alphabet_reads_any_typing_within_a_fixed_amount_of_work(challenge):
+    """Whatever alphabet file a federation writes and whatever a kiosk sends: the answer comes
+    after a bounded amount of work, agrees with the adjudication, and each way offered is typed
+    so that it reads back exactly."""
+    alphabet, words = challenge
+    spelled = within_budget(lambda: spell_challenge(words, alphabet))
+    for position, word in enumerate(spelled, 1):
+        try:
+            canonical = normalize_challenge([word.typed], alphabet)
+        except ChallengeInputError as refused:
+            assert word.problem == str(refused).replace("Word 1 ", f"Word {position} ", 1)
+            continue
+        assert not word.problem and len(canonical) == 1
+        assert word.readings[word.current].word == canonical[0]
+        assert 1 <= len(word.readings) <= MAX_READINGS
+        for reading in word.readings:
+            assert 2 <= len(reading.tiles) <= 15
+            assert alphabet.spell(reading.written) == reading.tiles
+            assert normalize_challenge([reading.written], alphabet) == (reading.word,)
