@@ -32,6 +32,7 @@ tiles = ["A", "B", "C", "D", "E", "F", "G", "H", "I", "J", "K", "L", "M", "N", "
 fold = { "É" = "E" }
 """
 SPANISH_DICT = Path("/usr/share/dict/spanish")
+POLISH_DICT = Path("/usr/share/dict/polish")
 
 
 def import_list(home: Home, name: str, words: list[str], alphabet: str) -> None:
@@ -405,3 +406,32 @@ def test_the_debian_spanish_list_through_its_recipe(kiosk, home: Home):
     k.split(0)  # C and H: not how the list spells it
     assert k.chips() == [["C", "H", "O", "R", "I", "Z", "O"]]
     assert k.judge() == "UNACCEPTABLE"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not POLISH_DICT.is_file(), reason="wpolish is not installed")
+def test_the_debian_polish_list_through_its_recipe(kiosk, home: Home):
+    """About 4 million words: the kiosk types and shows them in Polish tiles and judges them."""
+    home.cli("lexicon", "import", "--recipe", "debian-polish")
+    home.tournament("pl-debian", "PL-DEBIAN", "double", "Debian list (not official)")
+    k = kiosk("pl-debian", "stol-debian")
+    page = k.page
+    assert page.inner_text("#lexicon-name") == "PL-DEBIAN"
+    assert page.inner_text("#alphabet-name") == "polish"
+    k.box.focus()
+    k.tap_tile("Ź")
+    page.keyboard.type("d")
+    k.tap_tile("Ź")
+    page.keyboard.type("b")
+    k.tap_tile("Ł")
+    page.keyboard.type("a g")
+    k.tap_tile("Ę")
+    k.tap_tile("Ś")
+    page.keyboard.type(" łódź ")
+    assert k.chips() == [list("ŹDŹBŁA"), list("GĘŚ"), list("ŁÓDŹ")]
+    assert k.judge() == "ACCEPTABLE"
+    assert k.verdict_tiles() == [list("ŹDŹBŁA"), list("GĘŚ"), list("ŁÓDŹ")]
+    k.done()
+    page.keyboard.type("zolw kot ")  # Ż, Ó and Ł are tiles of their own: ZOLW is no word
+    assert k.judge() == "UNACCEPTABLE"
+    assert k.journal() == [["ŹDŹBŁA", "GĘŚ", "ŁÓDŹ"], ["ZOLW", "KOT"]]
