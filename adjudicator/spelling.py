@@ -14,7 +14,14 @@ from typing import Any
 
 from adjudicator.alphabet import Alphabet, SpellingError
 from adjudicator.errors import ChallengeInputError
-from adjudicator.normalize import MAX_LETTERS, MAX_WORDS, MIN_LETTERS, normalize_word, split_words
+from adjudicator.normalize import (
+    MAX_LETTERS,
+    MAX_WORDS,
+    MIN_LETTERS,
+    normalize_word,
+    shown,
+    split_words,
+)
 
 MAX_READINGS = 16  # real words have at most a few digraphs; more ways are not offered
 NEVER = 10**6  # tiles needed where letters cannot be split into tiles at all
@@ -71,7 +78,7 @@ def _spell_one(typed: str, position: int, alphabet: Alphabet) -> SpelledWord:
     if len(pieces) != 1:
         return SpelledWord(
             typed,
-            problem=f"Word {position} ({typed!r}) is not one word: give each word on its own.",
+            problem=f"Word {position} ({shown(typed)}) is not one word: give each word on its own.",
         )
     try:
         canonical = normalize_word(pieces[0], position, alphabet)

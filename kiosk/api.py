@@ -144,10 +144,7 @@ def spell():
             f"{limit.describe_period()}: wait a moment, then type on.",
             {"Retry-After": str(limit.seconds)},
         )
-    body = request.get_json(silent=True)
-    words = body.get("words") if isinstance(body, dict) else None
-    if not isinstance(words, list) or set(body) != {"words"}:
-        raise ApiError(400, 'Send the typed words as {"words": ["chico", "[c][h]at"]}.')
+    words = _typed_words()
     hall = get_hall()
     tournament = tournaments.get(hall.db, kiosk.tournament)
     alphabet = hall.store.manifest(tournament.lexicon).get_alphabet()
@@ -188,6 +185,29 @@ def _witness(hall, kiosk) -> None:
         hall.signing_key().public,
         journal_health.journal_id(hall.db),
     )
+
+
+SPELL_SHAPE = '{"words": ["chico", "[c][h]at"]}'
+
+
+def _typed_words() -> list:
+    """The list a spelling request sends; ApiError 400 saying what to fix when it is not one."""
+    if not request.is_json:
+        raise ApiError(
+            400, f"Send the typed words as JSON (Content-Type: application/json): {SPELL_SHAPE}."
+        )
+    try:
+        body = current_app.json.loads(request.get_data(cache=True))
+    except RecursionError:
+        raise ApiError(400, f"The JSON is nested too deeply: send {SPELL_SHAPE}.") from None
+    except ValueError:  # not JSON, or not UTF-8
+        raise ApiError(400, f"The body is not valid JSON: send {SPELL_SHAPE}.") from None
+    if not isinstance(body, dict) or not isinstance(body.get("words"), list):
+        raise ApiError(400, f"Send the typed words as a list: {SPELL_SHAPE}.")
+    unknown = sorted(set(body) - {"words"})
+    if unknown:
+        raise ApiError(400, f"Unknown field(s) {', '.join(map(repr, unknown))}: send only words.")
+    return body["words"]
 
 
 def _spell_limiter() -> RecentRequests | None:

@@ -94,7 +94,7 @@ def test_problems_name_the_word_and_the_character_without_a_400(client, setup):
     [
         ({"words": "chico"}, "Send the typed words as"),
         ({"palabras": ["chico"]}, "Send the typed words as"),
-        ({"words": ["chico"], "table": 4}, "Send the typed words as"),
+        ({"words": ["chico"], "table": 4}, "Unknown field(s) 'table': send only words."),
         ({"words": ["qi"] * 9}, "Too many words: 9 given"),
         ({"words": ["qi", None]}, "Each word must be text"),
         ([], "Send the typed words as"),
