@@ -7,7 +7,10 @@ about once a word. Measured side by side in one run, alternating:
   (what judging them does anyway);
 - the endpoint, in-process through the Flask app with a kiosk token: POST /api/v1/spell of the
   same 8 words against its floor, the kiosk's status poll GET /api/v1/kiosk (the same kiosk
-  lookup, one small JSON answer; every kiosk makes it every 5 s).
+  lookup, one small JSON answer; every kiosk makes it every 5 s);
+- the worst a kiosk can ask: 8 words of 15 tiles that each split the most ways (CH seven times
+  over, 16 readings each), and 8 words of 60 letters in a federation's alphabet of nested tiles
+  (A, AA, AAA, AAAA: the longest search), against `normalize_challenge` of the same words.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from adjudicator import kiosks, tournaments
-from adjudicator.alphabet_files import builtin
+from adjudicator.alphabet_files import builtin, parse_alphabet
 from adjudicator.normalize import normalize_challenge
 from adjudicator.spelling import spell_challenge
 from adjudicator.wordlist import WordSet
@@ -29,6 +32,14 @@ from hall_support import build_setup, make_app  # noqa: E402
 
 SPANISH = builtin("spanish")
 CHALLENGE = ["churro", "chorizo", "llamar", "perro", "camión", "niño", "[c][h]at", "ferrocarril"]
+NESTED = parse_alphabet({"name": "nested", "tiles": ["A", "AA", "AAA", "AAAA", "B"]}, "bench")
+WORST = {
+    "spanish": (SPANISH, ["ch" * 7 + "a"] * 8),
+    "nested": (
+        NESTED,
+        ["a" * 60, "a" * 59, "a" * 45, "a" * 31, "a" * 30, "a" * 29, "a" * 16, "ab"],
+    ),
+}
 ROUNDS = 7
 
 
@@ -51,6 +62,24 @@ def test_spell_against_normalize(benchmark):
     benchmark.pedantic(lambda: spell_challenge(CHALLENGE, SPANISH), rounds=50, iterations=20)
     print(
         f"\nspell_challenge {min(spell) * 1e6:.1f} us, normalize_challenge "
+        f"{min(floor) * 1e6:.1f} us, ratio {min(spell) / min(floor):.2f}"
+    )
+
+
+@pytest.mark.parametrize("case", sorted(WORST))
+def test_the_worst_spelling_against_normalize(benchmark, case):
+    alphabet, words = WORST[case]
+    number = 200
+    spell, floor = [], []
+    for _ in range(ROUNDS):
+        floor.append(_best_of(lambda: normalize_challenge(words, alphabet), number))
+        spell.append(_best_of(lambda: spell_challenge(words, alphabet), number))
+    benchmark.extra_info.update(
+        spell_us=min(spell) * 1e6, normalize_us=min(floor) * 1e6, ratio=min(spell) / min(floor)
+    )
+    benchmark.pedantic(lambda: spell_challenge(words, alphabet), rounds=20, iterations=5)
+    print(
+        f"\nworst ({case}) spell_challenge {min(spell) * 1e6:.1f} us, normalize_challenge "
         f"{min(floor) * 1e6:.1f} us, ratio {min(spell) / min(floor):.2f}"
     )
 
