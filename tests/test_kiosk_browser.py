@@ -461,6 +461,7 @@ def test_verdict_page_does_not_depend_on_which_word_was_bad(paired):
         shown = wait_for_verdict(page)
         assert shown["title"] == UNACCEPTABLE
         page.wait_for_selector("#receipt-qr:not([hidden])", state="attached")  # the docket's QR
+        page.wait_for_selector("#kiosk:not(.locked)", state="attached")  # the same moment each time
         page.wait_for_timeout(300)  # let the status refresh after the verdict settle
         html = page.inner_html("body")
         body = page.inner_text("body")
