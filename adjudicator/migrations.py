@@ -79,9 +79,21 @@ MIGRATIONS: tuple[tuple[int, str, tuple[str, ...]], ...] = (
             "CREATE INDEX adjudications_by_refers_to ON adjudications (refers_to)",
         ),
     ),
+    (
+        6,
+        "penalties as numbers, flags for the director, challenges by game (issue 11)",
+        (
+            "ALTER TABLE adjudications ADD COLUMN penalty TEXT",
+            "ALTER TABLE adjudications ADD COLUMN flag TEXT",
+            # the challenger's earlier challenges in one game (WESPA 3.10.15(c)): one index seek
+            "CREATE INDEX adjudications_by_game ON adjudications "
+            "(tournament, round_no, table_no, challenger, kind, id)",
+            "CREATE INDEX adjudications_by_flag ON adjudications (flag, id)",
+        ),
+    ),
 )
 
-LATEST = MIGRATIONS[-1][0]
+LATEST = max(version for version, _, _ in MIGRATIONS)
 
 
 def current_version(db: Database) -> int:
@@ -97,10 +109,11 @@ def upgrade(db: Database) -> list[int]:
     applied = []
     with db.transaction(chain_lock=True) as cur:
         _ensure_table(cur)
-        row = cur.execute("SELECT MAX(version) AS version FROM schema_migrations").one()
-        done = int(row["version"] or 0) if row else 0
-        for version, description, statements in MIGRATIONS:
-            if version <= done:
+        # By the set applied, not the highest: versions may land out of order (6 before 3).
+        rows = cur.execute("SELECT version FROM schema_migrations").all()
+        done = {int(row["version"]) for row in rows}
+        for version, description, statements in sorted(MIGRATIONS):
+            if version in done:
                 continue
             for statement in statements:
                 cur.execute(statement)

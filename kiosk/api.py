@@ -7,9 +7,9 @@ from datetime import UTC, datetime, timedelta
 from flask import Blueprint, current_app, jsonify, request
 
 from adjudicator import kiosks, tournaments
-from adjudicator.hall import DETAIL_FIELDS as DETAILS
+from adjudicator.hall import OPTIONAL_FIELDS as DETAILS
 from adjudicator.hall import LexiconUnavailable
-from adjudicator.rules import RULES
+from adjudicator.rules import get_rule
 from kiosk.auth import current_kiosk
 from kiosk.errors import ApiError
 from kiosk.hall import get_hall
@@ -49,7 +49,7 @@ def kiosk_status():
     _touch(hall, kiosk)
     tournament = tournaments.get(hall.db, kiosk.tournament)
     manifest = hall.store.manifest(tournament.lexicon)
-    rule = RULES[tournament.rule]
+    rule = get_rule(tournament.rule)
     return jsonify(
         ok=True,
         kiosk=kiosk.name,
@@ -63,7 +63,12 @@ def kiosk_status():
             "available": _lexicon_available(hall, tournament),
             "alphabet": manifest.get_alphabet().summary(),
         },
-        rule={"name": rule.name, "title": rule.title},
+        rule={
+            "name": rule.name,
+            "title": rule.title,
+            # the kiosk then asks for round, table and challenger (WESPA 3.10.15(c))
+            "needs_game": rule.counts_earlier_challenges,
+        },
         verdict_seconds=current_app.config["VERDICT_SECONDS"],
         clear_seconds=current_app.config["CLEAR_SECONDS"],
         request_timeout_seconds=current_app.config["REQUEST_TIMEOUT_SECONDS"],

@@ -12,8 +12,11 @@ from werkzeug.exceptions import HTTPException
 
 from adjudicator.db import DatabaseUnavailable
 from adjudicator.errors import AdjudicatorError, ChallengeInputError
+from adjudicator.game import GameDetailsRequired
 from adjudicator.hall import DetailError, LexiconUnavailable
 from adjudicator.ratelimit import RateLimited
+from adjudicator.reasons import ReasonRequired
+from adjudicator.voids import VoidRefused
 
 log = logging.getLogger("kiosk")
 
@@ -22,6 +25,9 @@ NOT_JUDGED = "NOT JUDGED: the verdict could not be recorded. Try again, or call 
 STATUS_FOR = (
     (ChallengeInputError, 400),
     (DetailError, 400),
+    (GameDetailsRequired, 400),
+    (VoidRefused, 400),
+    (ReasonRequired, 400),
     (RateLimited, 429),
     (LexiconUnavailable, 503),
     (DatabaseUnavailable, 503),

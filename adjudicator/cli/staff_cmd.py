@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import getpass
 import json
 import sys
 
 import click
 
-from adjudicator import second_opinion, staff
-from adjudicator.cli.common import CliError, json_option, open_hall
+from adjudicator import final_ruling, second_opinion, staff
+from adjudicator.cli.common import CliError, cli_actor, json_option, open_hall
 from adjudicator.cli.judge_cmd import HEADLINES
 from adjudicator.journal import Entry
 from adjudicator.verdict import Verdict
@@ -28,15 +27,6 @@ def read_password(from_stdin: bool) -> str:
     else:
         password = click.prompt("New password", hide_input=True, confirmation_prompt=True)
     return staff.check_password(password)
-
-
-def cli_actor() -> str:
-    """Who acts from the command line: `cli:<login name>` (never a kiosk's name)."""
-    try:
-        user = getpass.getuser()
-    except (KeyError, OSError):
-        user = "unknown"
-    return f"cli:{user}"
 
 
 @click.group()
@@ -244,6 +234,7 @@ def case_json(case: second_opinion.Case) -> dict:
 
 @click.command("ruling")
 @click.argument("adjudication_id", type=int)
+@click.argument("words", nargs=-1)
 @click.option(
     "--verdict",
     required=True,
@@ -251,12 +242,43 @@ def case_json(case: second_opinion.Case) -> dict:
     help="The director's final verdict.",
 )
 @click.option("--reason", required=True, help="Why (recorded in the journal).")
-def ruling_cmd(adjudication_id: int, verdict: str, reason: str):
-    """The director's final ruling on a flagged second opinion of ADJUDICATION_ID."""
+@click.option(
+    "--words",
+    "with_words",
+    is_flag=True,
+    help="The words ruled on follow (WORD...); default: the latest second opinion's, else "
+    "the original's. The consequence counts these words.",
+)
+@click.option(
+    "--improper-lookup",
+    is_flag=True,
+    help="Also charge the challenger 10 points for looking up one play's words separately "
+    "(NASPA 6.2; with --verdict unacceptable).",
+)
+def ruling_cmd(
+    adjudication_id: int,
+    words: tuple[str, ...],
+    verdict: str,
+    reason: str,
+    with_words: bool,
+    improper_lookup: bool,
+):
+    """The director's final ruling on ADJUDICATION_ID (any challenge, flagged or not)."""
+    if words and not with_words:
+        raise CliError("Put --words before the words ruled on: ruling ID --words WORD...")
+    if with_words and not words:
+        raise CliError("--words needs the words ruled on: ruling ID --words WORD...")
     hall = open_hall()
     actor = cli_actor()
-    entry = second_opinion.record_ruling(
-        hall.db, adjudication_id, verdict, reason, actor=actor, station=actor
+    entry = final_ruling.record_ruling(
+        hall.db,
+        adjudication_id,
+        verdict,
+        reason,
+        actor=actor,
+        station=actor,
+        words=" ".join(words) if words else None,
+        improper_lookup=improper_lookup,
     )
     click.echo(format_ruling_entry(entry))
 
@@ -267,6 +289,7 @@ def format_ruling_entry(entry: Entry) -> str:
             HEADLINES[entry.verdict],
             f"Final ruling #{entry.id} on adjudication #{entry.refers_to} by {entry.actor}.",
             f"Consequence: {entry.consequence}",
+            f"Words ruled on ({entry.word_count}): {' '.join(entry.words)}",
             f"Reason: {entry.note}",
         )
     )
