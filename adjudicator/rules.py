@@ -52,10 +52,14 @@ class Rule:
         return Step(self.points, self.loses_turn)
 
 
+def _points(n: int) -> str:
+    return f"{n} point" if n == 1 else f"{n} points"
+
+
 def _points_rule(points: int, per: str) -> Rule:
     if per == "word":
-        return Rule(f"{points}-per-word", f"{points} points per word challenged", points, True)
-    return Rule(f"{points}-per-turn", f"{points} points per challenged turn", points)
+        return Rule(f"{points}-per-word", f"{_points(points)} per word challenged", points, True)
+    return Rule(f"{points}-per-turn", f"{_points(points)} per challenged turn", points)
 
 
 NON_STANDARD = (
@@ -170,14 +174,15 @@ def consequence(
     if step.points and rule.per_word:
         points = step.points * word_count
         noun = "word" if word_count == 1 else "words"
+        per_word = f"{_points(step.points)} x {word_count} {noun}"
         return Consequence(
-            f"{prefix}{step.points} points x {word_count} {noun}: the player adds {points}{keeps}",
+            f"{prefix}{per_word}: the player adds {points}{keeps}",
             play_stands=True,
             points_to_player=points,
         )
     if step.points:
         return Consequence(
-            f"{prefix}the player adds {step.points} points{keeps}",
+            f"{prefix}the player adds {_points(step.points)}{keeps}",
             play_stands=True,
             points_to_player=step.points,
         )

@@ -50,6 +50,11 @@ class SecondOpinion:
     def agrees(self) -> bool:
         return self.entry.verdict == self.original.verdict
 
+    @property
+    def closes_referral(self) -> bool:
+        """True when this word judge's dictionary check decided a referral (NSA I.B)."""
+        return CLOSES_REFERRAL in (self.entry.note or "")
+
 
 @dataclass
 class Case:

@@ -33,11 +33,12 @@ def create_app(test_config: dict | None = None) -> Flask:
     security.init_app(app)
     staff_web.init_app(app)
 
-    from kiosk import api, director, judges, pages
+    from kiosk import api, director, director_review, judges, pages
 
     app.register_blueprint(api.bp)
     app.register_blueprint(pages.bp)
     app.register_blueprint(director.bp)
+    app.register_blueprint(director_review.bp)
     app.register_blueprint(judges.bp)
     staff_web.csrf.exempt(api.bp)  # JSON only, bearer token or pairing cookie
     return app

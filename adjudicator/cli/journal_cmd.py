@@ -7,7 +7,7 @@ import sys
 import click
 
 from adjudicator import export as export_rows
-from adjudicator import journal, migrations, tournaments
+from adjudicator import journal, migrations, outcomes, tournaments
 from adjudicator.backends import connect
 from adjudicator.cli.common import open_hall
 
@@ -27,7 +27,8 @@ def export(tournament: str | None, fmt: str):
     db = open_hall().db
     if tournament:
         tournaments.get(db, tournament)  # a mistyped slug is an error, not an empty export
-    export_rows.write(journal.entries(db, tournament), sys.stdout, fmt)
+    rows = outcomes.with_outcomes(db, journal.entries(db, tournament))
+    export_rows.write(rows, sys.stdout, fmt)
 
 
 @journal_group.command("verify")

@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from adjudicator import final_ruling, second_opinion, staff
+from adjudicator import final_ruling, lookups, outcomes, second_opinion, staff
 from adjudicator.cli.common import CliError, cli_actor, json_option, open_hall
 from adjudicator.cli.judge_cmd import HEADLINES
 from adjudicator.journal import Entry
@@ -133,6 +133,8 @@ def format_opinion(opinion: second_opinion.SecondOpinion) -> str:
     ]
     if opinion.flagged:
         lines.append(f"This case is flagged for the director: {'; '.join(opinion.flag_reasons)}.")
+    elif opinion.closes_referral:
+        lines.append("Your dictionary check closes the referral: this verdict is final (NSA I.B).")
     elif entry.verdict != Verdict.REFER.value:
         lines.append("This second opinion is final (WESPA 3.10.11(c)).")
     lines += [
@@ -164,19 +166,60 @@ def opinion_json(opinion: second_opinion.SecondOpinion) -> dict:
 @click.command("flags")
 @json_option
 def flags_cmd(as_json: bool):
-    """List the second opinions flagged for the director and not yet ruled on, newest first.
+    """List what waits for the director, newest first: second opinions flagged and not yet
+    ruled on, then challenges that may be one play looked up in parts (NASPA 6.2).
 
     One line a case: the original's verdict and each second opinion's, and why it is flagged.
     Record the final ruling with `adjudicator ruling ID`.
     """
-    open_cases = second_opinion.cases(open_hall().db, open_only=True)
+    db = open_hall().db
+    open_cases = second_opinion.cases(db, open_only=True)
+    lookup_rows = [
+        entry
+        for entry, outcome in outcomes.with_outcomes(db, lookups.flagged(db))
+        if outcome is not None and outcome.decided_by == entry.id  # no ruling or void yet
+    ]
     if as_json:
-        click.echo(json.dumps([case_json(case) for case in open_cases], indent=2))
+        items = [*map(case_json, open_cases), *map(lookup_json, lookup_rows)]
+        click.echo(json.dumps(items, indent=2))
         return
     if not open_cases:
         click.echo("No second opinion is waiting for a ruling.")
     for case in open_cases:
         click.echo(format_case(case))
+    for entry in lookup_rows:
+        click.echo(format_lookup(entry))
+
+
+def format_lookup(entry: Entry) -> str:
+    """One line: a challenge that may be part of the one before it (NASPA 6.2)."""
+    where = f"kiosk {entry.kiosk}" + (f" table {entry.table}" if entry.table else "")
+    where += f" round {entry.round}" if entry.round else ""
+    return " | ".join(
+        (
+            f"#{entry.id}",
+            entry.tournament,
+            where,
+            _when(entry),
+            f"{entry.verdict} ({' '.join(entry.words)})",
+            f"flagged: {entry.note}",
+        )
+    )
+
+
+def lookup_json(entry: Entry) -> dict:
+    return {
+        "flag": lookups.FLAG,
+        "id": entry.id,
+        "tournament": entry.tournament,
+        "kiosk": entry.kiosk,
+        "table": entry.table,
+        "round": entry.round,
+        "recorded_at": entry.recorded_at,
+        "verdict": entry.verdict,
+        "words": list(entry.words),
+        "flag_reasons": [entry.note],
+    }
 
 
 def _when(entry: Entry) -> str:
@@ -210,6 +253,7 @@ def case_json(case: second_opinion.Case) -> dict:
     """The case's verdicts and words as typed; nothing about any single word's validity."""
     original = case.original
     return {
+        "flag": "second-opinion",
         "id": original.id,
         "tournament": original.tournament,
         "kiosk": original.kiosk,
