@@ -65,20 +65,19 @@ def _points_rule(points: int, per: str) -> Rule:
 NON_STANDARD = (
     Rule(
         "dingle",
-        "Dingle challenge: no penalty for the challenger's first unsuccessful challenge in a "
-        "game, loss of turn for each later one",
+        "Dingle: no penalty for a player's first unsuccessful challenge in a game, "
+        "then loss of turn",
         ladder=(Step(), Step(loses_turn=True)),
     ),
     Rule(
         "5-then-10",
-        "5 points for the challenger's first unsuccessful challenge in a game, 10 for each "
-        "later one",
+        "5 points for a player's first unsuccessful challenge in a game, then 10",
         ladder=(Step(5), Step(10)),
     ),
     Rule(
         "escalating",
-        "Escalating: 5, 5, 10, 20, 30 points for the challenger's 1st to 5th unsuccessful "
-        "challenges in a game, then 30 for each later one",
+        "Escalating: 5, 5, 10, 20, 30, then 30 points for each unsuccessful challenge "
+        "by a player in a game",
         ladder=(Step(5), Step(5), Step(10), Step(20), Step(30)),
     ),
 )
