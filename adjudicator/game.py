@@ -28,10 +28,11 @@ GAME_FIELDS = ("round", "table", "challenger")
 # A second opinion whose note carries this is waiting for the director (second_opinion.FLAGGED).
 _FLAGGED_NOTE = "%flagged for the director%"
 
+# {bound} narrows the rows: "AND c.id < ?" (before a row), "AND c.id <> ?" (all but one), "".
 _EARLIER_UNSUCCESSFUL = f"""
 SELECT COUNT(*) AS n FROM adjudications AS c
 WHERE c.tournament = ? AND c.round_no = ? AND c.table_no = ? AND c.challenger = ?
-  AND c.kind = 'challenge' AND c.id < ?
+  AND c.kind = 'challenge' {{bound}}
   AND NOT EXISTS (
     SELECT 1 FROM adjudications AS v
     WHERE v.refers_to = c.id AND v.kind IN ('void', 'challenge'))
@@ -81,14 +82,19 @@ def earlier_unsuccessful(
     table_no: str | None,
     challenger: str | None,
     before_id: int | None = None,
+    replacing: int | None = None,
 ) -> int:
     """The challenger's unsuccessful challenges in this game before row `before_id` (else all),
-    each by its effective outcome. Run inside the append transaction; one index seek."""
+    each by its effective outcome, leaving out the challenge a reissue is `replacing`.
+    Run inside the append transaction; one index seek."""
     if not (round_no and table_no and challenger):
         return 0
-    if before_id is None:  # a new challenge: every row so far is earlier
-        sql, params = _EARLIER_UNSUCCESSFUL.replace(" AND c.id < ?", ""), ()
-    else:
-        sql, params = _EARLIER_UNSUCCESSFUL, (before_id,)
-    row = cur.execute(sql, (tournament, round_no, table_no, challenger, *params)).one()
+    params: tuple = (tournament, round_no, table_no, challenger)
+    if before_id is not None:
+        bound, params = "AND c.id < ?", (*params, before_id)
+    elif replacing is not None:  # a reissue: every row so far but the one it replaces
+        bound, params = "AND c.id <> ?", (*params, replacing)
+    else:  # a new challenge: every row so far is earlier
+        bound = ""
+    row = cur.execute(_EARLIER_UNSUCCESSFUL.format(bound=bound), params).one()
     return int(row["n"]) if row else 0

@@ -117,7 +117,10 @@ class Hall:
             if replaces is not None:
                 voids.check_reissue(cur, replaces, tournament.slug, station, clean)
             earlier = game.earlier_unsuccessful(
-                cur, tournament.slug, *(clean.get(name) for name in game.GAME_FIELDS)
+                cur,
+                tournament.slug,
+                *(clean.get(name) for name in game.GAME_FIELDS),
+                replacing=replaces,
             )
             result = consequence(rule, ruling.verdict, ruling.word_count, earlier)
             flag = lookups.separate_lookup(
