@@ -136,6 +136,8 @@ def give(
     the lexicon refers the words (REFER) and required when the original was REFER.
     """
     original = original_of(db, adjudication_id)
+    case = case_of(db, original)
+    _refuse_same_judge(case, actor)
     if station == original.kiosk:
         raise SecondOpinionRefused(
             f"Adjudication #{original.id} was judged on kiosk {original.kiosk}: the original "
@@ -151,8 +153,6 @@ def give(
     lexicon = lexicon_of(store, original)
     normalised = normalize_challenge(words, lexicon.alphabet)
     _refuse_if_ruled(db, original.id)
-    case = case_of(db, original)
-    _refuse_same_judge(case, actor)
     rule = get_rule(original.rule)
     ruling = rule_on(lexicon, rule, normalised)
     verdict, notes = ruling.verdict, []
