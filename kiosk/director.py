@@ -37,7 +37,7 @@ from adjudicator.alphabet_files import builtin, builtin_names
 from adjudicator.errors import AdjudicatorError, LexiconError
 from adjudicator.import_report import format_import
 from adjudicator.lexicon_import import import_lexicon
-from adjudicator.rules import RULES
+from adjudicator.rules import RULES, UnknownRule, get_rule
 from kiosk import director_review
 from kiosk.hall import get_hall
 from kiosk.staff_web import login_page, sign_out, staff_required
@@ -120,8 +120,10 @@ def tournament_confirm(slug: str):
     lexicon = request.form.get("lexicon") or current.lexicon
     rule = request.form.get("rule") or current.rule
     title = request.form.get("title", "").strip() or current.title
-    if rule not in RULES:
-        flash(f"Unknown challenge rule {rule!r}.", "error")
+    try:
+        rule = get_rule(rule).name
+    except UnknownRule as exc:
+        flash(str(exc), "error")
         return redirect(url_for("director.tournament_list"))
     try:
         manifest = hall.store.manifest(lexicon)
@@ -134,7 +136,7 @@ def tournament_confirm(slug: str):
         tournament=current,
         current_manifest=_manifest_or_none(current.lexicon),
         manifest=manifest,
-        rule=RULES[rule],
+        rule=get_rule(rule),
         title=title,
     )
 
