@@ -86,7 +86,9 @@ def refuse_if_void(cur: Any, adjudication_id: int) -> None:
 
 def check_reissue(cur: Any, replaced: int, tournament: str, station: str, details: dict) -> None:
     """A reissued challenge may replace only a live challenge of the same tournament made at
-    the same station, for the same game where that game was given (inside the transaction)."""
+    the same station, for the same game where that game was given, and only the latest one
+    made there for that table and round: WESPA 3.10.12 reissues the slip of "the most recent
+    turn", not any earlier challenge (inside the transaction)."""
     row = cur.execute("SELECT * FROM adjudications WHERE id = ?", (replaced,)).one()
     entry = journal.from_row(row) if row else None
     if entry is None or entry.kind != "challenge":
@@ -103,3 +105,21 @@ def check_reissue(cur: Any, replaced: int, tournament: str, station: str, detail
                 "challenge keeps the same game and challenger."
             )
     refuse_if_void(cur, replaced)
+    latest = _latest_challenge(cur, station, entry.table, entry.round)
+    if latest != replaced:
+        raise VoidRefused(
+            f"Challenge #{replaced} is not the latest one made here (#{latest} came after it): "
+            "only the most recent challenge can be reissued. Ask the director to void it instead."
+        )
+
+
+def _latest_challenge(cur: Any, station: str, table: str | None, round_no: str | None) -> int:
+    """The newest challenge made at `station` for this table and round (a few rows, by index)."""
+    rows = cur.execute(
+        "SELECT id, table_no, round_no FROM adjudications WHERE kiosk = ? AND kind = 'challenge' "
+        "ORDER BY recorded_at DESC, id DESC LIMIT 50",
+        (station,),
+    ).all()
+    return next(
+        (row["id"] for row in rows if (row["table_no"], row["round_no"]) == (table, round_no)), 0
+    )

@@ -147,6 +147,7 @@ def test_wespa_3_10_12_a_reissued_slip_replaces_the_one_that_did_not_match(staff
         ("already void", "already void"),
         ("already reissued", "already reissued"),
         ("other table", "was for table 4"),
+        ("an earlier one", "not the latest one made here"),
     ],
 )
 def test_a_reissue_must_replace_a_live_challenge_of_the_same_kiosk_and_game(
@@ -158,6 +159,9 @@ def test_a_reissue_must_replace_a_live_challenge_of_the_same_kiosk_and_game(
         replaces = staffed.challenge(["CH"], enrolment=staffed.setup.csw).id
     elif target == "other table":
         replaces = staffed.challenge(["QI"], table="4").id
+    elif target == "an earlier one":
+        replaces = staffed.challenge(["QI"]).id
+        staffed.challenge(["ZA"])  # the next turn's challenge at the same kiosk
     else:
         replaces = staffed.challenge(["QI"]).id
         if target == "already void":
@@ -168,6 +172,16 @@ def test_a_reissue_must_replace_a_live_challenge_of_the_same_kiosk_and_game(
     with pytest.raises(VoidRefused, match=message):
         reissue(staffed, replaces, table="5" if target == "other table" else None)
     assert list(journal.entries(staffed.db)) == before  # nothing judged, nothing recorded
+
+
+def test_wespa_3_10_12_the_latest_challenge_of_that_game_may_be_reissued(staffed):
+    """At a shared kiosk another table's challenge in between does not block the reissue."""
+    slip = staffed.challenge(["QI", "ZO"], table="4")
+    staffed.challenge(["CAT"], table="9")
+    corrected = reissue(staffed, slip.id, table="4")
+    assert corrected.refers_to == slip.id
+    again = reissue(staffed, corrected.id, ["QI", "ZA"], table="4")  # the reissue, reissued
+    assert again.refers_to == corrected.id
 
 
 def test_the_api_takes_replaces_and_refuses_a_bad_one_with_no_verdict(staffed):
