@@ -89,6 +89,17 @@ def outcome_of(challenge: journal.Entry, follow_ups: Sequence[journal.Entry]) ->
     )
 
 
+def without_void(db: Database, cases: list) -> list:
+    """The second-opinion cases (second_opinion.Case) whose challenge is not void: a void
+    challenge waits for no ruling."""
+    void = {
+        entry.id
+        for entry, outcome in with_outcomes(db, [case.original for case in cases])
+        if outcome is not None and outcome.verdict == VOID
+    }
+    return [case for case in cases if case.original.id not in void]
+
+
 def _from(row: journal.Entry, how: str) -> Outcome:
     return Outcome(row.verdict, row.consequence, row.penalty_numbers(), row.id, how)
 

@@ -427,7 +427,7 @@ def flags():
     lookup_flags = lookups.flagged(db)
     return render_template(
         "director/flags.html",
-        open_cases=[case for case in all_cases if case.open],
+        open_cases=outcomes.without_void(db, [case for case in all_cases if case.open]),
         closed_cases=[case for case in all_cases if not case.open][:50],
         lookups=list(outcomes.with_outcomes(db, lookup_flags)),
     )

@@ -111,6 +111,19 @@ def test_a_void_challenge_takes_no_second_opinion_and_no_ruling(staffed):
         record_ruling(staffed.db, original.id, "acceptable", "review", actor="d", station="d")
 
 
+def test_a_void_challenge_leaves_the_flags(staffed, run, home, monkeypatch):
+    monkeypatch.setenv("ADJUDICATOR_DATABASE_URL", staffed.db.url)
+    original = staffed.challenge(["QI", "ZA"], table="3")
+    second_opinion.give(
+        staffed.db, staffed.store, original.id, "QI ZAX", actor="alice", station="judge:alice"
+    )
+    assert f"#{original.id} |" in run("flags").stdout
+    void(staffed, original.id, "typed for the wrong game")
+    assert run("flags").stdout == "No second opinion is waiting for a ruling.\n"
+    page = staffed.director().get("/director/flags").get_data(as_text=True)
+    assert f'id="case-{original.id}"' not in page
+
+
 def test_a_ruling_then_a_void_leaves_it_void(staffed):
     """NASPA 5.4: an outplay challenge may be rescinded, whatever was decided before."""
     original = staffed.challenge(["QI", "QX"])

@@ -173,7 +173,7 @@ def flags_cmd(as_json: bool):
     Record the final ruling with `adjudicator ruling ID`.
     """
     db = open_hall().db
-    open_cases = second_opinion.cases(db, open_only=True)
+    open_cases = outcomes.without_void(db, second_opinion.cases(db, open_only=True))
     lookup_rows = [
         entry
         for entry, outcome in outcomes.with_outcomes(db, lookups.flagged(db))
