@@ -85,10 +85,12 @@ MIGRATIONS: tuple[tuple[int, str, tuple[str, ...]], ...] = (
         (
             "ALTER TABLE adjudications ADD COLUMN penalty TEXT",
             "ALTER TABLE adjudications ADD COLUMN flag TEXT",
-            # the challenger's earlier challenges in one game (WESPA 3.10.15(c)): one index seek
+            # The challenger's earlier challenges in one game (WESPA 3.10.15(c)): one seek.
+            # Partial indexes: a row they do not cover costs no index write (and no WAL page).
             "CREATE INDEX adjudications_by_game ON adjudications "
-            "(tournament, round_no, table_no, challenger, kind, id)",
-            "CREATE INDEX adjudications_by_flag ON adjudications (flag, id)",
+            "(tournament, round_no, table_no, challenger, id) "
+            "WHERE kind = 'challenge' AND challenger IS NOT NULL",
+            "CREATE INDEX adjudications_by_flag ON adjudications (flag, id) WHERE flag IS NOT NULL",
         ),
     ),
 )

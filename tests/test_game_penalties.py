@@ -252,6 +252,19 @@ def test_the_count_uses_the_game_index(club):
         assert earlier_unsuccessful(cur, "dingle", "3", "12", "ANN") == 0
 
 
+def test_the_look_up_flags_use_their_index(club):
+    """The director's list of possible separate look-ups (NASPA 6.2) is one seek, too."""
+    sql = "SELECT * FROM adjudications WHERE flag = 'separate-lookup' ORDER BY id DESC LIMIT 50"
+    with club.hall.db.transaction() as cur:
+        if club.hall.db.backend == "sqlite":
+            rows = cur.execute("EXPLAIN QUERY PLAN " + sql).tuples()
+            text = " ".join(str(part) for row in rows for part in row)
+        else:
+            cur.execute("SET LOCAL enable_seqscan = off")
+            text = " ".join(str(row[0]) for row in cur.execute("EXPLAIN " + sql).tuples())
+    assert "adjudications_by_flag" in text
+
+
 # ---------- the command line in another process: the same journal, the same count ----------
 
 
