@@ -57,7 +57,7 @@ def canonical(value: str | None) -> str | None:
     if value is None:
         return None
     text = " ".join(str(value).split()).upper()
-    return str(int(text)) if text.isdigit() else text
+    return str(int(text)) if text.isdecimal() else text  # isdigit() would let '²' through
 
 
 def require_game(rule: Rule, details: dict[str, str | None]) -> dict[str, str | None]:

@@ -162,7 +162,7 @@ def check_replaces(value) -> int | None:
     """The id of the challenge a reissued challenge replaces: a positive whole number, or None."""
     if value is None or value == "":
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, str)) or not str(value).isdigit():
+    if isinstance(value, bool) or not isinstance(value, (int, str)) or not str(value).isdecimal():
         raise DetailError("replaces must be the number of the challenge this one replaces.")
     number = int(value)
     if not 0 < number < 2**31:

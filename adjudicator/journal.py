@@ -17,6 +17,7 @@ from typing import Any
 from adjudicator.db import Database
 
 GENESIS = "0" * 64
+MAX_ID = 2**63 - 1
 KINDS = ("challenge", "second-opinion", "ruling", "void")
 
 
@@ -170,7 +171,9 @@ def append_batch(db: Database, batch: list[Pending]) -> None:
 
 
 def get(db: Database, entry_id: int) -> Entry | None:
-    """The journal row with this id, if any."""
+    """The journal row with this id, if any (an id no row can have is simply not found)."""
+    if not 0 < entry_id <= MAX_ID:  # SQLite cannot even compare a larger integer
+        return None
     with db.transaction() as cur:
         row = cur.execute("SELECT * FROM adjudications WHERE id = ?", (entry_id,)).one()
     return _from_row(row) if row else None

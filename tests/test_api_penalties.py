@@ -82,6 +82,15 @@ def test_wespa_3_10_15_c_without_the_game_400_and_no_verdict(client, setup, give
     assert list(journal.entries(setup.hall.db)) == []
 
 
+@pytest.mark.parametrize("odd", ["²", "½", "٣", "Ⅻ", "0" * 40])
+def test_odd_numbers_in_the_game_never_break_it(client, setup, odd):
+    tournaments.update(setup.hall.db, setup.store, NWL, rule="dingle")
+    response = post(client, setup, {"words": ["QI"], "round": odd, "table": odd, "challenger": odd})
+    assert response.status_code == 201, response.get_json()
+    replaced = post(client, setup, {"words": ["QI"], "replaces": "²", "round": "1"})
+    assert replaced.status_code == 400 and "replaces must be" in replaced.get_json()["error"]
+
+
 def test_with_the_game_the_count_goes_on(client, setup):
     tournaments.update(setup.hall.db, setup.store, NWL, rule="5-then-10")
     game = {"round": 1, "table": 2, "challenger": "Ann"}

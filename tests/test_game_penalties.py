@@ -108,6 +108,7 @@ def test_game_names_compare_in_one_form(club):
     assert again.penalty_numbers()["challenger_loses_turn"] is True
     assert (again.challenger, again.table, again.round) == ("ANN", "12", "3")
     assert canonical("ann  lee") == "ANN LEE" and canonical("07") == "7"
+    assert canonical("²") == "²" and canonical("٣") == "3"  # a superscript is no number
 
 
 @pytest.mark.parametrize("missing", ["round", "table", "challenger"])

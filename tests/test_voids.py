@@ -231,6 +231,10 @@ def test_cli_void(run, home, staffed, monkeypatch):
     refused(run("void", "999", "--reason", "nothing"), "No adjudication #999")
     refused(run("void", str(original.id)), "Missing option '--reason'")
     refused(run("void", "x", "--reason", "r"), "'x' is not a valid integer")
+    huge = "9" * 25  # more than any database integer: not found, never a traceback
+    refused(run("void", huge, "--reason", "nothing"), f"No adjudication #{huge}")
+    refused(run("ruling", huge, "--verdict", "acceptable", "--reason", "r1"), "No adjudication")
+    refused(run("second-opinion", huge, "QI"), f"No adjudication #{huge}")
 
 
 def test_exports_show_the_effective_outcome(run, home, staffed, monkeypatch):
@@ -276,6 +280,20 @@ def test_the_void_button_on_the_journal_page(staffed):
     assert "already void" in again.get_data(as_text=True)
     csv_text = director.get("/director/journal.csv").get_data(as_text=True)
     assert "effective_verdict" in csv_text.splitlines()[0] and ",VOID," in csv_text
+
+
+def test_an_id_beyond_any_row_is_not_found_on_the_pages(staffed):
+    huge = "9" * 25
+    director = staffed.director()
+    done = post_form(
+        director,
+        f"/director/journal/{huge}/void",
+        {"reason": "nothing"},
+        page="/director/journal",
+        follow_redirects=True,
+    )
+    assert done.status_code == 200 and f"No adjudication #{huge}" in done.get_data(as_text=True)
+    assert staffed.judge().get(f"/judge/case?id={huge}").status_code == 404
 
 
 def test_only_the_director_voids(staffed):
