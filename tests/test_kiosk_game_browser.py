@@ -13,7 +13,15 @@ import uuid
 from collections.abc import Iterator
 
 import pytest
-from browser_support import Home, Server, browser_missing_reason, launched_chromium, save_screenshot
+from axe_support import axe_missing_reason, axe_violations
+from browser_support import (
+    Home,
+    Server,
+    browser_missing_reason,
+    launched_chromium,
+    off_screen,
+    save_screenshot,
+)
 
 pytestmark = [
     pytest.mark.browser,
@@ -51,9 +59,9 @@ def tablet(home: Home, server: Server, browser):
     """tablet(tournament) -> a page paired as a new kiosk of that tournament; errors fail."""
     contexts, errors = [], []
 
-    def pair(tournament: str):
+    def pair(tournament: str, viewport: dict | None = None):
         code = home.pairing_code(f"tablet-{uuid.uuid4().hex[:8]}", tournament)
-        context = browser.new_context(viewport=TABLET)
+        context = browser.new_context(viewport=viewport or TABLET)
         context.set_default_timeout(8000)
         contexts.append(context)
         page = context.new_page()
@@ -167,3 +175,26 @@ def test_a_standard_rule_asks_for_the_words_only(tablet):
     assert page.locator("#game-details").is_hidden()
     verdict = judge(page, "QI")
     assert verdict["consequence"] == "The play stands; the challenger loses their turn."
+
+
+@pytest.mark.parametrize(
+    "screen", [(1920, 1080), (1366, 768), (768, 1024), (1024, 768), (390, 844)], ids=str
+)
+def test_the_game_fields_fit_every_screen(tablet, screen):
+    """The three fields and eight long words still need no scrolling (see test_kiosk_fit)."""
+    page = tablet("dingle-open", {"width": screen[0], "height": screen[1]})
+    page.fill("#game-round", "12")
+    page.fill("#game-table", "104")
+    page.fill("#game-challenger", "Alexandra Smith")
+    page.locator("#word-input").focus()
+    page.keyboard.type("QI ZA JO XI CAT DOG FOX ZEBRA")
+    assert off_screen(page) == []
+    save_screenshot(page, f"kiosk-game-fit-{screen[0]}x{screen[1]}")
+
+
+@pytest.mark.skipif(axe_missing_reason() is not None, reason=str(axe_missing_reason()))
+def test_the_game_fields_pass_axe(tablet):
+    page = tablet("dingle-open")
+    assert axe_violations(page) == []
+    judge(page, "QI", round="1", table="2", challenger="Ann")
+    assert axe_violations(page) == []
