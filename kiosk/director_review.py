@@ -53,9 +53,10 @@ def record_ruling_from_form(adjudication_id: int):
     """Record the ruling the form describes; flash the outcome and go back to the flags page."""
     member = current_staff()
     form = request.form
+    hall = get_hall()
     try:
         entry = final_ruling.record_ruling(
-            get_hall().db,
+            hall.db,
             adjudication_id,
             form.get("verdict", ""),
             form.get("reason", ""),
@@ -63,6 +64,7 @@ def record_ruling_from_form(adjudication_id: int):
             station="director",
             words=form.get("words") or None,
             improper_lookup=bool(form.get("improper_lookup")),
+            store=hall.store,
         )
     except AdjudicatorError as exc:
         flash(str(exc), "error")

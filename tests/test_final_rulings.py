@@ -117,6 +117,7 @@ def test_nsa_guideline_11g_from_the_command_line(run, home, staffed, monkeypatch
 
 def test_cli_ruling_words_and_any_adjudication(run, home, staffed, monkeypatch):
     monkeypatch.setenv("ADJUDICATOR_DATABASE_URL", staffed.db.url)
+    monkeypatch.setenv("ADJUDICATOR_HOME", str(staffed.setup.store.root.parent))
     original = staffed.challenge(["QI", "ZA", "ZA"])
     refused(
         run("ruling", str(original.id), "QI", "--verdict", "acceptable", "--reason", "r1"),
@@ -164,3 +165,36 @@ def test_the_rule_on_any_form(staffed):
         follow_redirects=True,
     )
     assert "Type the number of the adjudication" in nothing.get_data(as_text=True)
+
+
+def test_words_ruled_on_are_read_in_the_lexicons_tiles(run, home, tmp_path):
+    """A Polish division: the words given with a ruling are spelled in Polish tiles."""
+    words = tmp_path / "pl.txt"
+    words.write_text("żółw\ngęś\nkot\n", encoding="utf-8")
+    assert run("lexicon", "import", str(words), "-n", "PL", "--alphabet", "polish").exit_code == 0
+    assert (
+        run("tournament", "create", "pl", "--lexicon", "PL", "--rule", "5-per-word").exit_code == 0
+    )
+    judged = run("judge", "--tournament", "pl", "kot")
+    assert judged.exit_code == 0, judged.stderr
+    adjudication = judged.stdout.splitlines()[1].split("#")[1].split()[0]
+    out = run(
+        "ruling",
+        adjudication,
+        "--verdict",
+        "acceptable",
+        "--reason",
+        "slip",
+        "--words",
+        "żółw",
+        "gęś",
+    )
+    assert out.exit_code == 0, out.stderr
+    assert "Words ruled on (2): ŻÓŁW GĘŚ" in out.stdout
+    assert "5 points x 2 words: the player adds 10" in out.stdout
+    refused(
+        run(
+            "ruling", adjudication, "--verdict", "acceptable", "--reason", "again", "--words", "kot"
+        ),
+        "already given the final ruling",
+    )

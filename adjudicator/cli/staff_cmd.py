@@ -323,6 +323,7 @@ def ruling_cmd(
         station=actor,
         words=" ".join(words) if words else None,
         improper_lookup=improper_lookup,
+        store=hall.store,
     )
     click.echo(format_ruling_entry(entry))
 
