@@ -151,6 +151,7 @@ def test_the_flags_page_lists_them_and_takes_the_ruling(staffed):
 
 def test_cli_flags_lists_open_look_ups(run, home, staffed, monkeypatch):
     monkeypatch.setenv("ADJUDICATOR_DATABASE_URL", staffed.db.url)
+    monkeypatch.setenv("ADJUDICATOR_HOME", str(staffed.setup.store.root.parent))
     first = staffed.challenge(["QI"], **GAME)
     second = staffed.challenge(["ZAX"], **GAME)
     out = run("flags")
