@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from adjudicator import final_ruling, lookups, outcomes, second_opinion, staff
+from adjudicator import final_ruling, lookups, outcomes, receipts, second_opinion, staff
 from adjudicator.cli.common import CliError, cli_actor, json_option, open_hall
 from adjudicator.cli.judge_cmd import HEADLINES
 from adjudicator.journal import Entry
@@ -116,9 +116,10 @@ def second_opinion_cmd(
         dictionary=dictionary,
     )
     if as_json:
-        click.echo(json.dumps(opinion_json(opinion)))
+        click.echo(json.dumps({**opinion_json(opinion), "receipt": hall.receipt(opinion.entry)}))
     else:
         click.echo(format_opinion(opinion))
+        click.echo(f"Receipt: {receipts.code(hall.receipt(opinion.entry))}")
     sys.exit(Verdict(opinion.entry.verdict).exit_code)
 
 
