@@ -16,6 +16,7 @@ from typing import Any
 
 from adjudicator import journal_health
 from adjudicator.db import Database
+from adjudicator.errors import AdjudicatorError
 from adjudicator.journal_health import GENESIS
 
 MAX_ID = 2**63 - 1
@@ -125,8 +126,8 @@ def append(
 ) -> Entry:
     """Record one adjudication durably and return it with its id, time and hash.
 
-    `guard(cursor)` runs first under the chain lock and may raise to refuse the write, or
-    return fields to complete the row with.
+    `guard(cursor)` runs first under the chain lock and may raise an AdjudicatorError to refuse
+    the write, or return fields to complete the row with.
     """
     pending = Pending(fields, guard)
     append_batch(db, [pending])
@@ -155,9 +156,11 @@ def append_batch(db: Database, batch: list[Pending]) -> None:
             for pending in batch:
                 try:
                     completed = pending.guard(cur) if pending.guard is not None else None
-                except Exception as refusal:  # noqa: BLE001 - handed back to that row's caller
+                except AdjudicatorError as refusal:  # handed back to that row's caller
                     pending.error = refusal
                     continue
+                # Anything else (the database failing under a guard's query) fails the batch:
+                # handed back as a refusal it would reach the client as an unexplained error.
                 entry = _with_hash(
                     Entry(
                         id=next_id,
