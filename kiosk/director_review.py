@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from flask import Blueprint, flash, redirect, request, url_for
 
-from adjudicator import final_ruling, voids
+from adjudicator import final_ruling, receipts, voids
 from adjudicator.errors import AdjudicatorError
 from kiosk.hall import get_hall
 from kiosk.staff_web import current_staff, staff_required
@@ -69,7 +69,12 @@ def record_ruling_from_form(adjudication_id: int):
     except AdjudicatorError as exc:
         flash(str(exc), "error")
     else:
-        flash(f"Final ruling on #{adjudication_id}: {entry.verdict}. {entry.consequence}", "ok")
+        code = receipts.code(hall.receipt(entry))  # signed like every verdict
+        flash(
+            f"Final ruling on #{adjudication_id}: {entry.verdict}. {entry.consequence} "
+            f"Receipt {code}.",
+            "ok",
+        )
     return redirect(url_for("director.flags"))
 
 

@@ -8,6 +8,8 @@ A ruling's consequence counts the words ruled on.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from director_support import Staffed, build_staffed, fast_hashes, post_form  # noqa: F401
 from hall_support import refused
@@ -141,6 +143,9 @@ def test_cli_ruling_words_and_any_adjudication(run, home, staffed, monkeypatch):
     assert out.exit_code == 0, out.stderr
     assert "5 points x 2 words: the player adds 10" in out.stdout
     assert "Words ruled on (2): QI ZA" in out.stdout
+    ruling_row = journal.get(staffed.db, int(re.search(r"Final ruling #(\d+)", out.stdout)[1]))
+    code = ruling_row.row_hash[:8].upper()
+    assert f"Receipt: {code[:4]}-{code[4:]}" in out.stdout  # signed like every verdict
 
 
 def test_the_rule_on_any_form(staffed):
@@ -156,7 +161,10 @@ def test_the_rule_on_any_form(staffed):
         follow_redirects=True,
     )
     assert f"Final ruling on #{original.id}: UNACCEPTABLE" in done.get_data(as_text=True)
-    assert journal.get(staffed.db, original.id + 1).kind == "ruling"
+    ruling_row = journal.get(staffed.db, original.id + 1)
+    assert ruling_row.kind == "ruling"
+    code = ruling_row.row_hash[:8].upper()
+    assert f"Receipt {code[:4]}-{code[4:]}." in done.get_data(as_text=True)
     nothing = post_form(
         director,
         "/director/ruling",

@@ -327,6 +327,7 @@ def ruling_cmd(
         store=hall.store,
     )
     click.echo(format_ruling_entry(entry))
+    click.echo(f"Receipt: {receipts.code(hall.receipt(entry))}")  # signed like every verdict
 
 
 def format_ruling_entry(entry: Entry) -> str:
