@@ -103,6 +103,7 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Home:
         path.write_text("\n".join(words) + "\n", encoding="utf-8")
         home.cli("lexicon", "import", str(path), "--name", name, "--alphabet", alphabet)
         home.tournament(name.lower(), name, "double", TITLE)
+    home.tournament("es-dingle", "ES-WIDE", "dingle", TITLE)  # asks for round, table, challenger
     return home
 
 
@@ -274,7 +275,7 @@ def test_the_verdict_reads_from_3_metres_on_a_hall_screen(pages: dict):
 def alphabet_pages(home: Home, server: Server, browser) -> Iterator[dict]:
     """A Spanish and a Polish kiosk, paired, with their rows of special tiles."""
     contexts, paired = [], {}
-    for tournament in ("es-wide", "pl-wide"):
+    for tournament in ("es-wide", "pl-wide", "es-dingle"):
         context = browser.new_context(viewport={"width": 1920, "height": 1080})
         context.set_default_timeout(10_000)
         contexts.append(context)
@@ -341,4 +342,29 @@ def test_kiosks_in_other_alphabets_fit_every_screen(alphabet_pages: dict):
     assert polish.inner_text("#verdict-word") == "ACCEPTABLE"
     fitting.check(polish, "polish-verdict-8-wide-words")
     polish.click("#verdict-done")
+    fitting.assert_none()
+
+
+def test_a_spanish_kiosk_under_a_rule_that_asks_for_the_game_fits_every_screen(
+    alphabet_pages: dict,
+):
+    """The real game fields (dingle: round, table, challenger) above the word box, with the tile
+    row and eight words of 15 digraphs; then the verdict with the game and the tiles."""
+    fitting = Fitting()
+    page = alphabet_pages["es-dingle"]
+    page.wait_for_selector("#game-details:not([hidden])")
+    fitting.check(page, "spanish-dingle-idle")
+    page.fill("#game-round", "12")
+    page.fill("#game-table", "7")
+    page.fill("#game-challenger", "Ana")
+    type_and_read(page, (SPANISH_WIDE * 2)[:8])
+    assert page.locator("#chips .tile-multi").count() == 8 * 15
+    fitting.check(page, "spanish-dingle-typing-8-words-of-15-digraphs")
+    page.click("#judge-button")
+    page.wait_for_selector("#verdict-screen:not([hidden])")
+    assert page.inner_text("#verdict-word") == "ACCEPTABLE"
+    assert page.locator("#verdict-words .tile-multi").count() == 8 * 15
+    assert "challenger ana" in page.inner_text("#verdict-game").lower()
+    fitting.check(page, "spanish-dingle-verdict")
+    page.click("#verdict-done")
     fitting.assert_none()
