@@ -306,6 +306,8 @@
 
   /* Ask the server how the words not yet read split into tiles; redraw when it answers. */
   function readWords() {
+    // nothing to read: no redraw, so a passing hint (such as the game fields') stays up
+    if (words.every(function (w) { return w.isRead(); })) { return Promise.resolve(); }
     return reader.read(words).then(
       function () {
         renderChips();
