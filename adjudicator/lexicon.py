@@ -2,10 +2,10 @@
 
 Opening copies the file once into a private, sealed memory file (Linux memfd: nobody can change
 it after sealing), checks that copy's SHA-256 against the manifest, and only then has marisa
-map the same copy (mmap: a sealed copy cannot shrink under the mapping, as a file can). marisa never sees a byte that has not matched: there is no
-window between checking and loading, and a file damaged in place afterwards cannot reach the
-trie in use (a damaged trie can crash the process). Where memfd is missing, the bytes are read
-into memory, checked and loaded from there.
+map the same copy (mmap: a sealed copy cannot shrink under the mapping, as a file can). marisa
+never sees a byte that has not matched: there is no window between checking and mapping, and a
+file damaged in place afterwards cannot reach the trie in use (a damaged trie can crash the
+process). Where memfd is missing, the bytes are read into memory, checked and loaded from there.
 
 Under `adjudicator serve` the sealed copies are made once, before gunicorn forks its workers
 (adjudicator.sealed_lexicons); each worker checks the copy it inherited and maps it, so an
