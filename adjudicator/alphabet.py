@@ -91,13 +91,22 @@ class Alphabet:
         return data
 
     def summary(self) -> dict[str, Any]:
-        """What a kiosk needs to show and type the tiles: name, tiles, special tiles, folds."""
+        """What a kiosk needs to show and type the tiles: name, tiles, special tiles, folds,
+        and the characters it reads (each to its upper case)."""
         return {
             "name": self.name,
             "tiles": list(self.tiles),
             "special_tiles": list(self.special_tiles),
             "fold": dict(self.fold),
+            "language": self.language,
+            "reads": dict(sorted(self.upper_map.items())),
+            "letter_by_letter": self.letter_by_letter,
         }
+
+    @property
+    def letter_by_letter(self) -> bool:
+        """True when each character read is one tile: no multi-letter tiles and no folds."""
+        return not self.multi_tiles and not self.fold
 
     # --- spelling ----------------------------------------------------------------------------
 
@@ -179,19 +188,24 @@ class Alphabet:
         return "".join(out)
 
     def _apply_folds(self, text: str) -> tuple[str, list[int]]:
-        """Apply the fold table left to right (longest first); positions map back to `text`."""
+        """Apply the fold table left to right (longest first); positions map back to `text`.
+
+        At most one look-up per fold length at each position, however long the table."""
         if not self.fold:
             return text, list(range(1, len(text) + 1))
-        by_first = self._tables["fold_by_first"]
+        folds = self._tables["fold_map"]
+        lengths = self._tables["fold_lengths"]
+        starts = self._tables["fold_starts"]
         out: list[str] = []
         positions: list[int] = []
         index = 0
         while index < len(text):
-            for source, target in by_first.get(text[index], ()):
-                if text.startswith(source, index):
+            for length in lengths if text[index] in starts else ():
+                target = folds.get(text[index : index + length])
+                if target is not None and index + length <= len(text):
                     out.append(target)
                     positions.extend([index + 1] * len(target))
-                    index += len(source)
+                    index += length
                     break
             else:
                 out.append(text[index])
@@ -257,9 +271,6 @@ def _derive(alphabet: Alphabet) -> dict[str, Any]:
     for lower, capital in (*LANGUAGE_CASE.get(alphabet.language, ()), *alphabet.case):
         if capital in known:
             upper[lower] = capital
-    fold_by_first: dict[str, list[tuple[str, str]]] = {}
-    for source, target in sorted(alphabet.fold, key=lambda pair: -len(pair[0])):
-        fold_by_first.setdefault(source[0], []).append((source, target))
     tiles_by_first: dict[str, list[str]] = {}
     for tile in sorted(alphabet.tiles, key=len, reverse=True):
         tiles_by_first.setdefault(tile[0], []).append(tile)
@@ -267,7 +278,9 @@ def _derive(alphabet: Alphabet) -> dict[str, Any]:
     key_of_tile = {tile: chr(KEY_BASE + index) for index, tile in enumerate(multi)}
     return {
         "upper": upper,
-        "fold_by_first": fold_by_first,
+        "fold_map": dict(reversed(alphabet.fold)),  # the first of two equal sources wins
+        "fold_lengths": sorted({len(source) for source, _ in alphabet.fold}, reverse=True),
+        "fold_starts": frozenset(source[0] for source, _ in alphabet.fold),
         "tiles_by_first": tiles_by_first,
         "tile_set": frozenset(alphabet.tiles),
         "key_of_tile": key_of_tile,

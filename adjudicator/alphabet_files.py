@@ -159,6 +159,7 @@ def parse_alphabet(data: dict[str, Any], source: str) -> Alphabet:
     alphabet = Alphabet(name, tiles, fold, case, language, description.strip())
     _check_folds_spell(alphabet, source)
     _check_case_targets(alphabet, source)
+    _check_tiles_read_as_themselves(alphabet, source)
     return alphabet
 
 
@@ -212,7 +213,13 @@ def _fold(value: Any, tiles: tuple[str, ...], source: str) -> tuple[tuple[str, s
             raise AlphabetError(
                 f"Alphabet {source}: fold {given!r} is a tile; a tile is never read as another."
             )
-        pairs.append((text, upper_text(target.strip())))
+        target = upper_text(target.strip())
+        if not 1 <= len(target) <= MAX_FOLD_CHARS:
+            raise AlphabetError(
+                f"Alphabet {source}: fold {given!r} reads as {target!r}; a fold reads as 1 to "
+                f"{MAX_FOLD_CHARS} characters of tiles."
+            )
+        pairs.append((text, target))
     return tuple(pairs)
 
 
@@ -258,3 +265,22 @@ def _check_case_targets(alphabet: Alphabet, source: str) -> None:
             raise AlphabetError(
                 f"Alphabet {source}: case {lower!r} = {upper!r}, but {upper!r} is in no tile."
             )
+
+
+def _check_tiles_read_as_themselves(alphabet: Alphabet, source: str) -> None:
+    """Every tile typed in brackets must read as that tile, or it could never be typed."""
+    for tile in alphabet.tiles:
+        try:
+            read = alphabet.spell(f"[{tile}]")
+        except SpellingError:
+            read = ()
+        if read == (tile,):
+            continue
+        culprits = [f"fold {given!r}" for given, _ in alphabet.fold if given in tile]
+        culprits += [f"case {lower!r}" for lower, _ in alphabet.case if lower in tile]
+        cause = " and ".join(culprits) or "its folds and case pairs"
+        raise AlphabetError(
+            f"Alphabet {source}: the tile {tile!r} could never be typed: {cause} reads part of "
+            "it as other letters. A fold or case pair must leave every tile as it is: remove it, "
+            "or fold longer text that no tile holds."
+        )

@@ -18,6 +18,7 @@ MIN_LETTERS = 2  # tiles, for alphabets with tiles of several letters
 MAX_LETTERS = 15  # the board is 15 x 15
 MAX_WORDS = 8  # a main word and up to 7 cross words
 MAX_TYPED = MAX_LETTERS * (MAX_FOLD_CHARS + 2)  # a tile is at most "[" + fold text + "]"
+MAX_SHOWN = 60  # characters of a word a message repeats: any board word, typed any way, fits
 
 _SEPARATORS = re.compile(r"[ \t\r\n,]+")
 
@@ -51,12 +52,22 @@ def _split_each(words: Iterable[str]) -> list[str]:
     return pieces
 
 
+def normalize_word(word: str, position: int, alphabet: Alphabet = ENGLISH) -> str:
+    """Check and spell word number `position` of a challenge; its canonical spelling."""
+    return _check_word(word, position, alphabet)
+
+
+def shown(word: str) -> str:
+    """A word as a message repeats it: quoted, and cut short past MAX_SHOWN characters."""
+    return repr(word if len(word) <= MAX_SHOWN else word[:MAX_SHOWN] + "…")
+
+
 def _check_word(word: str, position: int, alphabet: Alphabet) -> str:
     if alphabet.is_english and word.isascii() and word.isalpha():
         count, canonical = len(word), word.upper()  # the fast path: plain A-Z
     elif len(word) > MAX_TYPED:  # more than 15 tiles however written: not worth spelling out
         raise ChallengeInputError(
-            f"Word {position} ({word!r}) has {len(word)} characters: no word on a 15 x 15 "
+            f"Word {position} ({shown(word)}) has {len(word)} characters: no word on a 15 x 15 "
             f"board has more than {MAX_LETTERS} tiles."
         )
     else:
@@ -64,18 +75,18 @@ def _check_word(word: str, position: int, alphabet: Alphabet) -> str:
             tiles = alphabet.spell(word)
         except SpellingError as exc:
             raise ChallengeInputError(
-                f"Word {position} ({word!r}) has {exc.problem}: {exc.allowed}"
+                f"Word {position} ({shown(word)}) has {exc.problem}: {exc.allowed}"
             ) from None
         count, canonical = len(tiles), alphabet.canonical(tiles)
     unit = "letter" if alphabet.is_english else "tile"
     if count < MIN_LETTERS:
         raise ChallengeInputError(
-            f"Word {position} ({word!r}) has {count} {unit}: "
+            f"Word {position} ({shown(word)}) has {count} {unit}: "
             f"a word has at least {MIN_LETTERS} {unit}s."
         )
     if count > MAX_LETTERS:
         raise ChallengeInputError(
-            f"Word {position} ({word!r}) has {count} {unit}s: "
+            f"Word {position} ({shown(word)}) has {count} {unit}s: "
             "no word on a 15 x 15 board has more "
             f"than {MAX_LETTERS}."
         )

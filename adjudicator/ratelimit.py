@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import re
+import threading
+import time
+from collections import deque
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -51,3 +54,26 @@ def parse_rate_limit(spec: str) -> RateLimit | None:
             f"ADJUDICATOR_KIOSK_RATE_LIMIT must look like 6/minute, 100/hour or off, not {spec!r}."
         )
     return RateLimit(int(match.group(1)), _PERIODS[match.group(2)])
+
+
+class RecentRequests:
+    """A sliding-window count of requests per key in this process: a cheap guard for requests
+    that record nothing (the journal counts adjudications across processes)."""
+
+    def __init__(self, limit: RateLimit, clock=time.monotonic):
+        self.limit = limit
+        self._clock = clock
+        self._times: dict[str, deque[float]] = {}
+        self._lock = threading.Lock()
+
+    def allow(self, key: str) -> bool:
+        """Count a request for `key`; False when `key` is over the limit (not counted then)."""
+        now = self._clock()
+        with self._lock:
+            times = self._times.setdefault(key, deque())
+            while times and times[0] <= now - self.limit.seconds:
+                times.popleft()
+            if len(times) >= self.limit.count:
+                return False
+            times.append(now)
+            return True

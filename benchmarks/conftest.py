@@ -14,6 +14,11 @@ SHARED_LEXICONS = Path(__file__).resolve().parents[2] / "shared" / "lexicons"
 
 
 def pytest_collect_file(file_path: Path, parent):
-    if file_path.suffix == ".py" and file_path.name.startswith("bench_"):
+    # a file named on the command line is collected by pytest itself: not twice
+    if (
+        file_path.suffix == ".py"
+        and file_path.name.startswith("bench_")
+        and not parent.session.isinitpath(file_path)
+    ):
         return pytest.Module.from_parent(parent, path=file_path)
     return None

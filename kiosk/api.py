@@ -10,8 +10,10 @@ from adjudicator import journal_health, kiosks, receipts, tournaments, witnesses
 from adjudicator.db import DatabaseUnavailable
 from adjudicator.hall import OPTIONAL_FIELDS as DETAILS
 from adjudicator.hall import LexiconUnavailable
+from adjudicator.ratelimit import RecentRequests, parse_rate_limit
 from adjudicator.receipt_key import signature_ok
 from adjudicator.rules import get_rule
+from adjudicator.spelling import spell_challenge
 from kiosk.auth import current_kiosk
 from kiosk.errors import ApiError
 from kiosk.hall import get_hall
@@ -19,6 +21,7 @@ from kiosk.hall import get_hall
 bp = Blueprint("api", __name__)
 
 TOUCH_SECONDS = 60  # last seen: recorded at most once a minute per kiosk
+SPELL_RATE_LIMIT = "120/minute"  # per kiosk and server process: a kiosk asks once a word or so
 
 
 @bp.get("/healthz")
@@ -129,6 +132,31 @@ def receipt_qr():
     return Response(receipts.qr_svg(receipt), mimetype="image/svg+xml")
 
 
+@bp.post("/api/v1/spell")
+def spell():
+    """How the kiosk's typed words read as tiles: for the players to check before JUDGE.
+
+    Only the tournament's alphabet is used, never its lexicon: the answer is the same whether or
+    not a word is valid, and nothing is recorded. Limited per kiosk (SPELL_RATE_LIMIT).
+    """
+    kiosk = _require_kiosk()
+    limiter = _spell_limiter()
+    if limiter is not None and not limiter.allow(kiosk.name):
+        limit = limiter.limit
+        raise ApiError(
+            429,
+            f"This kiosk has asked how words read as tiles {limit.count} times in the last "
+            f"{limit.describe_period()}: wait a moment, then type on.",
+            {"Retry-After": str(limit.seconds)},
+        )
+    words = _typed_words()
+    hall = get_hall()
+    tournament = tournaments.get(hall.db, kiosk.tournament)
+    alphabet = hall.store.manifest(tournament.lexicon).get_alphabet()
+    spelled = spell_challenge(words, alphabet)
+    return jsonify(ok=True, alphabet=alphabet.name, words=[word.to_api() for word in spelled])
+
+
 @bp.route("/api/v1/adjudications", methods=["GET", "PUT", "PATCH", "DELETE"])
 def adjudications_other_methods():
     raise ApiError(405, "Only POST is allowed here: send the challenged words to judge them.")
@@ -162,6 +190,37 @@ def _witness(hall, kiosk) -> None:
         hall.signing_key().public,
         journal_health.journal_id(hall.db),
     )
+
+
+SPELL_SHAPE = '{"words": ["chico", "[c][h]at"]}'
+
+
+def _typed_words() -> list:
+    """The list a spelling request sends; ApiError 400 saying what to fix when it is not one."""
+    if not request.is_json:
+        raise ApiError(
+            400, f"Send the typed words as JSON (Content-Type: application/json): {SPELL_SHAPE}."
+        )
+    try:
+        body = current_app.json.loads(request.get_data(cache=True))
+    except RecursionError:
+        raise ApiError(400, f"The JSON is nested too deeply: send {SPELL_SHAPE}.") from None
+    except ValueError:  # not JSON, or not UTF-8
+        raise ApiError(400, f"The body is not valid JSON: send {SPELL_SHAPE}.") from None
+    if not isinstance(body, dict) or not isinstance(body.get("words"), list):
+        raise ApiError(400, f"Send the typed words as a list: {SPELL_SHAPE}.")
+    unknown = sorted(set(body) - {"words"})
+    if unknown:
+        raise ApiError(400, f"Unknown field(s) {', '.join(map(repr, unknown))}: send only words.")
+    return body["words"]
+
+
+def _spell_limiter() -> RecentRequests | None:
+    """This process's count of spelling requests per kiosk (None: not limited)."""
+    if "spell_limiter" not in current_app.extensions:
+        limit = parse_rate_limit(current_app.config.get("SPELL_RATE_LIMIT", SPELL_RATE_LIMIT))
+        current_app.extensions["spell_limiter"] = limit and RecentRequests(limit)
+    return current_app.extensions["spell_limiter"]
 
 
 def _lexicon_available(hall, tournament) -> bool:

@@ -45,10 +45,11 @@ STATUS_FOR = (
 class ApiError(Exception):
     """An error raised by a view with its HTTP status and message."""
 
-    def __init__(self, status: int, message: str):
+    def __init__(self, status: int, message: str, headers: dict | None = None):
         super().__init__(message)
         self.status = status
         self.message = message
+        self.headers = headers
 
 
 def error_response(
@@ -76,7 +77,7 @@ def error_response(
 def init_app(app: Flask) -> None:
     @app.errorhandler(ApiError)
     def api_error(exc: ApiError):
-        return error_response(exc.status, exc.message)
+        return error_response(exc.status, exc.message, exc.headers)
 
     @app.errorhandler(AdjudicatorError)
     def adjudicator_error(exc: AdjudicatorError):

@@ -108,7 +108,8 @@ def init_app(app: Flask) -> None:
                 "(ADJUDICATOR_UPLOAD_LIMIT_MB): nothing was imported and the lexicons are "
                 "unchanged. Compress it with gzip, or import it with `adjudicator lexicon import`.",
             )
-        return error_response(413, "The request is too large.")
+        limit = max(1, (request.max_content_length or 0) // 1024)
+        return error_response(413, f"The request is too large: send at most {limit} KB.")
 
 
 def current_staff() -> staff.Staff | None:

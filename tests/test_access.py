@@ -34,6 +34,7 @@ ACCESS: dict[tuple[str, str], frozenset[str]] = {
     ("POST", "/api/v1/kiosk"): KIOSKS,  # the status poll, carrying the newest receipt
     ("POST", "/api/v1/kiosk/receipt-qr"): KIOSKS,
     ("POST", "/api/v1/adjudications"): KIOSKS,
+    ("POST", "/api/v1/spell"): KIOSKS,
     # other methods on the adjudications endpoint: 405 for everyone
     **{(m, "/api/v1/adjudications"): EVERYONE for m in ("GET", "PUT", "PATCH", "DELETE")},
     **{

@@ -243,6 +243,11 @@ def test_lower_case_tiles_in_a_file_are_upper_cased(tmp_path):
         ('name = "x"\ntiles = ["A", "B"]\nfold = { "B" = "A" }\n', "is a tile"),
         ('name = "x"\ntiles = ["A", "B"]\nfold = { "É" = "E" }\n', "not spelled in the"),
         ('name = "x"\ntiles = ["A", "B"]\nfold = ["É"]\n', "fold must be a table"),
+        ('name = "x"\ntiles = ["A", "B"]\nfold = { "É" = "ABABABABA" }\n', "1 to 8 characters of"),
+        # a fold or case pair that changes part of a tile: that tile could never be typed
+        ('name = "x"\ntiles = ["A", "SCH", "S"]\nfold = { "SC" = "S" }\n', "'SCH' could never"),
+        ('name = "x"\ntiles = ["AA", "AAA"]\nfold = { "A" = "AAA" }\n', "fold 'A' reads part"),
+        ('name = "x"\ntiles = ["ß", "ẞ"]\ncase = { "ß" = "ẞ" }\n', "case 'ß' reads part"),
         ('name = "x"\ntiles = ["A", "B"]\ncase = { "ab" = "A" }\n', "case must pair"),
         ('name = "x"\ntiles = ["A", "B"]\ncase = { "ı" = "I" }\n', "is in no tile"),
         ('name = "x"\ntiles = ["A", "B"]\nlanguage = "Polish"\n', "language must be"),

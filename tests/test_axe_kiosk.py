@@ -27,6 +27,10 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Home:
     home = Home.prepare(tmp_path_factory.mktemp("axe-kiosk-home"))
     home.tournament("open", "TINY", "5-per-word", "Spring Open, Division A")
     home.tournament("refer", "REFER", "single", "Referral division")
+    spanish = home.path / "es.txt"
+    spanish.write_text("chico\nperro\naño\n[c][h]at\n", encoding="utf-8")
+    home.cli("lexicon", "import", str(spanish), "--name", "ES-T", "--alphabet", "spanish")
+    home.tournament("es", "ES-T", "double", "Open de Madrid")
     return home
 
 
@@ -102,6 +106,38 @@ def test_every_kiosk_state_has_no_axe_violation(browser, home: Home, server: Ser
     axe.check(refer, "REFER")
     page.context.close()
     refer.context.close()
+    axe.assert_clean()
+
+
+@pytest.mark.parametrize("screen", list(SCREENS))
+def test_a_spanish_kiosk_with_tiles_has_no_axe_violation(
+    browser, home: Home, server: Server, screen
+):
+    """The row of special tiles, words as tiles with a choice of split, a refused word, the
+    verdict drawn in tiles."""
+    axe = AxeRecord()
+    page = pair(browser, home, server, "es", screen, axe)
+    page.wait_for_selector("#tile-row:not([hidden])")
+    axe.check(page, "Spanish idle, with the tile row")
+    page.locator("#word-input").fill("chat perro a")
+    page.click("#tile-row .tile-key[data-tile='\u00d1']")
+    page.keyboard.type("o ")
+    page.wait_for_selector("#chips .chip-split")
+    axe.check(page, "Spanish words as tiles, one to split")
+    page.click("#chips .chip-split")
+    axe.check(page, "a word split another way")
+    page.locator("#word-input").fill("[ch ")
+    page.wait_for_selector("#chips .chip-problem")
+    page.locator("#word-input").fill("whisky")
+    axe.check(page, "a word the server refused and a word refused in the box")
+    page.locator("#word-input").fill("")
+    page.click("#chips .chip-problem .chip-remove")
+    judge(page, "", "verdict-screen")
+    assert page.inner_text("#verdict-word") == "ACCEPTABLE"
+    axe.check(page, "ACCEPTABLE in tiles, locked")
+    page.locator("#verdict-done:enabled").wait_for()
+    axe.check(page, "ACCEPTABLE in tiles")
+    page.context.close()
     axe.assert_clean()
 
 

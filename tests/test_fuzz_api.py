@@ -33,6 +33,8 @@ PATHS = (
     "/api/v1/adjudications",
     "/api/v1/adjudications",
     "/api/v1/kiosk",
+    "/api/v1/spell",
+    "/api/v1/spell",
     "/api/v1/lexicons",
     "/api/v1/tournaments",
     "/healthz",

@@ -50,6 +50,18 @@ LONG_ERROR = (
 )
 TITLE = "A rather long tournament title, Division A (NWL)"
 
+# Other alphabets: the widest words have 15 tiles of two letters each; Polish has 9 special tiles.
+SPANISH_WIDE = (
+    "ch" * 15,
+    "rr" * 15,
+    "ll" * 15,
+    "chrr" * 7 + "ch",
+    "rrll" * 7 + "rr",
+    "llch" * 7 + "ll",
+)
+SPANISH_SPLIT = ("ch" * 7 + "m", "rr" * 7 + "m")  # 8 tiles, each CH or RR may split: marked
+POLISH_WIDE = ("żmśwćmźwńmówąmę", "ŹWŻMŚWĆMŹWŃMÓWĄ")
+
 # What issue 9 and issue 11 add: a receipt code on the verdict, three short fields when idle.
 RECEIPT_ROW_JS = """() => {
     const row = document.createElement('div');
@@ -83,6 +95,15 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Home:
     )
     home.tournament("long", "LONG", "5-per-word", TITLE)
     home.tournament("refer", "REFER", "single", TITLE)
+    for name, words, alphabet in (
+        ("ES-WIDE", SPANISH_WIDE + SPANISH_SPLIT, "spanish"),
+        ("PL-WIDE", POLISH_WIDE, "polish"),
+    ):
+        path = home.path / f"{name}.txt"
+        path.write_text("\n".join(words) + "\n", encoding="utf-8")
+        home.cli("lexicon", "import", str(path), "--name", name, "--alphabet", alphabet)
+        home.tournament(name.lower(), name, "double", TITLE)
+    home.tournament("es-dingle", "ES-WIDE", "dingle", TITLE)  # asks for round, table, challenger
     return home
 
 
@@ -248,3 +269,102 @@ def test_the_verdict_reads_from_3_metres_on_a_hall_screen(pages: dict):
         assert off_screen(page) == []
         save_screenshot(page, f"kiosk-{verdict.lower()}-8-words-hd")
         page.click("#verdict-done")
+
+
+@pytest.fixture(scope="module")
+def alphabet_pages(home: Home, server: Server, browser) -> Iterator[dict]:
+    """A Spanish and a Polish kiosk, paired, with their rows of special tiles."""
+    contexts, paired = [], {}
+    for tournament in ("es-wide", "pl-wide", "es-dingle"):
+        context = browser.new_context(viewport={"width": 1920, "height": 1080})
+        context.set_default_timeout(10_000)
+        contexts.append(context)
+        code = home.pairing_code(f"fit-{tournament}", tournament)
+        page = context.new_page()
+        page.goto(f"{server.url}/pair/{code}")
+        page.click("#pair-button")
+        page.wait_for_selector("#tile-row:not([hidden])")
+        paired[tournament] = page
+    yield paired
+    for context in contexts:
+        context.close()
+
+
+def type_and_read(page, words) -> None:
+    type_words(page, words)
+    page.wait_for_function("() => !document.querySelector('#chips .chip-unread')")
+
+
+def clear_words(page) -> None:
+    page.locator("#word-input").fill("")
+    while page.locator("#chips .chip").count():
+        page.locator("#chips .chip-remove").first.click()
+
+
+def test_kiosks_in_other_alphabets_fit_every_screen(alphabet_pages: dict):
+    """The tile row, eight words of 15 two-letter tiles, split marks, a refusal, the verdict."""
+    fitting = Fitting()
+    spanish, polish = alphabet_pages["es-wide"], alphabet_pages["pl-wide"]
+    for page, name in ((spanish, "spanish"), (polish, "polish")):
+        fitting.check(page, f"{name}-idle-tile-row")
+        page.evaluate(FIELDS_ROW_JS)
+        fitting.check(page, f"{name}-idle-tile-row-with-fields")
+        page.evaluate(REMOVE_JS, "test-fields")
+
+    wide = (SPANISH_WIDE * 2)[:8]
+    type_and_read(spanish, wide)
+    assert spanish.locator("#chips .tile-multi").count() == 8 * 15
+    fitting.check(spanish, "spanish-typing-8-words-of-15-digraphs")
+    spanish.locator("#word-input").fill("whisky")
+    assert "\u201cw\u201d" in spanish.inner_text("#word-hint")
+    fitting.check(spanish, "spanish-typing-8-words-and-a-refusal")
+    spanish.locator("#word-input").fill("")
+    spanish.click("#judge-button")
+    spanish.wait_for_selector("#verdict-screen:not([hidden])")
+    assert spanish.inner_text("#verdict-word") == "ACCEPTABLE"
+    assert spanish.locator("#verdict-words .tile-multi").count() == 8 * 15
+    fitting.check(spanish, "spanish-verdict-8-words-of-15-digraphs")
+    spanish.evaluate(RECEIPT_ROW_JS)
+    fitting.check(spanish, "spanish-verdict-with-receipt")
+    spanish.click("#verdict-done")
+
+    type_and_read(spanish, SPANISH_SPLIT * 4)
+    assert spanish.locator("#chips .chip-split").count() == 8
+    spanish.click("#chips .chip-split >> nth=0")
+    assert spanish.locator("#split-help").is_visible()
+    fitting.check(spanish, "spanish-typing-8-words-to-split")
+    clear_words(spanish)
+
+    type_and_read(polish, (POLISH_WIDE * 4)[:8])
+    fitting.check(polish, "polish-typing-8-wide-words")
+    polish.click("#judge-button")
+    polish.wait_for_selector("#verdict-screen:not([hidden])")
+    assert polish.inner_text("#verdict-word") == "ACCEPTABLE"
+    fitting.check(polish, "polish-verdict-8-wide-words")
+    polish.click("#verdict-done")
+    fitting.assert_none()
+
+
+def test_a_spanish_kiosk_under_a_rule_that_asks_for_the_game_fits_every_screen(
+    alphabet_pages: dict,
+):
+    """The real game fields (dingle: round, table, challenger) above the word box, with the tile
+    row and eight words of 15 digraphs; then the verdict with the game and the tiles."""
+    fitting = Fitting()
+    page = alphabet_pages["es-dingle"]
+    page.wait_for_selector("#game-details:not([hidden])")
+    fitting.check(page, "spanish-dingle-idle")
+    page.fill("#game-round", "12")
+    page.fill("#game-table", "7")
+    page.fill("#game-challenger", "Ana")
+    type_and_read(page, (SPANISH_WIDE * 2)[:8])
+    assert page.locator("#chips .tile-multi").count() == 8 * 15
+    fitting.check(page, "spanish-dingle-typing-8-words-of-15-digraphs")
+    page.click("#judge-button")
+    page.wait_for_selector("#verdict-screen:not([hidden])")
+    assert page.inner_text("#verdict-word") == "ACCEPTABLE"
+    assert page.locator("#verdict-words .tile-multi").count() == 8 * 15
+    assert "challenger ana" in page.inner_text("#verdict-game").lower()
+    fitting.check(page, "spanish-dingle-verdict")
+    page.click("#verdict-done")
+    fitting.assert_none()

@@ -1,7 +1,8 @@
 """The kiosk's main flows in WebKit (as on an iPad), through Selenium and WebKitGTK's WebDriver.
 
 Pair with the pairing link, type, judge both verdicts, see NOT JUDGED when the lexicon is
-unavailable, and see a refused character named rather than changed; against a real
+unavailable, see a refused character named rather than changed, and judge Spanish words typed
+with the row of special tiles and split into tiles by the players; against a real
 `adjudicator serve`. Each screen is also checked to fit the browser's window.
 """
 
@@ -33,6 +34,10 @@ TITLE = "Spring Open, Division A"
 def home(tmp_path_factory: pytest.TempPathFactory) -> Home:
     home = Home.prepare(tmp_path_factory.mktemp("webkit-home"))
     home.tournament("open", "TINY", "5-per-word", TITLE)
+    spanish = home.path / "es.txt"
+    spanish.write_text("chico\nperro\naño\n[c][h]at\n", encoding="utf-8")
+    home.cli("lexicon", "import", str(spanish), "--name", "ES-T", "--alphabet", "spanish")
+    home.tournament("es", "ES-T", "double", "Open de Madrid")
     return home
 
 
@@ -168,3 +173,34 @@ def test_a_refused_character_is_named_in_webkit(driver, home: Home, server: Serv
     assert driver.execute_script("return document.getElementById('verdict-screen').hidden")
     rows = json.loads(home.cli("journal", "export", "--format", "json"))
     assert not [r for r in rows if r["kiosk"] == "ipad-3"]  # nothing was judged
+
+
+def chip_tiles(driver) -> list[list[str]]:
+    return driver.execute_script(
+        "return [...document.querySelectorAll('#chips .chip-word')].map(word => "
+        "[...word.querySelectorAll('.tile')].map(tile => tile.textContent))"
+    )
+
+
+def test_spanish_tiles_from_the_row_and_a_split_in_webkit(driver, home: Home, server: Server):
+    from selenium.webdriver.common.by import By
+
+    pair(driver, home, server, "ipad-es", "es")
+    wait_for(driver, "!document.getElementById('tile-row').hidden")
+    assert text(driver, "alphabet-name") == "spanish"
+    box = driver.find_element(By.ID, "word-input")
+    box.click()
+    box.send_keys("chat perro a")
+    driver.find_element(By.CSS_SELECTOR, "#tile-row .tile-key[data-tile='\u00d1']").click()
+    box.send_keys("o ")
+    wait_for(driver, "document.querySelectorAll('#chips .chip-word .tile').length === 10")
+    assert chip_tiles(driver) == [["CH", "A", "T"], ["P", "E", "RR", "O"], ["A", "\u00d1", "O"]]
+    driver.find_element(By.CSS_SELECTOR, "#chips .chip-split[data-index='0']").click()
+    wait_for(driver, "document.querySelectorAll('#chips .chip-word .tile').length === 11")
+    assert chip_tiles(driver)[0] == ["C", "H", "A", "T"]
+    assert off_screen(driver) == []
+    driver.find_element(By.ID, "judge-button").click()
+    assert verdict_word(driver) == "ACCEPTABLE"
+    assert off_screen(driver) == []
+    rows = json.loads(home.cli("journal", "export", "--format", "json"))
+    assert [r["words"] for r in rows if r["kiosk"] == "ipad-es"] == [["CHAT", "PE[RR]O", "AÑO"]]

@@ -124,3 +124,30 @@ def test_the_readme_pictures(browser, home: Home, server: Server, folder: Path):
         for path in (folder / name, DOCS / name):
             assert path.is_file(), f"{path} is missing: run make screenshots"
             assert png_size(path) == (width, height), path
+
+
+SPANISH_PICTURE = "kiosk-spanish.png"
+
+
+@pytest.mark.skipif(
+    not Path("/usr/share/dict/spanish").is_file(), reason="wspanish is not installed"
+)
+def test_the_readme_picture_of_a_spanish_kiosk(browser, home: Home, server: Server, folder: Path):
+    """A kiosk on the Debian Spanish list: words as tiles, a split mark, the tile row."""
+    home.cli("lexicon", "import", "--recipe", "debian-spanish")
+    home.tournament("abierto", "ES-DEBIAN", "double", "Abierto de primavera (lista de Debian)")
+    page = kiosk(browser, home, server, "mesa-1", "abierto")
+    page.wait_for_selector("#tile-row:not([hidden])")
+    page.locator("#word-input").fill("ni")
+    page.click("#tile-row .tile-key[data-tile='\u00d1']")
+    page.locator("#word-input").press("End")
+    page.keyboard.type("o churro ")
+    page.wait_for_selector("#chips .chip-split")
+    assert page.locator("#chips .tile-multi").all_inner_texts() == ["CH", "RR"]
+    page.evaluate(SETTLE_JS)
+    assert off_screen(page) == []
+    page.screenshot(path=str(folder / SPANISH_PICTURE))
+    assert f"docs/images/{SPANISH_PICTURE}" in README.read_text()
+    for path in (folder / SPANISH_PICTURE, DOCS / SPANISH_PICTURE):
+        assert path.is_file(), f"{path} is missing: run make screenshots"
+        assert png_size(path) == PICTURES["kiosk-idle.png"], path

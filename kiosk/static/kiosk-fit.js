@@ -2,12 +2,12 @@
  *
  * The style sheet sizes everything from the viewport; what it cannot know is the content (eight
  * long words, a banner, extra rows). After any change to the page, the layout steps down through
- * denser levels (data-fit 0 to 4, see kiosk.css) until the page no longer overflows the screen.
+ * denser levels (data-fit 0 to 5, see kiosk.css) until the page no longer overflows the screen.
  */
 (function (global) {
   "use strict";
 
-  var LEVELS = 5;
+  var LEVELS = 6;
 
   function overflows() {
     var page = document.documentElement;

@@ -1,9 +1,12 @@
-/* What the kiosk can judge: the letters allowed, and a plain message for anything else.
+/* What the kiosk can judge: the characters the alphabet reads, and a plain message for the rest.
  *
- * The kiosk never changes a word to make it judgeable: a word with a character that is not a
- * letter of the alphabet (a "?" for a blank, a hyphen, a digit, an accented letter), or one too
- * long, is refused as typed, with a message naming the word and the character, as the API does.
- * The allowed letters are A-Z (either case) until setLetters() gives the lexicon's alphabet.
+ * The kiosk never changes a word to make it judgeable: a word with a character the tournament
+ * lexicon's alphabet does not read (a "?" for a blank, a hyphen, a digit, a letter the tiles do
+ * not have), or one too long, is refused as typed, with a message naming the word and the
+ * character, as the API does. The characters read, each with its upper case, come from the
+ * server (`lexicon.alphabet.reads` in GET /api/v1/kiosk); until setAlphabet() gives them, A-Z.
+ * In an alphabet where each character is one tile, a word's tiles are its characters in upper
+ * case; otherwise the server reads the tiles (POST /api/v1/spell, see kiosk-spell.js).
  */
 (function (global) {
   "use strict";
@@ -45,17 +48,45 @@
   var LETTER = /\p{L}/u;
   var DIGIT = /\p{Nd}/u;
 
-  var allowed = null;
-  var lettersName = "";
+  var AZ = "ABCDEFGHIJKLMNOPQRSTUVWXYZ".split("");
+  var reads = null;           // character -> its upper case, for every character the alphabet reads
+  var letterByLetter = true;  // each character read is one tile (no multi-letter tiles, no folds)
+  var lettersName = "";       // "the letters A to Z", "the spanish tiles"
+  var useOnly = "";           // what the refusal asks for
 
-  /* The letters the lexicon's alphabet allows, upper case; each is allowed in either case. */
-  function setLetters(letters, name) {
-    allowed = new Set();
-    letters.forEach(function (letter) {
-      allowed.add(letter);
-      allowed.add(letter.toLowerCase());
-    });
-    lettersName = name;
+  /* The tournament lexicon's alphabet, as GET /api/v1/kiosk gives it (lexicon.alphabet). */
+  function setAlphabet(alphabet) {
+    reads = new Map(Object.entries(alphabet.reads || {}));
+    letterByLetter = alphabet.letter_by_letter !== false;
+    if (isEnglish(alphabet)) {
+      lettersName = "the letters A to Z";
+      useOnly = "use the letters A to Z only.";
+    } else {
+      lettersName = "the " + alphabet.name + " tiles";
+      useOnly = "use the " + alphabet.name + " tiles only: " + tileList(alphabet) + ".";
+    }
+  }
+
+  /* The tiles, said shortly: "A to Z without K and W, and CH LL Ñ RR". */
+  function tileList(alphabet) {
+    var missing = AZ.filter(function (letter) { return alphabet.tiles.indexOf(letter) < 0; });
+    if (missing.length > 8) { return alphabet.tiles.join(" "); }
+    var text = "A to Z";
+    if (missing.length) {
+      text += " without " + (missing.length === 1 ? missing[0]
+        : missing.slice(0, -1).join(", ") + " and " + missing[missing.length - 1]);
+    }
+    return alphabet.special_tiles.length ? text + ", and " + alphabet.special_tiles.join(" ")
+      : text;
+  }
+
+  function isEnglish(alphabet) {
+    return alphabet.name === "english" && alphabet.special_tiles.length === 0;
+  }
+
+  /* A word as the alphabet reads characters: Unicode NFC, as the server reads it. */
+  function nfc(word) {
+    return word.normalize("NFC");
   }
 
   function codePoint(ch) {
@@ -75,17 +106,22 @@
     return "the character \u201c" + ch + "\u201d (" + codePoint(ch) + ")";
   }
 
-  /* Why word number `position` cannot be judged as typed, or "" when it can. */
+  function readable(ch) {
+    return reads.has(ch) || (!letterByLetter && (ch === "[" || ch === "]"));
+  }
+
+  /* Why word number `position` cannot be judged as typed, or "" when it can (as far as the
+   * characters go: where tiles have several letters, the server reads the rest). */
   function problem(word, position) {
-    var chars = Array.from(word);
+    var chars = Array.from(nfc(word));
     for (var i = 0; i < chars.length; i++) {
-      if (!allowed.has(chars[i])) {
+      if (!readable(chars[i])) {
         return "Word " + position + " (\u201c" + word + "\u201d) has " + describe(chars[i]) +
-          " at position " + (i + 1) + ": use " + lettersName + " only. Type a blank as the " +
+          " at position " + (i + 1) + ": " + useOnly + " Type a blank as the " +
           "letter it stands for. Nothing is judged until it is fixed.";
       }
     }
-    if (chars.length > MAX_LETTERS) {
+    if (letterByLetter && chars.length > MAX_LETTERS) {
       return "Word " + position + " (\u201c" + word + "\u201d) has " + chars.length +
         " letters: no word on a 15 x 15 board has more than " + MAX_LETTERS + ".";
     }
@@ -94,6 +130,30 @@
         "at most " + MAX_WORDS + " words. Remove a word.";
     }
     return "";
+  }
+
+  /* The tiles of a word with no problem, where each character is one tile; else null (the
+   * server reads them). */
+  function tilesOf(word) {
+    if (!letterByLetter) { return null; }
+    return Array.from(nfc(word)).map(function (ch) { return reads.get(ch); });
+  }
+
+  /* The tiles of a canonical spelling ("[CH]ICO"): a bracketed tile, else one character each. */
+  function canonicalTiles(canonical) {
+    var tiles = [];
+    var chars = Array.from(canonical);
+    for (var i = 0; i < chars.length; i++) {
+      if (chars[i] === "[") {
+        var end = chars.indexOf("]", i);
+        if (end < 0) { end = chars.length; }
+        tiles.push(chars.slice(i + 1, end).join(""));
+        i = end;
+      } else {
+        tiles.push(chars[i]);
+      }
+    }
+    return tiles;
   }
 
   /* Split `text` into its complete words (each followed by a separator) and the rest. */
@@ -109,14 +169,23 @@
     return { complete: complete, rest: text.slice(start) };
   }
 
-  setLetters("ABCDEFGHIJKLMNOPQRSTUVWXYZ".split(""), "the letters A to Z");
+  var english = {};
+  AZ.forEach(function (letter) {
+    english[letter] = letter;
+    english[letter.toLowerCase()] = letter;
+  });
+  setAlphabet({ name: "english", tiles: AZ, special_tiles: [], reads: english,
+                letter_by_letter: true });
 
   global.KioskWords = {
     MIN_LETTERS: MIN_LETTERS,
     MAX_LETTERS: MAX_LETTERS,
     MAX_WORDS: MAX_WORDS,
-    setLetters: setLetters,
+    setAlphabet: setAlphabet,
+    isEnglish: isEnglish,
     problem: problem,
+    tilesOf: tilesOf,
+    canonicalTiles: canonicalTiles,
     pieces: pieces,
   };
 })(window);

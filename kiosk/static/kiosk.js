@@ -7,6 +7,8 @@
   "use strict";
 
   var Words = window.KioskWords;   // kiosk-words.js: what can be judged
+  var Spell = window.KioskSpell;   // kiosk-spell.js: typed words and how they read as tiles
+  var Tiles = window.KioskTiles;   // kiosk-tiles.js: tiles drawn, the row of special tiles
   var MAX_WORDS = Words.MAX_WORDS;
   var MIN_LETTERS = Words.MIN_LETTERS;
   var POLL_MS = 5000;
@@ -32,8 +34,11 @@
   var hint = $("word-hint");
   var judgeButton = $("judge-button");
 
-  var words = [];           // committed words, upper case
+  var words = [];           // committed words: KioskSpell.Chip, in order
   var status = null;        // the last GET /api/v1/kiosk answer
+  var alphabetKey = "";     // the alphabet the words are read in (as the status gave it)
+  var english = true;       // A-Z: words shown as plain letters, no row of special tiles
+  var reader = new Spell.Reader(fetchWithTimeout);
   var verdictSeconds = 10;
   var clearSeconds = 30;
   var requestTimeoutMs = 8000;  // until the status says otherwise (request_timeout_seconds)
@@ -102,6 +107,10 @@
     $("lexicon-alert").hidden = lexicon.available !== false;
     var journal = body.journal || {};
     showServiceAlert(journal.ok === false ? journal.message : "");
+    showAlphabet(lexicon.alphabet);
+    if (!words.every(function (w) { return w.isRead(); }) && !judging) {
+      readWords().catch(function () {});   // words typed while the server was out of reach
+    }
     if (body.verdict_seconds >= 1) { verdictSeconds = body.verdict_seconds; }
     if (body.clear_seconds >= 1) { clearSeconds = body.clear_seconds; }
     if (body.request_timeout_seconds >= 1) {
@@ -182,6 +191,42 @@
     $("service-alert").hidden = !text;
   }
 
+  /* The lexicon's alphabet: what the box reads, its special tiles, its name on the status bar. */
+  function showAlphabet(alphabet) {
+    if (!alphabet || typeof alphabet.reads !== "object" || !Array.isArray(alphabet.tiles)) {
+      return;
+    }
+    var key = JSON.stringify(alphabet);
+    if (key === alphabetKey) { return; }
+    alphabetKey = key;
+    Words.setAlphabet(alphabet);
+    english = Words.isEnglish(alphabet);
+    setText("alphabet-name", alphabet.name);
+    $("lexicon-alphabet").hidden = english;
+    [input, chipList, $("verdict-words")].forEach(function (element) {
+      if (alphabet.language) {   // upper case and speech in the alphabet's language
+        element.lang = alphabet.language;
+      } else {
+        element.removeAttribute("lang");
+      }
+    });
+    Tiles.buildRow($("tile-row"), english ? [] : alphabet.special_tiles);
+    $("tile-help").hidden = $("tile-row").hidden;
+    retypeWords();
+  }
+
+  /* Read the words typed so far afresh (the alphabet changed): back into the box, then taken. */
+  function retypeWords() {
+    if (words.length && !judging) {
+      var typed = words.map(function (chip) { return chip.typed; }).join(" ");
+      words = [];
+      input.value = typed + " " + input.value;
+      takeWords(input.value);
+    }
+    renderChips();
+    showProblem();
+  }
+
   function startPolling() {
     clearInterval(pollTimer);
     pollTimer = setInterval(refreshStatus, POLL_MS);
@@ -211,7 +256,8 @@
     return text;
   }
 
-  /* The first problem with the words still in the box, numbered after the chips. */
+  /* The first problem with the words still in the box, numbered after the chips; else the
+   * first problem the server found in a word already taken. */
   function boxProblem() {
     var split = Words.pieces(input.value);
     var pending = split.rest ? split.complete.concat([split.rest]) : split.complete;
@@ -219,24 +265,23 @@
       var text = Words.problem(pending[i], words.length + i + 1);
       if (text) { return text; }
     }
-    return "";
+    var troubled = words.find(function (chip) { return chip.problem; });
+    return troubled ? troubled.problem + " Tap its \u00d7 to remove it." : "";
   }
 
   function renderChips() {
     chipList.textContent = "";
     words.forEach(function (word, index) {
       var chip = document.createElement("li");
-      chip.className = "chip";
-      var label = document.createElement("span");
-      label.className = "chip-word";
-      label.textContent = word;
+      chip.className = "chip" + (word.problem ? " chip-problem" : "") +
+        (word.isRead() ? "" : " chip-unread");
       var remove = document.createElement("button");
       remove.type = "button";
       remove.className = "chip-remove";
-      remove.setAttribute("aria-label", "Remove " + word);
+      remove.setAttribute("aria-label", "Remove " + word.label());
       remove.dataset.index = String(index);
       remove.textContent = "×";
-      chip.appendChild(label);
+      chip.appendChild(Tiles.wordElement(word, index, english));
       chip.appendChild(remove);
       chipList.appendChild(chip);
     });
@@ -244,6 +289,50 @@
     $("word-count").textContent = count + " of " + MAX_WORDS + " words";
     input.placeholder = count ? "" : "Type a word";
     root.classList.toggle("has-words", count > 0);
+    $("split-help").hidden = !words.some(function (w) { return w.canSplitOtherwise(); });
+  }
+
+  /* The players chose another way to split word `index` into tiles. */
+  function splitOtherwise(index) {
+    var word = words[index];
+    if (!word) { return; }
+    word.splitOtherwise();
+    renderChips();
+    var button = chipList.querySelector('.chip-split[data-index="' + index + '"]');
+    if (button) { button.focus(); }
+    showHint(word.label() + " as " + Tiles.counted(word.tiles()) + ".");
+    touched();
+  }
+
+  /* Ask the server how the words not yet read split into tiles; redraw when it answers. */
+  function readWords() {
+    // nothing to read: no redraw, so a passing hint (such as the game fields') stays up
+    if (words.every(function (w) { return w.isRead(); })) { return Promise.resolve(); }
+    return reader.read(words).then(
+      function () {
+        renderChips();
+        showProblem();
+      },
+      function (failure) {
+        var code = failureCode(failure);
+        if (code === 429 && failure.body) {
+          showHint(String(failure.body.error || ""));
+        } else if (code === 401) {
+          refreshStatus();   // no longer paired: the status shows the pairing page
+        } else if (code === "network" || code === "timeout") {
+          $("offline-alert").hidden = false;   // the next status poll reads them again
+        }
+        throw failure;
+      }
+    );
+  }
+
+  /* The words changed: problems are numbered afresh, and new words are read. */
+  function wordsChanged() {
+    reader.forgetProblems(words);
+    renderChips();
+    showProblem();
+    readWords().catch(function () {});
   }
 
   /* Turn the complete words at the start of `text` into chips, in order, up to the first one
@@ -255,7 +344,7 @@
     for (var i = 0; i < split.complete.length; i++) {
       var word = split.complete[i];
       if (Words.problem(word, words.length + 1)) { break; }
-      words.push(word.toUpperCase());
+      words.push(new Spell.Chip(word));
       taken += 1;
       consumed = text.indexOf(word, consumed) + word.length;
     }
@@ -263,6 +352,7 @@
       var rest = text.slice(consumed).replace(/^[\s,]+/, "");
       input.value = i === split.complete.length ? split.rest : rest;
       renderChips();
+      readWords().catch(function () {});
     }
     return taken;
   }
@@ -282,8 +372,7 @@
 
   function removeWord(index) {
     words.splice(index, 1);
-    renderChips();
-    showProblem();
+    wordsChanged();
     input.focus();
     touched();
   }
@@ -302,8 +391,7 @@
     } else if (key === "Backspace" && !input.value && words.length) {
       event.preventDefault();
       words.pop();
-      renderChips();
-      showProblem();
+      wordsChanged();
     }
   }
 
@@ -320,10 +408,31 @@
       input.focus();
       return;
     }
-    var short = words.findIndex(function (w) { return w.length < MIN_LETTERS; });
+    if (!status) {   // the lexicon's alphabet is not known yet: nothing can be read
+      showNotJudged("network", null);
+      return;
+    }
+    if (!words.every(function (w) { return w.isRead(); })) {
+      setJudging(true);   // the server reads the last words, then they are judged
+      readWords().then(
+        function () { setJudging(false); judge(); },
+        function (failure) {
+          setJudging(false);
+          showNotJudged(failureCode(failure), failure && failure.body);
+        }
+      );
+      return;
+    }
+    if (words.some(function (w) { return w.problem; })) {
+      showProblem();
+      input.focus();
+      return;
+    }
+    var short = words.findIndex(function (w) { return w.tiles().length < MIN_LETTERS; });
     if (short >= 0) {
-      showHint("Word " + (short + 1) + " has 1 letter: a word has at least " + MIN_LETTERS +
-               " letters. Tap its × to remove it.");
+      var unit = english ? " letter" : " tile";
+      showHint("Word " + (short + 1) + " has 1" + unit + ": a word has at least " + MIN_LETTERS +
+               unit + "s. Tap its × to remove it.");
       input.focus();
       return;
     }
@@ -334,7 +443,8 @@
     fetchWithTimeout("/api/v1/adjudications", {
       method: "POST",
       headers: { "Content-Type": "application/json", Accept: "application/json" },
-      body: JSON.stringify(Object.assign({ words: sent }, game)),
+      body: JSON.stringify(Object.assign(
+        { words: sent.map(function (w) { return w.written(); }) }, game)),
     })
       .then(function (response) {
         return response.json().then(
@@ -360,8 +470,14 @@
       })
       .catch(function (error) {
         setJudging(false);
-        showNotJudged(error && error.name === "AbortError" ? "timeout" : "network", null);
+        showNotJudged(failureCode(error), null);
       });
+  }
+
+  /* What went wrong with a request: its HTTP status, "timeout" or "network". */
+  function failureCode(failure) {
+    if (failure && typeof failure.status === "number") { return failure.status; }
+    return failure && failure.name === "AbortError" ? "timeout" : "network";
   }
 
   /* A verdict is shown only if the answer is a whole adjudication of exactly these words. */
@@ -369,7 +485,7 @@
     return Boolean(body) && Object.prototype.hasOwnProperty.call(VERDICTS, body.verdict) &&
       body.id !== undefined && body.id !== null && Array.isArray(body.words) &&
       body.words.length === sent.length &&
-      body.words.every(function (w, i) { return w === sent[i]; });
+      body.words.every(function (w, i) { return w === sent[i].word(); });
   }
 
   function setJudging(on) {
@@ -414,9 +530,14 @@
     setText("verdict-consequence", entry.consequence);
     var list = $("verdict-words");
     list.textContent = "";
+    list.classList.toggle("verdict-tiles", !english);
     entry.words.forEach(function (word) {
       var item = document.createElement("li");
-      item.textContent = word;
+      if (english) {
+        item.textContent = word;
+      } else {
+        Tiles.drawTiles(item, Words.canonicalTiles(String(word)));
+      }
       list.appendChild(item);
     });
     setText("verdict-id", "#" + entry.id);
@@ -646,9 +767,14 @@
   chipList.addEventListener("click", function (event) {
     var button = event.target.closest(".chip-remove");
     if (button && !judging) { removeWord(Number(button.dataset.index)); }
+    var split = event.target.closest(".chip-split");
+    if (split && !judging) { splitOtherwise(Number(split.dataset.index)); }
   });
   $("word-box").addEventListener("click", function (event) {
-    if (!event.target.closest(".chip-remove")) { input.focus(); }
+    if (!event.target.closest("button")) { input.focus(); }
+  });
+  Tiles.wireRow($("tile-row"), input, function () {
+    return !judging && root.dataset.state === "idle";
   });
   $("game-details").addEventListener("keydown", onGameKeyDown);
   $("game-details").addEventListener("input", touched);

@@ -1,0 +1,119 @@
+"""Benchmarks for the kiosk's reading of typed words as tiles (issue 14, the kiosk).
+
+A Spanish kiosk asks the server how the words typed so far read as tiles (POST /api/v1/spell),
+about once a word. Measured side by side in one run, alternating:
+- the library: `spell_challenge` of an 8-word Spanish challenge (its tiles, the other ways to
+  split them, the typing for each) against its floor, `normalize_challenge` of the same words
+  (what judging them does anyway);
+- the endpoint, in-process through the Flask app with a kiosk token: POST /api/v1/spell of the
+  same 8 words against its floor, the kiosk's status poll GET /api/v1/kiosk (the same kiosk
+  lookup, one small JSON answer; every kiosk makes it every 5 s);
+- the worst a kiosk can ask: 8 words of 15 tiles that each split the most ways (CH seven times
+  over, 16 readings each), and 8 words of 60 letters in a federation's alphabet of nested tiles
+  (A, AA, AAA, AAAA: the longest search), against `normalize_challenge` of the same words.
+"""
+
+from __future__ import annotations
+
+import sys
+import timeit
+from pathlib import Path
+
+import pytest
+
+from adjudicator import kiosks, tournaments
+from adjudicator.alphabet_files import builtin, parse_alphabet
+from adjudicator.normalize import normalize_challenge
+from adjudicator.spelling import spell_challenge
+from adjudicator.wordlist import WordSet
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from hall_support import build_setup, make_app  # noqa: E402
+
+SPANISH = builtin("spanish")
+CHALLENGE = ["churro", "chorizo", "llamar", "perro", "camión", "niño", "[c][h]at", "ferrocarril"]
+NESTED = parse_alphabet({"name": "nested", "tiles": ["A", "AA", "AAA", "AAAA", "B"]}, "bench")
+WORST = {
+    "spanish": (SPANISH, ["ch" * 7 + "a"] * 8),
+    "nested": (
+        NESTED,
+        ["a" * 60, "a" * 59, "a" * 45, "a" * 31, "a" * 30, "a" * 29, "a" * 16, "ab"],
+    ),
+}
+ROUNDS = 7
+
+
+def _best_of(statement, number: int) -> float:
+    """Best seconds per call over 3 runs of `number` calls."""
+    return min(timeit.repeat(statement, number=number, repeat=3)) / number
+
+
+def test_spell_against_normalize(benchmark):
+    number = 2000
+    spell, floor = [], []
+    for _ in range(ROUNDS):  # alternate, so both see the same machine
+        floor.append(_best_of(lambda: normalize_challenge(CHALLENGE, SPANISH), number))
+        spell.append(_best_of(lambda: spell_challenge(CHALLENGE, SPANISH), number))
+    benchmark.extra_info.update(
+        spell_us=min(spell) * 1e6,
+        normalize_us=min(floor) * 1e6,
+        ratio=min(spell) / min(floor),
+    )
+    benchmark.pedantic(lambda: spell_challenge(CHALLENGE, SPANISH), rounds=50, iterations=20)
+    print(
+        f"\nspell_challenge {min(spell) * 1e6:.1f} us, normalize_challenge "
+        f"{min(floor) * 1e6:.1f} us, ratio {min(spell) / min(floor):.2f}"
+    )
+
+
+@pytest.mark.parametrize("case", sorted(WORST))
+def test_the_worst_spelling_against_normalize(benchmark, case):
+    alphabet, words = WORST[case]
+    number = 200
+    spell, floor = [], []
+    for _ in range(ROUNDS):
+        floor.append(_best_of(lambda: normalize_challenge(words, alphabet), number))
+        spell.append(_best_of(lambda: spell_challenge(words, alphabet), number))
+    benchmark.extra_info.update(
+        spell_us=min(spell) * 1e6, normalize_us=min(floor) * 1e6, ratio=min(spell) / min(floor)
+    )
+    benchmark.pedantic(lambda: spell_challenge(words, alphabet), rounds=20, iterations=5)
+    print(
+        f"\nworst ({case}) spell_challenge {min(spell) * 1e6:.1f} us, normalize_challenge "
+        f"{min(floor) * 1e6:.1f} us, ratio {min(spell) / min(floor):.2f}"
+    )
+
+
+def test_spell_endpoint_against_the_status_poll(benchmark, tmp_path, monkeypatch):
+    monkeypatch.setenv("ADJUDICATOR_HOME", str(tmp_path / "home"))
+    setup = build_setup(tmp_path)
+    setup.store.save("ES", WordSet.take(["[CH]ICO", "PE[RR]O"], SPANISH))
+    tournaments.create(setup.hall.db, setup.store, "es", "ES", "double", "Open")
+    token = {"Authorization": f"Bearer {kiosks.add(setup.hall.db, 'mesa', 'es').token}"}
+    client = make_app(setup.hall, SPELL_RATE_LIMIT="off").test_client()
+
+    def spell():
+        response = client.post("/api/v1/spell", json={"words": CHALLENGE}, headers=token)
+        assert response.status_code == 200
+
+    def poll():
+        assert client.get("/api/v1/kiosk", headers=token).status_code == 200
+
+    number = 100
+    spelled, polled = [], []
+    for _ in range(ROUNDS):
+        polled.append(_best_of(poll, number))
+        spelled.append(_best_of(spell, number))
+    benchmark.extra_info.update(
+        spell_ms=min(spelled) * 1e3, poll_ms=min(polled) * 1e3, ratio=min(spelled) / min(polled)
+    )
+    benchmark.pedantic(spell, rounds=20, iterations=5)
+    print(
+        f"\nPOST /api/v1/spell {min(spelled) * 1e3:.2f} ms, GET /api/v1/kiosk "
+        f"{min(polled) * 1e3:.2f} ms, ratio {min(spelled) / min(polled):.2f}"
+    )
+
+
+@pytest.fixture(autouse=True)
+def _quiet_logs(caplog):
+    caplog.set_level("ERROR")
