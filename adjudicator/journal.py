@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
+from adjudicator import tallies
 from adjudicator.db import Database
 
 GENESIS = "0" * 64
@@ -74,10 +75,7 @@ class Entry:
 
     def compute_hash(self) -> str:
         """SHA-256 over the previous row's hash and every field of this row."""
-        fields = {name: getattr(self, name) for name in _HASHED_FIELDS}
-        fields["words"] = list(self.words)
-        canonical = json.dumps(fields, sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(canonical.encode()).hexdigest()
+        return hash_values([getattr(self, name) for name in _HASHED_FIELDS])
 
 
 FIELDS = tuple(Entry.__dataclass_fields__)  # also the columns of `journal export --format csv`
@@ -87,6 +85,17 @@ _COLUMNS = tuple(_RENAMED.get(name, name) for name in FIELDS)
 _INSERT = (
     f"INSERT INTO adjudications ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' for _ in _COLUMNS)})"
 )
+_SELECT = f"SELECT {', '.join(_COLUMNS)} FROM adjudications"
+_WORDS = FIELDS.index("words")
+_INTEGERS = tuple(FIELDS.index(name) for name in ("id", "lexicon_words", "word_count"))
+_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"))
+
+
+def hash_values(values: list[Any]) -> str:
+    """The row hash of a row's hashed fields, in _HASHED_FIELDS order (words as a sequence)."""
+    fields = dict(zip(_HASHED_FIELDS, values, strict=True))
+    fields["words"] = list(fields["words"])
+    return hashlib.sha256(_ENCODER.encode(fields).encode()).hexdigest()
 
 
 @dataclass
@@ -119,8 +128,13 @@ def append_batch(db: Database, batch: list[Pending]) -> None:
     transaction's error propagates and no row of the batch has an entry.
     """
     with db.transaction(chain_lock=True) as cur:
-        last = cur.execute("SELECT id, row_hash FROM adjudications ORDER BY id DESC LIMIT 1").one()
+        last = cur.execute(
+            "SELECT id, row_hash, recorded_at FROM adjudications ORDER BY id DESC LIMIT 1"
+        ).one()
         next_id, prev_hash = ((last["id"] + 1), last["row_hash"]) if last else (1, GENESIS)
+        # The journal's clock never runs backwards (a clock step, another server's clock), so
+        # a time range is an id range and the director's filters stay on indexes.
+        not_before = last["recorded_at"] if last else ""
         written: list[tuple[Pending, Entry]] = []
         for pending in batch:
             try:
@@ -129,10 +143,11 @@ def append_batch(db: Database, batch: list[Pending]) -> None:
             except Exception as refusal:  # noqa: BLE001 - handed back to that row's caller
                 pending.error = refusal
                 continue
+            now = datetime.now(UTC).isoformat(timespec="microseconds")
             entry = _with_hash(
                 Entry(
                     id=next_id,
-                    recorded_at=datetime.now(UTC).isoformat(timespec="microseconds"),
+                    recorded_at=max(now, not_before),
                     prev_hash=prev_hash,
                     **pending.fields,
                 )
@@ -140,45 +155,78 @@ def append_batch(db: Database, batch: list[Pending]) -> None:
             if pending.guard is not None:  # later guards in the batch must see this row
                 cur.execute(_INSERT, _row_values(entry))
             written.append((pending, entry))
-            next_id, prev_hash = entry.id + 1, entry.row_hash
+            next_id, prev_hash, not_before = entry.id + 1, entry.row_hash, entry.recorded_at
         unguarded = [_row_values(e) for p, e in written if p.guard is None]
         if unguarded:
             cur.executemany(_INSERT, unguarded)
+        tallies.record(cur, [entry for _, entry in written])
     for pending, entry in written:  # only once the commit is durable
         pending.entry = entry
 
 
 def get(db: Database, entry_id: int) -> Entry | None:
     """The journal row with this id, if any."""
+    found = select(db, "id = ?", (entry_id,))
+    return found[0] if found else None
+
+
+def select(db: Database, where: str, params: tuple = (), tail: str = "") -> list[Entry]:
+    """The rows matching an SQL condition (`?` placeholders), `tail` being ORDER BY/LIMIT."""
     with db.transaction() as cur:
-        row = cur.execute("SELECT * FROM adjudications WHERE id = ?", (entry_id,)).one()
-    return _from_row(row) if row else None
+        rows = cur.execute(f"{_SELECT} WHERE {where} {tail}", params).tuples()
+    return [from_values(row) for row in rows]
+
+
+def follow_ups(db: Database, original_id: int) -> list[Entry]:
+    """Every row that refers to `original_id` (second opinions, rulings), in id order."""
+    return select(db, "refers_to = ?", (original_id,), "ORDER BY id")
+
+
+def newest_id(db: Database) -> int:
+    """The id of the newest row (0 for an empty journal): also the number of rows in the chain."""
+    with db.transaction() as cur:
+        row = cur.execute("SELECT MAX(id) AS id FROM adjudications").one()
+    return int(row["id"] or 0) if row else 0
 
 
 def entries(
     db: Database, tournament: str | None = None, batch: int = 5000, **filters: Any
 ) -> Iterator[Entry]:
     """Every row in id order (optionally of one tournament, kiosk or kind), read in batches."""
-    conditions, params = [], []
+    for rows in batches(db, tournament, batch, **filters):
+        yield from map(from_values, rows)
+
+
+def batches(
+    db: Database,
+    tournament: str | None = None,
+    batch: int = 5000,
+    *,
+    where: tuple[str, ...] = (),
+    params: tuple = (),
+    **filters: Any,
+) -> Iterator[list[tuple]]:
+    """The rows of `entries` as raw tuples in FIELDS order, `batch` at a time (constant memory).
+
+    `where` adds SQL conditions (`?` placeholders, values in `params`) to the filters.
+    """
+    conditions, params = list(where), list(params)
     if tournament:
         filters["tournament"] = tournament
     for column in ("tournament", "kiosk", "kind"):
         if filters.get(column):
             conditions.append(f"{column} = ?")
             params.append(filters[column])
+    where = " AND ".join(["id > ?", *conditions])
+    sql = f"{_SELECT} WHERE {where} ORDER BY id LIMIT {int(batch)}"
     after = 0
     while True:
-        where = " AND ".join(["id > ?", *conditions])
         with db.transaction() as cur:
-            rows = cur.execute(
-                f"SELECT * FROM adjudications WHERE {where} ORDER BY id LIMIT {int(batch)}",
-                (after, *params),
-            ).all()
+            rows = cur.execute(sql, (after, *params)).tuples()
         if not rows:
             return
-        for row in rows:
-            yield _from_row(row)
-        after = rows[-1]["id"]
+        yield rows
+        after = rows[-1][0]
 
 
 @dataclass(frozen=True)
@@ -194,22 +242,25 @@ class VerifyResult:
 
 
 def verify(db: Database) -> VerifyResult:
-    """Walk the chain; the first row whose hash, link or number is wrong ends the walk."""
+    """Walk the chain in id order, in batches; the first row whose hash, link or number is
+    wrong ends the walk. Rows are checked as read, so memory stays constant at any size."""
     expected_prev, expected_id, count = GENESIS, 1, 0
-    for entry in entries(db):
-        if entry.id != expected_id:
-            return VerifyResult(
-                count, entry.id, f"row {expected_id} is missing before row {entry.id}"
-            )
-        if entry.prev_hash != expected_prev:
-            return VerifyResult(
-                count, entry.id, f"row {entry.id} does not link to row {entry.id - 1}"
-            )
-        if entry.compute_hash() != entry.row_hash:
-            return VerifyResult(
-                count, entry.id, f"row {entry.id} was altered after it was recorded"
-            )
-        expected_prev, expected_id, count = entry.row_hash, entry.id + 1, count + 1
+    for rows in batches(db):
+        for row in rows:
+            entry_id, prev_hash, row_hash = int(row[0]), row[_PREV], row[_ROW_HASH]
+            if entry_id != expected_id:
+                return VerifyResult(
+                    count, entry_id, f"row {expected_id} is missing before row {entry_id}"
+                )
+            if prev_hash != expected_prev:
+                return VerifyResult(
+                    count, entry_id, f"row {entry_id} does not link to row {entry_id - 1}"
+                )
+            if _stored_hash(row) != row_hash:
+                return VerifyResult(
+                    count, entry_id, f"row {entry_id} was altered after it was recorded"
+                )
+            expected_prev, expected_id, count = row_hash, entry_id + 1, count + 1
     return VerifyResult(count, last_hash=expected_prev if count else "")
 
 
@@ -233,9 +284,24 @@ def _row_values(entry: Entry) -> tuple:
     )
 
 
-def _from_row(row: dict[str, Any]) -> Entry:
-    values = {name: row[_RENAMED.get(name, name)] for name in FIELDS}
-    values["words"] = tuple(values["words"].split())
-    for name in ("id", "lexicon_words", "word_count"):
-        values[name] = int(values[name])
-    return Entry(**values)
+_PREV = FIELDS.index("prev_hash")
+_ROW_HASH = FIELDS.index("row_hash")
+assert _ROW_HASH == len(FIELDS) - 1, "the hashed fields are every field before row_hash"
+
+
+def _stored_hash(row: tuple) -> str:
+    """The hash a stored row (FIELDS order, as read) should carry."""
+    values = list(row[:_ROW_HASH])
+    for index in _INTEGERS:
+        values[index] = int(values[index])
+    values[_WORDS] = values[_WORDS].split()
+    return hash_values(values)
+
+
+def from_values(row: tuple) -> Entry:
+    """An Entry from a stored row's values in FIELDS order."""
+    values = list(row)
+    values[_WORDS] = tuple(values[_WORDS].split())
+    for index in _INTEGERS:
+        values[index] = int(values[index])
+    return Entry(*values)

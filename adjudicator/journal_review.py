@@ -2,18 +2,27 @@
 
 A kiosk is for challenges, not word study: many challenges from one kiosk in a few minutes
 are shown to the director as a burst to look into.
+
+Every read here is bounded, whatever the journal's size: a page is one index range read
+newest first from an id (keyset pagination), a time filter becomes an id range through the
+time index (the journal's clock never runs backwards), and bursts are looked for only among
+the challenges around the rows shown, in one linear pass.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from typing import NamedTuple
 
 from adjudicator import journal, settings
 from adjudicator.db import Database
 from adjudicator.errors import AdjudicatorError
+
+PAGE_ROWS = 100
+MAX_BURST_ROWS = 20_000  # challenges read at most to find the bursts around one page
 
 
 class FilterError(AdjudicatorError):
@@ -30,6 +39,37 @@ class Burst:
     @property
     def count(self) -> int:
         return len(self.ids)
+
+
+@dataclass(frozen=True)
+class Filters:
+    """What the director filters the journal by (times as from parse_time)."""
+
+    tournament: str | None = None
+    kiosk: str | None = None
+    kind: str | None = None
+    since: str | None = None
+    until: str | None = None
+
+
+@dataclass(frozen=True)
+class Page:
+    """One screenful, newest first, with the ids that lead to the neighbouring pages."""
+
+    rows: list[journal.Entry]
+    newer_after: int | None = None  # ?after=<id> shows the newer rows, if there are any
+    older_before: int | None = None  # ?before=<id> shows the older rows, if there are any
+    bursts: list[Burst] = field(default_factory=list)
+    bursts_capped: bool = False
+
+
+class Stamp(NamedTuple):
+    """What burst detection needs of a row."""
+
+    id: int
+    kiosk: str
+    recorded_at: str
+    kind: str = "challenge"
 
 
 def parse_time(text: str | None) -> str | None:
@@ -55,43 +95,184 @@ def select(
     since: str | None = None,
     until: str | None = None,
 ) -> Iterator[journal.Entry]:
-    """Journal rows in id order matching every filter given (times as from parse_time)."""
-    for entry in journal.entries(db, tournament or None, kiosk=kiosk or None, kind=kind or None):
-        if since and entry.recorded_at < since:
-            continue
-        if until and entry.recorded_at > until:
-            continue
-        yield entry
+    """Journal rows in id order matching every filter given, streamed in batches."""
+    where = _where(db, Filters(tournament, kiosk, kind, since, until))
+    if where is None:
+        return
+    for rows in journal.batches(db, where=where[0], params=where[1]):
+        yield from map(journal.from_values, rows)
+
+
+def page(
+    db: Database,
+    filters: Filters,
+    *,
+    before: int | None = None,
+    after: int | None = None,
+    size: int = PAGE_ROWS,
+    more_than: int | None = None,
+    minutes: int | None = None,
+) -> Page:
+    """The `size` newest rows matching `filters` (older than `before`, or the oldest newer
+    than `after`), and the bursts among the challenges around them."""
+    where = _where(db, filters)
+    if where is None:
+        return Page([])
+    conditions, params = where
+    sql_where = " AND ".join(conditions) or "1 = 1"
+    if after is not None:
+        rows = journal.select(
+            db, f"{sql_where} AND id > ?", (*params, after), f"ORDER BY id LIMIT {size + 1}"
+        )
+        has_newer = len(rows) > size
+        rows = rows[:size][::-1]
+        has_older = bool(rows) and _exists(db, sql_where, params, "id < ?", rows[-1].id)
+    else:
+        bound = (" AND id < ?", (before,)) if before is not None else ("", ())
+        rows = journal.select(
+            db,
+            sql_where + bound[0],
+            (*params, *bound[1]),
+            f"ORDER BY id DESC LIMIT {size + 1}",
+        )
+        has_older = len(rows) > size
+        rows = rows[:size]
+        has_newer = (
+            bool(rows)
+            and before is not None
+            and _exists(db, sql_where, params, "id > ?", rows[0].id)
+        )
+    found, capped = bursts_around(db, filters, rows, more_than, minutes)
+    return Page(
+        rows,
+        newer_after=rows[0].id if has_newer else None,
+        older_before=rows[-1].id if has_older else None,
+        bursts=found,
+        bursts_capped=capped,
+    )
+
+
+def bursts_around(
+    db: Database,
+    filters: Filters,
+    rows: list[journal.Entry],
+    more_than: int | None = None,
+    minutes: int | None = None,
+) -> tuple[list[Burst], bool]:
+    """Bursts touching the time span of `rows`: read the challenges from one window before
+    the oldest to one window after the newest (at most MAX_BURST_ROWS), in one pass.
+    Returns the bursts and whether the read was cut at MAX_BURST_ROWS."""
+    if not rows:
+        return [], False
+    minutes = settings.get_int("burst_minutes", 1) if minutes is None else minutes
+    window = timedelta(minutes=minutes)
+    first_at = min(rows[0].recorded_at, rows[-1].recorded_at)
+    last_at = max(rows[0].recorded_at, rows[-1].recorded_at)
+    span = Filters(
+        tournament=filters.tournament,
+        kiosk=filters.kiosk,
+        kind="challenge",
+        since=_shift(first_at, -window),
+        until=_shift(last_at, window),
+    )
+    where = _where(db, span)
+    if where is None:
+        return [], False
+    with db.transaction() as cur:
+        stamps = cur.execute(
+            "SELECT id, kiosk, recorded_at FROM adjudications WHERE "
+            f"{' AND '.join(where[0])} ORDER BY id DESC LIMIT {MAX_BURST_ROWS + 1}",
+            where[1],
+        ).tuples()
+    capped = len(stamps) > MAX_BURST_ROWS
+    found = find_bursts(
+        (Stamp(*stamp) for stamp in reversed(stamps[:MAX_BURST_ROWS])), more_than, minutes
+    )
+    return [b for b in found if b.last_at >= first_at and b.first_at <= last_at], capped
 
 
 def find_bursts(
-    entries: Iterable[journal.Entry], more_than: int | None = None, minutes: int | None = None
+    entries: Iterable[journal.Entry | Stamp],
+    more_than: int | None = None,
+    minutes: int | None = None,
 ) -> list[Burst]:
-    """Runs of more than `more_than` challenges from one kiosk within `minutes` minutes."""
+    """Runs of more than `more_than` challenges from one kiosk within `minutes` minutes.
+
+    One sliding window per kiosk, each row marked at most once: linear in the rows given.
+    """
     more_than = settings.get_int("burst_challenges", 1) if more_than is None else more_than
     minutes = settings.get_int("burst_minutes", 1) if minutes is None else minutes
     window = timedelta(minutes=minutes)
-    by_kiosk: dict[str, list[journal.Entry]] = defaultdict(list)
+    by_kiosk: dict[str, list[journal.Entry | Stamp]] = defaultdict(list)
     for entry in entries:
         if entry.kind == "challenge":
             by_kiosk[entry.kiosk].append(entry)
     bursts = []
     for kiosk, rows in by_kiosk.items():
-        rows.sort(key=lambda e: e.recorded_at)
+        rows.sort(key=lambda e: e.recorded_at)  # already in order: a linear check
         times = [datetime.fromisoformat(e.recorded_at) for e in rows]
         marked = [False] * len(rows)
-        start = 0
+        start, marked_to = 0, 0  # rows before marked_to are decided
         for end in range(len(rows)):
             while times[end] - times[start] > window:
                 start += 1
             if end - start + 1 > more_than:
-                for index in range(start, end + 1):
+                for index in range(max(start, marked_to), end + 1):
                     marked[index] = True
+                marked_to = end + 1
         bursts.extend(_runs(kiosk, rows, marked))
     return sorted(bursts, key=lambda b: b.first_at)
 
 
-def _runs(kiosk: str, rows: list[journal.Entry], marked: list[bool]) -> list[Burst]:
+def _where(db: Database, filters: Filters) -> tuple[list[str], list] | None:
+    """SQL conditions for `filters`, each answered by an index; None when nothing can match."""
+    conditions: list[str] = []
+    params: list = []
+    for column in ("tournament", "kiosk", "kind"):
+        value = getattr(filters, column)
+        if value:
+            conditions.append(f"{column} = ?")
+            params.append(value)
+    if filters.since:
+        first = _id_at(db, ">=", filters.since)
+        if first is None:
+            return None
+        conditions += ["id >= ?", "recorded_at >= ?"]
+        params += [first, filters.since]
+    if filters.until:
+        last = _id_at(db, "<=", filters.until)
+        if last is None:
+            return None
+        conditions += ["id <= ?", "recorded_at <= ?"]
+        params += [last, filters.until]
+    return conditions, params
+
+
+def _id_at(db: Database, comparison: str, moment: str) -> int | None:
+    """The first id recorded at or after `moment` (">="), or the last at or before it ("<=")."""
+    order = "ASC" if comparison == ">=" else "DESC"
+    with db.transaction() as cur:
+        row = cur.execute(
+            f"SELECT id FROM adjudications WHERE recorded_at {comparison} ? "
+            f"ORDER BY recorded_at {order}, id {order} LIMIT 1",
+            (moment,),
+        ).one()
+    return int(row["id"]) if row else None
+
+
+def _exists(db: Database, where: str, params: list, bound: str, value: int) -> bool:
+    with db.transaction() as cur:
+        row = cur.execute(
+            f"SELECT id FROM adjudications WHERE {where} AND {bound} LIMIT 1", (*params, value)
+        ).one()
+    return row is not None
+
+
+def _shift(moment: str, delta: timedelta) -> str:
+    return (datetime.fromisoformat(moment) + delta).isoformat(timespec="microseconds")
+
+
+def _runs(kiosk: str, rows: list, marked: list[bool]) -> list[Burst]:
     runs, current = [], []
     for entry, flag in zip(rows, marked, strict=True):
         if flag:

@@ -79,6 +79,44 @@ MIGRATIONS: tuple[tuple[int, str, tuple[str, ...]], ...] = (
             "CREATE INDEX adjudications_by_refers_to ON adjudications (refers_to)",
         ),
     ),
+    (
+        3,
+        "indexes and tallies that keep the director's pages flat as the journal grows",
+        (
+            "CREATE INDEX adjudications_by_kind ON adjudications (kind, id)",
+            "CREATE INDEX adjudications_by_kiosk_id ON adjudications (kiosk, id)",
+            "CREATE INDEX adjudications_by_time ON adjudications (recorded_at, id)",
+            # Rows per UTC hour, tournament and kind, kept in each append's transaction.
+            """CREATE TABLE journal_tallies (
+            hour TEXT NOT NULL,
+            tournament TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            row_count INTEGER NOT NULL,
+            PRIMARY KEY (hour, tournament, kind))""",
+            """INSERT INTO journal_tallies (hour, tournament, kind, row_count)
+            SELECT substr(recorded_at, 1, 13), tournament, kind, COUNT(*)
+            FROM adjudications GROUP BY substr(recorded_at, 1, 13), tournament, kind""",
+            # One row per adjudication with a second opinion or a ruling, kept the same way.
+            """CREATE TABLE journal_cases (
+            original_id INTEGER PRIMARY KEY,
+            flagged INTEGER NOT NULL,
+            ruling_id INTEGER,
+            open INTEGER NOT NULL,
+            latest_id INTEGER NOT NULL)""",
+            "CREATE INDEX journal_cases_by_open ON journal_cases (open, original_id)",
+            """INSERT INTO journal_cases (original_id, flagged, ruling_id, open, latest_id)
+            SELECT refers_to, flagged, ruling_id,
+                CASE WHEN flagged = 1 AND ruling_id IS NULL THEN 1 ELSE 0 END, latest_id
+            FROM (SELECT refers_to,
+                MAX(CASE WHEN kind = 'second-opinion'
+                    AND note LIKE '%flagged for the director%' THEN 1 ELSE 0 END) AS flagged,
+                MIN(CASE WHEN kind = 'ruling' THEN id END) AS ruling_id,
+                MAX(id) AS latest_id
+                FROM adjudications
+                WHERE refers_to IS NOT NULL AND kind IN ('second-opinion', 'ruling')
+                GROUP BY refers_to) AS follow_ups""",
+        ),
+    ),
 )
 
 LATEST = MIGRATIONS[-1][0]

@@ -22,9 +22,9 @@ from adjudicator.normalize import normalize_challenge
 from adjudicator.rules import consequence, get_rule
 from adjudicator.ruling import rule_on
 from adjudicator.store import LexiconStore
+from adjudicator.tallies import FLAGGED, is_flagged
 from adjudicator.verdict import Verdict
 
-FLAGGED = "flagged for the director"
 DICTIONARY = {"acceptable": Verdict.ACCEPTABLE, "unacceptable": Verdict.UNACCEPTABLE}
 FINAL_VERDICTS = (Verdict.ACCEPTABLE.value, Verdict.UNACCEPTABLE.value)
 MAX_REASON = 500
@@ -64,10 +64,6 @@ class Case:
     @property
     def open(self) -> bool:
         return self.flagged and self.ruling is None
-
-
-def is_flagged(entry: journal.Entry) -> bool:
-    return entry.kind == "second-opinion" and FLAGGED in (entry.note or "")
 
 
 def recorded_flag_reasons(entry: journal.Entry) -> tuple[str, ...]:
@@ -258,30 +254,37 @@ def _append_follow_up(
 
 
 def case_of(db: Database, original: journal.Entry) -> Case:
-    """The original with every row that refers to it."""
+    """The original with every row that refers to it (read through the refers_to index)."""
     case = Case(original)
-    for kind in ("second-opinion", "ruling"):
-        for entry in journal.entries(db, kind=kind):
-            if entry.refers_to == original.id:
-                _add_to_case(case, entry)
+    for entry in journal.follow_ups(db, original.id):
+        _add_to_case(case, entry)
     return case
 
 
-def cases(db: Database, *, open_only: bool = False) -> list[Case]:
-    """Every case with a second opinion, newest first; `open_only`: flagged and not yet ruled."""
-    found: dict[int, Case] = {}
-    for kind in ("second-opinion", "ruling"):
-        for entry in journal.entries(db, kind=kind):
-            if entry.refers_to is None:
-                continue
-            if entry.refers_to not in found:
-                original = journal.get(db, entry.refers_to)
-                if original is None:
-                    continue
-                found[entry.refers_to] = Case(original)
-            _add_to_case(found[entry.refers_to], entry)
-    result = sorted(found.values(), key=lambda case: case.original.id, reverse=True)
-    return [case for case in result if case.open] if open_only else result
+def cases(
+    db: Database, *, open_only: bool = False, closed_only: bool = False, limit: int | None = None
+) -> list[Case]:
+    """Cases with a second opinion or ruling, newest first (at most `limit`); `open_only`:
+    flagged and not yet ruled; `closed_only`: the others. Read from journal_cases, no scan."""
+    where = "open = 1" if open_only else "open = 0" if closed_only else "open IN (0, 1)"
+    tail = f" LIMIT {int(limit)}" if limit is not None else ""
+    with db.transaction() as cur:
+        rows = cur.execute(
+            f"SELECT original_id FROM journal_cases WHERE {where} ORDER BY original_id DESC{tail}"
+        ).tuples()
+    found = []
+    for (original_id,) in rows:
+        original = journal.get(db, original_id)
+        if original is not None:
+            found.append(case_of(db, original))
+    return found
+
+
+def open_count(db: Database) -> int:
+    """How many cases wait for the director's ruling (an index range, not a scan)."""
+    with db.transaction() as cur:
+        row = cur.execute("SELECT COUNT(*) AS n FROM journal_cases WHERE open = 1").one()
+    return int(row["n"]) if row else 0
 
 
 def _add_to_case(case: Case, entry: journal.Entry) -> None:

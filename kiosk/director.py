@@ -27,6 +27,7 @@ from adjudicator import (
     journal,
     journal_review,
     kiosks,
+    overview,
     second_opinion,
     settings,
     tournaments,
@@ -40,7 +41,6 @@ from kiosk.staff_web import current_staff, login_page, sign_out, staff_required
 
 bp = Blueprint("director", __name__, url_prefix="/director")
 director_only = staff_required("director")
-JOURNAL_ROWS_SHOWN = 500
 FORMATS = ("auto", "text", "zyzzyva", "dwg")
 
 
@@ -60,7 +60,7 @@ def index():
     hall = get_hall()
     return render_template(
         "director/index.html",
-        open_cases=second_opinion.cases(hall.db, open_only=True),
+        overview=overview.figures(hall.db),
         tournaments=tournaments.list_all(hall.db),
         kiosks=kiosks.list_all(hall.db),
         lexicons=hall.store.names(),
@@ -346,38 +346,47 @@ def kiosk_move(name: str):
 # ---------- the journal ----------
 
 
-def _journal_filters() -> dict:
+def _journal_filters() -> journal_review.Filters:
     args = request.args
-    return {
-        "tournament": args.get("tournament", "").strip() or None,
-        "kiosk": args.get("kiosk", "").strip() or None,
-        "kind": args.get("kind", "").strip() or None,
-        "since": journal_review.parse_time(args.get("since")),
-        "until": journal_review.parse_time(args.get("until")),
-    }
+    return journal_review.Filters(
+        tournament=args.get("tournament", "").strip() or None,
+        kiosk=args.get("kiosk", "").strip() or None,
+        kind=args.get("kind", "").strip() or None,
+        since=journal_review.parse_time(args.get("since")),
+        until=journal_review.parse_time(args.get("until")),
+    )
+
+
+def _row_id(name: str) -> int | None:
+    value = request.args.get(name, "").strip()
+    return int(value) if value.isdigit() else None
 
 
 @bp.get("/journal")
 @director_only
 def journal_page():
+    """One page of the journal, newest first; only the rows shown (and the challenges around
+    them, for bursts) are read, so the page costs the same at any journal size."""
     hall = get_hall()
     try:
         filters = _journal_filters()
     except AdjudicatorError as exc:
         flash(str(exc), "error")
         return redirect(url_for("director.journal_page"))
-    rows = list(journal_review.select(hall.db, **filters))
-    bursts = journal_review.find_bursts(rows)
-    in_burst = {entry_id for burst in bursts for entry_id in burst.ids}
+    found = journal_review.page(hall.db, filters, before=_row_id("before"), after=_row_id("after"))
+    filter_args = {k: v for k, v in request.args.items() if k not in ("before", "after") and v}
     return render_template(
         "director/journal.html",
-        rows=list(reversed(rows))[:JOURNAL_ROWS_SHOWN],
-        total=len(rows),
-        shown=JOURNAL_ROWS_SHOWN,
-        bursts=bursts,
-        in_burst=in_burst,
+        page=found,
+        rows=found.rows,
+        journal_rows=journal.newest_id(hall.db),
+        filtered=bool(filter_args),
+        filter_args=filter_args,
+        bursts=found.bursts,
+        in_burst={entry_id for burst in found.bursts for entry_id in burst.ids},
         burst_challenges=settings.get_int("burst_challenges", 1),
         burst_minutes=settings.get_int("burst_minutes", 1),
+        max_burst_rows=journal_review.MAX_BURST_ROWS,
         args=request.args,
         tournaments=tournaments.list_all(hall.db),
         kiosk_names=sorted({k.name for k in kiosks.list_all(hall.db)}),
@@ -390,7 +399,7 @@ def journal_page():
 def journal_csv():
     """The filtered journal as CSV, streamed in chunks: any size in constant memory."""
     filters = _journal_filters()
-    rows = journal_review.select(get_hall().db, **filters)
+    rows = journal_review.select(get_hall().db, **vars(filters))
     return Response(
         stream_with_context(export.csv_chunks(rows)),
         mimetype="text/csv",
@@ -404,11 +413,11 @@ def journal_csv():
 @bp.get("/flags")
 @director_only
 def flags():
-    all_cases = second_opinion.cases(get_hall().db)
+    db = get_hall().db
     return render_template(
         "director/flags.html",
-        open_cases=[case for case in all_cases if case.open],
-        closed_cases=[case for case in all_cases if not case.open][:50],
+        open_cases=second_opinion.cases(db, open_only=True),
+        closed_cases=second_opinion.cases(db, closed_only=True, limit=50),
     )
 
 

@@ -1,0 +1,70 @@
+"""Figures kept beside the journal, written in the same transaction as each append.
+
+The director's overview and flags pages read these few rows instead of counting or scanning
+the journal, so they cost the same at a thousand rows or a million:
+- `journal_tallies`: rows per UTC hour, tournament and kind;
+- `journal_cases`: one row per adjudication that has a second opinion or a ruling, saying
+  whether it is flagged for the director and whether the director has ruled.
+They are derived data: migration 3 builds them from the journal, and every append keeps them.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from typing import Any
+
+FLAGGED = "flagged for the director"  # in a second opinion's note: the director must rule
+
+_TALLY = (
+    "INSERT INTO journal_tallies (hour, tournament, kind, row_count) VALUES (?, ?, ?, ?) "
+    "ON CONFLICT (hour, tournament, kind) "
+    "DO UPDATE SET row_count = journal_tallies.row_count + excluded.row_count"
+)
+
+
+def hour_of(recorded_at: str) -> str:
+    """The tally bucket of an ISO UTC time: '2024-05-01T14'."""
+    return recorded_at[:13]
+
+
+def record(cur: Any, entries: Iterable[Any]) -> None:
+    """Count `entries` (journal.Entry rows just inserted) in the tallies and cases."""
+    counts: Counter[tuple[str, str, str]] = Counter()
+    follow_ups = []
+    for entry in entries:
+        counts[(hour_of(entry.recorded_at), entry.tournament, entry.kind)] += 1
+        if entry.refers_to is not None and entry.kind in ("second-opinion", "ruling"):
+            follow_ups.append(entry)
+    if counts:
+        cur.executemany(_TALLY, [(*key, n) for key, n in counts.items()])
+    for entry in follow_ups:
+        _record_case(cur, entry)
+
+
+def is_flagged(entry: Any) -> bool:
+    """A second opinion that the director must rule on."""
+    return entry.kind == "second-opinion" and FLAGGED in (entry.note or "")
+
+
+def _record_case(cur: Any, entry: Any) -> None:
+    row = cur.execute(
+        "SELECT flagged, ruling_id FROM journal_cases WHERE original_id = ?", (entry.refers_to,)
+    ).one()
+    flagged = int(bool(row and row["flagged"]) or is_flagged(entry))
+    ruling_id = row["ruling_id"] if row else None
+    if ruling_id is None and entry.kind == "ruling":
+        ruling_id = entry.id
+    is_open = int(bool(flagged) and ruling_id is None)
+    if row is None:
+        cur.execute(
+            "INSERT INTO journal_cases (original_id, flagged, ruling_id, open, latest_id) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (entry.refers_to, flagged, ruling_id, is_open, entry.id),
+        )
+    else:
+        cur.execute(
+            "UPDATE journal_cases SET flagged = ?, ruling_id = ?, open = ?, latest_id = ? "
+            "WHERE original_id = ?",
+            (flagged, ruling_id, is_open, entry.id, entry.refers_to),
+        )
