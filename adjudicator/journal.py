@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -87,15 +87,31 @@ _INSERT = (
 )
 _SELECT = f"SELECT {', '.join(_COLUMNS)} FROM adjudications"
 _WORDS = FIELDS.index("words")
+_PREV = FIELDS.index("prev_hash")
+_ROW_HASH = FIELDS.index("row_hash")
+assert _ROW_HASH == len(FIELDS) - 1, "the hashed fields are every field before row_hash"
+_DEFAULTS = {name: field.default for name, field in Entry.__dataclass_fields__.items()}
 _INTEGERS = tuple(FIELDS.index(name) for name in ("id", "lexicon_words", "word_count"))
-_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"))
+# The canonical form is json.dumps(fields, sort_keys=True, separators=(",", ":")); building
+# the dict in sorted key order gives the same bytes without sorting on every row.
+_SORTED = tuple(sorted(range(len(_HASHED_FIELDS)), key=lambda index: _HASHED_FIELDS[index]))
+_SORTED_NAMES = tuple(_HASHED_FIELDS[index] for index in _SORTED)
+_ENCODER = json.JSONEncoder(separators=(",", ":"))
 
 
-def hash_values(values: list[Any]) -> str:
+def hash_values(values: list[Any] | tuple) -> str:
     """The row hash of a row's hashed fields, in _HASHED_FIELDS order (words as a sequence)."""
-    fields = dict(zip(_HASHED_FIELDS, values, strict=True))
+    fields = dict(zip(_SORTED_NAMES, [values[index] for index in _SORTED], strict=True))
     fields["words"] = list(fields["words"])
     return hashlib.sha256(_ENCODER.encode(fields).encode()).hexdigest()
+
+
+def _make_entry(values: list[Any] | tuple) -> Entry:
+    """An Entry from its values in FIELDS order, without the frozen dataclass's slow __init__
+    (one object.__setattr__ per field): this runs for every row read or written."""
+    entry = object.__new__(Entry)
+    entry.__dict__.update(zip(FIELDS, values, strict=True))
+    return entry
 
 
 @dataclass
@@ -144,13 +160,13 @@ def append_batch(db: Database, batch: list[Pending]) -> None:
                 pending.error = refusal
                 continue
             now = datetime.now(UTC).isoformat(timespec="microseconds")
-            entry = _with_hash(
-                Entry(
-                    id=next_id,
-                    recorded_at=max(now, not_before),
-                    prev_hash=prev_hash,
+            entry = _new_entry(
+                {
                     **pending.fields,
-                )
+                    "id": next_id,
+                    "recorded_at": max(now, not_before),
+                    "prev_hash": prev_hash,
+                }
             )
             if pending.guard is not None:  # later guards in the batch must see this row
                 cur.execute(_INSERT, _row_values(entry))
@@ -217,6 +233,8 @@ def batches(
         if filters.get(column):
             conditions.append(f"{column} = ?")
             params.append(filters[column])
+    if filters.get("kind") not in (None, "", "challenge"):
+        conditions.append("kind <> 'challenge'")  # lets the partial index answer it
     where = " AND ".join(["id > ?", *conditions])
     sql = f"{_SELECT} WHERE {where} ORDER BY id LIMIT {int(batch)}"
     after = 0
@@ -264,29 +282,32 @@ def verify(db: Database) -> VerifyResult:
     return VerifyResult(count, last_hash=expected_prev if count else "")
 
 
-def count_since(cur: Any, kiosk: str, since: str) -> int:
-    """How many challenges a kiosk made at or after the ISO time `since` (inside a transaction)."""
-    row = cur.execute(
-        "SELECT COUNT(*) AS n FROM adjudications WHERE kiosk = ? AND recorded_at >= ? "
-        "AND kind = 'challenge'",
-        (kiosk, since),
-    ).one()
-    return int(row["n"]) if row else 0
+def count_since(cur: Any, kiosk: str, since: str, at_most: int) -> int:
+    """How many challenges a kiosk made at or after the ISO time `since`, counting no further
+    than `at_most` (inside a transaction): its newest `at_most` challenges, read by index."""
+    rows = cur.execute(
+        "SELECT recorded_at FROM adjudications WHERE kiosk = ? AND kind = 'challenge' "
+        f"ORDER BY id DESC LIMIT {int(at_most)}",
+        (kiosk,),
+    ).tuples()
+    return sum(1 for (recorded_at,) in rows if recorded_at >= since)
 
 
-def _with_hash(entry: Entry) -> Entry:
-    return replace(entry, row_hash=entry.compute_hash())
+def _new_entry(fields: dict[str, Any]) -> Entry:
+    """A new row from its fields (the optional ones may be left out), with its hash."""
+    unknown = set(fields) - set(FIELDS)
+    if unknown:
+        raise TypeError(f"unknown journal fields: {', '.join(sorted(unknown))}")
+    values = [fields.get(name, _DEFAULTS.get(name)) for name in FIELDS]
+    values[_WORDS] = tuple(values[_WORDS])
+    values[_ROW_HASH] = hash_values(values[:_ROW_HASH])
+    return _make_entry(values)
 
 
 def _row_values(entry: Entry) -> tuple:
     return tuple(
         " ".join(entry.words) if name == "words" else getattr(entry, name) for name in FIELDS
     )
-
-
-_PREV = FIELDS.index("prev_hash")
-_ROW_HASH = FIELDS.index("row_hash")
-assert _ROW_HASH == len(FIELDS) - 1, "the hashed fields are every field before row_hash"
 
 
 def _stored_hash(row: tuple) -> str:
@@ -304,4 +325,4 @@ def from_values(row: tuple) -> Entry:
     values[_WORDS] = tuple(values[_WORDS].split())
     for index in _INTEGERS:
         values[index] = int(values[index])
-    return Entry(*values)
+    return _make_entry(values)

@@ -233,6 +233,8 @@ def _where(db: Database, filters: Filters) -> tuple[list[str], list] | None:
         if value:
             conditions.append(f"{column} = ?")
             params.append(value)
+    if filters.kind and filters.kind != "challenge":
+        conditions.append("kind <> 'challenge'")  # as the partial index says: it is then used
     if filters.since:
         first = _id_at(db, ">=", filters.since)
         if first is None:

@@ -83,9 +83,16 @@ MIGRATIONS: tuple[tuple[int, str, tuple[str, ...]], ...] = (
         3,
         "indexes and tallies that keep the director's pages flat as the journal grows",
         (
-            "CREATE INDEX adjudications_by_kind ON adjudications (kind, id)",
+            # Each index costs every append a page write (and the fsync that much more), so
+            # rows that need no entry get none: most rows are challenges referring to nothing.
+            "DROP INDEX adjudications_by_kiosk",  # (kiosk, recorded_at): (kiosk, id) serves both
             "CREATE INDEX adjudications_by_kiosk_id ON adjudications (kiosk, id)",
             "CREATE INDEX adjudications_by_time ON adjudications (recorded_at, id)",
+            "DROP INDEX adjudications_by_refers_to",
+            "CREATE INDEX adjudications_follow_ups ON adjudications (refers_to) "
+            "WHERE refers_to IS NOT NULL",
+            "CREATE INDEX adjudications_not_challenges ON adjudications (kind, id) "
+            "WHERE kind <> 'challenge'",
             # Rows per UTC hour, tournament and kind, kept in each append's transaction.
             """CREATE TABLE journal_tallies (
             hour TEXT NOT NULL,

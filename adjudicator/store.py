@@ -11,6 +11,7 @@ import os
 import re
 import tempfile
 import time
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -35,58 +36,52 @@ def check_name(name: str) -> str:
 
 
 class LexiconStore:
-    """Compiled lexicons in one folder, by default `<data home>/lexicons`."""
+    """Compiled lexicons in one folder, by default `<data home>/lexicons`.
+
+    The folder's manifests are read once and kept for as long as the folder is unchanged: a
+    manifest is only ever replaced by a rename, which changes the folder's mtime. So a call
+    costs one stat() of the folder, however many lexicons there are.
+    """
 
     def __init__(self, root: Path | None = None):
         self.root = Path(root) if root else settings.data_home() / "lexicons"
         self.root.mkdir(parents=True, exist_ok=True)
+        self._root = str(self.root)
         self._open: dict[str, tuple[str, tuple | None, CompiledLexicon]] = {}
-        self._manifests: dict[str, tuple[tuple[int, int, int], Manifest]] = {}
+        self._listing: _Listing | None = None
 
     def manifest_path(self, name: str) -> Path:
         return self.root / f"{check_name(name)}.json"
 
     def names(self) -> list[str]:
         """Names of every lexicon with a manifest, sorted."""
-        return sorted(path.stem for path in self.root.glob("*.json"))
+        return list(self._current().manifests)
 
     def exists(self, name: str) -> bool:
-        return self.manifest_path(name).exists()
+        return name in self._current().manifests
 
     def manifest(self, name: str) -> Manifest:
-        """The manifest of `name`, or LexiconNotFound saying which names exist.
-
-        Manifests are replaced atomically (a new inode), so a cached copy is reused for as
-        long as the file's identity is unchanged: one stat() on the verdict path, no parsing.
-        """
-        path = self.manifest_path(name)
-        try:
-            stat = path.stat()
-            identity = (stat.st_ino, stat.st_mtime_ns, stat.st_size)
-            cached = self._manifests.get(name)
-            if cached and cached[0] == identity:
-                return cached[1]
-            manifest = Manifest.from_json(path.read_text())
-            self._manifests[name] = (identity, manifest)
-            return manifest
-        except FileNotFoundError:
-            known = ", ".join(self.names()) or "none yet"
+        """The manifest of `name`, or LexiconNotFound saying which names exist."""
+        listing = self._current()
+        found = listing.manifests.get(name)
+        if found is None:
+            check_name(name)
+            known = ", ".join(listing.manifests) or "none yet"
             raise LexiconNotFound(
                 f"No lexicon named {name!r} (compiled lexicons: {known}). "
                 "Import one with `adjudicator lexicon import`."
-            ) from None
-        except (ValueError, TypeError) as exc:
-            raise LexiconCorrupt(f"The manifest of lexicon {name} is unreadable: {exc}.") from None
+            )
+        if isinstance(found, LexiconError):
+            raise type(found)(str(found))  # a fresh one: re-raising one object grows its traceback
+        return found
 
     def manifests(self) -> list[Manifest]:
         """Manifests of every lexicon that has a readable one."""
-        found = []
-        for name in self.names():
-            try:
-                found.append(self.manifest(name))
-            except LexiconError:
-                continue
-        return found
+        return self._current().readable
+
+    def summaries(self) -> list[dict]:
+        """Every readable manifest's summary (as the API lists them), computed once per change."""
+        return self._current().summaries
 
     def open(self, name: str) -> CompiledLexicon:
         """The lexicon `name`, mmapped once per process and reopened when its manifest changes.
@@ -95,15 +90,29 @@ class LexiconStore:
         is checked again, so a file damaged under a running server is refused, not used.
         """
         manifest = self.manifest(name)
-        path = self.root / manifest.compiled_file
+        path = os.path.join(self._root, manifest.compiled_file)
         signature = _file_signature(path)
         cached = self._open.get(name)
         if cached and cached[0] == manifest.compiled_sha256 and cached[1] == signature:
             return cached[2]
         self._open.pop(name, None)
-        lexicon = CompiledLexicon.open(manifest, path)
+        lexicon = CompiledLexicon.open(manifest, Path(path))
         self._open[name] = (manifest.compiled_sha256, signature, lexicon)
         return lexicon
+
+    def _current(self) -> _Listing:
+        """The manifests as the folder holds them now: reread only when the folder changed."""
+        try:
+            info = os.stat(self._root)
+        except OSError:
+            info = None
+        identity = (info.st_ino, info.st_mtime_ns, info.st_size) if info else None
+        listing = self._listing
+        if listing is not None and listing.identity == identity and listing.settled:
+            return listing
+        listing = _Listing.read(self.root, identity, info.st_mtime if info else 0.0)
+        self._listing = listing
+        return listing
 
     def save(self, name: str, words: WordSet, **details) -> Manifest:
         """Compile `words` into the store as `name`; `details` fill the manifest."""
@@ -167,7 +176,42 @@ class LexiconStore:
             Path(temp).unlink(missing_ok=True)
 
 
-def _file_signature(path: Path) -> tuple | None:
+# A folder's mtime ticks coarsely (a few ms): a change in the same tick as the listing would
+# not move it. A listing made this long after the folder's mtime is trusted; until then each
+# call reads the folder again.
+SETTLE_SECONDS = 1.0
+
+
+@dataclass(frozen=True)
+class _Listing:
+    """The folder's manifests at one moment: name -> Manifest (or the error reading it)."""
+
+    identity: tuple | None
+    settled: bool
+    manifests: dict[str, Manifest | LexiconError]
+    readable: list[Manifest]
+    summaries: list[dict]
+
+    @classmethod
+    def read(cls, root: Path, identity: tuple | None, mtime: float) -> _Listing:
+        settled = identity is not None and time.time() - mtime > SETTLE_SECONDS
+        manifests: dict[str, Manifest | LexiconError] = {}
+        for path in sorted(root.glob("*.json")):
+            manifests[path.stem] = _read_manifest(path)
+        readable = [m for m in manifests.values() if isinstance(m, Manifest)]
+        return cls(identity, settled, manifests, readable, [m.summary() for m in readable])
+
+
+def _read_manifest(path: Path) -> Manifest | LexiconError:
+    try:
+        return Manifest.from_json(path.read_text())
+    except OSError as exc:
+        return LexiconNotFound(f"The manifest of lexicon {path.stem} cannot be read: {exc}.")
+    except (ValueError, TypeError) as exc:
+        return LexiconCorrupt(f"The manifest of lexicon {path.stem} is unreadable: {exc}.")
+
+
+def _file_signature(path: str) -> tuple | None:
     """What changes when a file is rewritten or edited in place: inode, size, mtime."""
     try:
         info = os.stat(path)

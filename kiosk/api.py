@@ -33,7 +33,7 @@ def healthz():
 
 @bp.get("/api/v1/lexicons")
 def lexicons():
-    return jsonify([m.summary() for m in get_hall().store.manifests()])
+    return jsonify(get_hall().store.summaries())
 
 
 @bp.get("/api/v1/tournaments")
