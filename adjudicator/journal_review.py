@@ -109,12 +109,13 @@ def page(
     *,
     before: int | None = None,
     after: int | None = None,
-    size: int = PAGE_ROWS,
+    size: int | None = None,
     more_than: int | None = None,
     minutes: int | None = None,
 ) -> Page:
-    """The `size` newest rows matching `filters` (older than `before`, or the oldest newer
-    than `after`), and the bursts among the challenges around them."""
+    """The `size` (default PAGE_ROWS) newest rows matching `filters` (older than `before`, or
+    the oldest newer than `after`), and the bursts among the challenges around them."""
+    size = size or PAGE_ROWS
     where = _where(db, filters)
     if where is None:
         return Page([])

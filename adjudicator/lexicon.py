@@ -11,12 +11,15 @@ import json
 import mmap
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
 
 import marisa_trie
 
 from adjudicator.errors import LexiconCorrupt
 from adjudicator.wordlist import short_fingerprint
+
+TYPE_CHECKING = False  # the typing module costs `adjudicator judge` several ms to import
+if TYPE_CHECKING:
+    from typing import Any
 
 
 @dataclass(frozen=True)

@@ -9,10 +9,7 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 import time
-from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
 import marisa_trie
@@ -55,18 +52,18 @@ class LexiconStore:
 
     def names(self) -> list[str]:
         """Names of every lexicon with a manifest, sorted."""
-        return list(self._current().manifests)
+        return list(self._current().names)
 
     def exists(self, name: str) -> bool:
-        return name in self._current().manifests
+        return self._current().get(name) is not None
 
     def manifest(self, name: str) -> Manifest:
         """The manifest of `name`, or LexiconNotFound saying which names exist."""
         listing = self._current()
-        found = listing.manifests.get(name)
+        found = listing.get(name)
         if found is None:
             check_name(name)
-            known = ", ".join(listing.manifests) or "none yet"
+            known = ", ".join(listing.names) or "none yet"
             raise LexiconNotFound(
                 f"No lexicon named {name!r} (compiled lexicons: {known}). "
                 "Import one with `adjudicator lexicon import`."
@@ -77,11 +74,11 @@ class LexiconStore:
 
     def manifests(self) -> list[Manifest]:
         """Manifests of every lexicon that has a readable one."""
-        return self._current().readable
+        return self._current().readable()
 
     def summaries(self) -> list[dict]:
         """Every readable manifest's summary (as the API lists them), computed once per change."""
-        return self._current().summaries
+        return self._current().summaries()
 
     def open(self, name: str) -> CompiledLexicon:
         """The lexicon `name`, mmapped once per process and reopened when its manifest changes.
@@ -110,7 +107,7 @@ class LexiconStore:
         listing = self._listing
         if listing is not None and listing.identity == identity and listing.settled:
             return listing
-        listing = _Listing.read(self.root, identity, info.st_mtime if info else 0.0)
+        listing = _Listing(self._root, identity, info.st_mtime if info else 0.0)
         self._listing = listing
         return listing
 
@@ -128,7 +125,7 @@ class LexiconStore:
             compiled_sha256=file_sha256(compiled),
             longest_word=words.longest,
             words_over_15=words.over_board_length,
-            built_at=datetime.now(UTC).isoformat(timespec="seconds"),
+            built_at=_now(),
             build_seconds=round(time.perf_counter() - started, 3),
             program_version=__version__,
             **details,
@@ -163,6 +160,8 @@ class LexiconStore:
             return None
 
     def _write_trie(self, name: str, trie: marisa_trie.Trie) -> Path:
+        import tempfile  # only when saving: `judge` should not pay for it
+
         handle, temp = tempfile.mkstemp(dir=self.root, prefix=f".{name}.", suffix=".tmp")
         os.close(handle)
         try:
@@ -182,24 +181,39 @@ class LexiconStore:
 SETTLE_SECONDS = 1.0
 
 
-@dataclass(frozen=True)
 class _Listing:
-    """The folder's manifests at one moment: name -> Manifest (or the error reading it)."""
+    """The folder's lexicon names at one moment; each manifest is read on first use."""
 
-    identity: tuple | None
-    settled: bool
-    manifests: dict[str, Manifest | LexiconError]
-    readable: list[Manifest]
-    summaries: list[dict]
+    def __init__(self, root: str, identity: tuple | None, mtime: float):
+        self.root = root
+        self.identity = identity
+        self.settled = identity is not None and time.time() - mtime > SETTLE_SECONDS
+        try:
+            files = os.listdir(root)
+        except OSError:
+            files = []
+        self.names = sorted(name[:-5] for name in files if name.endswith(".json"))
+        self._known = set(self.names)
+        self._manifests: dict[str, Manifest | LexiconError] = {}
+        self._summaries: list[dict] | None = None
 
-    @classmethod
-    def read(cls, root: Path, identity: tuple | None, mtime: float) -> _Listing:
-        settled = identity is not None and time.time() - mtime > SETTLE_SECONDS
-        manifests: dict[str, Manifest | LexiconError] = {}
-        for path in sorted(root.glob("*.json")):
-            manifests[path.stem] = _read_manifest(path)
-        readable = [m for m in manifests.values() if isinstance(m, Manifest)]
-        return cls(identity, settled, manifests, readable, [m.summary() for m in readable])
+    def get(self, name: str) -> Manifest | LexiconError | None:
+        """The manifest of `name` (or the error reading it); None if there is no such lexicon."""
+        if name not in self._known:
+            return None
+        found = self._manifests.get(name)
+        if found is None:
+            found = _read_manifest(Path(self.root, name + ".json"))
+            self._manifests[name] = found
+        return found
+
+    def readable(self) -> list[Manifest]:
+        return [m for m in map(self.get, self.names) if isinstance(m, Manifest)]
+
+    def summaries(self) -> list[dict]:
+        if self._summaries is None:
+            self._summaries = [manifest.summary() for manifest in self.readable()]
+        return self._summaries
 
 
 def _read_manifest(path: Path) -> Manifest | LexiconError:
@@ -220,7 +234,15 @@ def _file_signature(path: str) -> tuple | None:
     return (info.st_ino, info.st_size, info.st_mtime_ns)
 
 
+def _now() -> str:
+    from datetime import UTC, datetime  # only when saving: `judge` should not pay for it
+
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
 def _atomic_write(path: Path, data: bytes) -> None:
+    import tempfile
+
     handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "wb") as out:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from adjudicator.cli.judging import describe_os_error
 from adjudicator.errors import AdjudicatorError
 from adjudicator.store import LexiconStore
 
@@ -25,7 +26,7 @@ class AdjudicatorGroup(click.Group):
         except AdjudicatorError as exc:
             raise CliError(str(exc)) from None
         except OSError as exc:
-            raise CliError(f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": ")) from None
+            raise CliError(describe_os_error(exc)) from None
 
 
 def open_store() -> LexiconStore:

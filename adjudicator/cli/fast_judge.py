@@ -1,0 +1,84 @@
+"""`adjudicator judge` without loading click: the common forms, parsed by hand.
+
+A judgement at the table's side should start as fast as Python can open the lexicon. Click
+alone costs more to import than the whole judgement, so the plain forms of `judge`
+(`--lexicon/-l NAME`, `--rule/-r RULE`, `--json`, words or `-`) run here and print exactly
+what the click command prints. Anything else (help, an unknown or repeated option, a rule
+click would refuse) returns None, and the click command handles it as always.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+
+from adjudicator.errors import AdjudicatorError
+from adjudicator.rules import RULES
+
+_VALUE_OPTIONS = {"--lexicon": "lexicon", "-l": "lexicon", "--rule": "rule", "-r": "rule"}
+NO_VERDICT_EXIT = 2
+
+
+def parse(args: list[str]) -> dict | None:
+    """The options and words of `judge ARGS`, or None if this is not a plain form."""
+    found: dict = {"lexicon": None, "rule": None, "json": False, "words": []}
+    given: set[str] = set()
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        index += 1
+        if arg == "-" or not arg.startswith("-"):
+            found["words"].append(arg)
+            continue
+        name, has_value, value = arg.partition("=")
+        if name == "--json" and not has_value:
+            key, value = "json", True
+        elif name in _VALUE_OPTIONS and (has_value or index < len(args)):
+            if not has_value:
+                value, index = args[index], index + 1
+                if value.startswith("-") and value != "-":
+                    return None
+            key = _VALUE_OPTIONS[name]
+        else:
+            return None  # --help, -lNAME, --, an unknown option: click's to handle
+        if key in given:
+            return None
+        given.add(key)
+        found[key] = value
+    if found["rule"] is not None and found["rule"] not in RULES:
+        return None
+    return found
+
+
+def run(
+    args: list[str],
+    stdin: io.TextIOBase = sys.stdin,
+    out: io.TextIOBase = sys.stdout,
+    err: io.TextIOBase = sys.stderr,
+) -> int | None:
+    """Judge as `adjudicator judge ARGS` would; the exit code, or None to leave it to click."""
+    options = parse(args)
+    if options is None:
+        return None
+    from adjudicator.cli.judging import (
+        chosen_lexicon,
+        describe_os_error,
+        format_ruling,
+        judge_text,
+        ruling_json,
+    )
+
+    try:
+        lexicon_name = chosen_lexicon(options["lexicon"])
+        words = options["words"]
+        text = stdin.read() if words == ["-"] else " ".join(words)
+        ruling = judge_text(lexicon_name, options["rule"], text)
+    except AdjudicatorError as exc:
+        print(f"Error: {exc}", file=err)
+        return NO_VERDICT_EXIT
+    except OSError as exc:
+        print(f"Error: {describe_os_error(exc)}", file=err)
+        return NO_VERDICT_EXIT
+    print(json.dumps(ruling_json(ruling)) if options["json"] else format_ruling(ruling), file=out)
+    return ruling.verdict.exit_code
