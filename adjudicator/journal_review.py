@@ -264,9 +264,13 @@ def _id_at(db: Database, comparison: str, moment: str) -> int | None:
 
 
 def _exists(db: Database, where: str, params: list, bound: str, value: int) -> bool:
+    """Whether a matching row lies beyond `value` (`bound` is "id < ?" or "id > ?"): the
+    nearest one, found walking the index from `value`, never a scan."""
+    order = "DESC" if "<" in bound else "ASC"
     with db.transaction() as cur:
         row = cur.execute(
-            f"SELECT id FROM adjudications WHERE {where} AND {bound} LIMIT 1", (*params, value)
+            f"SELECT id FROM adjudications WHERE {where} AND {bound} ORDER BY id {order} LIMIT 1",
+            (*params, value),
         ).one()
     return row is not None
 
