@@ -9,10 +9,11 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, TextIO
 
 from adjudicator import journal
+from adjudicator.db import Database
 
 CSV_FIELDS = journal.FIELDS
 
@@ -28,21 +29,26 @@ def export_json(entry: journal.Entry) -> dict[str, Any]:
     }
 
 
-def export_csv(entry: journal.Entry) -> dict[str, Any]:
-    """One row as a CSV record keyed by CSV_FIELDS (words joined by spaces)."""
-    row = {name: getattr(entry, name) for name in CSV_FIELDS}
-    row["words"] = " ".join(entry.words)
-    return row
+def export_csv(entry: journal.Entry) -> tuple:
+    """One row as a CSV record in CSV_FIELDS order (words joined by spaces): the values exactly
+    as the journal stores them, which is what `csv_chunks` writes."""
+    return tuple(
+        " ".join(entry.words) if name == "words" else getattr(entry, name) for name in CSV_FIELDS
+    )
 
 
-def csv_chunks(entries: Iterable[journal.Entry], rows_per_chunk: int = 1000) -> Iterator[str]:
-    """The CSV text (header first) in chunks of rows, for a streamed download or a file."""
+def csv_chunks(rows: Iterable[Sequence[Any]], rows_per_chunk: int = 1000) -> Iterator[str]:
+    """The CSV text (header first) in chunks of rows, for a streamed download or a file.
+
+    `rows` are stored rows in CSV_FIELDS order (journal.rows, or export_csv of an entry):
+    written as read, with no object per row, so an export costs about what reading does.
+    """
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=CSV_FIELDS, lineterminator="\n")
-    writer.writeheader()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(CSV_FIELDS)
     pending = 0
-    for entry in entries:
-        writer.writerow(export_csv(entry))
+    for row in rows:
+        writer.writerow(row)
         pending += 1
         if pending >= rows_per_chunk:
             yield _drain(buffer)
@@ -64,9 +70,12 @@ def json_chunks(entries: Iterable[journal.Entry], rows_per_chunk: int = 1000) ->
     yield "".join(parts)
 
 
-def write(entries: Iterable[journal.Entry], out: TextIO, fmt: str = "csv") -> None:
-    """Write `entries` to `out` as CSV or JSON, chunk by chunk."""
-    chunks = csv_chunks(entries) if fmt == "csv" else json_chunks(entries)
+def write(db: Database, out: TextIO, fmt: str = "csv", tournament: str | None = None) -> None:
+    """Write the journal (or one tournament's rows) to `out` as CSV or JSON, chunk by chunk."""
+    if fmt == "csv":
+        chunks = csv_chunks(journal.rows(db, tournament))
+    else:
+        chunks = json_chunks(journal.entries(db, tournament))
     for chunk in chunks:
         out.write(chunk)
 

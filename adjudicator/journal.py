@@ -213,6 +213,12 @@ def entries(
         yield from map(from_values, rows)
 
 
+def rows(db: Database, tournament: str | None = None, **filters: Any) -> Iterator[tuple]:
+    """The rows of `entries` as stored (FIELDS order, words as one text), read in batches."""
+    for found in batches(db, tournament, **filters):
+        yield from found
+
+
 def batches(
     db: Database,
     tournament: str | None = None,

@@ -96,11 +96,18 @@ def select(
     until: str | None = None,
 ) -> Iterator[journal.Entry]:
     """Journal rows in id order matching every filter given, streamed in batches."""
-    where = _where(db, Filters(tournament, kiosk, kind, since, until))
+    yield from map(
+        journal.from_values, select_rows(db, Filters(tournament, kiosk, kind, since, until))
+    )
+
+
+def select_rows(db: Database, filters: Filters) -> Iterator[tuple]:
+    """The rows of `select` as stored (journal.FIELDS order), for a streamed CSV."""
+    where = _where(db, filters)
     if where is None:
         return
-    for rows in journal.batches(db, where=where[0], params=where[1]):
-        yield from map(journal.from_values, rows)
+    for rows in journal.batches(db, where=tuple(where[0]), params=tuple(where[1])):
+        yield from rows
 
 
 def page(

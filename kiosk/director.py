@@ -399,7 +399,7 @@ def journal_page():
 def journal_csv():
     """The filtered journal as CSV, streamed in chunks: any size in constant memory."""
     filters = _journal_filters()
-    rows = journal_review.select(get_hall().db, **vars(filters))
+    rows = journal_review.select_rows(get_hall().db, filters)
     return Response(
         stream_with_context(export.csv_chunks(rows)),
         mimetype="text/csv",

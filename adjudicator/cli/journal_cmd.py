@@ -27,7 +27,7 @@ def export(tournament: str | None, fmt: str):
     db = open_hall().db
     if tournament:
         tournaments.get(db, tournament)  # a mistyped slug is an error, not an empty export
-    export_rows.write(journal.entries(db, tournament), sys.stdout, fmt)
+    export_rows.write(db, sys.stdout, fmt, tournament)
 
 
 @journal_group.command("verify")

@@ -1,0 +1,124 @@
+"""A season's journal for the scaling benchmark: a data home with 40 tournaments, 400 kiosks
+and a director, filled through the program's own append path (journal.append_batch: the
+hashes, the chain, the tallies and cases, one transaction per batch, as group commit does).
+
+One row in 200 is a second opinion on the row before it (every other one flagged for the
+director), and each flagged case is ruled on by the next row, except one in a hundred left
+open; the rest are challenges spread over the tournaments and kiosks.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from adjudicator import journal, kiosks, migrations, staff, tournaments
+from adjudicator.backends import connect
+from adjudicator.db import Database
+from adjudicator.store import LexiconStore
+from adjudicator.wordlist import WordSet
+
+TOURNAMENTS = 40
+KIOSKS = 400
+WORDS = ("AA", "AB", "QI", "ZA", "JO", "XI", "CAT", "DOG", "FOX", "ZEBRA", "QUIXOTIC")
+DIRECTOR_PASSWORD = "director-benchmark-1"
+CHALLENGES = (("QI", "ZA"), ("CAT", "DOGX"), ("ZEBRA",), ("JO", "XI", "AA", "FOX"))
+
+
+@dataclass
+class Season:
+    home: Path
+    url: str  # the journal database
+    token: str  # a kiosk's bearer token
+    fingerprint: str
+
+    @property
+    def env(self) -> dict:
+        return {"ADJUDICATOR_HOME": str(self.home), "ADJUDICATOR_DATABASE_URL": self.url}
+
+    def db(self) -> Database:
+        return connect(self.url)
+
+
+def tournament_slug(n: int) -> str:
+    return f"division-{n % TOURNAMENTS:02d}"
+
+
+def kiosk_name(n: int) -> str:
+    return f"kiosk-{n % KIOSKS:03d}"
+
+
+def prepare(home: Path, url: str) -> Season:
+    """The data home, its lexicon, tournaments, kiosks and director; an empty journal."""
+    os.environ["ADJUDICATOR_HOME"] = str(home)
+    store = LexiconStore(root=home / "lexicons")
+    manifest = store.save("TINY", WordSet.of(WORDS), description="benchmark lexicon")
+    db = connect(url)
+    migrations.upgrade(db)
+    for n in range(TOURNAMENTS):
+        tournaments.create(db, store, tournament_slug(n), "TINY", "double", f"Division {n}")
+    token = ""
+    for n in range(KIOSKS):
+        enrolment = kiosks.add(db, kiosk_name(n), tournament_slug(n))
+        token = token or enrolment.token
+    staff.set_director_password(db, DIRECTOR_PASSWORD)
+    db.close()
+    return Season(home, url, token, manifest.fingerprint)
+
+
+def row(n: int, fingerprint: str) -> dict:
+    """The fields of row number `n` (its id, once appended) of the season."""
+    words = CHALLENGES[n % len(CHALLENGES)]
+    fields = dict(
+        kind="challenge",
+        tournament=tournament_slug(n),
+        kiosk=kiosk_name(n),
+        lexicon_name="TINY",
+        lexicon_fingerprint=fingerprint,
+        lexicon_words=len(WORDS),
+        rule="double",
+        words=words,
+        word_count=len(words),
+        verdict="UNACCEPTABLE" if "DOGX" in words else "ACCEPTABLE",
+        consequence="The play stands; the challenger loses their turn.",
+        table=str(n % 30 + 1),
+        round=str(n // 5000 % 12 + 1),
+    )
+    if n % 200 == 0:
+        flagged = n % 400 == 0
+        fields.update(
+            kind="second-opinion",
+            refers_to=n - 1,
+            kiosk="judge:alice",
+            tournament=tournament_slug(n - 1),
+            note="flagged for the director: the verdict differs from the original's"
+            if flagged
+            else None,
+            actor="alice",
+        )
+    elif n % 400 == 1 and n > 1 and (n - 1) % 40_000 != 0:
+        fields.update(
+            kind="ruling",
+            refers_to=n - 2,
+            kiosk="director",
+            tournament=tournament_slug(n - 2),
+            note="Checked against the slip",
+            actor="director",
+        )
+    return fields
+
+
+def fill(season: Season, target: int, batch: int = 1000) -> int:
+    """Append rows until the journal holds `target`; returns how many were added."""
+    db = season.db()
+    try:
+        start = journal.newest_id(db)
+        for first in range(start + 1, target + 1, batch):
+            last = min(first + batch, target + 1)
+            pending = [journal.Pending(row(n, season.fingerprint)) for n in range(first, last)]
+            journal.append_batch(db, pending)
+            assert all(p.error is None for p in pending)
+        return max(0, target - start)
+    finally:
+        db.close()
