@@ -6,9 +6,10 @@ import fcntl
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
+from typing import Any
 
 from adjudicator.db import Cursor, Database, DatabaseUnavailable
 
@@ -80,6 +81,14 @@ class SqliteDatabase(Database):
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+    def query_one(self, sql: str, params: Sequence[Any] = ()) -> dict[str, Any] | None:
+        """One read in autocommit mode: SQLite reads a consistent snapshot for the statement,
+        and the hot path (a kiosk's token, its tournament) saves a BEGIN and a COMMIT."""
+        try:
+            return Cursor(self._connection().execute(sql, tuple(params))).one()
+        except sqlite3.Error as exc:
+            raise DatabaseUnavailable(f"The journal database is not available: {exc}.") from None
 
     def close(self) -> None:
         connection = getattr(self._local, "connection", None)

@@ -26,7 +26,7 @@ class _Waiter:
 
     def __init__(self, pending: journal.Pending):
         self.pending = pending
-        self.wake = threading.Event()  # set when its row is committed, or when it must lead
+        self.wake: threading.Event | None = None  # a follower's: set when committed or to lead
         self.taken = False  # in a batch being committed
         self.done = False
 
@@ -45,6 +45,8 @@ class GroupCommitter:
         with self._lock:
             self._queue.append(waiter)
             leads = len(self._queue) == 1
+            if not leads:
+                waiter.wake = threading.Event()
         if leads or not self._wait(waiter):
             self._lead()
         pending = waiter.pending
@@ -55,6 +57,7 @@ class GroupCommitter:
 
     def _wait(self, waiter: _Waiter) -> bool:
         """Wait until the row is committed (True) or this request must commit (False)."""
+        assert waiter.wake is not None
         waiter.wake.wait(WAIT_SECONDS)
         with self._lock:
             if waiter.done:
@@ -92,7 +95,6 @@ class GroupCommitter:
                     self._queue.popleft()
                     waiter.done = True
                 next_leader = self._queue[0] if self._queue else None
-            for waiter in batch:
-                waiter.wake.set()
-            if next_leader is not None:
-                next_leader.wake.set()
+            for waiter in (*batch, next_leader):
+                if waiter is not None and waiter.wake is not None:
+                    waiter.wake.set()

@@ -173,7 +173,9 @@ def append_batch(db: Database, batch: list[Pending]) -> None:
             written.append((pending, entry))
             next_id, prev_hash, not_before = entry.id + 1, entry.row_hash, entry.recorded_at
         unguarded = [_row_values(e) for p, e in written if p.guard is None]
-        if unguarded:
+        if len(unguarded) == 1:
+            cur.execute(_INSERT, unguarded[0])
+        elif unguarded:
             cur.executemany(_INSERT, unguarded)
         tallies.record(cur, [entry for _, entry in written])
     for pending, entry in written:  # only once the commit is durable

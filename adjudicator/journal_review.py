@@ -22,7 +22,7 @@ from adjudicator.db import Database
 from adjudicator.errors import AdjudicatorError
 
 PAGE_ROWS = 100
-MAX_BURST_ROWS = 20_000  # challenges read at most to find the bursts around one page
+MAX_BURST_ROWS = 5_000  # challenges read at most to find the bursts around one page
 
 
 class FilterError(AdjudicatorError):

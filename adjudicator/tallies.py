@@ -36,8 +36,11 @@ def record(cur: Any, entries: Iterable[Any]) -> None:
         counts[(hour_of(entry.recorded_at), entry.tournament, entry.kind)] += 1
         if entry.refers_to is not None and entry.kind in ("second-opinion", "ruling"):
             follow_ups.append(entry)
-    if counts:
-        cur.executemany(_TALLY, [(*key, n) for key, n in counts.items()])
+    tallied = [(*key, n) for key, n in counts.items()]
+    if len(tallied) == 1:
+        cur.execute(_TALLY, tallied[0])
+    elif tallied:
+        cur.executemany(_TALLY, tallied)
     for entry in follow_ups:
         _record_case(cur, entry)
 

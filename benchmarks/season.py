@@ -5,12 +5,19 @@ hashes, the chain, the tallies and cases, one transaction per batch, as group co
 One row in 200 is a second opinion on the row before it (every other one flagged for the
 director), and each flagged case is ruled on by the next row, except one in a hundred left
 open; the rest are challenges spread over the tournaments and kiosks.
+
+A season is not appended in a few minutes: while filling, the journal's clock is a simulated
+one, row n recorded n seconds after the season's start (a busy association's rate, spread
+over 400 kiosks), so time filters and bursts see a season's spacing. The season starts a day
+ahead of the real clock, so rows appended for real in between (by the servers the benchmark
+starts) take the time of the row before them, and the chain's times never run backwards.
 """
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from adjudicator import journal, kiosks, migrations, staff, tournaments
@@ -32,6 +39,7 @@ class Season:
     url: str  # the journal database
     token: str  # a kiosk's bearer token
     fingerprint: str
+    start: datetime  # row n is recorded at start + n seconds
 
     @property
     def env(self) -> dict:
@@ -64,7 +72,8 @@ def prepare(home: Path, url: str) -> Season:
         token = token or enrolment.token
     staff.set_director_password(db, DIRECTOR_PASSWORD)
     db.close()
-    return Season(home, url, token, manifest.fingerprint)
+    start = datetime.now(UTC).replace(microsecond=0) + timedelta(days=1)
+    return Season(home, url, token, manifest.fingerprint, start)
 
 
 def row(n: int, fingerprint: str) -> dict:
@@ -109,16 +118,34 @@ def row(n: int, fingerprint: str) -> dict:
     return fields
 
 
+class SeasonClock:
+    """Stands in for journal.datetime while filling: each now() is the next row's time."""
+
+    def __init__(self, start: datetime):
+        self.start = start
+        self.row = 0
+
+    def now(self, tz=None) -> datetime:
+        moment = self.start + timedelta(seconds=self.row)
+        self.row += 1
+        return moment
+
+
 def fill(season: Season, target: int, batch: int = 1000) -> int:
     """Append rows until the journal holds `target`; returns how many were added."""
     db = season.db()
+    clock = SeasonClock(season.start)
+    real = journal.datetime
+    journal.datetime = clock
     try:
         start = journal.newest_id(db)
         for first in range(start + 1, target + 1, batch):
             last = min(first + batch, target + 1)
             pending = [journal.Pending(row(n, season.fingerprint)) for n in range(first, last)]
+            clock.row = first
             journal.append_batch(db, pending)
             assert all(p.error is None for p in pending)
         return max(0, target - start)
     finally:
+        journal.datetime = real
         db.close()

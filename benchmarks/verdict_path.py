@@ -1,0 +1,274 @@
+"""The verdict path against its floors, each measured side by side with its floor:
+
+- in process: `Hall.adjudicate` (SQLite journal, WAL, synchronous=FULL, on disk) against a bare
+  durable insert and commit into a table in the same folder, alternating one of each;
+- over HTTP: the CPU the gunicorn worker spends per adjudication (`adjudicator serve`, one
+  worker) against a minimal Flask app (benchmarks/minimal_app.py) under the same gunicorn
+  settings, the same clients sending the same bodies;
+- `adjudicator judge` as a whole process against `python -c "import marisa_trie"`, alternating.
+
+    python benchmarks/verdict_path.py [--rounds 3] [--only inprocess,http,judge] [--json FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+SHARED_LEXICONS = ROOT.parent / "shared" / "lexicons"
+BIN = Path(sys.executable).parent
+
+
+# --- in process --------------------------------------------------------------------------------
+
+
+def inprocess(folder: Path, count: int = 1000) -> dict:
+    """Median Hall.adjudicate and bare insert+commit times (ms), alternating one of each."""
+    from tests.hall_support import build_setup
+
+    setup = build_setup(folder)
+    hall, kiosk = setup.hall, setup.nwl.kiosk
+    bare = sqlite3.connect(folder / "bare.sqlite3", isolation_level=None)
+    bare.execute("PRAGMA journal_mode=WAL")
+    bare.execute("PRAGMA synchronous=FULL")
+    bare.execute("CREATE TABLE rows (id INTEGER PRIMARY KEY, words TEXT, row_hash TEXT)")
+
+    def insert() -> None:
+        bare.execute("BEGIN IMMEDIATE")
+        bare.execute("INSERT INTO rows (words, row_hash) VALUES (?, ?)", ("QI ZA", "f" * 64))
+        bare.execute("COMMIT")
+
+    def adjudicate() -> None:
+        hall.adjudicate(kiosk, ["QI", "ZA"])
+
+    for _ in range(50):
+        insert()
+        adjudicate()
+    floor, measured = [], []
+    for _ in range(count):
+        started = time.perf_counter()
+        insert()
+        floor.append(time.perf_counter() - started)
+        started = time.perf_counter()
+        adjudicate()
+        measured.append(time.perf_counter() - started)
+    bare.close()
+    hall.db.close()
+    f, m = statistics.median(floor) * 1000, statistics.median(measured) * 1000
+    return {"bare_insert_ms": f, "adjudicate_ms": m, "ratio": m / f}
+
+
+# --- over HTTP -----------------------------------------------------------------------------------
+
+
+def cpu_seconds(pid: int) -> tuple[float, float]:
+    """User and system CPU seconds the process has used."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    tick = os.sysconf("SC_CLK_TCK")
+    return int(fields[11]) / tick, int(fields[12]) / tick
+
+
+def worker_of(master: int) -> int:
+    (pid,) = Path(f"/proc/{master}/task/{master}/children").read_text().split()
+    return int(pid)
+
+
+def drive(port: int, token: str, clients: int, per_client: int) -> int:
+    """Send the same adjudications from `clients` keep-alive connections; returns 2xx count."""
+    bodies = [
+        json.dumps({"words": words})
+        for words in (["QI", "ZA"], ["CAT", "DOGX"], ["ZEBRA"], ["JO", "XI", "AA", "FOX"])
+    ]
+    ok = []
+
+    def client(n: int) -> None:
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+        good = 0
+        for i in range(per_client):
+            connection.request("POST", "/api/v1/adjudications", bodies[(n + i) % 4], headers)
+            response = connection.getresponse()
+            response.read()
+            good += response.status == 201
+        connection.close()
+        ok.append(good)
+
+    threads = [threading.Thread(target=client, args=(n,)) for n in range(clients)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return sum(ok)
+
+
+def wait_listening(port: int, process: subprocess.Popen) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError("server exited")
+        probe = http.client.HTTPConnection("127.0.0.1", port, timeout=1)
+        try:
+            probe.request("GET", "/")
+            probe.getresponse().read()
+            return
+        except OSError:
+            time.sleep(0.1)
+        finally:
+            probe.close()
+    raise RuntimeError("server did not start")
+
+
+def cpu_per_request(
+    argv: list[str], env: dict, port: int, token: str, requests_n: int
+) -> tuple[float, float]:
+    """Worker CPU (user, system; ms) per adjudication for the server started by `argv`."""
+    log = open(os.devnull, "wb")
+    process = subprocess.Popen(argv, env=env, stdout=log, stderr=log, start_new_session=True)
+    try:
+        wait_listening(port, process)
+        worker = worker_of(process.pid)
+        drive(port, token, 4, 25)  # warm up: imports, connections, caches
+        user, system = cpu_seconds(worker)
+        done = drive(port, token, 4, requests_n // 4)
+        user_after, system_after = cpu_seconds(worker)
+        assert done == requests_n // 4 * 4, f"only {done} answered 201"
+        return (user_after - user) / done * 1000, (system_after - system) / done * 1000
+    finally:
+        os.killpg(process.pid, 15)
+        process.wait(10)
+
+
+def over_http(folder: Path, requests_n: int = 2000) -> dict:
+    from tests.servers import free_port, prepare_home
+
+    home = prepare_home(folder / "home")
+    env = {
+        **os.environ,
+        "ADJUDICATOR_HOME": str(home.path),
+        "ADJUDICATOR_KIOSK_RATE_LIMIT": "off",
+        "PYTHONPATH": str(ROOT),
+    }
+    gunicorn = [
+        "--workers",
+        "1",
+        "--worker-class",
+        "gthread",
+        "--threads",
+        "16",
+        "--access-logfile",
+        "-",
+        "--access-logformat",
+        '%(h)s "%(r)s" %(s)s %(M)sms',
+        "--no-control-socket",
+    ]
+    port = free_port()
+    app = cpu_per_request(
+        [sys.executable, "-m", "adjudicator", "serve", "--bind", f"127.0.0.1:{port}", "-w", "1"],
+        env,
+        port,
+        home.token,
+        requests_n,
+    )
+    port = free_port()
+    floor = cpu_per_request(
+        [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "--bind",
+            f"127.0.0.1:{port}",
+            *gunicorn,
+            "benchmarks.minimal_app:app",
+        ],
+        {**env, "PYTHONPATH": str(ROOT)},
+        port,
+        home.token,
+        requests_n,
+    )
+    return {
+        "app_cpu_ms": sum(app),
+        "app_user_ms": app[0],
+        "app_system_ms": app[1],
+        "minimal_flask_cpu_ms": sum(floor),
+        "minimal_flask_user_ms": floor[0],
+        "minimal_flask_system_ms": floor[1],
+        "ratio": sum(app) / sum(floor),
+        "user_ratio": app[0] / floor[0],
+    }
+
+
+# --- `adjudicator judge` as a process -----------------------------------------------------------
+
+
+def judge_process(folder: Path, runs: int = 30) -> dict:
+    from adjudicator.lexicon_import import import_lexicon
+    from adjudicator.store import LexiconStore
+
+    home = folder / "judge-home"
+    source = SHARED_LEXICONS / "CSW24.txt"
+    name = "CSW24"
+    if not source.exists():  # without the shared lists: a small list stands in
+        source, name = folder / "words.txt", "SMALL"
+        source.write_text("QI\nZA\nCAT\nDOG\n")
+    import_lexicon(LexiconStore(root=home / "lexicons"), source, name)
+    env = {**os.environ, "ADJUDICATOR_HOME": str(home)}
+    commands = {
+        "floor": [sys.executable, "-c", "import marisa_trie"],
+        "judge": [str(BIN / "adjudicator"), "judge", "--lexicon", name, "QI", "ZA", "CAT"],
+    }
+    times: dict[str, list[float]] = {label: [] for label in commands}
+    for _ in range(runs):
+        for label, argv in commands.items():
+            started = time.perf_counter()
+            done = subprocess.run(argv, env=env, stdout=subprocess.DEVNULL)
+            times[label].append(time.perf_counter() - started)
+            assert done.returncode == 0, label
+    judge, floor = statistics.median(times["judge"]), statistics.median(times["floor"])
+    return {
+        "lexicon": name,
+        "judge_ms": judge * 1000,
+        "import_marisa_trie_ms": floor * 1000,
+        "ratio": judge / floor,
+    }
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--only", default="inprocess,http,judge")
+    parser.add_argument("--folder", type=Path, default=None, help="default: a temporary one")
+    parser.add_argument("--json", type=Path, default=None)
+    args = parser.parse_args(argv)
+    parts = args.only.split(",")
+    results: dict[str, list[dict]] = {part: [] for part in parts}
+    for round_no in range(args.rounds):
+        with tempfile.TemporaryDirectory(dir=args.folder) as folder:
+            if "inprocess" in parts:
+                results["inprocess"].append(inprocess(Path(folder) / "inprocess"))
+            if "http" in parts:
+                results["http"].append(over_http(Path(folder) / "http"))
+            if "judge" in parts:
+                results["judge"].append(judge_process(Path(folder)))
+        print(f"round {round_no + 1}:", json.dumps({k: v[-1] for k, v in results.items()}))
+    for part, runs in results.items():
+        ratios = [run["ratio"] for run in runs]
+        print(f"{part}: ratio {min(ratios):.2f}-{max(ratios):.2f} over {len(runs)} rounds")
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1))
+    return results
+
+
+if __name__ == "__main__":
+    main()
