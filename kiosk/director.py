@@ -17,7 +17,6 @@ from flask import (
     render_template,
     request,
     session,
-    stream_with_context,
     url_for,
 )
 from werkzeug.utils import secure_filename
@@ -399,9 +398,9 @@ def journal_page():
 def journal_csv():
     """The filtered journal as CSV, streamed in chunks: any size in constant memory."""
     filters = _journal_filters()
-    rows = journal_review.select_rows(get_hall().db, filters)
+    rows = journal_review.select_rows(get_hall().db, filters)  # reads the database only: no context
     return Response(
-        stream_with_context(export.csv_chunks(rows)),
+        export.csv_chunks(rows),
         mimetype="text/csv",
         headers={"Content-Disposition": 'attachment; filename="journal.csv"'},
     )
