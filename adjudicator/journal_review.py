@@ -5,8 +5,9 @@ are shown to the director as a burst to look into.
 
 Every read here is bounded, whatever the journal's size: a page is one index range read
 newest first from an id (keyset pagination), a time filter becomes an id range through the
-time index (the journal's clock never runs backwards), and bursts are looked for only among
-the challenges around the rows shown, in one linear pass.
+hourly tallies (the journal's clock never runs backwards), and bursts are looked for only
+among the challenges around the rows shown, read walking the index out from them, in one
+linear pass.
 """
 
 from __future__ import annotations
@@ -17,12 +18,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import NamedTuple
 
-from adjudicator import journal, settings
+from adjudicator import journal, settings, tallies
 from adjudicator.db import Database
 from adjudicator.errors import AdjudicatorError
 
 PAGE_ROWS = 100
 MAX_BURST_ROWS = 5_000  # challenges read at most to find the bursts around one page
+BURST_CHUNK = 500  # challenges read at a time while walking out from the page
 
 
 class FilterError(AdjudicatorError):
@@ -167,36 +169,67 @@ def bursts_around(
     more_than: int | None = None,
     minutes: int | None = None,
 ) -> tuple[list[Burst], bool]:
-    """Bursts touching the time span of `rows`: read the challenges from one window before
-    the oldest to one window after the newest (at most MAX_BURST_ROWS), in one pass.
-    Returns the bursts and whether the read was cut at MAX_BURST_ROWS."""
+    """Bursts touching the time span of `rows`: the challenges from one window before the
+    oldest to one window after the newest (at most MAX_BURST_ROWS), read walking the index
+    out from the rows shown, then one pass. Returns the bursts and whether the read was cut."""
     if not rows:
         return [], False
     minutes = settings.get_int("burst_minutes", 1) if minutes is None else minutes
     window = timedelta(minutes=minutes)
     first_at = min(rows[0].recorded_at, rows[-1].recorded_at)
     last_at = max(rows[0].recorded_at, rows[-1].recorded_at)
-    span = Filters(
-        tournament=filters.tournament,
-        kiosk=filters.kiosk,
-        kind="challenge",
-        since=_shift(first_at, -window),
-        until=_shift(last_at, window),
+    newest = max(rows[0].id, rows[-1].id)
+    conditions, params = ["kind = 'challenge'"], []
+    for column in ("tournament", "kiosk"):
+        if getattr(filters, column):
+            conditions.append(f"{column} = ?")
+            params.append(getattr(filters, column))
+    newer, cut_newer = _walk(
+        db, conditions, params, newest, ">", _shift(last_at, window), MAX_BURST_ROWS // 2
     )
-    where = _where(db, span)
-    if where is None:
-        return [], False
-    with db.transaction() as cur:
-        stamps = cur.execute(
-            "SELECT id, kiosk, recorded_at FROM adjudications WHERE "
-            f"{' AND '.join(where[0])} ORDER BY id DESC LIMIT {MAX_BURST_ROWS + 1}",
-            where[1],
-        ).tuples()
-    capped = len(stamps) > MAX_BURST_ROWS
-    found = find_bursts(
-        (Stamp(*stamp) for stamp in reversed(stamps[:MAX_BURST_ROWS])), more_than, minutes
+    older, cut_older = _walk(
+        db,
+        conditions,
+        params,
+        newest + 1,
+        "<",
+        _shift(first_at, -window),
+        MAX_BURST_ROWS - len(newer),
     )
+    found = find_bursts([*reversed(older), *newer], more_than, minutes)
+    capped = cut_newer or cut_older
     return [b for b in found if b.last_at >= first_at and b.first_at <= last_at], capped
+
+
+def _walk(
+    db: Database,
+    conditions: list[str],
+    params: list,
+    start: int,
+    direction: str,
+    bound: str,
+    budget: int,
+) -> tuple[list[Stamp], bool]:
+    """Challenges from id `start` on in `direction` ("<" older, ">" newer), read in chunks
+    along the index until their time passes `bound` (the clock never runs backwards); at most
+    `budget` of them. Returns them and whether the budget ran out first."""
+    order = "DESC" if direction == "<" else "ASC"
+    sql = (
+        f"SELECT id, kiosk, recorded_at FROM adjudications WHERE {' AND '.join(conditions)} "
+        f"AND id {direction} ? ORDER BY id {order} LIMIT ?"
+    )
+    found: list[Stamp] = []
+    while len(found) < budget:
+        chunk = min(BURST_CHUNK, budget - len(found))
+        with db.transaction() as cur:
+            rows = cur.execute(sql, (*params, start, chunk)).tuples()
+        older = direction == "<"
+        inside = [Stamp(*row) for row in rows if (row[2] >= bound if older else row[2] <= bound)]
+        found += inside
+        if len(inside) < len(rows) or len(rows) < chunk:
+            return found, False
+        start = rows[-1][0]
+    return found, True
 
 
 def find_bursts(
@@ -259,15 +292,22 @@ def _where(db: Database, filters: Filters) -> tuple[list[str], list] | None:
 
 
 def _id_at(db: Database, comparison: str, moment: str) -> int | None:
-    """The first id recorded at or after `moment` (">="), or the last at or before it ("<=")."""
-    order = "ASC" if comparison == ">=" else "DESC"
-    with db.transaction() as cur:
-        row = cur.execute(
-            f"SELECT id FROM adjudications WHERE recorded_at {comparison} ? "
-            f"ORDER BY recorded_at {order}, id {order} LIMIT 1",
-            (moment,),
-        ).one()
-    return int(row["id"]) if row else None
+    """An id bound for a time, from the hourly tallies: the first id of the first hour at or
+    after `moment`'s hour (">="), or the last id of the last hour at or before it ("<=").
+    The bound is at most an hour wide; the recorded_at condition beside it is exact."""
+    hour = tallies.hour_of(moment)
+    if comparison == ">=":
+        sql = (
+            "SELECT MIN(first_id) AS id FROM journal_tallies WHERE hour = "
+            "(SELECT MIN(hour) FROM journal_tallies WHERE hour >= ?)"
+        )
+    else:
+        sql = (
+            "SELECT MAX(last_id) AS id FROM journal_tallies WHERE hour = "
+            "(SELECT MAX(hour) FROM journal_tallies WHERE hour <= ?)"
+        )
+    row = db.query_one(sql, (hour,))
+    return int(row["id"]) if row and row["id"] is not None else None
 
 
 def _exists(db: Database, where: str, params: list, bound: str, value: int) -> bool:

@@ -87,21 +87,23 @@ MIGRATIONS: tuple[tuple[int, str, tuple[str, ...]], ...] = (
             # rows that need no entry get none: most rows are challenges referring to nothing.
             "DROP INDEX adjudications_by_kiosk",  # (kiosk, recorded_at): (kiosk, id) serves both
             "CREATE INDEX adjudications_by_kiosk_id ON adjudications (kiosk, id)",
-            "CREATE INDEX adjudications_by_time ON adjudications (recorded_at, id)",
             "DROP INDEX adjudications_by_refers_to",
             "CREATE INDEX adjudications_follow_ups ON adjudications (refers_to) "
             "WHERE refers_to IS NOT NULL",
             "CREATE INDEX adjudications_not_challenges ON adjudications (kind, id) "
             "WHERE kind <> 'challenge'",
-            # Rows per UTC hour, tournament and kind, kept in each append's transaction.
+            # Rows per UTC hour, tournament and kind, and their first and last ids (the
+            # journal's index by time), kept in each append's transaction.
             """CREATE TABLE journal_tallies (
             hour TEXT NOT NULL,
             tournament TEXT NOT NULL,
             kind TEXT NOT NULL,
             row_count INTEGER NOT NULL,
+            first_id INTEGER NOT NULL,
+            last_id INTEGER NOT NULL,
             PRIMARY KEY (hour, tournament, kind))""",
-            """INSERT INTO journal_tallies (hour, tournament, kind, row_count)
-            SELECT substr(recorded_at, 1, 13), tournament, kind, COUNT(*)
+            """INSERT INTO journal_tallies (hour, tournament, kind, row_count, first_id, last_id)
+            SELECT substr(recorded_at, 1, 13), tournament, kind, COUNT(*), MIN(id), MAX(id)
             FROM adjudications GROUP BY substr(recorded_at, 1, 13), tournament, kind""",
             # One row per adjudication with a second opinion or a ruling, kept the same way.
             """CREATE TABLE journal_cases (

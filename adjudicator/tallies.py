@@ -2,7 +2,8 @@
 
 The director's overview and flags pages read these few rows instead of counting or scanning
 the journal, so they cost the same at a thousand rows or a million:
-- `journal_tallies`: rows per UTC hour, tournament and kind;
+- `journal_tallies`: rows per UTC hour, tournament and kind, with the first and last id of
+  each (the journal's clock never runs backwards, so these turn a time into an id range);
 - `journal_cases`: one row per adjudication that has a second opinion or a ruling, saying
   whether it is flagged for the director and whether the director has ruled.
 They are derived data: migration 3 builds them from the journal, and every append keeps them.
@@ -10,16 +11,16 @@ They are derived data: migration 3 builds them from the journal, and every appen
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
 FLAGGED = "flagged for the director"  # in a second opinion's note: the director must rule
 
 _TALLY = (
-    "INSERT INTO journal_tallies (hour, tournament, kind, row_count) VALUES (?, ?, ?, ?) "
-    "ON CONFLICT (hour, tournament, kind) "
-    "DO UPDATE SET row_count = journal_tallies.row_count + excluded.row_count"
+    "INSERT INTO journal_tallies (hour, tournament, kind, row_count, first_id, last_id) "
+    "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (hour, tournament, kind) "
+    "DO UPDATE SET row_count = journal_tallies.row_count + excluded.row_count, "
+    "last_id = excluded.last_id"  # ids only grow: the first id stays, the last is the new one
 )
 
 
@@ -30,13 +31,19 @@ def hour_of(recorded_at: str) -> str:
 
 def record(cur: Any, entries: Iterable[Any]) -> None:
     """Count `entries` (journal.Entry rows just inserted) in the tallies and cases."""
-    counts: Counter[tuple[str, str, str]] = Counter()
+    counts: dict[tuple[str, str, str], list[int]] = {}
     follow_ups = []
     for entry in entries:
-        counts[(hour_of(entry.recorded_at), entry.tournament, entry.kind)] += 1
+        key = (hour_of(entry.recorded_at), entry.tournament, entry.kind)
+        found = counts.get(key)
+        if found is None:
+            counts[key] = [1, entry.id, entry.id]
+        else:
+            found[0] += 1
+            found[2] = entry.id
         if entry.refers_to is not None and entry.kind in ("second-opinion", "ruling"):
             follow_ups.append(entry)
-    tallied = [(*key, n) for key, n in counts.items()]
+    tallied = [(*key, *figures) for key, figures in counts.items()]
     if len(tallied) == 1:
         cur.execute(_TALLY, tallied[0])
     elif tallied:
