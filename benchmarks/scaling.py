@@ -96,8 +96,7 @@ def page_links(season: seasons.Season) -> dict[str, str]:
         db.close()
     since, until = at[:16], _plus_minutes(at, 10)
     return {
-        label: path.format(middle=middle, since=since, until=until)
-        for label, path in PAGES.items()
+        label: path.format(middle=middle, since=since, until=until) for label, path in PAGES.items()
     }
 
 

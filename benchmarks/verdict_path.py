@@ -130,27 +130,17 @@ def wait_listening(port: int, process: subprocess.Popen) -> None:
     raise RuntimeError("server did not start")
 
 
-def cpu_per_request(
-    argv: list[str], env: dict, port: int, token: str, requests_n: int
-) -> tuple[float, float]:
-    """Worker CPU (user, system; ms) per adjudication for the server started by `argv`."""
+def start_server(argv: list[str], env: dict, port: int) -> tuple[subprocess.Popen, int]:
+    """A server process and its one worker's pid, once it answers."""
     log = open(os.devnull, "wb")
     process = subprocess.Popen(argv, env=env, stdout=log, stderr=log, start_new_session=True)
-    try:
-        wait_listening(port, process)
-        worker = worker_of(process.pid)
-        drive(port, token, 4, 25)  # warm up: imports, connections, caches
-        user, system = cpu_seconds(worker)
-        done = drive(port, token, 4, requests_n // 4)
-        user_after, system_after = cpu_seconds(worker)
-        assert done == requests_n // 4 * 4, f"only {done} answered 201"
-        return (user_after - user) / done * 1000, (system_after - system) / done * 1000
-    finally:
-        os.killpg(process.pid, 15)
-        process.wait(10)
+    wait_listening(port, process)
+    return process, worker_of(process.pid)
 
 
-def over_http(folder: Path, requests_n: int = 2000) -> dict:
+def over_http(folder: Path, batches: int = 8, per_batch: int = 400) -> dict:
+    """Both servers run at once; batches of requests alternate between them, and each batch's
+    worker CPU (user + system) is read from /proc, so load from elsewhere hits both alike."""
     from tests.servers import free_port, prepare_home
 
     home = prepare_home(folder / "home")
@@ -173,39 +163,53 @@ def over_http(folder: Path, requests_n: int = 2000) -> dict:
         '%(h)s "%(r)s" %(s)s %(M)sms',
         "--no-control-socket",
     ]
-    port = free_port()
-    app = cpu_per_request(
-        [sys.executable, "-m", "adjudicator", "serve", "--bind", f"127.0.0.1:{port}", "-w", "1"],
-        env,
-        port,
-        home.token,
-        requests_n,
-    )
-    port = free_port()
-    floor = cpu_per_request(
-        [
-            sys.executable,
-            "-m",
-            "gunicorn",
-            "--bind",
-            f"127.0.0.1:{port}",
-            *gunicorn,
-            "benchmarks.minimal_app:app",
-        ],
-        {**env, "PYTHONPATH": str(ROOT)},
-        port,
-        home.token,
-        requests_n,
-    )
+    app_port, floor_port = free_port(), free_port()
+    servers = {
+        "app": (
+            [sys.executable, "-m", "adjudicator", "serve", "--bind", f"127.0.0.1:{app_port}"]
+            + ["--workers", "1"],
+            app_port,
+        ),
+        "minimal": (
+            [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{floor_port}", *gunicorn]
+            + ["benchmarks.minimal_app:app"],
+            floor_port,
+        ),
+    }
+    started = {}
+    try:
+        for label, (argv, port) in servers.items():
+            started[label] = (*start_server(argv, env, port), port)
+        for _, _, port in started.values():
+            drive(port, home.token, 4, 25)  # warm up: imports, connections, caches
+        used: dict[str, list[tuple[float, float]]] = {label: [] for label in started}
+        for _ in range(batches):
+            for label, (_, worker, port) in started.items():
+                user, system = cpu_seconds(worker)
+                done = drive(port, home.token, 4, per_batch // 4)
+                user_after, system_after = cpu_seconds(worker)
+                assert done == per_batch // 4 * 4, f"{label}: only {done} answered 201"
+                used[label].append(
+                    ((user_after - user) / done * 1000, (system_after - system) / done * 1000)
+                )
+    finally:
+        for process, _, _ in started.values():
+            os.killpg(process.pid, 15)
+            process.wait(10)
+    ratios = [sum(a) / sum(m) for a, m in zip(used["app"], used["minimal"], strict=True)]
+
+    def median(label: str, part: int | None = None) -> float:
+        return statistics.median(sum(u) if part is None else u[part] for u in used[label])
+
     return {
-        "app_cpu_ms": sum(app),
-        "app_user_ms": app[0],
-        "app_system_ms": app[1],
-        "minimal_flask_cpu_ms": sum(floor),
-        "minimal_flask_user_ms": floor[0],
-        "minimal_flask_system_ms": floor[1],
-        "ratio": sum(app) / sum(floor),
-        "user_ratio": app[0] / floor[0],
+        "app_cpu_ms": median("app"),
+        "app_user_ms": median("app", 0),
+        "app_system_ms": median("app", 1),
+        "minimal_flask_cpu_ms": median("minimal"),
+        "minimal_flask_user_ms": median("minimal", 0),
+        "minimal_flask_system_ms": median("minimal", 1),
+        "ratio": statistics.median(ratios),
+        "ratio_range": [min(ratios), max(ratios)],
     }
 
 
