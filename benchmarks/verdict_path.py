@@ -138,7 +138,7 @@ def start_server(argv: list[str], env: dict, port: int) -> tuple[subprocess.Pope
     return process, worker_of(process.pid)
 
 
-def over_http(folder: Path, batches: int = 8, per_batch: int = 400) -> dict:
+def over_http(folder: Path, clients: int = 1, batches: int = 8, per_batch: int = 400) -> dict:
     """Both servers run at once; batches of requests alternate between them, and each batch's
     worker CPU (user + system) is read from /proc, so load from elsewhere hits both alike."""
     from tests.servers import free_port, prepare_home
@@ -186,9 +186,9 @@ def over_http(folder: Path, batches: int = 8, per_batch: int = 400) -> dict:
         for _ in range(batches):
             for label, (_, worker, port) in started.items():
                 user, system = cpu_seconds(worker)
-                done = drive(port, home.token, 4, per_batch // 4)
+                done = drive(port, home.token, clients, per_batch // clients)
                 user_after, system_after = cpu_seconds(worker)
-                assert done == per_batch // 4 * 4, f"{label}: only {done} answered 201"
+                assert done == per_batch // clients * clients, f"{label}: only {done} answered"
                 used[label].append(
                     ((user_after - user) / done * 1000, (system_after - system) / done * 1000)
                 )
@@ -202,6 +202,7 @@ def over_http(folder: Path, batches: int = 8, per_batch: int = 400) -> dict:
         return statistics.median(sum(u) if part is None else u[part] for u in used[label])
 
     return {
+        "clients": clients,
         "app_cpu_ms": median("app"),
         "app_user_ms": median("app", 0),
         "app_system_ms": median("app", 1),
@@ -251,7 +252,7 @@ def judge_process(folder: Path, runs: int = 30) -> dict:
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--only", default="inprocess,http,judge")
+    parser.add_argument("--only", default="inprocess,http,http4,judge")
     parser.add_argument("--folder", type=Path, default=None, help="default: a temporary one")
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args(argv)
@@ -262,7 +263,9 @@ def main(argv: list[str] | None = None) -> dict:
             if "inprocess" in parts:
                 results["inprocess"].append(inprocess(Path(folder) / "inprocess"))
             if "http" in parts:
-                results["http"].append(over_http(Path(folder) / "http"))
+                results["http"].append(over_http(Path(folder) / "http", clients=1))
+            if "http4" in parts:
+                results["http4"].append(over_http(Path(folder) / "http4", clients=4))
             if "judge" in parts:
                 results["judge"].append(judge_process(Path(folder)))
         print(f"round {round_no + 1}:", json.dumps({k: v[-1] for k, v in results.items()}))
