@@ -1,46 +1,28 @@
-"""The director's review of the journal: filters by tournament, kiosk and time, and bursts.
-
-A kiosk is for challenges, not word study: many challenges from one kiosk in a few minutes
-are shown to the director as a burst to look into.
+"""The director's review of the journal: pages, newest first, filtered by tournament, kiosk,
+kind and time, with the bursts around the rows shown.
 
 Every read here is bounded, whatever the journal's size: a page is one index range read
 newest first from an id (keyset pagination), a time filter becomes an id range through the
-hourly tallies (the journal's clock never runs backwards), and bursts are looked for only
-among the challenges around the rows shown, read walking the index out from them, in one
-linear pass.
+hourly tallies (the journal's clock never runs backwards), and bursts (bursts.py) are looked
+for only among the challenges around the rows shown.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
-from typing import NamedTuple
+from datetime import UTC, datetime
 
-from adjudicator import journal, settings, tallies
+from adjudicator import bursts, journal, tallies
+from adjudicator.bursts import Burst
 from adjudicator.db import Database
 from adjudicator.errors import AdjudicatorError
 
 PAGE_ROWS = 100
-MAX_BURST_ROWS = 5_000  # challenges read at most to find the bursts around one page
-BURST_CHUNK = 500  # challenges read at a time while walking out from the page
 
 
 class FilterError(AdjudicatorError):
     """A journal filter (such as a time) cannot be understood."""
-
-
-@dataclass(frozen=True)
-class Burst:
-    kiosk: str
-    ids: tuple[int, ...]
-    first_at: str
-    last_at: str
-
-    @property
-    def count(self) -> int:
-        return len(self.ids)
 
 
 @dataclass(frozen=True)
@@ -63,15 +45,6 @@ class Page:
     older_before: int | None = None  # ?before=<id> shows the older rows, if there are any
     bursts: list[Burst] = field(default_factory=list)
     bursts_capped: bool = False
-
-
-class Stamp(NamedTuple):
-    """What burst detection needs of a row."""
-
-    id: int
-    kiosk: str
-    recorded_at: str
-    kind: str = "challenge"
 
 
 def parse_time(text: str | None) -> str | None:
@@ -152,7 +125,9 @@ def page(
             and before is not None
             and _exists(db, sql_where, params, "id > ?", rows[0].id)
         )
-    found, capped = bursts_around(db, filters, rows, more_than, minutes)
+    found, capped = bursts.around(
+        db, rows, more_than, minutes, tournament=filters.tournament, kiosk=filters.kiosk
+    )
     return Page(
         rows,
         newer_after=rows[0].id if has_newer else None,
@@ -160,109 +135,6 @@ def page(
         bursts=found,
         bursts_capped=capped,
     )
-
-
-def bursts_around(
-    db: Database,
-    filters: Filters,
-    rows: list[journal.Entry],
-    more_than: int | None = None,
-    minutes: int | None = None,
-) -> tuple[list[Burst], bool]:
-    """Bursts touching the time span of `rows`: the challenges from one window before the
-    oldest to one window after the newest (at most MAX_BURST_ROWS), read walking the index
-    out from the rows shown, then one pass. Returns the bursts and whether the read was cut."""
-    if not rows:
-        return [], False
-    minutes = settings.get_int("burst_minutes", 1) if minutes is None else minutes
-    window = timedelta(minutes=minutes)
-    first_at = min(rows[0].recorded_at, rows[-1].recorded_at)
-    last_at = max(rows[0].recorded_at, rows[-1].recorded_at)
-    newest = max(rows[0].id, rows[-1].id)
-    conditions, params = ["kind = 'challenge'"], []
-    for column in ("tournament", "kiosk"):
-        if getattr(filters, column):
-            conditions.append(f"{column} = ?")
-            params.append(getattr(filters, column))
-    newer, cut_newer = _walk(
-        db, conditions, params, newest, ">", _shift(last_at, window), MAX_BURST_ROWS // 2
-    )
-    older, cut_older = _walk(
-        db,
-        conditions,
-        params,
-        newest + 1,
-        "<",
-        _shift(first_at, -window),
-        MAX_BURST_ROWS - len(newer),
-    )
-    found = find_bursts([*reversed(older), *newer], more_than, minutes)
-    capped = cut_newer or cut_older
-    return [b for b in found if b.last_at >= first_at and b.first_at <= last_at], capped
-
-
-def _walk(
-    db: Database,
-    conditions: list[str],
-    params: list,
-    start: int,
-    direction: str,
-    bound: str,
-    budget: int,
-) -> tuple[list[Stamp], bool]:
-    """Challenges from id `start` on in `direction` ("<" older, ">" newer), read in chunks
-    along the index until their time passes `bound` (the clock never runs backwards); at most
-    `budget` of them. Returns them and whether the budget ran out first."""
-    order = "DESC" if direction == "<" else "ASC"
-    sql = (
-        f"SELECT id, kiosk, recorded_at FROM adjudications WHERE {' AND '.join(conditions)} "
-        f"AND id {direction} ? ORDER BY id {order} LIMIT ?"
-    )
-    found: list[Stamp] = []
-    while len(found) < budget:
-        chunk = min(BURST_CHUNK, budget - len(found))
-        with db.transaction() as cur:
-            rows = cur.execute(sql, (*params, start, chunk)).tuples()
-        older = direction == "<"
-        inside = [Stamp(*row) for row in rows if (row[2] >= bound if older else row[2] <= bound)]
-        found += inside
-        if len(inside) < len(rows) or len(rows) < chunk:
-            return found, False
-        start = rows[-1][0]
-    return found, True
-
-
-def find_bursts(
-    entries: Iterable[journal.Entry | Stamp],
-    more_than: int | None = None,
-    minutes: int | None = None,
-) -> list[Burst]:
-    """Runs of more than `more_than` challenges from one kiosk within `minutes` minutes.
-
-    One sliding window per kiosk, each row marked at most once: linear in the rows given.
-    """
-    more_than = settings.get_int("burst_challenges", 1) if more_than is None else more_than
-    minutes = settings.get_int("burst_minutes", 1) if minutes is None else minutes
-    window = timedelta(minutes=minutes)
-    by_kiosk: dict[str, list[journal.Entry | Stamp]] = defaultdict(list)
-    for entry in entries:
-        if entry.kind == "challenge":
-            by_kiosk[entry.kiosk].append(entry)
-    bursts = []
-    for kiosk, rows in by_kiosk.items():
-        rows.sort(key=lambda e: e.recorded_at)  # already in order: a linear check
-        times = [datetime.fromisoformat(e.recorded_at) for e in rows]
-        marked = [False] * len(rows)
-        start, marked_to = 0, 0  # rows before marked_to are decided
-        for end in range(len(rows)):
-            while times[end] - times[start] > window:
-                start += 1
-            if end - start + 1 > more_than:
-                for index in range(max(start, marked_to), end + 1):
-                    marked[index] = True
-                marked_to = end + 1
-        bursts.extend(_runs(kiosk, rows, marked))
-    return sorted(bursts, key=lambda b: b.first_at)
 
 
 def _where(db: Database, filters: Filters) -> tuple[list[str], list] | None:
@@ -320,23 +192,3 @@ def _exists(db: Database, where: str, params: list, bound: str, value: int) -> b
             (*params, value),
         ).one()
     return row is not None
-
-
-def _shift(moment: str, delta: timedelta) -> str:
-    return (datetime.fromisoformat(moment) + delta).isoformat(timespec="microseconds")
-
-
-def _runs(kiosk: str, rows: list, marked: list[bool]) -> list[Burst]:
-    runs, current = [], []
-    for entry, flag in zip(rows, marked, strict=True):
-        if flag:
-            current.append(entry)
-        elif current:
-            runs.append(current)
-            current = []
-    if current:
-        runs.append(current)
-    return [
-        Burst(kiosk, tuple(e.id for e in run), run[0].recorded_at, run[-1].recorded_at)
-        for run in runs
-    ]

@@ -22,6 +22,7 @@ from flask import (
 from werkzeug.utils import secure_filename
 
 from adjudicator import (
+    bursts,
     export,
     journal,
     journal_review,
@@ -385,7 +386,7 @@ def journal_page():
         in_burst={entry_id for burst in found.bursts for entry_id in burst.ids},
         burst_challenges=settings.get_int("burst_challenges", 1),
         burst_minutes=settings.get_int("burst_minutes", 1),
-        max_burst_rows=journal_review.MAX_BURST_ROWS,
+        max_burst_rows=bursts.MAX_BURST_ROWS,
         args=request.args,
         tournaments=tournaments.list_all(hall.db),
         kiosk_names=sorted({k.name for k in kiosks.list_all(hall.db)}),

@@ -49,6 +49,8 @@ def test_judge_loads_neither_click_nor_the_web_nor_the_database(home, tiny):
         ("tournament", "list"),
         ("journal", "verify"),
         ("judge", "--help"),
+        ("flags",),
+        ("ruling", "--help"),
     ],
 )
 def test_commands_that_need_no_web_server_load_none_of_it(home, tiny, args):

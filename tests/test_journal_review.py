@@ -10,9 +10,10 @@ import pytest
 from director_support import build_staffed, fast_hashes  # noqa: F401 - fixture
 from hall_support import CSW, NWL, row_fields
 
-from adjudicator import journal, journal_review, migrations
+from adjudicator import bursts, journal, journal_review, migrations
+from adjudicator.bursts import Stamp
 from adjudicator.db_sqlite import SqliteDatabase
-from adjudicator.journal_review import Filters, Stamp
+from adjudicator.journal_review import Filters
 
 
 @pytest.fixture
@@ -162,7 +163,7 @@ def test_bursts_mark_exactly_the_rows_a_brute_force_search_marks(seed):
             times.append(t)
         rows += stamps(times, kiosk, first_id=len(rows) + 1)
     more_than, minutes = rng.randint(1, 5), rng.randint(1, 10)
-    found = journal_review.find_bursts(rows, more_than, minutes)
+    found = bursts.find_bursts(rows, more_than, minutes)
     assert {i for burst in found for i in burst.ids} == brute_force_bursts(rows, more_than, minutes)
     for burst in found:
         assert burst.count > more_than and burst.first_at <= burst.last_at
@@ -170,14 +171,14 @@ def test_bursts_mark_exactly_the_rows_a_brute_force_search_marks(seed):
 
 def test_a_dense_burst_is_one_burst():
     rows = stamps([n * 0.001 for n in range(16_000)])
-    (burst,) = journal_review.find_bursts(rows, more_than=4, minutes=5)
+    (burst,) = bursts.find_bursts(rows, more_than=4, minutes=5)
     assert burst.count == 16_000 and burst.ids == tuple(range(1, 16_001))
 
 
 def test_bursts_are_looked_for_around_the_page_only_and_the_page_says_when_it_stopped(
     db, monkeypatch
 ):
-    monkeypatch.setattr(journal_review, "MAX_BURST_ROWS", 50)
+    monkeypatch.setattr(bursts, "MAX_BURST_ROWS", 50)
     for _ in range(120):
         journal.append(db, **row_fields())
     page = journal_review.page(db, Filters(), size=10, more_than=4, minutes=5)

@@ -8,7 +8,7 @@ import sys
 
 import click
 
-from adjudicator import second_opinion, staff
+from adjudicator import second_opinion
 from adjudicator.cli.common import CliError, json_option, open_hall
 from adjudicator.cli.judge_cmd import HEADLINES
 from adjudicator.journal import Entry
@@ -21,13 +21,20 @@ password_stdin = click.option(
 )
 
 
+def _staff():
+    """The staff accounts (and argon2): loaded by the account commands only."""
+    from adjudicator import staff
+
+    return staff
+
+
 def read_password(from_stdin: bool) -> str:
     """The new password: one line of stdin, or typed twice without echo."""
     if from_stdin:
         password = sys.stdin.readline().rstrip("\r\n")
     else:
         password = click.prompt("New password", hide_input=True, confirmation_prompt=True)
-    return staff.check_password(password)
+    return _staff().check_password(password)
 
 
 def cli_actor() -> str:
@@ -49,7 +56,7 @@ def director() -> None:
 def director_set_password(password_stdin: bool):
     """Set the director's password (typed twice, hidden); ends sessions signed in before."""
     hall = open_hall()
-    staff.set_director_password(hall.db, read_password(password_stdin))
+    _staff().set_director_password(hall.db, read_password(password_stdin))
     click.echo("The director's password is set: sign in at /director/login as 'director'.")
 
 
@@ -63,9 +70,9 @@ def judge_account() -> None:
 @password_stdin
 def judge_add(name: str, password_stdin: bool):
     """Create word judge NAME with a password (typed twice, hidden)."""
-    staff.check_judge_name(name)
+    _staff().check_judge_name(name)
     hall = open_hall()
-    staff.add_judge(hall.db, name, read_password(password_stdin))
+    _staff().add_judge(hall.db, name, read_password(password_stdin))
     click.echo(f"Word judge {name!r} added: sign in at /judge/login.")
 
 
@@ -74,11 +81,11 @@ def judge_add(name: str, password_stdin: bool):
 @password_stdin
 def judge_set_password(name: str, password_stdin: bool):
     """Change word judge NAME's password (also clears NAME's lock-out)."""
-    staff.check_judge_name(name)
+    _staff().check_judge_name(name)
     hall = open_hall()
-    if staff.get(hall.db, name) is None:
+    if _staff().get(hall.db, name) is None:
         raise CliError(f"No word judge {name!r}: add one with `adjudicator judge-account add`.")
-    staff.set_password(hall.db, name, read_password(password_stdin))
+    _staff().set_password(hall.db, name, read_password(password_stdin))
     click.echo(f"Password of {name!r} changed.")
 
 
@@ -86,7 +93,7 @@ def judge_set_password(name: str, password_stdin: bool):
 @json_option
 def judge_list(as_json: bool):
     """List staff accounts (names and roles; never passwords)."""
-    found = staff.list_all(open_hall().db)
+    found = _staff().list_all(open_hall().db)
     if as_json:
         click.echo(json.dumps([{"name": s.name, "role": s.role} for s in found], indent=2))
         return
