@@ -37,6 +37,7 @@ sys.path.insert(0, str(ROOT))
 import requests  # noqa: E402
 
 from benchmarks import season as seasons  # noqa: E402
+from benchmarks.verdict_path import cache_bytecode  # noqa: E402
 from tests.servers import PreparedHome, Server  # noqa: E402
 
 PAGES = {
@@ -205,6 +206,7 @@ def measure_export_verify(season: seasons.Season, repeat: int) -> dict:
     }
     found = {}
     for name, (command, floor_command) in jobs.items():
+        timed_process(command, env)  # once first, so the bytecode is cached
         runs = []
         for _ in range(repeat):
             seconds, peak, code = timed_process(command, env)
@@ -306,6 +308,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
     parser.add_argument("--views", type=int, default=15, help="views of each page per size")
     parser.add_argument("--json", type=Path, default=None, help="also write the results here")
     args = parser.parse_args(argv)
+    cache_bytecode()
     sizes = sorted(int(size) for size in args.sizes.split(","))
     results = []
     for backend in args.backends.split(","):
