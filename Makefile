@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test setup lint bench
+.PHONY: run test setup lint bench screenshots
 
 run: setup
 	$(BIN)/adjudicator quickstart
@@ -13,6 +13,9 @@ test: setup
 
 lint: setup
 	$(BIN)/ruff check adjudicator kiosk tests benchmarks
+
+screenshots: setup  # the README's pictures, taken afresh into docs/images
+	$(BIN)/python -m pytest tests/test_readme_pictures.py --screenshots -p no:cacheprovider -q
 
 bench: setup
 	$(BIN)/python -m pytest benchmarks --benchmark-only -p no:cacheprovider

@@ -6,6 +6,7 @@ from adjudicator import catalogue
 from adjudicator.lexicon import Manifest
 from adjudicator.lexicon_import import ImportSummary
 from adjudicator.recipe import RecipeSummary, referral_text
+from adjudicator.wording import plural
 
 
 def format_import(summary: ImportSummary) -> str:
@@ -21,7 +22,8 @@ def format_import(summary: ImportSummary) -> str:
     if summary.duplicates:
         lines.append(f"  duplicates:  {summary.duplicates:,} repeated lines counted once")
     if summary.skipped:
-        lines.append(f"  skipped:     {len(summary.skipped)} line(s) that are not words:")
+        skipped = plural(len(summary.skipped), "line")
+        lines.append(f"  skipped:     {skipped} that are not words:")
         lines.extend(f"    {bad}" for bad in summary.skipped)
     return "\n".join(lines)
 
@@ -34,14 +36,15 @@ def format_recipe_import(summary: RecipeSummary) -> str:
     lines.extend(f"    {_list_line(record)}" for record in build.sources)
     if build.add:
         lines.append(
-            f"  add:         {len(build.add)} list(s), {build.added:,} word(s) no source had"
+            f"  add:         {plural(len(build.add), 'list')}, "
+            f"{plural(build.added, 'word')} no source had"
         )
         lines.extend(f"    {_list_line(record)}" for record in build.add)
     if build.remove:
         not_there = f"; {build.not_there:,} not there to remove" if build.not_there else ""
         lines.append(
-            f"  remove:      {len(build.remove)} list(s), {build.removed:,} word(s) "
-            f"removed{not_there}"
+            f"  remove:      {plural(len(build.remove), 'list')}, "
+            f"{plural(build.removed, 'word')} removed{not_there}"
         )
         lines.extend(f"    {_list_line(record)}" for record in build.remove)
     lines.append(f"  referral:    {referral_text(summary.manifest.refer_longer_than)}")

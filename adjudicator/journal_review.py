@@ -9,16 +9,19 @@ for only among the challenges around the rows shown.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
-from adjudicator import bursts, journal, tallies
+from adjudicator import bursts, journal, tallies, wording
 from adjudicator.bursts import Burst
 from adjudicator.db import Database
 from adjudicator.errors import AdjudicatorError
 
 PAGE_ROWS = 100
+# A date, a date and time to the minute, or to the second: the forms the journal page takes.
+_TIME = re.compile(r"\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:(?:(?P<minute>\d{2})|\d{2}:(?P<second>\d{2})))?")
 
 
 class FilterError(AdjudicatorError):
@@ -47,17 +50,35 @@ class Page:
     bursts_capped: bool = False
 
 
-def parse_time(text: str | None) -> str | None:
-    """'2024-05-01T14:00' (UTC, as a datetime-local field sends it) -> a comparable ISO time."""
+def parse_time(text: str | None, end: bool = False) -> str | None:
+    """'2024-05-01 14:00' or '2024-05-01' (UTC) -> a comparable ISO time, or None if empty.
+
+    With `end`, the time is the last moment of what was typed: '2024-05-01' is the whole day
+    and '14:00' the whole minute, so a range "from 14:00 to 14:00" is that minute.
+    """
     text = (text or "").strip()
     if not text:
         return None
+    match = _TIME.fullmatch(text)
     try:
-        moment = datetime.fromisoformat(text)
+        if match:
+            moment = datetime.fromisoformat(text.replace(" ", "T"))
+        else:  # a full ISO time, with its offset, as a link may carry
+            moment = datetime.fromisoformat(text)
     except ValueError:
-        raise FilterError(f"{text!r} is not a time: use 2024-05-01T14:00 (UTC).") from None
+        moment = None
+    if moment is None:
+        raise FilterError(
+            f"{text!r} is not a time: type it as {wording.TIME_FORM} (UTC, 24-hour), "
+            f"such as {wording.TIME_EXAMPLE}, or a date alone."
+        )
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
+    if end and match:
+        step = {None: timedelta(days=1), "minute": timedelta(minutes=1)}.get(
+            match.lastgroup, timedelta(seconds=1)
+        )
+        moment += step - timedelta(microseconds=1)
     return moment.astimezone(UTC).isoformat(timespec="microseconds")
 
 

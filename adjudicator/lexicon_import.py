@@ -74,7 +74,7 @@ def bad_lines_message(path: Path, bad: list[BadLine], fmt: str = "text") -> str:
     if fmt == "text" and any(_looks_defined(line.text) for line in bad):
         hint = " If it is a Zyzzyva text file (a word, then its definition), use --format zyzzyva."
     return (
-        f"{path}: {len(bad)} line(s) are not words (letters A-Z only):\n{shown}{more}\n"
+        f"{path}: {_lines_are(len(bad))} not words (letters A-Z only):\n{shown}{more}\n"
         f"Fix the file, or import with --skip-invalid to leave those lines out.{hint}"
     )
 
@@ -145,3 +145,7 @@ def _compiled_copy(store: LexiconStore, edition: catalogue.Edition):
 def _some(words: list[str]) -> str:
     shown = ", ".join(words[:SHOW_DIFF_WORDS])
     return shown + (", ..." if len(words) > SHOW_DIFF_WORDS else "")
+
+
+def _lines_are(count: int) -> str:
+    return f"{count:,} line is" if count == 1 else f"{count:,} lines are"

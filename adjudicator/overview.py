@@ -1,29 +1,16 @@
-"""The director's overview figures, read from the tallies kept beside the journal (no scans).
+"""Today's challenges per tournament, from the hourly tallies kept beside the journal.
 
-Each figure is an index look-up on a small table that the append transaction keeps current,
-so the overview costs the same on the first day of a season and on its millionth challenge.
+The tallies are written in each append's own transaction (tallies.py), so this is an index
+range over a small table: the same cost on the first day of a season and on its millionth
+challenge. The director's overview (hall_status.py) shows it beside each tournament.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import UTC, datetime, time
 
-from adjudicator import journal, second_opinion, tallies
+from adjudicator import tallies
 from adjudicator.db import Database
-
-
-@dataclass(frozen=True)
-class Overview:
-    """Challenges today per tournament, open second-opinion flags, and the journal's size."""
-
-    challenges_today: dict[str, int]
-    open_flags: int
-    journal_rows: int
-
-    @property
-    def challenges_today_total(self) -> int:
-        return sum(self.challenges_today.values())
 
 
 def start_of_today(now: datetime | None = None) -> datetime:
@@ -44,10 +31,6 @@ def challenges_since(db: Database, since: datetime) -> dict[str, int]:
     return {tournament: int(count) for tournament, count in rows}
 
 
-def figures(db: Database, now: datetime | None = None) -> Overview:
-    """The overview's figures for the local day of `now` (default: now)."""
-    return Overview(
-        challenges_today=challenges_since(db, start_of_today(now)),
-        open_flags=second_opinion.open_count(db),
-        journal_rows=journal.newest_id(db),
-    )
+def challenges_today(db: Database, now: datetime | None = None) -> dict[str, int]:
+    """Challenges per tournament since the local day's midnight (to the hour)."""
+    return challenges_since(db, start_of_today(now))

@@ -24,10 +24,10 @@ from werkzeug.utils import secure_filename
 from adjudicator import (
     bursts,
     export,
+    hall_status,
     journal,
     journal_review,
     kiosks,
-    overview,
     second_opinion,
     settings,
     tournaments,
@@ -41,6 +41,7 @@ from kiosk.staff_web import current_staff, login_page, sign_out, staff_required
 
 bp = Blueprint("director", __name__, url_prefix="/director")
 director_only = staff_required("director")
+OVERVIEW_REFRESH = 20  # seconds
 FORMATS = ("auto", "text", "zyzzyva", "dwg")
 
 
@@ -57,14 +58,17 @@ def logout():
 @bp.get("/")
 @director_only
 def index():
-    hall = get_hall()
+    """The overview: the whole hall at a glance, refreshing itself (director-overview.js)."""
     return render_template(
-        "director/index.html",
-        overview=overview.figures(hall.db),
-        tournaments=tournaments.list_all(hall.db),
-        kiosks=kiosks.list_all(hall.db),
-        lexicons=hall.store.names(),
+        "director/index.html", status=hall_status.build(get_hall()), refresh=OVERVIEW_REFRESH
     )
+
+
+@bp.get("/overview")
+@director_only
+def overview_part():
+    """The overview's body alone, for its refresh."""
+    return render_template("director/overview_body.html", status=hall_status.build(get_hall()))
 
 
 # ---------- tournaments ----------
@@ -353,7 +357,7 @@ def _journal_filters() -> journal_review.Filters:
         kiosk=args.get("kiosk", "").strip() or None,
         kind=args.get("kind", "").strip() or None,
         since=journal_review.parse_time(args.get("since")),
-        until=journal_review.parse_time(args.get("until")),
+        until=journal_review.parse_time(args.get("until"), end=True),
     )
 
 

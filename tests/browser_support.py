@@ -70,10 +70,11 @@ class Home:
         home.cli("db", "upgrade")
         return home
 
-    def cli(self, *args: str) -> str:
+    def cli(self, *args: str, stdin: str | None = None) -> str:
         """Run the CLI in a subprocess; its stdout, or an AssertionError with its stderr."""
         done = subprocess.run(
             [sys.executable, "-m", "adjudicator", *args],
+            input=stdin,
             env=self.env,
             capture_output=True,
             text=True,
@@ -136,8 +137,42 @@ def save_screenshot(page, name: str, full_page: bool = False) -> Path:
     return path
 
 
-def clean_artifacts() -> None:
+def clean_artifacts(pattern: str = "kiosk-*.png") -> None:
     """Remove the screenshots of an earlier run, so every one left is from this run."""
     ARTIFACTS.mkdir(exist_ok=True)
-    for png in ARTIFACTS.glob("kiosk-*.png"):
+    for png in ARTIFACTS.glob(pattern):
         png.unlink()
+
+
+# What sticks out of the screen: the page's scroll size against the viewport, and each visible
+# element of the kiosk whose box is not wholly on screen (a box spilling off the left or top
+# edge does not add to the scroll size, so both are checked).
+OFF_SCREEN_JS = """() => {
+    const width = window.innerWidth, height = window.innerHeight;
+    const page = document.documentElement;
+    const found = [];
+    if (page.scrollWidth > width) found.push(`the page is ${page.scrollWidth} px wide`);
+    if (page.scrollHeight > height) found.push(`the page is ${page.scrollHeight} px tall`);
+    for (const element of document.querySelectorAll('#kiosk *')) {
+        if (element.closest('.sr-only, [hidden]') || !element.getClientRects().length) continue;
+        const box = element.getBoundingClientRect();
+        if (box.left < -0.5 || box.top < -0.5 || box.right > width + 0.5
+                || box.bottom > height + 0.5) {
+            const name = element.id ? '#' + element.id : element.tagName.toLowerCase()
+                + (element.className.baseVal === undefined && element.className
+                   ? '.' + element.className.split(' ')[0] : '');
+            found.push(`${name} at ${Math.round(box.left)},${Math.round(box.top)}`
+                + `-${Math.round(box.right)},${Math.round(box.bottom)}`);
+        }
+    }
+    return found;
+}"""
+
+# Two animation frames: the kiosk refits itself in the next frame after any change.
+SETTLE_JS = "() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))"
+
+
+def off_screen(page) -> list[str]:
+    """What of the kiosk page does not fit the viewport (empty when everything fits)."""
+    page.evaluate(SETTLE_JS)
+    return page.evaluate(OFF_SCREEN_JS)

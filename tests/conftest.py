@@ -17,6 +17,15 @@ from adjudicator.wordlist import WordSet
 
 SHARED_LEXICONS = Path(__file__).resolve().parents[2] / "shared" / "lexicons"
 
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--screenshots",
+        action="store_true",
+        help="write the README's pictures to docs/images (make screenshots)",
+    )
+
+
 # A tiny lexicon: a few real two- and three-letter words and some longer ones.
 TINY_WORDS = (
     "AA",

@@ -26,6 +26,7 @@ class Reply:
     body: dict
     words: list[str]
     token: str = ""
+    sent: float = 0.0  # when the request was sent (`at` is when its answer came back)
 
 
 @dataclass
@@ -56,8 +57,9 @@ class Load:
             words = rng.sample(GOOD, rng.randint(1, 4))
             if rng.random() < 0.4:
                 words[rng.randrange(len(words))] = "ZZZ"
+            sent_at = time.monotonic()
             status, body = post(url, token, words)
-            self.replies.append(Reply(time.monotonic(), url, status, body, words, token))
+            self.replies.append(Reply(time.monotonic(), url, status, body, words, token, sent_at))
             sent += 1
             if status is None:
                 time.sleep(0.02)  # the server is gone: do not spin

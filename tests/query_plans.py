@@ -15,8 +15,8 @@ from adjudicator import (
     journal,
     journal_review,
     kiosks,
+    hall_status,
     migrations,
-    overview,
     second_opinion,
     tournaments,
 )
@@ -125,7 +125,7 @@ def exercise(db: PostgresDatabase, root: Path, steps: list[str]) -> None:
         db, original.id, "acceptable", "Slip checked", actor="director", station="director"
     )
     steps.append("director: overview")
-    overview.figures(db)
+    hall_status.build(hall)
     steps.append("director: flags")
     second_opinion.cases(db, open_only=True)
     second_opinion.cases(db, closed_only=True, limit=50)

@@ -52,6 +52,7 @@ ACCESS: dict[tuple[str, str], frozenset[str]] = {
     ("GET", "/judge/case"): STAFF,
     ("POST", "/judge/second-opinion"): STAFF,
     ("GET", "/director/"): DIRECTOR_ONLY,
+    ("GET", "/director/overview"): DIRECTOR_ONLY,
     ("GET", "/director/tournaments"): DIRECTOR_ONLY,
     ("POST", "/director/tournaments"): DIRECTOR_ONLY,
     ("POST", "/director/tournaments/<slug>/confirm"): DIRECTOR_ONLY,

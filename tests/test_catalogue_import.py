@@ -158,7 +158,7 @@ class TestMessyFiles:
         path.write_text("AA\nQI\nZ4\n\nCO-OP\nZA\n")
         result = run("lexicon", "import", str(path), "-n", "HOUSE")
         assert result.exit_code == 2 and result.stdout == ""
-        assert "2 line(s) are not words" in result.stderr
+        assert "2 lines are not words" in result.stderr
         assert "line 3: 'Z4'" in result.stderr
         assert "line 5: 'CO-OP'" in result.stderr
         assert "--skip-invalid" in result.stderr
@@ -169,7 +169,7 @@ class TestMessyFiles:
         path.write_text("".join(f"W{n}\n" for n in range(25)))
         with pytest.raises(ImportRefused) as caught:
             import_lexicon(store, path, "HOUSE")
-        assert "25 line(s)" in str(caught.value)
+        assert "25 lines are not words" in str(caught.value)
         assert "line 10: 'W9'" in str(caught.value) and "W10'" not in str(caught.value)
         assert "... and 15 more" in str(caught.value)
 
@@ -178,7 +178,7 @@ class TestMessyFiles:
         path.write_text("AA\nQI\nZ4\n\nCO-OP\nZA\n")
         result = run("lexicon", "import", str(path), "-n", "HOUSE", "--skip-invalid")
         assert result.exit_code == 0, result.stderr
-        assert "skipped:     2 line(s) that are not words:" in result.stdout
+        assert "skipped:     2 lines that are not words:" in result.stdout
         assert "line 3: 'Z4'" in result.stdout and "line 5: 'CO-OP'" in result.stdout
         assert sorted(store.open("HOUSE")) == ["AA", "QI", "ZA"]
 

@@ -45,8 +45,8 @@ def test_import_recipe_prints_summary(run, store: LexiconStore, recipe: Path):
     one = WordSet.of(["AA", "AB", "CAT", "DOG"]).fingerprint[:12]
     assert f"one.txt (file): 4 words, fingerprint {one}" in out.stdout
     assert "two.txt (file): 3 words" in out.stdout
-    assert "add:         1 list(s), 2 word(s) no source had" in out.stdout
-    assert "remove:      1 list(s), 1 word(s) removed" in out.stdout
+    assert "add:         1 list, 2 words no source had" in out.stdout
+    assert "remove:      1 list, 1 word removed" in out.stdout
     assert "referral:    a referral rule: a missing word of more than 5 letters gives REFER" in (
         out.stdout
     )

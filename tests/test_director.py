@@ -241,7 +241,7 @@ def test_a_bad_upload_is_refused_with_the_clis_message_and_changes_nothing(staff
     response = _upload(director, b"QI\nZA9\nCAT\n", name="TINY-NWL")
     page = response.get_data(as_text=True)
     assert response.status_code == 400
-    assert "words.txt: 1 line(s) are not words" in page and "--skip-invalid" in page
+    assert "words.txt: 1 line is not words" in page and "--skip-invalid" in page
     assert "uploads" not in page  # the temporary folder is not shown
     response = _upload(director, b"QI\nZA\n", name="TINY-NWL")
     assert response.status_code == 400 and "Use --force to replace it" in response.get_data(

@@ -88,7 +88,7 @@ def test_director_login_with_a_wrong_then_the_right_password(browser, server):
     page.fill("#password", DIRECTOR_PASSWORD)
     page.click("#sign-in")
     page.wait_for_url(server.url + "/director/")
-    assert "second opinion(s) waiting" in page.inner_text("#open-flags")
+    assert "0 second opinions waiting" in page.inner_text("#glance-flags")
     page.click("#logout")
     page.wait_for_url(server.url + "/director/login")
     page.context.close()

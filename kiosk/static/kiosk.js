@@ -6,21 +6,24 @@
 (function () {
   "use strict";
 
-  var MAX_WORDS = 8;
-  var MAX_LETTERS = 15;
-  var MIN_LETTERS = 2;
+  var Words = window.KioskWords;   // kiosk-words.js: what can be judged
+  var MAX_WORDS = Words.MAX_WORDS;
+  var MIN_LETTERS = Words.MIN_LETTERS;
   var POLL_MS = 5000;
   var LOCKOUT_MS = 1500;
   var VERDICTS = {
-    ACCEPTABLE: { title: "ACCEPTABLE: the play stands", icon: "icon-acceptable" },
+    ACCEPTABLE: { word: "ACCEPTABLE", gloss: "the play stands", icon: "icon-acceptable" },
     UNACCEPTABLE: {
-      title: "UNACCEPTABLE: the play comes off and scores zero",
+      word: "UNACCEPTABLE",
+      gloss: "the play comes off and scores zero",
       icon: "icon-unacceptable",
     },
-    REFER: { title: "REFER: call a word judge; a dictionary check is needed", icon: "icon-refer" },
+    REFER: {
+      word: "REFER",
+      gloss: "call a word judge; a dictionary check is needed",
+      icon: "icon-refer",
+    },
   };
-  var SEPARATOR = /[\s,]+/;
-  var NOT_LETTER = /[^A-Za-z]/g;
 
   var $ = function (id) { return document.getElementById(id); };
   var root = $("kiosk");
@@ -100,11 +103,37 @@
 
   /* ---------- typing: words become chips ---------- */
 
+  /* A passing hint (it fades after 4 s); a problem with the typed text stays until fixed. */
   function showHint(text) {
     hint.textContent = text;
     hint.classList.toggle("hint-on", Boolean(text));
     clearTimeout(hintTimer);
-    if (text) { hintTimer = setTimeout(function () { showHint(""); }, 4000); }
+    if (text) { hintTimer = setTimeout(showProblem, 4000); }
+  }
+
+  /* Say what in the box cannot be judged, or clear the message when nothing is wrong. */
+  function showProblem() {
+    clearTimeout(hintTimer);
+    var text = boxProblem();
+    hint.textContent = text;
+    hint.classList.toggle("hint-on", Boolean(text));
+    if (text) {
+      input.setAttribute("aria-invalid", "true");
+    } else {
+      input.removeAttribute("aria-invalid");
+    }
+    return text;
+  }
+
+  /* The first problem with the words still in the box, numbered after the chips. */
+  function boxProblem() {
+    var split = Words.pieces(input.value);
+    var pending = split.rest ? split.complete.concat([split.rest]) : split.complete;
+    for (var i = 0; i < pending.length; i++) {
+      var text = Words.problem(pending[i], words.length + i + 1);
+      if (text) { return text; }
+    }
+    return "";
   }
 
   function renderChips() {
@@ -131,61 +160,44 @@
     root.classList.toggle("has-words", count > 0);
   }
 
-  /* Keep only letters (upper case) and at most 15 of them; say what was refused. */
-  function cleanPiece(piece) {
-    var letters = piece.replace(NOT_LETTER, "");
-    var refused = letters.length !== piece.length;
-    letters = letters.toUpperCase();
-    if (letters.length > MAX_LETTERS) {
-      showHint("At most " + MAX_LETTERS + " letters in a word: no word on the board is longer.");
-      return letters.slice(0, MAX_LETTERS);
+  /* Turn the complete words at the start of `text` into chips, in order, up to the first one
+   * that cannot be judged as typed; that one and everything after it stay in the box. */
+  function takeWords(text) {
+    var split = Words.pieces(text);
+    var taken = 0;
+    var consumed = 0;
+    for (var i = 0; i < split.complete.length; i++) {
+      var word = split.complete[i];
+      if (Words.problem(word, words.length + 1)) { break; }
+      words.push(word.toUpperCase());
+      taken += 1;
+      consumed = text.indexOf(word, consumed) + word.length;
     }
-    if (refused) { showHint("Letters A-Z only: type a blank as the letter it stands for."); }
-    return letters;
+    if (taken) {
+      var rest = text.slice(consumed).replace(/^[\s,]+/, "");
+      input.value = i === split.complete.length ? split.rest : rest;
+      renderChips();
+    }
+    return taken;
   }
 
-  function addWord(word) {
-    if (!word) { return true; }
-    if (words.length >= MAX_WORDS) {
-      showHint("At most " + MAX_WORDS + " words: one play forms no more.");
-      return false;
-    }
-    words.push(word);
-    return true;
-  }
-
-  /* Commit what is in the box as a word; false if it could not be added. */
+  /* Commit everything in the box; false (with the problem shown) if any of it cannot be judged. */
   function commitInput() {
-    var word = cleanPiece(input.value);
-    input.value = "";
-    if (!addWord(word)) { renderChips(); return false; }
-    renderChips();
-    return true;
+    takeWords(input.value + " ");
+    input.value = input.value.replace(/^[\s,]+|[\s,]+$/g, "");
+    return !showProblem();
   }
 
   function onInput() {
     touched();
-    var value = input.value;
-    var pieces = value.split(SEPARATOR);
-    var rest = pieces.pop();   // the word still being typed
-    var full = false;
-    pieces.forEach(function (piece) {
-      if (!addWord(cleanPiece(piece))) { full = true; }
-    });
-    rest = cleanPiece(rest);
-    if (words.length >= MAX_WORDS && rest) {
-      showHint("At most " + MAX_WORDS + " words: one play forms no more.");
-      rest = "";
-      full = true;
-    }
-    if (full) { input.value = ""; }
-    if (input.value !== rest) { input.value = rest; }
-    if (pieces.length) { renderChips(); }
+    takeWords(input.value);
+    showProblem();
   }
 
   function removeWord(index) {
     words.splice(index, 1);
     renderChips();
+    showProblem();
     input.focus();
     touched();
   }
@@ -197,7 +209,7 @@
     var key = event.key;
     if (key === "Enter") {
       event.preventDefault();
-      if (input.value) { commitInput(); } else { judge(); }
+      if (input.value.trim()) { commitInput(); } else { judge(); }
     } else if (key === "Tab" && !event.shiftKey && (input.value || words.length)) {
       event.preventDefault();
       judge();
@@ -205,21 +217,7 @@
       event.preventDefault();
       words.pop();
       renderChips();
-    } else if (key.length === 1 && !event.ctrlKey && !event.metaKey && !event.altKey) {
-      if (key === " " || key === ",") {
-        event.preventDefault();
-        commitInput();
-      } else if (/[^A-Za-z]/.test(key)) {
-        event.preventDefault();
-        showHint("Letters A-Z only: type a blank as the letter it stands for.");
-      } else if (words.length >= MAX_WORDS) {
-        event.preventDefault();
-        showHint("At most " + MAX_WORDS + " words: one play forms no more.");
-      } else if (input.value.length >= MAX_LETTERS &&
-                 input.selectionStart === input.selectionEnd) {
-        event.preventDefault();
-        showHint("At most " + MAX_LETTERS + " letters in a word: no word on the board is longer.");
-      }
+      showProblem();
     }
   }
 
@@ -227,7 +225,10 @@
 
   function judge() {
     if (judging || root.dataset.state !== "idle") { return; }
-    if (input.value && !commitInput()) { return; }
+    if (input.value && !commitInput()) {   // never judge a word changed to make it fit
+      input.focus();
+      return;
+    }
     if (!words.length) {
       showHint("Type the challenged words first.");
       input.focus();
@@ -295,10 +296,17 @@
     $("verdict-screen").hidden = name !== "verdict";
     $("error-screen").hidden = name !== "error";
     lockedUntil = name === "idle" ? 0 : Date.now() + LOCKOUT_MS;
-    root.classList.toggle("locked", name !== "idle");
+    setLocked(name !== "idle");
     if (name !== "idle") {
-      setTimeout(function () { root.classList.remove("locked"); }, LOCKOUT_MS);
+      setTimeout(function () { setLocked(false); }, LOCKOUT_MS);
     }
+  }
+
+  /* For a moment after a verdict, a stray key or tap cannot dismiss it. */
+  function setLocked(on) {
+    root.classList.toggle("locked", on);
+    $("verdict-done").disabled = on;
+    $("error-back").disabled = on;
   }
 
   function showVerdict(entry) {
@@ -308,7 +316,8 @@
       $(VERDICTS[name].icon).toggleAttribute("hidden", name !== entry.verdict);
     });
     $("verdict-screen").className = "screen verdict-screen verdict-" + entry.verdict.toLowerCase();
-    setText("verdict-title", shown.title);
+    setText("verdict-word", shown.word);
+    setText("verdict-gloss", shown.gloss);
     setText("verdict-consequence", entry.consequence);
     var list = $("verdict-words");
     list.textContent = "";
@@ -330,7 +339,7 @@
     var rule = status && status.rule.name === entry.rule ? status.rule.title : entry.rule;
     setText("verdict-rule", rule);
     showScreen("verdict");
-    announce(shown.title + ". " + entry.consequence);
+    announce(shown.word + ": " + shown.gloss + ". " + entry.consequence);
     $("verdict-title").focus();
     startReturnTimer(verdictSeconds);
   }
@@ -372,7 +381,8 @@
     var endsAt = Date.now() + seconds * 1000;
     var tick = function () {
       var left = Math.max(0, Math.ceil((endsAt - Date.now()) / 1000));
-      setText("verdict-countdown", "Back to the start in " + left + " s, or press any key.");
+      var text = "Back to the start in " + left + " s, or press any key.";
+      if ($("verdict-countdown").textContent !== text) { setText("verdict-countdown", text); }
     };
     tick();
     countdownTimer = setInterval(tick, 250);
@@ -405,7 +415,7 @@
     if (judging) { touched(); return; }
     words = [];
     input.value = "";
-    showHint("");
+    showProblem();
     if (root.dataset.state === "error") { backToIdle(); }
     renderChips();
   }
@@ -470,6 +480,7 @@
 
   renderChips();
   showScreen("idle");
+  window.KioskFit.keepFitted(root);
   refreshStatus();
   startPolling();
   input.focus();

@@ -1,0 +1,14 @@
+"""Template filters for the staff pages: right plurals and the one time form (wording.py)."""
+
+from __future__ import annotations
+
+from flask import Flask
+
+from adjudicator import wording
+
+
+def init_app(app: Flask) -> None:
+    """`{{ n|plural("kiosk") }}` -> '2 kiosks'; `{{ iso|utc }}` -> '2024-05-01 14:03:22'."""
+    app.add_template_filter(wording.plural, "plural")
+    app.add_template_filter(wording.utc_time, "utc")
+    app.jinja_env.globals.update(time_form=wording.TIME_FORM, time_example=wording.TIME_EXAMPLE)

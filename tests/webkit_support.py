@@ -1,0 +1,66 @@
+"""WebKit (the engine of iPads) through WebKitGTK's WebDriver and Selenium, on a private Xvfb.
+
+CI installs `webkit2gtk-driver` and `xvfb` (.ci/run); elsewhere the WebKit tests skip when they
+are missing, and fail under CI=true, so a missing install step cannot pass as green.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+WEBKIT_DRIVER = "/usr/bin/WebKitWebDriver"
+
+
+def webkit_missing_reason() -> str | None:
+    """Why the WebKit tests cannot run here, or None when they can."""
+    if not os.path.exists(WEBKIT_DRIVER):
+        return f"{WEBKIT_DRIVER} is missing (apt-get install webkit2gtk-driver)"
+    if shutil.which("Xvfb") is None:
+        return "Xvfb is missing (apt-get install xvfb)"
+    try:
+        import selenium.webdriver  # noqa: F401
+    except ImportError:
+        return "Selenium is not installed (pip install -e '.[test]')"
+    return None
+
+
+@contextmanager
+def xvfb_display() -> Iterator[str]:
+    """A private X display (":N") for as long as the block runs."""
+    read_end, write_end = os.pipe()
+    server = subprocess.Popen(
+        ["Xvfb", "-displayfd", str(write_end), "-screen", "0", "1920x1080x24", "-nolisten", "tcp"],
+        pass_fds=(write_end,),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    os.close(write_end)
+    try:
+        with os.fdopen(read_end) as announced:
+            number = announced.readline().strip()
+        assert number, "Xvfb did not start"
+        yield f":{number}"
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+@contextmanager
+def webkit_driver(display: str) -> Iterator:
+    """A Selenium session in WebKitGTK's MiniBrowser on `display`, quit at the end."""
+    from selenium import webdriver
+    from selenium.webdriver.webkitgtk.options import Options
+    from selenium.webdriver.webkitgtk.service import Service
+
+    env = {**os.environ, "DISPLAY": display}
+    service = Service(executable_path=WEBKIT_DRIVER, env=env)
+    driver = webdriver.WebKitGTK(options=Options(), service=service)
+    try:
+        driver.set_page_load_timeout(30)
+        yield driver
+    finally:
+        driver.quit()
