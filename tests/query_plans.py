@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from adjudicator import (
+    hall_status,
     journal,
     journal_review,
     kiosks,
-    hall_status,
     migrations,
     second_opinion,
     tournaments,
