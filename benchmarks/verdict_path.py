@@ -5,7 +5,8 @@
 - over HTTP: the CPU the gunicorn worker spends per adjudication (`adjudicator serve`, one
   worker) against a minimal Flask app (benchmarks/minimal_app.py) under the same gunicorn
   settings, the same clients sending the same bodies;
-- `adjudicator judge` as a whole process against `python -c "import marisa_trie"`, alternating.
+- `adjudicator judge` as a whole process against `python -c "import marisa_trie"`, alternating;
+- GET /healthz and /api/v1/lexicons with 2 and with 40 compiled lexicons (flat: ratio near 1).
 
     python benchmarks/verdict_path.py [--rounds 3] [--only inprocess,http,judge] [--json FILE]
 """
@@ -224,6 +225,40 @@ def over_http(folder: Path, clients: int = 1, batches: int = 8, per_batch: int =
     }
 
 
+# --- /healthz and /api/v1/lexicons as lexicons are added -----------------------------------------
+
+
+def lexicon_endpoints(folder: Path, counts: tuple[int, ...] = (2, 40), calls: int = 500) -> dict:
+    """Median time (ms) of GET /healthz and GET /api/v1/lexicons in process, with each number
+    of compiled lexicons in the store; and the ratio of the most to the fewest."""
+    from adjudicator.store import SETTLE_SECONDS
+    from adjudicator.wordlist import WordSet
+    from tests.hall_support import build_setup, make_app
+
+    found: dict[str, dict[int, float]] = {"/healthz": {}, "/api/v1/lexicons": {}}
+    for count in counts:
+        setup = build_setup(folder / f"lexicons-{count}")
+        for n in range(count - 2):  # build_setup made two
+            setup.store.save(f"EXTRA{n:02d}", WordSet.of(["QI", "ZA", f"X{chr(65 + n % 26)}"]))
+        client = make_app(setup.hall).test_client()
+        time.sleep(SETTLE_SECONDS + 0.2)  # a store changed this instant is reread each call
+        for path in found:
+            for _ in range(20):
+                assert client.get(path).status_code == 200
+            times = []
+            for _ in range(calls):
+                started = time.perf_counter()
+                client.get(path)
+                times.append(time.perf_counter() - started)
+            found[path][count] = statistics.median(times) * 1000
+        setup.hall.db.close()
+    low, high = min(counts), max(counts)
+    return {
+        "ms": found,
+        "ratio": max(found[path][high] / found[path][low] for path in found),
+    }
+
+
 # --- `adjudicator judge` as a process -----------------------------------------------------------
 
 
@@ -264,7 +299,7 @@ def judge_process(folder: Path, runs: int = 30) -> dict:
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--only", default="inprocess,http,http4,judge")
+    parser.add_argument("--only", default="inprocess,http,http4,judge,lexicons")
     parser.add_argument("--folder", type=Path, default=None, help="default: a temporary one")
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args(argv)
@@ -281,6 +316,8 @@ def main(argv: list[str] | None = None) -> dict:
                 results["http4"].append(over_http(Path(folder) / "http4", clients=4))
             if "judge" in parts:
                 results["judge"].append(judge_process(Path(folder)))
+            if "lexicons" in parts:
+                results["lexicons"].append(lexicon_endpoints(Path(folder)))
         print(f"round {round_no + 1}:", json.dumps({k: v[-1] for k, v in results.items()}))
     for part, runs in results.items():
         ratios = [run["ratio"] for run in runs]
