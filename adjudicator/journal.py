@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import operator
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import MISSING, dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -90,7 +91,8 @@ _WORDS = FIELDS.index("words")
 _PREV = FIELDS.index("prev_hash")
 _ROW_HASH = FIELDS.index("row_hash")
 assert _ROW_HASH == len(FIELDS) - 1, "the hashed fields are every field before row_hash"
-_DEFAULTS = {name: field.default for name, field in Entry.__dataclass_fields__.items()}
+_DEFAULT_VALUES = tuple(field.default for field in Entry.__dataclass_fields__.values())
+_INDEX = {name: index for index, name in enumerate(FIELDS)}
 _INTEGERS = tuple(FIELDS.index(name) for name in ("id", "lexicon_words", "word_count"))
 # The canonical form is json.dumps(fields, sort_keys=True, separators=(",", ":")); building
 # the dict in sorted key order gives the same bytes without sorting on every row.
@@ -99,9 +101,12 @@ _SORTED_NAMES = tuple(_HASHED_FIELDS[index] for index in _SORTED)
 _ENCODER = json.JSONEncoder(separators=(",", ":"))
 
 
+_PICK_SORTED = operator.itemgetter(*_SORTED)
+
+
 def hash_values(values: list[Any] | tuple) -> str:
     """The row hash of a row's hashed fields, in _HASHED_FIELDS order (words as a sequence)."""
-    fields = dict(zip(_SORTED_NAMES, [values[index] for index in _SORTED], strict=True))
+    fields = dict(zip(_SORTED_NAMES, _PICK_SORTED(values), strict=True))
     fields["words"] = list(fields["words"])
     return hashlib.sha256(_ENCODER.encode(fields).encode()).hexdigest()
 
@@ -303,19 +308,25 @@ def count_since(cur: Any, kiosk: str, since: str, at_most: int) -> int:
 
 def _new_entry(fields: dict[str, Any]) -> Entry:
     """A new row from its fields (the optional ones may be left out), with its hash."""
-    unknown = set(fields) - set(FIELDS)
-    if unknown:
-        raise TypeError(f"unknown journal fields: {', '.join(sorted(unknown))}")
-    values = [fields.get(name, _DEFAULTS.get(name)) for name in FIELDS]
+    values = list(_DEFAULT_VALUES)
+    for name, value in fields.items():
+        index = _INDEX.get(name)
+        if index is None:
+            raise TypeError(f"unknown journal field: {name}")
+        values[index] = value
+    if MISSING in values:
+        missing = [name for name, value in zip(FIELDS, values, strict=True) if value is MISSING]
+        raise TypeError(f"missing journal fields: {', '.join(missing)}")
     values[_WORDS] = tuple(values[_WORDS])
-    values[_ROW_HASH] = hash_values(values[:_ROW_HASH])
+    values[_ROW_HASH] = hash_values(values)
     return _make_entry(values)
 
 
 def _row_values(entry: Entry) -> tuple:
-    return tuple(
-        " ".join(entry.words) if name == "words" else getattr(entry, name) for name in FIELDS
-    )
+    """The values to store for `entry`, in FIELDS order (its __dict__ order: _make_entry)."""
+    values = list(entry.__dict__.values())
+    values[_WORDS] = " ".join(values[_WORDS])
+    return tuple(values)
 
 
 def _stored_hash(row: tuple) -> str:
