@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from adjudicator import kiosks, overview, second_opinion, tournaments
+from adjudicator import integrity, kiosks, overview, second_opinion, tournaments
 from adjudicator.errors import AdjudicatorError, LexiconError
 from adjudicator.hall import Hall
 from adjudicator.lexicon import Manifest
@@ -82,6 +82,7 @@ class HallStatus:
     open_flags: int
     journal: JournalStatus
     problems: tuple[str, ...] = field(default=())
+    record: integrity.Integrity | None = None  # journal health, witness alarms, checkpoints
 
     @property
     def kiosks(self) -> tuple[KioskStatus, ...]:
@@ -111,6 +112,7 @@ def build(hall: Hall, now: datetime | None = None) -> HallStatus:
         open_flags=second_opinion.open_count(hall.db),
         journal=_journal_status(hall),
         problems=tuple(problems),
+        record=integrity.overview(hall),
     )
 
 

@@ -10,15 +10,15 @@ from __future__ import annotations
 import hashlib
 import json
 import operator
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import MISSING, dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from adjudicator import tallies
+from adjudicator import journal_health, tallies
 from adjudicator.db import Database
+from adjudicator.journal_health import GENESIS
 
-GENESIS = "0" * 64
 KINDS = ("challenge", "second-opinion", "ruling")
 
 
@@ -146,43 +146,55 @@ def append_batch(db: Database, batch: list[Pending]) -> None:
     """Append every row of `batch` in one transaction: one lock, one fsync (group commit).
 
     A row whose guard refuses it gets that error and is skipped; if the commit fails, the
-    transaction's error propagates and no row of the batch has an entry.
+    transaction's error propagates and no row of the batch has an entry. The journal's identity
+    is checked in the same transaction (journal_health.read_head): a journal that is not the
+    one this process opened gets no row, and the process judges nothing more.
     """
-    with db.transaction(chain_lock=True) as cur:
-        last = cur.execute(
-            "SELECT id, row_hash, recorded_at FROM adjudications ORDER BY id DESC LIMIT 1"
-        ).one()
-        next_id, prev_hash = ((last["id"] + 1), last["row_hash"]) if last else (1, GENESIS)
-        # The journal's clock never runs backwards (a clock step, another server's clock), so
-        # a time range is an id range and the director's filters stay on indexes.
-        not_before = last["recorded_at"] if last else ""
-        written: list[tuple[Pending, Entry]] = []
-        for pending in batch:
-            try:
-                if pending.guard is not None:
-                    pending.guard(cur)
-            except Exception as refusal:  # noqa: BLE001 - handed back to that row's caller
-                pending.error = refusal
-                continue
-            now = datetime.now(UTC).isoformat(timespec="microseconds")
-            entry = _new_entry(
-                {
-                    **pending.fields,
-                    "id": next_id,
-                    "recorded_at": max(now, not_before),
-                    "prev_hash": prev_hash,
-                }
-            )
-            if pending.guard is not None:  # later guards in the batch must see this row
-                cur.execute(_INSERT, _row_values(entry))
-            written.append((pending, entry))
-            next_id, prev_hash, not_before = entry.id + 1, entry.row_hash, entry.recorded_at
-        unguarded = [_row_values(e) for p, e in written if p.guard is None]
-        if len(unguarded) == 1:
-            cur.execute(_INSERT, unguarded[0])
-        elif unguarded:
-            cur.executemany(_INSERT, unguarded)
-        tallies.record(cur, [entry for _, entry in written])
+    health = journal_health.of(db)
+    if health.lost:
+        raise health.mark_lost("")
+    written: list[tuple[Pending, Entry]] = []
+    try:
+        with db.transaction(chain_lock=True) as cur:
+            head = journal_health.read_head(db, cur)
+            next_id, prev_hash = head.next_id, head.prev_hash
+            # The journal's clock never runs backwards (a clock step, another server's clock),
+            # so a time range is an id range and the director's filters stay on indexes.
+            not_before = head.recorded_at
+            for pending in batch:
+                try:
+                    if pending.guard is not None:
+                        pending.guard(cur)
+                except Exception as refusal:  # noqa: BLE001 - handed back to that row's caller
+                    pending.error = refusal
+                    continue
+                now = datetime.now(UTC).isoformat(timespec="microseconds")
+                entry = _new_entry(
+                    {
+                        **pending.fields,
+                        "id": next_id,
+                        "recorded_at": max(now, not_before),
+                        "prev_hash": prev_hash,
+                    }
+                )
+                if pending.guard is not None:  # later guards in the batch must see this row
+                    cur.execute(_INSERT, _row_values(entry))
+                written.append((pending, entry))
+                next_id, prev_hash, not_before = entry.id + 1, entry.row_hash, entry.recorded_at
+            unguarded = [_row_values(e) for p, e in written if p.guard is None]
+            if len(unguarded) == 1:
+                cur.execute(_INSERT, unguarded[0])
+            elif unguarded:
+                cur.executemany(_INSERT, unguarded)
+            tallies.record(cur, [entry for _, entry in written])
+        journal_health.after_commit(db)  # rows committed to a file gone meanwhile: not shown
+    except journal_health.JournalLost:
+        raise
+    except Exception as failure:
+        health.commit_failed(str(failure))
+        raise
+    newest = written[-1][1] if written else None
+    health.committed((newest.id, newest.row_hash) if newest else head.newest)
     for pending, entry in written:  # only once the commit is durable
         pending.entry = entry
 
@@ -237,7 +249,8 @@ def batches(
 ) -> Iterator[list[tuple]]:
     """The rows of `entries` as raw tuples in FIELDS order, `batch` at a time (constant memory).
 
-    `where` adds SQL conditions (`?` placeholders, values in `params`) to the filters.
+    `where` adds SQL conditions (`?` placeholders, values in `params`) to the filters. Every
+    id is read, also ids below 1 that no append makes: an export or a verify hides nothing.
     """
     conditions, params = list(where), list(params)
     if tournament:
@@ -248,16 +261,15 @@ def batches(
             params.append(filters[column])
     if filters.get("kind") not in (None, "", "challenge"):
         conditions.append("kind <> 'challenge'")  # lets the partial index answer it
-    where = " AND ".join(["id > ?", *conditions])
-    sql = f"{_SELECT} WHERE {where} ORDER BY id LIMIT {int(batch)}"
-    after = 0
-    while True:
-        with db.transaction() as cur:
-            rows = cur.execute(sql, (after, *params)).tuples()
-        if not rows:
-            return
+    tail = f"ORDER BY id LIMIT {int(batch)}"
+    first = f"{_SELECT} WHERE {' AND '.join(conditions) or '1 = 1'} {tail}"
+    sql = f"{_SELECT} WHERE {' AND '.join(['id > ?', *conditions])} {tail}"
+    with db.transaction() as cur:
+        rows = cur.execute(first, params).tuples()
+    while rows:
         yield rows
-        after = rows[-1][0]
+        with db.transaction() as cur:
+            rows = cur.execute(sql, (rows[-1][0], *params)).tuples()
 
 
 @dataclass(frozen=True)
@@ -272,26 +284,55 @@ class VerifyResult:
         return self.first_bad_id is None
 
 
-def verify(db: Database) -> VerifyResult:
-    """Walk the chain in id order, in batches; the first row whose hash, link or number is
-    wrong ends the walk. Rows are checked as read, so memory stays constant at any size."""
+def verify(db: Database, witnessed: Iterable[tuple[int, str]] = ()) -> VerifyResult:
+    """Walk the chain in id order, in batches; the first row whose hash, link, number or stored
+    form is wrong ends the walk. Rows are checked as read, so memory stays constant.
+
+    `witnessed` holds (row id, hash or its first digits) pairs from checkpoints: each row must
+    still be there with that hash, so rows rewritten or cut off the end are found too.
+    """
+    wanted: dict[int, list[str]] = {}
+    for row_id, row_hash in witnessed:
+        wanted.setdefault(row_id, []).append(row_hash.lower())
     expected_prev, expected_id, count = GENESIS, 1, 0
     for rows in batches(db):
         for row in rows:
-            entry_id, prev_hash, row_hash = int(row[0]), row[_PREV], row[_ROW_HASH]
-            if entry_id != expected_id:
+            entry_id, prev_hash, row_hash = row[0], row[_PREV], row[_ROW_HASH]
+            words = _canonical_words(row)
+            if words is None:
                 return VerifyResult(
-                    count, entry_id, f"row {expected_id} is missing before row {entry_id}"
+                    count, entry_id, f"row {entry_id} holds a value not in its canonical form"
                 )
+            if entry_id != expected_id:
+                problem = (
+                    f"row {entry_id} lies outside the chain (its ids run 1, 2, 3, ...)"
+                    if entry_id < expected_id
+                    else f"row {expected_id} is missing before row {entry_id}"
+                )
+                return VerifyResult(count, entry_id, problem)
             if prev_hash != expected_prev:
                 return VerifyResult(
                     count, entry_id, f"row {entry_id} does not link to row {entry_id - 1}"
                 )
-            if _stored_hash(row) != row_hash:
+            values = list(row)
+            values[_WORDS] = words
+            if hash_values(values) != row_hash:
                 return VerifyResult(
                     count, entry_id, f"row {entry_id} was altered after it was recorded"
                 )
+            if wanted and any(not row_hash.startswith(h) for h in wanted.pop(entry_id, ())):
+                return VerifyResult(
+                    count, entry_id, f"row {entry_id} differs from the one a checkpoint witnessed"
+                )
             expected_prev, expected_id, count = row_hash, entry_id + 1, count + 1
+    if wanted:
+        missing = min(wanted)
+        return VerifyResult(
+            count,
+            missing,
+            f"row {missing}, witnessed by a checkpoint, is missing: the journal ends at row "
+            f"{count} (rows were cut off the end)",
+        )
     return VerifyResult(count, last_hash=expected_prev if count else "")
 
 
@@ -329,13 +370,17 @@ def _row_values(entry: Entry) -> tuple:
     return tuple(values)
 
 
-def _stored_hash(row: tuple) -> str:
-    """The hash a stored row (FIELDS order, as read) should carry."""
-    values = list(row[:_ROW_HASH])
-    for index in _INTEGERS:
-        values[index] = int(values[index])
-    values[_WORDS] = values[_WORDS].split()
-    return hash_values(values)
+def _canonical_words(row: tuple) -> list[str] | None:
+    """A stored row's words if every stored value is exactly what an append writes, else None.
+
+    '196601 ' for 196601, 196601.0, 'QI  ZA' for 'QI ZA': each reads back as the same entry
+    and hashes alike, so only the stored form itself can tell.
+    """
+    words = row[_WORDS]
+    if type(words) is not str or any(type(row[index]) is not int for index in _INTEGERS):
+        return None
+    split = words.split()
+    return split if " ".join(split) == words else None
 
 
 def from_values(row: tuple) -> Entry:

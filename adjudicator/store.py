@@ -1,15 +1,23 @@
 """The store of compiled lexicons under the data home: build, save, list, open, verify.
 
 Each lexicon is two files: `<NAME>.<sha12>.marisa` (content-addressed, never rewritten) and
-`<NAME>.json`, its manifest, replaced atomically. A reader that opened the old trie keeps its
-mmap while a new edition is installed beside it, so replacing a lexicon fails no request.
+`<NAME>.json`, its manifest, replaced atomically. A reader that loaded the old trie keeps it
+while a new edition is installed beside it, so replacing a lexicon fails no request.
+
+A serving process re-hashes each compiled file it has open every `lexicon_recheck_seconds`,
+whatever its timestamps say. A file that no longer matches its manifest takes the lexicon out
+of service (a `<NAME>.out-of-service` note in the store, seen by every process) until the
+director imports it again or verifies it.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import marisa_trie
@@ -20,6 +28,17 @@ from adjudicator.lexicon import CompiledLexicon, Manifest, file_sha256
 from adjudicator.wordlist import WordSet, fingerprint
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+OUT_OF_SERVICE = ".out-of-service"
+
+
+@dataclass
+class _Loaded:
+    """A lexicon loaded in this process, and when its file was last found intact."""
+
+    compiled_sha256: str
+    signature: tuple | None
+    lexicon: CompiledLexicon
+    checked_at: float
 
 
 def check_name(name: str) -> str:
@@ -35,16 +54,23 @@ def check_name(name: str) -> str:
 class LexiconStore:
     """Compiled lexicons in one folder, by default `<data home>/lexicons`.
 
-    The folder's manifests are read once and kept for as long as the folder is unchanged: a
-    manifest is only ever replaced by a rename, which changes the folder's mtime. So a call
-    costs one stat() of the folder, however many lexicons there are.
+    The folder's manifests (and out-of-service notes) are read once and kept for as long as
+    the folder is unchanged: each is only ever replaced by a rename or removed, which changes
+    the folder's mtime. So a call costs one stat() of the folder, however many lexicons there
+    are.
     """
 
-    def __init__(self, root: Path | None = None):
+    def __init__(self, root: Path | None = None, recheck_seconds: float | None = None):
         self.root = Path(root) if root else settings.data_home() / "lexicons"
         self.root.mkdir(parents=True, exist_ok=True)
+        self.recheck_seconds = (
+            settings.get_int("lexicon_recheck_seconds", 1)
+            if recheck_seconds is None
+            else recheck_seconds
+        )
         self._root = str(self.root)
-        self._open: dict[str, tuple[str, tuple | None, CompiledLexicon]] = {}
+        self._open: dict[str, _Loaded] = {}
+        self._recheck_lock = threading.Lock()
         self._listing: _Listing | None = None
 
     def manifest_path(self, name: str) -> Path:
@@ -81,24 +107,57 @@ class LexiconStore:
         return self._current().summaries()
 
     def open(self, name: str) -> CompiledLexicon:
-        """The lexicon `name`, mmapped once per process and reopened when its manifest changes.
+        """The lexicon `name`, loaded once per process and reloaded when its manifest changes.
 
-        A compiled file changed in place since it was opened (its inode, size or mtime differ)
-        is checked again, so a file damaged under a running server is refused, not used.
+        Refused while out of service. A compiled file changed since it was loaded (inode, size
+        or mtime) is checked again at once; every `recheck_seconds` it is re-hashed anyway.
         """
         manifest = self.manifest(name)
-        path = os.path.join(self._root, manifest.compiled_file)
+        self._refuse_if_out_of_service(name)
+        path = Path(self._root, manifest.compiled_file)
         signature = _file_signature(path)
-        cached = self._open.get(name)
-        if cached and cached[0] == manifest.compiled_sha256 and cached[1] == signature:
-            return cached[2]
+        loaded = self._open.get(name)
+        if loaded and (loaded.compiled_sha256, loaded.signature) == (
+            manifest.compiled_sha256,
+            signature,
+        ):
+            if time.monotonic() - loaded.checked_at >= self.recheck_seconds:
+                self._recheck(name, manifest, path, loaded)
+            return loaded.lexicon
         self._open.pop(name, None)
-        lexicon = CompiledLexicon.open(manifest, Path(path))
-        self._open[name] = (manifest.compiled_sha256, signature, lexicon)
+        try:
+            lexicon = CompiledLexicon.open(manifest, path)
+        except LexiconCorrupt as exc:
+            if path.exists():  # a missing file may be a new edition going in: not damage
+                self._take_out_of_service(name, str(exc))
+            raise
+        self._open[name] = _Loaded(manifest.compiled_sha256, signature, lexicon, time.monotonic())
         return lexicon
 
+    def _recheck(self, name: str, manifest: Manifest, path: Path, loaded: _Loaded) -> None:
+        """Re-hash a loaded lexicon's file (one thread at a time; the others carry on)."""
+        if not self._recheck_lock.acquire(blocking=False):
+            return
+        try:
+            loaded.checked_at = time.monotonic()
+            try:
+                intact = file_sha256(path) == manifest.compiled_sha256
+            except LexiconCorrupt:
+                return  # gone: replaced by a new edition, or caught by the next open
+            if intact:
+                return
+            self._open.pop(name, None)
+            reason = (
+                f"Lexicon {name} is damaged: its compiled file {path.name} no longer matches "
+                "its manifest (found by the periodic re-check)."
+            )
+            self._take_out_of_service(name, reason)
+            raise LexiconCorrupt(reason + " Import it again, or verify it.")
+        finally:
+            self._recheck_lock.release()
+
     def _current(self) -> _Listing:
-        """The manifests as the folder holds them now: reread only when the folder changed."""
+        """The folder's lexicons as it holds them now: reread only when the folder changed."""
         try:
             info = os.stat(self._root)
         except OSError:
@@ -111,11 +170,39 @@ class LexiconStore:
         self._listing = listing
         return listing
 
+    def out_of_service(self) -> dict[str, str]:
+        """Lexicons taken out of service, with the reason each was found damaged."""
+        found = {}
+        for name in self._current().out_of_service:
+            try:
+                found[name] = json.loads(self._out_of_service_path(name).read_text())["reason"]
+            except (OSError, ValueError, KeyError, TypeError):
+                found[name] = "damaged (no reason recorded)"
+        return found
+
+    def _out_of_service_path(self, name: str) -> Path:
+        return self.root / f"{check_name(name)}{OUT_OF_SERVICE}"
+
+    def _refuse_if_out_of_service(self, name: str) -> None:
+        if name in self._current().out_of_service:
+            raise LexiconCorrupt(
+                f"Lexicon {name} is out of service: its compiled file did not match its "
+                "manifest. The director must import it again or verify it."
+            )
+
+    def _take_out_of_service(self, name: str, reason: str) -> None:
+        note = json.dumps({"reason": reason, "at": _now(timespec="auto")})
+        _atomic_write(self._out_of_service_path(name), note.encode())
+        self._open.pop(name, None)
+
+    def _back_in_service(self, name: str) -> None:
+        self._out_of_service_path(name).unlink(missing_ok=True)
+
     def save(self, name: str, words: WordSet, **details) -> Manifest:
         """Compile `words` into the store as `name`; `details` fill the manifest."""
         check_name(name)
         started = time.perf_counter()
-        trie = marisa_trie.Trie(words.words)
+        trie = marisa_trie.Trie(words.keys)
         compiled = self._write_trie(name, trie)
         manifest = Manifest(
             name=name,
@@ -128,10 +215,12 @@ class LexiconStore:
             built_at=_now(),
             build_seconds=round(time.perf_counter() - started, 3),
             program_version=__version__,
+            alphabet=words.alphabet.to_dict(),
             **details,
         )
         previous = self._previous_file(name)
         _atomic_write(self.manifest_path(name), manifest.to_json().encode())
+        self._back_in_service(name)
         if previous and previous != compiled.name:
             (self.root / previous).unlink(missing_ok=True)
         return manifest
@@ -140,17 +229,25 @@ class LexiconStore:
         """Delete `name` and its compiled file."""
         manifest = self.manifest(name)
         self.manifest_path(name).unlink()
+        self._back_in_service(name)
         (self.root / manifest.compiled_file).unlink(missing_ok=True)
 
     def verify(self, name: str) -> Manifest:
         """Check `name` deeply: file checksum, word count and the fingerprint of its words."""
         manifest = self.manifest(name)
-        lexicon = CompiledLexicon.open(manifest, self.root / manifest.compiled_file)
-        if fingerprint(sorted(lexicon)) != manifest.fingerprint:
-            raise LexiconCorrupt(
-                f"Lexicon {name} is damaged: its words do not match its fingerprint. "
-                "Import it again."
-            )
+        path = self.root / manifest.compiled_file
+        try:
+            lexicon = CompiledLexicon.open(manifest, path)
+            if fingerprint(sorted(lexicon)) != manifest.fingerprint:
+                raise LexiconCorrupt(
+                    f"Lexicon {name} is damaged: its words do not match its fingerprint. "
+                    "Import it again."
+                )
+        except LexiconCorrupt as exc:
+            if path.exists():
+                self._take_out_of_service(name, str(exc))
+            raise
+        self._back_in_service(name)  # the director verified it: judging may resume
         return manifest
 
     def _previous_file(self, name: str) -> str | None:
@@ -193,6 +290,9 @@ class _Listing:
         except OSError:
             files = []
         self.names = sorted(name[:-5] for name in files if name.endswith(".json"))
+        self.out_of_service = frozenset(
+            name.removesuffix(OUT_OF_SERVICE) for name in files if name.endswith(OUT_OF_SERVICE)
+        )
         self._known = set(self.names)
         self._manifests: dict[str, Manifest | LexiconError] = {}
         self._summaries: list[dict] | None = None
@@ -225,7 +325,7 @@ def _read_manifest(path: Path) -> Manifest | LexiconError:
         return LexiconCorrupt(f"The manifest of lexicon {path.stem} is unreadable: {exc}.")
 
 
-def _file_signature(path: str) -> tuple | None:
+def _file_signature(path: Path) -> tuple | None:
     """What changes when a file is rewritten or edited in place: inode, size, mtime."""
     try:
         info = os.stat(path)
@@ -234,10 +334,10 @@ def _file_signature(path: str) -> tuple | None:
     return (info.st_ino, info.st_size, info.st_mtime_ns)
 
 
-def _now() -> str:
+def _now(timespec: str = "seconds") -> str:
     from datetime import UTC, datetime  # only when saving: `judge` should not pay for it
 
-    return datetime.now(UTC).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec=timespec)
 
 
 def _atomic_write(path: Path, data: bytes) -> None:

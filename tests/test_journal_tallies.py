@@ -138,9 +138,14 @@ def test_migration_3_builds_the_tallies_and_cases_of_an_older_journal(tmp_path):
     database = SqliteDatabase(str(tmp_path / "old.sqlite3"))
     with database.transaction(chain_lock=True) as cur:
         migrations._ensure_table(cur)
-        for version, description, statements in migrations.MIGRATIONS[:2]:
+        for version, description, statements in migrations.MIGRATIONS:
+            if version == 3:  # a journal made before it: versions 1, 2 and 4 (issue 9)
+                continue
             for statement in statements:
-                cur.execute(statement)
+                if callable(statement):
+                    statement(cur)
+                else:
+                    cur.execute(statement)
             cur.execute(
                 "INSERT INTO schema_migrations VALUES (?, ?, ?)", (version, description, "then")
             )

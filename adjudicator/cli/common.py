@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import click
 
-from adjudicator.cli.judging import describe_os_error
+from adjudicator.cli.judging import NO_VERDICT_EXIT, error_message
 from adjudicator.errors import AdjudicatorError
 from adjudicator.store import LexiconStore
-
-NO_VERDICT_EXIT = 2
 
 
 class CliError(click.ClickException):
@@ -23,10 +21,8 @@ class AdjudicatorGroup(click.Group):
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
-        except AdjudicatorError as exc:
-            raise CliError(str(exc)) from None
-        except OSError as exc:
-            raise CliError(describe_os_error(exc)) from None
+        except (AdjudicatorError, OSError) as exc:
+            raise CliError(error_message(exc)) from None
 
 
 def open_store() -> LexiconStore:

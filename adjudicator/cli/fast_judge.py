@@ -10,14 +10,12 @@ click would refuse) returns None, and the click command handles it as always.
 from __future__ import annotations
 
 import io
-import json
 import sys
 
 from adjudicator.errors import AdjudicatorError
 from adjudicator.rules import RULES
 
 _VALUE_OPTIONS = {"--lexicon": "lexicon", "-l": "lexicon", "--rule": "rule", "-r": "rule"}
-NO_VERDICT_EXIT = 2
 
 
 def parse(args: list[str]) -> dict | None:
@@ -61,24 +59,14 @@ def run(
     options = parse(args)
     if options is None:
         return None
-    from adjudicator.cli.judging import (
-        chosen_lexicon,
-        describe_os_error,
-        format_ruling,
-        judge_text,
-        ruling_json,
-    )
+    from adjudicator.cli.judging import NO_VERDICT_EXIT, error_message, look_up
 
     try:
-        lexicon_name = chosen_lexicon(options["lexicon"])
-        words = options["words"]
-        text = stdin.read() if words == ["-"] else " ".join(words)
-        ruling = judge_text(lexicon_name, options["rule"], text)
-    except AdjudicatorError as exc:
-        print(f"Error: {exc}", file=err)
+        shown, exit_code = look_up(
+            options["lexicon"], options["rule"], options["words"], options["json"], stdin
+        )
+    except (AdjudicatorError, OSError) as exc:
+        print(f"Error: {error_message(exc)}", file=err)  # as click's CliError shows it
         return NO_VERDICT_EXIT
-    except OSError as exc:
-        print(f"Error: {describe_os_error(exc)}", file=err)
-        return NO_VERDICT_EXIT
-    print(json.dumps(ruling_json(ruling)) if options["json"] else format_ruling(ruling), file=out)
-    return ruling.verdict.exit_code
+    print(shown, file=out)
+    return exit_code

@@ -2,19 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import sys
 
 import click
 
 from adjudicator.cli.common import json_option
-from adjudicator.cli.judging import (
-    HEADLINES,
-    chosen_lexicon,
-    format_ruling,
-    judge_text,
-    ruling_json,
-)
+from adjudicator.cli.judging import HEADLINES, format_ruling, look_up, ruling_json
 from adjudicator.rules import RULES
 
 __all__ = ["HEADLINES", "format_ruling", "judge", "ruling_json"]
@@ -43,8 +36,6 @@ def judge(lexicon_name: str | None, rule_name: str | None, as_json: bool, words:
 
     Exit 0 ACCEPTABLE, 1 UNACCEPTABLE, 3 REFER, 2 when no verdict is given.
     """
-    lexicon_name = chosen_lexicon(lexicon_name)
-    text = sys.stdin.read() if words == ("-",) else " ".join(words)
-    ruling = judge_text(lexicon_name, rule_name, text)
-    click.echo(json.dumps(ruling_json(ruling)) if as_json else format_ruling(ruling))
-    sys.exit(ruling.verdict.exit_code)
+    shown, exit_code = look_up(lexicon_name, rule_name, words, as_json, sys.stdin)
+    click.echo(shown)
+    sys.exit(exit_code)

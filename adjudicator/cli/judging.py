@@ -1,6 +1,10 @@
-"""What `adjudicator judge` prints, without click: shared by the click command and the fast path."""
+"""What `adjudicator judge` does and prints, without click: shared by the click command and the
+fast path (fast_judge), so the two cannot drift apart."""
 
 from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
 
 from adjudicator import settings
 from adjudicator.errors import AdjudicatorError
@@ -8,6 +12,11 @@ from adjudicator.normalize import normalize_challenge
 from adjudicator.rules import get_rule
 from adjudicator.ruling import Ruling, rule_on
 
+TYPE_CHECKING = False  # the typing module costs `adjudicator judge` several ms to import
+if TYPE_CHECKING:
+    from typing import TextIO
+
+NO_VERDICT_EXIT = 2  # any error a user can cause: a message on stderr, nothing on stdout
 HEADLINES = {
     "ACCEPTABLE": "ACCEPTABLE: the play stands",
     "UNACCEPTABLE": "UNACCEPTABLE: the play comes off and scores zero",
@@ -28,13 +37,46 @@ def chosen_lexicon(lexicon_name: str | None) -> str:
     return lexicon_name
 
 
-def judge_text(lexicon_name: str, rule_name: str | None, text: str) -> Ruling:
-    """The ruling on the words in `text` against `lexicon_name` (rule: default from settings)."""
-    from adjudicator.store import LexiconStore
+def judge_text(
+    lexicon_name: str, rule_name: str | None, text: str | Iterable[str], store=None
+) -> Ruling:
+    """The ruling on the words in `text`, read in the tiles of `lexicon_name` (opened from
+    `store`, else the data home's), under `rule_name` (default: the setting)."""
+    if store is None:
+        from adjudicator.store import LexiconStore
 
-    normalised = normalize_challenge(text)
+        store = LexiconStore()
+    lexicon = store.open(lexicon_name)
+    normalised = normalize_challenge(text, lexicon.alphabet)  # input in the lexicon's tiles
     rule = get_rule(rule_name or settings.get("default_rule"))
-    return rule_on(LexiconStore().open(lexicon_name), rule, normalised)
+    return rule_on(lexicon, rule, normalised)
+
+
+def look_up(
+    lexicon_name: str | None,
+    rule_name: str | None,
+    words: Sequence[str],
+    as_json: bool,
+    stdin: TextIO,
+) -> tuple[str, int]:
+    """What `judge` prints on stdout for WORDS (or `-`: stdin's), and its exit code.
+
+    Errors a user can cause raise (see `error_message`).
+    """
+    lexicon_name = chosen_lexicon(lexicon_name)
+    text = stdin.read() if list(words) == ["-"] else " ".join(words)
+    ruling = judge_text(lexicon_name, rule_name, text)
+    shown = json.dumps(ruling_json(ruling)) if as_json else format_ruling(ruling)
+    return shown, ruling.verdict.exit_code
+
+
+def error_message(exc: BaseException) -> str | None:
+    """What the CLI says (exit 2) for an error a user can cause; None for any other error."""
+    if isinstance(exc, AdjudicatorError):
+        return str(exc)
+    if isinstance(exc, OSError):
+        return describe_os_error(exc)
+    return None
 
 
 def format_ruling(ruling: Ruling) -> str:
