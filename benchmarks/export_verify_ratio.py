@@ -67,13 +67,7 @@ def main() -> None:
     for backend in args.backends.split(","):
         with ExitStack() as stack:
             folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="ratio-")))
-            if backend == "postgresql":
-                from tests.pg_support import PostgresServer, create_database
-
-                server = stack.enter_context(PostgresServer())
-                url = create_database(server.url, prefix="ratio")
-            else:
-                url = str(folder / "home" / "journal.sqlite3")
+            url = seasons.journal_url(stack, backend, folder, "ratio")
             season = seasons.prepare(folder / "home", url)
             seasons.fill(season, args.rows)
             result = ratios(season, args.rounds)

@@ -234,13 +234,7 @@ def run_backend(backend: str, sizes: list[int], repeat: int, views: int) -> list
     results = []
     with ExitStack() as stack:
         folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="scaling-")))
-        if backend == "postgresql":
-            from tests.pg_support import PostgresServer, create_database
-
-            server = stack.enter_context(PostgresServer())
-            url = create_database(server.url, prefix="scaling")
-        else:
-            url = str(folder / "home" / "journal.sqlite3")
+        url = seasons.journal_url(stack, backend, folder, "scaling")
         season = seasons.prepare(folder / "home", url)
         for size in sizes:
             started = time.perf_counter()

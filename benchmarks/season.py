@@ -16,6 +16,7 @@ starts) take the time of the row before them, and the chain's times never run ba
 from __future__ import annotations
 
 import os
+from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -55,6 +56,17 @@ def tournament_slug(n: int) -> str:
 
 def kiosk_name(n: int) -> str:
     return f"kiosk-{n % KIOSKS:03d}"
+
+
+def journal_url(stack: ExitStack, backend: str, folder: Path, prefix: str) -> str:
+    """Where a benchmark's journal lives: an SQLite file in `folder`'s data home, or a new
+    database on a temporary PostgreSQL cluster that `stack` stops at its end."""
+    if backend != "postgresql":
+        return str(folder / "home" / "journal.sqlite3")
+    from tests.pg_support import PostgresServer, create_database
+
+    server = stack.enter_context(PostgresServer())
+    return create_database(server.url, prefix=prefix)
 
 
 def prepare(home: Path, url: str) -> Season:

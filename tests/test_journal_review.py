@@ -8,25 +8,21 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from director_support import build_staffed, fast_hashes  # noqa: F401 - fixture
-from hall_support import CSW, NWL, row_fields
+from hall_support import (
+    CSW,
+    NWL,
+    migrated_journal,  # noqa: F401 - the db fixture
+    row_fields,
+)
 
-from adjudicator import bursts, journal, journal_review, migrations
+from adjudicator import bursts, journal, journal_review
 from adjudicator.bursts import Stamp
-from adjudicator.db_sqlite import SqliteDatabase
 from adjudicator.journal_review import Filters
 
 
 @pytest.fixture
 def staffed(tmp_path):
     return build_staffed(tmp_path)
-
-
-@pytest.fixture
-def db(tmp_path):
-    database = SqliteDatabase(str(tmp_path / "journal.sqlite3"))
-    migrations.upgrade(database)
-    yield database
-    database.close()
 
 
 def fill(db, count: int) -> list[journal.Entry]:
