@@ -85,7 +85,9 @@ class LexiconStore:
 
     def manifest(self, name: str) -> Manifest:
         """The manifest of `name`, or LexiconNotFound saying which names exist."""
-        listing = self._current()
+        return self._manifest_in(self._current(), name)
+
+    def _manifest_in(self, listing: _Listing, name: str) -> Manifest:
         found = listing.get(name)
         if found is None:
             check_name(name)
@@ -112,19 +114,21 @@ class LexiconStore:
         Refused while out of service. A compiled file changed since it was loaded (inode, size
         or mtime) is checked again at once; every `recheck_seconds` it is re-hashed anyway.
         """
-        manifest = self.manifest(name)
-        self._refuse_if_out_of_service(name)
-        path = Path(self._root, manifest.compiled_file)
-        signature = _file_signature(path)
+        listing = self._current()  # one stat() of the folder: on every verdict's path
+        manifest = self._manifest_in(listing, name)
+        self._refuse_if_out_of_service(name, listing)
+        file = os.path.join(self._root, manifest.compiled_file)
+        signature = _file_signature(file)
         loaded = self._open.get(name)
         if loaded and (loaded.compiled_sha256, loaded.signature) == (
             manifest.compiled_sha256,
             signature,
         ):
             if time.monotonic() - loaded.checked_at >= self.recheck_seconds:
-                self._recheck(name, manifest, path, loaded)
+                self._recheck(name, manifest, Path(file), loaded)
             return loaded.lexicon
         self._open.pop(name, None)
+        path = Path(file)
         try:
             lexicon = CompiledLexicon.open(manifest, path)
         except LexiconCorrupt as exc:
@@ -183,8 +187,8 @@ class LexiconStore:
     def _out_of_service_path(self, name: str) -> Path:
         return self.root / f"{check_name(name)}{OUT_OF_SERVICE}"
 
-    def _refuse_if_out_of_service(self, name: str) -> None:
-        if name in self._current().out_of_service:
+    def _refuse_if_out_of_service(self, name: str, listing: _Listing) -> None:
+        if name in listing.out_of_service:
             raise LexiconCorrupt(
                 f"Lexicon {name} is out of service: its compiled file did not match its "
                 "manifest. The director must import it again or verify it."
@@ -325,7 +329,7 @@ def _read_manifest(path: Path) -> Manifest | LexiconError:
         return LexiconCorrupt(f"The manifest of lexicon {path.stem} is unreadable: {exc}.")
 
 
-def _file_signature(path: Path) -> tuple | None:
+def _file_signature(path: Path | str) -> tuple | None:
     """What changes when a file is rewritten or edited in place: inode, size, mtime."""
     try:
         info = os.stat(path)

@@ -1,7 +1,8 @@
 """The verdict path against its floors, each measured side by side with its floor:
 
-- in process: `Hall.adjudicate` (SQLite journal, WAL, synchronous=FULL, on disk) against a bare
-  durable insert and commit into a table in the same folder, alternating one of each;
+- in process: `Hall.adjudicate` with its receipt signed (SQLite journal, WAL, synchronous=FULL,
+  on disk; and without the receipt, for comparison) against a bare durable insert and commit
+  into a table in the same folder, alternating one of each;
 - over HTTP: the CPU the gunicorn worker spends per adjudication (`adjudicator serve`, one
   worker) against a minimal Flask app (benchmarks/minimal_app.py) under the same gunicorn
   settings, the same clients sending the same bodies;
@@ -46,7 +47,8 @@ def cache_bytecode() -> None:
 
 
 def inprocess(folder: Path, count: int = 1000) -> dict:
-    """Median Hall.adjudicate and bare insert+commit times (ms), alternating one of each."""
+    """Median times (ms) of a bare insert+commit, Hall.adjudicate with its receipt signed (as
+    the API answers it), and Hall.adjudicate alone, alternating one of each."""
     from tests.hall_support import build_setup
 
     setup = build_setup(folder)
@@ -61,24 +63,39 @@ def inprocess(folder: Path, count: int = 1000) -> dict:
         bare.execute("INSERT INTO rows (words, row_hash) VALUES (?, ?)", ("QI ZA", "f" * 64))
         bare.execute("COMMIT")
 
+    def adjudicate_signed() -> None:
+        hall.receipt(hall.adjudicate(kiosk, ["QI", "ZA"]))
+
     def adjudicate() -> None:
         hall.adjudicate(kiosk, ["QI", "ZA"])
 
+    jobs = {"floor": insert, "signed": adjudicate_signed, "unsigned": adjudicate}
     for _ in range(50):
-        insert()
-        adjudicate()
-    floor, measured = [], []
+        for job in jobs.values():
+            job()
+    times: dict[str, list[float]] = {label: [] for label in jobs}
+    cpu: dict[str, list[float]] = {label: [] for label in jobs}
     for _ in range(count):
-        started = time.perf_counter()
-        insert()
-        floor.append(time.perf_counter() - started)
-        started = time.perf_counter()
-        adjudicate()
-        measured.append(time.perf_counter() - started)
+        for label, job in jobs.items():
+            started, started_cpu = time.perf_counter(), time.process_time()
+            job()
+            cpu[label].append(time.process_time() - started_cpu)
+            times[label].append(time.perf_counter() - started)
     bare.close()
     hall.db.close()
-    f, m = statistics.median(floor) * 1000, statistics.median(measured) * 1000
-    return {"bare_insert_ms": f, "adjudicate_ms": m, "ratio": m / f}
+    f, m, u = (statistics.median(times[label]) * 1000 for label in jobs)
+    fc, mc, uc = (statistics.mean(cpu[label]) * 1000 for label in jobs)
+    return {
+        "bare_insert_ms": f,
+        "adjudicate_with_receipt_ms": m,
+        "adjudicate_ms": u,
+        "ratio": m / f,
+        "ratio_without_receipt": u / f,
+        # CPU (mean ms a call): what the program adds to the fsync both wait for
+        "bare_insert_cpu_ms": fc,
+        "adjudicate_with_receipt_cpu_ms": mc,
+        "adjudicate_cpu_ms": uc,
+    }
 
 
 # --- over HTTP -----------------------------------------------------------------------------------
