@@ -1,7 +1,9 @@
 """The journal as files a director keeps: CSV and JSON, written as streams (constant memory).
 
 The CLI's `journal export` and the director's CSV download both use these functions, so the
-two never disagree on columns or on how a value is written.
+two never disagree on columns or on how a value is written. Each row comes with its effective
+outcome (outcomes.py): for a challenge, what finally stands once voids, reissues and rulings
+count; for other rows, nothing.
 """
 
 from __future__ import annotations
@@ -12,43 +14,53 @@ import json
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, TextIO
 
-from adjudicator import journal
+from adjudicator import journal, outcomes
 from adjudicator.db import Database
+from adjudicator.outcomes import Outcome
 
-CSV_FIELDS = journal.FIELDS
+EFFECTIVE_FIELDS = (
+    "effective_verdict",
+    "effective_consequence",
+    "effective_decided_by",
+    "effective_how",
+)
+CSV_FIELDS = (*journal.FIELDS, *EFFECTIVE_FIELDS)
+Row = tuple[journal.Entry, Outcome | None]
 
 
-def export_json(entry: journal.Entry) -> dict[str, Any]:
-    """One row as `journal export --format json` gives it: the API's fields and the chain's."""
+def export_json(entry: journal.Entry, outcome: Outcome | None = None) -> dict[str, Any]:
+    """One row as `journal export --format json` gives it: the API's fields, the chain's, and
+    `effective` (a challenge's effective outcome; null for other rows)."""
     return {
         **entry.to_api(),
         "actor": entry.actor,
         "note": entry.note,
+        "flag": entry.flag,
+        "effective": outcome.to_api() if outcome else None,
         "prev_hash": entry.prev_hash,
         "row_hash": entry.row_hash,
     }
 
 
-def export_csv(entry: journal.Entry) -> tuple:
-    """One row as a CSV record in CSV_FIELDS order (words joined by spaces): the values exactly
-    as the journal stores them, which is what `csv_chunks` writes."""
-    return tuple(
-        " ".join(entry.words) if name == "words" else getattr(entry, name) for name in CSV_FIELDS
-    )
+def csv_records(db: Database, batches: Iterable[Sequence[tuple]]) -> Iterator[tuple]:
+    """CSV records in CSV_FIELDS order from batches of stored rows (journal.batches): each row
+    as the journal stores it, then its effective outcome (outcomes.effective_rows)."""
+    for batch in batches:
+        yield from outcomes.effective_rows(db, batch)
 
 
-def csv_chunks(rows: Iterable[Sequence[Any]], rows_per_chunk: int = 1000) -> Iterator[str]:
+def csv_chunks(records: Iterable[Sequence[Any]], rows_per_chunk: int = 1000) -> Iterator[str]:
     """The CSV text (header first) in chunks of rows, for a streamed download or a file.
 
-    `rows` are stored rows in CSV_FIELDS order (journal.rows, or export_csv of an entry):
-    written as read, with no object per row, so an export costs about what reading does.
+    `records` are in CSV_FIELDS order (csv_records): written as read, with no object per row,
+    so an export costs about what reading does.
     """
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(CSV_FIELDS)
     pending = 0
-    for row in rows:
-        writer.writerow(row)
+    for record in records:
+        writer.writerow(record)
         pending += 1
         if pending >= rows_per_chunk:
             yield _drain(buffer)
@@ -56,12 +68,12 @@ def csv_chunks(rows: Iterable[Sequence[Any]], rows_per_chunk: int = 1000) -> Ite
     yield _drain(buffer)
 
 
-def json_chunks(entries: Iterable[journal.Entry], rows_per_chunk: int = 1000) -> Iterator[str]:
+def json_chunks(entries: Iterable[Row], rows_per_chunk: int = 1000) -> Iterator[str]:
     """A JSON array of export_json rows, one row a line, written in chunks."""
     parts: list[str] = ["["]
     first = True
-    for entry in entries:
-        parts.append(("\n" if first else ",\n") + json.dumps(export_json(entry)))
+    for entry, outcome in entries:
+        parts.append(("\n" if first else ",\n") + json.dumps(export_json(entry, outcome)))
         first = False
         if len(parts) >= rows_per_chunk:
             yield "".join(parts)
@@ -71,11 +83,12 @@ def json_chunks(entries: Iterable[journal.Entry], rows_per_chunk: int = 1000) ->
 
 
 def write(db: Database, out: TextIO, fmt: str = "csv", tournament: str | None = None) -> None:
-    """Write the journal (or one tournament's rows) to `out` as CSV or JSON, chunk by chunk."""
+    """Write the journal (or one tournament's rows) with each challenge's effective outcome to
+    `out` as CSV or JSON, chunk by chunk."""
     if fmt == "csv":
-        chunks = csv_chunks(journal.rows(db, tournament))
+        chunks = csv_chunks(csv_records(db, journal.batches(db, tournament)))
     else:
-        chunks = json_chunks(journal.entries(db, tournament))
+        chunks = json_chunks(outcomes.with_outcomes(db, journal.entries(db, tournament)))
     for chunk in chunks:
         out.write(chunk)
 

@@ -17,9 +17,11 @@ from typing import Any
 
 from adjudicator import journal_health, tallies
 from adjudicator.db import Database
+from adjudicator.errors import AdjudicatorError
 from adjudicator.journal_health import GENESIS
 
-KINDS = ("challenge", "second-opinion", "ruling")
+MAX_ID = 2**63 - 1
+KINDS = ("challenge", "second-opinion", "ruling", "void")
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,8 @@ class Entry:
     player: str | None = None
     actor: str | None = None
     note: str | None = None
+    penalty: str | None = None  # the consequence as numbers: canonical JSON (rules.Consequence)
+    flag: str | None = None  # why the director should look at this row, as a short tag
     prev_hash: str = GENESIS
     row_hash: str = ""
 
@@ -67,6 +71,7 @@ class Entry:
             },
             "rule": self.rule,
             "consequence": self.consequence,
+            "penalty": self.penalty_numbers(),
             "recorded_at": self.recorded_at,
             "table": self.table,
             "round": self.round,
@@ -74,13 +79,22 @@ class Entry:
             "player": self.player,
         }
 
+    def penalty_numbers(self) -> dict[str, Any] | None:
+        """The recorded penalty object (play_stands, points_to_player, ...), if any."""
+        return json.loads(self.penalty) if self.penalty else None
+
     def compute_hash(self) -> str:
-        """SHA-256 over the previous row's hash and every field of this row."""
+        """SHA-256 over the previous row's hash and every field of this row.
+
+        A field added after the first schema is hashed only when set, so rows written
+        before it existed keep their hashes.
+        """
         return hash_values([getattr(self, name) for name in _HASHED_FIELDS])
 
 
 FIELDS = tuple(Entry.__dataclass_fields__)  # also the columns of `journal export --format csv`
 _HASHED_FIELDS = tuple(name for name in FIELDS if name != "row_hash")
+_LATER_FIELDS = ("penalty", "flag")  # schema version 6
 _RENAMED = {"table": "table_no", "round": "round_no"}  # TABLE and ROUND are SQL keywords
 _COLUMNS = tuple(_RENAMED.get(name, name) for name in FIELDS)
 _INSERT = (
@@ -108,6 +122,9 @@ def hash_values(values: list[Any] | tuple) -> str:
     """The row hash of a row's hashed fields, in _HASHED_FIELDS order (words as a sequence)."""
     fields = dict(zip(_SORTED_NAMES, _PICK_SORTED(values), strict=True))
     fields["words"] = list(fields["words"])
+    for name in _LATER_FIELDS:  # hashed only when set: older rows keep their hashes
+        if fields[name] is None:
+            del fields[name]
     return hashlib.sha256(_ENCODER.encode(fields).encode()).hexdigest()
 
 
@@ -121,18 +138,25 @@ def _make_entry(values: list[Any] | tuple) -> Entry:
 
 @dataclass
 class Pending:
-    """One row waiting to be appended: its fields, an optional guard, and then its outcome."""
+    """One row waiting to be appended: its fields, an optional guard, and then its outcome.
+
+    The guard runs under the chain lock; it may raise to refuse the row, or return a dict of
+    fields that can only be known there (such as a penalty that counts earlier rows).
+    """
 
     fields: dict[str, Any]
-    guard: Callable[[Any], None] | None = None
+    guard: Callable[[Any], dict[str, Any] | None] | None = None
     entry: Entry | None = None
     error: BaseException | None = None
 
 
-def append(db: Database, *, guard: Callable[[Any], None] | None = None, **fields: Any) -> Entry:
+def append(
+    db: Database, *, guard: Callable[[Any], dict[str, Any] | None] | None = None, **fields: Any
+) -> Entry:
     """Record one adjudication durably and return it with its id, time and hash.
 
-    `guard(cursor)` runs first under the chain lock and may raise to refuse the write.
+    `guard(cursor)` runs first under the chain lock and may raise an AdjudicatorError to refuse
+    the write, or return fields to complete the row with.
     """
     pending = Pending(fields, guard)
     append_batch(db, [pending])
@@ -163,15 +187,17 @@ def append_batch(db: Database, batch: list[Pending]) -> None:
             not_before = head.recorded_at
             for pending in batch:
                 try:
-                    if pending.guard is not None:
-                        pending.guard(cur)
-                except Exception as refusal:  # noqa: BLE001 - handed back to that row's caller
+                    completed = pending.guard(cur) if pending.guard is not None else None
+                except AdjudicatorError as refusal:  # handed back to that row's caller
                     pending.error = refusal
                     continue
+                # Anything else (the database failing under a guard's query) fails the batch:
+                # handed back as a refusal it would reach the client as an unexplained error.
                 now = datetime.now(UTC).isoformat(timespec="microseconds")
                 entry = _new_entry(
                     {
                         **pending.fields,
+                        **(completed or {}),
                         "id": next_id,
                         "recorded_at": max(now, not_before),
                         "prev_hash": prev_hash,
@@ -200,7 +226,9 @@ def append_batch(db: Database, batch: list[Pending]) -> None:
 
 
 def get(db: Database, entry_id: int) -> Entry | None:
-    """The journal row with this id, if any."""
+    """The journal row with this id, if any (an id no row can have is simply not found)."""
+    if not 0 < entry_id <= MAX_ID:  # SQLite cannot even compare a larger integer
+        return None
     found = select(db, "id = ?", (entry_id,))
     return found[0] if found else None
 
@@ -345,6 +373,11 @@ def count_since(cur: Any, kiosk: str, since: str, at_most: int) -> int:
         (kiosk,),
     ).tuples()
     return sum(1 for (recorded_at,) in rows if recorded_at >= since)
+
+
+def from_row(row: dict[str, Any]) -> Entry:
+    """An Entry from a row of `SELECT * FROM adjudications` (columns by name)."""
+    return from_values(tuple(row[column] for column in _COLUMNS))
 
 
 def _new_entry(fields: dict[str, Any]) -> Entry:

@@ -92,18 +92,16 @@ def select(
     until: str | None = None,
 ) -> Iterator[journal.Entry]:
     """Journal rows in id order matching every filter given, streamed in batches."""
-    yield from map(
-        journal.from_values, select_rows(db, Filters(tournament, kiosk, kind, since, until))
-    )
+    for rows in select_batches(db, Filters(tournament, kiosk, kind, since, until)):
+        yield from map(journal.from_values, rows)
 
 
-def select_rows(db: Database, filters: Filters) -> Iterator[tuple]:
-    """The rows of `select` as stored (journal.FIELDS order), for a streamed CSV."""
+def select_batches(db: Database, filters: Filters) -> Iterator[list[tuple]]:
+    """The rows of `select` as stored (journal.FIELDS order), a batch at a time (a CSV)."""
     where = _where(db, filters)
     if where is None:
         return
-    for rows in journal.batches(db, where=tuple(where[0]), params=tuple(where[1])):
-        yield from rows
+    yield from journal.batches(db, where=tuple(where[0]), params=tuple(where[1]))
 
 
 def page(

@@ -119,25 +119,30 @@ MIGRATIONS: tuple[tuple[int, str, tuple[Step, ...]], ...] = (
             """INSERT INTO journal_tallies (hour, tournament, kind, row_count, first_id, last_id)
             SELECT substr(recorded_at, 1, 13), tournament, kind, COUNT(*), MIN(id), MAX(id)
             FROM adjudications GROUP BY substr(recorded_at, 1, 13), tournament, kind""",
-            # One row per adjudication with a second opinion or a ruling, kept the same way.
+            # One row per adjudication with a second opinion or a ruling, kept the same way:
+            # open while flagged and neither ruled on nor void (a void row or a reissue).
             """CREATE TABLE journal_cases (
             original_id INTEGER PRIMARY KEY,
             flagged INTEGER NOT NULL,
             ruling_id INTEGER,
+            void_id INTEGER,
             open INTEGER NOT NULL,
             latest_id INTEGER NOT NULL)""",
             "CREATE INDEX journal_cases_by_open ON journal_cases (open, original_id)",
-            """INSERT INTO journal_cases (original_id, flagged, ruling_id, open, latest_id)
-            SELECT refers_to, flagged, ruling_id,
-                CASE WHEN flagged = 1 AND ruling_id IS NULL THEN 1 ELSE 0 END, latest_id
+            """INSERT INTO journal_cases (original_id, flagged, ruling_id, void_id, open, latest_id)
+            SELECT refers_to, flagged, ruling_id, void_id,
+                CASE WHEN flagged = 1 AND ruling_id IS NULL AND void_id IS NULL THEN 1 ELSE 0 END,
+                latest_id
             FROM (SELECT refers_to,
                 MAX(CASE WHEN kind = 'second-opinion'
                     AND note LIKE '%flagged for the director%' THEN 1 ELSE 0 END) AS flagged,
                 MIN(CASE WHEN kind = 'ruling' THEN id END) AS ruling_id,
-                MAX(id) AS latest_id
+                MIN(CASE WHEN kind IN ('void', 'challenge') THEN id END) AS void_id,
+                MAX(CASE WHEN kind IN ('second-opinion', 'ruling') THEN id END) AS latest_id
                 FROM adjudications
-                WHERE refers_to IS NOT NULL AND kind IN ('second-opinion', 'ruling')
-                GROUP BY refers_to) AS follow_ups""",
+                WHERE refers_to IS NOT NULL
+                GROUP BY refers_to) AS follow_ups
+            WHERE latest_id IS NOT NULL""",
         ),
     ),
     (
@@ -168,6 +173,20 @@ MIGRATIONS: tuple[tuple[int, str, tuple[Step, ...]], ...] = (
             acknowledged_at TEXT,
             acknowledged_by TEXT,
             PRIMARY KEY (kiosk, row_id, row_hash))""",
+        ),
+    ),
+    (
+        6,
+        "penalties as numbers, flags for the director, challenges by game (issue 11)",
+        (
+            "ALTER TABLE adjudications ADD COLUMN penalty TEXT",
+            "ALTER TABLE adjudications ADD COLUMN flag TEXT",
+            # The challenger's earlier challenges in one game (WESPA 3.10.15(c)): one seek.
+            # Partial indexes: a row they do not cover costs no index write (and no WAL page).
+            "CREATE INDEX adjudications_by_game ON adjudications "
+            "(tournament, round_no, table_no, challenger, id) "
+            "WHERE kind = 'challenge' AND challenger IS NOT NULL",
+            "CREATE INDEX adjudications_by_flag ON adjudications (flag, id) WHERE flag IS NOT NULL",
         ),
     ),
 )

@@ -28,6 +28,8 @@ from adjudicator import (
     journal,
     journal_review,
     kiosks,
+    lookups,
+    outcomes,
     second_opinion,
     settings,
     tournaments,
@@ -36,9 +38,10 @@ from adjudicator.alphabet_files import builtin, builtin_names
 from adjudicator.errors import AdjudicatorError, LexiconError
 from adjudicator.import_report import format_import
 from adjudicator.lexicon_import import import_lexicon
-from adjudicator.rules import RULES
+from adjudicator.rules import RULES, UnknownRule, get_rule
+from kiosk import director_review
 from kiosk.hall import get_hall
-from kiosk.staff_web import current_staff, login_page, sign_out, staff_required
+from kiosk.staff_web import login_page, sign_out, staff_required
 
 bp = Blueprint("director", __name__, url_prefix="/director")
 director_only = staff_required("director")
@@ -117,8 +120,10 @@ def tournament_confirm(slug: str):
     lexicon = request.form.get("lexicon") or current.lexicon
     rule = request.form.get("rule") or current.rule
     title = request.form.get("title", "").strip() or current.title
-    if rule not in RULES:
-        flash(f"Unknown challenge rule {rule!r}.", "error")
+    try:
+        rule = get_rule(rule).name
+    except UnknownRule as exc:
+        flash(str(exc), "error")
         return redirect(url_for("director.tournament_list"))
     try:
         manifest = hall.store.manifest(lexicon)
@@ -131,7 +136,7 @@ def tournament_confirm(slug: str):
         tournament=current,
         current_manifest=_manifest_or_none(current.lexicon),
         manifest=manifest,
-        rule=RULES[rule],
+        rule=get_rule(rule),
         title=title,
     )
 
@@ -389,6 +394,7 @@ def journal_page():
         "director/journal.html",
         page=found,
         rows=found.rows,
+        outcomes={e.id: outcome for e, outcome in outcomes.with_outcomes(hall.db, found.rows)},
         journal_rows=journal.newest_id(hall.db),
         filtered=bool(filter_args),
         filter_args=filter_args,
@@ -409,7 +415,8 @@ def journal_page():
 def journal_csv():
     """The filtered journal as CSV, streamed in chunks: any size in constant memory."""
     filters = _journal_filters()
-    rows = journal_review.select_rows(get_hall().db, filters)  # reads the database only: no context
+    db = get_hall().db  # the rows and their outcomes read the database only: no context
+    rows = export.csv_records(db, journal_review.select_batches(db, filters))
     return Response(
         export.csv_chunks(rows),
         mimetype="text/csv",
@@ -428,24 +435,11 @@ def flags():
         "director/flags.html",
         open_cases=second_opinion.cases(db, open_only=True),
         closed_cases=second_opinion.cases(db, closed_only=True, limit=50),
+        lookups=list(outcomes.with_outcomes(db, lookups.flagged(db))),
     )
 
 
 @bp.post("/flags/<int:adjudication_id>/ruling")
 @director_only
 def ruling(adjudication_id: int):
-    member = current_staff()
-    try:
-        entry = second_opinion.record_ruling(
-            get_hall().db,
-            adjudication_id,
-            request.form.get("verdict", ""),
-            request.form.get("reason", ""),
-            actor=member.name,
-            station="director",
-        )
-    except AdjudicatorError as exc:
-        flash(str(exc), "error")
-    else:
-        flash(f"Final ruling on #{adjudication_id}: {entry.verdict}. {entry.consequence}", "ok")
-    return redirect(url_for("director.flags"))
+    return director_review.record_ruling_from_form(adjudication_id)

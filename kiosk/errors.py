@@ -12,10 +12,13 @@ from werkzeug.exceptions import HTTPException
 
 from adjudicator.db import DatabaseUnavailable
 from adjudicator.errors import AdjudicatorError, ChallengeInputError
+from adjudicator.game import GameDetailsRequired
 from adjudicator.hall import DetailError, LexiconUnavailable
 from adjudicator.journal_health import LOST_MESSAGE, JournalLost
 from adjudicator.ratelimit import RateLimited
+from adjudicator.reasons import ReasonRequired
 from adjudicator.receipt_key import ReceiptKeyError
+from adjudicator.voids import VoidRefused
 
 log = logging.getLogger("kiosk")
 
@@ -30,6 +33,9 @@ PUBLIC_MESSAGES = (
 STATUS_FOR = (
     (ChallengeInputError, 400),
     (DetailError, 400),
+    (GameDetailsRequired, 400),
+    (VoidRefused, 400),
+    (ReasonRequired, 400),
     (RateLimited, 429),
     (LexiconUnavailable, 503),
     (DatabaseUnavailable, 503),

@@ -12,13 +12,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from adjudicator import (
+    export,
+    final_ruling,
     hall_status,
     journal,
     journal_review,
     kiosks,
+    lookups,
     migrations,
+    outcomes,
     second_opinion,
     tournaments,
+    voids,
 )
 from adjudicator.db_postgres import PostgresCursor, PostgresDatabase
 from adjudicator.hall import Hall
@@ -108,8 +113,9 @@ def exercise(db: PostgresDatabase, root: Path, steps: list[str]) -> None:
     label of the step running)."""
     store = build_store(root / "lexicons")
     tournaments.create(db, store, NWL, "TINY-NWL", "double", "Spring Open")
-    tournaments.create(db, store, CSW, "TINY-CSW", "double", "Spring Open CSW")
+    tournaments.create(db, store, CSW, "TINY-CSW", "escalating", "Spring Open CSW")
     enrolment = kiosks.add(db, "table-1", NWL)
+    counting = kiosks.add(db, "kiosk-7", CSW)  # a kiosk with a long history in the season
     hall = Hall(store, db, rate_limit=RateLimit(6, 60))
     newest = journal.newest_id(db)
     middle = newest // 2
@@ -117,18 +123,28 @@ def exercise(db: PostgresDatabase, root: Path, steps: list[str]) -> None:
     steps.append("kiosk: token")
     kiosk = kiosks.by_token(db, enrolment.token)
     steps.append("kiosk: adjudicate (tournament, rate limit, append, tallies)")
-    original = hall.adjudicate(kiosk, ["QI", "ZAX"])
+    original = hall.adjudicate(kiosk, ["QI", "ZAX"], table="3", round="2")
+    steps.append("kiosk: adjudicate again (a possible separate look-up)")
+    hall.adjudicate(kiosk, ["ZA"], table="3", round="2")
+    steps.append("kiosk: adjudicate under a rule that counts the game's challenges")
+    game = {"table": "4", "round": "2", "challenger": "ANN"}
+    first = hall.adjudicate(kiosks.by_token(db, counting.token), ["QI", "ZAX"], **game)
+    steps.append("kiosk: reissue")
+    hall.adjudicate(kiosks.by_token(db, counting.token), ["QI", "ZA"], replaces=first.id, **game)
     steps.append("judge: second opinion")
     second_opinion.give(db, store, original.id, ["QI", "ZA"], actor="alice", station="judge:a")
     steps.append("director: ruling")
-    second_opinion.record_ruling(
+    final_ruling.record_ruling(
         db, original.id, "acceptable", "Slip checked", actor="director", station="director"
     )
+    steps.append("director: void")
+    voids.void(db, middle + 2, "entered by mistake", actor="director", station="director")
     steps.append("director: overview")
     hall_status.build(hall)
     steps.append("director: flags")
     second_opinion.cases(db, open_only=True)
     second_opinion.cases(db, closed_only=True, limit=50)
+    list(outcomes.with_outcomes(db, lookups.flagged(db)))
     since = journal_review.parse_time("2024-01-05T00:00")
     until = journal_review.parse_time("2024-01-05T06:00")
     pages = {
@@ -142,11 +158,12 @@ def exercise(db: PostgresDatabase, root: Path, steps: list[str]) -> None:
     }
     for label, (filters, where) in pages.items():
         steps.append(label)
-        journal_review.page(db, filters, **where)
+        found = journal_review.page(db, filters, **where)
+        list(outcomes.with_outcomes(db, found.rows))
     steps.append("export/verify: one batch")
-    next(journal.batches(db))
+    list(export.csv_records(db, [next(journal.batches(db))]))
     steps.append("export: one tournament's batch")
-    next(journal.batches(db, CSW))
+    list(export.csv_records(db, [next(journal.batches(db, CSW))]))
 
 
 def explain(db: PostgresDatabase, statement: Statement) -> str:

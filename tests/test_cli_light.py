@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from adjudicator.cli import COMMANDS, cli, fast_judge
+from adjudicator.cli.judging import NOT_RECORDED
 
 HEAVY = ("flask", "gunicorn", "psycopg", "argon2", "qrcode", "werkzeug", "jinja2")
 
@@ -83,6 +84,11 @@ def test_every_command_is_registered_and_loads(run):
         (["-l", "../etc", "QI"], ""),
         (["QI"], ""),
         (["-l", "TINY", "--rule", "bogus", "QI"], ""),
+        (["-l", "TINY", "-r", "7-per-word", "QI", "ZZ"], ""),
+        (["-l", "TINY", "-r", "51-per-word", "QI"], ""),
+        (["-l", "TINY", "-r", "dingle", "QI"], ""),
+        (["-t", "spring", "QI"], ""),
+        (["-l", "TINY", "--table", "3", "QI"], ""),
         (["-l", "TINY", "--help"], ""),
         (["-l", "TINY", "-l", "TINY", "QI"], ""),
         (["-l"], ""),
@@ -110,5 +116,5 @@ def test_the_fast_path_is_what_the_console_script_runs(home, tiny):
         text=True,
         env=env,
     )
-    assert done.returncode == 1 and done.stderr == ""
+    assert done.returncode == 1 and done.stderr == NOT_RECORDED + "\n"
     assert json.loads(done.stdout)["verdict"] == "UNACCEPTABLE"

@@ -19,12 +19,14 @@ from hall_support import (
 )
 
 from adjudicator import (
+    final_ruling,
     group_commit,
     hall_status,
     journal,
     migrations,
     overview,
     second_opinion,
+    voids,
 )
 from adjudicator.db import DatabaseUnavailable
 from adjudicator.db_sqlite import SqliteDatabase
@@ -89,7 +91,7 @@ def test_the_overview_counts_todays_challenges_per_tournament_and_open_flags(sta
     director = staffed.director()
     page = director.get("/director/").get_data(as_text=True)
     assert "1 second opinion waiting" in page and '<dd class="today">3 challenges</dd>' in page
-    second_opinion.record_ruling(
+    final_ruling.record_ruling(
         staffed.db, original.id, "acceptable", "Checked the slip", actor="director", station="d"
     )
     assert figures() == ({NWL: 3, CSW: 1}, 0)
@@ -122,7 +124,7 @@ def test_the_flags_page_lists_open_cases_and_recent_closed_ones(staffed):
             actor="alice",
             station="judge:alice",
         )
-    second_opinion.record_ruling(
+    final_ruling.record_ruling(
         staffed.db, first.id, "acceptable", "As the slip says", actor="director", station="d"
     )
     assert [c.original.id for c in second_opinion.cases(staffed.db, open_only=True)] == [second.id]
@@ -132,11 +134,31 @@ def test_the_flags_page_lists_open_cases_and_recent_closed_ones(staffed):
     assert f'id="case-{second.id}"' in page and f'id="case-{first.id}"' not in page
 
 
+def test_a_void_challenge_waits_for_no_ruling(staffed):
+    """A flagged case whose challenge is then void (or reissued) leaves the open flags at once
+    (the cases table, in the void's own transaction) and shows as void among the recent ones."""
+    original = staffed.challenge(["QI"])
+    second_opinion.give(
+        staffed.db, staffed.store, original.id, ["ZA"], actor="alice", station="judge:alice"
+    )
+    assert second_opinion.open_count(staffed.db) == 1
+    void = voids.void(staffed.db, original.id, "Entered by mistake", actor="director", station="d")
+    assert second_opinion.open_count(staffed.db) == 0
+    assert second_opinion.cases(staffed.db, open_only=True) == []
+    (closed,) = second_opinion.cases(staffed.db, closed_only=True)
+    assert closed.void == void and not closed.open
+    assert hall_status.build(staffed.setup.hall).open_flags == 0
+    page = staffed.director().get("/director/flags").get_data(as_text=True)
+    assert f'id="case-{original.id}"' not in page
+    assert f"VOID: Entered by mistake (#{void.id})" in page
+    assert cases(staffed.db) == [(original.id, 1, None, 0)]
+
+
 def test_migration_3_builds_the_tallies_and_cases_of_an_older_journal(tmp_path, monkeypatch):
     database = SqliteDatabase(str(tmp_path / "old.sqlite3"))
     every = migrations.MIGRATIONS
-    # A journal made before it: versions 1, 2 and 4 (issue 9's identity), appended to without
-    # tallies by the program of then.
+    # A journal made before it: versions 1, 2, 4 and 6 (issue 9's identity, issue 11's voids),
+    # appended to without tallies by the program of then.
     monkeypatch.setattr(migrations, "MIGRATIONS", tuple(m for m in every if m[0] != 3))
     migrations.upgrade(database)
     rows = [
@@ -147,21 +169,25 @@ def test_migration_3_builds_the_tallies_and_cases_of_an_older_journal(tmp_path, 
         row_fields(),
         row_fields(kind="second-opinion", refers_to=5, note="flagged for the director: y"),
         row_fields(kind="ruling", refers_to=5, note="decided"),
+        row_fields(),
+        row_fields(kind="second-opinion", refers_to=8, note="flagged for the director: z"),
+        row_fields(kind="void", refers_to=8, note="withdrawn"),
     ]
     for fields in rows:
         _append_without_tallies(database, fields)
     monkeypatch.setattr(migrations, "MIGRATIONS", every)
     assert migrations.upgrade(database) == [3]
     assert tallies(database) == {
-        (NWL, "challenge"): 2,
+        (NWL, "challenge"): 3,
         (CSW, "challenge"): 1,
-        (NWL, "second-opinion"): 3,
+        (NWL, "second-opinion"): 4,
         (NWL, "ruling"): 1,
+        (NWL, "void"): 1,
     }
-    assert cases(database) == [(1, 1, None, 1), (2, 0, None, 0), (5, 1, 7, 0)]
-    assert second_opinion.open_count(database) == 1
+    assert cases(database) == [(1, 1, None, 1), (2, 0, None, 0), (5, 1, 7, 0), (8, 1, None, 0)]
+    assert second_opinion.open_count(database) == 1  # 8 is void: it waits for no ruling
     journal.append(database, **row_fields(kind="ruling", refers_to=1, note="decided"))
-    assert cases(database)[0] == (1, 1, 8, 0)
+    assert cases(database)[0] == (1, 1, 11, 0)
     assert journal.verify(database).ok
 
 

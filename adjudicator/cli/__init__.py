@@ -28,6 +28,7 @@ COMMANDS = {
     "second-opinion": "adjudicator.cli.staff_cmd:second_opinion_cmd",
     "flags": "adjudicator.cli.staff_cmd:flags_cmd",
     "ruling": "adjudicator.cli.staff_cmd:ruling_cmd",
+    "void": "adjudicator.cli.void_cmd:void_cmd",
 }
 
 

@@ -1,10 +1,11 @@
 """`adjudicator judge` without loading click: the common forms, parsed by hand.
 
-A judgement at the table's side should start as fast as Python can open the lexicon. Click
-alone costs more to import than the whole judgement, so the plain forms of `judge`
+A look-up at the table's side should start as fast as Python can open the lexicon. Click
+alone costs more to import than the whole judgement, so the plain look-up forms of `judge`
 (`--lexicon/-l NAME`, `--rule/-r RULE`, `--json`, words or `-`) run here and print exactly
-what the click command prints. Anything else (help, an unknown or repeated option, a rule
-click would refuse) returns None, and the click command handles it as always.
+what the click command prints, through the same functions (cli/judging.py). Anything else
+(help, `--tournament` and the game's options, which record a challenge; an unknown or
+repeated option) returns None, and the click command handles it as always.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ import io
 import sys
 
 from adjudicator.errors import AdjudicatorError
-from adjudicator.rules import RULES
 
 _VALUE_OPTIONS = {"--lexicon": "lexicon", "-l": "lexicon", "--rule": "rule", "-r": "rule"}
 
@@ -44,8 +44,6 @@ def parse(args: list[str]) -> dict | None:
             return None
         given.add(key)
         found[key] = value
-    if found["rule"] is not None and found["rule"] not in RULES:
-        return None
     return found
 
 
@@ -59,7 +57,7 @@ def run(
     options = parse(args)
     if options is None:
         return None
-    from adjudicator.cli.judging import NO_VERDICT_EXIT, error_message, look_up
+    from adjudicator.cli.judging import NO_VERDICT_EXIT, NOT_RECORDED, error_message, look_up
 
     try:
         shown, exit_code = look_up(
@@ -68,5 +66,6 @@ def run(
     except (AdjudicatorError, OSError) as exc:
         print(f"Error: {error_message(exc)}", file=err)  # as click's CliError shows it
         return NO_VERDICT_EXIT
+    print(NOT_RECORDED, file=err)
     print(shown, file=out)
     return exit_code

@@ -1,5 +1,6 @@
-"""What `adjudicator judge` does and prints, without click: shared by the click command and the
-fast path (fast_judge), so the two cannot drift apart."""
+"""What `adjudicator judge` does and prints for a look-up (`--lexicon`, not recorded), without
+click: shared by the click command and the fast path (fast_judge), so the two cannot drift
+apart. A recorded challenge (`--tournament`) goes through the hall (judge_cmd)."""
 
 from __future__ import annotations
 
@@ -22,11 +23,22 @@ HEADLINES = {
     "UNACCEPTABLE": "UNACCEPTABLE: the play comes off and scores zero",
     "REFER": "REFER: call a word judge; a dictionary check is needed",
 }
-NO_LEXICON = "Name the lexicon to judge against: --lexicon NAME (see `adjudicator lexicon list`)."
+NO_LEXICON = (
+    "Name the tournament (--tournament SLUG: judged and recorded) or the lexicon "
+    "(--lexicon NAME: a look-up, not recorded); see `adjudicator lexicon list`."
+)
+NOT_RECORDED = (
+    "Not recorded: a look-up with --lexicon is not journaled. "
+    "Use --tournament SLUG to judge a challenge and record it."
+)
 
 
 class NoLexicon(AdjudicatorError):
     """`judge` was given no lexicon and no default is set."""
+
+
+class LookUpRefused(AdjudicatorError):
+    """A look-up cannot be judged as asked (a rule that counts the game's earlier challenges)."""
 
 
 def chosen_lexicon(lexicon_name: str | None) -> str:
@@ -41,14 +53,21 @@ def judge_text(
     lexicon_name: str, rule_name: str | None, text: str | Iterable[str], store=None
 ) -> Ruling:
     """The ruling on the words in `text`, read in the tiles of `lexicon_name` (opened from
-    `store`, else the data home's), under `rule_name` (default: the setting)."""
+    `store`, else the data home's), under `rule_name` (default: the setting; none: no
+    consequence). A rule that counts the game's earlier challenges needs a recorded game."""
     if store is None:
         from adjudicator.store import LexiconStore
 
         store = LexiconStore()
     lexicon = store.open(lexicon_name)
     normalised = normalize_challenge(text, lexicon.alphabet)  # input in the lexicon's tiles
-    rule = get_rule(rule_name or settings.get("default_rule"))
+    rule_name = rule_name or settings.get("default_rule")
+    rule = get_rule(rule_name) if rule_name else None
+    if rule is not None and rule.counts_earlier_challenges:
+        raise LookUpRefused(
+            f"Rule {rule.name} depends on the challenger's earlier challenges in the game: "
+            "judge with --tournament SLUG --round R --table T --challenger NAME to record it."
+        )
     return rule_on(lexicon, rule, normalised)
 
 
@@ -59,10 +78,8 @@ def look_up(
     as_json: bool,
     stdin: TextIO,
 ) -> tuple[str, int]:
-    """What `judge` prints on stdout for WORDS (or `-`: stdin's), and its exit code.
-
-    Errors a user can cause raise (see `error_message`).
-    """
+    """What a look-up prints on stdout for WORDS (or `-`: stdin's), and its exit code; the
+    caller also says NOT_RECORDED on stderr. Errors a user can cause raise (`error_message`)."""
     lexicon_name = chosen_lexicon(lexicon_name)
     text = stdin.read() if list(words) == ["-"] else " ".join(words)
     ruling = judge_text(lexicon_name, rule_name, text)
@@ -82,21 +99,24 @@ def error_message(exc: BaseException) -> str | None:
 def format_ruling(ruling: Ruling) -> str:
     """The verdict first, then lexicon, rule, consequence and the words as judged."""
     manifest = ruling.lexicon.manifest
-    return "\n".join(
-        (
-            HEADLINES[ruling.verdict.value],
-            f"Lexicon: {manifest.name} ({manifest.words:,} words, "
-            f"fingerprint {manifest.short_fingerprint})",
-            f"Rule: {ruling.rule.name} ({ruling.rule.title})",
-            f"Consequence: {ruling.consequence.text}",
-            f"Words judged ({ruling.word_count}): {' '.join(ruling.words)}",
-        )
-    )
+    lines = [
+        HEADLINES[ruling.verdict.value],
+        f"Lexicon: {manifest.name} ({manifest.words:,} words, "
+        f"fingerprint {manifest.short_fingerprint})",
+    ]
+    if ruling.rule is None:
+        lines.append("Rule: none given (no consequence; add --rule RULE for one)")
+    else:
+        lines.append(f"Rule: {ruling.rule.name} ({ruling.rule.title})")
+        lines.append(f"Consequence: {ruling.consequence.text}")
+    lines.append(f"Words judged ({ruling.word_count}): {' '.join(ruling.words)}")
+    return "\n".join(lines)
 
 
 def ruling_json(ruling: Ruling) -> dict:
-    """The ruling as JSON, with the field names the HTTP API uses."""
+    """The look-up as JSON, with the field names the HTTP API uses (nothing recorded)."""
     manifest = ruling.lexicon.manifest
+    consequence = ruling.consequence
     return {
         "verdict": ruling.verdict.value,
         "words": list(ruling.words),
@@ -106,8 +126,10 @@ def ruling_json(ruling: Ruling) -> dict:
             "fingerprint": manifest.fingerprint,
             "words": manifest.words,
         },
-        "rule": ruling.rule.name,
-        "consequence": ruling.consequence.text,
+        "rule": ruling.rule.name if ruling.rule else None,
+        "consequence": consequence.text if consequence else None,
+        "penalty": consequence.penalty() if consequence else None,
+        "recorded": False,
     }
 
 
