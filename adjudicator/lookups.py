@@ -38,13 +38,14 @@ def separate_lookup(
     # The kiosk's newest challenges by its (kiosk, id) index: the journal's clock never runs
     # backwards, so they are also its latest, and the read stops after RECENT rows however
     # long the kiosk's history (a time condition in SQL would walk all of it).
-    rows = cur.execute(
+    cur.execute(
         "SELECT id, recorded_at, table_no, round_no FROM adjudications "
         f"WHERE kiosk = ? AND kind = 'challenge' ORDER BY id DESC LIMIT {RECENT}",
         (kiosk,),
-    ).all()
-    for row in rows:
-        if row["recorded_at"] < since:
+    )
+    for _ in range(RECENT):  # row by row: most often the first is already too old
+        row = cur.one()
+        if row is None or row["recorded_at"] < since:
             break
         if row["table_no"] == table and row["round_no"] == round_no:
             gap = (now - datetime.fromisoformat(row["recorded_at"])).total_seconds()

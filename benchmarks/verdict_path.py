@@ -297,11 +297,15 @@ def judge_process(folder: Path, runs: int = 30) -> dict:
     }
     times: dict[str, list[float]] = {label: [] for label in commands}
     for argv in commands.values():  # once each first, so their bytecode is cached
-        subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, check=True)
+        subprocess.run(
+            argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True
+        )
     for _ in range(runs):
         for label, argv in commands.items():
             started = time.perf_counter()
-            done = subprocess.run(argv, env=env, stdout=subprocess.DEVNULL)
+            done = subprocess.run(
+                argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+            )
             times[label].append(time.perf_counter() - started)
             assert done.returncode == 0, label
     judge, floor = statistics.median(times["judge"]), statistics.median(times["floor"])
