@@ -97,7 +97,7 @@ def build(hall: Hall, now: datetime | None = None) -> HallStatus:
     for kiosk in kiosks.list_all(hall.db):
         if kiosk.active and kiosk.tournament in by_tournament:
             by_tournament[kiosk.tournament].append(kiosk_status(kiosk, now))
-    today = overview.challenges_since(hall.db, overview.start_of_today(now))
+    today = overview.challenges_today(hall.db, now)
     shown = tuple(
         _tournament_status(hall, t, by_tournament[t.slug], today.get(t.slug, 0)) for t in every
     )

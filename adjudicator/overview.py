@@ -7,7 +7,7 @@ challenge. The director's overview (hall_status.py) shows it beside each tournam
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, time
+from datetime import UTC, date, datetime, time, timedelta
 
 from adjudicator import tallies
 from adjudicator.db import Database
@@ -15,22 +15,30 @@ from adjudicator.db import Database
 
 def start_of_today(now: datetime | None = None) -> datetime:
     """Midnight of the server's local day, in UTC."""
-    local = (now or datetime.now(UTC)).astimezone()
-    return datetime.combine(local.date(), time(), local.tzinfo).astimezone(UTC)
+    return _local_midnight((now or datetime.now(UTC)).astimezone().date())
 
 
-def challenges_since(db: Database, since: datetime) -> dict[str, int]:
-    """Challenges per tournament from the UTC hour holding `since` on (tallies are hourly)."""
-    hour = tallies.hour_of(since.astimezone(UTC).isoformat())
+def challenges_between(db: Database, start: datetime, end: datetime) -> dict[str, int]:
+    """Challenges per tournament from the UTC hour holding `start` up to the one holding `end`
+    (tallies are hourly): a bounded range of the tallies, whatever the journal holds after."""
+    first, last = (tallies.hour_of(moment.astimezone(UTC).isoformat()) for moment in (start, end))
     with db.transaction() as cur:
         rows = cur.execute(
             "SELECT tournament, SUM(row_count) AS n FROM journal_tallies "
-            "WHERE hour >= ? AND kind = 'challenge' GROUP BY tournament ORDER BY tournament",
-            (hour,),
+            "WHERE hour >= ? AND hour < ? AND kind = 'challenge' "
+            "GROUP BY tournament ORDER BY tournament",
+            (first, last),
         ).tuples()
     return {tournament: int(count) for tournament, count in rows}
 
 
 def challenges_today(db: Database, now: datetime | None = None) -> dict[str, int]:
-    """Challenges per tournament since the local day's midnight (to the hour)."""
-    return challenges_since(db, start_of_today(now))
+    """Challenges per tournament on the server's local day (to the hour)."""
+    today = (now or datetime.now(UTC)).astimezone().date()
+    return challenges_between(db, _local_midnight(today), _local_midnight(today + timedelta(1)))
+
+
+def _local_midnight(day: date) -> datetime:
+    """The midnight that starts `day` in the server's time zone (its own offset, even on a day
+    the clocks change), in UTC."""
+    return datetime.combine(day, time()).astimezone().astimezone(UTC)

@@ -107,6 +107,14 @@ def test_today_starts_at_local_midnight(db, monkeypatch):
         assert overview.challenges_today(db, now) == {NWL: 1}
         tomorrow = now.replace(hour=0, minute=0) + (datetime(2024, 1, 2) - datetime(2024, 1, 1))
         assert overview.challenges_today(db, tomorrow) == {}
+        # Rows stamped on a later day (a server whose clock ran ahead) are not today's.
+        with db.transaction() as cur:
+            cur.execute(
+                "INSERT INTO journal_tallies VALUES (?, ?, 'challenge', 5, 2, 6)",
+                (tomorrow.isoformat()[:13], NWL),
+            )
+        assert overview.challenges_today(db, now) == {NWL: 1}
+        assert overview.challenges_today(db, tomorrow) == {NWL: 5}
     finally:
         monkeypatch.undo()
         time.tzset()
