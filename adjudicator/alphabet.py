@@ -19,7 +19,10 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+
+TYPE_CHECKING = False  # the typing module costs `adjudicator judge` several ms to import
+if TYPE_CHECKING:
+    from typing import Any
 
 KEY_BASE = 0xE000  # private-use characters stand for multi-letter tiles in trie keys
 MAX_TILES = 128

@@ -15,12 +15,9 @@ from __future__ import annotations
 
 import json
 import re
-import tomllib
 import unicodedata
 from functools import cache, lru_cache
-from importlib import resources
 from pathlib import Path
-from typing import Any
 
 from adjudicator.alphabet import (
     ENGLISH,
@@ -31,6 +28,10 @@ from adjudicator.alphabet import (
     SpellingError,
 )
 from adjudicator.errors import ImportRefused
+
+TYPE_CHECKING = False  # typing, tomllib and importlib.resources cost `adjudicator judge` ms
+if TYPE_CHECKING:
+    from typing import Any
 
 KEYS = ("name", "tiles", "fold", "case", "language", "description")
 _NAME = re.compile(r"[a-z0-9][a-z0-9._-]{0,39}")
@@ -77,6 +78,8 @@ def resolve_alphabet(spec: str, folder: Path | None = None) -> Alphabet:
 
 def load_alphabet_file(path: Path) -> Alphabet:
     """Read and check a federation's alphabet file."""
+    import tomllib
+
     try:
         data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
@@ -112,6 +115,8 @@ def _from_json(text: str) -> Alphabet:
 
 @cache
 def _shipped() -> dict[str, str]:
+    from importlib import resources
+
     folder = resources.files("lexicons").joinpath("alphabets")
     if not folder.is_dir():
         return {}
@@ -124,6 +129,8 @@ def _shipped() -> dict[str, str]:
 
 @cache
 def _parse_shipped(name: str, text: str) -> Alphabet:
+    import tomllib
+
     return parse_alphabet(tomllib.loads(text), f"{name}.toml")
 
 

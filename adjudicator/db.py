@@ -36,6 +36,11 @@ class Database:
     def close(self) -> None:
         raise NotImplementedError
 
+    def query_one(self, sql: str, params: Sequence[Any] = ()) -> dict[str, Any] | None:
+        """The first row of one read-only statement (a backend may skip BEGIN and COMMIT)."""
+        with self.transaction() as cur:
+            return cur.execute(sql, params).one()
+
     def file_problem(self) -> str | None:
         """Why the journal's files are no longer those this process opened; None if they are
         (or if the backend has no files of its own to check)."""

@@ -13,9 +13,10 @@ import fcntl
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 from adjudicator import journal_health
@@ -151,6 +152,14 @@ class SqliteDatabase(Database):
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+    def query_one(self, sql: str, params: Sequence[Any] = ()) -> dict[str, Any] | None:
+        """One read in autocommit mode: SQLite reads a consistent snapshot for the statement,
+        and the hot path (a kiosk's token, its tournament) saves a BEGIN and a COMMIT."""
+        try:
+            return Cursor(self._connection().execute(sql, tuple(params))).one()
+        except sqlite3.Error as exc:
+            raise DatabaseUnavailable(f"The journal database is not available: {exc}.") from None
 
     def close(self) -> None:
         """Close this thread's connection; the next one opens (and remembers) the files anew."""

@@ -2,8 +2,8 @@
 
 The CLI's `journal export` and the director's CSV download both use these functions, so the
 two never disagree on columns or on how a value is written. Each row comes with its effective
-outcome (outcomes.with_outcomes): for a challenge, what finally stands once voids, reissues
-and rulings count; for other rows, nothing.
+outcome (outcomes.py): for a challenge, what finally stands once voids, reissues and rulings
+count; for other rows, nothing.
 """
 
 from __future__ import annotations
@@ -11,10 +11,11 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, TextIO
 
-from adjudicator import journal
+from adjudicator import journal, outcomes
+from adjudicator.db import Database
 from adjudicator.outcomes import Outcome
 
 EFFECTIVE_FIELDS = (
@@ -41,26 +42,25 @@ def export_json(entry: journal.Entry, outcome: Outcome | None = None) -> dict[st
     }
 
 
-def export_csv(entry: journal.Entry, outcome: Outcome | None = None) -> dict[str, Any]:
-    """One row as a CSV record keyed by CSV_FIELDS (words joined by spaces)."""
-    row = {name: getattr(entry, name) for name in journal.FIELDS}
-    row["words"] = " ".join(entry.words)
-    if outcome is not None:
-        row["effective_verdict"] = outcome.verdict
-        row["effective_consequence"] = outcome.consequence
-        row["effective_decided_by"] = outcome.decided_by
-        row["effective_how"] = outcome.how
-    return row
+def csv_records(db: Database, batches: Iterable[Sequence[tuple]]) -> Iterator[tuple]:
+    """CSV records in CSV_FIELDS order from batches of stored rows (journal.batches): each row
+    as the journal stores it, then its effective outcome (outcomes.effective_rows)."""
+    for batch in batches:
+        yield from outcomes.effective_rows(db, batch)
 
 
-def csv_chunks(entries: Iterable[Row], rows_per_chunk: int = 1000) -> Iterator[str]:
-    """The CSV text (header first) in chunks of rows, for a streamed download or a file."""
+def csv_chunks(records: Iterable[Sequence[Any]], rows_per_chunk: int = 1000) -> Iterator[str]:
+    """The CSV text (header first) in chunks of rows, for a streamed download or a file.
+
+    `records` are in CSV_FIELDS order (csv_records): written as read, with no object per row,
+    so an export costs about what reading does.
+    """
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=CSV_FIELDS, lineterminator="\n")
-    writer.writeheader()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(CSV_FIELDS)
     pending = 0
-    for entry, outcome in entries:
-        writer.writerow(export_csv(entry, outcome))
+    for record in records:
+        writer.writerow(record)
         pending += 1
         if pending >= rows_per_chunk:
             yield _drain(buffer)
@@ -82,9 +82,13 @@ def json_chunks(entries: Iterable[Row], rows_per_chunk: int = 1000) -> Iterator[
     yield "".join(parts)
 
 
-def write(entries: Iterable[Row], out: TextIO, fmt: str = "csv") -> None:
-    """Write `entries` (each with its outcome) to `out` as CSV or JSON, chunk by chunk."""
-    chunks = csv_chunks(entries) if fmt == "csv" else json_chunks(entries)
+def write(db: Database, out: TextIO, fmt: str = "csv", tournament: str | None = None) -> None:
+    """Write the journal (or one tournament's rows) with each challenge's effective outcome to
+    `out` as CSV or JSON, chunk by chunk."""
+    if fmt == "csv":
+        chunks = csv_chunks(csv_records(db, journal.batches(db, tournament)))
+    else:
+        chunks = json_chunks(outcomes.with_outcomes(db, journal.entries(db, tournament)))
     for chunk in chunks:
         out.write(chunk)
 

@@ -188,7 +188,8 @@ class Hall:
             return None
 
         def guard(cur) -> None:
-            if journal.count_since(cur, kiosk_name, limit.window_start()) >= limit.count:
+            since = limit.window_start()
+            if journal.count_since(cur, kiosk_name, since, limit.count) >= limit.count:
                 raise RateLimited(limit)
 
         return guard

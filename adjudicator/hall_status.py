@@ -2,12 +2,13 @@
 
 Each tournament with its lexicon (fingerprint, and whether kiosks can judge with it now), its
 rule and its kiosks (online or offline, last seen); every compiled lexicon's integrity; the
-second opinions waiting for a ruling; the journal's newest row. It reads the tournaments and
-kiosks tables, the lexicon manifests, the (few) second-opinion rows and one journal row by its
-key, so it costs the same however long the journal grows.
+second opinions waiting for a ruling; the journal's newest row; each tournament's challenges
+today. It reads the tournaments and kiosks tables, the lexicon manifests, the tallies kept
+beside the journal (tallies.py) and one journal row by its key, so it costs the same however
+long the journal grows.
 
-Other figures slot in beside these: a tournament's challenges today (`challenges_today`) and
-the journal's health (checkpoint, verify state, alarms: `JournalStatus`).
+Other figures slot in beside these: the journal's health (checkpoint, verify state, alarms:
+`JournalStatus`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from adjudicator import integrity, kiosks, outcomes, second_opinion, tournaments
+from adjudicator import integrity, kiosks, overview, second_opinion, tournaments
 from adjudicator.errors import AdjudicatorError, LexiconError
 from adjudicator.hall import Hall
 from adjudicator.lexicon import Manifest
@@ -96,7 +97,10 @@ def build(hall: Hall, now: datetime | None = None) -> HallStatus:
     for kiosk in kiosks.list_all(hall.db):
         if kiosk.active and kiosk.tournament in by_tournament:
             by_tournament[kiosk.tournament].append(kiosk_status(kiosk, now))
-    shown = tuple(_tournament_status(hall, t, by_tournament[t.slug]) for t in every)
+    today = overview.challenges_today(hall.db, now)
+    shown = tuple(
+        _tournament_status(hall, t, by_tournament[t.slug], today.get(t.slug, 0)) for t in every
+    )
     lexicons = tuple(_lexicon_status(hall, m, every) for m in hall.store.manifests())
     problems = [
         f"{t.tournament.title}: {t.lexicon_problem}" for t in shown if t.lexicon_problem
@@ -105,9 +109,7 @@ def build(hall: Hall, now: datetime | None = None) -> HallStatus:
         checked_at=now.isoformat(timespec="seconds"),
         tournaments=shown,
         lexicons=lexicons,
-        open_flags=len(
-            outcomes.without_void(hall.db, second_opinion.cases(hall.db, open_only=True))
-        ),
+        open_flags=second_opinion.open_count(hall.db),
         journal=_journal_status(hall),
         problems=tuple(problems),
         record=integrity.overview(hall),
@@ -123,7 +125,9 @@ def kiosk_status(kiosk: kiosks.Kiosk, now: datetime) -> KioskStatus:
     return KioskStatus(kiosk.name, "online" if online else "offline", kiosk.last_seen_at)
 
 
-def _tournament_status(hall: Hall, tournament, kiosk_list: list[KioskStatus]) -> TournamentStatus:
+def _tournament_status(
+    hall: Hall, tournament, kiosk_list: list[KioskStatus], challenges_today: int
+) -> TournamentStatus:
     try:
         words = hall.lexicon_for(tournament).manifest.words
         problem = None
@@ -139,6 +143,7 @@ def _tournament_status(hall: Hall, tournament, kiosk_list: list[KioskStatus]) ->
         lexicon_words=words,
         lexicon_problem=problem,
         kiosks=tuple(sorted(kiosk_list, key=lambda k: k.name)),
+        challenges_today=challenges_today,
     )
 
 

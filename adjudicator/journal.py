@@ -7,104 +7,33 @@ validity: only the words as challenged and the one verdict.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from adjudicator import journal_health
+from adjudicator import journal_health, tallies
 from adjudicator.db import Database
 from adjudicator.errors import AdjudicatorError
-from adjudicator.journal_health import GENESIS
+from adjudicator.journal_entry import FIELDS as FIELDS  # the journal's API: re-exported
+from adjudicator.journal_entry import (
+    INSERT,
+    PREV_HASH,
+    ROW_HASH,
+    SELECT,
+    WORDS,
+    canonical_words,
+    hash_values,
+    new_entry,
+    stored_values,
+)
+from adjudicator.journal_entry import Entry as Entry
+from adjudicator.journal_entry import from_row as from_row
+from adjudicator.journal_entry import from_values as from_values
+from adjudicator.journal_health import GENESIS as GENESIS
 
 MAX_ID = 2**63 - 1
 KINDS = ("challenge", "second-opinion", "ruling", "void")
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One journal row."""
-
-    id: int
-    recorded_at: str
-    kind: str
-    tournament: str
-    kiosk: str
-    lexicon_name: str
-    lexicon_fingerprint: str
-    lexicon_words: int
-    rule: str
-    words: tuple[str, ...]
-    word_count: int
-    verdict: str
-    consequence: str
-    refers_to: int | None = None
-    table: str | None = None
-    round: str | None = None
-    challenger: str | None = None
-    player: str | None = None
-    actor: str | None = None
-    note: str | None = None
-    penalty: str | None = None  # the consequence as numbers: canonical JSON (rules.Consequence)
-    flag: str | None = None  # why the director should look at this row, as a short tag
-    prev_hash: str = GENESIS
-    row_hash: str = ""
-
-    def to_api(self) -> dict[str, Any]:
-        """The adjudication as the HTTP API and `journal export --format json` give it."""
-        return {
-            "id": self.id,
-            "verdict": self.verdict,
-            "words": list(self.words),
-            "word_count": self.word_count,
-            "tournament": self.tournament,
-            "kiosk": self.kiosk,
-            "kind": self.kind,
-            "refers_to": self.refers_to,
-            "lexicon": {
-                "name": self.lexicon_name,
-                "fingerprint": self.lexicon_fingerprint,
-                "words": self.lexicon_words,
-            },
-            "rule": self.rule,
-            "consequence": self.consequence,
-            "penalty": self.penalty_numbers(),
-            "recorded_at": self.recorded_at,
-            "table": self.table,
-            "round": self.round,
-            "challenger": self.challenger,
-            "player": self.player,
-        }
-
-    def penalty_numbers(self) -> dict[str, Any] | None:
-        """The recorded penalty object (play_stands, points_to_player, ...), if any."""
-        return json.loads(self.penalty) if self.penalty else None
-
-    def compute_hash(self) -> str:
-        """SHA-256 over the previous row's hash and every field of this row.
-
-        A field added after the first schema is hashed only when set, so rows written
-        before it existed keep their hashes.
-        """
-        fields = {name: getattr(self, name) for name in _HASHED_FIELDS}
-        for name in _LATER_FIELDS:
-            if fields[name] is None:
-                del fields[name]
-        fields["words"] = list(self.words)
-        canonical = json.dumps(fields, sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(canonical.encode()).hexdigest()
-
-
-FIELDS = tuple(Entry.__dataclass_fields__)  # also the columns of `journal export --format csv`
-_HASHED_FIELDS = tuple(name for name in FIELDS if name != "row_hash")
-_LATER_FIELDS = ("penalty", "flag")  # schema version 6
-_RENAMED = {"table": "table_no", "round": "round_no"}  # TABLE and ROUND are SQL keywords
-_COLUMNS = tuple(_RENAMED.get(name, name) for name in FIELDS)
-_INSERT = (
-    f"INSERT INTO adjudications ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' for _ in _COLUMNS)})"
-)
 
 
 @dataclass
@@ -151,8 +80,11 @@ def append_batch(db: Database, batch: list[Pending]) -> None:
     written: list[tuple[Pending, Entry]] = []
     try:
         with db.transaction(chain_lock=True) as cur:
-            next_id, prev_hash = journal_health.read_head(db, cur)
-            head = (next_id - 1, prev_hash) if next_id > 1 else None
+            head = journal_health.read_head(db, cur)
+            next_id, prev_hash = head.next_id, head.prev_hash
+            # The journal's clock never runs backwards (a clock step, another server's clock),
+            # so a time range is an id range and the director's filters stay on indexes.
+            not_before = head.recorded_at
             for pending in batch:
                 try:
                     completed = pending.guard(cur) if pending.guard is not None else None
@@ -161,28 +93,34 @@ def append_batch(db: Database, batch: list[Pending]) -> None:
                     continue
                 # Anything else (the database failing under a guard's query) fails the batch:
                 # handed back as a refusal it would reach the client as an unexplained error.
-                entry = _with_hash(
-                    Entry(
-                        id=next_id,
-                        recorded_at=datetime.now(UTC).isoformat(timespec="microseconds"),
-                        prev_hash=prev_hash,
-                        **{**pending.fields, **(completed or {})},
-                    )
+                now = datetime.now(UTC).isoformat(timespec="microseconds")
+                entry = new_entry(
+                    {
+                        **pending.fields,
+                        **(completed or {}),
+                        "id": next_id,
+                        "recorded_at": max(now, not_before),
+                        "prev_hash": prev_hash,
+                    }
                 )
                 if pending.guard is not None:  # later guards in the batch must see this row
-                    cur.execute(_INSERT, _row_values(entry))
+                    cur.execute(INSERT, stored_values(entry))
                 written.append((pending, entry))
-                next_id, prev_hash = entry.id + 1, entry.row_hash
-            unguarded = [_row_values(e) for p, e in written if p.guard is None]
-            if unguarded:
-                cur.executemany(_INSERT, unguarded)
+                next_id, prev_hash, not_before = entry.id + 1, entry.row_hash, entry.recorded_at
+            unguarded = [stored_values(e) for p, e in written if p.guard is None]
+            if len(unguarded) == 1:
+                cur.execute(INSERT, unguarded[0])
+            elif unguarded:
+                cur.executemany(INSERT, unguarded)
+            tallies.record(cur, [entry for _, entry in written])
         journal_health.after_commit(db)  # rows committed to a file gone meanwhile: not shown
     except journal_health.JournalLost:
         raise
     except Exception as failure:
         health.commit_failed(str(failure))
         raise
-    health.committed((written[-1][1].id, written[-1][1].row_hash) if written else head)
+    newest = written[-1][1] if written else None
+    health.committed((newest.id, newest.row_hash) if newest else head.newest)
     for pending, entry in written:  # only once the commit is durable
         pending.entry = entry
 
@@ -191,46 +129,75 @@ def get(db: Database, entry_id: int) -> Entry | None:
     """The journal row with this id, if any (an id no row can have is simply not found)."""
     if not 0 < entry_id <= MAX_ID:  # SQLite cannot even compare a larger integer
         return None
+    found = select(db, "id = ?", (entry_id,))
+    return found[0] if found else None
+
+
+def select(db: Database, where: str, params: tuple = (), tail: str = "") -> list[Entry]:
+    """The rows matching an SQL condition (`?` placeholders), `tail` being ORDER BY/LIMIT."""
     with db.transaction() as cur:
-        row = cur.execute("SELECT * FROM adjudications WHERE id = ?", (entry_id,)).one()
-    return _from_row(row) if row else None
+        rows = cur.execute(f"{SELECT} WHERE {where} {tail}", params).tuples()
+    return [from_values(row) for row in rows]
+
+
+def follow_ups(db: Database, original_id: int) -> list[Entry]:
+    """Every row that refers to `original_id` (second opinions, rulings), in id order."""
+    return select(db, "refers_to = ?", (original_id,), "ORDER BY id")
+
+
+def newest_id(db: Database) -> int:
+    """The id of the newest row (0 for an empty journal): also the number of rows in the chain."""
+    with db.transaction() as cur:
+        row = cur.execute("SELECT MAX(id) AS id FROM adjudications").one()
+    return int(row["id"] or 0) if row else 0
 
 
 def entries(
     db: Database, tournament: str | None = None, batch: int = 5000, **filters: Any
 ) -> Iterator[Entry]:
     """Every row in id order (optionally of one tournament, kiosk or kind), read in batches."""
-    for row in _rows(db, tournament, batch, **filters):
-        yield _from_row(row)
+    for rows in batches(db, tournament, batch, **filters):
+        yield from map(from_values, rows)
 
 
-def _rows(
-    db: Database, tournament: str | None = None, batch: int = 5000, **filters: Any
-) -> Iterator[dict[str, Any]]:
-    """The stored rows as the database gives them, in id order, read in batches.
+def rows(db: Database, tournament: str | None = None, **filters: Any) -> Iterator[tuple]:
+    """The rows of `entries` as stored (FIELDS order, words as one text), read in batches."""
+    for found in batches(db, tournament, **filters):
+        yield from found
 
-    Every id is read, also ids below 1 that no append makes: an export hides nothing.
+
+def batches(
+    db: Database,
+    tournament: str | None = None,
+    batch: int = 5000,
+    *,
+    where: tuple[str, ...] = (),
+    params: tuple = (),
+    **filters: Any,
+) -> Iterator[list[tuple]]:
+    """The rows of `entries` as raw tuples in FIELDS order, `batch` at a time (constant memory).
+
+    `where` adds SQL conditions (`?` placeholders, values in `params`) to the filters. Every
+    id is read, also ids below 1 that no append makes: an export or a verify hides nothing.
     """
-    conditions, params = [], []
+    conditions, params = list(where), list(params)
     if tournament:
         filters["tournament"] = tournament
     for column in ("tournament", "kiosk", "kind"):
         if filters.get(column):
             conditions.append(f"{column} = ?")
             params.append(filters[column])
-    after: int | None = None
-    while True:
-        bounds = ["id > ?"] if after is not None else []
-        where = " AND ".join([*bounds, *conditions]) or "1 = 1"
+    if filters.get("kind") not in (None, "", "challenge"):
+        conditions.append("kind <> 'challenge'")  # lets the partial index answer it
+    tail = f"ORDER BY id LIMIT {int(batch)}"
+    first = f"{SELECT} WHERE {' AND '.join(conditions) or '1 = 1'} {tail}"
+    sql = f"{SELECT} WHERE {' AND '.join(['id > ?', *conditions])} {tail}"
+    with db.transaction() as cur:
+        rows = cur.execute(first, params).tuples()
+    while rows:
+        yield rows
         with db.transaction() as cur:
-            rows = cur.execute(
-                f"SELECT * FROM adjudications WHERE {where} ORDER BY id LIMIT {int(batch)}",
-                (*([after] if after is not None else []), *params),
-            ).all()
-        if not rows:
-            return
-        yield from rows
-        after = rows[-1]["id"]
+            rows = cur.execute(sql, (rows[-1][0], *params)).tuples()
 
 
 @dataclass(frozen=True)
@@ -246,7 +213,8 @@ class VerifyResult:
 
 
 def verify(db: Database, witnessed: Iterable[tuple[int, str]] = ()) -> VerifyResult:
-    """Walk the chain; the first row whose hash, link, number or stored form is wrong ends it.
+    """Walk the chain in id order, in batches; the first row whose hash, link, number or stored
+    form is wrong ends the walk. Rows are checked as read, so memory stays constant.
 
     `witnessed` holds (row id, hash or its first digits) pairs from checkpoints: each row must
     still be there with that hash, so rows rewritten or cut off the end are found too.
@@ -255,33 +223,36 @@ def verify(db: Database, witnessed: Iterable[tuple[int, str]] = ()) -> VerifyRes
     for row_id, row_hash in witnessed:
         wanted.setdefault(row_id, []).append(row_hash.lower())
     expected_prev, expected_id, count = GENESIS, 1, 0
-    for row in _rows(db):
-        entry = _canonical_entry(row)
-        row_id = row["id"]
-        if entry is None:
-            return VerifyResult(
-                count, row_id, f"row {row_id} holds a value not in its canonical form"
-            )
-        if entry.id != expected_id:
-            problem = (
-                f"row {entry.id} lies outside the chain (its ids run 1, 2, 3, ...)"
-                if entry.id < expected_id
-                else f"row {expected_id} is missing before row {entry.id}"
-            )
-            return VerifyResult(count, entry.id, problem)
-        if entry.prev_hash != expected_prev:
-            return VerifyResult(
-                count, entry.id, f"row {entry.id} does not link to row {entry.id - 1}"
-            )
-        if entry.compute_hash() != entry.row_hash:
-            return VerifyResult(
-                count, entry.id, f"row {entry.id} was altered after it was recorded"
-            )
-        if any(not entry.row_hash.startswith(h) for h in wanted.pop(entry.id, ())):
-            return VerifyResult(
-                count, entry.id, f"row {entry.id} differs from the one a checkpoint witnessed"
-            )
-        expected_prev, expected_id, count = entry.row_hash, entry.id + 1, count + 1
+    for rows in batches(db):
+        for row in rows:
+            entry_id, prev_hash, row_hash = row[0], row[PREV_HASH], row[ROW_HASH]
+            words = canonical_words(row)
+            if words is None:
+                return VerifyResult(
+                    count, entry_id, f"row {entry_id} holds a value not in its canonical form"
+                )
+            if entry_id != expected_id:
+                problem = (
+                    f"row {entry_id} lies outside the chain (its ids run 1, 2, 3, ...)"
+                    if entry_id < expected_id
+                    else f"row {expected_id} is missing before row {entry_id}"
+                )
+                return VerifyResult(count, entry_id, problem)
+            if prev_hash != expected_prev:
+                return VerifyResult(
+                    count, entry_id, f"row {entry_id} does not link to row {entry_id - 1}"
+                )
+            values = list(row)
+            values[WORDS] = words
+            if hash_values(values) != row_hash:
+                return VerifyResult(
+                    count, entry_id, f"row {entry_id} was altered after it was recorded"
+                )
+            if wanted and any(not row_hash.startswith(h) for h in wanted.pop(entry_id, ())):
+                return VerifyResult(
+                    count, entry_id, f"row {entry_id} differs from the one a checkpoint witnessed"
+                )
+            expected_prev, expected_id, count = row_hash, entry_id + 1, count + 1
     if wanted:
         missing = min(wanted)
         return VerifyResult(
@@ -293,53 +264,12 @@ def verify(db: Database, witnessed: Iterable[tuple[int, str]] = ()) -> VerifyRes
     return VerifyResult(count, last_hash=expected_prev if count else "")
 
 
-def count_since(cur: Any, kiosk: str, since: str) -> int:
-    """How many challenges a kiosk made at or after the ISO time `since` (inside a transaction)."""
-    row = cur.execute(
-        "SELECT COUNT(*) AS n FROM adjudications WHERE kiosk = ? AND recorded_at >= ? "
-        "AND kind = 'challenge'",
-        (kiosk, since),
-    ).one()
-    return int(row["n"]) if row else 0
-
-
-def from_row(row: dict[str, Any]) -> Entry:
-    """An Entry from a row of `SELECT * FROM adjudications`."""
-    return _from_row(row)
-
-
-def _with_hash(entry: Entry) -> Entry:
-    return replace(entry, row_hash=entry.compute_hash())
-
-
-def _row_values(entry: Entry) -> tuple:
-    return tuple(
-        " ".join(entry.words) if name == "words" else getattr(entry, name) for name in FIELDS
-    )
-
-
-def _canonical_entry(row: dict[str, Any]) -> Entry | None:
-    """The row as an Entry if every stored value is exactly what an append writes, else None.
-
-    '196601 ' for 196601, 196601.0, 'QI  ZA' for 'QI ZA': each reads back as the same entry
-    and hashes alike, so only the stored form itself can tell.
-    """
-    try:
-        entry = _from_row(row)
-        canonical = _row_values(entry)
-    except (TypeError, ValueError, AttributeError):
-        return None
-    stored = tuple(row[_RENAMED.get(name, name)] for name in FIELDS)
-    same = all(
-        type(have) is type(want) and have == want
-        for have, want in zip(stored, canonical, strict=True)
-    )
-    return entry if same else None
-
-
-def _from_row(row: dict[str, Any]) -> Entry:
-    values = {name: row[_RENAMED.get(name, name)] for name in FIELDS}
-    values["words"] = tuple(values["words"].split())
-    for name in ("id", "lexicon_words", "word_count"):
-        values[name] = int(values[name])
-    return Entry(**values)
+def count_since(cur: Any, kiosk: str, since: str, at_most: int) -> int:
+    """How many challenges a kiosk made at or after the ISO time `since`, counting no further
+    than `at_most` (inside a transaction): its newest `at_most` challenges, read by index."""
+    rows = cur.execute(
+        "SELECT recorded_at FROM adjudications WHERE kiosk = ? AND kind = 'challenge' "
+        f"ORDER BY id DESC LIMIT {int(at_most)}",
+        (kiosk,),
+    ).tuples()
+    return sum(1 for (recorded_at,) in rows if recorded_at >= since)

@@ -21,7 +21,7 @@ import threading
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from adjudicator.db import Database, DatabaseUnavailable
 
@@ -33,11 +33,12 @@ GENESIS = "0" * 64
 # The chain's head, the journal's id and the hash of row ? (the newest this process knows),
 # in one statement and one round trip. An empty journal has no head row: IDENTITY_SQL then.
 HEAD_SQL = (
-    "SELECT id, row_hash, (SELECT journal_id FROM journal_identity) AS journal_id, "
+    "SELECT id, row_hash, recorded_at, (SELECT journal_id FROM journal_identity) AS journal_id, "
     "(SELECT k.row_hash FROM adjudications k WHERE k.id = ?) AS known_hash "
     "FROM adjudications ORDER BY id DESC LIMIT 1"
 )
-IDENTITY_SQL = "SELECT journal_id, NULL AS id, NULL AS row_hash, NULL AS known_hash " + (
+IDENTITY_SQL = (
+    "SELECT journal_id, NULL AS id, NULL AS row_hash, NULL AS recorded_at, NULL AS known_hash "
     "FROM journal_identity"
 )
 
@@ -47,6 +48,20 @@ LOST_MESSAGE = (
 CANNOT_WRITE_MESSAGE = (
     "The journal cannot be written just now: no verdict can be recorded. Call the director."
 )
+
+
+class Head(NamedTuple):
+    """Where the chain goes on: the next row's id, the hash it links to, and the newest row's
+    time (the journal's clock never runs backwards; "" for an empty journal)."""
+
+    next_id: int
+    prev_hash: str
+    recorded_at: str
+
+    @property
+    def newest(self) -> tuple[int, str] | None:
+        """The newest row as (id, hash), None for an empty journal."""
+        return (self.next_id - 1, self.prev_hash) if self.next_id > 1 else None
 
 
 class JournalLost(DatabaseUnavailable):
@@ -166,8 +181,8 @@ def journal_id(db: Database) -> str | None:
     return health.journal_id
 
 
-def read_head(db: Database, cur: Any) -> tuple[int, str]:
-    """Inside an append transaction: check the journal is the one opened; the next id and hash.
+def read_head(db: Database, cur: Any) -> Head:
+    """Inside an append transaction: check the journal is the one opened; where the chain goes on.
 
     Raises JournalLost (and stays lost) if it is not.
     """
@@ -195,8 +210,8 @@ def read_head(db: Database, cur: Any) -> tuple[int, str]:
             f"row {known[0]}, which this server saw recorded, is missing or changed"
         )
     if row["id"] is None:
-        return 1, GENESIS
-    return int(row["id"]) + 1, row["row_hash"]
+        return Head(1, GENESIS, "")
+    return Head(int(row["id"]) + 1, row["row_hash"], row["recorded_at"])
 
 
 def after_commit(db: Database) -> None:
@@ -237,7 +252,7 @@ def probe(db: Database) -> Health:
     health = of(db)
     try:
         with db.transaction(chain_lock=True) as cur:
-            next_id, prev_hash = read_head(db, cur)
+            head = read_head(db, cur)
             cur.execute("UPDATE journal_identity SET probed_at = ?", (_now(),))
         after_commit(db)
     except JournalLost:
@@ -245,7 +260,7 @@ def probe(db: Database) -> Health:
     except Exception as failure:  # noqa: BLE001 - the state records it
         health.commit_failed(str(failure))
     else:
-        health.committed((next_id - 1, prev_hash) if next_id > 1 else None)
+        health.committed(head.newest)
     return health.status()
 
 

@@ -120,11 +120,10 @@ def by_token(db: Database, token: str) -> Kiosk | None:
     if not token or len(token) > 200:
         return None
     wanted = digest(token)
-    with db.transaction() as cur:
-        row = cur.execute(
-            f"SELECT {_FIELDS}, token_hash FROM kiosks WHERE token_hash = ? AND revoked_at IS NULL",
-            (wanted,),
-        ).one()
+    row = db.query_one(
+        f"SELECT {_FIELDS}, token_hash FROM kiosks WHERE token_hash = ? AND revoked_at IS NULL",
+        (wanted,),
+    )
     if row is None or not hmac.compare_digest(row.pop("token_hash"), wanted):
         return None
     return Kiosk(**row)

@@ -21,7 +21,6 @@ import os
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
 
 import marisa_trie
 
@@ -30,6 +29,10 @@ from adjudicator.alphabet_files import from_manifest
 from adjudicator.errors import LexiconCorrupt
 from adjudicator.sealed_lexicons import inherited_copy
 from adjudicator.wordlist import short_fingerprint
+
+TYPE_CHECKING = False  # the typing module costs `adjudicator judge` several ms to import
+if TYPE_CHECKING:
+    from typing import Any
 
 
 @dataclass(frozen=True)

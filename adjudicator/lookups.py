@@ -35,13 +35,18 @@ def separate_lookup(
         return None
     now = datetime.now(UTC)
     since = (now - timedelta(seconds=seconds)).isoformat(timespec="microseconds")
-    rows = cur.execute(
+    # The kiosk's newest challenges by its (kiosk, id) index: the journal's clock never runs
+    # backwards, so they are also its latest, and the read stops after RECENT rows however
+    # long the kiosk's history (a time condition in SQL would walk all of it).
+    cur.execute(
         "SELECT id, recorded_at, table_no, round_no FROM adjudications "
-        "WHERE kiosk = ? AND recorded_at >= ? AND kind = 'challenge' "
-        f"ORDER BY recorded_at DESC LIMIT {RECENT}",
-        (kiosk, since),
-    ).all()
-    for row in rows:
+        f"WHERE kiosk = ? AND kind = 'challenge' ORDER BY id DESC LIMIT {RECENT}",
+        (kiosk,),
+    )
+    for _ in range(RECENT):  # row by row: most often the first is already too old
+        row = cur.one()
+        if row is None or row["recorded_at"] < since:
+            break
         if row["table_no"] == table and row["round_no"] == round_no:
             gap = (now - datetime.fromisoformat(row["recorded_at"])).total_seconds()
             where = _where(table, round_no)

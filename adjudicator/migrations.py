@@ -94,6 +94,58 @@ MIGRATIONS: tuple[tuple[int, str, tuple[Step, ...]], ...] = (
         ),
     ),
     (
+        3,
+        "indexes and tallies that keep the director's pages flat as the journal grows",
+        (
+            # Each index costs every append a page write (and the fsync that much more), so
+            # rows that need no entry get none: most rows are challenges referring to nothing.
+            "DROP INDEX adjudications_by_kiosk",  # (kiosk, recorded_at): (kiosk, id) serves both
+            "CREATE INDEX adjudications_by_kiosk_id ON adjudications (kiosk, id)",
+            "DROP INDEX adjudications_by_refers_to",
+            "CREATE INDEX adjudications_follow_ups ON adjudications (refers_to) "
+            "WHERE refers_to IS NOT NULL",
+            "CREATE INDEX adjudications_not_challenges ON adjudications (kind, id) "
+            "WHERE kind <> 'challenge'",
+            # Rows per UTC hour, tournament and kind, and their first and last ids (the
+            # journal's index by time), kept in each append's transaction.
+            """CREATE TABLE journal_tallies (
+            hour TEXT NOT NULL,
+            tournament TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            row_count INTEGER NOT NULL,
+            first_id INTEGER NOT NULL,
+            last_id INTEGER NOT NULL,
+            PRIMARY KEY (hour, tournament, kind))""",
+            """INSERT INTO journal_tallies (hour, tournament, kind, row_count, first_id, last_id)
+            SELECT substr(recorded_at, 1, 13), tournament, kind, COUNT(*), MIN(id), MAX(id)
+            FROM adjudications GROUP BY substr(recorded_at, 1, 13), tournament, kind""",
+            # One row per adjudication with a second opinion or a ruling, kept the same way:
+            # open while flagged and neither ruled on nor void (a void row or a reissue).
+            """CREATE TABLE journal_cases (
+            original_id INTEGER PRIMARY KEY,
+            flagged INTEGER NOT NULL,
+            ruling_id INTEGER,
+            void_id INTEGER,
+            open INTEGER NOT NULL,
+            latest_id INTEGER NOT NULL)""",
+            "CREATE INDEX journal_cases_by_open ON journal_cases (open, original_id)",
+            """INSERT INTO journal_cases (original_id, flagged, ruling_id, void_id, open, latest_id)
+            SELECT refers_to, flagged, ruling_id, void_id,
+                CASE WHEN flagged = 1 AND ruling_id IS NULL AND void_id IS NULL THEN 1 ELSE 0 END,
+                latest_id
+            FROM (SELECT refers_to,
+                MAX(CASE WHEN kind = 'second-opinion'
+                    AND note LIKE '%flagged for the director%' THEN 1 ELSE 0 END) AS flagged,
+                MIN(CASE WHEN kind = 'ruling' THEN id END) AS ruling_id,
+                MIN(CASE WHEN kind IN ('void', 'challenge') THEN id END) AS void_id,
+                MAX(CASE WHEN kind IN ('second-opinion', 'ruling') THEN id END) AS latest_id
+                FROM adjudications
+                WHERE refers_to IS NOT NULL
+                GROUP BY refers_to) AS follow_ups
+            WHERE latest_id IS NOT NULL""",
+        ),
+    ),
+    (
         4,
         "journal identity, signed checkpoints, kiosks' witness receipts and their alarms",
         (

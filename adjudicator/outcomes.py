@@ -23,7 +23,9 @@ from adjudicator.rules import void_consequence
 from adjudicator.second_opinion import is_flagged
 
 VOID = "VOID"
+AS_JUDGED = "as judged"
 CHUNK = 500
+_KIND, _VERDICT, _CONSEQUENCE = map(journal.FIELDS.index, ("kind", "verdict", "consequence"))
 
 
 @dataclass(frozen=True)
@@ -84,20 +86,9 @@ def outcome_of(challenge: journal.Entry, follow_ups: Sequence[journal.Entry]) ->
         challenge.consequence,
         challenge.penalty_numbers(),
         challenge.id,
-        "awaiting the director's ruling" if pending else "as judged",
+        "awaiting the director's ruling" if pending else AS_JUDGED,
         pending,
     )
-
-
-def without_void(db: Database, cases: list) -> list:
-    """The second-opinion cases (second_opinion.Case) whose challenge is not void: a void
-    challenge waits for no ruling."""
-    void = {
-        entry.id
-        for entry, outcome in with_outcomes(db, [case.original for case in cases])
-        if outcome is not None and outcome.verdict == VOID
-    }
-    return [case for case in cases if case.original.id not in void]
 
 
 def _from(row: journal.Entry, how: str) -> Outcome:
@@ -132,6 +123,31 @@ def with_outcomes(
             yield from _resolve(db, batch)
             batch = []
     yield from _resolve(db, batch)
+
+
+def effective_rows(db: Database, rows: Sequence[tuple]) -> Iterator[tuple]:
+    """Stored rows (journal.FIELDS order, ascending ids), each followed by its effective
+    verdict, consequence, deciding row and how (None for rows that are not challenges).
+
+    The follow-ups of the whole batch are read at once, by their index, as one range of
+    `refers_to`; a challenge nothing refers to (nearly all) stands as judged, with no object
+    made for it, so an export costs about what reading its rows does.
+    """
+    if not rows:
+        return
+    follow_ups: dict[int, list[journal.Entry]] = {}
+    for entry in journal.select(
+        db, "refers_to BETWEEN ? AND ?", (rows[0][0], rows[-1][0]), "ORDER BY id"
+    ):
+        follow_ups.setdefault(entry.refers_to, []).append(entry)
+    for row in rows:
+        if row[_KIND] != "challenge":
+            yield (*row, None, None, None, None)
+        elif row[0] not in follow_ups:
+            yield (*row, row[_VERDICT], row[_CONSEQUENCE], row[0], AS_JUDGED)
+        else:
+            found = outcome_of(journal.from_values(row), follow_ups[row[0]])
+            yield (*row, found.verdict, found.consequence, found.decided_by, found.how)
 
 
 def _resolve(

@@ -17,6 +17,7 @@ import os
 import stat
 import tempfile
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -54,11 +55,11 @@ class SigningKey:
     private: Ed25519PrivateKey
     path: Path
 
-    @property
+    @cached_property  # computed once: a receipt is signed on every verdict's path
     def public(self) -> Ed25519PublicKey:
         return self.private.public_key()
 
-    @property
+    @cached_property
     def id(self) -> str:
         return key_id(self.public)
 

@@ -24,9 +24,9 @@ from adjudicator.normalize import normalize_challenge
 from adjudicator.rules import Rule, consequence, get_rule, with_improper_lookup
 from adjudicator.ruling import rule_on
 from adjudicator.store import LexiconStore
+from adjudicator.tallies import FLAGGED, is_flagged
 from adjudicator.verdict import Verdict
 
-FLAGGED = "flagged for the director"
 # NSA I.B and X.J (school rule 10 alike): a word judge's dictionary check decides a long word.
 CLOSES_REFERRAL = "closes the referral: the word judge's dictionary check decides (NSA I.B)"
 DICTIONARY = {"acceptable": Verdict.ACCEPTABLE, "unacceptable": Verdict.UNACCEPTABLE}
@@ -63,6 +63,7 @@ class Case:
     original: journal.Entry
     opinions: list[journal.Entry] = field(default_factory=list)
     ruling: journal.Entry | None = None
+    void: journal.Entry | None = None  # the void row or reissue that made it count for nothing
 
     @property
     def flagged(self) -> bool:
@@ -70,11 +71,8 @@ class Case:
 
     @property
     def open(self) -> bool:
-        return self.flagged and self.ruling is None
-
-
-def is_flagged(entry: journal.Entry) -> bool:
-    return entry.kind == "second-opinion" and FLAGGED in (entry.note or "")
+        """Flagged and waiting for the director: not ruled on, not void (voids.py)."""
+        return self.flagged and self.ruling is None and self.void is None
 
 
 def recorded_flag_reasons(entry: journal.Entry) -> tuple[str, ...]:
@@ -272,30 +270,41 @@ def append_follow_up(
 
 
 def case_of(db: Database, original: journal.Entry) -> Case:
-    """The original with every row that refers to it."""
+    """The original with every row that refers to it (read through the refers_to index)."""
     case = Case(original)
-    for kind in ("second-opinion", "ruling"):
-        for entry in journal.entries(db, kind=kind):
-            if entry.refers_to == original.id:
-                _add_to_case(case, entry)
+    for entry in journal.follow_ups(db, original.id):
+        _add_to_case(case, entry)
     return case
 
 
-def cases(db: Database, *, open_only: bool = False) -> list[Case]:
-    """Every case with a second opinion, newest first; `open_only`: flagged and not yet ruled."""
-    found: dict[int, Case] = {}
-    for kind in ("second-opinion", "ruling"):
-        for entry in journal.entries(db, kind=kind):
-            if entry.refers_to is None:
-                continue
-            if entry.refers_to not in found:
-                original = journal.get(db, entry.refers_to)
-                if original is None:
-                    continue
-                found[entry.refers_to] = Case(original)
-            _add_to_case(found[entry.refers_to], entry)
-    result = sorted(found.values(), key=lambda case: case.original.id, reverse=True)
-    return [case for case in result if case.open] if open_only else result
+def cases(
+    db: Database, *, open_only: bool = False, closed_only: bool = False, limit: int | None = None
+) -> list[Case]:
+    """Cases with a second opinion or ruling, newest first (at most `limit`); `open_only`:
+    flagged, not yet ruled and not void; `closed_only`: the others. Read from journal_cases
+    (kept in each append's transaction: tallies.py), no scan."""
+    where = "open = 1" if open_only else "open = 0" if closed_only else "open IN (0, 1)"
+    tail = f" LIMIT {int(limit)}" if limit is not None else ""
+    with db.transaction() as cur:
+        rows = cur.execute(
+            f"SELECT original_id FROM journal_cases WHERE {where} ORDER BY original_id DESC{tail}"
+        ).tuples()
+    ids = tuple(original_id for (original_id,) in rows)
+    if not ids:
+        return []
+    marks = ", ".join("?" for _ in ids)  # three reads in all, however many cases are shown
+    originals = {e.id: Case(e) for e in journal.select(db, f"id IN ({marks})", ids)}
+    for entry in journal.select(db, f"refers_to IN ({marks})", ids, "ORDER BY id"):
+        if entry.refers_to in originals:
+            _add_to_case(originals[entry.refers_to], entry)
+    return [originals[original_id] for original_id in ids if original_id in originals]
+
+
+def open_count(db: Database) -> int:
+    """How many cases wait for the director's ruling, void ones left out (an index range)."""
+    with db.transaction() as cur:
+        row = cur.execute("SELECT COUNT(*) AS n FROM journal_cases WHERE open = 1").one()
+    return int(row["n"]) if row else 0
 
 
 def _add_to_case(case: Case, entry: journal.Entry) -> None:
@@ -303,6 +312,8 @@ def _add_to_case(case: Case, entry: journal.Entry) -> None:
         case.opinions.append(entry)
     elif entry.kind == "ruling":
         case.ruling = entry
+    elif entry.kind in ("void", "challenge") and case.void is None:
+        case.void = entry
 
 
 def _refuse_if_ruled(db_or_cur, adjudication_id: int) -> None:

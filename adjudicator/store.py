@@ -15,11 +15,9 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
 import threading
 import time
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
 import marisa_trie
@@ -54,7 +52,13 @@ def check_name(name: str) -> str:
 
 
 class LexiconStore:
-    """Compiled lexicons in one folder, by default `<data home>/lexicons`."""
+    """Compiled lexicons in one folder, by default `<data home>/lexicons`.
+
+    The folder's manifests (and out-of-service notes) are read once and kept for as long as
+    the folder is unchanged: each is only ever replaced by a rename or removed, which changes
+    the folder's mtime. So a call costs one stat() of the folder, however many lexicons there
+    are.
+    """
 
     def __init__(self, root: Path | None = None, recheck_seconds: float | None = None):
         self.root = Path(root) if root else settings.data_home() / "lexicons"
@@ -64,54 +68,45 @@ class LexiconStore:
             if recheck_seconds is None
             else recheck_seconds
         )
+        self._root = str(self.root)
         self._open: dict[str, _Loaded] = {}
         self._recheck_lock = threading.Lock()
-        self._manifests: dict[str, tuple[tuple[int, int, int], Manifest]] = {}
+        self._listing: _Listing | None = None
 
     def manifest_path(self, name: str) -> Path:
         return self.root / f"{check_name(name)}.json"
 
     def names(self) -> list[str]:
         """Names of every lexicon with a manifest, sorted."""
-        return sorted(path.stem for path in self.root.glob("*.json"))
+        return list(self._current().names)
 
     def exists(self, name: str) -> bool:
-        return self.manifest_path(name).exists()
+        return self._current().get(name) is not None
 
     def manifest(self, name: str) -> Manifest:
-        """The manifest of `name`, or LexiconNotFound saying which names exist.
+        """The manifest of `name`, or LexiconNotFound saying which names exist."""
+        return self._manifest_in(self._current(), name)
 
-        Manifests are replaced atomically (a new inode), so a cached copy is reused for as
-        long as the file's identity is unchanged: one stat() on the verdict path, no parsing.
-        """
-        path = self.manifest_path(name)
-        try:
-            stat = path.stat()
-            identity = (stat.st_ino, stat.st_mtime_ns, stat.st_size)
-            cached = self._manifests.get(name)
-            if cached and cached[0] == identity:
-                return cached[1]
-            manifest = Manifest.from_json(path.read_text())
-            self._manifests[name] = (identity, manifest)
-            return manifest
-        except FileNotFoundError:
-            known = ", ".join(self.names()) or "none yet"
+    def _manifest_in(self, listing: _Listing, name: str) -> Manifest:
+        found = listing.get(name)
+        if found is None:
+            check_name(name)
+            known = ", ".join(listing.names) or "none yet"
             raise LexiconNotFound(
                 f"No lexicon named {name!r} (compiled lexicons: {known}). "
                 "Import one with `adjudicator lexicon import`."
-            ) from None
-        except (ValueError, TypeError) as exc:
-            raise LexiconCorrupt(f"The manifest of lexicon {name} is unreadable: {exc}.") from None
+            )
+        if isinstance(found, LexiconError):
+            raise type(found)(str(found))  # a fresh one: re-raising one object grows its traceback
+        return found
 
     def manifests(self) -> list[Manifest]:
         """Manifests of every lexicon that has a readable one."""
-        found = []
-        for name in self.names():
-            try:
-                found.append(self.manifest(name))
-            except LexiconError:
-                continue
-        return found
+        return self._current().readable()
+
+    def summaries(self) -> list[dict]:
+        """Every readable manifest's summary (as the API lists them), computed once per change."""
+        return self._current().summaries()
 
     def open(self, name: str) -> CompiledLexicon:
         """The lexicon `name`, loaded once per process and reloaded when its manifest changes.
@@ -119,19 +114,21 @@ class LexiconStore:
         Refused while out of service. A compiled file changed since it was loaded (inode, size
         or mtime) is checked again at once; every `recheck_seconds` it is re-hashed anyway.
         """
-        manifest = self.manifest(name)
-        self._refuse_if_out_of_service(name)
-        path = self.root / manifest.compiled_file
-        signature = _file_signature(path)
+        listing = self._current()  # one stat() of the folder: on every verdict's path
+        manifest = self._manifest_in(listing, name)
+        self._refuse_if_out_of_service(name, listing)
+        file = os.path.join(self._root, manifest.compiled_file)
+        signature = _file_signature(file)
         loaded = self._open.get(name)
         if loaded and (loaded.compiled_sha256, loaded.signature) == (
             manifest.compiled_sha256,
             signature,
         ):
             if time.monotonic() - loaded.checked_at >= self.recheck_seconds:
-                self._recheck(name, manifest, path, loaded)
+                self._recheck(name, manifest, Path(file), loaded)
             return loaded.lexicon
         self._open.pop(name, None)
+        path = Path(file)
         try:
             lexicon = CompiledLexicon.open(manifest, path)
         except LexiconCorrupt as exc:
@@ -163,30 +160,42 @@ class LexiconStore:
         finally:
             self._recheck_lock.release()
 
+    def _current(self) -> _Listing:
+        """The folder's lexicons as it holds them now: reread only when the folder changed."""
+        try:
+            info = os.stat(self._root)
+        except OSError:
+            info = None
+        identity = (info.st_ino, info.st_mtime_ns, info.st_size) if info else None
+        listing = self._listing
+        if listing is not None and listing.identity == identity and listing.settled:
+            return listing
+        listing = _Listing(self._root, identity, info.st_mtime if info else 0.0)
+        self._listing = listing
+        return listing
+
     def out_of_service(self) -> dict[str, str]:
         """Lexicons taken out of service, with the reason each was found damaged."""
         found = {}
-        for path in sorted(self.root.glob(f"*{OUT_OF_SERVICE}")):
+        for name in self._current().out_of_service:
             try:
-                found[path.name.removesuffix(OUT_OF_SERVICE)] = json.loads(path.read_text())[
-                    "reason"
-                ]
+                found[name] = json.loads(self._out_of_service_path(name).read_text())["reason"]
             except (OSError, ValueError, KeyError, TypeError):
-                found[path.name.removesuffix(OUT_OF_SERVICE)] = "damaged (no reason recorded)"
+                found[name] = "damaged (no reason recorded)"
         return found
 
     def _out_of_service_path(self, name: str) -> Path:
         return self.root / f"{check_name(name)}{OUT_OF_SERVICE}"
 
-    def _refuse_if_out_of_service(self, name: str) -> None:
-        if self._out_of_service_path(name).exists():
+    def _refuse_if_out_of_service(self, name: str, listing: _Listing) -> None:
+        if name in listing.out_of_service:
             raise LexiconCorrupt(
                 f"Lexicon {name} is out of service: its compiled file did not match its "
                 "manifest. The director must import it again or verify it."
             )
 
     def _take_out_of_service(self, name: str, reason: str) -> None:
-        note = json.dumps({"reason": reason, "at": datetime.now(UTC).isoformat()})
+        note = json.dumps({"reason": reason, "at": _now(timespec="auto")})
         _atomic_write(self._out_of_service_path(name), note.encode())
         self._open.pop(name, None)
 
@@ -207,7 +216,7 @@ class LexiconStore:
             compiled_sha256=file_sha256(compiled),
             longest_word=words.longest,
             words_over_15=words.over_board_length,
-            built_at=datetime.now(UTC).isoformat(timespec="seconds"),
+            built_at=_now(),
             build_seconds=round(time.perf_counter() - started, 3),
             program_version=__version__,
             alphabet=words.alphabet.to_dict(),
@@ -252,6 +261,8 @@ class LexiconStore:
             return None
 
     def _write_trie(self, name: str, trie: marisa_trie.Trie) -> Path:
+        import tempfile  # only when saving: `judge` should not pay for it
+
         handle, temp = tempfile.mkstemp(dir=self.root, prefix=f".{name}.", suffix=".tmp")
         os.close(handle)
         try:
@@ -265,7 +276,60 @@ class LexiconStore:
             Path(temp).unlink(missing_ok=True)
 
 
-def _file_signature(path: Path) -> tuple | None:
+# A folder's mtime ticks coarsely (a few ms): a change in the same tick as the listing would
+# not move it. A listing made this long after the folder's mtime is trusted; until then each
+# call reads the folder again.
+SETTLE_SECONDS = 1.0
+
+
+class _Listing:
+    """The folder's lexicon names at one moment; each manifest is read on first use."""
+
+    def __init__(self, root: str, identity: tuple | None, mtime: float):
+        self.root = root
+        self.identity = identity
+        self.settled = identity is not None and time.time() - mtime > SETTLE_SECONDS
+        try:
+            files = os.listdir(root)
+        except OSError:
+            files = []
+        self.names = sorted(name[:-5] for name in files if name.endswith(".json"))
+        self.out_of_service = frozenset(
+            name.removesuffix(OUT_OF_SERVICE) for name in files if name.endswith(OUT_OF_SERVICE)
+        )
+        self._known = set(self.names)
+        self._manifests: dict[str, Manifest | LexiconError] = {}
+        self._summaries: list[dict] | None = None
+
+    def get(self, name: str) -> Manifest | LexiconError | None:
+        """The manifest of `name` (or the error reading it); None if there is no such lexicon."""
+        if name not in self._known:
+            return None
+        found = self._manifests.get(name)
+        if found is None:
+            found = _read_manifest(Path(self.root, name + ".json"))
+            self._manifests[name] = found
+        return found
+
+    def readable(self) -> list[Manifest]:
+        return [m for m in map(self.get, self.names) if isinstance(m, Manifest)]
+
+    def summaries(self) -> list[dict]:
+        if self._summaries is None:
+            self._summaries = [manifest.summary() for manifest in self.readable()]
+        return self._summaries
+
+
+def _read_manifest(path: Path) -> Manifest | LexiconError:
+    try:
+        return Manifest.from_json(path.read_text())
+    except OSError as exc:
+        return LexiconNotFound(f"The manifest of lexicon {path.stem} cannot be read: {exc}.")
+    except (ValueError, TypeError) as exc:
+        return LexiconCorrupt(f"The manifest of lexicon {path.stem} is unreadable: {exc}.")
+
+
+def _file_signature(path: Path | str) -> tuple | None:
     """What changes when a file is rewritten or edited in place: inode, size, mtime."""
     try:
         info = os.stat(path)
@@ -274,7 +338,15 @@ def _file_signature(path: Path) -> tuple | None:
     return (info.st_ino, info.st_size, info.st_mtime_ns)
 
 
+def _now(timespec: str = "seconds") -> str:
+    from datetime import UTC, datetime  # only when saving: `judge` should not pay for it
+
+    return datetime.now(UTC).isoformat(timespec=timespec)
+
+
 def _atomic_write(path: Path, data: bytes) -> None:
+    import tempfile
+
     handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "wb") as out:

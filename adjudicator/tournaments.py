@@ -77,8 +77,7 @@ def create(
 
 def get(db: Database, slug: str) -> Tournament:
     """The tournament `slug`, or TournamentError naming the ones there are."""
-    with db.transaction() as cur:
-        row = cur.execute("SELECT * FROM tournaments WHERE slug = ?", (slug,)).one()
+    row = db.query_one("SELECT * FROM tournaments WHERE slug = ?", (slug,))
     if row is None:
         known = ", ".join(t.slug for t in list_all(db)) or "none yet"
         raise TournamentError(f"No tournament {slug!r} (tournaments: {known}).")

@@ -117,7 +117,7 @@ def _latest_challenge(cur: Any, station: str, table: str | None, round_no: str |
     """The newest challenge made at `station` for this table and round (a few rows, by index)."""
     rows = cur.execute(
         "SELECT id, table_no, round_no FROM adjudications WHERE kiosk = ? AND kind = 'challenge' "
-        "ORDER BY recorded_at DESC, id DESC LIMIT 50",
+        "ORDER BY id DESC LIMIT 50",  # the journal's clock never runs backwards: newest first
         (station,),
     ).all()
     return next(

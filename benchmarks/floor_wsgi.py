@@ -9,8 +9,12 @@ from adjudicator.db_sqlite import SqliteDatabase
 
 
 def _plain_head(db, cur):
-    row = cur.execute("SELECT id, row_hash FROM adjudications ORDER BY id DESC LIMIT 1").one()
-    return (row["id"] + 1, row["row_hash"]) if row else (1, journal_health.GENESIS)
+    row = cur.execute(
+        "SELECT id, row_hash, recorded_at FROM adjudications ORDER BY id DESC LIMIT 1"
+    ).one()
+    if row is None:
+        return journal_health.Head(1, journal_health.GENESIS, "")
+    return journal_health.Head(row["id"] + 1, row["row_hash"], row["recorded_at"])
 
 
 journal_health.read_head = _plain_head

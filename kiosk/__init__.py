@@ -24,9 +24,10 @@ def create_app(test_config: dict | None = None) -> Flask:
     if test_config:
         app.config.update(test_config)
 
-    from kiosk import errors, filters, hall, secret_key, security, staff_web
+    from kiosk import errors, filters, hall, secret_key, security, sessions, staff_web
 
     secret_key.init_app(app)
+    sessions.init_app(app)
     filters.init_app(app)
     hall.init_app(app)
     errors.init_app(app)

@@ -42,7 +42,15 @@ def healthz():
 
 @bp.get("/api/v1/lexicons")
 def lexicons():
-    return jsonify([m.summary() for m in get_hall().store.manifests()])
+    """Every compiled lexicon's summary; the JSON is made once per change of the store."""
+    global _lexicons_body
+    summaries = get_hall().store.summaries()  # the same list for as long as nothing changed
+    if _lexicons_body is None or _lexicons_body[0] is not summaries:
+        _lexicons_body = (summaries, current_app.json.dumps(summaries) + "\n")
+    return current_app.response_class(_lexicons_body[1], mimetype="application/json")
+
+
+_lexicons_body: tuple[list, str] | None = None
 
 
 @bp.get("/api/v1/tournaments")

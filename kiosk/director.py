@@ -22,6 +22,7 @@ from flask import (
 from werkzeug.utils import secure_filename
 
 from adjudicator import (
+    bursts,
     export,
     hall_status,
     journal,
@@ -44,7 +45,6 @@ from kiosk.staff_web import login_page, sign_out, staff_required
 
 bp = Blueprint("director", __name__, url_prefix="/director")
 director_only = staff_required("director")
-JOURNAL_ROWS_SHOWN = 500
 OVERVIEW_REFRESH = 20  # seconds
 FORMATS = ("auto", "text", "zyzzyva", "dwg")
 
@@ -361,40 +361,48 @@ def kiosk_move(name: str):
 # ---------- the journal ----------
 
 
-def _journal_filters() -> dict:
+def _journal_filters() -> journal_review.Filters:
     args = request.args
-    return {
-        "tournament": args.get("tournament", "").strip() or None,
-        "kiosk": args.get("kiosk", "").strip() or None,
-        "kind": args.get("kind", "").strip() or None,
-        "since": journal_review.parse_time(args.get("since")),
-        "until": journal_review.parse_time(args.get("until"), end=True),
-    }
+    return journal_review.Filters(
+        tournament=args.get("tournament", "").strip() or None,
+        kiosk=args.get("kiosk", "").strip() or None,
+        kind=args.get("kind", "").strip() or None,
+        since=journal_review.parse_time(args.get("since")),
+        until=journal_review.parse_time(args.get("until"), end=True),
+    )
+
+
+def _row_id(name: str) -> int | None:
+    value = request.args.get(name, "").strip()
+    return int(value) if value.isdigit() else None
 
 
 @bp.get("/journal")
 @director_only
 def journal_page():
+    """One page of the journal, newest first; only the rows shown (and the challenges around
+    them, for bursts) are read, so the page costs the same at any journal size."""
     hall = get_hall()
     try:
         filters = _journal_filters()
     except AdjudicatorError as exc:
         flash(str(exc), "error")
         return redirect(url_for("director.journal_page"))
-    rows = list(journal_review.select(hall.db, **filters))
-    bursts = journal_review.find_bursts(rows)
-    in_burst = {entry_id for burst in bursts for entry_id in burst.ids}
-    shown = list(reversed(rows))[:JOURNAL_ROWS_SHOWN]
+    found = journal_review.page(hall.db, filters, before=_row_id("before"), after=_row_id("after"))
+    filter_args = {k: v for k, v in request.args.items() if k not in ("before", "after") and v}
     return render_template(
         "director/journal.html",
-        rows=shown,
-        outcomes={entry.id: outcome for entry, outcome in outcomes.with_outcomes(hall.db, shown)},
-        total=len(rows),
-        shown=JOURNAL_ROWS_SHOWN,
-        bursts=bursts,
-        in_burst=in_burst,
+        page=found,
+        rows=found.rows,
+        outcomes={e.id: outcome for e, outcome in outcomes.with_outcomes(hall.db, found.rows)},
+        journal_rows=journal.newest_id(hall.db),
+        filtered=bool(filter_args),
+        filter_args=filter_args,
+        bursts=found.bursts,
+        in_burst={entry_id for burst in found.bursts for entry_id in burst.ids},
         burst_challenges=settings.get_int("burst_challenges", 1),
         burst_minutes=settings.get_int("burst_minutes", 1),
+        max_burst_rows=bursts.MAX_BURST_ROWS,
         args=request.args,
         tournaments=tournaments.list_all(hall.db),
         kiosk_names=sorted({k.name for k in kiosks.list_all(hall.db)}),
@@ -408,7 +416,7 @@ def journal_csv():
     """The filtered journal as CSV, streamed in chunks: any size in constant memory."""
     filters = _journal_filters()
     db = get_hall().db  # the rows and their outcomes read the database only: no context
-    rows = outcomes.with_outcomes(db, journal_review.select(db, **filters))
+    rows = export.csv_records(db, journal_review.select_batches(db, filters))
     return Response(
         export.csv_chunks(rows),
         mimetype="text/csv",
@@ -423,13 +431,11 @@ def journal_csv():
 @director_only
 def flags():
     db = get_hall().db
-    all_cases = second_opinion.cases(db)
-    lookup_flags = lookups.flagged(db)
     return render_template(
         "director/flags.html",
-        open_cases=outcomes.without_void(db, [case for case in all_cases if case.open]),
-        closed_cases=[case for case in all_cases if not case.open][:50],
-        lookups=list(outcomes.with_outcomes(db, lookup_flags)),
+        open_cases=second_opinion.cases(db, open_only=True),
+        closed_cases=second_opinion.cases(db, closed_only=True, limit=50),
+        lookups=list(outcomes.with_outcomes(db, lookups.flagged(db))),
     )
 
 

@@ -13,10 +13,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from adjudicator import journal, kiosks, tournaments
+from adjudicator import journal, kiosks, migrations, tournaments
 from adjudicator.db import Database
 from adjudicator.db_sqlite import SqliteDatabase
 from adjudicator.hall import Hall
@@ -57,6 +58,15 @@ class Setup:
     def headers(self, enrolment: kiosks.Enrolment | None = None) -> dict[str, str]:
         """The Authorization header of a kiosk (default: the NWL kiosk)."""
         return {"Authorization": f"Bearer {(enrolment or self.nwl).token}"}
+
+
+@pytest.fixture(name="db")
+def migrated_journal(tmp_path: Path) -> Iterator[SqliteDatabase]:
+    """The `db` fixture: an SQLite journal in tmp_path with every migration applied."""
+    database = SqliteDatabase(str(tmp_path / "journal.sqlite3"))
+    migrations.upgrade(database)
+    yield database
+    database.close()
 
 
 def build_store(root: Path) -> LexiconStore:

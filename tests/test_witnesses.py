@@ -15,6 +15,7 @@ from director_support import build_staffed, csrf_token
 from hall_support import pair_browser
 
 from adjudicator import audit, journal, witnesses
+from adjudicator.db_sqlite import SqliteDatabase
 
 
 @pytest.fixture
@@ -31,13 +32,9 @@ def poll(kiosk, receipt):
 
 def rewrite_row(db_path, row_id: int, verdict: str) -> None:
     """Flip a verdict and re-hash that row (someone with the file and the project's code)."""
-    with sqlite3.connect(db_path) as connection:
-        connection.row_factory = sqlite3.Row
-        stored = connection.execute(
-            "SELECT * FROM adjudications WHERE id = ?", (row_id,)
-        ).fetchone()
-    connection.close()
-    entry = replace(journal._from_row(dict(stored)), verdict=verdict)
+    reader = SqliteDatabase(str(db_path))
+    entry = replace(journal.get(reader, row_id), verdict=verdict)
+    reader.close()
     with sqlite3.connect(db_path) as connection:
         connection.execute(
             "UPDATE adjudications SET verdict = ?, row_hash = ? WHERE id = ?",

@@ -2,56 +2,54 @@
 
 Verdicts keep exit codes 0 (acceptable), 1 (unacceptable) and 3 (refer); every error a user
 can cause exits 2 with a message on stderr and nothing on stdout.
+
+Each command's module is imported only when that command runs (or when help lists them all),
+so `adjudicator judge` loads the judging modules and not Flask, gunicorn, psycopg or argon2;
+its plain forms do not even load click (see fast_judge). `cli`, the click group, is built on
+first access (`from adjudicator.cli import cli`).
 """
 
 from __future__ import annotations
 
-import click
+import sys
 
-from adjudicator import __version__
-from adjudicator.cli.common import AdjudicatorGroup
-from adjudicator.cli.journal_cmd import db_group, journal_group
-from adjudicator.cli.judge_cmd import judge
-from adjudicator.cli.kiosk_cmd import kiosk
-from adjudicator.cli.lexicon_cmd import lexicon
-from adjudicator.cli.quickstart_cmd import quickstart
-from adjudicator.cli.serve_cmd import serve
-from adjudicator.cli.staff_cmd import (
-    director,
-    flags_cmd,
-    judge_account,
-    ruling_cmd,
-    second_opinion_cmd,
-)
-from adjudicator.cli.tournament_cmd import tournament
-from adjudicator.cli.void_cmd import void_cmd
-
-
-@click.group(cls=AdjudicatorGroup)
-@click.version_option(__version__, prog_name="adjudicator")
-def cli() -> None:
-    """Challenge adjudicator for tournament Scrabble: one verdict per challenge."""
+# command name -> "module:attribute" of its click command; add new commands here.
+COMMANDS = {
+    "lexicon": "adjudicator.cli.lexicon_cmd:lexicon",
+    "judge": "adjudicator.cli.judge_cmd:judge",
+    "tournament": "adjudicator.cli.tournament_cmd:tournament",
+    "kiosk": "adjudicator.cli.kiosk_cmd:kiosk",
+    "serve": "adjudicator.cli.serve_cmd:serve",
+    "quickstart": "adjudicator.cli.quickstart_cmd:quickstart",
+    "journal": "adjudicator.cli.journal_cmd:journal_group",
+    "db": "adjudicator.cli.journal_cmd:db_group",
+    "director": "adjudicator.cli.staff_cmd:director",
+    "judge-account": "adjudicator.cli.staff_cmd:judge_account",
+    "second-opinion": "adjudicator.cli.staff_cmd:second_opinion_cmd",
+    "flags": "adjudicator.cli.staff_cmd:flags_cmd",
+    "ruling": "adjudicator.cli.staff_cmd:ruling_cmd",
+    "void": "adjudicator.cli.void_cmd:void_cmd",
+}
 
 
-for command in (
-    lexicon,
-    judge,
-    tournament,
-    kiosk,
-    serve,
-    quickstart,
-    journal_group,
-    db_group,
-    director,
-    judge_account,
-    second_opinion_cmd,
-    flags_cmd,
-    ruling_cmd,
-    void_cmd,
-):
-    cli.add_command(command)
+def __getattr__(name: str):
+    if name == "cli":
+        from adjudicator.cli.group import cli
+
+        return cli
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def main() -> None:
     """Entry point of the `adjudicator` console script."""
+    args = sys.argv[1:]
+    if args[:1] == ["judge"]:
+        from adjudicator.cli import fast_judge
+
+        code = fast_judge.run(args[1:])
+        if code is not None:
+            sys.stdout.flush()
+            sys.exit(code)
+    from adjudicator.cli.group import cli
+
     cli(prog_name="adjudicator")

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import click
 
+from adjudicator.cli.judging import NO_VERDICT_EXIT, error_message
 from adjudicator.errors import AdjudicatorError
 from adjudicator.store import LexiconStore
-
-NO_VERDICT_EXIT = 2
 
 
 class CliError(click.ClickException):
@@ -22,10 +21,8 @@ class AdjudicatorGroup(click.Group):
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
-        except AdjudicatorError as exc:
-            raise CliError(str(exc)) from None
-        except OSError as exc:
-            raise CliError(f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": ")) from None
+        except (AdjudicatorError, OSError) as exc:
+            raise CliError(error_message(exc)) from None
 
 
 def open_store() -> LexiconStore:

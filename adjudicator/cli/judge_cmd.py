@@ -13,23 +13,13 @@ import sys
 
 import click
 
-from adjudicator import settings
-from adjudicator.cli.common import CliError, cli_actor, json_option, open_hall, open_store
+from adjudicator.cli.common import CliError, cli_actor, json_option, open_hall
+from adjudicator.cli.judging import HEADLINES, NOT_RECORDED, format_ruling, look_up, ruling_json
 from adjudicator.journal import Entry
-from adjudicator.normalize import normalize_challenge
 from adjudicator.rules import get_rule
-from adjudicator.ruling import Ruling, rule_on
 from adjudicator.verdict import Verdict
 
-HEADLINES = {
-    "ACCEPTABLE": "ACCEPTABLE: the play stands",
-    "UNACCEPTABLE": "UNACCEPTABLE: the play comes off and scores zero",
-    "REFER": "REFER: call a word judge; a dictionary check is needed",
-}
-NOT_RECORDED = (
-    "Not recorded: a look-up with --lexicon is not journaled. "
-    "Use --tournament SLUG to judge a challenge and record it."
-)
+__all__ = ["HEADLINES", "format_ruling", "judge", "ruling_json"]
 GAME_OPTIONS = ("round", "table", "challenger", "player")
 
 
@@ -92,8 +82,8 @@ def judge(
     Exit 0 ACCEPTABLE, 1 UNACCEPTABLE, 3 REFER, 2 when no verdict is given.
     """
     game = {"round": round_, "table": table_, "challenger": challenger_, "player": player_}
-    text = sys.stdin.read() if words == ("-",) else " ".join(words)
     if tournament_slug:
+        text = sys.stdin.read() if words == ("-",) else " ".join(words)
         if lexicon_name or rule_name:
             raise CliError(
                 "--tournament judges with the tournament's own lexicon and rule: leave out "
@@ -108,35 +98,16 @@ def judge(
             f"{', '.join(given) or '--replaces'} belong(s) to a recorded challenge: "
             "add --tournament SLUG."
         )
-    ruling = _look_up(lexicon_name, rule_name, text)
+    shown, exit_code = look_up(lexicon_name, rule_name, words, as_json, sys.stdin)
     click.echo(NOT_RECORDED, err=True)
-    click.echo(json.dumps(ruling_json(ruling)) if as_json else format_ruling(ruling))
-    sys.exit(ruling.verdict.exit_code)
+    click.echo(shown)
+    sys.exit(exit_code)
 
 
 def _record(slug: str, text: str, game: dict, replaces: int | None) -> Entry:
     hall = open_hall()
     actor = cli_actor()
     return hall.record_challenge(slug, actor, text, actor=actor, replaces=replaces, **game)
-
-
-def _look_up(lexicon_name: str | None, rule_name: str | None, text: str) -> Ruling:
-    lexicon_name = lexicon_name or settings.get("default_lexicon")
-    if not lexicon_name:
-        raise CliError(
-            "Name the tournament (--tournament SLUG: judged and recorded) or the lexicon "
-            "(--lexicon NAME: a look-up, not recorded); see `adjudicator lexicon list`."
-        )
-    lexicon = open_store().open(lexicon_name)
-    normalised = normalize_challenge(text, lexicon.alphabet)  # input in the lexicon's tiles
-    rule_name = rule_name or settings.get("default_rule")
-    rule = get_rule(rule_name) if rule_name else None
-    if rule is not None and rule.counts_earlier_challenges:
-        raise CliError(
-            f"Rule {rule.name} depends on the challenger's earlier challenges in the game: "
-            "judge with --tournament SLUG --round R --table T --challenger NAME to record it."
-        )
-    return rule_on(lexicon, rule, normalised)
 
 
 def _entry(entry: Entry) -> str:
@@ -153,40 +124,3 @@ def _entry(entry: Entry) -> str:
             f"Words judged ({entry.word_count}): {' '.join(entry.words)}",
         )
     )
-
-
-def format_ruling(ruling: Ruling) -> str:
-    """The verdict first, then lexicon, rule, consequence and the words as judged."""
-    manifest = ruling.lexicon.manifest
-    lines = [
-        HEADLINES[ruling.verdict.value],
-        f"Lexicon: {manifest.name} ({manifest.words:,} words, "
-        f"fingerprint {manifest.short_fingerprint})",
-    ]
-    if ruling.rule is None:
-        lines.append("Rule: none given (no consequence; add --rule RULE for one)")
-    else:
-        lines.append(f"Rule: {ruling.rule.name} ({ruling.rule.title})")
-        lines.append(f"Consequence: {ruling.consequence.text}")
-    lines.append(f"Words judged ({ruling.word_count}): {' '.join(ruling.words)}")
-    return "\n".join(lines)
-
-
-def ruling_json(ruling: Ruling) -> dict:
-    """The look-up as JSON, with the field names the HTTP API uses (nothing recorded)."""
-    manifest = ruling.lexicon.manifest
-    consequence = ruling.consequence
-    return {
-        "verdict": ruling.verdict.value,
-        "words": list(ruling.words),
-        "word_count": ruling.word_count,
-        "lexicon": {
-            "name": manifest.name,
-            "fingerprint": manifest.fingerprint,
-            "words": manifest.words,
-        },
-        "rule": ruling.rule.name if ruling.rule else None,
-        "consequence": consequence.text if consequence else None,
-        "penalty": consequence.penalty() if consequence else None,
-        "recorded": False,
-    }

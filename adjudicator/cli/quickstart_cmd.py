@@ -8,14 +8,11 @@ import click
 
 from adjudicator import kiosks, tournaments
 from adjudicator.cli.common import open_hall
-from adjudicator.cli.judge_cmd import format_ruling
+from adjudicator.cli.judging import format_ruling, judge_text
 from adjudicator.cli.kiosk_cmd import pairing_text
 from adjudicator.cli.serve_cmd import serve
 from adjudicator.defaults import install_defaults
 from adjudicator.errors import AdjudicatorError
-from adjudicator.normalize import normalize_challenge
-from adjudicator.rules import get_rule
-from adjudicator.ruling import rule_on
 
 SAMPLES = (("TWL06", "double", ("QI", "ZA", "OK")), ("CSW19", "5-per-word", ("QI", "ZE", "OK")))
 DEMO_TOURNAMENT = "demo"
@@ -32,7 +29,7 @@ def quickstart(ctx: click.Context, bind: str | None, no_serve: bool):
     install_defaults(hall.store, report=click.echo)
     for lexicon, rule, words in SAMPLES:
         click.echo(f"\n$ adjudicator judge --lexicon {lexicon} --rule {rule} {' '.join(words)}")
-        ruling = rule_on(hall.store.open(lexicon), get_rule(rule), normalize_challenge(words))
+        ruling = judge_text(lexicon, rule, words, store=hall.store)
         click.echo(format_ruling(ruling))
     click.echo()
     try:

@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from adjudicator import final_ruling, lookups, outcomes, receipts, second_opinion, staff
+from adjudicator import final_ruling, lookups, outcomes, receipts, second_opinion
 from adjudicator.cli.common import CliError, cli_actor, json_option, open_hall
 from adjudicator.cli.judge_cmd import HEADLINES
 from adjudicator.journal import Entry
@@ -20,13 +20,20 @@ password_stdin = click.option(
 )
 
 
+def _staff():
+    """The staff accounts (and argon2): loaded by the account commands only."""
+    from adjudicator import staff
+
+    return staff
+
+
 def read_password(from_stdin: bool) -> str:
     """The new password: one line of stdin, or typed twice without echo."""
     if from_stdin:
         password = sys.stdin.readline().rstrip("\r\n")
     else:
         password = click.prompt("New password", hide_input=True, confirmation_prompt=True)
-    return staff.check_password(password)
+    return _staff().check_password(password)
 
 
 @click.group()
@@ -39,7 +46,7 @@ def director() -> None:
 def director_set_password(password_stdin: bool):
     """Set the director's password (typed twice, hidden); ends sessions signed in before."""
     hall = open_hall()
-    staff.set_director_password(hall.db, read_password(password_stdin))
+    _staff().set_director_password(hall.db, read_password(password_stdin))
     click.echo("The director's password is set: sign in at /director/login as 'director'.")
 
 
@@ -53,9 +60,9 @@ def judge_account() -> None:
 @password_stdin
 def judge_add(name: str, password_stdin: bool):
     """Create word judge NAME with a password (typed twice, hidden)."""
-    staff.check_judge_name(name)
+    _staff().check_judge_name(name)
     hall = open_hall()
-    staff.add_judge(hall.db, name, read_password(password_stdin))
+    _staff().add_judge(hall.db, name, read_password(password_stdin))
     click.echo(f"Word judge {name!r} added: sign in at /judge/login.")
 
 
@@ -64,11 +71,11 @@ def judge_add(name: str, password_stdin: bool):
 @password_stdin
 def judge_set_password(name: str, password_stdin: bool):
     """Change word judge NAME's password (also clears NAME's lock-out)."""
-    staff.check_judge_name(name)
+    _staff().check_judge_name(name)
     hall = open_hall()
-    if staff.get(hall.db, name) is None:
+    if _staff().get(hall.db, name) is None:
         raise CliError(f"No word judge {name!r}: add one with `adjudicator judge-account add`.")
-    staff.set_password(hall.db, name, read_password(password_stdin))
+    _staff().set_password(hall.db, name, read_password(password_stdin))
     click.echo(f"Password of {name!r} changed.")
 
 
@@ -76,7 +83,7 @@ def judge_set_password(name: str, password_stdin: bool):
 @json_option
 def judge_list(as_json: bool):
     """List staff accounts (names and roles; never passwords)."""
-    found = staff.list_all(open_hall().db)
+    found = _staff().list_all(open_hall().db)
     if as_json:
         click.echo(json.dumps([{"name": s.name, "role": s.role} for s in found], indent=2))
         return
@@ -174,7 +181,7 @@ def flags_cmd(as_json: bool):
     Record the final ruling with `adjudicator ruling ID`.
     """
     db = open_hall().db
-    open_cases = outcomes.without_void(db, second_opinion.cases(db, open_only=True))
+    open_cases = second_opinion.cases(db, open_only=True)  # void ones are closed
     lookup_rows = [
         entry
         for entry, outcome in outcomes.with_outcomes(db, lookups.flagged(db))

@@ -1,0 +1,49 @@
+"""The click group of the `adjudicator` command line, its commands imported on first use."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterator, MutableMapping
+
+import click
+
+from adjudicator import __version__
+from adjudicator.cli import COMMANDS
+from adjudicator.cli.common import AdjudicatorGroup
+
+
+class LazyCommands(MutableMapping):
+    """A group's commands by name, each imported on first use (a drop-in for click's dict)."""
+
+    def __init__(self, specs: dict[str, str]):
+        self._specs = dict(specs)
+        self._loaded: dict[str, click.Command] = {}
+
+    def __getitem__(self, name: str) -> click.Command:
+        if name not in self._loaded:
+            module, _, attribute = self._specs[name].partition(":")
+            self._loaded[name] = getattr(importlib.import_module(module), attribute)
+        return self._loaded[name]
+
+    def __setitem__(self, name: str, command: click.Command) -> None:
+        self._specs.setdefault(name, "")
+        self._loaded[name] = command
+
+    def __delitem__(self, name: str) -> None:
+        del self._specs[name]
+        self._loaded.pop(name, None)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._specs)
+
+    def __len__(self) -> int:
+        return len(self._specs)
+
+
+@click.group(cls=AdjudicatorGroup)
+@click.version_option(__version__, prog_name="adjudicator")
+def cli() -> None:
+    """Challenge adjudicator for tournament Scrabble: one verdict per challenge."""
+
+
+cli.commands = LazyCommands(COMMANDS)
