@@ -19,6 +19,7 @@ from adjudicator.ratelimit import RateLimit, RateLimited, parse_rate_limit
 from adjudicator.rules import get_rule
 from adjudicator.ruling import rule_on
 from adjudicator.store import LexiconStore
+from adjudicator.textcheck import TextError, check_text
 
 DETAIL_FIELDS = ("table", "round", "challenger", "player")
 MAX_DETAIL = 40
@@ -119,8 +120,8 @@ def clean_details(details: dict[str, str | int | None]) -> dict[str, str | None]
             continue
         if isinstance(value, bool) or not isinstance(value, (str, int)):
             raise DetailError(f"{name} must be text or a number.")
-        text = str(value).strip()
-        if len(text) > MAX_DETAIL or not text.isprintable():
-            raise DetailError(f"{name} must be at most {MAX_DETAIL} printable characters.")
-        clean[name] = text
+        try:
+            clean[name] = check_text(str(value), name, MAX_DETAIL) or None
+        except TextError as exc:
+            raise DetailError(str(exc)) from None
     return clean

@@ -11,10 +11,12 @@ import hashlib
 import io
 import re
 import struct
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from adjudicator import settings
 from adjudicator.errors import ImportRefused
 
 FORMATS = ("auto", "text", "zyzzyva", "dwg")
@@ -46,12 +48,7 @@ def read_source(path: Path, fmt: str = "auto") -> ReadResult:
     """Read a word list file (gzip or not) in `fmt`, detecting the format for `auto`."""
     if fmt not in FORMATS:
         raise ImportRefused(f"Unknown format {fmt!r}: choose one of {', '.join(FORMATS)}.")
-    try:
-        raw = Path(path).read_bytes()
-    except OSError as exc:
-        raise ImportRefused(f"Cannot read {path}: {exc.strerror or exc}.") from None
-    source_sha256 = hashlib.sha256(raw).hexdigest()
-    data = _gunzip(raw, path) if raw[:2] == _GZIP_MAGIC else raw
+    data, source_sha256 = read_limited(Path(path))
     if fmt == "auto":
         fmt = detect_format(data)
     if fmt == "dwg":
@@ -153,13 +150,39 @@ def read_dwg(data: bytes) -> Iterator[str]:
             index += 1
 
 
-def _gunzip(raw: bytes, path: Path) -> bytes:
+def import_limit_bytes() -> int:
+    """The most a list may hold once decompressed (ADJUDICATOR_IMPORT_LIMIT_MB)."""
+    return settings.get_int("import_limit_mb", 1) * 1024 * 1024
+
+
+def read_limited(path: Path) -> tuple[bytes, str]:
+    """The list's bytes (gunzipped if need be, streamed, never past the import limit) and
+    the SHA-256 of the file as it is: a gzip bomb stops at the limit, not at MemoryError."""
+    limit = import_limit_bytes()
+    digest = hashlib.sha256()
     try:
-        return gzip.decompress(raw)
-    except (OSError, EOFError) as exc:
+        with open(path, "rb") as source:
+            for chunk in iter(lambda: source.read(1 << 20), b""):
+                digest.update(chunk)
+            source.seek(0)
+            compressed = source.read(2) == _GZIP_MAGIC
+            source.seek(0)
+            stream = gzip.GzipFile(fileobj=source, mode="rb") if compressed else source
+            data = stream.read(limit + 1)
+    except (OSError, EOFError, zlib.error) as exc:
+        if isinstance(exc, OSError) and exc.errno is not None:
+            raise ImportRefused(f"Cannot read {path}: {exc.strerror or exc}.") from None
         raise ImportRefused(
             f"{path} looks gzip-compressed but cannot be decompressed: {exc}."
         ) from None
+    if len(data) > limit:
+        raise ImportRefused(
+            f"{path} holds more than {limit // (1024 * 1024):,} MB"
+            f"{' once decompressed' if compressed else ''}, the import limit "
+            "(ADJUDICATOR_IMPORT_LIMIT_MB): nothing was imported. Real word lists are far "
+            "smaller; if this one is real, raise the limit."
+        )
+    return data, digest.hexdigest()
 
 
 def _decode(data: bytes, path: Path) -> str:

@@ -15,6 +15,7 @@ from adjudicator.errors import ImportRefused, LexiconError
 from adjudicator.importers import BadLine, read_source
 from adjudicator.lexicon import Manifest
 from adjudicator.store import LexiconStore, check_name
+from adjudicator.textcheck import DESCRIPTION_MAX, check_text
 from adjudicator.wordlist import WordSet
 
 SHOW_BAD_LINES = 10
@@ -41,6 +42,7 @@ def import_lexicon(
 ) -> ImportSummary:
     """Read `path`, check it, and compile it into `store` as `name`."""
     check_name(name)
+    description = check_text(description, "lexicon description", DESCRIPTION_MAX)
     result = read_source(Path(path), fmt)
     if result.bad_lines and not skip_invalid:
         raise ImportRefused(bad_lines_message(path, result.bad_lines, result.format))

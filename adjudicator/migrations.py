@@ -2,7 +2,8 @@
 
 Each migration is a version number, a description and SQL that both SQLite and PostgreSQL
 accept. Applying is idempotent and runs under the chain lock, so two servers starting at once
-do not race.
+do not race. Every version not yet applied is applied, in order, even one below a version
+already applied: versions are reserved by parallel work and may land out of order.
 """
 
 from __future__ import annotations
@@ -79,9 +80,30 @@ MIGRATIONS: tuple[tuple[int, str, tuple[str, ...]], ...] = (
             "CREATE INDEX adjudications_by_refers_to ON adjudications (refers_to)",
         ),
     ),
+    (
+        5,
+        "server-side staff sessions; sign-in and pairing attempts counted per address",
+        (
+            """CREATE TABLE staff_sessions (
+            id_hash TEXT PRIMARY KEY,
+            name TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            expires_at TEXT NOT NULL)""",
+            "CREATE INDEX staff_sessions_by_name ON staff_sessions (name)",
+            """CREATE TABLE attempts (
+            scope TEXT NOT NULL,
+            address TEXT NOT NULL,
+            name TEXT NOT NULL,
+            failures INTEGER NOT NULL,
+            last_failure_at TEXT NOT NULL,
+            retry_at TEXT NOT NULL,
+            PRIMARY KEY (scope, address, name))""",
+            "DROP TABLE login_failures",
+        ),
+    ),
 )
 
-LATEST = MIGRATIONS[-1][0]
+LATEST = max(version for version, _, _ in MIGRATIONS)
 
 
 def current_version(db: Database) -> int:
@@ -93,14 +115,15 @@ def current_version(db: Database) -> int:
 
 
 def upgrade(db: Database) -> list[int]:
-    """Apply every migration not yet applied; returns the versions applied now."""
+    """Apply every migration not yet applied, lowest first; returns the versions applied now."""
     applied = []
     with db.transaction(chain_lock=True) as cur:
         _ensure_table(cur)
-        row = cur.execute("SELECT MAX(version) AS version FROM schema_migrations").one()
-        done = int(row["version"] or 0) if row else 0
-        for version, description, statements in MIGRATIONS:
-            if version <= done:
+        done = {
+            int(row[0]) for row in cur.execute("SELECT version FROM schema_migrations").tuples()
+        }
+        for version, description, statements in sorted(MIGRATIONS):
+            if version in done:
                 continue
             for statement in statements:
                 cur.execute(statement)

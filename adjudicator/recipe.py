@@ -8,7 +8,6 @@ lexicon's manifest records the recipe's text and the count and fingerprint of ev
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import tomllib
 from dataclasses import dataclass, field
@@ -18,7 +17,7 @@ from typing import Any
 
 from adjudicator import catalogue
 from adjudicator.errors import ImportRefused, LexiconError
-from adjudicator.importers import BadLine, read_source, read_text
+from adjudicator.importers import BadLine, read_limited, read_source, read_text
 from adjudicator.lexicon import Manifest
 from adjudicator.lexicon_import import (
     SHOW_BAD_LINES,
@@ -27,6 +26,7 @@ from adjudicator.lexicon_import import (
 )
 from adjudicator.normalize import MAX_LETTERS, MIN_LETTERS
 from adjudicator.store import LexiconStore, check_name
+from adjudicator.textcheck import DESCRIPTION_MAX, TextError, check_text
 from adjudicator.wordlist import WordSet
 
 KEYS = ("name", "description", "sources", "add", "remove", "refer_longer_than")
@@ -180,11 +180,20 @@ def parse_recipe(text: str, path: Path) -> Recipe:
         text=text,
         name=name,
         sources=sources,
-        description=_string(data, "description", path) if "description" in data else "",
+        description=_description(data, path),
         add=_string_list(data, "add", path),
         remove=_string_list(data, "remove", path),
         refer_longer_than=_refer(data, path),
     )
+
+
+def _description(data: dict, path: Path) -> str:
+    if "description" not in data:
+        return ""
+    try:
+        return check_text(_string(data, "description", path), "description", DESCRIPTION_MAX)
+    except TextError as exc:
+        raise RecipeError(f"Recipe {path.name}: {exc}") from None
 
 
 def _string(data: dict, key: str, path: Path) -> str:
@@ -280,14 +289,13 @@ def _is_compiled(store: LexiconStore, entry: str) -> bool:
 def _read_adjustments(recipe: Recipe, entry: str, key: str) -> tuple[list[str], ListRecord]:
     """An add or remove list: a plain word-list file beside the recipe, one word a line."""
     path = recipe.folder / entry
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
+    if not path.is_file():
         raise RecipeError(
             f"Recipe {recipe.path.name}: the {key} list {entry!r} cannot be read "
-            f"({exc.strerror or exc}); {key} lists are word-list files beside the recipe."
-        ) from None
-    words, bad = _words_with_lines(raw, path)
+            f"(no such file); {key} lists are word-list files beside the recipe."
+        )
+    raw, sha = read_limited(path)
+    words, bad = _words_with_lines(raw)
     if bad:
         raise _bad_lines(
             recipe,
@@ -296,7 +304,6 @@ def _read_adjustments(recipe: Recipe, entry: str, key: str) -> tuple[list[str], 
             f"words of {MIN_LETTERS} to {MAX_LETTERS} letters A-Z",
         )
     unique = WordSet.of(words)
-    sha = hashlib.sha256(raw).hexdigest()
     return words, ListRecord(entry, "file", len(unique), unique.fingerprint, sha)
 
 
@@ -310,12 +317,7 @@ def _bad_lines(recipe: Recipe, what: str, bad: list[BadLine], expected: str) -> 
     )
 
 
-def _words_with_lines(raw: bytes, path: Path) -> tuple[list[str], list[BadLine]]:
-    if raw[:2] == b"\x1f\x8b":
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError) as exc:
-            raise RecipeError(f"{path} looks gzip-compressed but is damaged: {exc}.") from None
+def _words_with_lines(raw: bytes) -> tuple[list[str], list[BadLine]]:
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -341,6 +343,7 @@ def import_recipe(
     """Build the recipe at `path`; compile it into `store` as `name`, else the recipe's name."""
     recipe = load_recipe(path)
     name = check_name(name or recipe.name)
+    description = check_text(description, "lexicon description", DESCRIPTION_MAX)
     build = build_recipe(store, recipe)
     words = build.words
     edition = check_against_catalogue(store, name, words, force)

@@ -22,12 +22,13 @@ from adjudicator.normalize import normalize_challenge
 from adjudicator.rules import consequence, get_rule
 from adjudicator.ruling import rule_on
 from adjudicator.store import LexiconStore
+from adjudicator.textcheck import REASON_MAX, TextError, check_text
 from adjudicator.verdict import Verdict
 
 FLAGGED = "flagged for the director"
 DICTIONARY = {"acceptable": Verdict.ACCEPTABLE, "unacceptable": Verdict.UNACCEPTABLE}
 FINAL_VERDICTS = (Verdict.ACCEPTABLE.value, Verdict.UNACCEPTABLE.value)
-MAX_REASON = 500
+MAX_REASON = REASON_MAX
 
 
 class SecondOpinionRefused(AdjudicatorError):
@@ -194,10 +195,17 @@ def record_ruling(
     verdict = (verdict or "").strip().upper()
     if verdict not in FINAL_VERDICTS:
         raise SecondOpinionRefused("The final ruling is ACCEPTABLE or UNACCEPTABLE.")
-    reason = " ".join((reason or "").split())
-    if len(reason) < 3 or len(reason) > MAX_REASON or not reason.isprintable():
+    # Line breaks typed in a reason box become spaces; other invisible characters are refused.
+    reason = " ".join(str(reason or "").split())
+    try:
+        check_text(reason, "reason", MAX_REASON)
+    except TextError as exc:
+        problem = f" {exc}"
+    else:
+        problem = "" if len(reason) >= 3 else " It is too short."
+    if problem:
         raise SecondOpinionRefused(
-            f"Give the reason for the ruling (3 to {MAX_REASON} characters)."
+            f"Give the reason for the ruling (3 to {MAX_REASON} characters).{problem}"
         )
     case = case_of(db, original)
     if not case.flagged:
