@@ -17,6 +17,7 @@ from typing import Any
 from adjudicator.db import Database
 
 GENESIS = "0" * 64
+MAX_ID = 2**63 - 1  # the largest id a database integer holds
 KINDS = ("challenge", "second-opinion", "ruling")
 
 
@@ -148,8 +149,19 @@ def append_batch(db: Database, batch: list[Pending]) -> None:
         pending.entry = entry
 
 
+def parse_id(text: str | None) -> int | None:
+    """An adjudication id as a person types it ('12' or '#12'), or None if it is not one."""
+    raw = (text or "").strip().lstrip("#")
+    if not raw.isascii() or not raw.isdigit() or len(raw) > len(str(MAX_ID)):
+        return None
+    value = int(raw)
+    return value if 1 <= value <= MAX_ID else None
+
+
 def get(db: Database, entry_id: int) -> Entry | None:
     """The journal row with this id, if any."""
+    if not 1 <= entry_id <= MAX_ID:  # a larger number is no row, not a database error
+        return None
     with db.transaction() as cur:
         row = cur.execute("SELECT * FROM adjudications WHERE id = ?", (entry_id,)).one()
     return _from_row(row) if row else None

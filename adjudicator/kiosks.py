@@ -60,6 +60,11 @@ def digest(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
 
+def pairing_link(base_url: str, code: str) -> str:
+    """The link that pairs a browser: the code follows '#', so no server or proxy log sees it."""
+    return f"{base_url.rstrip('/')}/pair#{code}"
+
+
 def add(db: Database, name: str, tournament: str) -> Enrolment:
     """Enrol a kiosk for a tournament: a new token and a one-time pairing code."""
     try:

@@ -65,6 +65,11 @@ SETTINGS: tuple[Setting, ...] = (
         "Largest a word list may be once decompressed, in MB (a gzip bomb stops here).",
     ),
     Setting(
+        "import_memory_mb",
+        "4096",
+        "Memory (address space, MB) the separate process importing a director's upload may use.",
+    ),
+    Setting(
         "burst_challenges",
         "4",
         "The journal page flags a kiosk making more than this many challenges in burst_minutes.",

@@ -13,7 +13,9 @@ from werkzeug.exceptions import HTTPException
 from adjudicator.db import DatabaseUnavailable
 from adjudicator.errors import AdjudicatorError, ChallengeInputError
 from adjudicator.hall import DetailError, LexiconUnavailable
+from adjudicator.journal_review import FilterError
 from adjudicator.ratelimit import RateLimited
+from adjudicator.textcheck import TextError
 
 log = logging.getLogger("kiosk")
 
@@ -22,6 +24,8 @@ NOT_JUDGED = "NOT JUDGED: the verdict could not be recorded. Try again, or call 
 STATUS_FOR = (
     (ChallengeInputError, 400),
     (DetailError, 400),
+    (FilterError, 400),
+    (TextError, 400),
     (RateLimited, 429),
     (LexiconUnavailable, 503),
     (DatabaseUnavailable, 503),

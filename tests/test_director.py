@@ -3,6 +3,8 @@ uploads, tournaments, kiosks, the journal view, rate limits, revocation and the 
 
 from __future__ import annotations
 
+import base64
+import json
 import os
 import sqlite3
 import stat
@@ -19,6 +21,7 @@ from director_support import (  # noqa: F401
     post_form,
 )
 from hall_support import CSW, NWL, build_setup, make_app, submit_pairing_code
+from session_support import session_contents
 
 from adjudicator import journal, kiosks, staff, tournaments
 from adjudicator.ratelimit import RateLimit
@@ -341,11 +344,11 @@ def test_enrol_a_kiosk_with_a_pairing_code_and_qr(staffed):
     page = response.get_data(as_text=True)
     assert response.status_code == 200 and 'id="pairing-code"' in page
     code = page.split('id="pairing-code">')[1].split("<")[0]
-    assert f"/pair/{code}" in page
-    qr = director.get("/director/kiosks/table-7/qr.svg")
-    assert qr.status_code == 200 and qr.mimetype == "image/svg+xml" and b"<svg" in qr.data
-    assert code.encode() not in qr.data  # an image, not text
-    assert director.get("/director/kiosks/table-1/qr.svg").status_code == 404
+    assert f"/pair#{code}" in page  # after '#': the server never sees it in a URL
+    qr = page.split('id="pairing-qr"')[0].rsplit('src="data:image/svg+xml;base64,', 1)[1]
+    svg = base64.b64decode(qr.split('"')[0])
+    assert b"<svg" in svg and code.encode() not in svg  # an image, not text
+    assert code not in json.dumps(session_contents(staffed.app, director))  # nor in the cookie
     # the code pairs a browser
     browser = staffed.client()
     assert submit_pairing_code(browser, code).status_code == 302
