@@ -36,20 +36,22 @@ class Policy:
             return 0
         return min(2 ** (failures - self.free_attempts), self.lockout_seconds)
 
-    def scaled(self, factor: int) -> Policy:
-        """The same policy with `factor` times as many attempts allowed."""
+    def for_any_name(self, names: int) -> Policy:
+        """The policy for an address's attempts on any name: free until `names - 1` names
+        could each have been locked out, and locked at `names` times the lock-out."""
         return Policy(
-            self.free_attempts * factor, self.lockout_after * factor, self.lockout_seconds
+            self.lockout_after * (names - 1), self.lockout_after * names, self.lockout_seconds
         )
 
 
 class TooManyAttempts(AdjudicatorError):
-    """This address must wait until `retry_at` before its next attempt is checked."""
+    """This address must wait until `retry_at` (from `now`) before its next attempt is checked."""
 
-    def __init__(self, retry_at: datetime, locked: bool):
+    def __init__(self, retry_at: datetime, locked: bool, now: datetime):
         super().__init__(f"Too many attempts: try again after {retry_at:%H:%M:%S} UTC.")
         self.retry_at = retry_at
         self.locked = locked
+        self.now = now
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,7 @@ class Attempt:
     failures: int
     retry_at: datetime
     locked: bool
+    now: datetime
 
 
 def client_key(address: str | None) -> str:
@@ -90,14 +93,15 @@ def reserve(
     """Count one attempt for `name` from `address`; TooManyAttempts if it must wait first.
 
     With `address_policy`, the address's attempts for any name are also counted under it.
+    The time is read once the write lock is held, so attempts are timed in the order counted.
     """
-    now = now or datetime.now(UTC)
     key = client_key(address)
     counted = [(name, policy)]
     if address_policy is not None and name != ANY_NAME:
         counted.append((ANY_NAME, address_policy))
     outcomes = []
     with db.transaction(chain_lock=True) as cur:
+        now = now or datetime.now(UTC)
         _forget_stale(cur, scope, now, max(p.lockout_seconds for _, p in counted))
         for subject, subject_policy in counted:
             outcomes.append(_count(cur, scope, key, subject, subject_policy, now))
@@ -105,8 +109,8 @@ def reserve(
     retry_at = max(retry_at for _, _, retry_at, _ in outcomes)
     locked = any(is_locked for _, _, _, is_locked in outcomes)
     if waited:
-        raise TooManyAttempts(retry_at, locked)
-    return Attempt(scope, key, name, outcomes[0][1], retry_at, locked)
+        raise TooManyAttempts(retry_at, locked, now)
+    return Attempt(scope, key, name, outcomes[0][1], retry_at, locked, now)
 
 
 def forgive(db: Database, attempt: Attempt) -> None:

@@ -1,7 +1,10 @@
 """The journal as files a director keeps: CSV and JSON, written as streams (constant memory).
 
 The CLI's `journal export` and the director's CSV download both use these functions, so the
-two never disagree on columns or on how a value is written.
+two never disagree on columns or on how a value is written. A CSV cell that a spreadsheet would
+run as a formula (a kiosk may send `challenger: =HYPERLINK(...)`) is written with a leading
+apostrophe, as OWASP's CSV injection guidance says; the journal and the JSON keep the text as
+recorded.
 """
 
 from __future__ import annotations
@@ -15,6 +18,22 @@ from typing import Any, TextIO
 from adjudicator import journal
 
 CSV_FIELDS = journal.FIELDS
+# A cell starting with one of these is a formula to Excel, LibreOffice or Google Sheets
+# (the full-width forms too, in some locales); tab, CR, LF and NUL can hide the sign.
+FORMULA_STARTS = (
+    "=",
+    "+",
+    "-",
+    "@",
+    "\t",
+    "\r",
+    "\n",
+    "\0",
+    "\uff1d",
+    "\uff0b",
+    "\uff0d",
+    "\uff20",
+)
 
 
 def export_json(entry: journal.Entry) -> dict[str, Any]:
@@ -32,7 +51,14 @@ def export_csv(entry: journal.Entry) -> dict[str, Any]:
     """One row as a CSV record keyed by CSV_FIELDS (words joined by spaces)."""
     row = {name: getattr(entry, name) for name in CSV_FIELDS}
     row["words"] = " ".join(entry.words)
-    return row
+    return {name: neutralise_formula(value) for name, value in row.items()}
+
+
+def neutralise_formula(value: Any) -> Any:
+    """Text a spreadsheet would run as a formula, with a leading apostrophe (shown as text)."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
 
 
 def csv_chunks(entries: Iterable[journal.Entry], rows_per_chunk: int = 1000) -> Iterator[str]:

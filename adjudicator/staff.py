@@ -66,7 +66,7 @@ class Staff:
         return self.role == DIRECTOR
 
 
-LoginPolicy = Policy  # per address and name; an address's attempts on any name get ADDRESS_FACTOR x
+LoginPolicy = Policy  # per address and name; an address's attempts on any name: for_any_name
 ADDRESS_FACTOR = 3
 SCOPE = "login"
 
@@ -162,18 +162,23 @@ def authenticate(
     The attempt is counted before the password is checked; a right password uncounts it.
     """
     policy = policy or login_policy()
-    now = now or datetime.now(UTC)
     name = (name or "").strip().lower()[:64]
     try:
         attempt = attempts.reserve(
-            db, SCOPE, address, name, policy, address_policy=policy.scaled(ADDRESS_FACTOR), now=now
+            db,
+            SCOPE,
+            address,
+            name,
+            policy,
+            address_policy=policy.for_any_name(ADDRESS_FACTOR),
+            now=now,
         )
     except attempts.TooManyAttempts as waiting:
         if waiting.locked:
             raise LoginRefused(
-                _locked_text(waiting.retry_at, now), waiting.retry_at, True
+                _locked_text(waiting.retry_at, waiting.now), waiting.retry_at, True
             ) from None
-        text = f"Too many wrong passwords. {_wait_text(waiting.retry_at, now)}"
+        text = f"Too many wrong passwords. {_wait_text(waiting.retry_at, waiting.now)}"
         raise LoginRefused(text, waiting.retry_at) from None
     with db.transaction() as cur:
         row = cur.execute("SELECT password_hash FROM staff WHERE name = ?", (name,)).one()
@@ -185,10 +190,12 @@ def authenticate(
     message = "Wrong name or password."
     if attempt.locked:
         raise LoginRefused(
-            f"{message} {_locked_text(attempt.retry_at, now)}", attempt.retry_at, True
+            f"{message} {_locked_text(attempt.retry_at, attempt.now)}", attempt.retry_at, True
         )
-    if attempt.retry_at > now:
-        raise LoginRefused(f"{message} {_wait_text(attempt.retry_at, now)}", attempt.retry_at)
+    if attempt.retry_at > attempt.now:
+        raise LoginRefused(
+            f"{message} {_wait_text(attempt.retry_at, attempt.now)}", attempt.retry_at
+        )
     raise LoginRefused(message)
 
 

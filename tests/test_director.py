@@ -120,61 +120,7 @@ def test_next_never_leaves_the_site(staffed):
     assert response.headers["Location"] == "/director/"
 
 
-# ---------- growing delays, then a lock-out ----------
-
-
-def test_growing_delays_then_a_lock_out(staffed):
-    policy = LoginPolicy(free_attempts=3, lockout_after=6, lockout_seconds=900)
-    now = datetime(2030, 1, 1, 12, 0, tzinfo=UTC)
-    waits = []
-    for attempt in range(1, 7):
-        with pytest.raises(LoginRefused) as refused:
-            staff.authenticate(staffed.db, "director", "wrong", "10.0.0.1", policy=policy, now=now)
-        waits.append(refused.value.retry_after(now))
-        if attempt < 6:
-            # trying again before the wait is over is refused without checking the password
-            if waits[-1]:
-                with pytest.raises(LoginRefused, match="Wait"):
-                    staff.authenticate(
-                        staffed.db,
-                        "director",
-                        DIRECTOR_PASSWORD,
-                        "10.0.0.1",
-                        policy=policy,
-                        now=now,
-                    )
-            now += timedelta(seconds=waits[-1])
-    assert waits == [0, 0, 0, 2, 4, 900]
-    assert (
-        refused.value.locked
-        and "locked" in str(refused.value)
-        and "12:15 UTC" in str(refused.value)
-    )
-    # locked: even the right password is refused until the lock-out ends, from any address
-    with pytest.raises(LoginRefused, match="locked"):
-        staff.authenticate(
-            staffed.db, "director", DIRECTOR_PASSWORD, "10.9.9.9", policy=policy, now=now
-        )
-    later = now + timedelta(seconds=901)
-    member = staff.authenticate(
-        staffed.db, "director", DIRECTOR_PASSWORD, "10.0.0.2", policy=policy, now=later
-    )
-    assert member.is_director
-
-
-def test_the_address_is_throttled_across_user_names(staffed):
-    policy = LoginPolicy(free_attempts=1, lockout_after=50, lockout_seconds=900)
-    now = datetime(2030, 1, 1, 12, 0, tzinfo=UTC)
-    for name in ("a1", "a2"):
-        with pytest.raises(LoginRefused):
-            staff.authenticate(staffed.db, name, "x", "10.0.0.7", policy=policy, now=now)
-    with pytest.raises(LoginRefused, match="Wait 2 seconds"):
-        staff.authenticate(
-            staffed.db, "alice", "alice-secret-12", "10.0.0.7", policy=policy, now=now
-        )
-    assert staff.authenticate(
-        staffed.db, "alice", "alice-secret-12", "10.0.0.8", policy=policy, now=now
-    )
+# ---------- growing delays, then a lock-out (more in test_attempts, test_attack_login) ----------
 
 
 def test_the_login_page_says_when_to_retry(staffed, monkeypatch):
