@@ -50,7 +50,9 @@ def pair():
             "That pairing code is not valid, was already used, or has expired. "
             "Ask the director for a new one."
         )
-        return render_template("pair.html", code="", error=error), 400
+        if attempt.retry_at <= attempt.now:
+            return render_template("pair.html", code="", error=error), 400
+        return _too_many(attempt.retry_at, error)
     attempts.forgive(db, attempt)
     kiosk, nonce = redeemed
     response = redirect(url_for("pages.index"))
@@ -58,12 +60,12 @@ def pair():
     return response
 
 
-def _too_many(retry_at: datetime):
+def _too_many(retry_at: datetime, first: str = ""):
     seconds = max(1, int((retry_at - datetime.now(UTC)).total_seconds() + 0.999))
     error = (
-        f"Too many wrong pairing codes from this device: wait {_duration(seconds)}, then type "
-        "the code again. Nothing was changed on this screen."
-    )
+        f"{first} Too many wrong pairing codes from this device: wait {_duration(seconds)}, "
+        "then type the code again. Nothing was changed on this screen."
+    ).strip()
     page = render_template("pair.html", code="", error=error)
     return page, 429, {"Retry-After": str(seconds)}
 

@@ -14,38 +14,19 @@ from collections import Counter
 from collections.abc import Iterator
 
 import pytest
-from argon2 import PasswordHasher
+from attack_support import (
+    DIRECTOR_PASSWORD,
+    JUDGE_PASSWORD,
+    cheaply_staffed_home,
+    signed_in,
+    staffed_home,
+)
 from http_support import Client
 
-from adjudicator import staff
-from adjudicator.db_sqlite import SqliteDatabase
-from tests.servers import PreparedHome, Server, cli, prepare_home
+from tests.servers import PreparedHome, Server, cli
 
-DIRECTOR_PASSWORD = "the-director-pw-1"
-JUDGE_PASSWORD = "the-judge-pw-12"
 GUESSER = "127.0.0.1"
 DIRECTOR_DESK = "127.0.0.2"
-
-
-def staffed_home(path, env: dict | None = None) -> PreparedHome:
-    """A served home with the director's account and word judge alice (real argon2 hashes)."""
-    home = prepare_home(path, env=env)
-    cli(home.path, "director", "set-password", "--password-stdin", stdin=DIRECTOR_PASSWORD + "\n")
-    cli(home.path, "judge-account", "add", "alice", "--password-stdin", stdin=JUDGE_PASSWORD + "\n")
-    return home
-
-
-def cheaply_staffed_home(path) -> PreparedHome:
-    """The same accounts hashed with cheap argon2 parameters (a check reads them from the hash),
-    for tests that make many checks: the throttle is under test here, not argon2's cost."""
-    home = prepare_home(path)
-    db = SqliteDatabase(str(home.path / "journal.sqlite3"))
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(staff, "HASHER", PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1))
-        staff.set_director_password(db, DIRECTOR_PASSWORD)
-        staff.add_judge(db, "alice", JUDGE_PASSWORD)
-    db.close()
-    return home
 
 
 def attempts_rows(home: PreparedHome) -> dict[tuple[str, str], int]:
@@ -56,10 +37,6 @@ def attempts_rows(home: PreparedHome) -> dict[tuple[str, str], int]:
         ).fetchall()
     connection.close()
     return {(address, name): failures for address, name, failures in rows}
-
-
-def signed_in(reply) -> bool:
-    return reply.status == 302 and reply.headers["Location"].endswith("/director/")
 
 
 @pytest.fixture(scope="module")
@@ -195,7 +172,6 @@ def test_set_password_lifts_every_lock_on_the_director(home, server):
     cli(home.path, "director", "set-password", "--password-stdin", stdin="a-new-director-pw\n")
     assert attempts_rows(home) == {}
     assert signed_in(Client(server.url, DIRECTOR_DESK).sign_in("director", "a-new-director-pw"))
-    cli(home.path, "director", "set-password", "--password-stdin", stdin=DIRECTOR_PASSWORD)
 
 
 # ---------- sessions ----------
@@ -235,11 +211,3 @@ def test_sign_out_everywhere_and_a_new_password_end_every_session(home, server):
     assert judge.get("/judge/").status == 200
     cli(home.path, "judge-account", "set-password", "alice", "--password-stdin", stdin="x" * 12)
     assert judge.get("/judge/").status == 302
-    cli(
-        home.path,
-        "judge-account",
-        "set-password",
-        "alice",
-        "--password-stdin",
-        stdin=JUDGE_PASSWORD,
-    )
