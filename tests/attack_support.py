@@ -3,6 +3,10 @@ served tournament and kiosk of tests/servers.py, and a signed-in director's clie
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 from argon2 import PasswordHasher
 from http_support import Client
@@ -46,3 +50,14 @@ def director(url: str, source: str = "127.0.0.2") -> Client:
     client = Client(url, source)
     assert signed_in(client.sign_in("director", DIRECTOR_PASSWORD))
     return client
+
+
+def cli_run(home: PreparedHome, *args: str) -> subprocess.CompletedProcess:
+    """Run the CLI on `home` as a person would; the outcome, whatever it is."""
+    return subprocess.run(
+        [sys.executable, "-m", "adjudicator", *args],
+        env={**os.environ, "ADJUDICATOR_HOME": str(home.path)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
