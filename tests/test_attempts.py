@@ -4,6 +4,8 @@ does, IPv6 counted per /64, and what setting a password clears."""
 
 from __future__ import annotations
 
+import threading
+from collections import Counter
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -11,6 +13,7 @@ from director_support import DIRECTOR_PASSWORD, Staffed, build_staffed, fast_has
 
 from adjudicator import attempts, staff
 from adjudicator.staff import LoginPolicy, LoginRefused
+from tests.pg_support import postgres  # noqa: F401 - the session fixture
 
 POLICY = LoginPolicy(free_attempts=3, lockout_after=6, lockout_seconds=900)
 START = datetime(2030, 1, 1, 12, 0, tzinfo=UTC)
@@ -139,3 +142,42 @@ def test_setting_a_judges_password_clears_that_judges_locks_only(staffed):
     staff.set_password(staffed.db, "alice", "alice-secret-99")
     assert attempt(staffed, "alice", "alice-secret-99", GUESSER, START).name == "alice"
     assert attempt(staffed, "director", DIRECTOR_PASSWORD, GUESSER, START).locked
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def migrated_db(request, tmp_path):
+    from adjudicator import migrations
+    from adjudicator.backends import connect
+
+    if request.param == "sqlite":
+        url = str(tmp_path / "journal.sqlite3")
+    else:
+        url = request.getfixturevalue("postgres").new_database()
+    database = connect(url)
+    migrations.upgrade(database)
+    yield database
+    database.close()
+
+
+def test_thirty_attempts_at_once_are_counted_once_each_on_either_backend(migrated_db):
+    policy = attempts.Policy(free_attempts=9, lockout_after=10, lockout_seconds=900)
+    start, outcomes = threading.Barrier(30), []
+
+    def one() -> None:
+        start.wait()
+        try:
+            attempts.reserve(migrated_db, "login", GUESSER, "director", policy)
+        except attempts.TooManyAttempts:
+            outcomes.append("refused")
+        else:
+            outcomes.append("allowed")
+
+    threads = [threading.Thread(target=one) for _ in range(30)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert Counter(outcomes) == {"allowed": 10, "refused": 20}
+    with migrated_db.transaction() as cur:
+        row = cur.execute("SELECT failures FROM attempts WHERE name = 'director'").one()
+    assert row["failures"] == 30
