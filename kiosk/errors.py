@@ -14,18 +14,30 @@ from adjudicator.db import DatabaseUnavailable
 from adjudicator.errors import AdjudicatorError, ChallengeInputError
 from adjudicator.hall import DetailError, LexiconUnavailable
 from adjudicator.journal_review import FilterError
+from adjudicator.kiosks import KioskError
 from adjudicator.ratelimit import RateLimited
+from adjudicator.rules import UnknownRule
+from adjudicator.second_opinion import SecondOpinionRefused
+from adjudicator.staff import StaffError
 from adjudicator.textcheck import TextError
+from adjudicator.tournaments import TournamentError
 
 log = logging.getLogger("kiosk")
 
 NOT_JUDGED = "NOT JUDGED: the verdict could not be recorded. Try again, or call the director."
 
+# Errors about what was sent are 400 (an unknown tournament or kiosk in a URL, a bad filter, a
+# name that lies); any other (the journal, a lexicon, a setting) is 503: not judged.
 STATUS_FOR = (
     (ChallengeInputError, 400),
     (DetailError, 400),
     (FilterError, 400),
     (TextError, 400),
+    (TournamentError, 400),
+    (KioskError, 400),
+    (StaffError, 400),
+    (SecondOpinionRefused, 400),
+    (UnknownRule, 400),
     (RateLimited, 429),
     (LexiconUnavailable, 503),
     (DatabaseUnavailable, 503),
