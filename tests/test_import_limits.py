@@ -1,0 +1,66 @@
+"""Imports read through a limited reader: a list that decompresses past the import limit
+(ADJUDICATOR_IMPORT_LIMIT_MB) is refused with a message, never a MemoryError; so is a damaged
+gzip stream, and a recipe's add or remove list."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pytest
+from hall_support import refused
+
+from adjudicator.errors import ImportRefused
+from adjudicator.importers import read_limited
+
+
+def bomb(path: Path, megabytes: int) -> Path:
+    path.write_bytes(gzip.compress(b"\n" * (1024 * 1024), 9) * megabytes)
+    return path
+
+
+def test_a_gzip_bomb_stops_at_the_limit_with_exit_2(run, store, tmp_path, monkeypatch):
+    monkeypatch.setenv("ADJUDICATOR_IMPORT_LIMIT_MB", "4")
+    source = bomb(tmp_path / "words.txt.gz", 5)
+    assert source.stat().st_size < 64 * 1024
+    refused(
+        run("lexicon", "import", str(source), "--name", "BOMB"),
+        "holds more than 4 MB once decompressed",
+        "ADJUDICATOR_IMPORT_LIMIT_MB",
+        "nothing was imported",
+    )
+    assert not store.exists("BOMB")
+
+
+def test_a_plain_file_past_the_limit_is_refused_too(tmp_path, monkeypatch):
+    monkeypatch.setenv("ADJUDICATOR_IMPORT_LIMIT_MB", "1")
+    source = tmp_path / "words.txt"
+    source.write_bytes(b"QI\n" * (400 * 1024))
+    with pytest.raises(ImportRefused, match="holds more than 1 MB, the import limit"):
+        read_limited(source)
+
+
+def test_a_list_at_the_limit_is_read_whole_with_the_files_checksum(tmp_path, monkeypatch):
+    import hashlib
+
+    monkeypatch.setenv("ADJUDICATOR_IMPORT_LIMIT_MB", "4")
+    source = bomb(tmp_path / "words.txt.gz", 4)
+    data, sha = read_limited(source)
+    assert data == b"\n" * (4 * 1024 * 1024)
+    assert sha == hashlib.sha256(source.read_bytes()).hexdigest()
+
+
+def test_damaged_gzip_data_is_refused_cleanly(tmp_path):
+    good = gzip.compress(b"QI\nZA\n" * 1000)
+    damaged = tmp_path / "damaged.txt.gz"
+    damaged.write_bytes(good[:20] + bytes(b ^ 0x55 for b in good[20:40]) + good[40:])
+    with pytest.raises(ImportRefused, match="looks gzip-compressed but cannot be decompressed"):
+        read_limited(damaged)
+
+
+def test_a_recipes_add_list_is_limited_too(run, tiny, tmp_path, monkeypatch):
+    monkeypatch.setenv("ADJUDICATOR_IMPORT_LIMIT_MB", "2")
+    bomb(tmp_path / "add.txt.gz", 3)
+    recipe = tmp_path / "r.toml"
+    recipe.write_text('name = "R"\nsources = ["TINY"]\nadd = ["add.txt.gz"]\n')
+    refused(run("lexicon", "import", "--recipe", str(recipe)), "holds more than 2 MB")
