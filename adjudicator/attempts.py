@@ -4,8 +4,9 @@ An attempt is counted BEFORE the password or code is checked, in one write trans
 parallel guesses cannot slip past the count: thirty at once count as thirty, and only the
 ones the policy allows reach the check. A try made while the address must wait counts too,
 so hammering only lengthens the wait. Nothing here is counted per account alone: guesses
-from one address never lock out the right password typed at another. IPv6 clients are
-counted per /64 (one device may hold a whole /64).
+from one address never lock out the right password typed at another. An IPv6 address counts
+on its own, not per /64: on the hall's network every device shares one /64, and counting it
+whole would let one guesser lock every IPv6 device out.
 """
 
 from __future__ import annotations
@@ -68,15 +69,14 @@ class Attempt:
 
 
 def client_key(address: str | None) -> str:
-    """The address attempts are counted under: the IPv4 address, or the IPv6 /64."""
+    """The address attempts are counted under, written one way (an IPv4-mapped IPv6 address
+    as the IPv4 address it is)."""
     try:
         ip = ipaddress.ip_address((address or "").strip())
     except ValueError:
         return (address or "-")[:64]
-    if ip.version == 6:
-        if ip.ipv4_mapped is not None:
-            return str(ip.ipv4_mapped)
-        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    if ip.version == 6 and ip.ipv4_mapped is not None:
+        return str(ip.ipv4_mapped)
     return str(ip)
 
 
