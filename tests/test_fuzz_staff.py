@@ -91,6 +91,7 @@ QUERIES = {
     "/director/journal": ("tournament", "kiosk", "kind", "since", "until"),
     "/director/journal.csv": ("tournament", "kiosk", "kind", "since", "until"),
     "/director/": (),
+    "/director/overview": (),
     "/director/flags": (),
     "/director/tournaments": (),
     "/director/kiosks": (),
