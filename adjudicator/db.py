@@ -36,6 +36,15 @@ class Database:
     def close(self) -> None:
         raise NotImplementedError
 
+    def file_problem(self) -> str | None:
+        """Why the journal's files are no longer those this process opened; None if they are
+        (or if the backend has no files of its own to check)."""
+        return None
+
+    def space_problem(self) -> str | None:
+        """Why the journal's disk cannot take another commit now, if this backend can tell."""
+        return None
+
 
 class Cursor:
     """A thin cursor: `?` placeholders everywhere, rows as dicts."""

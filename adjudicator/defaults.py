@@ -18,7 +18,7 @@ from pathlib import Path
 
 from adjudicator import catalogue, settings
 from adjudicator.errors import ImportRefused, LexiconError
-from adjudicator.importers import read_text
+from adjudicator.importers import read_words
 from adjudicator.lexicon import Manifest
 from adjudicator.store import LexiconStore
 from adjudicator.wordlist import WordSet
@@ -34,8 +34,7 @@ class DefaultSource:
 
 
 def _lines(data: bytes) -> list[str]:
-    text = data.decode("utf-8-sig")
-    return [word for _, word, bad in read_text(text) if not bad]
+    return read_words(data.decode("utf-8-sig")).words
 
 
 def _json_array(data: bytes) -> list[str]:

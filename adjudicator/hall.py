@@ -6,9 +6,21 @@ normalise the input, rule on it once, record it durably, and only then return it
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
 
-from adjudicator import journal, kiosks, migrations, settings, tournaments
+from adjudicator import (
+    journal,
+    journal_health,
+    kiosks,
+    migrations,
+    receipt_key,
+    receipts,
+    settings,
+    tournaments,
+)
 from adjudicator.backends import connect
 from adjudicator.db import Database
 from adjudicator.errors import AdjudicatorError, LexiconError
@@ -41,10 +53,14 @@ class Hall:
         store: LexiconStore | None = None,
         db: Database | None = None,
         rate_limit: RateLimit | None | str = "setting",
+        key_path: Path | None = None,
     ):
         self.store = store or LexiconStore()
         self.db = db or connect()
         self.committer = GroupCommitter(self.db)
+        self.key_path = key_path  # None: the configured receipt key file
+        self._key: receipt_key.SigningKey | None = None
+        self._key_lock = threading.Lock()
         self.rate_limit = (
             parse_rate_limit(settings.get("kiosk_rate_limit"))
             if rate_limit == "setting"
@@ -54,6 +70,22 @@ class Hall:
     def upgrade(self) -> list[int]:
         """Apply pending schema migrations."""
         return migrations.upgrade(self.db)
+
+    def signing_key(self) -> receipt_key.SigningKey:
+        """The hall's receipt key, loaded (or made) once per process."""
+        if self._key is None:
+            with self._key_lock:
+                if self._key is None:
+                    self._key = receipt_key.load_or_create(self.key_path)
+        return self._key
+
+    def receipt(self, entry: journal.Entry) -> dict[str, Any]:
+        """The signed receipt of a row this process recorded."""
+        return receipts.issue(self.signing_key(), entry, journal_health.of(self.db).journal_id)
+
+    def journal_health(self) -> journal_health.Health:
+        """Whether verdicts can be recorded now, and if not, why (see journal_health)."""
+        return journal_health.check(self.db)
 
     def lexicon_for(self, tournament: tournaments.Tournament) -> CompiledLexicon:
         """The tournament's lexicon, refused if damaged or not the edition the director set."""
@@ -74,10 +106,12 @@ class Hall:
         self, kiosk: kiosks.Kiosk, words: str | Iterable[str], **details: str | None
     ) -> journal.Entry:
         """Judge a challenge from `kiosk` and return it once it is in the journal."""
-        normalised = normalize_challenge(words)
         clean = clean_details(details)
+        self.signing_key()  # a verdict that could not be signed is not recorded either
         tournament = tournaments.get(self.db, kiosk.tournament)
-        ruling = rule_on(self.lexicon_for(tournament), get_rule(tournament.rule), normalised)
+        lexicon = self.lexicon_for(tournament)
+        normalised = normalize_challenge(words, lexicon.alphabet)  # read in the lexicon's tiles
+        ruling = rule_on(lexicon, get_rule(tournament.rule), normalised)
         manifest = ruling.lexicon.manifest
         return self.committer.append(
             guard=self._rate_guard(kiosk.name),

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from adjudicator import kiosks, second_opinion, tournaments
+from adjudicator import integrity, kiosks, second_opinion, tournaments
 from adjudicator.errors import AdjudicatorError, LexiconError
 from adjudicator.hall import Hall
 from adjudicator.lexicon import Manifest
@@ -81,6 +81,7 @@ class HallStatus:
     open_flags: int
     journal: JournalStatus
     problems: tuple[str, ...] = field(default=())
+    record: integrity.Integrity | None = None  # journal health, witness alarms, checkpoints
 
     @property
     def kiosks(self) -> tuple[KioskStatus, ...]:
@@ -107,6 +108,7 @@ def build(hall: Hall, now: datetime | None = None) -> HallStatus:
         open_flags=len(second_opinion.cases(hall.db, open_only=True)),
         journal=_journal_status(hall),
         problems=tuple(problems),
+        record=integrity.overview(hall),
     )
 
 

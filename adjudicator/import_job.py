@@ -30,8 +30,11 @@ def import_isolated(
     force: bool = False,
     skip_invalid: bool = False,
     description: str = "",
+    alphabet: str = "english",
 ) -> str:
     """Import `path` into the store at `store_root` in a child process; the summary's text.
+
+    `alphabet` is the name of a built-in alphabet (the child looks it up).
 
     Raises ImportRefused with the import's own message, or saying the child ran out of memory.
     """
@@ -43,6 +46,7 @@ def import_isolated(
         "force": force,
         "skip_invalid": skip_invalid,
         "description": description,
+        "alphabet": alphabet,
     }
     try:
         done = subprocess.run(
@@ -96,12 +100,16 @@ def _run_child() -> int:
     """The child's side: read the job on stdin, import, print one JSON answer."""
     job = json.loads(sys.stdin.read())
     _limit_memory()
+    from adjudicator.alphabet_files import builtin
     from adjudicator.errors import AdjudicatorError
     from adjudicator.import_report import format_import
     from adjudicator.lexicon_import import import_lexicon
     from adjudicator.store import LexiconStore
 
     try:
+        alphabet = builtin(job["alphabet"])
+        if alphabet is None:
+            raise ImportRefused(f"Unknown alphabet {job['alphabet']!r}: choose a built-in one.")
         summary = import_lexicon(
             LexiconStore(root=Path(job["store_root"])),
             Path(job["path"]),
@@ -110,6 +118,7 @@ def _run_child() -> int:
             force=job["force"],
             skip_invalid=job["skip_invalid"],
             description=job["description"],
+            alphabet=alphabet,
         )
         answer = {"ok": True, "report": format_import(summary)}
     except (AdjudicatorError, OSError) as exc:

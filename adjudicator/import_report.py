@@ -12,13 +12,19 @@ from adjudicator.wording import plural
 def format_import(summary: ImportSummary) -> str:
     """What an import did: counts, fingerprint, catalogue match, anything skipped."""
     m = summary.manifest
+    alphabet = m.get_alphabet()
+    unit = "letters" if alphabet.is_english else "tiles"
     lines = [
         f"Imported {m.name} from {m.source_file} ({m.source_format}) in {m.build_seconds:.2f} s",
-        f"  words:       {m.words:,} (longest {m.longest_word} letters; "
-        f"{m.words_over_15:,} over 15 letters, kept but never playable)",
+        f"  words:       {m.words:,} (longest {m.longest_word} {unit}; "
+        f"{m.words_over_15:,} over 15 {unit}, kept but never playable)",
         f"  fingerprint: {m.fingerprint}",
         f"  catalogue:   {_catalogue_line(m)}",
     ]
+    if not alphabet.is_english:
+        lines.append(f"  alphabet:    {alphabet.name} ({' '.join(alphabet.tiles)})")
+    if not m.tournament_list:
+        lines.append("  status:      not a tournament list")
     if summary.duplicates:
         lines.append(f"  duplicates:  {summary.duplicates:,} repeated lines counted once")
     if summary.skipped:
@@ -53,7 +59,13 @@ def format_recipe_import(summary: RecipeSummary) -> str:
 
 def _list_line(record) -> str:
     kind = "compiled lexicon" if record.kind == "lexicon" else "file"
-    return f"{record.name} ({kind}): {record.words:,} words, fingerprint {record.fingerprint[:12]}"
+    line = f"{record.name} ({kind}): {record.words:,} words, fingerprint {record.fingerprint[:12]}"
+    if record.capitalised:
+        entries = plural(record.capitalised, "capitalised entry", "capitalised entries")
+        line += f"; {entries} left out"
+    if record.skipped:
+        line += f"; {plural(record.skipped, 'line')} left out that do not spell in the tiles"
+    return line
 
 
 def _catalogue_line(m: Manifest) -> str:

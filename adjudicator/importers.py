@@ -1,14 +1,17 @@
 """Readers for the word lists tournament directors have: plain text, Zyzzyva text, Zyzzyva .dwg.
 
-Each reader streams its input and yields words; a line that is not a word is collected as a
-BadLine with its number and text. The builder (store.py) is separate from these readers.
+A file is streamed (gunzipped and hashed as it is read, decoded a megabyte at a time) and its
+lines are read in the lexicon's alphabet by word_lines.py; a line that is not a word is
+collected as a BadLine with its number and text. The builder (store.py) is separate.
 """
 
 from __future__ import annotations
 
+import codecs
 import gzip
 import hashlib
 import io
+import os
 import re
 import struct
 import zlib
@@ -17,60 +20,194 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from adjudicator import settings
+from adjudicator.alphabet import ENGLISH, Alphabet
 from adjudicator.errors import ImportRefused
+from adjudicator.word_lines import BadLine, WordLines
+
+__all__ = [
+    "FORMATS",
+    "BadLine",
+    "ReadResult",
+    "read_dwg",
+    "read_limited",
+    "read_source",
+    "read_words",
+]
 
 FORMATS = ("auto", "text", "zyzzyva", "dwg")
 _WORD = re.compile(r"[A-Za-z]+")
 _GZIP_MAGIC = b"\x1f\x8b"
 _MAX_GRAPH_DEPTH = 64  # longer than any word in any dictionary: a loop in a corrupt graph
-
-
-@dataclass(frozen=True)
-class BadLine:
-    number: int
-    text: str
-
-    def __str__(self) -> str:
-        return f"line {self.number}: {self.text!r}"
+_HEAD = 65536  # bytes read before the format is decided
+_CHUNK = 1 << 20  # bytes decoded and read at a time
 
 
 @dataclass
 class ReadResult:
     """What a reader found: the words, the lines it could not read, the source's checksum."""
 
-    words: list[str]
+    words: list[str]  # canonical spellings, file order, repeats kept
     format: str
     source_sha256: str
     bad_lines: list[BadLine] = field(default_factory=list)
+    capitalised: int = 0  # entries left out because they hold a capital letter
+    encoding: str = "utf-8"  # "latin-1" when the file was not valid UTF-8
 
 
-def read_source(path: Path, fmt: str = "auto") -> ReadResult:
-    """Read a word list file (gzip or not) in `fmt`, detecting the format for `auto`."""
+def read_source(
+    path: Path,
+    fmt: str = "auto",
+    alphabet: Alphabet = ENGLISH,
+    *,
+    drop_capitalised: bool = False,
+) -> ReadResult:
+    """Read a word list file (gzip or not) in `fmt` and `alphabet`, streaming it.
+
+    `auto` detects the format from the first bytes. With `drop_capitalised`, entries holding
+    a capital letter (proper nouns, abbreviations) are left out and counted.
+    """
     if fmt not in FORMATS:
         raise ImportRefused(f"Unknown format {fmt!r}: choose one of {', '.join(FORMATS)}.")
-    data, source_sha256 = read_limited(Path(path))
-    if fmt == "auto":
-        fmt = detect_format(data)
-    if fmt == "dwg":
-        words = list(read_dwg(data))
-        return ReadResult(words, fmt, source_sha256)
-    text = _decode(data, path)
-    reader = read_zyzzyva_text if fmt == "zyzzyva" else read_text
-    result = ReadResult([], fmt, source_sha256)
-    for number, word, bad in reader(text):
-        if bad:
-            result.bad_lines.append(BadLine(number, word))
+    with _Source(Path(path)) as source:
+        head = source.read(_HEAD)
+        complete = len(head) < _HEAD
+        if fmt == "dwg" or (fmt == "auto" and not complete and source.could_be_dwg(head)):
+            head += source.read()  # a word graph is small and read whole
+            complete = True
+        if fmt == "auto":
+            fmt = detect_format(head, complete=complete)
+        lines = WordLines(alphabet, definitions=fmt == "zyzzyva", drop_capitalised=drop_capitalised)
+        encoding = "utf-8"
+        if fmt == "dwg":
+            lines.feed("\n".join(read_dwg(head, max_bytes=source.limit)))
         else:
-            result.words.append(word)
-    return result
+            encoding = _read_lines(head, source, lines)
+        source.finish()
+    return ReadResult(
+        lines.words,
+        fmt,
+        source.sha256,
+        lines.bad_lines,
+        capitalised=lines.capitalised,
+        encoding=encoding,
+    )
 
 
-def detect_format(data: bytes) -> str:
-    """`dwg` for a word graph, `zyzzyva` when lines carry definitions, else `text`."""
-    if looks_like_dwg(data):
+class _Source:
+    """A word-list file opened for streaming: gunzipped when compressed, hashed as it is read."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.limit = import_limit_bytes()
+        self._content = 0  # bytes of content read so far
+        self._digest = hashlib.sha256()
+        try:
+            self._raw = open(path, "rb")  # noqa: SIM115 - closed in __exit__
+        except OSError as exc:
+            raise ImportRefused(f"Cannot read {path}: {exc.strerror or exc}.") from None
+        self._hashing = _HashingReader(self._raw, self._digest)
+        self.gzipped = self._raw.peek(2)[:2] == _GZIP_MAGIC
+        if self.gzipped:
+            self._stream = gzip.GzipFile(fileobj=self._hashing, mode="rb")
+        else:
+            self._stream = io.BufferedReader(self._hashing)  # read(n) gives n bytes until EOF
+
+    def __enter__(self) -> _Source:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self._raw.close()
+
+    def read(self, size: int = -1) -> bytes:
+        """Up to `size` bytes of the (decompressed) content; all the rest when `size` < 0.
+
+        Never more than the import limit: past it, ImportRefused (a gzip bomb stops here)."""
+        room = self.limit - self._content + 1
+        try:
+            data = self._stream.read(room if size < 0 else min(size, room))
+        except (OSError, EOFError, zlib.error) as exc:
+            raise ImportRefused(
+                f"{self.path} looks gzip-compressed but cannot be decompressed: {exc}."
+            ) from None
+        self._content += len(data)
+        if self._content > self.limit:
+            raise _past_the_limit(self.path, self.limit, self.gzipped)
+        return data
+
+    def could_be_dwg(self, head: bytes) -> bool:
+        """Whether the content's size is what the word-graph header in `head` says it is."""
+        size = os.fstat(self._raw.fileno()).st_size
+        if self.gzipped:  # the gzip trailer ends with the content's size (mod 2**32)
+            size = struct.unpack("<I", os.pread(self._raw.fileno(), 4, size - 4))[0]
+        (count, first) = struct.unpack_from("<II", head)
+        return (4 * (count + 1)) % 2**32 == size and 65 <= first >> 24 <= 90
+
+    def finish(self) -> None:
+        """Hash whatever is left of the file (the checksum is of the file as stored)."""
+        while self._hashing.read(_CHUNK):
+            pass
+
+    @property
+    def sha256(self) -> str:
+        return self._digest.hexdigest()
+
+
+class _HashingReader(io.RawIOBase):
+    """Passes reads through, feeding every byte read to `digest`."""
+
+    def __init__(self, raw, digest):
+        self._raw = raw
+        self._digest = digest
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        count = self._raw.readinto(buffer)
+        if count:
+            self._digest.update(memoryview(buffer)[:count])
+        return count or 0
+
+
+def _read_lines(head: bytes, source: _Source, lines: WordLines) -> str:
+    """Decode the text (UTF-8, else Latin-1 from the first bad byte on) and read its lines."""
+    decoder = codecs.getincrementaldecoder("utf-8-sig")()
+    encoding = "utf-8"
+    carried: list[str] = []  # the start of a line that has not ended yet
+    chunk = head
+    while True:
+        final = not chunk
+        if encoding == "utf-8":
+            state = decoder.getstate()
+            try:
+                text = decoder.decode(chunk, final=final)
+            except UnicodeDecodeError:
+                # Latin-1 decodes any byte, so a stray accented letter shows up as a bad line.
+                encoding = "latin-1"
+                text = (state[0] + chunk).decode("latin-1")
+        else:
+            text = chunk.decode("latin-1")
+        if final:
+            lines.feed("".join(carried) + text)
+            return encoding
+        cut = text.rfind("\n") + 1
+        if cut:
+            lines.feed("".join(carried) + text[:cut])
+            carried = [text[cut:]]
+        else:
+            carried.append(text)
+        chunk = source.read(_CHUNK)
+
+
+def detect_format(data: bytes, *, complete: bool = True) -> str:
+    """`dwg` for a word graph, `zyzzyva` when lines carry definitions, else `text`.
+
+    `data` is the whole content, or only its first bytes when `complete` is false.
+    """
+    if complete and looks_like_dwg(data):
         return "dwg"
     sample = data[:65536].decode("utf-8", errors="replace").splitlines()
-    if len(data) > 65536:
+    if len(data) > 65536 or not complete:
         sample = sample[:-1]  # the last line of the sample may be cut short
     lines = [line.strip() for line in sample]
     lines = [line for line in lines if line and not line.startswith("#")]
@@ -94,37 +231,23 @@ def looks_like_dwg(data: bytes) -> bool:
     return 65 <= first >> 24 <= 90
 
 
-def read_text(text: str) -> Iterator[tuple[int, str, bool]]:
-    """Plain list: one word a line; blank lines and `#` comments skipped; any case."""
-    for number, line in enumerate(io.StringIO(text), 1):
-        stripped = line.strip()
-        if not stripped or stripped.startswith("#"):
-            continue
-        if _WORD.fullmatch(stripped):
-            yield number, stripped.upper(), False
-        else:
-            yield number, stripped, True
+def read_words(text: str, alphabet: Alphabet = ENGLISH) -> WordLines:
+    """A plain list already in memory: one word a line, blank lines and `#` comments skipped."""
+    lines = WordLines(alphabet)
+    lines.feed(text)
+    return lines
 
 
-def read_zyzzyva_text(text: str) -> Iterator[tuple[int, str, bool]]:
-    """Zyzzyva text: the word, then optionally a space and a definition."""
-    for number, line in enumerate(io.StringIO(text), 1):
-        stripped = line.strip()
-        if not stripped or stripped.startswith("#"):
-            continue
-        word = stripped.split(None, 1)[0]
-        if _WORD.fullmatch(word):
-            yield number, word.upper(), False
-        else:
-            yield number, stripped, True
+def read_dwg(data: bytes, *, max_bytes: int | None = None) -> Iterator[str]:
+    """Decode a Zyzzyva word graph (format in shared/lexicons/README.md) into its words.
 
-
-def read_dwg(data: bytes) -> Iterator[str]:
-    """Decode a Zyzzyva word graph (format in shared/lexicons/README.md) into its words."""
+    A graph shares its suffixes, so a small one can spell billions of words: past `max_bytes`
+    of words (one line each), ImportRefused, like a gzip bomb."""
     if not looks_like_dwg(data):
         raise ImportRefused("Not a Zyzzyva word graph: its size does not match its node count.")
     nodes = struct.unpack_from(f"<{len(data) // 4 - 1}I", data, 4)
     count = len(nodes)
+    spelled = 0
     stack: list[tuple[int, str]] = [(1, "")]
     while stack:
         index, prefix = stack.pop()
@@ -141,6 +264,14 @@ def read_dwg(data: bytes) -> Iterator[str]:
             if len(word) > _MAX_GRAPH_DEPTH:
                 raise ImportRefused("Corrupt word graph: its links form a loop.")
             if node >> 23 & 1:
+                spelled += len(word) + 1
+                if max_bytes is not None and spelled > max_bytes:
+                    raise ImportRefused(
+                        f"The word graph spells more than {max_bytes // (1024 * 1024):,} MB of "
+                        "words, the import limit (ADJUDICATOR_IMPORT_LIMIT_MB): nothing was "
+                        "imported. Real word lists are far smaller; if this one is real, raise "
+                        "the limit."
+                    )
                 yield word
             child = node & 0x3FFFFF
             if child:
@@ -158,36 +289,16 @@ def import_limit_bytes() -> int:
 def read_limited(path: Path) -> tuple[bytes, str]:
     """The list's bytes (gunzipped if need be, streamed, never past the import limit) and
     the SHA-256 of the file as it is: a gzip bomb stops at the limit, not at MemoryError."""
-    limit = import_limit_bytes()
-    digest = hashlib.sha256()
-    try:
-        with open(path, "rb") as source:
-            for chunk in iter(lambda: source.read(1 << 20), b""):
-                digest.update(chunk)
-            source.seek(0)
-            compressed = source.read(2) == _GZIP_MAGIC
-            source.seek(0)
-            stream = gzip.GzipFile(fileobj=source, mode="rb") if compressed else source
-            data = stream.read(limit + 1)
-    except (OSError, EOFError, zlib.error) as exc:
-        if isinstance(exc, OSError) and exc.errno is not None:
-            raise ImportRefused(f"Cannot read {path}: {exc.strerror or exc}.") from None
-        raise ImportRefused(
-            f"{path} looks gzip-compressed but cannot be decompressed: {exc}."
-        ) from None
-    if len(data) > limit:
-        raise ImportRefused(
-            f"{path} holds more than {limit // (1024 * 1024):,} MB"
-            f"{' once decompressed' if compressed else ''}, the import limit "
-            "(ADJUDICATOR_IMPORT_LIMIT_MB): nothing was imported. Real word lists are far "
-            "smaller; if this one is real, raise the limit."
-        )
-    return data, digest.hexdigest()
+    with _Source(Path(path)) as source:
+        data = source.read()
+        source.finish()
+    return data, source.sha256
 
 
-def _decode(data: bytes, path: Path) -> str:
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        # Latin-1 decodes any byte, so a stray accented letter shows up as a bad line.
-        return data.decode("latin-1")
+def _past_the_limit(path: Path, limit: int, compressed: bool) -> ImportRefused:
+    return ImportRefused(
+        f"{path} holds more than {limit // (1024 * 1024):,} MB"
+        f"{' once decompressed' if compressed else ''}, the import limit "
+        "(ADJUDICATOR_IMPORT_LIMIT_MB): nothing was imported. Real word lists are far "
+        "smaller; if this one is real, raise the limit."
+    )

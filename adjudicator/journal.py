@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
+from adjudicator import journal_health
 from adjudicator.db import Database
+from adjudicator.journal_health import GENESIS
 
-GENESIS = "0" * 64
 MAX_ID = 2**63 - 1  # the largest id a database integer holds
 KINDS = ("challenge", "second-opinion", "ruling")
 
@@ -117,34 +118,47 @@ def append_batch(db: Database, batch: list[Pending]) -> None:
     """Append every row of `batch` in one transaction: one lock, one fsync (group commit).
 
     A row whose guard refuses it gets that error and is skipped; if the commit fails, the
-    transaction's error propagates and no row of the batch has an entry.
+    transaction's error propagates and no row of the batch has an entry. The journal's identity
+    is checked in the same transaction (journal_health.read_head): a journal that is not the
+    one this process opened gets no row, and the process judges nothing more.
     """
-    with db.transaction(chain_lock=True) as cur:
-        last = cur.execute("SELECT id, row_hash FROM adjudications ORDER BY id DESC LIMIT 1").one()
-        next_id, prev_hash = ((last["id"] + 1), last["row_hash"]) if last else (1, GENESIS)
-        written: list[tuple[Pending, Entry]] = []
-        for pending in batch:
-            try:
-                if pending.guard is not None:
-                    pending.guard(cur)
-            except Exception as refusal:  # noqa: BLE001 - handed back to that row's caller
-                pending.error = refusal
-                continue
-            entry = _with_hash(
-                Entry(
-                    id=next_id,
-                    recorded_at=datetime.now(UTC).isoformat(timespec="microseconds"),
-                    prev_hash=prev_hash,
-                    **pending.fields,
+    health = journal_health.of(db)
+    if health.lost:
+        raise health.mark_lost("")
+    written: list[tuple[Pending, Entry]] = []
+    try:
+        with db.transaction(chain_lock=True) as cur:
+            next_id, prev_hash = journal_health.read_head(db, cur)
+            head = (next_id - 1, prev_hash) if next_id > 1 else None
+            for pending in batch:
+                try:
+                    if pending.guard is not None:
+                        pending.guard(cur)
+                except Exception as refusal:  # noqa: BLE001 - handed back to that row's caller
+                    pending.error = refusal
+                    continue
+                entry = _with_hash(
+                    Entry(
+                        id=next_id,
+                        recorded_at=datetime.now(UTC).isoformat(timespec="microseconds"),
+                        prev_hash=prev_hash,
+                        **pending.fields,
+                    )
                 )
-            )
-            if pending.guard is not None:  # later guards in the batch must see this row
-                cur.execute(_INSERT, _row_values(entry))
-            written.append((pending, entry))
-            next_id, prev_hash = entry.id + 1, entry.row_hash
-        unguarded = [_row_values(e) for p, e in written if p.guard is None]
-        if unguarded:
-            cur.executemany(_INSERT, unguarded)
+                if pending.guard is not None:  # later guards in the batch must see this row
+                    cur.execute(_INSERT, _row_values(entry))
+                written.append((pending, entry))
+                next_id, prev_hash = entry.id + 1, entry.row_hash
+            unguarded = [_row_values(e) for p, e in written if p.guard is None]
+            if unguarded:
+                cur.executemany(_INSERT, unguarded)
+        journal_health.after_commit(db)  # rows committed to a file gone meanwhile: not shown
+    except journal_health.JournalLost:
+        raise
+    except Exception as failure:
+        health.commit_failed(str(failure))
+        raise
+    health.committed((written[-1][1].id, written[-1][1].row_hash) if written else head)
     for pending, entry in written:  # only once the commit is durable
         pending.entry = entry
 
@@ -171,6 +185,17 @@ def entries(
     db: Database, tournament: str | None = None, batch: int = 5000, **filters: Any
 ) -> Iterator[Entry]:
     """Every row in id order (optionally of one tournament, kiosk or kind), read in batches."""
+    for row in _rows(db, tournament, batch, **filters):
+        yield _from_row(row)
+
+
+def _rows(
+    db: Database, tournament: str | None = None, batch: int = 5000, **filters: Any
+) -> Iterator[dict[str, Any]]:
+    """The stored rows as the database gives them, in id order, read in batches.
+
+    Every id is read, also ids below 1 that no append makes: an export hides nothing.
+    """
     conditions, params = [], []
     if tournament:
         filters["tournament"] = tournament
@@ -178,18 +203,18 @@ def entries(
         if filters.get(column):
             conditions.append(f"{column} = ?")
             params.append(filters[column])
-    after = 0
+    after: int | None = None
     while True:
-        where = " AND ".join(["id > ?", *conditions])
+        bounds = ["id > ?"] if after is not None else []
+        where = " AND ".join([*bounds, *conditions]) or "1 = 1"
         with db.transaction() as cur:
             rows = cur.execute(
                 f"SELECT * FROM adjudications WHERE {where} ORDER BY id LIMIT {int(batch)}",
-                (after, *params),
+                (*([after] if after is not None else []), *params),
             ).all()
         if not rows:
             return
-        for row in rows:
-            yield _from_row(row)
+        yield from rows
         after = rows[-1]["id"]
 
 
@@ -205,14 +230,30 @@ class VerifyResult:
         return self.first_bad_id is None
 
 
-def verify(db: Database) -> VerifyResult:
-    """Walk the chain; the first row whose hash, link or number is wrong ends the walk."""
+def verify(db: Database, witnessed: Iterable[tuple[int, str]] = ()) -> VerifyResult:
+    """Walk the chain; the first row whose hash, link, number or stored form is wrong ends it.
+
+    `witnessed` holds (row id, hash or its first digits) pairs from checkpoints: each row must
+    still be there with that hash, so rows rewritten or cut off the end are found too.
+    """
+    wanted: dict[int, list[str]] = {}
+    for row_id, row_hash in witnessed:
+        wanted.setdefault(row_id, []).append(row_hash.lower())
     expected_prev, expected_id, count = GENESIS, 1, 0
-    for entry in entries(db):
-        if entry.id != expected_id:
+    for row in _rows(db):
+        entry = _canonical_entry(row)
+        row_id = row["id"]
+        if entry is None:
             return VerifyResult(
-                count, entry.id, f"row {expected_id} is missing before row {entry.id}"
+                count, row_id, f"row {row_id} holds a value not in its canonical form"
             )
+        if entry.id != expected_id:
+            problem = (
+                f"row {entry.id} lies outside the chain (its ids run 1, 2, 3, ...)"
+                if entry.id < expected_id
+                else f"row {expected_id} is missing before row {entry.id}"
+            )
+            return VerifyResult(count, entry.id, problem)
         if entry.prev_hash != expected_prev:
             return VerifyResult(
                 count, entry.id, f"row {entry.id} does not link to row {entry.id - 1}"
@@ -221,7 +262,19 @@ def verify(db: Database) -> VerifyResult:
             return VerifyResult(
                 count, entry.id, f"row {entry.id} was altered after it was recorded"
             )
+        if any(not entry.row_hash.startswith(h) for h in wanted.pop(entry.id, ())):
+            return VerifyResult(
+                count, entry.id, f"row {entry.id} differs from the one a checkpoint witnessed"
+            )
         expected_prev, expected_id, count = entry.row_hash, entry.id + 1, count + 1
+    if wanted:
+        missing = min(wanted)
+        return VerifyResult(
+            count,
+            missing,
+            f"row {missing}, witnessed by a checkpoint, is missing: the journal ends at row "
+            f"{count} (rows were cut off the end)",
+        )
     return VerifyResult(count, last_hash=expected_prev if count else "")
 
 
@@ -243,6 +296,25 @@ def _row_values(entry: Entry) -> tuple:
     return tuple(
         " ".join(entry.words) if name == "words" else getattr(entry, name) for name in FIELDS
     )
+
+
+def _canonical_entry(row: dict[str, Any]) -> Entry | None:
+    """The row as an Entry if every stored value is exactly what an append writes, else None.
+
+    '196601 ' for 196601, 196601.0, 'QI  ZA' for 'QI ZA': each reads back as the same entry
+    and hashes alike, so only the stored form itself can tell.
+    """
+    try:
+        entry = _from_row(row)
+        canonical = _row_values(entry)
+    except (TypeError, ValueError, AttributeError):
+        return None
+    stored = tuple(row[_RENAMED.get(name, name)] for name in FIELDS)
+    same = all(
+        type(have) is type(want) and have == want
+        for have, want in zip(stored, canonical, strict=True)
+    )
+    return entry if same else None
 
 
 def _from_row(row: dict[str, Any]) -> Entry:

@@ -1,20 +1,28 @@
-"""A compiled lexicon: a marisa-trie file opened with mmap, and the manifest that vouches for it.
+"""A compiled lexicon: a marisa-trie file, and the manifest that vouches for it.
 
-Opening checks the file's SHA-256 against the manifest, so a truncated or altered file is
-refused with a clear error instead of judging with the wrong words.
+Opening copies the file once into a private, sealed memory file (Linux memfd: nobody can change
+it after sealing), checks that copy's SHA-256 against the manifest, and only then has marisa
+load the same copy into the process. marisa never sees a byte that has not matched: there is no
+window between checking and loading, and a file damaged in place afterwards cannot reach the
+trie in use (a damaged trie can crash the process). Where memfd is missing, the bytes are read
+into memory, checked and loaded from there.
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
-import mmap
+import os
 from dataclasses import asdict, dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 import marisa_trie
 
+from adjudicator.alphabet import Alphabet
+from adjudicator.alphabet_files import from_manifest
 from adjudicator.errors import LexiconCorrupt
 from adjudicator.wordlist import short_fingerprint
 
@@ -42,10 +50,19 @@ class Manifest:
     tournament_list: bool = True
     refer_longer_than: int = 0
     recipe: dict[str, Any] = field(default_factory=dict)
+    alphabet: dict[str, Any] = field(default_factory=dict)  # its definition; empty: english
 
     @property
     def short_fingerprint(self) -> str:
         return short_fingerprint(self.fingerprint)
+
+    def get_alphabet(self) -> Alphabet:
+        """The alphabet the words are spelled in (from the recorded definition)."""
+        return self._alphabet
+
+    @cached_property
+    def _alphabet(self) -> Alphabet:
+        return from_manifest(self.alphabet)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2, sort_keys=True) + "\n"
@@ -62,6 +79,7 @@ class Manifest:
                 raise ValueError(f"its field {name!r} is not text")
         if not isinstance(manifest.words, int):
             raise ValueError("its field 'words' is not a whole number")
+        manifest.get_alphabet()  # an unusable alphabet makes the manifest unreadable
         return manifest
 
     def summary(self) -> dict[str, Any]:
@@ -69,6 +87,7 @@ class Manifest:
         return {
             "name": self.name,
             "description": self.description,
+            "alphabet": self.get_alphabet().name,
             "words": self.words,
             "fingerprint": self.fingerprint,
             "short_fingerprint": self.short_fingerprint,
@@ -83,21 +102,26 @@ class Manifest:
 
 
 class CompiledLexicon:
-    """A read-only lexicon backed by an mmapped marisa trie; `word in lexicon` looks a word up."""
+    """A read-only lexicon held in a marisa trie; `word in lexicon` looks a word up."""
 
     def __init__(self, manifest: Manifest, trie: marisa_trie.Trie, path: Path):
         self.manifest = manifest
         self.path = path
         self.trie = trie  # the verdict looks words up here directly: no Python call per word
+        self.alphabet = manifest.get_alphabet()
 
     def __contains__(self, word: object) -> bool:
-        return word in self.trie
+        """Whether the canonical spelling `word` is in the lexicon."""
+        return isinstance(word, str) and self.alphabet.key_of(word) in self.trie
 
     def __len__(self) -> int:
         return len(self.trie)
 
     def __iter__(self):
-        return iter(self.trie.iterkeys())
+        """The canonical spellings, in the trie's order (not sorted)."""
+        if self.alphabet.keys_are_canonical:
+            return iter(self.trie.iterkeys())
+        return map(self.alphabet.canonical_of_key, self.trie.iterkeys())
 
     @property
     def name(self) -> str:
@@ -105,16 +129,11 @@ class CompiledLexicon:
 
     @classmethod
     def open(cls, manifest: Manifest, path: Path) -> CompiledLexicon:
-        """mmap the trie at `path` after checking it against `manifest`."""
-        actual = file_sha256(path)
-        if actual != manifest.compiled_sha256:
-            raise LexiconCorrupt(
-                f"Lexicon {manifest.name} is damaged: its compiled file {path.name} does not "
-                "match its manifest. Run `adjudicator lexicon verify` and import it again."
-            )
-        trie = marisa_trie.Trie()
+        """Load the trie at `path` from a private copy that matched `manifest` first."""
         try:
-            trie.mmap(str(path))
+            trie = _load_verified(manifest, path)
+        except LexiconCorrupt:
+            raise
         except Exception as exc:  # marisa raises plain RuntimeError/ValueError on bad files
             raise LexiconCorrupt(f"Lexicon {manifest.name} cannot be opened: {exc}.") from None
         if len(trie) != manifest.words:
@@ -125,17 +144,65 @@ class CompiledLexicon:
         return cls(manifest, trie, path)
 
 
-def file_sha256(path: Path) -> str:
-    """SHA-256 of a file, read through a temporary mmap (no copy on the heap)."""
+def _load_verified(manifest: Manifest, path: Path) -> marisa_trie.Trie:
+    """The trie from a sealed private copy of `path` whose SHA-256 matched the manifest."""
+    trie = marisa_trie.Trie()
+    if not hasattr(os, "memfd_create"):  # not Linux: check and load the same bytes in memory
+        data = _read(path, lambda handle: handle.read())
+        _check(manifest, path, hashlib.sha256(data).hexdigest())
+        trie.frombytes(data)
+        return trie
+    copy = os.memfd_create(f"lexicon-{manifest.name}", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+    try:
+        _read(path, lambda handle: _copy_into(handle, copy))
+        fcntl.fcntl(copy, fcntl.F_ADD_SEALS, _SEALS)  # from here on, the copy cannot change
+        os.lseek(copy, 0, os.SEEK_SET)
+        with open(copy, "rb", closefd=False) as sealed:
+            _check(manifest, path, hashlib.file_digest(sealed, "sha256").hexdigest())
+        trie.load(f"/proc/self/fd/{copy}")  # marisa reads the very copy that was checked
+    finally:
+        os.close(copy)
+    return trie
+
+
+_SEALS = fcntl.F_SEAL_WRITE | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SEAL
+
+
+def _copy_into(handle, target: int) -> None:
+    size = os.fstat(handle.fileno()).st_size
+    copied = 0
+    while copied < size:
+        sent = os.sendfile(target, handle.fileno(), copied, size - copied)
+        if sent == 0:  # shrunk while copying: the hash will say so
+            break
+        copied += sent
+
+
+def _check(manifest: Manifest, path: Path, actual: str) -> None:
+    if actual != manifest.compiled_sha256:
+        raise LexiconCorrupt(
+            f"Lexicon {manifest.name} is damaged: its compiled file {path.name} does not "
+            "match its manifest. Run `adjudicator lexicon verify` and import it again."
+        )
+
+
+def _read(path: Path, how):
+    """Open a compiled file and apply `how` to it, with a clear error if it is missing.
+
+    Read, never mmap: a file truncated by someone else while mapped would kill the process
+    (SIGBUS) when the missing pages are touched.
+    """
     try:
         with open(path, "rb") as handle:
-            if Path(path).stat().st_size == 0:
-                return hashlib.sha256(b"").hexdigest()
-            with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
-                return hashlib.sha256(mapped).hexdigest()
+            return how(handle)
     except FileNotFoundError:
         raise LexiconCorrupt(f"Compiled lexicon file {Path(path).name} is missing.") from None
     except OSError as exc:
         raise LexiconCorrupt(
             f"Compiled lexicon file {Path(path).name} cannot be read: {exc.strerror or exc}."
         ) from None
+
+
+def file_sha256(path: Path) -> str:
+    """SHA-256 of a file, read in chunks (never mapped: see _read)."""
+    return _read(path, lambda handle: hashlib.file_digest(handle, "sha256").hexdigest())

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from adjudicator import catalogue
+from adjudicator.alphabet import ENGLISH, Alphabet
 from adjudicator.errors import ImportRefused, LexiconError
 from adjudicator.importers import BadLine, read_source
 from adjudicator.lexicon import Manifest
@@ -39,14 +40,19 @@ def import_lexicon(
     force: bool = False,
     skip_invalid: bool = False,
     description: str = "",
+    alphabet: Alphabet = ENGLISH,
 ) -> ImportSummary:
-    """Read `path`, check it, and compile it into `store` as `name`."""
+    """Read `path`, check it, and compile it into `store` as `name`, spelled in `alphabet`."""
     check_name(name)
     description = check_text(description, "lexicon description", DESCRIPTION_MAX)
-    result = read_source(Path(path), fmt)
+    result = read_source(Path(path), fmt, alphabet)
     if result.bad_lines and not skip_invalid:
-        raise ImportRefused(bad_lines_message(path, result.bad_lines, result.format))
-    words = WordSet.of(result.words)
+        message = bad_lines_message(path, result.bad_lines, result.format, alphabet)
+        if result.encoding != "utf-8":
+            message += " The file is not valid UTF-8 (it was read as Latin-1): save it as UTF-8."
+        raise ImportRefused(message)
+    read = len(result.words)
+    words = WordSet.take(result.words, alphabet)
     if not len(words):
         raise ImportRefused(f"{path} holds no words: nothing to import.")
     edition = check_against_catalogue(store, name, words, force)
@@ -65,18 +71,27 @@ def import_lexicon(
         if matched
         else (edition.tournament if edition else True),
     )
-    return ImportSummary(manifest, result.bad_lines, len(result.words) - len(words), matched)
+    return ImportSummary(manifest, result.bad_lines, read - len(words), matched)
 
 
-def bad_lines_message(path: Path, bad: list[BadLine], fmt: str = "text") -> str:
+def bad_lines_message(
+    path: Path, bad: list[BadLine], fmt: str = "text", alphabet: Alphabet = ENGLISH
+) -> str:
     """The refusal for a list with lines that are not words, naming the first few."""
     shown = "\n".join(f"  {line}" for line in bad[:SHOW_BAD_LINES])
     more = f"\n  ... and {len(bad) - SHOW_BAD_LINES} more" if len(bad) > SHOW_BAD_LINES else ""
     hint = ""
     if fmt == "text" and any(_looks_defined(line.text) for line in bad):
         hint = " If it is a Zyzzyva text file (a word, then its definition), use --format zyzzyva."
+    allowed = (
+        "letters A-Z only"
+        if alphabet.is_english
+        else f"tiles of the {alphabet.name} alphabet only: {' '.join(alphabet.tiles)}"
+    )
+    if alphabet.is_english and any(not line.text.isascii() for line in bad):
+        hint += " If the list is in another language, import it with --alphabet NAME."
     return (
-        f"{path}: {_lines_are(len(bad))} not words (letters A-Z only):\n{shown}{more}\n"
+        f"{path}: {_lines_are(len(bad))} not words ({allowed}):\n{shown}{more}\n"
         f"Fix the file, or import with --skip-invalid to leave those lines out.{hint}"
     )
 
@@ -114,6 +129,12 @@ def check_replacement(store: LexiconStore, name: str, words: WordSet, force: boo
             f"Lexicon {name} already exists with {existing.words:,} words "
             f"(fingerprint {existing.short_fingerprint}); this file has {len(words):,} "
             f"(fingerprint {words.fingerprint[:12]}). Use --force to replace it."
+        )
+    if existing.get_alphabet() != words.alphabet and not force:
+        raise ImportRefused(
+            f"Lexicon {name} already exists in the {existing.get_alphabet().name} alphabet; "
+            f"this import uses the {words.alphabet.name} alphabet, which reads challenges "
+            "differently. Use --force to replace it."
         )
 
 

@@ -8,11 +8,25 @@ already applied: versions are reserved by parallel work and may land out of orde
 
 from __future__ import annotations
 
+import secrets
+from collections.abc import Callable
 from datetime import UTC, datetime
+from typing import Any
 
 from adjudicator.db import Database
 
-MIGRATIONS: tuple[tuple[int, str, tuple[str, ...]], ...] = (
+Step = str | Callable[[Any], None]  # SQL, or a function of the cursor for values made at run time
+
+
+def _new_journal_id(cur) -> None:
+    """Each journal gets its own random id: a server can tell its journal from any other."""
+    cur.execute(
+        "INSERT INTO journal_identity (journal_id, created_at) VALUES (?, ?)",
+        (secrets.token_hex(16), datetime.now(UTC).isoformat(timespec="seconds")),
+    )
+
+
+MIGRATIONS: tuple[tuple[int, str, tuple[Step, ...]], ...] = (
     (
         1,
         "tournaments, kiosks and the adjudication journal",
@@ -81,6 +95,36 @@ MIGRATIONS: tuple[tuple[int, str, tuple[str, ...]], ...] = (
         ),
     ),
     (
+        4,
+        "journal identity, signed checkpoints, kiosks' witness receipts and their alarms",
+        (
+            """CREATE TABLE journal_identity (
+            journal_id TEXT PRIMARY KEY,
+            created_at TEXT NOT NULL,
+            probed_at TEXT)""",
+            _new_journal_id,
+            """CREATE TABLE checkpoints (
+            made_at TEXT NOT NULL,
+            row_id INTEGER NOT NULL,
+            body TEXT NOT NULL)""",
+            "CREATE INDEX checkpoints_by_time ON checkpoints (made_at)",
+            """CREATE TABLE kiosk_witnesses (
+            kiosk TEXT PRIMARY KEY,
+            row_id INTEGER NOT NULL,
+            receipt TEXT NOT NULL,
+            reported_at TEXT NOT NULL)""",
+            """CREATE TABLE witness_alarms (
+            kiosk TEXT NOT NULL,
+            row_id INTEGER NOT NULL,
+            row_hash TEXT NOT NULL,
+            problem TEXT NOT NULL,
+            raised_at TEXT NOT NULL,
+            acknowledged_at TEXT,
+            acknowledged_by TEXT,
+            PRIMARY KEY (kiosk, row_id, row_hash))""",
+        ),
+    ),
+    (
         5,
         "server-side staff sessions; sign-in and pairing attempts counted per address",
         (
@@ -115,18 +159,25 @@ def current_version(db: Database) -> int:
 
 
 def upgrade(db: Database) -> list[int]:
-    """Apply every migration not yet applied, lowest first; returns the versions applied now."""
+    """Apply every migration not yet applied; returns the versions applied now.
+
+    Each version is looked up by itself, not compared with the highest applied: versions
+    developed on parallel branches may land out of order (4 before 3), and 3 still applies.
+    """
     applied = []
     with db.transaction(chain_lock=True) as cur:
         _ensure_table(cur)
         done = {
             int(row[0]) for row in cur.execute("SELECT version FROM schema_migrations").tuples()
         }
-        for version, description, statements in sorted(MIGRATIONS):
+        for version, description, statements in sorted(MIGRATIONS, key=lambda m: m[0]):
             if version in done:
                 continue
             for statement in statements:
-                cur.execute(statement)
+                if callable(statement):
+                    statement(cur)
+                else:
+                    cur.execute(statement)
             cur.execute(
                 "INSERT INTO schema_migrations (version, description, applied_at) VALUES (?, ?, ?)",
                 (version, description, datetime.now(UTC).isoformat()),

@@ -1,23 +1,25 @@
 """Challenge input: typed text or a list of words -> the normalised words to judge.
 
-The checks look only at the shape of the input (letters, lengths, counts), never at a
-lexicon, so an input error can never depend on whether a word is valid.
+The checks look only at the shape of the input (tiles, lengths, counts) in the alphabet of the
+tournament's lexicon, never at its words, so an input error can never depend on whether a word
+is valid. A normalised word is the canonical spelling (alphabet.py): upper case, NFC, with
+multi-letter tiles in brackets.
 """
 
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable
 
+from adjudicator.alphabet import ENGLISH, MAX_FOLD_CHARS, Alphabet, SpellingError
 from adjudicator.errors import ChallengeInputError
 
-MIN_LETTERS = 2
+MIN_LETTERS = 2  # tiles, for alphabets with tiles of several letters
 MAX_LETTERS = 15  # the board is 15 x 15
 MAX_WORDS = 8  # a main word and up to 7 cross words
+MAX_TYPED = MAX_LETTERS * (MAX_FOLD_CHARS + 2)  # a tile is at most "[" + fold text + "]"
 
 _SEPARATORS = re.compile(r"[ \t\r\n,]+")
-_ASCII_LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
 
 
 def split_words(text: str) -> list[str]:
@@ -25,8 +27,10 @@ def split_words(text: str) -> list[str]:
     return [piece for piece in _SEPARATORS.split(text) if piece]
 
 
-def normalize_challenge(words: str | Iterable[str]) -> tuple[str, ...]:
-    """Check and upper-case a challenge; raises ChallengeInputError naming the problem."""
+def normalize_challenge(
+    words: str | Iterable[str], alphabet: Alphabet = ENGLISH
+) -> tuple[str, ...]:
+    """Check and spell a challenge in `alphabet`; raises ChallengeInputError naming the problem."""
     pieces = split_words(words) if isinstance(words, str) else _split_each(words)
     if not pieces:
         raise ChallengeInputError("No words to judge: type the challenged words, 1 to 8 of them.")
@@ -35,7 +39,7 @@ def normalize_challenge(words: str | Iterable[str]) -> tuple[str, ...]:
             f"Too many words: {len(pieces)} given, a play forms at most {MAX_WORDS}. "
             "Remove the extra words."
         )
-    return tuple(_check_word(piece, position) for position, piece in enumerate(pieces, 1))
+    return tuple(_check_word(piece, position, alphabet) for position, piece in enumerate(pieces, 1))
 
 
 def _split_each(words: Iterable[str]) -> list[str]:
@@ -47,32 +51,32 @@ def _split_each(words: Iterable[str]) -> list[str]:
     return pieces
 
 
-def _check_word(word: str, position: int) -> str:
-    for index, char in enumerate(word, 1):
-        if char not in _ASCII_LETTERS:
-            raise ChallengeInputError(
-                f"Word {position} ({word!r}) has {_describe(char)} at position {index}: "
-                "use the letters A to Z only (type a blank as the letter it stands for)."
-            )
-    if len(word) < MIN_LETTERS:
+def _check_word(word: str, position: int, alphabet: Alphabet) -> str:
+    if alphabet.is_english and word.isascii() and word.isalpha():
+        count, canonical = len(word), word.upper()  # the fast path: plain A-Z
+    elif len(word) > MAX_TYPED:  # more than 15 tiles however written: not worth spelling out
         raise ChallengeInputError(
-            f"Word {position} ({word!r}) has 1 letter: a word has at least {MIN_LETTERS} letters."
+            f"Word {position} ({word!r}) has {len(word)} characters: no word on a 15 x 15 "
+            f"board has more than {MAX_LETTERS} tiles."
         )
-    if len(word) > MAX_LETTERS:
+    else:
+        try:
+            tiles = alphabet.spell(word)
+        except SpellingError as exc:
+            raise ChallengeInputError(
+                f"Word {position} ({word!r}) has {exc.problem}: {exc.allowed}"
+            ) from None
+        count, canonical = len(tiles), alphabet.canonical(tiles)
+    unit = "letter" if alphabet.is_english else "tile"
+    if count < MIN_LETTERS:
         raise ChallengeInputError(
-            f"Word {position} ({word!r}) has {len(word)} letters: "
+            f"Word {position} ({word!r}) has {count} {unit}: "
+            f"a word has at least {MIN_LETTERS} {unit}s."
+        )
+    if count > MAX_LETTERS:
+        raise ChallengeInputError(
+            f"Word {position} ({word!r}) has {count} {unit}s: "
             "no word on a 15 x 15 board has more "
             f"than {MAX_LETTERS}."
         )
-    return word.upper()
-
-
-def _describe(char: str) -> str:
-    """Name a refused character so a person can find it, without echoing the word."""
-    if char.isdigit():
-        return f"the digit {char!r}"
-    name = unicodedata.name(char, None)
-    code = f"U+{ord(char):04X}"
-    if name:
-        return f"the character {char!r} ({name.lower()}, {code})"
-    return f"an invisible or control character ({code})"
+    return canonical

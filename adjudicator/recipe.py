@@ -10,14 +10,19 @@ from __future__ import annotations
 
 import hashlib
 import tomllib
-from dataclasses import dataclass, field
+from bisect import bisect_left
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from importlib import resources
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
 from adjudicator import catalogue
+from adjudicator.alphabet import ENGLISH, Alphabet
+from adjudicator.alphabet_files import resolve_alphabet
 from adjudicator.errors import ImportRefused, LexiconError
-from adjudicator.importers import BadLine, read_limited, read_source, read_text
+from adjudicator.importers import BadLine, read_limited, read_source, read_words
 from adjudicator.lexicon import Manifest
 from adjudicator.lexicon_import import (
     SHOW_BAD_LINES,
@@ -29,7 +34,18 @@ from adjudicator.store import LexiconStore, check_name
 from adjudicator.textcheck import DESCRIPTION_MAX, TextError, check_text
 from adjudicator.wordlist import WordSet
 
-KEYS = ("name", "description", "sources", "add", "remove", "refer_longer_than")
+KEYS = (
+    "name",
+    "description",
+    "sources",
+    "add",
+    "remove",
+    "refer_longer_than",
+    "alphabet",
+    "drop_capitalised",
+    "skip_invalid",
+    "tournament_list",
+)
 REQUIRED = ("name", "sources")
 REFER_MIN, REFER_MAX = 2, 15
 
@@ -50,6 +66,10 @@ class Recipe:
     add: tuple[str, ...] = ()
     remove: tuple[str, ...] = ()
     refer_longer_than: int = 0
+    alphabet: Alphabet = ENGLISH
+    drop_capitalised: bool = False  # leave out source entries with a capital letter
+    skip_invalid: bool = False  # leave out source lines that do not spell in the alphabet
+    tournament_list: bool = True
 
     @property
     def folder(self) -> Path:
@@ -69,6 +89,8 @@ class ListRecord:
     words: int
     fingerprint: str
     sha256: str = ""  # of the file's bytes, for files
+    capitalised: int = 0  # entries left out for a capital letter (drop_capitalised)
+    skipped: int = 0  # lines left out that do not spell in the alphabet (skip_invalid)
 
     def as_dict(self) -> dict[str, Any]:
         record = {
@@ -77,8 +99,9 @@ class ListRecord:
             "words": self.words,
             "fingerprint": self.fingerprint,
         }
-        if self.sha256:
-            record["sha256"] = self.sha256
+        for key in ("sha256", "capitalised", "skipped"):
+            if getattr(self, key):
+                record[key] = getattr(self, key)
         return record
 
 
@@ -109,6 +132,7 @@ class RecipeBuild:
             "removed": self.removed,
             "remove_not_there": self.not_there,
             "refer_longer_than": self.recipe.refer_longer_than,
+            "alphabet": self.recipe.alphabet.name,
         }
 
 
@@ -184,6 +208,10 @@ def parse_recipe(text: str, path: Path) -> Recipe:
         add=_string_list(data, "add", path),
         remove=_string_list(data, "remove", path),
         refer_longer_than=_refer(data, path),
+        alphabet=_alphabet(data, path),
+        drop_capitalised=_flag(data, "drop_capitalised", path, False),
+        skip_invalid=_flag(data, "skip_invalid", path, False),
+        tournament_list=_flag(data, "tournament_list", path, True),
     )
 
 
@@ -225,14 +253,35 @@ def _refer(data: dict, path: Path) -> int:
     return value
 
 
+def _alphabet(data: dict, path: Path) -> Alphabet:
+    if "alphabet" not in data:
+        return ENGLISH
+    try:
+        return resolve_alphabet(_string(data, "alphabet", path), path.parent)
+    except ImportRefused as exc:
+        raise RecipeError(f"Recipe {path.name}: {exc}") from None
+
+
+def _flag(data: dict, key: str, path: Path, default: bool) -> bool:
+    value = data.get(key, default)
+    if not isinstance(value, bool):
+        raise RecipeError(f"Recipe {path.name}: {key} must be true or false, not {value!r}.")
+    return value
+
+
 def build_recipe(store: LexiconStore, recipe: Recipe) -> RecipeBuild:
-    """The union of the sources, plus the add lists, minus the remove lists."""
-    union: set[str] = set()
-    build = RecipeBuild(recipe, WordSet((), ""))
+    """The union of the sources, plus the add lists, minus the remove lists.
+
+    Sources may hold millions of words: they stay sorted lists (no sets of them), and the
+    union of one source with nothing added or removed is that source as it was read.
+    """
+    alphabet = recipe.alphabet
+    build = RecipeBuild(recipe, WordSet((), "", alphabet))
+    sources = []
     for entry in recipe.sources:
         words, record = _read_source(store, recipe, entry)
         build.sources.append(record)
-        union.update(words)
+        sources.append(words)
     additions: set[str] = set()
     for entry in recipe.add:
         words, record = _read_adjustments(recipe, entry, "add")
@@ -243,27 +292,53 @@ def build_recipe(store: LexiconStore, recipe: Recipe) -> RecipeBuild:
         words, record = _read_adjustments(recipe, entry, "remove")
         build.remove.append(record)
         removals.update(words)
-    build.added = len(additions - union)
-    union |= additions
-    build.removed = len(removals & union)
+    union = sources[0]
+    if len(sources) > 1:
+        union = WordSet.take(list(chain.from_iterable(s.words for s in sources)), alphabet)
+    present = _members(union.words, additions | removals)
+    new = additions - present
+    gone = removals & (present | additions)
+    build.added, build.removed = len(new), len(gone)
     build.not_there = len(removals) - build.removed
-    build.words = WordSet.of(union - removals)
+    build.words = union
+    if new or gone:
+        kept = [word for word in union.words if word not in removals] if gone else union.words
+        build.words = WordSet.take([*kept, *(new - removals)], alphabet)
     if not len(build.words):
         raise RecipeError(f"Recipe {recipe.path.name} gives no words: nothing to import.")
     return build
 
 
-def _read_source(store: LexiconStore, recipe: Recipe, entry: str) -> tuple[list[str], ListRecord]:
+def _members(sorted_words: Sequence[str], probes: set[str]) -> set[str]:
+    """The probes that are in `sorted_words` (binary search: no set of a big list)."""
+    found = set()
+    for probe in probes:
+        index = bisect_left(sorted_words, probe)
+        if index < len(sorted_words) and sorted_words[index] == probe:
+            found.add(probe)
+    return found
+
+
+def _read_source(store: LexiconStore, recipe: Recipe, entry: str) -> tuple[WordSet, ListRecord]:
     """A source is a file beside the recipe if one exists, else a compiled lexicon."""
     path = recipe.folder / entry
+    alphabet = recipe.alphabet
     if path.is_file():
-        result = read_source(path, "auto")
-        if result.bad_lines:
-            raise _bad_lines(recipe, f"source {entry}", result.bad_lines, "words (A-Z only)")
-        words = WordSet.of(result.words)
-        return list(words.words), ListRecord(
-            entry, "file", len(words), words.fingerprint, result.source_sha256
+        result = read_source(path, "auto", alphabet, drop_capitalised=recipe.drop_capitalised)
+        if result.bad_lines and not recipe.skip_invalid:
+            error = _bad_lines(recipe, f"source {entry}", result.bad_lines, _words_in(alphabet))
+            raise RecipeError(f"{error} Or set skip_invalid = true to leave them out.")
+        words = WordSet.take(result.words, alphabet)
+        record = ListRecord(
+            entry,
+            "file",
+            len(words),
+            words.fingerprint,
+            result.source_sha256,
+            capitalised=result.capitalised,
+            skipped=len(result.bad_lines),
         )
+        return words, record
     try:
         lexicon = store.open(entry)
     except LexiconError as exc:
@@ -276,7 +351,15 @@ def _read_source(store: LexiconStore, recipe: Recipe, entry: str) -> tuple[list[
             "Import it first, or fix the path."
         ) from None
     m = lexicon.manifest
-    return list(lexicon), ListRecord(entry, "lexicon", m.words, m.fingerprint)
+    if lexicon.alphabet != alphabet:
+        raise RecipeError(
+            f"Recipe {recipe.path.name}: source {entry!r} is spelled in the "
+            f"{lexicon.alphabet.name} alphabet, this recipe in {alphabet.name}: "
+            "set the recipe's alphabet to match."
+        )
+    return WordSet.take(list(lexicon), alphabet), ListRecord(
+        entry, "lexicon", m.words, m.fingerprint
+    )
 
 
 def _is_compiled(store: LexiconStore, entry: str) -> bool:
@@ -294,16 +377,16 @@ def _read_adjustments(recipe: Recipe, entry: str, key: str) -> tuple[list[str], 
             f"Recipe {recipe.path.name}: the {key} list {entry!r} cannot be read "
             f"(no such file); {key} lists are word-list files beside the recipe."
         )
-    raw, sha = read_limited(path)
-    words, bad = _words_with_lines(raw)
+    raw, sha = read_limited(path)  # gunzipped, never past the import limit
+    words, bad = _words_with_lines(raw, recipe.alphabet)
     if bad:
         raise _bad_lines(
             recipe,
             f"{key} list {entry}",
             bad,
-            f"words of {MIN_LETTERS} to {MAX_LETTERS} letters A-Z",
+            _words_in(recipe.alphabet, f"{MIN_LETTERS} to {MAX_LETTERS}"),
         )
-    unique = WordSet.of(words)
+    unique = WordSet.of(words, recipe.alphabet)
     return words, ListRecord(entry, "file", len(unique), unique.fingerprint, sha)
 
 
@@ -317,19 +400,40 @@ def _bad_lines(recipe: Recipe, what: str, bad: list[BadLine], expected: str) -> 
     )
 
 
-def _words_with_lines(raw: bytes) -> tuple[list[str], list[BadLine]]:
+def _words_in(alphabet: Alphabet, length: str = "") -> str:
+    """'words (A-Z only)', 'words of 2 to 15 letters A-Z', or the same in an alphabet's tiles."""
+    if alphabet.is_english:
+        return f"words of {length} letters A-Z" if length else "words (A-Z only)"
+    if length:
+        return f"words of {length} tiles of the {alphabet.name} alphabet"
+    return f"words (tiles of the {alphabet.name} alphabet only)"
+
+
+def _words_with_lines(raw: bytes, alphabet: Alphabet) -> tuple[list[str], list[BadLine]]:
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
         text = raw.decode("latin-1")
-    words: list[str] = []
-    bad: list[BadLine] = []
-    for number, word, is_bad in read_text(text):
-        if is_bad or not MIN_LETTERS <= len(word) <= MAX_LETTERS:
-            bad.append(BadLine(number, word))
-        else:
-            words.append(word)
+    lines = read_words(text, alphabet)
+    words = [w for w in lines.words if MIN_LETTERS <= alphabet.tile_count(w) <= MAX_LETTERS]
+    bad = list(lines.bad_lines)
+    if len(words) < len(lines.words):  # find the lines of the words of the wrong length
+        wrong = set(lines.words) - set(words)
+        for number, line in enumerate(text.split("\n"), 1):
+            stripped = line.strip()
+            if stripped and not stripped.startswith("#"):
+                tiles = _spelled(alphabet, stripped)
+                if tiles is not None and alphabet.canonical(tiles) in wrong:
+                    bad.append(BadLine(number, stripped))
+        bad.sort(key=lambda line: line.number)
     return words, bad
+
+
+def _spelled(alphabet: Alphabet, text: str) -> tuple[str, ...] | None:
+    try:
+        return alphabet.spell(text)
+    except ValueError:
+        return None
 
 
 def import_recipe(
@@ -339,9 +443,21 @@ def import_recipe(
     *,
     force: bool = False,
     description: str = "",
+    alphabet: Alphabet | None = None,
 ) -> RecipeSummary:
-    """Build the recipe at `path`; compile it into `store` as `name`, else the recipe's name."""
+    """Build the recipe at `path`; compile it into `store` as `name`, else the recipe's name.
+
+    `alphabet` (from the command line) is the recipe's alphabet; it must agree with the
+    recipe's own `alphabet` key when the recipe has one.
+    """
     recipe = load_recipe(path)
+    if alphabet is not None and alphabet != recipe.alphabet:
+        if "alphabet" in tomllib.loads(recipe.text):
+            raise RecipeError(
+                f"Recipe {recipe.path.name} is spelled in the {recipe.alphabet.name} alphabet, "
+                f"not {alphabet.name}: leave out --alphabet or change the recipe."
+            )
+        recipe = replace(recipe, alphabet=alphabet)
     name = check_name(name or recipe.name)
     description = check_text(description, "lexicon description", DESCRIPTION_MAX)
     build = build_recipe(store, recipe)
@@ -359,7 +475,9 @@ def import_recipe(
         source_format="recipe",
         verified=bool(edition and edition.fingerprint == words.fingerprint),
         catalogue_name=matched.name if matched else "",
-        tournament_list=(matched or edition).tournament if (matched or edition) else True,
+        tournament_list=(matched or edition).tournament
+        if (matched or edition)
+        else recipe.tournament_list,
         refer_longer_than=recipe.refer_longer_than,
         recipe=build.record(),
     )

@@ -24,7 +24,8 @@ class Ruling:
 
 
 def rule_on(lexicon: CompiledLexicon, rule: Rule, words: Sequence[str]) -> Ruling:
-    """Judge normalised `words` against `lexicon` and apply `rule`."""
-    verdict = judge(lexicon.trie, words, lexicon.manifest.refer_longer_than)
+    """Judge normalised `words` (canonical spellings) against `lexicon` and apply `rule`."""
     words = tuple(words)
+    keys = lexicon.alphabet.keys_of(words)  # one character per tile: lengths count tiles
+    verdict = judge(lexicon.trie, keys, lexicon.manifest.refer_longer_than)
     return Ruling(verdict, words, lexicon, rule, consequence(rule, verdict, len(words)))

@@ -142,10 +142,11 @@ def give(
             f"Adjudication #{original.id} was referred for a dictionary check (REFER): look the "
             "words up in the dictionary and give its outcome (acceptable or unacceptable)."
         )
-    normalised = normalize_challenge(words)
+    lexicon = lexicon_of(store, original)
+    normalised = normalize_challenge(words, lexicon.alphabet)
     _refuse_if_ruled(db, original.id)
     rule = get_rule(original.rule)
-    ruling = rule_on(lexicon_of(store, original), rule, normalised)
+    ruling = rule_on(lexicon, rule, normalised)
     verdict, notes = ruling.verdict, []
     if verdict is Verdict.REFER and dictionary is not None:
         verdict = DICTIONARY[dictionary]

@@ -58,6 +58,17 @@ SETTINGS: tuple[Setting, ...] = (
         "8",
         "Seconds the kiosk page waits for the server's answer before showing NOT JUDGED.",
     ),
+    Setting(
+        "receipt_key_file",
+        "",
+        "The Ed25519 key that signs receipts and checkpoints; empty means receipt_key.pem in the "
+        "home. Name one file on every app server so they sign with one key.",
+    ),
+    Setting(
+        "lexicon_recheck_seconds",
+        "60",
+        "How often a serving process re-hashes the compiled lexicons it has open.",
+    ),
     Setting("upload_limit_mb", "20", "Largest word list the director's page accepts, in MB."),
     Setting(
         "import_limit_mb",

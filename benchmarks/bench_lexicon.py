@@ -83,7 +83,7 @@ def test_read_csw24_only(benchmark):
 
 
 def test_open_compiled_lexicon_mmap(benchmark, store):
-    """A fresh open (no per-store cache): SHA-256 of the compiled file, then mmap."""
+    """A fresh open (no per-store cache): read the file, SHA-256 of those bytes, load them."""
     manifest = store.manifest("CSW24")
     path = store.root / manifest.compiled_file
     lexicon = benchmark(CompiledLexicon.open, manifest, path)

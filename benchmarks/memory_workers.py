@@ -4,11 +4,12 @@
 
 Compiles the 12 lexicons of bench_lexicon.py (every .txt list in ../shared/lexicons plus
 Zyzzyva's OWL) into a temporary data home, makes one tournament and kiosk per lexicon, starts
-`adjudicator serve`, and judges against every tournament until each worker has mmapped all 12
-compiled tries (checked in /proc/<pid>/maps). It then reads, for each worker, VmRSS and Pss
-(/proc/<pid>/smaps_rollup) and the Rss and Pss of the .marisa mappings alone (/proc/<pid>/smaps):
-Pss divides each shared page among the processes mapping it, so it shows what the tries cost
-once shared by the workers. Loopback only; stops its server at the end.
+`adjudicator serve`, and judges against every tournament (60 challenges each, from several
+threads, so every worker loads all 12). It then reads, for each worker, VmRSS and RssAnon
+(/proc/<pid>/status) and Pss (/proc/<pid>/smaps_rollup). Since issue 9 each worker loads its
+tries from bytes it has checked against their manifests (never mapping the files, which someone
+could damage under it), so the tries are private memory (RssAnon), not shared file pages.
+Loopback only; stops its server at the end.
 """
 
 from __future__ import annotations
@@ -65,35 +66,15 @@ def workers_of(pid: int) -> list[int]:
     return sorted(children)
 
 
-def marisa_maps(pid: int) -> set[str]:
-    return {
-        line.split()[-1]
-        for line in Path(f"/proc/{pid}/maps").read_text().splitlines()
-        if line.endswith(".marisa")
-    }
-
-
 def memory(pid: int) -> dict:
-    """VmRSS, Pss, and the Rss/Pss of .marisa mappings, in KiB."""
+    """VmRSS, RssAnon and Pss, in KiB."""
     status = Path(f"/proc/{pid}/status").read_text()
     rollup = Path(f"/proc/{pid}/smaps_rollup").read_text()
-    found = {
+    return {
         "VmRSS": _field(status, "VmRSS"),
+        "RssAnon": _field(status, "RssAnon"),
         "Pss": _field(rollup, "Pss"),
-        "Rss": _field(rollup, "Rss"),
     }
-    tries_rss = tries_pss = 0
-    current = ""
-    for line in Path(f"/proc/{pid}/smaps").read_text().splitlines():
-        head = line.split()
-        if head and not head[0].endswith(":"):
-            current = head[-1] if len(head) >= 6 else ""
-        elif current.endswith(".marisa") and head[0] == "Rss:":
-            tries_rss += int(head[1])
-        elif current.endswith(".marisa") and head[0] == "Pss:":
-            tries_pss += int(head[1])
-    found.update(tries_rss=tries_rss, tries_pss=tries_pss, tries_open=len(marisa_maps(pid)))
-    return found
 
 
 def _field(text: str, name: str) -> int:
@@ -103,9 +84,9 @@ def _field(text: str, name: str) -> int:
     return 0
 
 
-def judge_everywhere(server: Server, tokens: list[str], workers: list[int]) -> None:
-    """Send challenges to every tournament until every worker has all 12 tries mapped."""
-    for _ in range(20):
+def judge_everywhere(server: Server, tokens: list[str]) -> None:
+    """Send 60 challenges to every tournament, 12 at a time, so every worker opens all 12."""
+    for _ in range(5):
         threads = [
             threading.Thread(
                 target=lambda t=t: [post(server.url, t, ["QI", "ZA"]) for _ in range(4)]
@@ -117,9 +98,6 @@ def judge_everywhere(server: Server, tokens: list[str], workers: list[int]) -> N
             thread.start()
         for thread in threads:
             thread.join()
-        if all(len(marisa_maps(pid)) >= len(tokens) for pid in workers):
-            return
-    raise RuntimeError("the workers did not all open every lexicon")
 
 
 def main() -> None:
@@ -135,7 +113,7 @@ def main() -> None:
         with Server(home, workers=args.workers) as server:
             workers = workers_of(server.process.pid)
             before = {pid: memory(pid) for pid in workers}
-            judge_everywhere(server, tokens, workers)
+            judge_everywhere(server, tokens)
             after = {pid: memory(pid) for pid in workers}
             master = memory(server.process.pid)
     result = {
@@ -153,14 +131,16 @@ def main() -> None:
         f"{len(tokens)} lexicons, compiled files {compiled_kb / 1024:.1f} MiB; "
         f"master VmRSS {master['VmRSS'] / 1024:.1f} MiB"
     )
-    print("| worker | VmRSS after start | VmRSS, 12 open | Pss, 12 open | tries Rss | tries Pss |")
-    print("|---|---|---|---|---|---|")
+    print(
+        "| worker | VmRSS after start | VmRSS, 12 open | Pss, 12 open | RssAnon start / 12 open |"
+    )
+    print("|---|---|---|---|---|")
     for n, pid in enumerate(workers, 1):
         b, a = before[pid], after[pid]
         print(
             f"| {n} | {b['VmRSS'] / 1024:.1f} MiB | {a['VmRSS'] / 1024:.1f} MiB | "
-            f"{a['Pss'] / 1024:.1f} MiB | {a['tries_rss'] / 1024:.1f} MiB | "
-            f"{a['tries_pss'] / 1024:.1f} MiB |"
+            f"{a['Pss'] / 1024:.1f} MiB | "
+            f"{b['RssAnon'] / 1024:.1f} / {a['RssAnon'] / 1024:.1f} MiB |"
         )
 
 

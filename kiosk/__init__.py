@@ -39,7 +39,13 @@ def create_app(test_config: dict | None = None) -> Flask:
     security.init_app(app)
     staff_web.init_app(app)
 
-    from kiosk import api, director, judges, pages
+    from kiosk import (
+        api,
+        director,
+        director_integrity,  # noqa: F401 - adds its routes to director.bp
+        judges,
+        pages,
+    )
 
     app.register_blueprint(api.bp)
     app.register_blueprint(pages.bp)

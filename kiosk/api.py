@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from flask import Blueprint, current_app, jsonify, request
+from flask import Blueprint, Response, current_app, jsonify, request
 
-from adjudicator import kiosks, tournaments
+from adjudicator import journal_health, kiosks, receipts, tournaments, witnesses
+from adjudicator.db import DatabaseUnavailable
 from adjudicator.hall import DETAIL_FIELDS as DETAILS
 from adjudicator.hall import LexiconUnavailable
+from adjudicator.receipt_key import signature_ok
 from adjudicator.rules import RULES
 from kiosk.auth import current_kiosk
 from kiosk.errors import ApiError
@@ -22,8 +24,12 @@ TOUCH_SECONDS = 60  # last seen: recorded at most once a minute per kiosk
 
 @bp.get("/healthz")
 def healthz():
-    """200 when the app can judge: the database answers and at least one lexicon opens."""
+    """200 when the app can judge: the journal is the one opened and writable, the database
+    answers, and at least one lexicon opens."""
     hall = get_hall()
+    health = hall.journal_health()
+    if not health.ok:
+        raise ApiError(503, health.message)
     tournaments.list_all(hall.db)
     names = hall.store.names()
     if not names:
@@ -42,12 +48,17 @@ def tournament_list():
     return jsonify([t.to_api() for t in tournaments.list_all(get_hall().db)])
 
 
-@bp.get("/api/v1/kiosk")
+@bp.route("/api/v1/kiosk", methods=["GET", "POST"])
 def kiosk_status():
-    """What a paired kiosk shows at all times: its tournament, lexicon and rule."""
+    """What a paired kiosk shows at all times: its tournament, lexicon and rule, and whether
+    the journal can record verdicts. A POST may carry the kiosk's newest receipt as a witness,
+    `{"witness": receipt}`, checked against the journal."""
     kiosk = _require_kiosk()
     hall = get_hall()
-    _touch(hall, kiosk)
+    health = hall.journal_health()
+    if health.ok:
+        _touch(hall, kiosk)
+        _witness(hall, kiosk)
     tournament = tournaments.get(hall.db, kiosk.tournament)
     manifest = hall.store.manifest(tournament.lexicon)
     rule = RULES[tournament.rule]
@@ -62,8 +73,10 @@ def kiosk_status():
             "fingerprint": tournament.lexicon_fingerprint,
             "short_fingerprint": tournament.lexicon_fingerprint[:12],
             "available": _lexicon_available(hall, tournament),
+            "alphabet": manifest.get_alphabet().summary(),
         },
         rule={"name": rule.name, "title": rule.title},
+        journal=health.to_api(),
         verdict_seconds=current_app.config["VERDICT_SECONDS"],
         clear_seconds=current_app.config["CLEAR_SECONDS"],
         request_timeout_seconds=current_app.config["REQUEST_TIMEOUT_SECONDS"],
@@ -87,10 +100,29 @@ def adjudicate():
             f"Unknown field(s) {', '.join(map(repr, unknown))}: "
             f"send words, and optionally {', '.join(DETAILS)}.",
         )
-    entry = get_hall().adjudicate(kiosk, words, **{k: body[k] for k in DETAILS if k in body})
-    response = jsonify(entry.to_api())
+    hall = get_hall()
+    entry = hall.adjudicate(kiosk, words, **{k: body[k] for k in DETAILS if k in body})
+    answer = entry.to_api()
+    answer["receipt"] = hall.receipt(entry)
+    response = jsonify(answer)
     response.status_code = 201
     return response
+
+
+@bp.post("/api/v1/kiosk/receipt-qr")
+def receipt_qr():
+    """The docket's QR code (SVG) of a receipt this kiosk was given, sent back as JSON."""
+    kiosk = _require_kiosk()
+    hall = get_hall()
+    try:
+        receipt = receipts.parse(request.get_json(silent=True))
+    except receipts.ReceiptError as exc:
+        raise ApiError(400, f"Send the receipt from the verdict: {exc}.") from None
+    if not signature_ok(receipt, hall.signing_key().public):
+        raise ApiError(400, "That receipt's signature does not verify: send it unchanged.")
+    if receipt.get("kiosk") != kiosk.name:
+        raise ApiError(403, "Only the kiosk that made an adjudication may print its receipt.")
+    return Response(receipts.qr_svg(receipt), mimetype="image/svg+xml")
 
 
 @bp.route("/api/v1/adjudications", methods=["GET", "PUT", "PATCH", "DELETE"])
@@ -108,7 +140,24 @@ def _touch(hall, kiosk) -> None:
     seen = kiosk.last_seen_at
     cutoff = datetime.now(UTC) - timedelta(seconds=TOUCH_SECONDS)
     if seen is None or datetime.fromisoformat(seen) < cutoff:
-        kiosks.touch(hall.db, kiosk.name)
+        try:
+            kiosks.touch(hall.db, kiosk.name)
+        except DatabaseUnavailable:
+            pass  # "last seen" can wait: the status still tells the kiosk what is wrong
+
+
+def _witness(hall, kiosk) -> None:
+    """Check the receipt a kiosk sent with its poll (if any) against the journal."""
+    body = request.get_json(silent=True) if request.method == "POST" else None
+    if not isinstance(body, dict) or body.get("witness") is None:
+        return
+    witnesses.report(
+        hall.db,
+        kiosk.name,
+        body["witness"],
+        hall.signing_key().public,
+        journal_health.journal_id(hall.db),
+    )
 
 
 def _lexicon_available(hall, tournament) -> bool:

@@ -30,6 +30,7 @@ from adjudicator import (
     settings,
     tournaments,
 )
+from adjudicator.alphabet_files import builtin, builtin_names
 from adjudicator.errors import AdjudicatorError, LexiconError
 from adjudicator.import_job import import_isolated
 from adjudicator.rules import RULES
@@ -194,6 +195,7 @@ def _lexicons_page(status: int = 200, **extra):
         "director/lexicons.html",
         manifests=hall.store.manifests(),
         formats=FORMATS,
+        alphabets=builtin_names(),
         upload_limit_mb=limit,
         **extra,
     )
@@ -208,10 +210,14 @@ def lexicon_import():
     upload = request.files.get("file")
     name = request.form.get("name", "").strip()
     fmt = request.form.get("format", "auto")
+    alphabet_name = request.form.get("alphabet", "english")
+    alphabet = builtin(alphabet_name)
     if upload is None or not upload.filename:
         return _lexicons_page(400, import_error="Choose a word list file to upload.")
     if fmt not in FORMATS:
         return _lexicons_page(400, import_error=f"Unknown format {fmt!r}.")
+    if alphabet is None:
+        return _lexicons_page(400, import_error="Unknown alphabet: choose one from the list.")
     folder = Path(tempfile.mkdtemp(prefix="import-", dir=_upload_dir()))
     try:
         path = folder / (secure_filename(upload.filename) or "upload.txt")
@@ -224,6 +230,7 @@ def lexicon_import():
             force=bool(request.form.get("force")),
             skip_invalid=bool(request.form.get("skip_invalid")),
             description=request.form.get("description", ""),
+            alphabet=alphabet_name,
         )
     except (AdjudicatorError, OSError) as exc:
         message = str(exc).replace(str(folder) + "/", "")

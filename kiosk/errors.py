@@ -13,9 +13,11 @@ from werkzeug.exceptions import HTTPException
 from adjudicator.db import DatabaseUnavailable
 from adjudicator.errors import AdjudicatorError, ChallengeInputError
 from adjudicator.hall import DetailError, LexiconUnavailable
+from adjudicator.journal_health import LOST_MESSAGE, JournalLost
 from adjudicator.journal_review import FilterError
 from adjudicator.kiosks import KioskError
 from adjudicator.ratelimit import RateLimited
+from adjudicator.receipt_key import ReceiptKeyError
 from adjudicator.rules import UnknownRule
 from adjudicator.second_opinion import SecondOpinionRefused
 from adjudicator.staff import StaffError
@@ -25,6 +27,12 @@ from adjudicator.tournaments import TournamentError
 log = logging.getLogger("kiosk")
 
 NOT_JUDGED = "NOT JUDGED: the verdict could not be recorded. Try again, or call the director."
+# What the public is told instead of the exception's text (which may name files).
+PUBLIC_MESSAGES = (
+    (JournalLost, f"NOT JUDGED: {LOST_MESSAGE}"),
+    (DatabaseUnavailable, NOT_JUDGED),
+    (ReceiptKeyError, "NOT JUDGED: the hall's signing key cannot be used. Call the director."),
+)
 
 # Errors about what was sent are 400 (an unknown tournament or kiosk in a URL, a bad filter, a
 # name that lies); any other (the journal, a lexicon, a setting) is 503: not judged.
@@ -83,7 +91,7 @@ def init_app(app: Flask) -> None:
     @app.errorhandler(AdjudicatorError)
     def adjudicator_error(exc: AdjudicatorError):
         status = next((code for kind, code in STATUS_FOR if isinstance(exc, kind)), 503)
-        message = NOT_JUDGED if isinstance(exc, DatabaseUnavailable) else str(exc)
+        message = next((m for kind, m in PUBLIC_MESSAGES if isinstance(exc, kind)), str(exc))
         if status >= 500:
             log.error("no verdict given: %s: %s", type(exc).__name__, exc)
         headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, RateLimited) else None

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from flask import Blueprint, redirect, render_template, request, url_for
 
-from adjudicator import journal, second_opinion
+from adjudicator import journal, receipts, second_opinion
 from adjudicator.errors import AdjudicatorError, LexiconError
 from kiosk.auth import current_kiosk
 from kiosk.hall import get_hall
@@ -97,4 +97,7 @@ def give():
         )
     except AdjudicatorError as exc:
         return _case_page(original, error=str(exc), status=400)
-    return render_template("director/judge_result.html", opinion=opinion), 201
+    receipt = hall.receipt(opinion.entry)
+    return render_template(
+        "director/judge_result.html", opinion=opinion, receipt_code=receipts.code(receipt)
+    ), 201

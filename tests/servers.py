@@ -100,19 +100,23 @@ class Server:
         self.workers = workers
         self.process: subprocess.Popen | None = None
 
+    def command(self) -> list[str]:
+        """What starts the server: `adjudicator serve` on this port."""
+        return [
+            sys.executable,
+            "-m",
+            "adjudicator",
+            "serve",
+            "--bind",
+            f"127.0.0.1:{self.port}",
+            "--workers",
+            str(self.workers),
+        ]
+
     def start(self, timeout: float = 20) -> Server:
         log = open(self.log_path, "ab")
         self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "adjudicator",
-                "serve",
-                "--bind",
-                f"127.0.0.1:{self.port}",
-                "--workers",
-                str(self.workers),
-            ],
+            self.command(),
             env=self.env,
             stdout=log,
             stderr=subprocess.STDOUT,
@@ -181,4 +185,17 @@ def post(url: str, token: str, words, timeout: float = 10, **details) -> tuple[i
         except ValueError:
             return error.code, {"raw": raw.decode(errors="replace")}
     except (OSError, http.client.HTTPException) as error:  # refused, reset, cut mid-answer
+        return None, {"error": repr(error)}
+
+
+def get(url: str, token: str | None = None, timeout: float = 10) -> tuple[int | None, dict]:
+    """GET a JSON endpoint (with a kiosk's token if given): (status, body)."""
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    request = urllib.request.Request(url, headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read() or b"{}")
+    except (OSError, http.client.HTTPException) as error:
         return None, {"error": repr(error)}

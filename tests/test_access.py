@@ -31,6 +31,8 @@ ACCESS: dict[tuple[str, str], frozenset[str]] = {
     ("GET", "/api/v1/lexicons"): EVERYONE,
     ("GET", "/api/v1/tournaments"): EVERYONE,
     ("GET", "/api/v1/kiosk"): KIOSKS,
+    ("POST", "/api/v1/kiosk"): KIOSKS,  # the status poll, carrying the newest receipt
+    ("POST", "/api/v1/kiosk/receipt-qr"): KIOSKS,
     ("POST", "/api/v1/adjudications"): KIOSKS,
     # other methods on the adjudications endpoint: 405 for everyone
     **{(m, "/api/v1/adjudications"): EVERYONE for m in ("GET", "PUT", "PATCH", "DELETE")},
@@ -70,6 +72,11 @@ ACCESS: dict[tuple[str, str], frozenset[str]] = {
     ("GET", "/director/journal.csv"): DIRECTOR_ONLY,
     ("GET", "/director/flags"): DIRECTOR_ONLY,
     ("POST", "/director/flags/<int:adjudication_id>/ruling"): DIRECTOR_ONLY,
+    ("POST", "/director/checkpoint"): DIRECTOR_ONLY,
+    ("GET", "/director/checkpoint.json"): DIRECTOR_ONLY,
+    ("POST", "/director/alarms/acknowledge"): DIRECTOR_ONLY,
+    ("GET", "/director/receipts.jsonl"): DIRECTOR_ONLY,
+    ("GET", "/director/receipt-key.pem"): DIRECTOR_ONLY,
 }
 
 SAMPLE_ARGS = {

@@ -228,7 +228,9 @@ def test_the_row_is_in_the_journal_before_the_response_leaves(app, setup):
     body = judge(app.test_client(), setup, ["QI", "QX"], challenger="Ann").get_json()
     (entry,) = seen_before_sending
     assert entry is not None, "the verdict was about to be sent before its row was committed"
+    receipt = body.pop("receipt")
     assert entry.to_api() == body
+    assert (receipt["id"], receipt["row_hash"]) == (entry.id, entry.row_hash)
     assert entry.verdict == "UNACCEPTABLE" and entry.words == ("QI", "QX")
     assert entry.kiosk == "table-1" and entry.challenger == "Ann"
     assert journal.verify(setup.hall.db).ok

@@ -174,6 +174,21 @@ def _uploads_left(staffed) -> list:
     return list(folder.iterdir()) if folder.exists() else []
 
 
+def test_an_upload_in_another_alphabet(staffed, home):
+    director = staffed.director()
+    form = director.get("/director/lexicons").get_data(as_text=True)
+    assert '<select id="alphabet" name="alphabet"><option>english</option>' in form
+    response = _upload(director, "żółw\ngęś\n".encode(), name="PL", alphabet="polish")
+    page = response.get_data(as_text=True)
+    assert response.status_code == 201 and "alphabet:    polish (A Ą B" in page
+    assert staffed.store.manifest("PL").get_alphabet().name == "polish"
+    assert '<td data-label="Alphabet">polish</td>' in page  # each lexicon's alphabet
+    refused = _upload(director, "żółw\n".encode(), name="PL2")  # english by default
+    assert refused.status_code == 400 and "--alphabet NAME" in refused.get_data(as_text=True)
+    unknown = _upload(director, b"qi\n", name="X", alphabet="klingon")
+    assert unknown.status_code == 400 and "Unknown alphabet" in unknown.get_data(as_text=True)
+
+
 def test_an_upload_is_imported_with_the_clis_summary_and_not_kept(staffed, home):
     director = staffed.director()
     response = _upload(director, b"qi\nza\ncat\n")

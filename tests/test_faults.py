@@ -26,6 +26,7 @@ from pathlib import Path
 
 import pytest
 
+from adjudicator.journal_health import PROBE_SECONDS
 from adjudicator.store import LexiconStore
 from adjudicator.wordlist import WordSet
 from tests.load_support import (
@@ -35,7 +36,7 @@ from tests.load_support import (
     journal_rows,
     post,
 )
-from tests.servers import SERVER_WORDS, Server, cli, prepare_home
+from tests.servers import SERVER_WORDS, Server, cli, get, prepare_home
 
 pytestmark = pytest.mark.slow
 
@@ -110,8 +111,19 @@ def test_journal_disk_full_gives_not_judged_corrupts_nothing_and_recovers(tmp_pa
                 full = send(server, home.token, 400)
                 first = next(i for i, (status, _) in enumerate(full) if status == 503)
                 full_after = full[first:]
+                # /healthz and the kiosks tell the truth while the disk is full (issue 10)
+                told = [get(server.url + "/healthz") for _ in range(6)]
+                kiosk = [get(server.url + "/api/v1/kiosk", home.token) for _ in range(4)]
                 filler.unlink()
+                time.sleep(PROBE_SECONDS + 0.5)  # a failed commit is re-tried by a probe
+                healthy = [get(server.url + "/healthz") for _ in range(6)]
                 resumed = send(server, home.token, 20)  # the same processes: no restart
+            assert {status for status, _ in told} == {503}, told
+            assert all("cannot be written" in body["error"] for _, body in told)
+            for status, body in kiosk:
+                assert status == 200 and body["journal"]["state"] == "cannot-write", body
+                assert body["lexicon"]["available"] is True  # not blamed on the lexicon
+            assert {status for status, _ in healthy} == {200}, healthy
         else:  # no mount here: the server may not grow any file past a limit instead
             db_size = max(p.stat().st_size for p in disk.iterdir())
             limit = db_size + 256 * 1024
@@ -248,3 +260,58 @@ def test_different_words_reimported_under_load_refuse_cleanly_until_repinned(tmp
     rows = journal_rows(home.path)
     assert len(rows) == len(load.served())
     assert_served_are_recorded(load.served(), rows)
+
+
+# --- a compiled lexicon damaged in place with its timestamps put back -------------------------
+
+
+def damage_keeping_times(path: Path, offset: int, data: bytes) -> None:
+    before = path.stat()
+    with open(path, "r+b") as handle:
+        handle.seek(offset)
+        handle.write(data)
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+
+@pytest.mark.parametrize("where", ["start", "middle", "end"])
+def test_a_lexicon_damaged_with_its_mtime_restored_is_out_of_service_within_the_interval(
+    tmp_path, where
+):
+    home, other_token = two_tournament_home(tmp_path / "home")
+    store = LexiconStore(root=home.path / "lexicons")
+    compiled = home.path / "lexicons" / store.manifest("TINY").compiled_file
+    original = compiled.read_bytes()
+    with Server(home, workers=2, env={"ADJUDICATOR_LEXICON_RECHECK_SECONDS": "1"}) as server:
+        warm = [post(server.url, home.token, ["QI", "ZA"]) for _ in range(8)]  # both workers
+        assert {status for status, _ in warm} == {201}
+        offset = {"start": 0, "middle": len(original) // 2, "end": len(original) - 16}[where]
+        damage_keeping_times(compiled, offset, bytes(b ^ 0xFF for b in original[offset:][:16]))
+        damaged_at = time.monotonic()
+        replies = []
+        while time.monotonic() < damaged_at + 4:
+            status, body = post(server.url, home.token, ["QI", "ZA"])
+            replies.append((time.monotonic() - damaged_at, status, body))
+            if status == 201:
+                assert body["verdict"] == "ACCEPTABLE"  # never a verdict from damaged words
+            time.sleep(0.05)
+        refused = [seconds for seconds, status, _ in replies if status == 503]
+        assert refused and refused[0] <= 1 + 1.0, replies[:5]  # the interval, plus slack
+        after = [status for seconds, status, _ in replies if seconds > refused[0] + 1.2]
+        assert after and set(after) == {503}  # both workers, and it stays out of service
+        for _, status, body in replies:
+            if status == 503:
+                assert "verdict" not in body
+                assert "lexicon unavailable" in body["error"].lower()
+                assert "call the director" in body["error"].lower()
+        assert post(server.url, other_token, ["QI"])[0] == 201  # other tournaments judge on
+        status, kiosk = get(server.url + "/api/v1/kiosk", home.token)
+        assert status == 200 and kiosk["lexicon"]["available"] is False
+
+        compiled.write_bytes(original)  # put back: out of service until the director verifies
+        time.sleep(1.2)
+        assert post(server.url, home.token, ["QI"])[0] == 503
+        cli(home.path, "lexicon", "verify", "TINY")
+        assert post(server.url, home.token, ["QI"])[0] == 201
+        log = server.read_log()
+    assert log.count("Booting worker") == 2, "a worker died and was replaced"
+    assert "SIGSEGV" not in log and "SIGBUS" not in log

@@ -5,10 +5,16 @@ from __future__ import annotations
 import gzip
 import hashlib
 import struct
+import unicodedata
 
 import pytest
 from conftest import encode_dwg
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from adjudicator import importers
+from adjudicator.alphabet import ENGLISH
+from adjudicator.alphabet_files import builtin
 from adjudicator.errors import ImportRefused
 from adjudicator.importers import BadLine, detect_format, read_dwg, read_source
 
@@ -181,3 +187,157 @@ class TestFailures:
         data = gzip.compress(b"AA\nQI\n" * 100)[:30]
         with pytest.raises(ImportRefused, match="looks gzip-compressed but cannot be decompressed"):
             read_source(_write(tmp_path, "cut.txt.gz", data))
+
+
+# --- lists in other alphabets, streamed a chunk at a time (issue 14) ---------------------------
+
+POLISH, SPANISH, CATALAN = builtin("polish"), builtin("spanish"), builtin("catalan")
+
+
+class TestAlphabets:
+    def test_a_polish_list(self, tmp_path):
+        data = "źdźbło\nŻÓŁĆ\nquiz\nkraków\nz\u0301le\n".encode()
+        result = read_source(_write(tmp_path, "pl.txt", data), "text", POLISH)
+        assert result.words == ["ŹDŹBŁO", "ŻÓŁĆ", "KRAKÓW", "ŹLE"]  # decomposed Ź is Ź (NFC)
+        assert result.bad_lines == [BadLine(3, "quiz")]
+
+    def test_capitalised_entries_are_dropped_when_asked(self, tmp_path):
+        data = "kot\nKraków\nPKP\nżółw\n# A Comment\n  Warszawa  \nvoltaż\n".encode()
+        path = _write(tmp_path, "pl.txt", data)
+        result = read_source(path, "text", POLISH, drop_capitalised=True)
+        assert result.words == ["KOT", "ŻÓŁW"]
+        assert result.capitalised == 3  # Kraków, PKP, Warszawa; the comment is no entry
+        assert result.bad_lines == [BadLine(7, "voltaż")]  # V is no Polish tile
+        kept = read_source(path, "text", POLISH)
+        assert "KRAKÓW" in kept.words and kept.capitalised == 0
+
+    def test_spanish_digraphs_and_folds(self, tmp_path):
+        data = "chico\nperro\ncamión\n[c][h]ico\nkilo\nAÑO\n".encode()
+        result = read_source(_write(tmp_path, "es.txt", data), "text", SPANISH)
+        assert sorted(result.words) == sorted(["[CH]ICO", "PE[RR]O", "CAMION", "CHICO", "AÑO"])
+        assert result.bad_lines == [BadLine(5, "kilo")]
+
+    def test_catalan_lone_letters_of_a_tile_are_bad_lines(self, tmp_path):
+        data = "cel·la\nqatar\ncel·\ncanya\nyes\nl'home\nqüestió\n".encode()
+        result = read_source(_write(tmp_path, "ca.txt", data), "text", CATALAN)
+        assert result.words == ["CE[L·L]A", "CA[NY]A", "[QU]ESTIO"]
+        assert [bad.number for bad in result.bad_lines] == [2, 3, 5, 6]
+
+    def test_a_zyzzyva_style_list_in_another_alphabet(self, tmp_path):
+        data = "źdźbło źdźbło trawy\nżółw zwierzę\n".encode()
+        result = read_source(_write(tmp_path, "pl.txt", data), "zyzzyva", POLISH)
+        assert result.words == ["ŹDŹBŁO", "ŻÓŁW"]
+
+    def test_a_word_graph_is_checked_against_the_alphabet(self, tmp_path):
+        path = _write(tmp_path, "lex.dwg", encode_dwg(["KOT", "QUIZ", "ZEBRA"]))
+        result = read_source(path, "auto", POLISH)
+        assert sorted(result.words) == ["KOT", "ZEBRA"]
+        assert [bad.text for bad in result.bad_lines] == ["QUIZ"]
+
+
+def _reference(text: str, alphabet) -> tuple[list[str], list[BadLine]]:
+    """What a line-by-line reader gives: every line spelled on its own."""
+    words, bad = [], []
+    for number, line in enumerate(text.replace("\r\n", "\n").split("\n"), 1):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        try:
+            words.append(alphabet.canonical(alphabet.spell(stripped)))
+        except ValueError:
+            bad.append(BadLine(number, unicodedata.normalize("NFC", stripped)))
+    return words, bad
+
+
+LINE = st.lists(
+    st.sampled_from(
+        [
+            "a",
+            "ch",
+            "ll",
+            "rr",
+            "ñ",
+            "Ó",
+            "á",
+            "k",
+            "[",
+            "]",
+            "[ch]",
+            " ",
+            "#",
+            "-",
+            "\r",
+            "l·l",
+            "ny",
+            "qu",
+            "q",
+            "ç",
+            "ż",
+            "ó",
+            "\u0301",
+            "é",
+        ]
+    ),
+    max_size=6,
+).map("".join)
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(lines=st.lists(LINE, max_size=30), chunk=st.integers(1, 40))
+def test_chunked_reading_equals_reading_line_by_line(tmp_path, monkeypatch, lines, chunk):
+    """Whatever the chunk size (multi-byte letters cut in two), the fast chunk reader gives
+    the words and the bad lines a line-by-line reader gives, in every alphabet."""
+    monkeypatch.setattr(importers, "_CHUNK", chunk)
+    monkeypatch.setattr(importers, "_HEAD", chunk)
+    text = "\n".join(lines)
+    path = _write(tmp_path, "list.txt", text.encode())
+    for alphabet in (ENGLISH, POLISH, SPANISH, CATALAN):
+        result = read_source(path, "text", alphabet)
+        words, bad = _reference(text, alphabet)
+        assert sorted(result.words) == sorted(words), alphabet.name
+        assert result.bad_lines == bad, alphabet.name
+
+
+def test_a_latin1_byte_after_the_first_chunk_is_a_bad_line(tmp_path, monkeypatch):
+    monkeypatch.setattr(importers, "_CHUNK", 8)
+    monkeypatch.setattr(importers, "_HEAD", 8)
+    data = b"AA\nQI\nZA\nCAT\nNA\xcfVE\nDOG\n"
+    result = read_source(_write(tmp_path, "l1.txt", data), "text")
+    assert result.words == ["AA", "QI", "ZA", "CAT", "DOG"]
+    assert result.bad_lines == [BadLine(5, "NA\u00cfVE")]
+    assert result.encoding == "latin-1"
+
+
+def test_a_large_gzipped_word_graph_is_detected_by_its_trailer(tmp_path, monkeypatch):
+    monkeypatch.setattr(importers, "_HEAD", 4096)
+    words = sorted({a + b + c for a in "ABCDEFGHIJKLMNOP" for b in "AEIOU" for c in "RSTLNMDK"})
+    words += [w + "S" for w in words] + [w + "ED" for w in words]
+    graph = encode_dwg(words)
+    assert len(graph) > importers._HEAD  # detection cannot see the whole graph at first
+    for name, data in (("big.dwg", graph), ("big.dwg.gz", gzip.compress(graph))):
+        result = read_source(_write(tmp_path, name, data))
+        assert result.format == "dwg" and sorted(result.words) == sorted(words)
+
+
+def test_a_large_text_list_is_not_taken_for_a_graph(tmp_path):
+    data = ("AAHED\n" * 20000).encode()  # its first bytes could start a graph header
+    for name, content in (("big.txt", data), ("big.txt.gz", gzip.compress(data))):
+        result = read_source(_write(tmp_path, name, content))
+        assert result.format == "text" and len(result.words) == 20000
+
+
+def test_a_gzip_file_cut_short_after_the_first_chunk_is_refused(tmp_path, monkeypatch):
+    monkeypatch.setattr(importers, "_CHUNK", 64)
+    data = gzip.compress(("".join(f"W{i:06d}\n" for i in range(20000))).encode())
+    with pytest.raises(ImportRefused, match="cannot be decompressed"):
+        read_source(_write(tmp_path, "cut.txt.gz", data[: len(data) // 2]))
+
+
+def test_a_huge_bad_line_is_reported_short(tmp_path):
+    data = b"AA\n" + b"B" * 5_000_000 + b"?\nQI\n"
+    result = read_source(_write(tmp_path, "huge.txt", data), "text")
+    assert result.words == ["AA", "QI"]
+    (bad,) = result.bad_lines
+    assert bad.number == 2 and bad.text == "B" * 200 + "..."

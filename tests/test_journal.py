@@ -268,6 +268,31 @@ def test_migrations_are_idempotent_and_keep_the_data(db_path):
     assert journal.verify(database).rows == 2
 
 
+def test_a_migration_landed_out_of_order_is_still_applied(db_path, monkeypatch):
+    """Branches land in any order: a database at versions {1, 2, 4} still gets 3 later."""
+    database = SqliteDatabase(str(db_path))
+    later = (3, "a migration that landed after version 4", ("CREATE TABLE landed_late (x TEXT)",))
+    migrations.upgrade(database)
+    monkeypatch.setattr(migrations, "MIGRATIONS", (*migrations.MIGRATIONS, later))
+    assert migrations.upgrade(database) == [3]
+    assert migrations.upgrade(database) == []
+    with database.transaction() as cur:
+        assert cur.execute("SELECT COUNT(*) AS n FROM landed_late").one() == {"n": 0}
+
+
+def test_each_journal_gets_its_own_random_id(tmp_path):
+    ids = set()
+    for name in ("a", "b"):
+        database = SqliteDatabase(str(tmp_path / f"{name}.sqlite3"))
+        migrations.upgrade(database)
+        migrations.upgrade(database)  # idempotent: one id, never a second
+        with database.transaction() as cur:
+            rows = cur.execute("SELECT journal_id FROM journal_identity").all()
+        assert len(rows) == 1 and len(rows[0]["journal_id"]) == 32
+        ids.add(rows[0]["journal_id"])
+    assert len(ids) == 2
+
+
 def test_the_journal_is_durable_sqlite(db, db_path):
     fill(db, 1)
     with sqlite3.connect(db_path) as connection:

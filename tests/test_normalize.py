@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from adjudicator.alphabet_files import builtin
 from adjudicator.errors import ChallengeInputError
 from adjudicator.normalize import MAX_LETTERS, MAX_WORDS, normalize_challenge, split_words
 
@@ -98,3 +99,52 @@ def test_input_errors_do_not_depend_on_the_words_being_valid():
     valid_first = _error("QI ZA Z4").replace("QI ZA", "")
     invalid_first = _error("XQ QX Z4").replace("XQ QX", "")
     assert valid_first == invalid_first
+
+
+# --- other alphabets (issue 14): the tournament lexicon's tiles decide -------------------------
+
+POLISH, SPANISH = builtin("polish"), builtin("spanish")
+
+
+def test_polish_words_are_read_in_polish_tiles():
+    assert normalize_challenge("źdźbło, Żółć", POLISH) == ("ŹDŹBŁO", "ŻÓŁĆ")
+
+
+def test_a_polish_word_is_refused_in_english():
+    message = _error("ŹDŹBŁO")
+    assert "'Ź' (latin capital letter z with acute, U+0179) at position 1" in message
+    assert "letters A to Z only" in message
+
+
+def test_spanish_digraphs_count_as_one_tile_each():
+    # A word of 15 tiles fits the board however many letters they are written with.
+    fifteen = "ch" * 15  # 30 letters, 15 CH tiles
+    assert normalize_challenge(fifteen, SPANISH) == ("[CH]" * 15,)
+    message = _error_in(SPANISH, "ch" * 16)
+    assert "has 16 tiles: no word on a 15 x 15 board has more than 15" in message
+    message = _error_in(SPANISH, "ch")
+    assert "has 1 tile: a word has at least 2 tiles" in message
+
+
+def test_a_bad_character_names_what_the_alphabet_allows():
+    message = _error_in(SPANISH, "QI kilo")
+    assert message.startswith("Word 2 ('kilo') has the character 'k' (latin small letter k")
+    assert "the spanish alphabet's tiles are A B C CH D" in message
+    assert "letters A to Z only" not in message
+
+
+def test_input_errors_in_other_alphabets_do_not_depend_on_the_words():
+    valid_first = _error_in(SPANISH, "[CH]ICO PERRO KILO").replace("[CH]ICO PERRO", "")
+    invalid_first = _error_in(SPANISH, "XQXQ QXQX KILO").replace("XQXQ QXQX", "")
+    assert valid_first == invalid_first
+
+
+def _error_in(alphabet, typed) -> str:
+    with pytest.raises(ChallengeInputError) as caught:
+        normalize_challenge(typed, alphabet)
+    return str(caught.value)
+
+
+def test_a_huge_word_in_another_alphabet_is_refused_without_spelling_it_out():
+    message = _error_in(SPANISH, "ch" * 5000)
+    assert "has 10000 characters: no word on a 15 x 15 board has more than 15 tiles" in message

@@ -426,6 +426,7 @@ BAD = "QX"
 
 def _masked(text: str) -> str:
     text = re.sub(r"#\d+", "#N", text)
+    text = re.sub(r"\b[0-9A-F]{4}-[0-9A-F]{4}\b", "<RECEIPT>", text)  # from the row's hash
     text = re.sub(r"\d{4}-\d\d-\d\d[ T][\d:.]+(\+00:00)?", "<T>", text)
     text = re.sub(
         r'value="[^"]+" name="csrf_token"|name="csrf_token" value="[^"]+"', "<CSRF>", text

@@ -2,19 +2,30 @@
 
 from __future__ import annotations
 
+import json
 import sys
+from pathlib import Path
 
 import click
 
+from adjudicator import audit as audit_receipts
+from adjudicator import checkpoints, journal, migrations, receipt_key, tournaments
 from adjudicator import export as export_rows
-from adjudicator import journal, migrations, tournaments
 from adjudicator.backends import connect
-from adjudicator.cli.common import open_hall
+from adjudicator.cli.common import CliError, json_option, open_hall
+
+key_option = click.option(
+    "--key",
+    "key_file",
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    help="The hall's public key (PEM, as `journal key` prints it); default: this hall's key.",
+)
 
 
 @click.group("journal")
 def journal_group() -> None:
-    """The journal of every adjudication: export, verify."""
+    """The journal of every adjudication: export, verify, key, checkpoint, audit."""
 
 
 @journal_group.command("export")
@@ -31,11 +42,33 @@ def export(tournament: str | None, fmt: str):
 
 
 @journal_group.command("verify")
-def verify():
-    """Check the hash chain; exit 1 naming the first bad row."""
-    result = journal.verify(open_hall().db)
+@click.option(
+    "--checkpoint",
+    "checkpoint_files",
+    multiple=True,
+    type=click.File("r"),
+    help="A checkpoint (`journal checkpoint --json` output, or 'row ID HASH' as noted down) "
+    "whose row must still be in the journal unchanged. Repeatable.",
+)
+@key_option
+def verify(checkpoint_files, key_file):
+    """Check the hash chain and stored values (and checkpoints); exit 1 naming the first bad row."""
+    db = open_hall().db
+    witnessed = []
+    if checkpoint_files:
+        public, journal_id = _public_key(key_file), checkpoints.journal_id(db)
+        for handle in checkpoint_files:
+            try:
+                witnessed.append(checkpoints.read(handle.read(), handle.name, public, journal_id))
+            except checkpoints.CheckpointError as exc:
+                click.echo(f"Journal NOT verified: {exc}", err=True)
+                sys.exit(1)
+    result = journal.verify(db, [(w.id, w.row_hash) for w in witnessed])
     if result.ok:
         click.echo(f"Journal intact: {result.rows:,} rows, hash chain verified.")
+        for seen in witnessed:
+            how = "signed checkpoint" if seen.signed else "noted checkpoint"
+            click.echo(f"Row {seen.id} matches the {how} in {seen.source}.")
         if result.last_hash:
             # Rows cut off the end leave an intact chain: note this line to compare later.
             click.echo(f"Last row: {result.rows} {result.last_hash}")
@@ -46,6 +79,60 @@ def verify():
         err=True,
     )
     sys.exit(1)
+
+
+@journal_group.command("key")
+def key():
+    """Print the hall's receipt-signing public key (Ed25519, PEM)."""
+    signing = receipt_key.load_or_create()
+    click.echo(signing.public_pem().rstrip("\n"))
+
+
+@journal_group.command("checkpoint")
+@json_option
+def checkpoint(as_json: bool):
+    """Sign the journal's newest row (after verifying the chain): print it or note it down."""
+    hall = open_hall()
+    made = checkpoints.make(hall.db, receipt_key.load_or_create())
+    click.echo(json.dumps(made, sort_keys=True) if as_json else checkpoints.text(made), nl=as_json)
+
+
+@journal_group.command("audit")
+@click.argument("receipts_file", metavar="FILE", type=click.File("r"))
+@key_option
+def audit(receipts_file, key_file):
+    """Check receipts (JSON, one a line) against the journal; exit 1 naming each bad one."""
+    db = open_hall().db
+    result = audit_receipts.audit(db, receipts_file, _public_key(key_file))
+    for which, problem in result.failures:
+        click.echo(f"BAD {which}: {problem}")
+    chain = result.chain
+    if chain is not None and not chain.ok:
+        click.echo(f"BAD journal: its chain is broken at row {chain.first_bad_id}: {chain.problem}")
+    held = result.checked - len(result.failures)
+    click.echo(
+        f"{result.checked:,} receipt(s) checked: {held:,} held unchanged by the journal, "
+        f"{len(result.failures):,} not."
+    )
+    if not result.checked:
+        click.echo("No receipt found in the file: nothing was audited.", err=True)
+    sys.exit(0 if result.ok else 1)
+
+
+def _public_key(key_file: str | None):
+    """The public key given with --key, else this hall's (never made here: it must exist)."""
+    if key_file:
+        try:
+            return receipt_key.load_public_pem(Path(key_file).read_bytes())
+        except ValueError as exc:
+            raise CliError(f"{key_file} is not an Ed25519 public key in PEM: {exc}") from None
+    path = receipt_key.key_path()
+    if not path.exists():
+        raise CliError(
+            f"No receipt key at {path}: give the hall's public key with --key, or set "
+            "ADJUDICATOR_RECEIPT_KEY_FILE to the hall's key file."
+        )
+    return receipt_key.load(path).public
 
 
 @click.group("db")

@@ -49,9 +49,10 @@ def judge(lexicon_name: str | None, rule_name: str | None, as_json: bool, words:
             "Name the lexicon to judge against: --lexicon NAME (see `adjudicator lexicon list`)."
         )
     text = sys.stdin.read() if words == ("-",) else " ".join(words)
-    normalised = normalize_challenge(text)
+    lexicon = open_store().open(lexicon_name)
+    normalised = normalize_challenge(text, lexicon.alphabet)  # input in the lexicon's tiles
     rule = get_rule(rule_name or settings.get("default_rule"))
-    ruling = rule_on(open_store().open(lexicon_name), rule, normalised)
+    ruling = rule_on(lexicon, rule, normalised)
     click.echo(json.dumps(ruling_json(ruling)) if as_json else format_ruling(ruling))
     sys.exit(ruling.verdict.exit_code)
 

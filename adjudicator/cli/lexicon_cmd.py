@@ -9,6 +9,8 @@ from pathlib import Path
 
 import click
 
+from adjudicator.alphabet import ENGLISH, Alphabet
+from adjudicator.alphabet_files import builtin, builtin_names, resolve_alphabet
 from adjudicator.cli.common import CliError, json_option, open_store
 from adjudicator.defaults import install_defaults
 from adjudicator.errors import LexiconError
@@ -18,6 +20,7 @@ from adjudicator.lexicon import Manifest
 from adjudicator.lexicon_diff import LexiconDiff, diff_lexicons
 from adjudicator.lexicon_import import import_lexicon
 from adjudicator.recipe import import_recipe, referral_text
+from adjudicator.wording import plural
 
 
 @click.group()
@@ -57,6 +60,14 @@ def lexicon() -> None:
     "--skip-invalid", is_flag=True, help="Leave out lines that are not words, and list them."
 )
 @click.option("--description", default="", help="A line describing the lexicon.")
+@click.option(
+    "--alphabet",
+    "alphabet_spec",
+    metavar="NAME|FILE",
+    help="The tiles the words are spelled in: a built-in alphabet (english, polish, spanish, "
+    "catalan; see `lexicon alphabets`) or a federation's alphabet TOML file. Default english; "
+    "with --recipe, the recipe's own alphabet.",
+)
 def import_(
     path: Path | None,
     recipe: str | None,
@@ -65,17 +76,21 @@ def import_(
     force: bool,
     skip_invalid: bool,
     description: str,
+    alphabet_spec: str | None,
 ):
     """Compile the word list at PATH (gzip or not) as NAME, or build the lexicon --recipe FILE."""
     if (path is None) == (recipe is None):
         raise click.UsageError("Give exactly one of PATH or --recipe FILE.")
+    alphabet = resolve_alphabet(alphabet_spec) if alphabet_spec else None
     if recipe is not None:
         if fmt != "auto" or skip_invalid:
             raise click.UsageError(
                 "--format and --skip-invalid apply to PATH only: a recipe's "
                 "sources are detected automatically and must hold only words."
             )
-        summary = import_recipe(open_store(), recipe, name, force=force, description=description)
+        summary = import_recipe(
+            open_store(), recipe, name, force=force, description=description, alphabet=alphabet
+        )
         click.echo(format_recipe_import(summary))
         return
     if not name:
@@ -88,6 +103,7 @@ def import_(
         force=force,
         skip_invalid=skip_invalid,
         description=description,
+        alphabet=alphabet or ENGLISH,
     )
     click.echo(format_import(summary))
 
@@ -118,6 +134,8 @@ def list_(as_json: bool):
             status += f", refers >{m.refer_longer_than}"
         if m.recipe:
             status += ", recipe " + m.recipe.get("file", "")
+        if m.alphabet and m.get_alphabet().name != "english":
+            status += ", alphabet " + m.get_alphabet().name
         click.echo(f"{m.name:<14} {m.words:>9,}  {m.short_fingerprint:<12}  {status}")
 
 
@@ -132,6 +150,8 @@ def show(name: str, as_json: bool):
         click.echo(json.dumps(data, indent=2))
         return
     for key, value in data.items():
+        if key == "alphabet":
+            value = alphabet_text(manifest.get_alphabet())
         if key != "recipe":
             click.echo(f"{key + ':':<20} {value}")
     click.echo(f"{'referral:':<20} {referral_text(manifest.refer_longer_than)}")
@@ -146,10 +166,18 @@ def _recipe_text(manifest: Manifest) -> str:
     lines = [f"{recipe.get('file', '?')} (sha256 {str(recipe.get('sha256', ''))[:12]})"]
     for key, title in (("sources", "source"), ("add", "add"), ("remove", "remove")):
         for record in recipe.get(key, []):
+            left_out = "".join(
+                f"; {plural(record[key], *what)} left out"
+                for key, what in (
+                    ("capitalised", ("capitalised entry", "capitalised entries")),
+                    ("skipped", ("line",)),
+                )
+                if record.get(key)
+            )
             lines.append(
                 f"  {title + ':':<8} {record.get('name')} ({record.get('kind')}): "
                 f"{record.get('words', 0):,} words, fingerprint "
-                f"{str(record.get('fingerprint', ''))[:12]}"
+                f"{str(record.get('fingerprint', ''))[:12]}{left_out}"
             )
     if recipe.get("add"):
         lines.append(f"  added:   {recipe.get('added', 0):,} word(s) no source had")
@@ -160,6 +188,28 @@ def _recipe_text(manifest: Manifest) -> str:
         lines.append("  text:")
         lines.extend(f"    | {line}" for line in text.splitlines())
     return "\n".join(lines)
+
+
+def alphabet_text(alphabet: Alphabet) -> str:
+    """'polish: A Ą B ...' with the folds, as `lexicon show` and `lexicon alphabets` print it."""
+    text = f"{alphabet.name} ({len(alphabet.tiles)} tiles: {' '.join(alphabet.tiles)})"
+    if alphabet.fold:
+        text += "; reads " + ", ".join(f"{a} as {b}" for a, b in alphabet.fold)
+    return text
+
+
+@lexicon.command("alphabets")
+@json_option
+def alphabets(as_json: bool):
+    """List the built-in alphabets and their tiles (for --alphabet and recipes)."""
+    found = [builtin(name) for name in builtin_names()]
+    if as_json:
+        click.echo(json.dumps([a.to_dict() for a in found], indent=2, ensure_ascii=False))
+        return
+    for alphabet in found:
+        click.echo(alphabet_text(alphabet))
+        if alphabet.description:
+            click.echo(f"  {alphabet.description}")
 
 
 @lexicon.command("verify")

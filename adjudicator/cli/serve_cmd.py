@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from adjudicator import settings
+from adjudicator import receipt_key, settings
 from adjudicator.cli.common import CliError, open_hall
 
 
@@ -55,6 +55,7 @@ def serve(bind, workers, certfile, keyfile, get_path):
     from kiosk.secret_key import load_or_create_secret_key
 
     load_or_create_secret_key()  # before the workers fork, so they agree on one key
+    receipt_key.load_or_create()  # likewise; and a key others can read stops the start here
     bind = bind or settings.get("bind")
     workers = workers or settings.get_int("workers", 1)
     threads = settings.get_int("threads", 1)

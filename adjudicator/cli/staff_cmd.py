@@ -8,7 +8,7 @@ import sys
 
 import click
 
-from adjudicator import second_opinion, staff
+from adjudicator import receipts, second_opinion, staff
 from adjudicator.cli.common import CliError, json_option, open_hall
 from adjudicator.cli.judge_cmd import HEADLINES
 from adjudicator.journal import Entry
@@ -130,9 +130,10 @@ def second_opinion_cmd(
         dictionary=dictionary,
     )
     if as_json:
-        click.echo(json.dumps(opinion_json(opinion)))
+        click.echo(json.dumps({**opinion_json(opinion), "receipt": hall.receipt(opinion.entry)}))
     else:
         click.echo(format_opinion(opinion))
+        click.echo(f"Receipt: {receipts.code(hall.receipt(opinion.entry))}")
     sys.exit(Verdict(opinion.entry.verdict).exit_code)
 
 

@@ -58,8 +58,16 @@
     return fetch(url, options).finally(function () { clearTimeout(timer); });
   }
 
+  /* The status poll; with the newest receipt this kiosk holds, as a witness of the journal. */
   function refreshStatus() {
-    return fetchWithTimeout("/api/v1/kiosk", { headers: { Accept: "application/json" } })
+    var options = { headers: { Accept: "application/json" } };
+    var witness = newestReceipt();
+    if (witness) {
+      options.method = "POST";
+      options.headers["Content-Type"] = "application/json";
+      options.body = JSON.stringify({ witness: witness });
+    }
+    return fetchWithTimeout("/api/v1/kiosk", options)
       .then(function (response) {
         $("offline-alert").hidden = true;
         if (response.status === 401) {
@@ -71,7 +79,8 @@
           if (response.ok && body && body.ok) {
             showStatus(body);
           } else {
-            $("lexicon-alert").hidden = false;
+            showServiceAlert(body && typeof body.error === "string" ? body.error :
+                             "The server cannot judge just now: call the director.");
           }
         });
       })
@@ -89,11 +98,19 @@
     setText("rule-title", body.rule.title);
     $("rule-title").title = body.rule.name;
     $("lexicon-alert").hidden = lexicon.available !== false;
+    var journal = body.journal || {};
+    showServiceAlert(journal.ok === false ? journal.message : "");
     if (body.verdict_seconds >= 1) { verdictSeconds = body.verdict_seconds; }
     if (body.clear_seconds >= 1) { clearSeconds = body.clear_seconds; }
     if (body.request_timeout_seconds >= 1) {
       requestTimeoutMs = body.request_timeout_seconds * 1000;
     }
+  }
+
+  /* What stops judging that is not the lexicon: the journal, or the server refusing. */
+  function showServiceAlert(text) {
+    setText("service-alert-text", text);
+    $("service-alert").hidden = !text;
   }
 
   function startPolling() {
@@ -338,6 +355,9 @@
             String(lexicon.fingerprint || "").slice(0, 12));
     var rule = status && status.rule.name === entry.rule ? status.rule.title : entry.rule;
     setText("verdict-rule", rule);
+    setText("verdict-receipt", entry.receipt ? receiptCode(entry.receipt) : "");
+    keepReceipt(entry.receipt);
+    loadReceiptQr(entry.receipt);
     showScreen("verdict");
     announce(shown.word + ": " + shown.gloss + ". " + entry.consequence);
     $("verdict-title").focus();
@@ -420,6 +440,88 @@
     renderChips();
   }
 
+  /* ---------- receipts: this kiosk keeps what it was shown, as a witness ---------- */
+
+  var RECEIPTS_KEY = "adjudicator.receipts." + root.dataset.kiosk;
+  var MAX_RECEIPTS = 500;
+  var LONG_PRESS_MS = 2000;
+  var pressTimer = null;
+
+  function storedReceipts() {
+    try {
+      var list = JSON.parse(window.localStorage.getItem(RECEIPTS_KEY) || "[]");
+      return Array.isArray(list) ? list : [];
+    } catch (error) {
+      return [];
+    }
+  }
+
+  function keepReceipt(receipt) {
+    if (!receipt || typeof receipt !== "object") { return; }
+    var list = storedReceipts().filter(function (kept) {
+      return kept.id !== receipt.id || kept.journal !== receipt.journal;
+    });
+    list.push(receipt);
+    if (list.length > MAX_RECEIPTS) { list = list.slice(list.length - MAX_RECEIPTS); }
+    try {
+      window.localStorage.setItem(RECEIPTS_KEY, JSON.stringify(list));
+    } catch (error) { /* storage full or off: the verdict was recorded all the same */ }
+  }
+
+  function newestReceipt() {
+    var list = storedReceipts();
+    return list.length ? list[list.length - 1] : null;
+  }
+
+  /* The code on the screen: the first 8 hex digits of the journal row's hash. */
+  function receiptCode(receipt) {
+    var head = String(receipt.row_hash || "").slice(0, 8).toUpperCase();
+    return head.slice(0, 4) + "-" + head.slice(4);
+  }
+
+  /* The whole receipt as a QR code for the docket (print only), drawn by the server. */
+  function loadReceiptQr(receipt) {
+    var image = $("receipt-qr");
+    image.hidden = true;
+    image.removeAttribute("src");
+    if (!receipt) { return; }
+    fetchWithTimeout("/api/v1/kiosk/receipt-qr", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Accept: "image/svg+xml" },
+      body: JSON.stringify(receipt),
+    })
+      .then(function (response) { return response.ok ? response.blob() : null; })
+      .then(function (blob) {
+        if (!blob) { return; }
+        var reader = new FileReader();
+        reader.onload = function () {
+          image.src = reader.result;
+          image.hidden = false;
+        };
+        reader.readAsDataURL(blob);
+      })
+      .catch(function () { /* no QR on the docket; the code is still printed */ });
+  }
+
+  function showReceiptsPanel() {
+    if (root.dataset.state !== "idle") { return; }
+    setText("receipts-count", storedReceipts().length);
+    $("receipts-panel").hidden = false;
+    $("receipts-download").focus();
+  }
+
+  /* The receipts, one JSON object a line: the file `adjudicator journal audit` reads. */
+  function downloadReceipts() {
+    var lines = storedReceipts().map(function (receipt) { return JSON.stringify(receipt) + "\n"; });
+    var link = document.createElement("a");
+    link.href = URL.createObjectURL(new Blob(lines, { type: "application/x-ndjson" }));
+    link.download = "receipts-" + root.dataset.kiosk + ".jsonl";
+    document.body.appendChild(link);
+    link.click();
+    link.remove();
+    setTimeout(function () { URL.revokeObjectURL(link.href); }, 60000);
+  }
+
   /* ---------- helpers ---------- */
 
   function announce(text) {
@@ -476,6 +578,19 @@
     if (event.key === "Tab" || event.key === "Shift") { return; }
     event.preventDefault();
     dismiss();
+  });
+
+  $("status").addEventListener("pointerdown", function () {
+    clearTimeout(pressTimer);
+    pressTimer = setTimeout(showReceiptsPanel, LONG_PRESS_MS);
+  });
+  ["pointerup", "pointerleave", "pointercancel"].forEach(function (name) {
+    $("status").addEventListener(name, function () { clearTimeout(pressTimer); });
+  });
+  $("receipts-download").addEventListener("click", downloadReceipts);
+  $("receipts-close").addEventListener("click", function () {
+    $("receipts-panel").hidden = true;
+    input.focus();
   });
 
   renderChips();

@@ -1,0 +1,290 @@
+"""Alphabets: the tiles a lexicon's words are spelled in, and how typed text becomes tiles.
+
+The contract is ARCHITECTURE.md, "Alphabets": a tile is one letter or several (Spanish CH,
+Catalan L·L); a multi-letter tile may be written in brackets, and plain letters are matched to
+the longest tile; text is read as Unicode NFC in upper case, and no letter is ever folded to
+another unless the alphabet's own definition says so (its `fold` table).
+
+A word has two spellings here:
+- canonical: NFC upper case with multi-letter tiles in brackets ("[CH]ICO"); the journal, the
+  API and the fingerprint use it;
+- key: one character per tile, as the compiled trie stores it (a single-character tile is
+  itself, a multi-letter tile is one private-use character), so `len(key)` counts tiles.
+For alphabets without multi-letter tiles (English, Polish) the two are the same string.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+KEY_BASE = 0xE000  # private-use characters stand for multi-letter tiles in trie keys
+MAX_TILES = 128
+MAX_TILE_CHARS = 4
+MAX_FOLD_CHARS = 8  # the longest text a fold table reads as tiles
+ENGLISH_TILES = tuple("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+# Case pairs that Unicode's default upper case gets wrong for a language (SpecialCasing.txt).
+LANGUAGE_CASE = {
+    "tr": (("i", "İ"), ("ı", "I")),
+    "az": (("i", "İ"), ("ı", "I")),
+    "el": (("ς", "Σ"),),  # final sigma is the lower case of Σ too
+}
+
+
+class SpellingError(ValueError):
+    """Text that does not spell in an alphabet's tiles; `problem` names what and where."""
+
+    def __init__(self, problem: str, allowed: str):
+        super().__init__(f"{problem}: {allowed}")
+        self.problem = problem
+        self.allowed = allowed
+
+
+@dataclass(frozen=True)
+class Alphabet:
+    """A named, ordered set of tiles, with the alphabet's own folds and case pairs."""
+
+    name: str
+    tiles: tuple[str, ...]
+    fold: tuple[tuple[str, str], ...] = ()  # (text, replacement), upper case, applied before tiling
+    case: tuple[tuple[str, str], ...] = ()  # (lower, upper) pairs beyond Unicode's default
+    language: str = ""
+    description: str = ""
+
+    # --- what other modules ask -------------------------------------------------------------
+
+    @cached_property
+    def is_english(self) -> bool:
+        """A-Z with no folds: challenge input takes the ASCII fast path."""
+        return self.tiles == ENGLISH_TILES and not self.fold and not self.case
+
+    @cached_property
+    def multi_tiles(self) -> tuple[str, ...]:
+        """Tiles of more than one character, in alphabet order."""
+        return tuple(tile for tile in self.tiles if len(tile) > 1)
+
+    @property
+    def keys_are_canonical(self) -> bool:
+        """True when a word's trie key is its canonical spelling (no multi-letter tiles)."""
+        return not self.multi_tiles
+
+    @cached_property
+    def special_tiles(self) -> tuple[str, ...]:
+        """Tiles a plain A-Z keyboard cannot type as they are (Ą, Ñ, CH, L·L...)."""
+        return tuple(tile for tile in self.tiles if tile not in ENGLISH_TILES)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The definition as JSON data (stored in every manifest)."""
+        data: dict[str, Any] = {"name": self.name, "tiles": list(self.tiles)}
+        if self.fold:
+            data["fold"] = dict(self.fold)
+        if self.case:
+            data["case"] = dict(self.case)
+        if self.language:
+            data["language"] = self.language
+        if self.description:
+            data["description"] = self.description
+        return data
+
+    def summary(self) -> dict[str, Any]:
+        """What a kiosk needs to show and type the tiles: name, tiles, special tiles, folds."""
+        return {
+            "name": self.name,
+            "tiles": list(self.tiles),
+            "special_tiles": list(self.special_tiles),
+            "fold": dict(self.fold),
+        }
+
+    # --- spelling ----------------------------------------------------------------------------
+
+    def spell(self, text: str) -> tuple[str, ...]:
+        """The tiles of one word as typed or listed; raises SpellingError naming the problem."""
+        text = unicodedata.normalize("NFC", text)
+        upper = self._case_map(text)
+        chars, positions = self._apply_folds(upper)
+        return self._tiles_of(chars, positions)
+
+    def canonical(self, tiles: Sequence[str]) -> str:
+        """NFC upper case with multi-letter tiles in brackets: "[CH]ICO"."""
+        return "".join(tile if len(tile) == 1 else f"[{tile}]" for tile in tiles)
+
+    def key_of(self, canonical: str) -> str:
+        """The trie key of a canonical spelling (the same string without multi-letter tiles)."""
+        for bracketed, key in self._tables["bracketed_keys"]:
+            canonical = canonical.replace(bracketed, key)
+        return canonical
+
+    def keys_of(self, canonical_words: Sequence[str]) -> Sequence[str]:
+        """Trie keys of canonical words (the same sequence when keys are canonical)."""
+        if not self.multi_tiles:
+            return canonical_words
+        return self.key_of("\n".join(canonical_words)).split("\n")
+
+    def canonical_of_key(self, key: str) -> str:
+        """The canonical spelling of a trie key."""
+        if not self.multi_tiles:
+            return key
+        return key.translate(self._tables["decode_table"])
+
+    def tile_count(self, canonical: str) -> int:
+        """How many tiles a canonical spelling has."""
+        return len(self.key_of(canonical))
+
+    def allowed_text(self) -> str:
+        """What the alphabet allows, for the end of every refusal."""
+        if self.is_english:
+            return "use the letters A to Z only (type a blank as the letter it stands for)."
+        text = f"the {self.name} alphabet's tiles are {' '.join(self.tiles)}"
+        if self.multi_tiles:
+            example = self.multi_tiles[0]
+            text += f"; a tile of several letters may be written in brackets, such as [{example}]"
+        if self.fold:
+            shown = ", ".join(f"{source} as {target}" for source, target in self.fold[:8])
+            more = ", ..." if len(self.fold) > 8 else ""
+            text += f"; it reads {shown}{more}"
+        return text + " (type a blank as the letter it stands for)."
+
+    # --- internals ---------------------------------------------------------------------------
+
+    @cached_property
+    def _tables(self) -> dict[str, Any]:
+        return _derive(self)
+
+    @property
+    def upper_map(self) -> dict[str, str]:
+        """Every character the alphabet reads, to its upper case (itself when upper already)."""
+        return self._tables["upper"]
+
+    @property
+    def key_of_tile(self) -> dict[str, str]:
+        """The private-use character that stands for each multi-letter tile in trie keys."""
+        return self._tables["key_of_tile"]
+
+    def _case_map(self, text: str) -> str:
+        upper = self.upper_map
+        out = []
+        for index, char in enumerate(text, 1):
+            mapped = upper.get(char)
+            if mapped is None:
+                if char not in "[]":
+                    raise SpellingError(
+                        f"{describe(char)} at position {index}", self.allowed_text()
+                    )
+                mapped = char
+            out.append(mapped)
+        return "".join(out)
+
+    def _apply_folds(self, text: str) -> tuple[str, list[int]]:
+        """Apply the fold table left to right (longest first); positions map back to `text`."""
+        if not self.fold:
+            return text, list(range(1, len(text) + 1))
+        by_first = self._tables["fold_by_first"]
+        out: list[str] = []
+        positions: list[int] = []
+        index = 0
+        while index < len(text):
+            for source, target in by_first.get(text[index], ()):
+                if text.startswith(source, index):
+                    out.append(target)
+                    positions.extend([index + 1] * len(target))
+                    index += len(source)
+                    break
+            else:
+                out.append(text[index])
+                positions.append(index + 1)
+                index += 1
+        return "".join(out), positions
+
+    def _tiles_of(self, text: str, positions: list[int]) -> tuple[str, ...]:
+        tiles: list[str] = []
+        by_first = self._tables["tiles_by_first"]
+        tile_set = self._tables["tile_set"]
+        index = 0
+        while index < len(text):
+            char = text[index]
+            if char == "[":
+                end = text.find("]", index + 1)
+                if end < 0:
+                    raise SpellingError(
+                        f"an opening bracket '[' at position {positions[index]} with no "
+                        "closing bracket ']'",
+                        self.allowed_text(),
+                    )
+                inside = text[index + 1 : end]
+                if inside not in tile_set:
+                    raise SpellingError(
+                        f"[{inside}] at position {positions[index]}, but brackets hold exactly "
+                        f"one tile",
+                        self.allowed_text(),
+                    )
+                tiles.append(inside)
+                index = end + 1
+                continue
+            if char == "]":
+                raise SpellingError(
+                    f"a closing bracket ']' at position {positions[index]} with no opening "
+                    "bracket '['",
+                    self.allowed_text(),
+                )
+            for tile in by_first.get(char, ()):
+                if text.startswith(tile, index):
+                    tiles.append(tile)
+                    index += len(tile)
+                    break
+            else:
+                within = [tile for tile in self.multi_tiles if char in tile]
+                part = f", which is only part of the tile {' or '.join(within)}" if within else ""
+                raise SpellingError(
+                    f"{describe(char)} at position {positions[index]}{part}", self.allowed_text()
+                )
+        return tuple(tiles)
+
+
+def _derive(alphabet: Alphabet) -> dict[str, Any]:
+    """Lookup tables built once per alphabet: case map, folds, tiles by first character."""
+    known: set[str] = set()
+    for text in (*alphabet.tiles, *(source for source, _ in alphabet.fold)):
+        known.update(text)
+    upper = {char: char for char in known}
+    for char in known:
+        lower = char.lower()
+        if len(lower) == 1 and lower != char and lower.upper() == char:
+            upper.setdefault(lower, char)
+    for lower, capital in (*LANGUAGE_CASE.get(alphabet.language, ()), *alphabet.case):
+        if capital in known:
+            upper[lower] = capital
+    fold_by_first: dict[str, list[tuple[str, str]]] = {}
+    for source, target in sorted(alphabet.fold, key=lambda pair: -len(pair[0])):
+        fold_by_first.setdefault(source[0], []).append((source, target))
+    tiles_by_first: dict[str, list[str]] = {}
+    for tile in sorted(alphabet.tiles, key=len, reverse=True):
+        tiles_by_first.setdefault(tile[0], []).append(tile)
+    multi = [tile for tile in alphabet.tiles if len(tile) > 1]
+    key_of_tile = {tile: chr(KEY_BASE + index) for index, tile in enumerate(multi)}
+    return {
+        "upper": upper,
+        "fold_by_first": fold_by_first,
+        "tiles_by_first": tiles_by_first,
+        "tile_set": frozenset(alphabet.tiles),
+        "key_of_tile": key_of_tile,
+        "bracketed_keys": tuple((f"[{tile}]", key) for tile, key in key_of_tile.items()),
+        "decode_table": {ord(key): f"[{tile}]" for tile, key in key_of_tile.items()},
+    }
+
+
+def describe(char: str) -> str:
+    """Name a character so a person can find it, without echoing anything else."""
+    if char.isdigit():
+        return f"the digit {char!r}"
+    name = unicodedata.name(char, None)
+    code = f"U+{ord(char):04X}"
+    if name:
+        return f"the character {char!r} ({name.lower()}, {code})"
+    return f"an invisible or control character ({code})"
+
+
+ENGLISH = Alphabet("english", ENGLISH_TILES, description="A to Z")
