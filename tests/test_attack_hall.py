@@ -46,6 +46,17 @@ def bomb(tmp_path_factory) -> Path:
     return path
 
 
+@pytest.fixture(scope="module")
+def word_bomb(tmp_path_factory) -> Path:
+    """About 1 MB of gzip that decompresses to 1 GiB of "QI" lines: streamed, newlines cost
+    nothing, but every word read is kept (repeats too) until the list is sorted."""
+    path = tmp_path_factory.mktemp("word-bomb") / "words.txt.gz"
+    member = gzip.compress(b"QI\n" * (16 * 1024 * 1024 // 3), 9)
+    path.write_bytes(member * 64)
+    assert path.stat().st_size < 2 * 1024 * 1024
+    return path
+
+
 def new_code(home: PreparedHome, kiosk: str | None = None) -> str:
     """A fresh pairing code for a new kiosk (from the CLI's pairing link)."""
     out = cli(
@@ -179,13 +190,13 @@ def test_a_gzip_bomb_upload_stops_at_the_import_limit_and_the_kiosks_judge_on(ho
     assert not (home.path / "lexicons" / "BOMB.json").exists()
 
 
-def test_an_import_that_runs_out_of_memory_fails_alone(tmp_path, bomb):
+def test_an_import_that_runs_out_of_memory_fails_alone(tmp_path, word_bomb):
     home = cheaply_staffed_home(tmp_path / "home")
     env = {"ADJUDICATOR_IMPORT_LIMIT_MB": "4096", "ADJUDICATOR_IMPORT_MEMORY_MB": "300"}
     with Server(home, env=env) as server:
         pids = worker_pids(server)
         client = director(server.url)
-        reply, statuses = kiosks_judge_during(server, lambda: upload(client, bomb, "BOMB"))
+        reply, statuses = kiosks_judge_during(server, lambda: upload(client, word_bomb, "BOMB"))
         assert reply.status == 400
         assert "needed more memory than the import may use (300 MB" in reply.body
         assert "kiosks were not affected" in reply.body

@@ -81,6 +81,8 @@ FORMS = {
     "/director/kiosks/{seg}/revoke": ("confirm",),
     "/director/kiosks/{seg}/move": ("tournament",),
     "/director/flags/{id}/ruling": ("verdict", "reason"),
+    "/director/alarms/acknowledge": ("kiosk", "row_id"),
+    "/director/checkpoint": (),
     "/judge/second-opinion": ("id", "words", "dictionary"),
     "/director/login": ("name", "password"),
     "/judge/login": ("name", "password"),
@@ -96,6 +98,8 @@ QUERIES = {
     "/director/tournaments": (),
     "/director/kiosks": (),
     "/director/lexicons": (),
+    "/director/checkpoint.json": (),
+    "/director/receipts.jsonl": (),
     "/judge/": (),
 }
 
@@ -129,7 +133,7 @@ def staff_request(draw):
     for name in fields:
         if draw(st.integers(0, 4)) == 0:
             continue  # a field left out
-        values[name] = draw(an_id if name == "id" else nasty_text)
+        values[name] = draw(an_id if name in ("id", "row_id") else nasty_text)
     if draw(st.integers(0, 9)) == 0:
         values[draw(st.text(min_size=1, max_size=10))] = draw(nasty_text)  # a field not asked
     return method, path, values

@@ -5,13 +5,14 @@ gzip stream, and a recipe's add or remove list."""
 from __future__ import annotations
 
 import gzip
+import struct
 from pathlib import Path
 
 import pytest
 from hall_support import refused
 
 from adjudicator.errors import ImportRefused
-from adjudicator.importers import read_limited
+from adjudicator.importers import read_limited, read_source
 
 
 def bomb(path: Path, megabytes: int) -> Path:
@@ -64,3 +65,32 @@ def test_a_recipes_add_list_is_limited_too(run, tiny, tmp_path, monkeypatch):
     recipe = tmp_path / "r.toml"
     recipe.write_text('name = "R"\nsources = ["TINY"]\nadd = ["add.txt.gz"]\n')
     refused(run("lexicon", "import", "--recipe", str(recipe)), "holds more than 2 MB")
+
+
+def graph_bomb(path: Path, levels: int) -> Path:
+    """A word graph of `levels` rows of A-Z, each letter a word's end and each row linked to
+    the next: 26**levels words from 26 * levels nodes (a graph shares its suffixes)."""
+    nodes = []
+    for level in range(levels):
+        child = 26 * (level + 1) + 1 if level < levels - 1 else 0
+        for letter in range(26):
+            last = 1 << 22 if letter == 25 else 0
+            nodes.append((65 + letter) << 24 | 1 << 23 | last | child)
+    path.write_bytes(struct.pack(f"<I{len(nodes)}I", len(nodes), *nodes))
+    return path
+
+
+def test_a_word_graph_that_spells_past_the_limit_is_refused(run, store, tmp_path, monkeypatch):
+    monkeypatch.setenv("ADJUDICATOR_IMPORT_LIMIT_MB", "1")
+    source = graph_bomb(tmp_path / "bomb.dwg", 7)  # 8 billion words from 728 bytes
+    assert source.stat().st_size < 1024
+    with pytest.raises(ImportRefused, match="spells more than 1 MB of words, the import limit"):
+        read_source(source)
+    refused(
+        run("lexicon", "import", str(source), "--name", "GRAPH"),
+        "ADJUDICATOR_IMPORT_LIMIT_MB",
+        "nothing was imported",
+    )
+    assert not store.exists("GRAPH")
+    small = read_source(graph_bomb(tmp_path / "small.dwg", 2))  # 26 + 676 words: well under
+    assert len(small.words) == 26 + 26 * 26 and "QI" in small.words
