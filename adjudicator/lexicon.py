@@ -6,6 +6,10 @@ load the same copy into the process. marisa never sees a byte that has not match
 window between checking and loading, and a file damaged in place afterwards cannot reach the
 trie in use (a damaged trie can crash the process). Where memfd is missing, the bytes are read
 into memory, checked and loaded from there.
+
+Under `adjudicator serve` the sealed copies are made once, before gunicorn forks its workers
+(adjudicator.sealed_lexicons); each worker checks the copy it inherited and maps it, so an
+edition's pages are held once per server, not once per worker.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import marisa_trie
 from adjudicator.alphabet import Alphabet
 from adjudicator.alphabet_files import from_manifest
 from adjudicator.errors import LexiconCorrupt
+from adjudicator.sealed_lexicons import inherited_copy
 from adjudicator.wordlist import short_fingerprint
 
 
@@ -145,24 +150,49 @@ class CompiledLexicon:
 
 
 def _load_verified(manifest: Manifest, path: Path) -> marisa_trie.Trie:
-    """The trie from a sealed private copy of `path` whose SHA-256 matched the manifest."""
+    """The trie from a sealed copy of `path` whose SHA-256 matched the manifest.
+
+    The server's own sealed copy (made before its workers forked) is mapped when there is one,
+    so every worker shares its pages; otherwise a private copy is made and loaded.
+    """
     trie = marisa_trie.Trie()
     if not hasattr(os, "memfd_create"):  # not Linux: check and load the same bytes in memory
         data = _read(path, lambda handle: handle.read())
         _check(manifest, path, hashlib.sha256(data).hexdigest())
         trie.frombytes(data)
         return trie
-    copy = os.memfd_create(f"lexicon-{manifest.name}", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+    shared = inherited_copy(manifest.compiled_sha256)
+    if shared is not None and _sealed_digest(shared) == manifest.compiled_sha256:
+        _check(manifest, path, file_sha256(path))  # the file itself damaged: say so, as ever
+        trie.mmap(f"/proc/self/fd/{shared}")  # pages shared with every sibling worker
+        return trie
+    copy = sealed_copy(manifest, path, inheritable=False)
     try:
-        _read(path, lambda handle: _copy_into(handle, copy))
-        fcntl.fcntl(copy, fcntl.F_ADD_SEALS, _SEALS)  # from here on, the copy cannot change
-        os.lseek(copy, 0, os.SEEK_SET)
-        with open(copy, "rb", closefd=False) as sealed:
-            _check(manifest, path, hashlib.file_digest(sealed, "sha256").hexdigest())
         trie.load(f"/proc/self/fd/{copy}")  # marisa reads the very copy that was checked
     finally:
         os.close(copy)
     return trie
+
+
+def sealed_copy(manifest: Manifest, path: Path, inheritable: bool) -> int:
+    """A sealed memory file holding `path`'s bytes, checked against the manifest: its fd."""
+    flags = os.MFD_ALLOW_SEALING | (0 if inheritable else os.MFD_CLOEXEC)
+    copy = os.memfd_create(f"lexicon-{manifest.name}", flags)
+    try:
+        _read(path, lambda handle: _copy_into(handle, copy))
+        fcntl.fcntl(copy, fcntl.F_ADD_SEALS, _SEALS)  # from here on, the copy cannot change
+        _check(manifest, path, _sealed_digest(copy))
+    except BaseException:
+        os.close(copy)
+        raise
+    return copy
+
+
+def _sealed_digest(fd: int) -> str:
+    """SHA-256 of a sealed memory file, read through a description of its own (the offset of
+    an fd inherited by several workers is shared)."""
+    with open(f"/proc/self/fd/{fd}", "rb") as sealed:
+        return hashlib.file_digest(sealed, "sha256").hexdigest()
 
 
 _SEALS = fcntl.F_SEAL_WRITE | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SEAL

@@ -6,9 +6,10 @@ Compiles the 12 lexicons of bench_lexicon.py (every .txt list in ../shared/lexic
 Zyzzyva's OWL) into a temporary data home, makes one tournament and kiosk per lexicon, starts
 `adjudicator serve`, and judges against every tournament (60 challenges each, from several
 threads, so every worker loads all 12). It then reads, for each worker, VmRSS and RssAnon
-(/proc/<pid>/status) and Pss (/proc/<pid>/smaps_rollup). Since issue 9 each worker loads its
-tries from bytes it has checked against their manifests (never mapping the files, which someone
-could damage under it), so the tries are private memory (RssAnon), not shared file pages.
+(/proc/<pid>/status) and Pss (/proc/<pid>/smaps_rollup). The server makes one sealed memory
+copy of each trie before it forks its workers (never mapping the files themselves, which someone
+could damage under it); each worker checks that copy and maps it, so the tries are shared
+memory (RssShmem, divided among the workers in Pss), not a private copy per worker.
 Loopback only; stops its server at the end.
 """
 

@@ -9,6 +9,7 @@ import click
 
 from adjudicator import receipt_key, settings
 from adjudicator.cli.common import CliError, open_hall
+from adjudicator.sealed_lexicons import seal_for_workers
 
 
 @click.command()
@@ -43,7 +44,7 @@ from adjudicator.cli.common import CliError, open_hall
 )
 def serve(bind, workers, certfile, keyfile, get_path):
     """Run the kiosk web app and JSON API under gunicorn."""
-    open_hall()  # migrate the schema once, before any worker starts
+    hall = open_hall()  # migrate the schema once, before any worker starts
     if get_path:
         from kiosk import create_app
 
@@ -86,6 +87,7 @@ def serve(bind, workers, certfile, keyfile, get_path):
         argv += ["--certfile", certfile, "--keyfile", keyfile]
         if settings.get("secure_cookies").strip().lower() == "auto":
             os.environ["ADJUDICATOR_SECURE_COOKIES"] = "on"  # the workers inherit it
+    seal_for_workers(hall.store)  # one sealed, mapped copy per lexicon, shared by the workers
     scheme = "https" if certfile else "http"
     click.echo(f"Serving on {scheme}://{bind} with {workers} worker(s). Ctrl-C stops.", err=True)
     os.execv(sys.executable, argv)
