@@ -247,6 +247,8 @@ def read_dwg(data: bytes, *, max_bytes: int | None = None) -> Iterator[str]:
         raise ImportRefused("Not a Zyzzyva word graph: its size does not match its node count.")
     nodes = struct.unpack_from(f"<{len(data) // 4 - 1}I", data, 4)
     count = len(nodes)
+    if max_bytes is not None and (_spelled_bytes(nodes) or 0) > max_bytes:
+        raise _graph_past_the_limit(max_bytes)  # known before a word is spelled
     spelled = 0
     stack: list[tuple[int, str]] = [(1, "")]
     while stack:
@@ -266,12 +268,7 @@ def read_dwg(data: bytes, *, max_bytes: int | None = None) -> Iterator[str]:
             if node >> 23 & 1:
                 spelled += len(word) + 1
                 if max_bytes is not None and spelled > max_bytes:
-                    raise ImportRefused(
-                        f"The word graph spells more than {max_bytes // (1024 * 1024):,} MB of "
-                        "words, the import limit (ADJUDICATOR_IMPORT_LIMIT_MB): nothing was "
-                        "imported. Real word lists are far smaller; if this one is real, raise "
-                        "the limit."
-                    )
+                    raise _graph_past_the_limit(max_bytes)
                 yield word
             child = node & 0x3FFFFF
             if child:
@@ -279,6 +276,56 @@ def read_dwg(data: bytes, *, max_bytes: int | None = None) -> Iterator[str]:
             if node >> 22 & 1:
                 break
             index += 1
+
+
+def _spelled_bytes(nodes: tuple[int, ...]) -> int | None:
+    """How many bytes the graph's words take one a line, counted without spelling them (each
+    sibling list once, children first); None for a graph with a bad link or a loop, which the
+    decoder then reports."""
+    count = len(nodes)
+    sizes: dict[int, tuple[int, int]] = {}  # list start -> (words, letters) below it
+    pending, stack = set(), [1]
+    while stack:
+        start = stack[-1]
+        if start in sizes:
+            stack.pop()
+            continue
+        children, index = [], start
+        while True:
+            if not 1 <= index <= count:
+                return None
+            child = nodes[index - 1] & 0x3FFFFF
+            if child:
+                children.append(child)
+            if nodes[index - 1] >> 22 & 1:
+                break
+            index += 1
+        waiting = [child for child in children if child not in sizes]
+        if waiting:
+            if start in pending or any(child in pending for child in waiting):
+                return None  # a loop
+            pending.add(start)
+            stack.extend(waiting)
+            continue
+        words = letters = 0
+        for node in nodes[start - 1 : index]:
+            below_words, below_letters = sizes.get(node & 0x3FFFFF, (0, 0))
+            through = (node >> 23 & 1) + below_words
+            words += through
+            letters += through + below_letters
+        sizes[start] = (words, letters)
+        pending.discard(start)
+        stack.pop()
+    words, letters = sizes[1]
+    return words + letters
+
+
+def _graph_past_the_limit(max_bytes: int) -> ImportRefused:
+    return ImportRefused(
+        f"The word graph spells more than {max_bytes // (1024 * 1024):,} MB of words, the "
+        "import limit (ADJUDICATOR_IMPORT_LIMIT_MB): nothing was imported. Real word lists are "
+        "far smaller; if this one is real, raise the limit."
+    )
 
 
 def import_limit_bytes() -> int:

@@ -9,6 +9,7 @@ import struct
 from pathlib import Path
 
 import pytest
+from conftest import SHARED_LEXICONS
 from hall_support import refused
 
 from adjudicator.errors import ImportRefused
@@ -94,3 +95,16 @@ def test_a_word_graph_that_spells_past_the_limit_is_refused(run, store, tmp_path
     assert not store.exists("GRAPH")
     small = read_source(graph_bomb(tmp_path / "small.dwg", 2))  # 26 + 676 words: well under
     assert len(small.words) == 26 + 26 * 26 and "QI" in small.words
+
+
+def test_a_real_graph_is_measured_exactly_against_the_limit(tmp_path, monkeypatch):
+    """CSW21.dwg (0.76 MB) spells 2,820,775 bytes of words, one a line (CSW21.txt's size)."""
+    graph = SHARED_LEXICONS / "dwg" / "CSW21.dwg"
+    if not graph.exists():
+        pytest.skip(f"real word graphs not found in {graph.parent}")
+    monkeypatch.setenv("ADJUDICATOR_IMPORT_LIMIT_MB", "2")
+    with pytest.raises(ImportRefused, match="spells more than 2 MB of words"):
+        read_source(graph)
+    monkeypatch.setenv("ADJUDICATOR_IMPORT_LIMIT_MB", "3")
+    words = read_source(graph).words
+    assert sum(len(word) + 1 for word in words) == (SHARED_LEXICONS / "CSW21.txt").stat().st_size
