@@ -171,8 +171,9 @@ def home_for(member: staff.Staff) -> str:
 
 
 def safe_next(target: str | None) -> str | None:
-    """Only a path on this site: never another host."""
-    if not target:
+    """Only a path on this site: never another host (browsers read '/\\host' as '//host'
+    and drop tabs and line breaks, so no backslash and no control character either)."""
+    if not target or "\\" in target or any(ord(char) < 32 or ord(char) == 127 for char in target):
         return None
     parts = urlsplit(target)
     if parts.scheme or parts.netloc or not target.startswith("/") or target.startswith("//"):

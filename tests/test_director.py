@@ -110,11 +110,21 @@ def test_logout(staffed):
     assert director.get("/director/").status_code == 302
 
 
-def test_next_never_leaves_the_site(staffed):
+@pytest.mark.parametrize(
+    "target",
+    [
+        "//evil.example/x",
+        "https://evil.example/x",
+        "/%5Cevil.example/x",  # '/\evil.example': browsers read a backslash as a slash
+        "/%09/evil.example/x",  # browsers drop tabs and line breaks from a URL: '//evil...'
+        "/%0A/evil.example/x",
+    ],
+)
+def test_next_never_leaves_the_site(staffed, target):
     client = staffed.client()
     token = csrf_token(client)
     response = client.post(
-        "/director/login?next=//evil.example/x",
+        f"/director/login?next={target}",
         data={"name": "director", "password": DIRECTOR_PASSWORD, "csrf_token": token},
     )
     assert response.headers["Location"] == "/director/"
