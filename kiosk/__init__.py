@@ -30,7 +30,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     if proxies:  # only then is X-Forwarded-For the client's address; else anyone could forge it
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies)
 
-    from kiosk import errors, filters, hall, secret_key, security, staff_web
+    from kiosk import errors, filters, hall, nul_guard, secret_key, security, staff_web
 
     secret_key.init_app(app)
     filters.init_app(app)
@@ -38,6 +38,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     errors.init_app(app)
     security.init_app(app)
     staff_web.init_app(app)
+    nul_guard.init_app(app)
 
     from kiosk import (
         api,

@@ -11,10 +11,13 @@ import sqlite3
 from collections.abc import Iterator
 
 import pytest
-from attack_support import cheaply_staffed_home, cli_run, director
+from attack_support import DIRECTOR_PASSWORD, cheaply_staffed_home, cli_run, director
 from http_support import Client
 
-from tests.servers import PreparedHome, Server, cli
+from tests.pg_support import PostgresServer, create_database, skip_reason
+from tests.servers import PreparedHome, Server, cli, prepare_home
+
+DB_URL = "ADJUDICATOR_DATABASE_URL"
 
 FORMULAS = {
     "challenger": '=HYPERLINK("http://evil.example","x")',
@@ -178,3 +181,68 @@ def test_odd_ids_in_forms_get_a_400_class_answer(server):
         reply = client.post_form(path, form, token)
         assert 300 <= reply.status < 500, (path, reply.status, reply.body[:300])
     assert "Traceback" not in server.read_log()
+
+
+# ---------- NUL characters, and the journal gone during a download (PostgreSQL) ----------
+
+
+@pytest.fixture(scope="module")
+def pg_home(tmp_path_factory) -> Iterator[tuple[PreparedHome, PostgresServer]]:
+    """A served home whose journal is a PostgreSQL cluster of its own (it is stopped here)."""
+    reason = skip_reason()
+    if reason:
+        pytest.skip(reason)
+    pg = PostgresServer().start()
+    try:
+        url = create_database(pg.url)
+        home = prepare_home(tmp_path_factory.mktemp("attack-pg") / "home", env={DB_URL: url})
+        cli(home.path, "director", "set-password", "--password-stdin", env=home.env,
+            stdin=DIRECTOR_PASSWORD + "\n")  # fmt: skip
+        yield home, pg
+    finally:
+        pg.remove()
+
+
+def test_nul_characters_get_400_on_postgresql_too(pg_home):
+    home, _ = pg_home
+    with Server(home) as server:
+        client = director(server.url)
+        token = client.csrf("/director/kiosks")
+        for path in (
+            "/director/journal?kiosk=a%00b",
+            "/director/journal?tournament=%00",
+            "/director/journal.csv?kiosk=%00",
+            "/director/kiosks/k%00/pair",
+        ):
+            reply = client.get(path)
+            assert reply.status == 400 and "NUL character" in reply.body, (path, reply.status)
+        for path, form in (
+            ("/director/alarms/acknowledge", {"kiosk": "k\x001", "row_id": "1"}),
+            ("/director/kiosks", {"name": "table\x001", "tournament": "hall"}),
+            ("/director/kiosks/k1/move", {"tournament": "\x00"}),
+        ):
+            reply = client.post_form(path, form, token)
+            assert reply.status == 400 and "NUL character" in reply.body, (path, reply.status)
+        guest = Client(server.url, "127.0.0.7")
+        signing_in = guest.sign_in("director\x00", "x")
+        paired = guest.post_form("/pair", {"code": "ABC\x00"}, guest.csrf("/pair"))
+        assert signing_in.status == 400 and paired.status == 400
+        assert client.get("/director/journal.csv").status == 200
+        log = server.read_log()
+        assert "Traceback" not in log and '" 5' not in log, log[-2000:]
+
+
+def test_the_journal_gone_before_a_csv_download_is_503_not_500(pg_home):
+    """(The session's look-up meets the outage first; the download's first rows are also read
+    before its answer starts, so a failure there is a 503 rather than a cut stream.)"""
+    home, pg = pg_home
+    with Server(home) as server:
+        client = director(server.url)
+        assert client.get("/director/journal.csv").status == 200
+        pg.stop("immediate")
+        try:
+            reply = client.get("/director/journal.csv")
+            assert reply.status == 503 and "text/csv" not in reply.headers["Content-Type"]
+        finally:
+            pg.start()
+        assert "Error handling request" not in server.read_log()
