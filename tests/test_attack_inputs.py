@@ -106,6 +106,9 @@ def test_lying_names_and_titles_are_refused_by_the_pages(home, server):
     for lie in LIES.values():
         form = {"slug": "liar", "lexicon": "TINY", "rule": "double", "title": lie}
         page = client.post_form("/director/tournaments", form, token)
+        if "\x00" in lie:  # refused before any view (see the NUL tests below)
+            assert page.status == 400 and "NUL character" in page.body
+            continue
         assert page.status == 302
         shown = client.get("/director/tournaments").body
         assert "tournament title" in shown and "liar" not in shown.split("<tbody")[-1]
