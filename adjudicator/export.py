@@ -1,10 +1,11 @@
 """The journal as files a director keeps: CSV and JSON, written as streams (constant memory).
 
 The CLI's `journal export` and the director's CSV download both use these functions, so the
-two never disagree on columns or on how a value is written. A CSV cell that a spreadsheet would
-run as a formula (a kiosk may send `challenger: =HYPERLINK(...)`) is written with a leading
-apostrophe, as OWASP's CSV injection guidance says; the journal and the JSON keep the text as
-recorded.
+two never disagree on columns or on how a value is written. Each row comes with its effective
+outcome (outcomes.with_outcomes): for a challenge, what finally stands once voids, reissues
+and rulings count; for other rows, nothing. A CSV cell that a spreadsheet would run as a
+formula (a kiosk may send `challenger: =HYPERLINK(...)`) is written with a leading apostrophe,
+as OWASP's CSV injection guidance says; the journal and the JSON keep the text as recorded.
 """
 
 from __future__ import annotations
@@ -16,8 +17,16 @@ from collections.abc import Iterable, Iterator
 from typing import Any, TextIO
 
 from adjudicator import journal
+from adjudicator.outcomes import Outcome
 
-CSV_FIELDS = journal.FIELDS
+EFFECTIVE_FIELDS = (
+    "effective_verdict",
+    "effective_consequence",
+    "effective_decided_by",
+    "effective_how",
+)
+CSV_FIELDS = (*journal.FIELDS, *EFFECTIVE_FIELDS)
+Row = tuple[journal.Entry, Outcome | None]
 # A cell starting with one of these is a formula to Excel, LibreOffice or Google Sheets
 # (the full-width forms too, in some locales); tab, CR, LF and NUL can hide the sign.
 FORMULA_STARTS = (
@@ -36,21 +45,29 @@ FORMULA_STARTS = (
 )
 
 
-def export_json(entry: journal.Entry) -> dict[str, Any]:
-    """One row as `journal export --format json` gives it: the API's fields and the chain's."""
+def export_json(entry: journal.Entry, outcome: Outcome | None = None) -> dict[str, Any]:
+    """One row as `journal export --format json` gives it: the API's fields, the chain's, and
+    `effective` (a challenge's effective outcome; null for other rows)."""
     return {
         **entry.to_api(),
         "actor": entry.actor,
         "note": entry.note,
+        "flag": entry.flag,
+        "effective": outcome.to_api() if outcome else None,
         "prev_hash": entry.prev_hash,
         "row_hash": entry.row_hash,
     }
 
 
-def export_csv(entry: journal.Entry) -> dict[str, Any]:
+def export_csv(entry: journal.Entry, outcome: Outcome | None = None) -> dict[str, Any]:
     """One row as a CSV record keyed by CSV_FIELDS (words joined by spaces)."""
-    row = {name: getattr(entry, name) for name in CSV_FIELDS}
+    row = {name: getattr(entry, name) for name in journal.FIELDS}
     row["words"] = " ".join(entry.words)
+    if outcome is not None:
+        row["effective_verdict"] = outcome.verdict
+        row["effective_consequence"] = outcome.consequence
+        row["effective_decided_by"] = outcome.decided_by
+        row["effective_how"] = outcome.how
     return {name: neutralise_formula(value) for name, value in row.items()}
 
 
@@ -61,14 +78,14 @@ def neutralise_formula(value: Any) -> Any:
     return value
 
 
-def csv_chunks(entries: Iterable[journal.Entry], rows_per_chunk: int = 1000) -> Iterator[str]:
+def csv_chunks(entries: Iterable[Row], rows_per_chunk: int = 1000) -> Iterator[str]:
     """The CSV text (header first) in chunks of rows, for a streamed download or a file."""
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=CSV_FIELDS, lineterminator="\n")
     writer.writeheader()
     pending = 0
-    for entry in entries:
-        writer.writerow(export_csv(entry))
+    for entry, outcome in entries:
+        writer.writerow(export_csv(entry, outcome))
         pending += 1
         if pending >= rows_per_chunk:
             yield _drain(buffer)
@@ -76,12 +93,12 @@ def csv_chunks(entries: Iterable[journal.Entry], rows_per_chunk: int = 1000) -> 
     yield _drain(buffer)
 
 
-def json_chunks(entries: Iterable[journal.Entry], rows_per_chunk: int = 1000) -> Iterator[str]:
+def json_chunks(entries: Iterable[Row], rows_per_chunk: int = 1000) -> Iterator[str]:
     """A JSON array of export_json rows, one row a line, written in chunks."""
     parts: list[str] = ["["]
     first = True
-    for entry in entries:
-        parts.append(("\n" if first else ",\n") + json.dumps(export_json(entry)))
+    for entry, outcome in entries:
+        parts.append(("\n" if first else ",\n") + json.dumps(export_json(entry, outcome)))
         first = False
         if len(parts) >= rows_per_chunk:
             yield "".join(parts)
@@ -90,8 +107,8 @@ def json_chunks(entries: Iterable[journal.Entry], rows_per_chunk: int = 1000) ->
     yield "".join(parts)
 
 
-def write(entries: Iterable[journal.Entry], out: TextIO, fmt: str = "csv") -> None:
-    """Write `entries` to `out` as CSV or JSON, chunk by chunk."""
+def write(entries: Iterable[Row], out: TextIO, fmt: str = "csv") -> None:
+    """Write `entries` (each with its outcome) to `out` as CSV or JSON, chunk by chunk."""
     chunks = csv_chunks(entries) if fmt == "csv" else json_chunks(entries)
     for chunk in chunks:
         out.write(chunk)

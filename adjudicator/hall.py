@@ -12,14 +12,17 @@ from pathlib import Path
 from typing import Any
 
 from adjudicator import (
+    game,
     journal,
     journal_health,
     kiosks,
+    lookups,
     migrations,
     receipt_key,
     receipts,
     settings,
     tournaments,
+    voids,
 )
 from adjudicator.backends import connect
 from adjudicator.db import Database
@@ -28,12 +31,13 @@ from adjudicator.group_commit import GroupCommitter
 from adjudicator.lexicon import CompiledLexicon
 from adjudicator.normalize import normalize_challenge
 from adjudicator.ratelimit import RateLimit, RateLimited, parse_rate_limit
-from adjudicator.rules import get_rule
+from adjudicator.rules import consequence, get_rule
 from adjudicator.ruling import rule_on
 from adjudicator.store import LexiconStore
 from adjudicator.textcheck import TextError, check_text
 
 DETAIL_FIELDS = ("table", "round", "challenger", "player")
+OPTIONAL_FIELDS = (*DETAIL_FIELDS, "replaces")  # what a challenge may carry besides its words
 MAX_DETAIL = 40
 
 
@@ -103,21 +107,70 @@ class Hall:
         return lexicon
 
     def adjudicate(
-        self, kiosk: kiosks.Kiosk, words: str | Iterable[str], **details: str | None
+        self,
+        kiosk: kiosks.Kiosk,
+        words: str | Iterable[str],
+        replaces: int | None = None,
+        **details: str | None,
     ) -> journal.Entry:
         """Judge a challenge from `kiosk` and return it once it is in the journal."""
+        return self.record_challenge(
+            kiosk.tournament,
+            kiosk.name,
+            words,
+            replaces=replaces,
+            guard=self._rate_guard(kiosk.name),
+            **details,
+        )
+
+    def record_challenge(
+        self,
+        tournament_slug: str,
+        station: str,
+        words: str | Iterable[str],
+        *,
+        actor: str | None = None,
+        replaces: int | None = None,
+        guard=None,
+        **details: str | None,
+    ) -> journal.Entry:
+        """Judge a challenge for a tournament, made at `station` (a kiosk, or the command line),
+        and return it once it is in the journal. The penalty is settled under the chain lock."""
         clean = clean_details(details)
+        replaces = check_replaces(replaces)
         self.signing_key()  # a verdict that could not be signed is not recorded either
-        tournament = tournaments.get(self.db, kiosk.tournament)
+        tournament = tournaments.get(self.db, tournament_slug)
         lexicon = self.lexicon_for(tournament)
         normalised = normalize_challenge(words, lexicon.alphabet)  # read in the lexicon's tiles
-        ruling = rule_on(lexicon, get_rule(tournament.rule), normalised)
+        rule = get_rule(tournament.rule)
+        clean = game.require_game(rule, clean)
+        ruling = rule_on(lexicon, rule, normalised)
         manifest = ruling.lexicon.manifest
+        window = lookups.lookup_window_seconds()
+
+        def settle(cur) -> dict:
+            if guard is not None:
+                guard(cur)
+            if replaces is not None:
+                voids.check_reissue(cur, replaces, tournament.slug, station, clean)
+            earlier = game.earlier_unsuccessful(
+                cur,
+                tournament.slug,
+                *(clean.get(name) for name in game.GAME_FIELDS),
+                replacing=replaces,
+            )
+            result = consequence(rule, ruling.verdict, ruling.word_count, earlier)
+            flag = lookups.separate_lookup(
+                cur, station, clean.get("table"), clean.get("round"), window
+            )
+            return {"consequence": result.text, "penalty": result.penalty_json(), **(flag or {})}
+
         return self.committer.append(
-            guard=self._rate_guard(kiosk.name),
+            guard=settle,
             kind="challenge",
+            refers_to=replaces,
             tournament=tournament.slug,
-            kiosk=kiosk.name,
+            kiosk=station,
             lexicon_name=manifest.name,
             lexicon_fingerprint=manifest.fingerprint,
             lexicon_words=manifest.words,
@@ -126,6 +179,7 @@ class Hall:
             word_count=ruling.word_count,
             verdict=ruling.verdict.value,
             consequence=ruling.consequence.text,
+            actor=actor,
             **clean,
         )
 
@@ -139,6 +193,23 @@ class Hall:
                 raise RateLimited(limit)
 
         return guard
+
+
+def check_replaces(value) -> int | None:
+    """The id of the challenge a reissued challenge replaces: a positive whole number, or None."""
+    if value is None or value == "":
+        return None
+    text = str(value).strip()
+    if isinstance(value, bool) or not isinstance(value, (int, str)) or not _ascii_digits(text):
+        raise DetailError("replaces must be the number of the challenge this one replaces.")
+    number = int(text)
+    if not 0 < number < 2**31:
+        raise DetailError("replaces must be the number of the challenge this one replaces.")
+    return number
+
+
+def _ascii_digits(text: str) -> bool:
+    return text.isascii() and text.isdigit()  # not '٣' or '²', which str.isdecimal() lets by
 
 
 def clean_details(details: dict[str, str | int | None]) -> dict[str, str | None]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from adjudicator import integrity, kiosks, second_opinion, tournaments
+from adjudicator import integrity, kiosks, outcomes, second_opinion, tournaments
 from adjudicator.errors import AdjudicatorError, LexiconError
 from adjudicator.hall import Hall
 from adjudicator.lexicon import Manifest
@@ -105,7 +105,9 @@ def build(hall: Hall, now: datetime | None = None) -> HallStatus:
         checked_at=now.isoformat(timespec="seconds"),
         tournaments=shown,
         lexicons=lexicons,
-        open_flags=len(second_opinion.cases(hall.db, open_only=True)),
+        open_flags=len(
+            outcomes.without_void(hall.db, second_opinion.cases(hall.db, open_only=True))
+        ),
         journal=_journal_status(hall),
         problems=tuple(problems),
         record=integrity.overview(hall),

@@ -53,7 +53,9 @@ def format_recipe_import(summary: RecipeSummary) -> str:
             f"{plural(build.removed, 'word')} removed{not_there}"
         )
         lines.extend(f"    {_list_line(record)}" for record in build.remove)
-    lines.append(f"  referral:    {referral_text(summary.manifest.refer_longer_than)}")
+    manifest = summary.manifest
+    referral = referral_text(manifest.refer_longer_than, manifest.refer_even_if_listed)
+    lines.append(f"  referral:    {referral}")
     return "\n".join(lines)
 
 

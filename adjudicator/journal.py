@@ -16,10 +16,11 @@ from typing import Any
 
 from adjudicator import journal_health
 from adjudicator.db import Database
+from adjudicator.errors import AdjudicatorError
 from adjudicator.journal_health import GENESIS
 
 MAX_ID = 2**63 - 1  # the largest id a database integer holds
-KINDS = ("challenge", "second-opinion", "ruling")
+KINDS = ("challenge", "second-opinion", "ruling", "void")
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,8 @@ class Entry:
     player: str | None = None
     actor: str | None = None
     note: str | None = None
+    penalty: str | None = None  # the consequence as numbers: canonical JSON (rules.Consequence)
+    flag: str | None = None  # why the director should look at this row, as a short tag
     prev_hash: str = GENESIS
     row_hash: str = ""
 
@@ -67,6 +70,7 @@ class Entry:
             },
             "rule": self.rule,
             "consequence": self.consequence,
+            "penalty": self.penalty_numbers(),
             "recorded_at": self.recorded_at,
             "table": self.table,
             "round": self.round,
@@ -74,9 +78,20 @@ class Entry:
             "player": self.player,
         }
 
+    def penalty_numbers(self) -> dict[str, Any] | None:
+        """The recorded penalty object (play_stands, points_to_player, ...), if any."""
+        return json.loads(self.penalty) if self.penalty else None
+
     def compute_hash(self) -> str:
-        """SHA-256 over the previous row's hash and every field of this row."""
+        """SHA-256 over the previous row's hash and every field of this row.
+
+        A field added after the first schema is hashed only when set, so rows written
+        before it existed keep their hashes.
+        """
         fields = {name: getattr(self, name) for name in _HASHED_FIELDS}
+        for name in _LATER_FIELDS:
+            if fields[name] is None:
+                del fields[name]
         fields["words"] = list(self.words)
         canonical = json.dumps(fields, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(canonical.encode()).hexdigest()
@@ -84,6 +99,7 @@ class Entry:
 
 FIELDS = tuple(Entry.__dataclass_fields__)  # also the columns of `journal export --format csv`
 _HASHED_FIELDS = tuple(name for name in FIELDS if name != "row_hash")
+_LATER_FIELDS = ("penalty", "flag")  # schema version 6
 _RENAMED = {"table": "table_no", "round": "round_no"}  # TABLE and ROUND are SQL keywords
 _COLUMNS = tuple(_RENAMED.get(name, name) for name in FIELDS)
 _INSERT = (
@@ -93,18 +109,25 @@ _INSERT = (
 
 @dataclass
 class Pending:
-    """One row waiting to be appended: its fields, an optional guard, and then its outcome."""
+    """One row waiting to be appended: its fields, an optional guard, and then its outcome.
+
+    The guard runs under the chain lock; it may raise to refuse the row, or return a dict of
+    fields that can only be known there (such as a penalty that counts earlier rows).
+    """
 
     fields: dict[str, Any]
-    guard: Callable[[Any], None] | None = None
+    guard: Callable[[Any], dict[str, Any] | None] | None = None
     entry: Entry | None = None
     error: BaseException | None = None
 
 
-def append(db: Database, *, guard: Callable[[Any], None] | None = None, **fields: Any) -> Entry:
+def append(
+    db: Database, *, guard: Callable[[Any], dict[str, Any] | None] | None = None, **fields: Any
+) -> Entry:
     """Record one adjudication durably and return it with its id, time and hash.
 
-    `guard(cursor)` runs first under the chain lock and may raise to refuse the write.
+    `guard(cursor)` runs first under the chain lock and may raise an AdjudicatorError to refuse
+    the write, or return fields to complete the row with.
     """
     pending = Pending(fields, guard)
     append_batch(db, [pending])
@@ -132,17 +155,18 @@ def append_batch(db: Database, batch: list[Pending]) -> None:
             head = (next_id - 1, prev_hash) if next_id > 1 else None
             for pending in batch:
                 try:
-                    if pending.guard is not None:
-                        pending.guard(cur)
-                except Exception as refusal:  # noqa: BLE001 - handed back to that row's caller
+                    completed = pending.guard(cur) if pending.guard is not None else None
+                except AdjudicatorError as refusal:  # handed back to that row's caller
                     pending.error = refusal
                     continue
+                # Anything else (the database failing under a guard's query) fails the batch:
+                # handed back as a refusal it would reach the client as an unexplained error.
                 entry = _with_hash(
                     Entry(
                         id=next_id,
                         recorded_at=datetime.now(UTC).isoformat(timespec="microseconds"),
                         prev_hash=prev_hash,
-                        **pending.fields,
+                        **{**pending.fields, **(completed or {})},
                     )
                 )
                 if pending.guard is not None:  # later guards in the batch must see this row
@@ -173,8 +197,8 @@ def parse_id(text: str | None) -> int | None:
 
 
 def get(db: Database, entry_id: int) -> Entry | None:
-    """The journal row with this id, if any."""
-    if not 1 <= entry_id <= MAX_ID:  # a larger number is no row, not a database error
+    """The journal row with this id, if any (an id no row can have is simply not found)."""
+    if not 0 < entry_id <= MAX_ID:  # SQLite cannot even compare a larger integer
         return None
     with db.transaction() as cur:
         row = cur.execute("SELECT * FROM adjudications WHERE id = ?", (entry_id,)).one()
@@ -286,6 +310,11 @@ def count_since(cur: Any, kiosk: str, since: str) -> int:
         (kiosk, since),
     ).one()
     return int(row["n"]) if row else 0
+
+
+def from_row(row: dict[str, Any]) -> Entry:
+    """An Entry from a row of `SELECT * FROM adjudications`."""
+    return _from_row(row)
 
 
 def _with_hash(entry: Entry) -> Entry:

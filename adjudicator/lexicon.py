@@ -54,6 +54,7 @@ class Manifest:
     catalogue_name: str = ""  # the catalogue edition whose fingerprint this is, if any
     tournament_list: bool = True
     refer_longer_than: int = 0
+    refer_even_if_listed: bool = False  # every word over refer_longer_than goes to a person
     recipe: dict[str, Any] = field(default_factory=dict)
     alphabet: dict[str, Any] = field(default_factory=dict)  # its definition; empty: english
 
@@ -100,6 +101,7 @@ class Manifest:
             "catalogue_name": self.catalogue_name,
             "tournament_list": self.tournament_list,
             "refer_longer_than": self.refer_longer_than,
+            "refer_even_if_listed": self.refer_even_if_listed,
             "longest_word": self.longest_word,
             "words_over_15": self.words_over_15,
             "built_at": self.built_at,

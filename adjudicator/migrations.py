@@ -145,6 +145,20 @@ MIGRATIONS: tuple[tuple[int, str, tuple[Step, ...]], ...] = (
             "DROP TABLE login_failures",
         ),
     ),
+    (
+        6,
+        "penalties as numbers, flags for the director, challenges by game (issue 11)",
+        (
+            "ALTER TABLE adjudications ADD COLUMN penalty TEXT",
+            "ALTER TABLE adjudications ADD COLUMN flag TEXT",
+            # The challenger's earlier challenges in one game (WESPA 3.10.15(c)): one seek.
+            # Partial indexes: a row they do not cover costs no index write (and no WAL page).
+            "CREATE INDEX adjudications_by_game ON adjudications "
+            "(tournament, round_no, table_no, challenger, id) "
+            "WHERE kind = 'challenge' AND challenger IS NOT NULL",
+            "CREATE INDEX adjudications_by_flag ON adjudications (flag, id) WHERE flag IS NOT NULL",
+        ),
+    ),
 )
 
 LATEST = max(version for version, _, _ in MIGRATIONS)

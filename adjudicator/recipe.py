@@ -2,7 +2,8 @@
 
 A recipe names its sources (word-list files beside it, or compiled lexicons in the store),
 whose union is taken; lists of words to add and to remove; and optionally a referral rule
-(`refer_longer_than = N`: a missing word of more than N letters gives REFER). The compiled
+(`refer_longer_than = N`: a missing word of more than N letters gives REFER; with
+`refer_even_if_listed = true`, every word of more than N letters does). The compiled
 lexicon's manifest records the recipe's text and the count and fingerprint of every list.
 """
 
@@ -45,6 +46,7 @@ KEYS = (
     "drop_capitalised",
     "skip_invalid",
     "tournament_list",
+    "refer_even_if_listed",
 )
 REQUIRED = ("name", "sources")
 REFER_MIN, REFER_MAX = 2, 15
@@ -70,6 +72,7 @@ class Recipe:
     drop_capitalised: bool = False  # leave out source entries with a capital letter
     skip_invalid: bool = False  # leave out source lines that do not spell in the alphabet
     tournament_list: bool = True
+    refer_even_if_listed: bool = False
 
     @property
     def folder(self) -> Path:
@@ -133,6 +136,7 @@ class RecipeBuild:
             "remove_not_there": self.not_there,
             "refer_longer_than": self.recipe.refer_longer_than,
             "alphabet": self.recipe.alphabet.name,
+            "refer_even_if_listed": self.recipe.refer_even_if_listed,
         }
 
 
@@ -212,6 +216,7 @@ def parse_recipe(text: str, path: Path) -> Recipe:
         drop_capitalised=_flag(data, "drop_capitalised", path, False),
         skip_invalid=_flag(data, "skip_invalid", path, False),
         tournament_list=_flag(data, "tournament_list", path, True),
+        refer_even_if_listed=_refer_even_if_listed(data, path),
     )
 
 
@@ -266,6 +271,16 @@ def _flag(data: dict, key: str, path: Path, default: bool) -> bool:
     value = data.get(key, default)
     if not isinstance(value, bool):
         raise RecipeError(f"Recipe {path.name}: {key} must be true or false, not {value!r}.")
+    return value
+
+
+def _refer_even_if_listed(data: dict, path: Path) -> bool:
+    value = _flag(data, "refer_even_if_listed", path, False)
+    if value and not data.get("refer_longer_than"):
+        raise RecipeError(
+            f"Recipe {path.name}: refer_even_if_listed needs refer_longer_than = N (the words "
+            "longer than N letters that go to a dictionary check)."
+        )
     return value
 
 
@@ -464,7 +479,7 @@ def import_recipe(
     words = build.words
     edition = check_against_catalogue(store, name, words, force)
     check_replacement(store, name, words, force)
-    _check_referral_change(store, name, recipe.refer_longer_than, force)
+    _check_referral_change(store, name, recipe, force)
     matched = catalogue.by_fingerprint(words.fingerprint)
     manifest = store.save(
         name,
@@ -479,28 +494,37 @@ def import_recipe(
         if (matched or edition)
         else recipe.tournament_list,
         refer_longer_than=recipe.refer_longer_than,
+        refer_even_if_listed=recipe.refer_even_if_listed,
         recipe=build.record(),
     )
     return RecipeSummary(manifest, build, matched)
 
 
-def _check_referral_change(store: LexiconStore, name: str, refer: int, force: bool) -> None:
+def _check_referral_change(store: LexiconStore, name: str, recipe: Recipe, force: bool) -> None:
     """Same words, different referral rule: verdicts would change, so ask for --force."""
     try:
         existing = store.manifest(name)
     except LexiconError:
         return
-    if existing.refer_longer_than != refer and not force:
+    old = (existing.refer_longer_than, existing.refer_even_if_listed)
+    new = (recipe.refer_longer_than, recipe.refer_even_if_listed)
+    if old != new and not force:
         raise RecipeError(
-            f"Lexicon {name} already exists with {referral_text(existing.refer_longer_than)}; "
-            f"this recipe has {referral_text(refer)}. Use --force to replace it."
+            f"Lexicon {name} already exists with {referral_text(*old)}; "
+            f"this recipe has {referral_text(*new)}. Use --force to replace it."
         )
 
 
-def referral_text(refer_longer_than: int) -> str:
+def referral_text(refer_longer_than: int, even_if_listed: bool = False) -> str:
     """The referral rule in words, as summaries and `lexicon show` print it."""
     if not refer_longer_than:
         return "no referral rule (a missing word of any length is UNACCEPTABLE)"
+    if even_if_listed:
+        return (
+            f"a referral rule: every word of more than {refer_longer_than} letters, listed or "
+            "not, gives REFER (a word judge checks a dictionary) unless a word of "
+            f"{refer_longer_than} letters or fewer is missing"
+        )
     return (
         f"a referral rule: a missing word of more than {refer_longer_than} letters gives REFER "
         f"(a word judge checks a dictionary) unless a word of {refer_longer_than} letters or "

@@ -1,11 +1,13 @@
-"""Second opinions (WESPA 3.10.11, NSA X.G) and the director's final rulings.
+"""Second opinions (WESPA 3.10.11, NSA X.G): a word judge judges a challenge again.
 
 A word judge re-enters the words from the challenge slip; the verdict is computed by the same
 function as every other (ruling.rule_on) against the lexicon edition and rule the original
-used. The second opinion is refused from the station that gave the original verdict. If the
-words or the verdict differ, or the original was REFER (a dictionary check), the case is
-flagged and the director records the final ruling with a reason. Everything is a journal row;
-nothing anywhere says which word was bad.
+used. The second opinion is refused from the station that gave the original verdict, and from
+anyone who already judged that challenge (NSA Guideline 11g). If the words or the verdict
+differ, the case is flagged and the director records the final ruling (final_ruling.py). A
+referral (REFER) is closed by the word judge's dictionary check without a director step
+(NSA I.B), and the record says so. Everything is a journal row; nothing anywhere says which
+word was bad.
 """
 
 from __future__ import annotations
@@ -14,21 +16,20 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from adjudicator import journal
+from adjudicator import game, journal, voids
 from adjudicator.db import Database
 from adjudicator.errors import AdjudicatorError, LexiconError
 from adjudicator.lexicon import CompiledLexicon
 from adjudicator.normalize import normalize_challenge
-from adjudicator.rules import consequence, get_rule
+from adjudicator.rules import Rule, consequence, get_rule, with_improper_lookup
 from adjudicator.ruling import rule_on
 from adjudicator.store import LexiconStore
-from adjudicator.textcheck import REASON_MAX, TextError, check_text
 from adjudicator.verdict import Verdict
 
 FLAGGED = "flagged for the director"
+# NSA I.B and X.J (school rule 10 alike): a word judge's dictionary check decides a long word.
+CLOSES_REFERRAL = "closes the referral: the word judge's dictionary check decides (NSA I.B)"
 DICTIONARY = {"acceptable": Verdict.ACCEPTABLE, "unacceptable": Verdict.UNACCEPTABLE}
-FINAL_VERDICTS = (Verdict.ACCEPTABLE.value, Verdict.UNACCEPTABLE.value)
-MAX_REASON = REASON_MAX
 
 
 class SecondOpinionRefused(AdjudicatorError):
@@ -48,6 +49,11 @@ class SecondOpinion:
     @property
     def agrees(self) -> bool:
         return self.entry.verdict == self.original.verdict
+
+    @property
+    def closes_referral(self) -> bool:
+        """True when this word judge's dictionary check decided a referral (NSA I.B)."""
+        return CLOSES_REFERRAL in (self.entry.note or "")
 
 
 @dataclass
@@ -130,6 +136,8 @@ def give(
     the lexicon refers the words (REFER) and required when the original was REFER.
     """
     original = original_of(db, adjudication_id)
+    case = case_of(db, original)
+    _refuse_same_judge(case, actor)
     if station == original.kiosk:
         raise SecondOpinionRefused(
             f"Adjudication #{original.id} was judged on kiosk {original.kiosk}: the original "
@@ -151,10 +159,12 @@ def give(
     if verdict is Verdict.REFER and dictionary is not None:
         verdict = DICTIONARY[dictionary]
         notes.append(f"dictionary check: {dictionary}")
-    reasons = flag_reasons(original, normalised, verdict)
+    reasons = flag_reasons(original, normalised, verdict, closed_by=closing_opinion(case))
     if reasons:
         notes.append(f"{FLAGGED}: {'; '.join(reasons)}")
-    entry = _append_follow_up(
+    elif original.verdict == Verdict.REFER.value:
+        notes.append(CLOSES_REFERRAL)
+    entry = append_follow_up(
         db,
         original,
         kind="second-opinion",
@@ -168,83 +178,78 @@ def give(
     return SecondOpinion(entry, original, reasons)
 
 
+def _refuse_same_judge(case: Case, actor: str) -> None:
+    """NSA Guideline 11g: whoever researched a challenge does not give its next opinion."""
+    earlier = [case.original, *case.opinions]
+    if any(entry.actor == actor for entry in earlier):
+        raise SecondOpinionRefused(
+            f"{actor} already judged adjudication #{case.original.id}: another person gives "
+            "the next opinion (NSA Guideline 11g)."
+        )
+
+
+def closing_opinion(case: Case) -> journal.Entry | None:
+    """The second opinion whose dictionary check closed a referral (REFER), if any."""
+    if case.original.verdict != Verdict.REFER.value:
+        return None
+    return next((o for o in case.opinions if CLOSES_REFERRAL in (o.note or "")), None)
+
+
 def flag_reasons(
-    original: journal.Entry, words: tuple[str, ...], verdict: Verdict
+    original: journal.Entry,
+    words: tuple[str, ...],
+    verdict: Verdict,
+    closed_by: journal.Entry | None = None,
 ) -> tuple[str, ...]:
-    """Why the director must decide: different words, a different verdict, or a referral."""
+    """Why the director must decide: different words, or a different verdict from the
+    original's (for a referral, from the dictionary check that closed it, if one did)."""
     reasons = []
     if Counter(words) != Counter(original.words):
         reasons.append("the words differ from the original's")
-    if original.verdict == Verdict.REFER.value:
-        reasons.append("the original verdict was REFER")
-    elif verdict.value != original.verdict:
-        reasons.append("the verdict differs from the original's")
+    if original.verdict != Verdict.REFER.value:
+        if verdict.value != original.verdict:
+            reasons.append("the verdict differs from the original's")
+    elif closed_by is not None and verdict.value != closed_by.verdict:
+        reasons.append(f"the verdict differs from the dictionary check #{closed_by.id}")
     return tuple(reasons)
 
 
-def record_ruling(
-    db: Database,
-    adjudication_id: int,
-    verdict: str,
-    reason: str,
-    *,
-    actor: str,
-    station: str,
-) -> journal.Entry:
-    """The director's final ruling on a flagged case, with the reason, in the journal."""
-    original = original_of(db, adjudication_id)
-    verdict = (verdict or "").strip().upper()
-    if verdict not in FINAL_VERDICTS:
-        raise SecondOpinionRefused("The final ruling is ACCEPTABLE or UNACCEPTABLE.")
-    # Line breaks typed in a reason box become spaces; other invisible characters are refused.
-    reason = " ".join(str(reason or "").split())
-    try:
-        check_text(reason, "reason", MAX_REASON)
-    except TextError as exc:
-        problem = f" {exc}"
-    else:
-        problem = "" if len(reason) >= 3 else " It is too short."
-    if problem:
-        raise SecondOpinionRefused(
-            f"Give the reason for the ruling (3 to {MAX_REASON} characters).{problem}"
-        )
-    case = case_of(db, original)
-    if not case.flagged:
-        raise SecondOpinionRefused(
-            f"Adjudication #{original.id} has no second opinion flagged for the director: a "
-            "second opinion that agrees with the original is final (WESPA 3.10.11(c))."
-        )
-    _refuse_if_ruled(db, original.id)
-    rule = get_rule(original.rule)
-    return _append_follow_up(
-        db,
-        original,
-        kind="ruling",
-        station=station,
-        actor=actor,
-        rule=rule,
-        words=original.words,
-        verdict=Verdict(verdict),
-        note=reason,
-    )
-
-
-def _append_follow_up(
+def append_follow_up(
     db: Database,
     original: journal.Entry,
     *,
     kind: str,
     station: str,
     actor: str,
-    rule,
+    rule: Rule,
     words: tuple[str, ...],
     verdict: Verdict,
     note: str | None,
+    improper_lookup: bool = False,
 ) -> journal.Entry:
-    """Journal a second opinion or ruling on `original`, unless the director has ruled."""
+    """Journal a second opinion or ruling on `original`, unless the director has ruled or the
+    challenge is void. Under a rule that counts earlier challenges, the consequence counts the
+    challenger's unsuccessful challenges before the original, under the chain lock."""
+
+    def settle(cur) -> dict:
+        _refuse_if_ruled(cur, original.id)
+        voids.refuse_if_void(cur, original.id)
+        earlier = game.earlier_unsuccessful(
+            cur,
+            original.tournament,
+            original.round,
+            original.table,
+            original.challenger,
+            before_id=original.id,
+        )
+        result = consequence(rule, verdict, len(words), earlier)
+        if improper_lookup:
+            result = with_improper_lookup(result)
+        return {"consequence": result.text, "penalty": result.penalty_json()}
+
     return journal.append(
         db,
-        guard=lambda cur: _refuse_if_ruled(cur, original.id),
+        guard=settle,
         kind=kind,
         refers_to=original.id,
         tournament=original.tournament,
@@ -256,7 +261,7 @@ def _append_follow_up(
         words=tuple(words),
         word_count=len(words),
         verdict=verdict.value,
-        consequence=consequence(rule, verdict, len(words)).text,
+        consequence="",
         table=original.table,
         round=original.round,
         challenger=original.challenger,

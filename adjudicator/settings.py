@@ -37,7 +37,11 @@ SETTINGS: tuple[Setting, ...] = (
         "empty means journal.sqlite3 in the home.",
     ),
     Setting("default_lexicon", "", "Lexicon `judge` uses when --lexicon is not given."),
-    Setting("default_rule", "double", "Challenge rule `judge` uses when --rule is not given."),
+    Setting(
+        "default_rule",
+        "",
+        "Challenge rule `judge --lexicon` uses when --rule is not given; empty: no consequence.",
+    ),
     Setting(
         "kiosk_rate_limit", "6/minute", "Adjudications per kiosk, such as 6/minute; off disables."
     ),
@@ -86,6 +90,13 @@ SETTINGS: tuple[Setting, ...] = (
         "The journal page flags a kiosk making more than this many challenges in burst_minutes.",
     ),
     Setting("burst_minutes", "5", "The window, in minutes, for flagging bursts from one kiosk."),
+    Setting(
+        "separate_lookup_seconds",
+        "60",
+        "Two challenges from one kiosk for the same table and round within this many seconds "
+        "are flagged to the director as a possible improper separate look-up (NASPA 6.2); "
+        "0 turns the flag off.",
+    ),
     Setting(
         "login_free_attempts",
         "3",

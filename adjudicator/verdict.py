@@ -24,21 +24,28 @@ class Verdict(StrEnum):
 _EXIT_CODES = {Verdict.ACCEPTABLE: 0, Verdict.UNACCEPTABLE: 1, Verdict.REFER: 3}
 
 
-def judge(lexicon: Container[str], words: Sequence[str], refer_longer_than: int = 0) -> Verdict:
+def judge(
+    lexicon: Container[str],
+    words: Sequence[str],
+    refer_longer_than: int = 0,
+    refer_even_if_listed: bool = False,
+) -> Verdict:
     """One verdict for normalised `words` against `lexicon`.
 
     With `refer_longer_than` = N > 0, a missing word of more than N letters gives REFER
     (a person checks a dictionary) unless a word of N letters or fewer is missing too.
+    With `refer_even_if_listed`, every word of more than N letters goes to that check,
+    found or not (school rule 10: words over 8 letters are judged from MW11).
     """
     missing_short = 0
-    missing_long = 0
+    referred = 0
     for word in words:
         missing = word not in lexicon
         is_long = refer_longer_than > 0 and len(word) > refer_longer_than
-        missing_long += missing and is_long
+        referred += (missing or refer_even_if_listed) and is_long
         missing_short += missing and not is_long
     if missing_short:
         return Verdict.UNACCEPTABLE
-    if missing_long:
+    if referred:
         return Verdict.REFER
     return Verdict.ACCEPTABLE

@@ -8,10 +8,10 @@ from flask import Blueprint, Response, current_app, jsonify, request
 
 from adjudicator import journal_health, kiosks, receipts, tournaments, witnesses
 from adjudicator.db import DatabaseUnavailable
-from adjudicator.hall import DETAIL_FIELDS as DETAILS
+from adjudicator.hall import OPTIONAL_FIELDS as DETAILS
 from adjudicator.hall import LexiconUnavailable
 from adjudicator.receipt_key import signature_ok
-from adjudicator.rules import RULES
+from adjudicator.rules import get_rule
 from kiosk.auth import current_kiosk
 from kiosk.errors import ApiError
 from kiosk.hall import get_hall
@@ -61,7 +61,7 @@ def kiosk_status():
         _witness(hall, kiosk)
     tournament = tournaments.get(hall.db, kiosk.tournament)
     manifest = hall.store.manifest(tournament.lexicon)
-    rule = RULES[tournament.rule]
+    rule = get_rule(tournament.rule)
     return jsonify(
         ok=True,
         kiosk=kiosk.name,
@@ -75,7 +75,12 @@ def kiosk_status():
             "available": _lexicon_available(hall, tournament),
             "alphabet": manifest.get_alphabet().summary(),
         },
-        rule={"name": rule.name, "title": rule.title},
+        rule={
+            "name": rule.name,
+            "title": rule.title,
+            # the kiosk then asks for round, table and challenger (WESPA 3.10.15(c))
+            "needs_game": rule.counts_earlier_challenges,
+        },
         journal=health.to_api(),
         verdict_seconds=current_app.config["VERDICT_SECONDS"],
         clear_seconds=current_app.config["CLEAR_SECONDS"],

@@ -27,6 +27,8 @@ from adjudicator import (
     journal,
     journal_review,
     kiosks,
+    lookups,
+    outcomes,
     second_opinion,
     settings,
     tournaments,
@@ -34,10 +36,11 @@ from adjudicator import (
 from adjudicator.alphabet_files import builtin, builtin_names
 from adjudicator.errors import AdjudicatorError, LexiconError
 from adjudicator.import_job import import_isolated
-from adjudicator.rules import RULES
+from adjudicator.rules import RULES, UnknownRule, get_rule
+from kiosk import director_review
 from kiosk.errors import error_response
 from kiosk.hall import get_hall
-from kiosk.staff_web import current_staff, login_page, sign_out, staff_required
+from kiosk.staff_web import login_page, sign_out, staff_required
 
 bp = Blueprint("director", __name__, url_prefix="/director")
 director_only = staff_required("director")
@@ -123,8 +126,10 @@ def tournament_confirm(slug: str):
     lexicon = request.form.get("lexicon") or current.lexicon
     rule = request.form.get("rule") or current.rule
     title = request.form.get("title", "").strip() or current.title
-    if rule not in RULES:
-        flash(f"Unknown challenge rule {rule!r}.", "error")
+    try:
+        rule = get_rule(rule).name
+    except UnknownRule as exc:
+        flash(str(exc), "error")
         return redirect(url_for("director.tournament_list"))
     try:
         manifest = hall.store.manifest(lexicon)
@@ -137,7 +142,7 @@ def tournament_confirm(slug: str):
         tournament=current,
         current_manifest=_manifest_or_none(current.lexicon),
         manifest=manifest,
-        rule=RULES[rule],
+        rule=get_rule(rule),
         title=title,
     )
 
@@ -379,9 +384,11 @@ def journal_page():
     rows = list(journal_review.select(hall.db, **filters))
     bursts = journal_review.find_bursts(rows)
     in_burst = {entry_id for burst in bursts for entry_id in burst.ids}
+    shown = list(reversed(rows))[:JOURNAL_ROWS_SHOWN]
     return render_template(
         "director/journal.html",
-        rows=list(reversed(rows))[:JOURNAL_ROWS_SHOWN],
+        rows=shown,
+        outcomes={entry.id: outcome for entry, outcome in outcomes.with_outcomes(hall.db, shown)},
         total=len(rows),
         shown=JOURNAL_ROWS_SHOWN,
         bursts=bursts,
@@ -403,7 +410,8 @@ def journal_csv():
         filters = _journal_filters()
     except AdjudicatorError as exc:
         return error_response(400, str(exc), link=(url_for("director.journal_page"), "Back"))
-    rows = journal_review.select(get_hall().db, **filters)  # reads the database only: no context
+    db = get_hall().db  # the rows and their outcomes read the database only: no context
+    rows = outcomes.with_outcomes(db, journal_review.select(db, **filters))
     chunks = export.csv_chunks(rows)
     first = next(chunks)  # the first query runs here: a database error is a 503, not a cut 500
     return Response(
@@ -419,29 +427,18 @@ def journal_csv():
 @bp.get("/flags")
 @director_only
 def flags():
-    all_cases = second_opinion.cases(get_hall().db)
+    db = get_hall().db
+    all_cases = second_opinion.cases(db)
+    lookup_flags = lookups.flagged(db)
     return render_template(
         "director/flags.html",
-        open_cases=[case for case in all_cases if case.open],
+        open_cases=outcomes.without_void(db, [case for case in all_cases if case.open]),
         closed_cases=[case for case in all_cases if not case.open][:50],
+        lookups=list(outcomes.with_outcomes(db, lookup_flags)),
     )
 
 
 @bp.post("/flags/<int:adjudication_id>/ruling")
 @director_only
 def ruling(adjudication_id: int):
-    member = current_staff()
-    try:
-        entry = second_opinion.record_ruling(
-            get_hall().db,
-            adjudication_id,
-            request.form.get("verdict", ""),
-            request.form.get("reason", ""),
-            actor=member.name,
-            station="director",
-        )
-    except AdjudicatorError as exc:
-        flash(str(exc), "error")
-    else:
-        flash(f"Final ruling on #{adjudication_id}: {entry.verdict}. {entry.consequence}", "ok")
-    return redirect(url_for("director.flags"))
+    return director_review.record_ruling_from_form(adjudication_id)

@@ -12,17 +12,20 @@ from werkzeug.exceptions import HTTPException
 
 from adjudicator.db import DatabaseUnavailable
 from adjudicator.errors import AdjudicatorError, ChallengeInputError
+from adjudicator.game import GameDetailsRequired
 from adjudicator.hall import DetailError, LexiconUnavailable
 from adjudicator.journal_health import LOST_MESSAGE, JournalLost
 from adjudicator.journal_review import FilterError
 from adjudicator.kiosks import KioskError
 from adjudicator.ratelimit import RateLimited
+from adjudicator.reasons import ReasonRequired
 from adjudicator.receipt_key import ReceiptKeyError
 from adjudicator.rules import UnknownRule
 from adjudicator.second_opinion import SecondOpinionRefused
 from adjudicator.staff import StaffError
 from adjudicator.textcheck import TextError
 from adjudicator.tournaments import TournamentError
+from adjudicator.voids import VoidRefused
 
 log = logging.getLogger("kiosk")
 
@@ -46,6 +49,9 @@ STATUS_FOR = (
     (StaffError, 400),
     (SecondOpinionRefused, 400),
     (UnknownRule, 400),
+    (GameDetailsRequired, 400),
+    (VoidRefused, 400),
+    (ReasonRequired, 400),
     (RateLimited, 429),
     (LexiconUnavailable, 503),
     (DatabaseUnavailable, 503),

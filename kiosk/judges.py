@@ -56,9 +56,10 @@ def _case_page(original, error: str | None, status: int = 200):
     hall = get_hall()
     existing = second_opinion.case_of(hall.db, original)
     try:
-        limit = hall.store.manifest(original.lexicon_name).refer_longer_than
+        manifest = hall.store.manifest(original.lexicon_name)
+        limit, refer_all = manifest.refer_longer_than, manifest.refer_even_if_listed
     except LexiconError:
-        limit = 0
+        limit, refer_all = 0, False
     page = render_template(
         "director/judge_case.html",
         original=original,
@@ -66,6 +67,7 @@ def _case_page(original, error: str | None, status: int = 200):
         error=error,
         referred=original.verdict == "REFER",
         refer_limit=limit,
+        refer_all=refer_all,
     )
     return page, status
 

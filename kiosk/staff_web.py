@@ -146,7 +146,7 @@ def refusal_for(roles: tuple[str, ...]):
         raise ApiError(403, "A kiosk token cannot be used on the staff pages.")
     member = current_staff()
     if member is None:
-        login = "director.login" if request.blueprint == "director" else "judges.login"
+        login = "judges.login" if request.blueprint == "judges" else "director.login"
         return redirect(url_for(login, next=request.full_path.rstrip("?")))
     if member.role not in roles:
         raise ApiError(403, "This page is for the tournament director only.")

@@ -72,6 +72,8 @@ ACCESS: dict[tuple[str, str], frozenset[str]] = {
     ("GET", "/director/journal.csv"): DIRECTOR_ONLY,
     ("GET", "/director/flags"): DIRECTOR_ONLY,
     ("POST", "/director/flags/<int:adjudication_id>/ruling"): DIRECTOR_ONLY,
+    ("POST", "/director/journal/<int:adjudication_id>/void"): DIRECTOR_ONLY,
+    ("POST", "/director/ruling"): DIRECTOR_ONLY,
     ("POST", "/director/checkpoint"): DIRECTOR_ONLY,
     ("GET", "/director/checkpoint.json"): DIRECTOR_ONLY,
     ("POST", "/director/alarms/acknowledge"): DIRECTOR_ONLY,

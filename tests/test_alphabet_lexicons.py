@@ -258,4 +258,5 @@ def test_a_second_opinion_reads_the_slip_in_the_originals_alphabet(swedish_hall)
     assert opinion.entry.words == ("ÅSNA",) and opinion.entry.verdict == "ACCEPTABLE"
     assert not opinion.flagged  # the same words and verdict: nothing for the director
     with pytest.raises(ChallengeInputError, match="'Q' .* the swedish-club alphabet's tiles"):
-        second_opinion.give(hall.db, hall.store, original, "QI", actor="judge-1", station="desk")
+        # another judge (NSA Guideline 11g: judge-1 may not judge the same challenge twice)
+        second_opinion.give(hall.db, hall.store, original, "QI", actor="judge-2", station="desk")

@@ -208,7 +208,15 @@ def test_adjudication_returns_every_documented_field(client, setup):
     assert body["tournament"] == NWL
     assert body["lexicon"] == {"name": "TINY-NWL", "fingerprint": manifest.fingerprint, "words": 12}
     assert body["rule"] == "5-per-word"
-    assert body["consequence"] == "The play stands; 5 points x 3 words: the player adds 15."
+    assert body["consequence"] == (
+        "The play stands; 5 points x 3 words: the player adds 15; the challenger keeps the turn."
+    )
+    assert body["penalty"] == {
+        "play_stands": True,
+        "points_to_player": 15,
+        "challenger_loses_turn": False,
+        "points_to_challenger": 0,
+    }
     assert isinstance(body["id"], int)
     assert datetime.fromisoformat(body["recorded_at"]).tzinfo is not None
     assert body["table"] == "12" and body["round"] == "3"
@@ -254,7 +262,7 @@ def test_each_kiosk_is_judged_on_its_own_tournaments_lexicon(client, setup):
 def test_a_word_challenged_twice_counts_twice(client, setup):
     body = judge(client, setup, ["QI", "qi"]).get_json()
     assert body["words"] == ["QI", "QI"] and body["word_count"] == 2
-    assert body["consequence"].endswith("the player adds 10.")
+    assert body["consequence"].endswith("the player adds 10; the challenger keeps the turn.")
 
 
 def test_the_tournament_rule_applies_from_the_next_challenge(client, setup):
@@ -262,7 +270,9 @@ def test_the_tournament_rule_applies_from_the_next_challenge(client, setup):
     tournaments.update(setup.hall.db, setup.store, NWL, rule="10-per-turn")
     body = judge(client, setup, ["QI"]).get_json()
     assert body["rule"] == "10-per-turn"
-    assert body["consequence"] == "The play stands; the player adds 10 points."
+    assert body["consequence"] == (
+        "The play stands; the player adds 10 points; the challenger keeps the turn."
+    )
 
 
 # --- 400: bad input --------------------------------------------------------------------------

@@ -9,7 +9,10 @@ import sys
 
 import pytest
 
+from adjudicator.cli.judge_cmd import NOT_RECORDED
 from adjudicator.wordlist import WordSet
+
+NOT_RECORDED_LINE = f"{NOT_RECORDED}\n"
 
 
 @pytest.fixture
@@ -19,7 +22,7 @@ def short_fp(tiny):
 
 def test_acceptable(run, tiny, short_fp):
     result = run("judge", "--lexicon", "TINY", "--rule", "double", "qi", "ZA", "jo")
-    assert result.exit_code == 0 and result.stderr == ""
+    assert result.exit_code == 0 and result.stderr == NOT_RECORDED_LINE
     lines = result.stdout.splitlines()
     assert lines[0] == "ACCEPTABLE: the play stands"
     assert lines[1] == f"Lexicon: TINY (15 words, fingerprint {short_fp})"
@@ -29,8 +32,8 @@ def test_acceptable(run, tiny, short_fp):
 
 
 def test_unacceptable(run, tiny):
-    result = run("judge", "-l", "TINY", "QI", "QX")
-    assert result.exit_code == 1 and result.stderr == ""
+    result = run("judge", "-l", "TINY", "-r", "single", "QI", "QX")
+    assert result.exit_code == 1 and result.stderr == NOT_RECORDED_LINE
     assert result.stdout.splitlines()[0] == "UNACCEPTABLE: the play comes off and scores zero"
     assert "Consequence: The play comes off the board and scores zero." in result.stdout
 
@@ -38,7 +41,21 @@ def test_unacceptable(run, tiny):
 def test_five_per_word(run, tiny):
     result = run("judge", "-l", "TINY", "-r", "5-per-word", "QI", "ZA", "CAT")
     assert result.exit_code == 0
-    assert "the player adds 15" in result.stdout
+    assert "the player adds 15; the challenger keeps the turn." in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("rule", "text"),
+    [
+        ("7-per-word", "7 points x 3 words: the player adds 21"),
+        ("1-per-word", "1 point x 3 words: the player adds 3"),
+        ("50-per-turn", "the player adds 50 points"),
+    ],
+)
+def test_any_point_value_from_1_to_50(run, tiny, rule, text):
+    """WESPA 3.10.15(b)(ii)-(iv), MSA 13(i): an "x-point" penalty, per word or per turn."""
+    result = run("judge", "-l", "TINY", "-r", rule, "QI", "ZA", "CAT")
+    assert result.exit_code == 0 and text in result.stdout
 
 
 def test_words_from_stdin(run, tiny):
@@ -65,10 +82,22 @@ def test_json(run, tiny):
         "word_count": 2,
         "lexicon": {"name": "TINY", "fingerprint": tiny.manifest.fingerprint, "words": 15},
         "rule": "5-per-turn",
-        "consequence": "The play stands; the player adds 5 points.",
+        "consequence": "The play stands; the player adds 5 points; the challenger keeps the turn.",
+        "penalty": {
+            "play_stands": True,
+            "points_to_player": 5,
+            "challenger_loses_turn": False,
+            "points_to_challenger": 0,
+        },
+        "recorded": False,
     }
-    bad = run("judge", "-l", "TINY", "--json", "qi", "qx")
-    assert bad.exit_code == 1 and json.loads(bad.stdout)["verdict"] == "UNACCEPTABLE"
+    bad = json.loads(run("judge", "-l", "TINY", "--json", "qi", "qx").stdout)
+    assert (bad["verdict"], bad["rule"], bad["consequence"], bad["penalty"]) == (
+        "UNACCEPTABLE",
+        None,
+        None,
+        None,
+    )
 
 
 def test_defaults_from_settings(run, tiny, monkeypatch):
@@ -79,13 +108,25 @@ def test_defaults_from_settings(run, tiny, monkeypatch):
     assert "Lexicon: TINY" in result.stdout and "Rule: single" in result.stdout
 
 
-def test_default_rule_is_double(run, tiny):
-    assert "Rule: double" in run("judge", "-l", "TINY", "QI").stdout
+def test_a_look_up_without_a_rule_prints_no_consequence(run, tiny):
+    """Issue 11: no rule is assumed for a look-up (it used to be double for any lexicon)."""
+    result = run("judge", "-l", "TINY", "QI")
+    assert result.exit_code == 0
+    assert "Rule: none given (no consequence; add --rule RULE for one)" in result.stdout
+    assert "Consequence" not in result.stdout and "double" not in result.stdout
+    assert result.stderr == NOT_RECORDED_LINE
+
+
+@pytest.mark.parametrize("rule", ["dingle", "5-then-10", "escalating"])
+def test_a_look_up_cannot_count_earlier_challenges(run, tiny, rule):
+    """WESPA 3.10.15(c): these rules need the game's history, which only a recorded
+    challenge (--tournament) has."""
+    _no_verdict(run("judge", "-l", "TINY", "-r", rule, "QI"), "--tournament SLUG --round")
 
 
 def test_referral(run, store):
     store.save("OWLREF", WordSet.of(["QI", "ZA", "RETAINERS"]), refer_longer_than=9)
-    refer = run("judge", "-l", "OWLREF", "QI", "ABSQUATULATE")
+    refer = run("judge", "-l", "OWLREF", "-r", "double", "QI", "ABSQUATULATE")
     assert refer.exit_code == 3
     assert refer.stdout.startswith("REFER: call a word judge")
     assert "Consequence: Call a word judge" in refer.stdout
@@ -106,7 +147,7 @@ def _no_verdict(result, *expected):
 
 class TestNoVerdict:
     def test_no_lexicon_named(self, run, tiny):
-        _no_verdict(run("judge", "QI"), "Name the lexicon to judge against: --lexicon NAME")
+        _no_verdict(run("judge", "QI"), "Name the tournament (--tournament SLUG")
 
     def test_unknown_lexicon(self, run, tiny):
         _no_verdict(
@@ -118,7 +159,15 @@ class TestNoVerdict:
         _no_verdict(run("judge", "-l", "../TINY", "QI"), "Invalid lexicon name '../TINY'")
 
     def test_unknown_rule(self, run, tiny):
-        _no_verdict(run("judge", "-l", "TINY", "-r", "triple", "QI"), "'triple' is not one of")
+        _no_verdict(
+            run("judge", "-l", "TINY", "-r", "triple", "QI"), "Unknown challenge rule 'triple'"
+        )
+
+    @pytest.mark.parametrize("rule", ["0-per-word", "51-per-turn", "5-per-game", "05-per-word"])
+    def test_point_values_outside_1_to_50(self, run, tiny, rule):
+        _no_verdict(
+            run("judge", "-l", "TINY", "-r", rule, "QI"), f"Unknown challenge rule {rule!r}"
+        )
 
     def test_unknown_rule_from_settings(self, run, tiny, monkeypatch):
         monkeypatch.setenv("ADJUDICATOR_DEFAULT_RULE", "triple")
@@ -177,7 +226,7 @@ def _python_m(*args, home, stdin=None):
 
 def test_python_m_adjudicator(home, tiny):
     ok = _python_m("judge", "--lexicon", "TINY", "-", home=home, stdin="qi za\n")
-    assert (ok.returncode, ok.stderr) == (0, "")
+    assert (ok.returncode, ok.stderr) == (0, NOT_RECORDED_LINE)
     assert ok.stdout.startswith("ACCEPTABLE")
     bad = _python_m("judge", "--lexicon", "TINY", "QI", "QX", home=home)
     assert bad.returncode == 1 and bad.stdout.startswith("UNACCEPTABLE")

@@ -127,7 +127,7 @@ def test_set_changes_rule_title_and_lexicon(run, lexicons):
     [
         (("autumn", "--rule", "single"), ("No tournament 'autumn'",)),
         (("spring", "--lexicon", "NOPE"), ("No lexicon named 'NOPE'",)),
-        (("spring", "--rule", "dingle"), ("Invalid value",)),
+        (("spring", "--rule", "51-per-word"), ("Invalid value", "1 to 50")),
     ],
 )
 def test_set_refuses_bad_input_and_changes_nothing(run, lexicons, args, fragments):

@@ -56,6 +56,10 @@ word_text = st.one_of(
     st.sampled_from(["QI", "za", "ZZZ", "CAT DOG", "qi,za", "Ｑｉ", "QΙ", "é", "Q-I", "?", " "]),
     st.text(max_size=20),
 )
+any_id = st.one_of(  # a reissue's "replaces": ids in any digits, huge, negative
+    st.text(alphabet=st.characters(categories=["Nd", "No"]), min_size=1, max_size=22),
+    st.sampled_from(["1", "2", "\u0663", "\u00b2", "-1", "0", "9" * 20, str(2**31), " 1 "]),
+)
 json_scalar = st.one_of(
     st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True), st.text(max_size=30)
 )
@@ -86,6 +90,7 @@ challenge = st.fixed_dictionaries(
     {"words": st.one_of(st.lists(word_text, max_size=10), json_value)},
     optional={
         **{name: st.one_of(json_scalar, st.text(max_size=50)) for name in DETAILS},
+        "replaces": st.one_of(json_scalar, any_id),
         "extra": json_value,
     },
 )
@@ -129,6 +134,27 @@ def _unique_keys(pairs):
     return dict(pairs)
 
 
+def well_formed_id(value) -> int | None:
+    """A reissue's "replaces" as the API may take it: a whole number 1 .. 2**31 - 1, as a JSON
+    integer or ASCII digits; None for anything else."""
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        return None
+    text = str(value).strip()
+    if not (text.isascii() and text.isdigit()):
+        return None
+    return int(text) if 0 < int(text) < 2**31 else None
+
+
+def reissue(raw: bytes) -> bool:
+    """Whether `raw` is a JSON object naming a challenge it replaces (a reissue: whether it may
+    replace that one depends on the journal, so such a challenge may be refused)."""
+    try:
+        value = json.loads(raw)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(value, dict) and value.get("replaces") not in (None, "")
+
+
 def expected_words(raw: bytes):
     """The normalised words if `raw` is a valid challenge body, else None."""
     try:
@@ -137,7 +163,9 @@ def expected_words(raw: bytes):
         return None
     if not isinstance(value, dict) or not isinstance(value.get("words"), list):
         return None
-    if set(value) - {"words", *DETAILS}:
+    if set(value) - {"words", *DETAILS, "replaces"}:
+        return None
+    if reissue(raw) and well_formed_id(value["replaces"]) is None:
         return None
     try:
         clean_details({k: v for k, v in value.items() if k in DETAILS})
@@ -208,7 +236,7 @@ def test_random_requests_never_crash_or_leak_a_verdict(
         assert payload["words"] == expected_words(raw)
     if path.startswith("/api/") and method not in ("HEAD", "OPTIONS"):
         assert response.is_json, (path, method, response.status_code, text[:200])
-    if valid and content_type == "application/json":
+    if valid and content_type == "application/json" and not reissue(raw):
         assert response.status_code == 201 and has_verdict, (raw[:200], text[:300])
 
 
@@ -234,5 +262,7 @@ def test_random_challenge_bodies_from_a_valid_kiosk(hall_app, raw):
     expected = expected_words(raw)
     if expected is None:
         assert response.status_code in (400, 413) and "verdict" not in payload, (raw[:200], payload)
+    elif reissue(raw) and response.status_code == 400:
+        assert "verdict" not in payload  # a well-formed reissue the journal does not allow
     else:
         assert response.status_code == 201 and payload["words"] == expected

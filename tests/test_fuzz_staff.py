@@ -52,6 +52,9 @@ nasty_text = st.one_of(
             "TINY-NWL",
             "double",
             "QI ZA",
+            "ACCEPTABLE",
+            "UNACCEPTABLE",
+            "a fair reason",
         ]
     ),
 )
@@ -80,7 +83,9 @@ FORMS = {
     "/director/kiosks/{seg}/pair": (),
     "/director/kiosks/{seg}/revoke": ("confirm",),
     "/director/kiosks/{seg}/move": ("tournament",),
-    "/director/flags/{id}/ruling": ("verdict", "reason"),
+    "/director/flags/{id}/ruling": ("verdict", "reason", "words", "improper_lookup"),
+    "/director/ruling": ("id", "verdict", "reason", "words", "improper_lookup"),
+    "/director/journal/{id}/void": ("reason",),
     "/director/alarms/acknowledge": ("kiosk", "row_id"),
     "/director/checkpoint": (),
     "/judge/second-opinion": ("id", "words", "dictionary"),
@@ -175,3 +180,21 @@ def test_random_staff_forms_never_crash(staff_app, request):
         shows_truly(t.title) and shows_truly(t.slug) for t in tournaments.list_all(staffed.db)
     )
     assert all(shows_truly(k.name) for k in kiosks.list_all(staffed.db))
+    for kind, note in new_rows(staffed.db):  # a ruling or void only with a reason that shows
+        assert note is None or shows_truly(note), (kind, note)
+        if kind in ("ruling", "void"):
+            assert len(note or "") >= 3, (kind, note)
+
+
+_last_seen = [0]
+
+
+def new_rows(db) -> list[tuple[str, str | None]]:
+    """(kind, note) of the journal rows added since the last call (cost flat as it grows)."""
+    with db.transaction() as cur:
+        rows = cur.execute(
+            "SELECT id, kind, note FROM adjudications WHERE id > ? ORDER BY id", (_last_seen[0],)
+        ).tuples()
+    if rows:
+        _last_seen[0] = rows[-1][0]
+    return [(kind, note) for _, kind, note in rows]

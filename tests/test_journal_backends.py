@@ -19,6 +19,7 @@ from adjudicator import journal, migrations
 from adjudicator.backends import connect
 from adjudicator.db import DatabaseUnavailable
 from adjudicator.db_sqlite import SqliteDatabase
+from adjudicator.errors import AdjudicatorError
 from adjudicator.group_commit import GroupCommitter
 from tests.pg_support import postgres  # noqa: F401 - the session fixture
 
@@ -128,14 +129,14 @@ def test_a_copied_row_is_named(db):
         "INSERT INTO adjudications SELECT 4, recorded_at, kind, refers_to, tournament, "
         "kiosk, lexicon_name, lexicon_fingerprint, lexicon_words, rule, words, word_count, "
         "verdict, consequence, table_no, round_no, challenger, player, actor, note, "
-        "prev_hash, row_hash FROM adjudications WHERE id = 3",
+        "prev_hash, row_hash, penalty, flag FROM adjudications WHERE id = 3",
     )
     assert journal.verify(db).first_bad_id == 4
 
 
 def test_a_refused_row_is_skipped_and_the_chain_goes_on(db):
     def refuse(cur):
-        raise ValueError("over the limit")
+        raise AdjudicatorError("over the limit")
 
     batch = [
         journal.Pending(fields(table="1")),
@@ -144,8 +145,28 @@ def test_a_refused_row_is_skipped_and_the_chain_goes_on(db):
     ]
     journal.append_batch(db, batch)
     assert [p.entry.id if p.entry else None for p in batch] == [1, None, 2]
-    assert isinstance(batch[1].error, ValueError)
+    assert isinstance(batch[1].error, AdjudicatorError)
     assert journal.verify(db).rows == 2
+
+
+def test_a_database_failure_inside_a_guard_fails_the_whole_batch(db):
+    """A guard's query failing (the server restarting under it) is no refusal of one row: the
+    batch writes nothing and every caller hears "not judged", never a raw driver error."""
+
+    def query_fails(cur):
+        cur.execute("SELECT * FROM no_such_table")
+
+    batch = [
+        journal.Pending(fields(table="1")),
+        journal.Pending(fields(table="2"), query_fails),
+    ]
+    with pytest.raises(DatabaseUnavailable):
+        journal.append_batch(db, batch)
+    assert [p.entry for p in batch] == [None, None]
+    assert journal.verify(db).rows == 0
+    committer = GroupCommitter(db)
+    with pytest.raises(DatabaseUnavailable):
+        committer.append(guard=query_fails, **fields(table="3"))
 
 
 def test_an_error_inside_the_transaction_writes_nothing(db):

@@ -399,7 +399,9 @@ def test_acceptable_verdict_fills_the_screen(home: Home, paired):
     assert page.get_attribute("#icon-acceptable", "aria-label") == "Tick"
     heading = re.compile(r"^ACCEPTABLE ?: the play stands$")  # blocks may add a space
     assert page.get_by_role("heading", name=heading).is_visible()
-    assert verdict["consequence"] == "The play stands; 5 points x 2 words: the player adds 10."
+    assert verdict["consequence"] == (
+        "The play stands; 5 points x 2 words: the player adds 10; the challenger keeps the turn."
+    )
     assert verdict["words"] == ["QI", "ZA"]
     assert re.fullmatch(r"#\d+", verdict["id"])
     assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", verdict["time"])

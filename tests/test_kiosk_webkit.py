@@ -116,7 +116,7 @@ def test_pair_type_and_judge_both_verdicts_in_webkit(driver, home: Home, server:
     assert verdict_word(driver) == "ACCEPTABLE"
     assert text(driver, "verdict-gloss") == "the play stands"
     assert text(driver, "verdict-consequence") == (
-        "The play stands; 5 points x 2 words: the player adds 10."
+        "The play stands; 5 points x 2 words: the player adds 10; the challenger keeps the turn."
     )
     assert driver.execute_script(
         "return [...document.querySelectorAll('#verdict-words li')].map(li => li.textContent)"

@@ -164,7 +164,8 @@ def test_a_second_opinion_is_signed_too(run, home):
         "UNACCEPTABLE",
     )
     assert independent_verify(receipt, run("journal", "key").stdout)
-    text = run("second-opinion", str(original.id), "QI", "ZA")
+    other = hall.adjudicate(kiosks.get(hall.db, "k1"), ["CAT"])  # NSA Guideline 11g: no second
+    text = run("second-opinion", str(other.id), "CAT")  # look at the same one by the same judge
     assert f"Receipt: {receipts.code(receipt)}" not in text.stdout  # another row, another code
     assert re.search(r"^Receipt: [0-9A-F]{4}-[0-9A-F]{4}$", text.stdout, re.M)
 

@@ -24,6 +24,7 @@ from adjudicator.cli.staff_cmd import (
     second_opinion_cmd,
 )
 from adjudicator.cli.tournament_cmd import tournament
+from adjudicator.cli.void_cmd import void_cmd
 
 
 @click.group(cls=AdjudicatorGroup)
@@ -46,6 +47,7 @@ for command in (
     second_opinion_cmd,
     flags_cmd,
     ruling_cmd,
+    void_cmd,
 ):
     cli.add_command(command)
 

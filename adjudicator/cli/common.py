@@ -45,6 +45,17 @@ def open_hall():
     return hall
 
 
+def cli_actor() -> str:
+    """Who acts from the command line: `cli:<login name>` (never a kiosk's name)."""
+    import getpass
+
+    try:
+        user = getpass.getuser()
+    except (KeyError, OSError):
+        user = "unknown"
+    return f"cli:{user}"
+
+
 def public_url() -> str:
     """The address kiosks use to reach the server, for pairing links."""
     from adjudicator import settings

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from adjudicator import audit as audit_receipts
-from adjudicator import checkpoints, journal, migrations, receipt_key, tournaments
+from adjudicator import checkpoints, journal, migrations, outcomes, receipt_key, tournaments
 from adjudicator import export as export_rows
 from adjudicator.backends import connect
 from adjudicator.cli.common import CliError, json_option, open_hall
@@ -38,7 +38,8 @@ def export(tournament: str | None, fmt: str):
     db = open_hall().db
     if tournament:
         tournaments.get(db, tournament)  # a mistyped slug is an error, not an empty export
-    export_rows.write(journal.entries(db, tournament), sys.stdout, fmt)
+    rows = outcomes.with_outcomes(db, journal.entries(db, tournament))
+    export_rows.write(rows, sys.stdout, fmt)
 
 
 @journal_group.command("verify")

@@ -1,4 +1,10 @@
-"""`adjudicator judge`: one verdict for the challenged words, first line of stdout."""
+"""`adjudicator judge`: one verdict for the challenged words, first line of stdout.
+
+With `--tournament SLUG` the challenge is judged with that tournament's lexicon and rule and
+recorded in the journal (its id is printed), like a kiosk's. With `--lexicon NAME` it is a
+look-up: nothing is recorded (stderr says so), and a consequence is printed only for a
+`--rule` given.
+"""
 
 from __future__ import annotations
 
@@ -8,73 +14,168 @@ import sys
 import click
 
 from adjudicator import settings
-from adjudicator.cli.common import CliError, json_option, open_store
+from adjudicator.cli.common import CliError, cli_actor, json_option, open_hall, open_store
+from adjudicator.journal import Entry
 from adjudicator.normalize import normalize_challenge
-from adjudicator.rules import RULES, get_rule
+from adjudicator.rules import get_rule
 from adjudicator.ruling import Ruling, rule_on
+from adjudicator.verdict import Verdict
 
 HEADLINES = {
     "ACCEPTABLE": "ACCEPTABLE: the play stands",
     "UNACCEPTABLE": "UNACCEPTABLE: the play comes off and scores zero",
     "REFER": "REFER: call a word judge; a dictionary check is needed",
 }
+NOT_RECORDED = (
+    "Not recorded: a look-up with --lexicon is not journaled. "
+    "Use --tournament SLUG to judge a challenge and record it."
+)
+GAME_OPTIONS = ("round", "table", "challenger", "player")
+
+
+def _game_option(name: str, text: str):
+    return click.option(f"--{name}", f"{name}_", metavar="TEXT", default=None, help=text)
 
 
 @click.command()
+@click.option(
+    "--tournament",
+    "-t",
+    "tournament_slug",
+    metavar="SLUG",
+    help="Judge with this tournament's lexicon and rule, and record the verdict in the journal.",
+)
 @click.option(
     "--lexicon",
     "-l",
     "lexicon_name",
     metavar="NAME",
-    help="Lexicon edition to judge against (default: ADJUDICATOR_DEFAULT_LEXICON).",
+    help="A look-up against this lexicon, not recorded (default: ADJUDICATOR_DEFAULT_LEXICON).",
 )
 @click.option(
     "--rule",
     "-r",
     "rule_name",
-    type=click.Choice(list(RULES)),
+    metavar="RULE",
     default=None,
-    help="Challenge rule (default: ADJUDICATOR_DEFAULT_RULE, else double).",
+    help="With --lexicon: the rule for the consequence (single, double, N-per-word, "
+    "N-per-turn; default ADJUDICATOR_DEFAULT_RULE). Without one, no consequence is printed.",
+)
+@_game_option("round", "With --tournament: the round (needed by dingle, 5-then-10, escalating).")
+@_game_option("table", "With --tournament: the table (needed by dingle, 5-then-10, escalating).")
+@_game_option("challenger", "With --tournament: who challenges (needed by the counting rules).")
+@_game_option("player", "With --tournament: the player whose play is challenged.")
+@click.option(
+    "--replaces",
+    type=int,
+    default=None,
+    metavar="ID",
+    help="With --tournament: the challenge this one reissues (a slip that did not match the "
+    "board, WESPA 3.10.12); that one then counts for nothing.",
 )
 @json_option
 @click.argument("words", nargs=-1)
-def judge(lexicon_name: str | None, rule_name: str | None, as_json: bool, words: tuple[str, ...]):
+def judge(
+    tournament_slug: str | None,
+    lexicon_name: str | None,
+    rule_name: str | None,
+    round_: str | None,
+    table_: str | None,
+    challenger_: str | None,
+    player_: str | None,
+    replaces: int | None,
+    as_json: bool,
+    words: tuple[str, ...],
+):
     """Judge a challenge: WORD... (or - to read the words from stdin).
 
     Exit 0 ACCEPTABLE, 1 UNACCEPTABLE, 3 REFER, 2 when no verdict is given.
     """
+    game = {"round": round_, "table": table_, "challenger": challenger_, "player": player_}
+    text = sys.stdin.read() if words == ("-",) else " ".join(words)
+    if tournament_slug:
+        if lexicon_name or rule_name:
+            raise CliError(
+                "--tournament judges with the tournament's own lexicon and rule: leave out "
+                "--lexicon and --rule (or judge a look-up with --lexicon and no --tournament)."
+            )
+        entry = _record(tournament_slug, text, game, replaces)
+        click.echo(json.dumps({**entry.to_api(), "recorded": True}) if as_json else _entry(entry))
+        sys.exit(Verdict(entry.verdict).exit_code)
+    given = [f"--{name}" for name, value in game.items() if value]
+    if given or replaces is not None:
+        raise CliError(
+            f"{', '.join(given) or '--replaces'} belong(s) to a recorded challenge: "
+            "add --tournament SLUG."
+        )
+    ruling = _look_up(lexicon_name, rule_name, text)
+    click.echo(NOT_RECORDED, err=True)
+    click.echo(json.dumps(ruling_json(ruling)) if as_json else format_ruling(ruling))
+    sys.exit(ruling.verdict.exit_code)
+
+
+def _record(slug: str, text: str, game: dict, replaces: int | None) -> Entry:
+    hall = open_hall()
+    actor = cli_actor()
+    return hall.record_challenge(slug, actor, text, actor=actor, replaces=replaces, **game)
+
+
+def _look_up(lexicon_name: str | None, rule_name: str | None, text: str) -> Ruling:
     lexicon_name = lexicon_name or settings.get("default_lexicon")
     if not lexicon_name:
         raise CliError(
-            "Name the lexicon to judge against: --lexicon NAME (see `adjudicator lexicon list`)."
+            "Name the tournament (--tournament SLUG: judged and recorded) or the lexicon "
+            "(--lexicon NAME: a look-up, not recorded); see `adjudicator lexicon list`."
         )
-    text = sys.stdin.read() if words == ("-",) else " ".join(words)
     lexicon = open_store().open(lexicon_name)
     normalised = normalize_challenge(text, lexicon.alphabet)  # input in the lexicon's tiles
-    rule = get_rule(rule_name or settings.get("default_rule"))
-    ruling = rule_on(lexicon, rule, normalised)
-    click.echo(json.dumps(ruling_json(ruling)) if as_json else format_ruling(ruling))
-    sys.exit(ruling.verdict.exit_code)
+    rule_name = rule_name or settings.get("default_rule")
+    rule = get_rule(rule_name) if rule_name else None
+    if rule is not None and rule.counts_earlier_challenges:
+        raise CliError(
+            f"Rule {rule.name} depends on the challenger's earlier challenges in the game: "
+            "judge with --tournament SLUG --round R --table T --challenger NAME to record it."
+        )
+    return rule_on(lexicon, rule, normalised)
+
+
+def _entry(entry: Entry) -> str:
+    """A recorded challenge: the verdict first, then its journal id and what it means."""
+    return "\n".join(
+        (
+            HEADLINES[entry.verdict],
+            f"Recorded: adjudication #{entry.id} at {entry.recorded_at} "
+            f"(tournament {entry.tournament})",
+            f"Lexicon: {entry.lexicon_name} ({entry.lexicon_words:,} words, "
+            f"fingerprint {entry.lexicon_fingerprint[:12]})",
+            f"Rule: {entry.rule} ({get_rule(entry.rule).title})",
+            f"Consequence: {entry.consequence}",
+            f"Words judged ({entry.word_count}): {' '.join(entry.words)}",
+        )
+    )
 
 
 def format_ruling(ruling: Ruling) -> str:
     """The verdict first, then lexicon, rule, consequence and the words as judged."""
     manifest = ruling.lexicon.manifest
-    return "\n".join(
-        (
-            HEADLINES[ruling.verdict.value],
-            f"Lexicon: {manifest.name} ({manifest.words:,} words, "
-            f"fingerprint {manifest.short_fingerprint})",
-            f"Rule: {ruling.rule.name} ({ruling.rule.title})",
-            f"Consequence: {ruling.consequence.text}",
-            f"Words judged ({ruling.word_count}): {' '.join(ruling.words)}",
-        )
-    )
+    lines = [
+        HEADLINES[ruling.verdict.value],
+        f"Lexicon: {manifest.name} ({manifest.words:,} words, "
+        f"fingerprint {manifest.short_fingerprint})",
+    ]
+    if ruling.rule is None:
+        lines.append("Rule: none given (no consequence; add --rule RULE for one)")
+    else:
+        lines.append(f"Rule: {ruling.rule.name} ({ruling.rule.title})")
+        lines.append(f"Consequence: {ruling.consequence.text}")
+    lines.append(f"Words judged ({ruling.word_count}): {' '.join(ruling.words)}")
+    return "\n".join(lines)
 
 
 def ruling_json(ruling: Ruling) -> dict:
-    """The ruling as JSON, with the field names the HTTP API uses."""
+    """The look-up as JSON, with the field names the HTTP API uses (nothing recorded)."""
     manifest = ruling.lexicon.manifest
+    consequence = ruling.consequence
     return {
         "verdict": ruling.verdict.value,
         "words": list(ruling.words),
@@ -84,6 +185,8 @@ def ruling_json(ruling: Ruling) -> dict:
             "fingerprint": manifest.fingerprint,
             "words": manifest.words,
         },
-        "rule": ruling.rule.name,
-        "consequence": ruling.consequence.text,
+        "rule": ruling.rule.name if ruling.rule else None,
+        "consequence": consequence.text if consequence else None,
+        "penalty": consequence.penalty() if consequence else None,
+        "recorded": False,
     }

@@ -131,7 +131,8 @@ def list_(as_json: bool):
         if not m.tournament_list:
             status += ", not a tournament list"
         if m.refer_longer_than:
-            status += f", refers >{m.refer_longer_than}"
+            every = "every word " if m.refer_even_if_listed else ""
+            status += f", refers {every}>{m.refer_longer_than}"
         if m.recipe:
             status += ", recipe " + m.recipe.get("file", "")
         if m.alphabet and m.get_alphabet().name != "english":
@@ -154,7 +155,8 @@ def show(name: str, as_json: bool):
             value = alphabet_text(manifest.get_alphabet())
         if key != "recipe":
             click.echo(f"{key + ':':<20} {value}")
-    click.echo(f"{'referral:':<20} {referral_text(manifest.refer_longer_than)}")
+    referral = referral_text(manifest.refer_longer_than, manifest.refer_even_if_listed)
+    click.echo(f"{'referral:':<20} {referral}")
     click.echo(f"{'recipe:':<20} {_recipe_text(manifest)}")
 
 

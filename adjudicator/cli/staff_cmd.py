@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import getpass
 import json
 import sys
 
 import click
 
-from adjudicator import receipts, second_opinion, staff
-from adjudicator.cli.common import CliError, json_option, open_hall
+from adjudicator import final_ruling, lookups, outcomes, receipts, second_opinion, staff
+from adjudicator.cli.common import CliError, cli_actor, json_option, open_hall
 from adjudicator.cli.judge_cmd import HEADLINES
 from adjudicator.journal import Entry
 from adjudicator.verdict import Verdict
@@ -28,15 +27,6 @@ def read_password(from_stdin: bool) -> str:
     else:
         password = click.prompt("New password", hide_input=True, confirmation_prompt=True)
     return staff.check_password(password)
-
-
-def cli_actor() -> str:
-    """Who acts from the command line: `cli:<login name>` (never a kiosk's name)."""
-    try:
-        user = getpass.getuser()
-    except (KeyError, OSError):
-        user = "unknown"
-    return f"cli:{user}"
 
 
 @click.group()
@@ -148,6 +138,8 @@ def format_opinion(opinion: second_opinion.SecondOpinion) -> str:
     ]
     if opinion.flagged:
         lines.append(f"This case is flagged for the director: {'; '.join(opinion.flag_reasons)}.")
+    elif opinion.closes_referral:
+        lines.append("Your dictionary check closes the referral: this verdict is final (NSA I.B).")
     elif entry.verdict != Verdict.REFER.value:
         lines.append("This second opinion is final (WESPA 3.10.11(c)).")
     lines += [
@@ -179,19 +171,60 @@ def opinion_json(opinion: second_opinion.SecondOpinion) -> dict:
 @click.command("flags")
 @json_option
 def flags_cmd(as_json: bool):
-    """List the second opinions flagged for the director and not yet ruled on, newest first.
+    """List what waits for the director, newest first: second opinions flagged and not yet
+    ruled on, then challenges that may be one play looked up in parts (NASPA 6.2).
 
     One line a case: the original's verdict and each second opinion's, and why it is flagged.
     Record the final ruling with `adjudicator ruling ID`.
     """
-    open_cases = second_opinion.cases(open_hall().db, open_only=True)
+    db = open_hall().db
+    open_cases = outcomes.without_void(db, second_opinion.cases(db, open_only=True))
+    lookup_rows = [
+        entry
+        for entry, outcome in outcomes.with_outcomes(db, lookups.flagged(db))
+        if outcome is not None and outcome.decided_by == entry.id  # no ruling or void yet
+    ]
     if as_json:
-        click.echo(json.dumps([case_json(case) for case in open_cases], indent=2))
+        items = [*map(case_json, open_cases), *map(lookup_json, lookup_rows)]
+        click.echo(json.dumps(items, indent=2))
         return
     if not open_cases:
         click.echo("No second opinion is waiting for a ruling.")
     for case in open_cases:
         click.echo(format_case(case))
+    for entry in lookup_rows:
+        click.echo(format_lookup(entry))
+
+
+def format_lookup(entry: Entry) -> str:
+    """One line: a challenge that may be part of the one before it (NASPA 6.2)."""
+    where = f"kiosk {entry.kiosk}" + (f" table {entry.table}" if entry.table else "")
+    where += f" round {entry.round}" if entry.round else ""
+    return " | ".join(
+        (
+            f"#{entry.id}",
+            entry.tournament,
+            where,
+            _when(entry),
+            f"{entry.verdict} ({' '.join(entry.words)})",
+            f"flagged: {entry.note}",
+        )
+    )
+
+
+def lookup_json(entry: Entry) -> dict:
+    return {
+        "flag": lookups.FLAG,
+        "id": entry.id,
+        "tournament": entry.tournament,
+        "kiosk": entry.kiosk,
+        "table": entry.table,
+        "round": entry.round,
+        "recorded_at": entry.recorded_at,
+        "verdict": entry.verdict,
+        "words": list(entry.words),
+        "flag_reasons": [entry.note],
+    }
 
 
 def _when(entry: Entry) -> str:
@@ -225,6 +258,7 @@ def case_json(case: second_opinion.Case) -> dict:
     """The case's verdicts and words as typed; nothing about any single word's validity."""
     original = case.original
     return {
+        "flag": "second-opinion",
         "id": original.id,
         "tournament": original.tournament,
         "kiosk": original.kiosk,
@@ -249,6 +283,7 @@ def case_json(case: second_opinion.Case) -> dict:
 
 @click.command("ruling")
 @click.argument("adjudication_id", type=int)
+@click.argument("words", nargs=-1)
 @click.option(
     "--verdict",
     required=True,
@@ -256,14 +291,47 @@ def case_json(case: second_opinion.Case) -> dict:
     help="The director's final verdict.",
 )
 @click.option("--reason", required=True, help="Why (recorded in the journal).")
-def ruling_cmd(adjudication_id: int, verdict: str, reason: str):
-    """The director's final ruling on a flagged second opinion of ADJUDICATION_ID."""
+@click.option(
+    "--words",
+    "with_words",
+    is_flag=True,
+    help="The words ruled on follow (WORD...); default: the latest second opinion's, else "
+    "the original's. The consequence counts these words.",
+)
+@click.option(
+    "--improper-lookup",
+    is_flag=True,
+    help="Also charge the challenger 10 points for looking up one play's words separately "
+    "(NASPA 6.2; with --verdict unacceptable).",
+)
+def ruling_cmd(
+    adjudication_id: int,
+    words: tuple[str, ...],
+    verdict: str,
+    reason: str,
+    with_words: bool,
+    improper_lookup: bool,
+):
+    """The director's final ruling on ADJUDICATION_ID (any challenge, flagged or not)."""
+    if words and not with_words:
+        raise CliError("Put --words before the words ruled on: ruling ID --words WORD...")
+    if with_words and not words:
+        raise CliError("--words needs the words ruled on: ruling ID --words WORD...")
     hall = open_hall()
     actor = cli_actor()
-    entry = second_opinion.record_ruling(
-        hall.db, adjudication_id, verdict, reason, actor=actor, station=actor
+    entry = final_ruling.record_ruling(
+        hall.db,
+        adjudication_id,
+        verdict,
+        reason,
+        actor=actor,
+        station=actor,
+        words=" ".join(words) if words else None,
+        improper_lookup=improper_lookup,
+        store=hall.store,
     )
     click.echo(format_ruling_entry(entry))
+    click.echo(f"Receipt: {receipts.code(hall.receipt(entry))}")  # signed like every verdict
 
 
 def format_ruling_entry(entry: Entry) -> str:
@@ -272,6 +340,7 @@ def format_ruling_entry(entry: Entry) -> str:
             HEADLINES[entry.verdict],
             f"Final ruling #{entry.id} on adjudication #{entry.refers_to} by {entry.actor}.",
             f"Consequence: {entry.consequence}",
+            f"Words ruled on ({entry.word_count}): {' '.join(entry.words)}",
             f"Reason: {entry.note}",
         )
     )

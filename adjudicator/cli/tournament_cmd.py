@@ -8,9 +8,21 @@ import click
 
 from adjudicator import tournaments
 from adjudicator.cli.common import CliError, json_option, open_hall
-from adjudicator.rules import RULES
+from adjudicator.rules import UnknownRule, get_rule
 
-rule_choice = click.Choice(list(RULES))
+RULE_HELP = (
+    "Challenge rule: single, double, N-per-word or N-per-turn (N from 1 to 50), or one of "
+    "WESPA 3.10.15(c)'s: dingle, 5-then-10, escalating."
+)
+
+
+def _check_rule(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if value is None:
+        return None
+    try:
+        return get_rule(value).name
+    except UnknownRule as exc:
+        raise click.BadParameter(str(exc)) from None
 
 
 @click.group()
@@ -21,7 +33,7 @@ def tournament() -> None:
 @tournament.command("create")
 @click.argument("slug")
 @click.option("--lexicon", "-l", required=True, help="Compiled lexicon, such as NWL2023.")
-@click.option("--rule", "-r", required=True, type=rule_choice, help="Challenge rule.")
+@click.option("--rule", "-r", required=True, callback=_check_rule, help=RULE_HELP)
 @click.option("--title", default="", help="Title shown on every kiosk (default: the slug).")
 def create(slug: str, lexicon: str, rule: str, title: str):
     """Create tournament SLUG on a lexicon and a challenge rule."""
@@ -59,7 +71,7 @@ def show(slug: str, as_json: bool):
 @click.option(
     "--lexicon", "-l", default=None, help="New lexicon (applies from the next challenge)."
 )
-@click.option("--rule", "-r", default=None, type=rule_choice, help="New challenge rule.")
+@click.option("--rule", "-r", default=None, callback=_check_rule, help="New " + RULE_HELP)
 @click.option("--title", default=None, help="New title.")
 def set_(slug: str, lexicon: str | None, rule: str | None, title: str | None):
     """Change a tournament's lexicon, rule or title; kiosks follow from the next challenge."""
@@ -77,6 +89,6 @@ def describe(t: tournaments.Tournament, hall) -> str:
             f"Tournament {t.slug}: {t.title}",
             f"  lexicon: {t.lexicon} ({manifest.words:,} words, "
             f"fingerprint {t.lexicon_fingerprint[:12]})",
-            f"  rule:    {t.rule} ({RULES[t.rule].title})",
+            f"  rule:    {t.rule} ({get_rule(t.rule).title})",
         )
     )

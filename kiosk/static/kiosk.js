@@ -45,6 +45,8 @@
   var hintTimer = null;
   var pollTimer = null;
   var printing = false;
+  var needsGame = false;    // the rule counts earlier challenges: round, table, challenger needed
+  var GAME_KEY = "adjudicator.game." + root.dataset.kiosk;  // round and table, kept on this screen
 
   /* ---------- the status bar: tournament, lexicon, rule ---------- */
 
@@ -105,6 +107,73 @@
     if (body.request_timeout_seconds >= 1) {
       requestTimeoutMs = body.request_timeout_seconds * 1000;
     }
+    showGameDetails(Boolean(body.rule.needs_game));
+  }
+
+  /* ---------- the game (round, table, challenger), for the rules that count challenges ---------- */
+
+  function showGameDetails(needed) {
+    var appearing = needed && !needsGame;
+    needsGame = needed;
+    $("game-details").hidden = !needed;
+    if (appearing && root.dataset.state === "idle" && !words.length && !input.value) {
+      focusFirstEmpty();
+    }
+  }
+
+  function gameInput(name) { return $("game-" + name); }
+
+  /* Round and table are remembered between challenges on this screen (a tablet stays at one
+   * table for a round); the challenger is asked each time. */
+  function restoreGame() {
+    try {
+      var saved = JSON.parse(window.localStorage.getItem(GAME_KEY) || "{}");
+      gameInput("round").value = saved.round || "";
+      gameInput("table").value = saved.table || "";
+    } catch (ignored) { /* no storage: the fields start empty */ }
+  }
+
+  function rememberGame() {
+    try {
+      window.localStorage.setItem(GAME_KEY, JSON.stringify({
+        round: gameInput("round").value.trim(), table: gameInput("table").value.trim(),
+      }));
+    } catch (ignored) { /* no storage: nothing remembered */ }
+  }
+
+  /* The game fields to send, or null (and a hint) if one is missing. */
+  function gameDetails() {
+    if (!needsGame) { return {}; }
+    var details = {};
+    var missing = ["round", "table", "challenger"].filter(function (name) {
+      details[name] = gameInput(name).value.trim();
+      return !details[name];
+    });
+    if (missing.length) {
+      showHint("Give the " + missing.join(", ") + " first: this rule counts each player's " +
+               "unsuccessful challenges in a game.");
+      gameInput(missing[0]).focus();
+      return null;
+    }
+    return details;
+  }
+
+  /* On the verdict screen: the game and challenger the journal recorded it for. */
+  function showVerdictGame(entry) {
+    var shown = Boolean(entry.round && entry.table && entry.challenger);
+    $("verdict-game-row").hidden = !shown;
+    setText("verdict-game", shown
+      ? "Round " + entry.round + " · table " + entry.table + " · challenger " + entry.challenger
+      : "");
+  }
+
+  function onGameKeyDown(event) {
+    touched();
+    if (event.key !== "Enter") { return; }
+    event.preventDefault();   // Enter moves on to the next box; JUDGE judges
+    var order = ["round", "table", "challenger"];
+    var next = order.indexOf(event.target.id.replace("game-", "")) + 1;
+    (next < order.length ? gameInput(order[next]) : input).focus();
   }
 
   /* What stops judging that is not the lexicon: the journal, or the server refusing. */
@@ -258,12 +327,14 @@
       input.focus();
       return;
     }
+    var game = gameDetails();
+    if (game === null) { return; }
     var sent = words.slice();
     setJudging(true);
     fetchWithTimeout("/api/v1/adjudications", {
       method: "POST",
       headers: { "Content-Type": "application/json", Accept: "application/json" },
-      body: JSON.stringify({ words: sent }),
+      body: JSON.stringify(Object.assign({ words: sent }, game)),
     })
       .then(function (response) {
         return response.json().then(
@@ -276,6 +347,10 @@
         if (answer.status === 201 && isVerdict(answer.body, sent)) {
           words = [];
           input.value = "";
+          if (needsGame) {
+            rememberGame();
+            gameInput("challenger").value = "";
+          }
           renderChips();
           showVerdict(answer.body);
           refreshStatus();
@@ -302,6 +377,7 @@
     judgeButton.disabled = on;
     judgeButton.textContent = on ? "JUDGING…" : "JUDGE";
     input.readOnly = on;
+    ["round", "table", "challenger"].forEach(function (name) { gameInput(name).readOnly = on; });
     root.classList.toggle("is-judging", on);
   }
 
@@ -358,6 +434,7 @@
     setText("verdict-receipt", entry.receipt ? receiptCode(entry.receipt) : "");
     keepReceipt(entry.receipt);
     loadReceiptQr(entry.receipt);
+    showVerdictGame(entry);
     showScreen("verdict");
     announce(shown.word + ": " + shown.gloss + ". " + entry.consequence);
     $("verdict-title").focus();
@@ -368,7 +445,9 @@
     var message = body && typeof body.error === "string" ? body.error : "";
     var advice;
     if (code === 400) {
-      advice = "Fix the words and press JUDGE again. Your words are kept.";
+      advice = needsGame
+        ? "Fix the words, round, table or challenger and press JUDGE again. Your words are kept."
+        : "Fix the words and press JUDGE again. Your words are kept.";
     } else if (code === 429) {
       advice = "Too many challenges from this kiosk just now: wait a moment, then press JUDGE again.";
     } else if (code === 401) {
@@ -416,7 +495,15 @@
     showScreen("idle");
     announce("");
     renderChips();
-    input.focus();
+    focusFirstEmpty();
+  }
+
+  /* The word box, or first the game field still to fill under a rule that counts challenges. */
+  function focusFirstEmpty() {
+    var empty = needsGame && ["round", "table", "challenger"].map(gameInput).find(function (box) {
+      return !box.value.trim();
+    });
+    (empty || input).focus();
   }
 
   function dismiss() {
@@ -435,6 +522,7 @@
     if (judging) { touched(); return; }
     words = [];
     input.value = "";
+    gameInput("challenger").value = "";
     showProblem();
     if (root.dataset.state === "error") { backToIdle(); }
     renderChips();
@@ -562,6 +650,8 @@
   $("word-box").addEventListener("click", function (event) {
     if (!event.target.closest(".chip-remove")) { input.focus(); }
   });
+  $("game-details").addEventListener("keydown", onGameKeyDown);
+  $("game-details").addEventListener("input", touched);
   $("verdict-done").addEventListener("click", dismiss);
   $("error-back").addEventListener("click", dismiss);
   $("print-button").addEventListener("click", function () { window.print(); });
@@ -593,6 +683,7 @@
     input.focus();
   });
 
+  restoreGame();
   renderChips();
   showScreen("idle");
   window.KioskFit.keepFitted(root);

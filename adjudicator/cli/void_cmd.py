@@ -1,0 +1,27 @@
+"""`adjudicator void ID --reason TEXT`: a challenge withdrawn, rescinded or entered by mistake."""
+
+from __future__ import annotations
+
+import click
+
+from adjudicator.cli.common import cli_actor, open_hall
+
+
+@click.command("void")
+@click.argument("adjudication_id", type=int)
+@click.option("--reason", required=True, help="Why it is void (recorded in the journal).")
+def void_cmd(adjudication_id: int, reason: str):
+    """Mark challenge ADJUDICATION_ID void: it then counts for nothing (no penalty to anyone).
+
+    For a challenge withdrawn (NSA IV.I.2, NASPA 4.10), rescinded (NASPA 5.4) or entered by
+    mistake. Appends a `void` row linked to it; the original row is kept. Voiding it again
+    is refused (exit 2).
+    """
+    from adjudicator import voids
+
+    hall = open_hall()
+    actor = cli_actor()
+    entry = voids.void(hall.db, adjudication_id, reason, actor=actor, station=actor)
+    click.echo(f"Adjudication #{entry.refers_to} is void (journal row #{entry.id}, by {actor}).")
+    click.echo(f"Consequence: {entry.consequence}")
+    click.echo(f"Reason: {entry.note}")
