@@ -188,12 +188,15 @@ def append_batch(db: Database, batch: list[Pending]) -> None:
 
 
 def parse_id(text: str | None) -> int | None:
-    """An adjudication id as a person types it ('12' or '#12'), or None if it is not one."""
+    """An adjudication id as a person types it ('12' or '#12'), or None if it is not one.
+
+    ASCII digits only ('²' and '٣' are digits to Python, not to a person typing an id). A
+    number beyond any row (MAX_ID) is still a number: looking it up finds nothing."""
     raw = (text or "").strip().lstrip("#")
-    if not raw.isascii() or not raw.isdigit() or len(raw) > len(str(MAX_ID)):
+    if not raw.isascii() or not raw.isdigit() or len(raw) > 40:
         return None
     value = int(raw)
-    return value if 1 <= value <= MAX_ID else None
+    return value if value >= 1 else None
 
 
 def get(db: Database, entry_id: int) -> Entry | None:

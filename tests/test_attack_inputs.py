@@ -249,3 +249,21 @@ def test_the_journal_gone_before_a_csv_download_is_503_not_500(pg_home):
         finally:
             pg.start()
         assert "Error handling request" not in server.read_log()
+
+
+def test_a_reissue_names_the_challenge_it_replaces_in_ascii_digits(home, server):
+    status, first = server.adjudicate(["QI"], table="7", round="3", challenger="Ann")
+    assert status == 201
+    before = journal_rows(home)
+    arabic = "".join(chr(0x0660 + int(d)) for d in str(first["id"]))  # int() would read it
+    for odd in (arabic, "\u00b2", "9" * 25, -first["id"], True):
+        status, answer = server.adjudicate(
+            ["QI", "ZA"], table="7", round="3", challenger="Ann", replaces=odd
+        )
+        assert status == 400 and "verdict" not in answer, (odd, answer)
+        assert "replaces must be the number of the challenge" in answer["error"]
+    assert journal_rows(home) == before
+    status, answer = server.adjudicate(
+        ["QI", "ZA"], table="7", round="3", challenger="Ann", replaces=str(first["id"])
+    )
+    assert status == 201 and answer["words"] == ["QI", "ZA"]

@@ -10,7 +10,7 @@ import json
 import pytest
 from hall_support import build_setup
 
-from adjudicator import export, journal
+from adjudicator import export, journal, outcomes
 
 
 @pytest.mark.parametrize(
@@ -31,12 +31,12 @@ def test_every_csv_cell_is_neutralised_and_the_journal_is_not(tmp_path):
     kiosk = setup.nwl.kiosk
     details = {"table": "+1+1", "round": "-2", "challenger": '=HYPERLINK("x")', "player": "@me"}
     entry = setup.hall.adjudicate(kiosk, ["QI"], **details)
-    rows = list(
-        csv.DictReader(io.StringIO("".join(export.csv_chunks(journal.entries(setup.hall.db)))))
-    )
+    with_outcomes = outcomes.with_outcomes(setup.hall.db, journal.entries(setup.hall.db))
+    rows = list(csv.DictReader(io.StringIO("".join(export.csv_chunks(with_outcomes)))))
     assert {name: rows[0][name] for name in details} == {k: "'" + v for k, v in details.items()}
     stored = journal.get(setup.hall.db, entry.id)
     assert {name: getattr(stored, name) for name in details} == details
-    as_json = json.loads("".join(export.json_chunks(journal.entries(setup.hall.db))))
+    with_outcomes = outcomes.with_outcomes(setup.hall.db, journal.entries(setup.hall.db))
+    as_json = json.loads("".join(export.json_chunks(with_outcomes)))
     assert {name: as_json[0][name] for name in details} == details
     assert journal.verify(setup.hall.db).ok

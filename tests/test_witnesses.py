@@ -104,14 +104,21 @@ def test_an_alarm_is_acknowledged_only_by_its_row_id_in_ascii_digits(staffed):
     director = staffed.director()
     token = csrf_token(director, "/director/")
     arabic = "".join(chr(0x0660 + int(d)) for d in str(receipt["id"]))  # int() would take it
-    for odd in (arabic, "²", "9" * 20, str(2**63), "-1", ""):
+    for odd, told in (
+        (arabic, "Choose an alarm to acknowledge."),
+        ("²", "Choose an alarm to acknowledge."),
+        ("-1", "Choose an alarm to acknowledge."),
+        ("", "Choose an alarm to acknowledge."),
+        ("9" * 20, "No open alarm like that."),  # a number, beyond any row
+        (str(2**63), "No open alarm like that."),
+    ):
         response = director.post(
             "/director/alarms/acknowledge",
             data={"kiosk": "table-1", "row_id": odd, "csrf_token": token},
             follow_redirects=True,
         )
         assert response.status_code == 200, odd
-        assert "Choose an alarm to acknowledge." in response.get_data(as_text=True), odd
+        assert told in response.get_data(as_text=True), odd
     assert len(witnesses.alarms(staffed.setup.hall.db)) == 1
 
 
