@@ -108,3 +108,19 @@ def test_a_real_graph_is_measured_exactly_against_the_limit(tmp_path, monkeypatc
     monkeypatch.setenv("ADJUDICATOR_IMPORT_LIMIT_MB", "3")
     words = read_source(graph).words
     assert sum(len(word) + 1 for word in words) == (SHARED_LEXICONS / "CSW21.txt").stat().st_size
+
+
+def test_a_list_past_the_limit_is_refused_before_a_line_is_read(tmp_path, monkeypatch):
+    """Gzip by one C-speed pass, a plain file by its size: no line of a bomb is read."""
+    from adjudicator.word_lines import WordLines
+
+    def no_line_may_be_read(self, text):
+        raise AssertionError("a line of a list past the limit was read")
+
+    monkeypatch.setenv("ADJUDICATOR_IMPORT_LIMIT_MB", "4")
+    monkeypatch.setattr(WordLines, "feed", no_line_may_be_read)
+    plain = tmp_path / "big.txt"
+    plain.write_bytes(b"QI\n" * (2 * 1024 * 1024))  # 6 MB
+    for source in (bomb(tmp_path / "words.txt.gz", 5), plain):
+        with pytest.raises(ImportRefused, match="holds more than 4 MB"):
+            read_source(source)
