@@ -128,6 +128,18 @@ def forgive(db: Database, attempt: Attempt) -> None:
             )
 
 
+def uncount(db: Database, attempt: Attempt) -> None:
+    """The attempt was refused before anything was checked (the checks were busy): it costs
+    nothing, so a flood cannot use busy refusals to lock the right password out."""
+    with db.transaction(chain_lock=True) as cur:
+        for name in {attempt.name, ANY_NAME}:
+            cur.execute(
+                "UPDATE attempts SET failures = failures - 1 "
+                "WHERE scope = ? AND address = ? AND name = ? AND failures > 0",
+                (attempt.scope, attempt.address, name),
+            )
+
+
 def clear(db: Database, scope: str, *, name: str | None = None) -> int:
     """Forget the counts for `name` at every address (every count of `scope` if None)."""
     with db.transaction(chain_lock=True) as cur:

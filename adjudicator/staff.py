@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
@@ -66,6 +66,7 @@ class Staff:
 
 LoginPolicy = Policy  # per address and name; an address's attempts on any name: for_any_name
 ADDRESS_FACTOR = 3
+BUSY_SECONDS = 3  # how long a sign-in refused as busy is told to wait
 SCOPE = "login"
 
 
@@ -180,7 +181,16 @@ def authenticate(
         raise LoginRefused(text, waiting.retry_at) from None
     with db.transaction() as cur:
         row = cur.execute("SELECT password_hash FROM staff WHERE name = ?", (name,)).one()
-    if _verify(row["password_hash"] if row else _dummy_hash(), password) and row is not None:
+    password_hash = row["password_hash"] if row else _dummy_hash()
+    try:
+        right = _verify(password_hash, password, attempt.failures)
+    except password_check.Busy:  # nothing was checked: the attempt costs nothing
+        attempts.uncount(db, attempt)
+        raise LoginRefused(
+            f"Sign-in is busy (many attempts at once): try again in {BUSY_SECONDS} seconds.",
+            datetime.now(UTC) + timedelta(seconds=BUSY_SECONDS),
+        ) from None
+    if right and row is not None:
         attempts.forgive(db, attempt)
         staff = get(db, name)
         assert staff is not None
@@ -205,10 +215,10 @@ def _dummy_hash() -> str:
     return _dummy_hashes[key]
 
 
-def _verify(password_hash: str, password: str) -> bool:
+def _verify(password_hash: str, password: str, priority: int = 0) -> bool:
     try:
         hasher = HASHER  # the one in use now (tests swap in cheaper parameters)
-        return password_check.run(lambda: hasher.verify(password_hash, password or ""))
+        return password_check.run(lambda: hasher.verify(password_hash, password or ""), priority)
     except (VerifyMismatchError, VerificationError, InvalidHashError):
         return False
 

@@ -12,6 +12,7 @@ import threading
 import zlib
 from collections import Counter
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from attack_support import (
@@ -211,3 +212,42 @@ def test_sign_out_everywhere_and_a_new_password_end_every_session(home, server):
     assert judge.get("/judge/").status == 200
     cli(home.path, "judge-account", "set-password", "alice", "--password-stdin", stdin="x" * 12)
     assert judge.get("/judge/").status == 302
+
+
+def test_a_flood_from_many_addresses_is_told_busy_and_the_kiosks_judge_on(tmp_path):
+    """200 wrong passwords at once from 40 addresses (real argon2 hashes): only a few checks
+    wait for the CPU, the rest are told at once that sign-in is busy (uncounted: nothing was
+    checked), so no server thread is held by a waiting sign-in; the kiosks judge throughout,
+    and the director signs in."""
+    home = staffed_home(tmp_path / "home")
+    with Server(home) as server:
+        done = threading.Event()
+        kiosks = Counter()
+
+        def kiosk() -> None:
+            while not done.is_set():
+                kiosks[server.adjudicate(["QI"], timeout=60)[0]] += 1
+
+        def guess(address: str):
+            return Client(server.url, address, timeout=120).sign_in("director", "wrong-pw")
+
+        judging = threading.Thread(target=kiosk)
+        judging.start()
+        try:
+            addresses = [f"127.0.1.{n}" for n in range(1, 41) for _ in range(5)]
+            with ThreadPoolExecutor(len(addresses)) as pool:
+                replies = list(pool.map(guess, addresses))
+        finally:
+            done.set()
+            judging.join(60)
+        busy = [r for r in replies if "Sign-in is busy" in r.body]
+        assert busy and all(r.status == 429 and r.headers["Retry-After"] == "3" for r in busy)
+        assert set(kiosks) == {201} and kiosks[201] >= 3, kiosks
+        counted = sum(n for (_, name), n in attempts_rows(home).items() if name == "director")
+        assert counted == len(replies) - len(busy)
+        for _ in range(10):  # the flood is over: at most a short wait
+            reply = Client(server.url, DIRECTOR_DESK).sign_in("director", DIRECTOR_PASSWORD)
+            if signed_in(reply):
+                break
+        assert signed_in(reply)
+        assert "Traceback" not in server.read_log()
