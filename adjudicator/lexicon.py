@@ -2,10 +2,10 @@
 
 Opening copies the file once into a private, sealed memory file (Linux memfd: nobody can change
 it after sealing), checks that copy's SHA-256 against the manifest, and only then has marisa
-load the same copy into the process. marisa never sees a byte that has not matched: there is no
-window between checking and loading, and a file damaged in place afterwards cannot reach the
-trie in use (a damaged trie can crash the process). Where memfd is missing, the bytes are read
-into memory, checked and loaded from there.
+map the same copy (mmap: a sealed copy cannot shrink under the mapping, as a file can). marisa
+never sees a byte that has not matched: there is no window between checking and mapping, and a
+file damaged in place afterwards cannot reach the trie in use (a damaged trie can crash the
+process). Where memfd is missing, the bytes are read into memory, checked and loaded from there.
 
 Under `adjudicator serve` the sealed copies are made once, before gunicorn forks its workers
 (adjudicator.sealed_lexicons); each worker checks the copy it inherited and maps it, so an
@@ -155,7 +155,7 @@ def _load_verified(manifest: Manifest, path: Path) -> marisa_trie.Trie:
     """The trie from a sealed copy of `path` whose SHA-256 matched the manifest.
 
     The server's own sealed copy (made before its workers forked) is mapped when there is one,
-    so every worker shares its pages; otherwise a private copy is made and loaded.
+    so every worker shares its pages; otherwise a private sealed copy is made and mapped.
     """
     trie = marisa_trie.Trie()
     if not hasattr(os, "memfd_create"):  # not Linux: check and load the same bytes in memory
@@ -170,9 +170,9 @@ def _load_verified(manifest: Manifest, path: Path) -> marisa_trie.Trie:
         return trie
     copy = sealed_copy(manifest, path, inheritable=False)
     try:
-        trie.load(f"/proc/self/fd/{copy}")  # marisa reads the very copy that was checked
+        trie.mmap(f"/proc/self/fd/{copy}")  # marisa maps the very copy that was checked
     finally:
-        os.close(copy)
+        os.close(copy)  # the mapping keeps the copy alive, and only this process holds it
     return trie
 
 

@@ -149,7 +149,9 @@ def test_the_overview_shows_the_record_and_makes_a_checkpoint(staffed):
     kiosk.post("/api/v1/adjudications", json={"words": ["QI"]})
     director = staffed.director()
     page = director.get("/director/").get_data(as_text=True)
-    assert "Journal: recording verdicts." in page and "No checkpoint yet." in page
+    assert (
+        "Journal: recording verdicts." in page and "No checkpoint yet: making one verifies" in page
+    )
     made = director.post(
         "/director/checkpoint", data={"csrf_token": csrf_token(director, "/director/")}
     )
@@ -159,6 +161,7 @@ def test_the_overview_shows_the_record_and_makes_a_checkpoint(staffed):
     assert "Row <strong>1</strong>" in text and row.row_hash[:16] in text
     page = director.get("/director/").get_data(as_text=True)
     assert "Last checkpoint: row 1" in page
+    assert "when the whole chain up to it was verified intact" in page
     downloaded = director.get("/director/checkpoint.json")
     checkpoint = json.loads(downloaded.get_data(as_text=True))
     assert (checkpoint["id"], checkpoint["row_hash"]) == (1, row.row_hash)
