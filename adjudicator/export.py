@@ -3,7 +3,9 @@
 The CLI's `journal export` and the director's CSV download both use these functions, so the
 two never disagree on columns or on how a value is written. Each row comes with its effective
 outcome (outcomes.py): for a challenge, what finally stands once voids, reissues and rulings
-count; for other rows, nothing.
+count; for other rows, nothing. A CSV cell that a spreadsheet would run as a formula (a kiosk
+may send `challenger: =HYPERLINK(...)`) is written with a leading apostrophe, as OWASP's CSV
+injection guidance says; the journal and the JSON keep the text as recorded.
 """
 
 from __future__ import annotations
@@ -26,6 +28,22 @@ EFFECTIVE_FIELDS = (
 )
 CSV_FIELDS = (*journal.FIELDS, *EFFECTIVE_FIELDS)
 Row = tuple[journal.Entry, Outcome | None]
+# A cell starting with one of these is a formula to Excel, LibreOffice or Google Sheets
+# (the full-width forms too, in some locales); tab, CR, LF and NUL can hide the sign.
+FORMULA_STARTS = (
+    "=",
+    "+",
+    "-",
+    "@",
+    "\t",
+    "\r",
+    "\n",
+    "\0",
+    "\uff1d",
+    "\uff0b",
+    "\uff0d",
+    "\uff20",
+)
 
 
 def export_json(entry: journal.Entry, outcome: Outcome | None = None) -> dict[str, Any]:
@@ -49,6 +67,13 @@ def csv_records(db: Database, batches: Iterable[Sequence[tuple]]) -> Iterator[tu
         yield from outcomes.effective_rows(db, batch)
 
 
+def neutralise_formula(value: Any) -> Any:
+    """Text a spreadsheet would run as a formula, with a leading apostrophe (shown as text)."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
 def csv_chunks(records: Iterable[Sequence[Any]], rows_per_chunk: int = 1000) -> Iterator[str]:
     """The CSV text (header first) in chunks of rows, for a streamed download or a file.
 
@@ -60,7 +85,7 @@ def csv_chunks(records: Iterable[Sequence[Any]], rows_per_chunk: int = 1000) -> 
     writer.writerow(CSV_FIELDS)
     pending = 0
     for record in records:
-        writer.writerow(record)
+        writer.writerow([neutralise_formula(value) for value in record])  # every CSV cell
         pending += 1
         if pending >= rows_per_chunk:
             yield _drain(buffer)

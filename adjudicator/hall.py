@@ -34,6 +34,7 @@ from adjudicator.ratelimit import RateLimit, RateLimited, parse_rate_limit
 from adjudicator.rules import consequence, get_rule
 from adjudicator.ruling import rule_on
 from adjudicator.store import LexiconStore
+from adjudicator.textcheck import TextError, check_text
 
 DETAIL_FIELDS = ("table", "round", "challenger", "player")
 OPTIONAL_FIELDS = (*DETAIL_FIELDS, "replaces")  # what a challenge may carry besides its words
@@ -199,12 +200,17 @@ def check_replaces(value) -> int | None:
     """The id of the challenge a reissued challenge replaces: a positive whole number, or None."""
     if value is None or value == "":
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, str)) or not str(value).isdecimal():
+    text = str(value).strip()
+    if isinstance(value, bool) or not isinstance(value, (int, str)) or not _ascii_digits(text):
         raise DetailError("replaces must be the number of the challenge this one replaces.")
-    number = int(value)
+    number = int(text)
     if not 0 < number < 2**31:
         raise DetailError("replaces must be the number of the challenge this one replaces.")
     return number
+
+
+def _ascii_digits(text: str) -> bool:
+    return text.isascii() and text.isdigit()  # not '٣' or '²', which str.isdecimal() lets by
 
 
 def clean_details(details: dict[str, str | int | None]) -> dict[str, str | None]:
@@ -220,8 +226,8 @@ def clean_details(details: dict[str, str | int | None]) -> dict[str, str | None]
             continue
         if isinstance(value, bool) or not isinstance(value, (str, int)):
             raise DetailError(f"{name} must be text or a number.")
-        text = str(value).strip()
-        if len(text) > MAX_DETAIL or not text.isprintable():
-            raise DetailError(f"{name} must be at most {MAX_DETAIL} printable characters.")
-        clean[name] = text
+        try:
+            clean[name] = check_text(str(value), name, MAX_DETAIL) or None
+        except TextError as exc:
+            raise DetailError(str(exc)) from None
     return clean

@@ -19,11 +19,20 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from adjudicator import settings
 from adjudicator.alphabet import ENGLISH, Alphabet
 from adjudicator.errors import ImportRefused
 from adjudicator.word_lines import BadLine, WordLines
 
-__all__ = ["FORMATS", "BadLine", "ReadResult", "read_source", "read_words", "read_dwg"]
+__all__ = [
+    "FORMATS",
+    "BadLine",
+    "ReadResult",
+    "read_dwg",
+    "read_limited",
+    "read_source",
+    "read_words",
+]
 
 FORMATS = ("auto", "text", "zyzzyva", "dwg")
 _WORD = re.compile(r"[A-Za-z]+")
@@ -70,7 +79,7 @@ def read_source(
         lines = WordLines(alphabet, definitions=fmt == "zyzzyva", drop_capitalised=drop_capitalised)
         encoding = "utf-8"
         if fmt == "dwg":
-            lines.feed("\n".join(read_dwg(head)))
+            lines.feed("\n".join(read_dwg(head, max_bytes=source.limit)))
         else:
             encoding = _read_lines(head, source, lines)
         source.finish()
@@ -89,6 +98,8 @@ class _Source:
 
     def __init__(self, path: Path):
         self.path = path
+        self.limit = import_limit_bytes()
+        self._content = 0  # bytes of content read so far
         self._digest = hashlib.sha256()
         try:
             self._raw = open(path, "rb")  # noqa: SIM115 - closed in __exit__
@@ -100,6 +111,30 @@ class _Source:
             self._stream = gzip.GzipFile(fileobj=self._hashing, mode="rb")
         else:
             self._stream = io.BufferedReader(self._hashing)  # read(n) gives n bytes until EOF
+        try:
+            self._measure()
+        except ImportRefused:
+            self._raw.close()
+            raise
+
+    def _measure(self) -> None:
+        """Refuse a list past the limit before a line of it is read: a plain file by its size,
+        a gzip stream by gunzipping it once at C speed (1 GiB of newlines is refused in about
+        1.5 s, not after reading 256 MB of empty lines). read() checks again as it goes."""
+        if not self.gzipped:
+            size = os.fstat(self._raw.fileno()).st_size
+        else:
+            size = 0
+            try:
+                with open(self.path, "rb") as raw, gzip.GzipFile(fileobj=raw, mode="rb") as stream:
+                    while size <= self.limit and (chunk := stream.read(_CHUNK)):
+                        size += len(chunk)
+            except (OSError, EOFError, zlib.error) as exc:
+                raise ImportRefused(
+                    f"{self.path} looks gzip-compressed but cannot be decompressed: {exc}."
+                ) from None
+        if size > self.limit:
+            raise _past_the_limit(self.path, self.limit, self.gzipped)
 
     def __enter__(self) -> _Source:
         return self
@@ -108,13 +143,20 @@ class _Source:
         self._raw.close()
 
     def read(self, size: int = -1) -> bytes:
-        """Up to `size` bytes of the (decompressed) content; all the rest when `size` < 0."""
+        """Up to `size` bytes of the (decompressed) content; all the rest when `size` < 0.
+
+        Never more than the import limit: past it, ImportRefused (a gzip bomb stops here)."""
+        room = self.limit - self._content + 1
         try:
-            return self._stream.read(size)
+            data = self._stream.read(room if size < 0 else min(size, room))
         except (OSError, EOFError, zlib.error) as exc:
             raise ImportRefused(
                 f"{self.path} looks gzip-compressed but cannot be decompressed: {exc}."
             ) from None
+        self._content += len(data)
+        if self._content > self.limit:
+            raise _past_the_limit(self.path, self.limit, self.gzipped)
+        return data
 
     def could_be_dwg(self, head: bytes) -> bool:
         """Whether the content's size is what the word-graph header in `head` says it is."""
@@ -220,12 +262,18 @@ def read_words(text: str, alphabet: Alphabet = ENGLISH) -> WordLines:
     return lines
 
 
-def read_dwg(data: bytes) -> Iterator[str]:
-    """Decode a Zyzzyva word graph (format in shared/lexicons/README.md) into its words."""
+def read_dwg(data: bytes, *, max_bytes: int | None = None) -> Iterator[str]:
+    """Decode a Zyzzyva word graph (format in shared/lexicons/README.md) into its words.
+
+    A graph shares its suffixes, so a small one can spell billions of words: past `max_bytes`
+    of words (one line each), ImportRefused, like a gzip bomb."""
     if not looks_like_dwg(data):
         raise ImportRefused("Not a Zyzzyva word graph: its size does not match its node count.")
     nodes = struct.unpack_from(f"<{len(data) // 4 - 1}I", data, 4)
     count = len(nodes)
+    if max_bytes is not None and (_spelled_bytes(nodes) or 0) > max_bytes:
+        raise _graph_past_the_limit(max_bytes)  # known before a word is spelled
+    spelled = 0
     stack: list[tuple[int, str]] = [(1, "")]
     while stack:
         index, prefix = stack.pop()
@@ -242,6 +290,9 @@ def read_dwg(data: bytes) -> Iterator[str]:
             if len(word) > _MAX_GRAPH_DEPTH:
                 raise ImportRefused("Corrupt word graph: its links form a loop.")
             if node >> 23 & 1:
+                spelled += len(word) + 1
+                if max_bytes is not None and spelled > max_bytes:
+                    raise _graph_past_the_limit(max_bytes)
                 yield word
             child = node & 0x3FFFFF
             if child:
@@ -249,3 +300,76 @@ def read_dwg(data: bytes) -> Iterator[str]:
             if node >> 22 & 1:
                 break
             index += 1
+
+
+def _spelled_bytes(nodes: tuple[int, ...]) -> int | None:
+    """How many bytes the graph's words take one a line, counted without spelling them (each
+    sibling list once, children first); None for a graph with a bad link or a loop, which the
+    decoder then reports."""
+    count = len(nodes)
+    sizes: dict[int, tuple[int, int]] = {}  # list start -> (words, letters) below it
+    pending, stack = set(), [1]
+    while stack:
+        start = stack[-1]
+        if start in sizes:
+            stack.pop()
+            continue
+        children, index = [], start
+        while True:
+            if not 1 <= index <= count:
+                return None
+            child = nodes[index - 1] & 0x3FFFFF
+            if child:
+                children.append(child)
+            if nodes[index - 1] >> 22 & 1:
+                break
+            index += 1
+        waiting = [child for child in children if child not in sizes]
+        if waiting:
+            if start in pending or any(child in pending for child in waiting):
+                return None  # a loop
+            pending.add(start)
+            stack.extend(waiting)
+            continue
+        words = letters = 0
+        for node in nodes[start - 1 : index]:
+            below_words, below_letters = sizes.get(node & 0x3FFFFF, (0, 0))
+            through = (node >> 23 & 1) + below_words
+            words += through
+            letters += through + below_letters
+        sizes[start] = (words, letters)
+        pending.discard(start)
+        stack.pop()
+    words, letters = sizes[1]
+    return words + letters
+
+
+def _graph_past_the_limit(max_bytes: int) -> ImportRefused:
+    return ImportRefused(
+        f"The word graph spells more than {max_bytes // (1024 * 1024):,} MB of words, the "
+        "import limit (ADJUDICATOR_IMPORT_LIMIT_MB): nothing was imported. Real word lists are "
+        "far smaller; if this one is real, raise the limit."
+    )
+
+
+def import_limit_bytes() -> int:
+    """The most a list may hold once decompressed (ADJUDICATOR_IMPORT_LIMIT_MB)."""
+    return settings.get_int("import_limit_mb", 1) * 1024 * 1024
+
+
+def read_limited(path: Path) -> tuple[bytes, str]:
+    """The list's bytes (gunzipped if need be, streamed, never past the import limit) and
+    the SHA-256 of the file as it is: a gzip bomb stops at the limit, not at MemoryError."""
+    with _Source(Path(path)) as source:
+        data = source.read()
+        source.finish()
+    return data, source.sha256
+
+
+def _past_the_limit(path: Path, limit: int, compressed: bool) -> ImportRefused:
+    return ImportRefused(
+        f"{path} holds more than {limit // (1024 * 1024):,} MB"
+        f"{' once decompressed' if compressed else ''}, the import limit "
+        "(ADJUDICATOR_IMPORT_LIMIT_MB): nothing was imported. Real word lists are far "
+        "smaller; if this one is real, raise the limit."
+    )

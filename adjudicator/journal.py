@@ -32,7 +32,7 @@ from adjudicator.journal_entry import from_row as from_row
 from adjudicator.journal_entry import from_values as from_values
 from adjudicator.journal_health import GENESIS as GENESIS
 
-MAX_ID = 2**63 - 1
+MAX_ID = 2**63 - 1  # the largest id a database integer holds
 KINDS = ("challenge", "second-opinion", "ruling", "void")
 
 
@@ -123,6 +123,18 @@ def append_batch(db: Database, batch: list[Pending]) -> None:
     health.committed((newest.id, newest.row_hash) if newest else head.newest)
     for pending, entry in written:  # only once the commit is durable
         pending.entry = entry
+
+
+def parse_id(text: str | None) -> int | None:
+    """An adjudication id as a person types it ('12' or '#12'), or None if it is not one.
+
+    ASCII digits only ('²' and '٣' are digits to Python, not to a person typing an id). A
+    number beyond any row (MAX_ID) is still a number: looking it up finds nothing."""
+    raw = (text or "").strip().lstrip("#")
+    if not raw.isascii() or not raw.isdigit() or len(raw) > 40:
+        return None
+    value = int(raw)
+    return value if value >= 1 else None
 
 
 def get(db: Database, entry_id: int) -> Entry | None:

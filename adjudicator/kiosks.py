@@ -18,6 +18,7 @@ from datetime import UTC, datetime, timedelta
 from adjudicator import tournaments
 from adjudicator.db import Database
 from adjudicator.errors import AdjudicatorError
+from adjudicator.textcheck import TextError, check_text
 
 PAIRING_HOURS = 24
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 ._-]{0,39}")
@@ -59,8 +60,17 @@ def digest(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
 
+def pairing_link(base_url: str, code: str) -> str:
+    """The link that pairs a browser: the code follows '#', so no server or proxy log sees it."""
+    return f"{base_url.rstrip('/')}/pair#{code}"
+
+
 def add(db: Database, name: str, tournament: str) -> Enrolment:
     """Enrol a kiosk for a tournament: a new token and a one-time pairing code."""
+    try:
+        check_text(name, "kiosk name", 40)
+    except TextError as exc:
+        raise KioskError(f"Invalid kiosk name: {exc}") from None
     if not _NAME.fullmatch(name or ""):
         raise KioskError(
             f"Invalid kiosk name {name!r}: use up to 40 letters, digits, spaces, '.', '-' or '_'."

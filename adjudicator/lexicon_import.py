@@ -16,6 +16,7 @@ from adjudicator.errors import ImportRefused, LexiconError
 from adjudicator.importers import BadLine, read_source
 from adjudicator.lexicon import Manifest
 from adjudicator.store import LexiconStore, check_name
+from adjudicator.textcheck import DESCRIPTION_MAX, check_text
 from adjudicator.wordlist import WordSet
 
 SHOW_BAD_LINES = 10
@@ -43,6 +44,7 @@ def import_lexicon(
 ) -> ImportSummary:
     """Read `path`, check it, and compile it into `store` as `name`, spelled in `alphabet`."""
     check_name(name)
+    description = check_text(description, "lexicon description", DESCRIPTION_MAX)
     result = read_source(Path(path), fmt, alphabet)
     if result.bad_lines and not skip_invalid:
         message = bad_lines_message(path, result.bad_lines, result.format, alphabet)

@@ -2,7 +2,8 @@
 
 Each migration is a version number, a description and SQL that both SQLite and PostgreSQL
 accept. Applying is idempotent and runs under the chain lock, so two servers starting at once
-do not race.
+do not race. Every version not yet applied is applied, in order, even one below a version
+already applied: versions are reserved by parallel work and may land out of order.
 """
 
 from __future__ import annotations
@@ -173,6 +174,27 @@ MIGRATIONS: tuple[tuple[int, str, tuple[Step, ...]], ...] = (
             acknowledged_at TEXT,
             acknowledged_by TEXT,
             PRIMARY KEY (kiosk, row_id, row_hash))""",
+        ),
+    ),
+    (
+        5,
+        "server-side staff sessions; sign-in and pairing attempts counted per address",
+        (
+            """CREATE TABLE staff_sessions (
+            id_hash TEXT PRIMARY KEY,
+            name TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            expires_at TEXT NOT NULL)""",
+            "CREATE INDEX staff_sessions_by_name ON staff_sessions (name)",
+            """CREATE TABLE attempts (
+            scope TEXT NOT NULL,
+            address TEXT NOT NULL,
+            name TEXT NOT NULL,
+            failures INTEGER NOT NULL,
+            last_failure_at TEXT NOT NULL,
+            retry_at TEXT NOT NULL,
+            PRIMARY KEY (scope, address, name))""",
+            "DROP TABLE login_failures",
         ),
     ),
     (

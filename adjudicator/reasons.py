@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from adjudicator.errors import AdjudicatorError
+from adjudicator.textcheck import TextError, check_text
 
 MIN_REASON, MAX_REASON = 3, 500
 
@@ -12,11 +13,17 @@ class ReasonRequired(AdjudicatorError):
 
 
 def check_reason(reason: str | None, what: str) -> str:
-    """`reason` with its spaces collapsed: MIN_REASON to MAX_REASON printable characters."""
+    """`reason` with its spaces collapsed (line breaks typed in a box become spaces):
+    MIN_REASON to MAX_REASON characters, none of them invisible (textcheck.py)."""
     text = " ".join((reason or "").split())
-    if not MIN_REASON <= len(text) <= MAX_REASON or not text.isprintable():
+    try:
+        check_text(text, "reason", MAX_REASON)
+        problem = ""
+    except TextError as exc:
+        problem = f" {exc}"
+    if problem or len(text) < MIN_REASON:
         raise ReasonRequired(
             f"Give the reason for the {what} ({MIN_REASON} to {MAX_REASON} characters); "
-            "it is recorded in the journal."
+            f"it is recorded in the journal.{problem}"
         )
     return text

@@ -9,7 +9,6 @@ lexicon's manifest records the recipe's text and the count and fingerprint of ev
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import tomllib
 from bisect import bisect_left
@@ -24,7 +23,7 @@ from adjudicator import catalogue
 from adjudicator.alphabet import ENGLISH, Alphabet
 from adjudicator.alphabet_files import resolve_alphabet
 from adjudicator.errors import ImportRefused, LexiconError
-from adjudicator.importers import BadLine, read_source, read_words
+from adjudicator.importers import BadLine, read_limited, read_source, read_words
 from adjudicator.lexicon import Manifest
 from adjudicator.lexicon_import import (
     SHOW_BAD_LINES,
@@ -33,6 +32,7 @@ from adjudicator.lexicon_import import (
 )
 from adjudicator.normalize import MAX_LETTERS, MIN_LETTERS
 from adjudicator.store import LexiconStore, check_name
+from adjudicator.textcheck import DESCRIPTION_MAX, TextError, check_text
 from adjudicator.wordlist import WordSet
 
 KEYS = (
@@ -208,7 +208,7 @@ def parse_recipe(text: str, path: Path) -> Recipe:
         text=text,
         name=name,
         sources=sources,
-        description=_string(data, "description", path) if "description" in data else "",
+        description=_description(data, path),
         add=_string_list(data, "add", path),
         remove=_string_list(data, "remove", path),
         refer_longer_than=_refer(data, path),
@@ -218,6 +218,15 @@ def parse_recipe(text: str, path: Path) -> Recipe:
         tournament_list=_flag(data, "tournament_list", path, True),
         refer_even_if_listed=_refer_even_if_listed(data, path),
     )
+
+
+def _description(data: dict, path: Path) -> str:
+    if "description" not in data:
+        return ""
+    try:
+        return check_text(_string(data, "description", path), "description", DESCRIPTION_MAX)
+    except TextError as exc:
+        raise RecipeError(f"Recipe {path.name}: {exc}") from None
 
 
 def _string(data: dict, key: str, path: Path) -> str:
@@ -378,14 +387,13 @@ def _is_compiled(store: LexiconStore, entry: str) -> bool:
 def _read_adjustments(recipe: Recipe, entry: str, key: str) -> tuple[list[str], ListRecord]:
     """An add or remove list: a plain word-list file beside the recipe, one word a line."""
     path = recipe.folder / entry
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
+    if not path.is_file():
         raise RecipeError(
             f"Recipe {recipe.path.name}: the {key} list {entry!r} cannot be read "
-            f"({exc.strerror or exc}); {key} lists are word-list files beside the recipe."
-        ) from None
-    words, bad = _words_with_lines(raw, path, recipe.alphabet)
+            f"(no such file); {key} lists are word-list files beside the recipe."
+        )
+    raw, sha = read_limited(path)  # gunzipped, never past the import limit
+    words, bad = _words_with_lines(raw, recipe.alphabet)
     if bad:
         raise _bad_lines(
             recipe,
@@ -394,7 +402,6 @@ def _read_adjustments(recipe: Recipe, entry: str, key: str) -> tuple[list[str], 
             _words_in(recipe.alphabet, f"{MIN_LETTERS} to {MAX_LETTERS}"),
         )
     unique = WordSet.of(words, recipe.alphabet)
-    sha = hashlib.sha256(raw).hexdigest()
     return words, ListRecord(entry, "file", len(unique), unique.fingerprint, sha)
 
 
@@ -417,14 +424,7 @@ def _words_in(alphabet: Alphabet, length: str = "") -> str:
     return f"words (tiles of the {alphabet.name} alphabet only)"
 
 
-def _words_with_lines(
-    raw: bytes, path: Path, alphabet: Alphabet
-) -> tuple[list[str], list[BadLine]]:
-    if raw[:2] == b"\x1f\x8b":
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError) as exc:
-            raise RecipeError(f"{path} looks gzip-compressed but is damaged: {exc}.") from None
+def _words_with_lines(raw: bytes, alphabet: Alphabet) -> tuple[list[str], list[BadLine]]:
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -474,6 +474,7 @@ def import_recipe(
             )
         recipe = replace(recipe, alphabet=alphabet)
     name = check_name(name or recipe.name)
+    description = check_text(description, "lexicon description", DESCRIPTION_MAX)
     build = build_recipe(store, recipe)
     words = build.words
     edition = check_against_catalogue(store, name, words, force)

@@ -75,6 +75,16 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting("upload_limit_mb", "20", "Largest word list the director's page accepts, in MB."),
     Setting(
+        "import_limit_mb",
+        "256",
+        "Largest a word list may be once decompressed, in MB (a gzip bomb stops here).",
+    ),
+    Setting(
+        "import_memory_mb",
+        "4096",
+        "Memory (address space, MB) the separate process importing a director's upload may use.",
+    ),
+    Setting(
         "burst_challenges",
         "4",
         "The journal page flags a kiosk making more than this many challenges in burst_minutes.",
@@ -90,12 +100,21 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "login_free_attempts",
         "3",
-        "Wrong passwords allowed (per user and per address) before each retry must wait longer.",
+        "Sign-in attempts from one address for one name before each retry must wait longer.",
     ),
     Setting(
-        "login_lockout_after", "10", "Wrong passwords in a row that lock a user or address out."
+        "login_lockout_after",
+        "10",
+        "Sign-in attempts in a row from one address, for one name, that lock the address out "
+        "(three times as many for any names).",
     ),
     Setting("login_lockout_minutes", "15", "How long a lock-out lasts, in minutes."),
+    Setting(
+        "trusted_proxies",
+        "0",
+        "Reverse proxies in front of the server whose X-Forwarded-For and X-Forwarded-Proto "
+        "are believed; 0 (no proxy) ignores those headers.",
+    ),
     Setting(
         "secure_cookies",
         "auto",

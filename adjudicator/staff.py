@@ -1,9 +1,11 @@
 """Staff accounts: the director and the word judges, their passwords, and login throttling.
 
-Passwords are stored only as argon2id hashes (argon2-cffi). Wrong passwords are counted per
-user name and per client address: after a few, each retry must wait twice as long as the
-last, and after more the name or address is locked out for a while. The person is always
-told when they may try again.
+Passwords are stored only as argon2id hashes (argon2-cffi). Sign-in attempts are counted per
+client address (attempts.py), for the name tried and for any name: after a few, each retry
+must wait twice as long as the last, and after more that address is locked out for a while.
+Guesses from one address never lock the right password out at another. The person is always
+told when they may try again. Passwords are checked at the lowest CPU priority
+(password_check.py), so a flood of sign-ins cannot take the CPU from the kiosks.
 """
 
 from __future__ import annotations
@@ -15,9 +17,11 @@ from datetime import UTC, datetime, timedelta
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
-from adjudicator import settings
+from adjudicator import attempts, password_check, settings
+from adjudicator.attempts import Policy
 from adjudicator.db import Database
 from adjudicator.errors import AdjudicatorError
+from adjudicator.textcheck import TextError, check_text
 
 DIRECTOR = "director"
 ROLES = ("director", "judge")
@@ -60,34 +64,30 @@ class Staff:
         return self.role == DIRECTOR
 
 
-@dataclass(frozen=True)
-class LoginPolicy:
-    """`free_attempts` wrong passwords cost nothing; then 2, 4, 8... seconds; then a lock-out."""
+LoginPolicy = Policy  # per address and name; an address's attempts on any name: for_any_name
+ADDRESS_FACTOR = 3
+BUSY_SECONDS = 3  # how long a sign-in refused as busy is told to wait
+SCOPE = "login"
 
-    free_attempts: int = 3
-    lockout_after: int = 10
-    lockout_seconds: int = 900
 
-    @classmethod
-    def from_settings(cls) -> LoginPolicy:
-        return cls(
-            settings.get_int("login_free_attempts", 0),
-            settings.get_int("login_lockout_after", 1),
-            settings.get_int("login_lockout_minutes", 1) * 60,
-        )
-
-    def delay_after(self, failures: int) -> int:
-        """Seconds to wait after `failures` wrong passwords in a row."""
-        if failures >= self.lockout_after:
-            return self.lockout_seconds
-        if failures <= self.free_attempts:
-            return 0
-        return min(2 ** (failures - self.free_attempts), self.lockout_seconds)
+def login_policy() -> Policy:
+    """The policy the settings give: free attempts, lock-out threshold and length."""
+    return Policy(
+        settings.get_int("login_free_attempts", 0),
+        settings.get_int("login_lockout_after", 1),
+        settings.get_int("login_lockout_minutes", 1) * 60,
+    )
 
 
 def set_director_password(db: Database, password: str) -> Staff:
-    """Create the director's account or change its password (clears its lock-out)."""
-    return _store_password(db, DIRECTOR, DIRECTOR, password, create_ok=True)
+    """Create the director's account or change its password.
+
+    Ends every staff session signed in as the director, and clears every sign-in lock-out
+    (the director's at any address, and any address's): the director is never locked out.
+    """
+    member = _store_password(db, DIRECTOR, DIRECTOR, password, create_ok=True)
+    attempts.clear(db, SCOPE)
+    return member
 
 
 def add_judge(db: Database, name: str, password: str) -> Staff:
@@ -109,6 +109,11 @@ def set_password(db: Database, name: str, password: str) -> Staff:
 
 
 def check_judge_name(name: str) -> str:
+    """A word judge's name: up to 32 lower-case letters, digits, '.', '-' or '_'."""
+    try:
+        check_text(name, "word judge name", 32)
+    except TextError as exc:
+        raise StaffError(f"Invalid word judge name: {exc}") from None
     if name == DIRECTOR or not _JUDGE_NAME.fullmatch(name or ""):
         raise StaffError(
             f"Invalid word judge name {name!r}: use up to 32 lower-case letters, digits, '.', '-' "
@@ -148,83 +153,58 @@ def authenticate(
     password: str,
     address: str,
     *,
-    policy: LoginPolicy | None = None,
+    policy: Policy | None = None,
     now: datetime | None = None,
 ) -> Staff:
-    """The account if `password` is right; otherwise LoginRefused saying when to retry."""
-    policy = policy or LoginPolicy.from_settings()
-    now = now or datetime.now(UTC)
+    """The account if `password` is right; otherwise LoginRefused saying when to retry.
+
+    The attempt is counted before the password is checked; a right password uncounts it.
+    """
+    policy = policy or login_policy()
     name = (name or "").strip().lower()[:64]
-    subjects = (f"user:{name}", f"addr:{address or '-'}")
-    _refuse_if_waiting(db, subjects, policy, now)
+    try:
+        attempt = attempts.reserve(
+            db,
+            SCOPE,
+            address,
+            name,
+            policy,
+            address_policy=policy.for_any_name(ADDRESS_FACTOR),
+            now=now,
+        )
+    except attempts.TooManyAttempts as waiting:
+        if waiting.locked:
+            raise LoginRefused(
+                _locked_text(waiting.retry_at, waiting.now), waiting.retry_at, True
+            ) from None
+        text = f"Too many wrong passwords. {_wait_text(waiting.retry_at, waiting.now)}"
+        raise LoginRefused(text, waiting.retry_at) from None
     with db.transaction() as cur:
         row = cur.execute("SELECT password_hash FROM staff WHERE name = ?", (name,)).one()
-    if _verify(row["password_hash"] if row else _dummy_hash(), password) and row is not None:
-        _clear(db, subjects[0])
+    password_hash = row["password_hash"] if row else _dummy_hash()
+    try:
+        right = _verify(password_hash, password, attempt.failures)
+    except password_check.Busy:  # nothing was checked: the attempt costs nothing
+        attempts.uncount(db, attempt)
+        raise LoginRefused(
+            f"Sign-in is busy (many attempts at once): try again in {BUSY_SECONDS} seconds.",
+            datetime.now(UTC) + timedelta(seconds=BUSY_SECONDS),
+        ) from None
+    if right and row is not None:
+        attempts.forgive(db, attempt)
         staff = get(db, name)
         assert staff is not None
         return staff
-    failures, retry_at = _record_failure(db, subjects, policy, now)
     message = "Wrong name or password."
-    if failures >= policy.lockout_after:
-        raise LoginRefused(f"{message} {_locked_text(retry_at, now)}", retry_at, locked=True)
-    if retry_at > now:
-        raise LoginRefused(f"{message} {_wait_text(retry_at, now)}", retry_at)
+    if attempt.locked:
+        raise LoginRefused(
+            f"{message} {_locked_text(attempt.retry_at, attempt.now)}", attempt.retry_at, True
+        )
+    if attempt.retry_at > attempt.now:
+        raise LoginRefused(
+            f"{message} {_wait_text(attempt.retry_at, attempt.now)}", attempt.retry_at
+        )
     raise LoginRefused(message)
-
-
-def _refuse_if_waiting(db: Database, subjects, policy: LoginPolicy, now: datetime) -> None:
-    with db.transaction() as cur:
-        rows = [
-            cur.execute("SELECT * FROM login_failures WHERE subject = ?", (s,)).one()
-            for s in subjects
-        ]
-    waits = [
-        (datetime.fromisoformat(r["retry_at"]), int(r["failures"]))
-        for r in rows
-        if r and datetime.fromisoformat(r["retry_at"]) > now
-    ]
-    if not waits:
-        return
-    retry_at, failures = max(waits)
-    if failures >= policy.lockout_after:
-        raise LoginRefused(_locked_text(retry_at, now), retry_at, locked=True)
-    raise LoginRefused(f"Too many wrong passwords. {_wait_text(retry_at, now)}", retry_at)
-
-
-def _record_failure(db: Database, subjects, policy: LoginPolicy, now: datetime):
-    """Count one more failure for each subject; returns the worst (failures, retry_at)."""
-    worst = (0, now)
-    stamp = now.isoformat(timespec="microseconds")
-    with db.transaction(chain_lock=True) as cur:
-        for subject in subjects:
-            row = cur.execute("SELECT * FROM login_failures WHERE subject = ?", (subject,)).one()
-            stale = row is not None and (
-                now - datetime.fromisoformat(row["last_failure_at"])
-                > timedelta(seconds=policy.lockout_seconds)
-            )
-            failures = 1 if row is None or stale else int(row["failures"]) + 1
-            retry_at = now + timedelta(seconds=policy.delay_after(failures))
-            values = (failures, stamp, retry_at.isoformat(timespec="microseconds"), subject)
-            if row is None:
-                cur.execute(
-                    "INSERT INTO login_failures (failures, last_failure_at, retry_at, subject) "
-                    "VALUES (?, ?, ?, ?)",
-                    values,
-                )
-            else:
-                cur.execute(
-                    "UPDATE login_failures SET failures = ?, last_failure_at = ?, retry_at = ? "
-                    "WHERE subject = ?",
-                    values,
-                )
-            worst = max(worst, (failures, retry_at))
-    return worst
-
-
-def _clear(db: Database, subject: str) -> None:
-    with db.transaction(chain_lock=True) as cur:
-        cur.execute("DELETE FROM login_failures WHERE subject = ?", (subject,))
 
 
 def _dummy_hash() -> str:
@@ -235,9 +215,10 @@ def _dummy_hash() -> str:
     return _dummy_hashes[key]
 
 
-def _verify(password_hash: str, password: str) -> bool:
+def _verify(password_hash: str, password: str, priority: int = 0) -> bool:
     try:
-        return HASHER.verify(password_hash, password or "")
+        hasher = HASHER  # the one in use now (tests swap in cheaper parameters)
+        return password_check.run(lambda: hasher.verify(password_hash, password or ""), priority)
     except (VerifyMismatchError, VerificationError, InvalidHashError):
         return False
 
@@ -258,7 +239,8 @@ def _store_password(db: Database, name: str, role: str, password: str, *, create
                 "VALUES (?, ?, ?, ?, ?)",
                 (name, role, hashed, now, now),
             )
-        cur.execute("DELETE FROM login_failures WHERE subject = ?", (f"user:{name}",))
+        cur.execute("DELETE FROM staff_sessions WHERE name = ?", (name,))
+    attempts.clear(db, SCOPE, name=name)
     staff = get(db, name)
     assert staff is not None
     return staff
@@ -272,7 +254,8 @@ def _wait_text(retry_at: datetime, now: datetime) -> str:
 def _locked_text(retry_at: datetime, now: datetime) -> str:
     minutes = max(1, int((retry_at - now).total_seconds() / 60 + 0.999))
     return (
-        f"Sign-in is locked after too many wrong passwords: try again after {retry_at:%H:%M} UTC "
-        f"(in {minutes} minutes). Setting the password again (`adjudicator director "
-        "set-password` or `judge-account set-password`) clears a user's lock-out."
+        f"Sign-in from this address is locked after too many wrong passwords: try again after "
+        f"{retry_at:%H:%M} UTC (in {minutes} minutes), or from another device. Setting the "
+        "password again (`adjudicator director set-password` or `judge-account set-password`) "
+        "clears the lock-out."
     )

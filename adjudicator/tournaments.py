@@ -15,6 +15,7 @@ from adjudicator.db import Database
 from adjudicator.errors import AdjudicatorError
 from adjudicator.rules import get_rule
 from adjudicator.store import LexiconStore
+from adjudicator.textcheck import TITLE_MAX, TextError, check_text
 
 _SLUG = re.compile(r"[a-z0-9][a-z0-9-]{0,62}")
 
@@ -46,6 +47,10 @@ class Tournament:
 
 def check_slug(slug: str) -> str:
     """A slug is lower-case letters, digits and dashes, such as `spring-open-nwl`."""
+    try:
+        check_text(slug, "tournament slug", 63)
+    except TextError as exc:
+        raise TournamentError(f"Invalid tournament slug: {exc}") from None
     if not _SLUG.fullmatch(slug or ""):
         raise TournamentError(
             f"Invalid tournament slug {slug!r}: use lower-case letters, digits and dashes, "
@@ -59,6 +64,7 @@ def create(
 ) -> Tournament:
     """Create a tournament on a compiled lexicon and a rule."""
     check_slug(slug)
+    title = check_text(title, "tournament title", TITLE_MAX)
     get_rule(rule)
     fingerprint = store.open(lexicon).manifest.fingerprint
     now = _now()
@@ -102,6 +108,8 @@ def update(
 ) -> Tournament:
     """Change a tournament's lexicon, rule or title; kiosks use it from their next challenge."""
     current = get(db, slug)
+    if title is not None:
+        title = check_text(title, "tournament title", TITLE_MAX)
     if rule is not None:
         get_rule(rule)
     new_lexicon = lexicon or current.lexicon

@@ -16,7 +16,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from adjudicator import receipts
+from adjudicator import journal, receipts
 from adjudicator.db import Database
 from adjudicator.receipt_key import signature_ok
 
@@ -104,6 +104,8 @@ def alarms(db: Database, *, include_acknowledged: bool = False) -> list[Alarm]:
 
 def acknowledge(db: Database, kiosk: str, row_id: int, by: str) -> int:
     """The director has seen the alarms of `kiosk` on row `row_id`; how many were open."""
+    if not 0 < row_id <= journal.MAX_ID:  # no row has it, and the database cannot compare it
+        return 0
     with db.transaction() as cur:
         cur.execute(
             "UPDATE witness_alarms SET acknowledged_at = ?, acknowledged_by = ? "

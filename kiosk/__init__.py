@@ -7,6 +7,7 @@ and each resource module (hall, errors, security) owns its lifecycle through `in
 from __future__ import annotations
 
 from flask import Flask
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from adjudicator import settings
 
@@ -20,11 +21,16 @@ def create_app(test_config: dict | None = None) -> Flask:
         CLEAR_SECONDS=settings.get_int("clear_seconds", 5),
         REQUEST_TIMEOUT_SECONDS=settings.get_int("request_timeout_seconds", 1),
     )
-    app.json.sort_keys = False  # keep the API's field order as documented
+    from kiosk.strict_json import StrictJSONProvider
+
+    app.json = StrictJSONProvider(app)
     if test_config:
         app.config.update(test_config)
+    proxies = app.config.get("TRUSTED_PROXIES", settings.get_int("trusted_proxies", 0))
+    if proxies:  # only then is X-Forwarded-For the client's address; else anyone could forge it
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies)
 
-    from kiosk import errors, filters, hall, secret_key, security, sessions, staff_web
+    from kiosk import errors, filters, hall, nul_guard, secret_key, security, sessions, staff_web
 
     secret_key.init_app(app)
     sessions.init_app(app)
@@ -33,6 +39,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     errors.init_app(app)
     security.init_app(app)
     staff_web.init_app(app)
+    nul_guard.init_app(app)
 
     from kiosk import (
         api,

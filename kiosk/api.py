@@ -17,6 +17,7 @@ from adjudicator.spelling import spell_challenge
 from kiosk.auth import current_kiosk
 from kiosk.errors import ApiError
 from kiosk.hall import get_hall
+from kiosk.strict_json import JsonRefused
 
 bp = Blueprint("api", __name__)
 
@@ -102,7 +103,7 @@ def kiosk_status():
 def adjudicate():
     """Judge the kiosk's challenge; 201 only once the verdict is in the journal."""
     kiosk = _require_kiosk()
-    body = request.get_json(silent=True)
+    body = _json_body()
     if not isinstance(body, dict):
         raise ApiError(400, 'Send a JSON object such as {"words": ["QI", "ZA"]}.')
     words = body.get("words")
@@ -238,6 +239,18 @@ def _lexicon_available(hall, tournament) -> bool:
     except LexiconUnavailable:
         return False
     return True
+
+
+def _json_body():
+    """The request's JSON, None if it is not JSON; ApiError if it is JSON the API refuses."""
+    if not request.is_json:
+        return None
+    try:
+        return current_app.json.loads(request.get_data())
+    except JsonRefused as refused:
+        raise ApiError(400, str(refused)) from None
+    except ValueError:
+        return None
 
 
 def _require_kiosk():

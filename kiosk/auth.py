@@ -44,5 +44,5 @@ def set_pairing_cookie(response: Response, kiosk: Kiosk, nonce: str) -> None:
         max_age=COOKIE_DAYS * 86400,
         httponly=True,
         samesite="Strict",
-        secure=request.is_secure,
+        secure=bool(current_app.config.get("SESSION_COOKIE_SECURE")) or request.is_secure,
     )

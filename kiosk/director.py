@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import itertools
 import shutil
 import tempfile
 from pathlib import Path
@@ -11,12 +13,10 @@ import qrcode.image.svg
 from flask import (
     Blueprint,
     Response,
-    abort,
     flash,
     redirect,
     render_template,
     request,
-    session,
     url_for,
 )
 from werkzeug.utils import secure_filename
@@ -36,10 +36,10 @@ from adjudicator import (
 )
 from adjudicator.alphabet_files import builtin, builtin_names
 from adjudicator.errors import AdjudicatorError, LexiconError
-from adjudicator.import_report import format_import
-from adjudicator.lexicon_import import import_lexicon
+from adjudicator.import_job import import_isolated
 from adjudicator.rules import RULES, UnknownRule, get_rule
 from kiosk import director_review
+from kiosk.errors import error_response
 from kiosk.hall import get_hall
 from kiosk.staff_web import login_page, sign_out, staff_required
 
@@ -57,6 +57,12 @@ def login():
 @bp.post("/logout")
 def logout():
     return sign_out("director.login")
+
+
+@bp.post("/logout-everywhere")
+def logout_everywhere():
+    """End every session of the signed-in account, on every device (a lost laptop)."""
+    return sign_out("director.login", everywhere=True)
 
 
 @bp.get("/")
@@ -205,11 +211,13 @@ def _lexicons_page(status: int = 200, **extra):
 @bp.post("/lexicons/import")
 @director_only
 def lexicon_import():
-    """Import an uploaded list with the CLI's checks; the upload is deleted whatever happens."""
+    """Import an uploaded list with the CLI's checks, in a separate process (its memory is not
+    the kiosks'); the upload is deleted whatever happens."""
     upload = request.files.get("file")
     name = request.form.get("name", "").strip()
     fmt = request.form.get("format", "auto")
-    alphabet = builtin(request.form.get("alphabet", "english"))
+    alphabet_name = request.form.get("alphabet", "english")
+    alphabet = builtin(alphabet_name)
     if upload is None or not upload.filename:
         return _lexicons_page(400, import_error="Choose a word list file to upload.")
     if fmt not in FORMATS:
@@ -220,22 +228,22 @@ def lexicon_import():
     try:
         path = folder / (secure_filename(upload.filename) or "upload.txt")
         upload.save(path)
-        summary = import_lexicon(
-            get_hall().store,
+        report = import_isolated(
+            get_hall().store.root,
             path,
             name,
             fmt,
             force=bool(request.form.get("force")),
             skip_invalid=bool(request.form.get("skip_invalid")),
-            description=request.form.get("description", "").strip(),
-            alphabet=alphabet,
+            description=request.form.get("description", ""),
+            alphabet=alphabet_name,
         )
     except (AdjudicatorError, OSError) as exc:
         message = str(exc).replace(str(folder) + "/", "")
         return _lexicons_page(400, import_error=message)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-    return _lexicons_page(201, import_summary=format_import(summary))
+    return _lexicons_page(201, import_summary=report)
 
 
 def _upload_dir() -> Path:
@@ -305,30 +313,22 @@ def kiosk_pair(name: str):
 
 
 def _pairing_page(enrolment: kiosks.Enrolment):
-    # The code stays in the director's own session for the QR image: never in a URL or log.
-    session["pairing"] = {"kiosk": enrolment.kiosk.name, "code": enrolment.pairing_code}
+    """The code, its link and its QR image, in this one page only: never in a cookie, a
+    stored file or a URL the server sees (the link carries the code after '#')."""
+    link = _pairing_link(enrolment.pairing_code)
     return render_template(
-        "director/kiosk_pairing.html",
-        enrolment=enrolment,
-        link=_pairing_link(enrolment.pairing_code),
+        "director/kiosk_pairing.html", enrolment=enrolment, link=link, qr=_qr_data_uri(link)
     )
 
 
 def _pairing_link(code: str) -> str:
     base = settings.get("public_url") or request.host_url
-    return f"{base.rstrip('/')}/pair/{code}"
+    return kiosks.pairing_link(base, code)
 
 
-@bp.get("/kiosks/<name>/qr.svg")
-@director_only
-def kiosk_qr(name: str):
-    pairing = session.get("pairing") or {}
-    if pairing.get("kiosk") != name:
-        abort(404)
-    image = qrcode.make(
-        _pairing_link(pairing["code"]), image_factory=qrcode.image.svg.SvgPathImage, box_size=12
-    )
-    return Response(image.to_string(), mimetype="image/svg+xml")
+def _qr_data_uri(link: str) -> str:
+    image = qrcode.make(link, image_factory=qrcode.image.svg.SvgPathImage, box_size=12)
+    return "data:image/svg+xml;base64," + base64.b64encode(image.to_string()).decode()
 
 
 @bp.post("/kiosks/<name>/revoke")
@@ -414,11 +414,16 @@ def journal_page():
 @director_only
 def journal_csv():
     """The filtered journal as CSV, streamed in chunks: any size in constant memory."""
-    filters = _journal_filters()
+    try:
+        filters = _journal_filters()
+    except AdjudicatorError as exc:
+        return error_response(400, str(exc), link=(url_for("director.journal_page"), "Back"))
     db = get_hall().db  # the rows and their outcomes read the database only: no context
     rows = export.csv_records(db, journal_review.select_batches(db, filters))
+    chunks = export.csv_chunks(rows)
+    first = next(chunks)  # the first query runs here: a database error is a 503, not a cut 500
     return Response(
-        export.csv_chunks(rows),
+        itertools.chain([first], chunks),
         mimetype="text/csv",
         headers={"Content-Disposition": 'attachment; filename="journal.csv"'},
     )

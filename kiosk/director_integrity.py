@@ -10,7 +10,7 @@ import json
 
 from flask import Response, flash, redirect, render_template, request, url_for
 
-from adjudicator import checkpoints, witnesses
+from adjudicator import checkpoints, journal, witnesses
 from adjudicator.errors import AdjudicatorError
 from kiosk.director import bp, director_only
 from kiosk.hall import get_hall
@@ -52,9 +52,8 @@ def checkpoint_download():
 def alarm_acknowledge():
     """The director has seen a kiosk's alarm (it stays in the log and the alarm table)."""
     kiosk = request.form.get("kiosk", "")
-    try:
-        row_id = int(request.form.get("row_id", ""))
-    except ValueError:
+    row_id = journal.parse_id(request.form.get("row_id"))  # ASCII digits within range only
+    if row_id is None:
         flash("Choose an alarm to acknowledge.", "error")
         return redirect(url_for("director.index"))
     if witnesses.acknowledge(get_hall().db, kiosk, row_id, current_staff().name):

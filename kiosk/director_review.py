@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from flask import Blueprint, flash, redirect, request, url_for
 
-from adjudicator import final_ruling, receipts, voids
+from adjudicator import final_ruling, journal, receipts, voids
 from adjudicator.errors import AdjudicatorError
 from kiosk.hall import get_hall
 from kiosk.staff_web import current_staff, staff_required
@@ -42,11 +42,11 @@ def void(adjudication_id: int):
 @director_only
 def ruling_on_any():
     """The final ruling on the adjudication numbered in the form (flagged or not)."""
-    raw = request.form.get("id", "").strip().lstrip("#")
-    if not raw.isdigit():
+    adjudication_id = journal.parse_id(request.form.get("id"))  # ASCII digits within range
+    if adjudication_id is None:
         flash("Type the number of the adjudication to rule on.", "error")
         return redirect(url_for("director.flags"))
-    return record_ruling_from_form(int(raw))
+    return record_ruling_from_form(adjudication_id)
 
 
 def record_ruling_from_form(adjudication_id: int):

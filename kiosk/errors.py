@@ -15,9 +15,16 @@ from adjudicator.errors import AdjudicatorError, ChallengeInputError
 from adjudicator.game import GameDetailsRequired
 from adjudicator.hall import DetailError, LexiconUnavailable
 from adjudicator.journal_health import LOST_MESSAGE, JournalLost
+from adjudicator.journal_review import FilterError
+from adjudicator.kiosks import KioskError
 from adjudicator.ratelimit import RateLimited
 from adjudicator.reasons import ReasonRequired
 from adjudicator.receipt_key import ReceiptKeyError
+from adjudicator.rules import UnknownRule
+from adjudicator.second_opinion import SecondOpinionRefused
+from adjudicator.staff import StaffError
+from adjudicator.textcheck import TextError
+from adjudicator.tournaments import TournamentError
 from adjudicator.voids import VoidRefused
 
 log = logging.getLogger("kiosk")
@@ -30,9 +37,18 @@ PUBLIC_MESSAGES = (
     (ReceiptKeyError, "NOT JUDGED: the hall's signing key cannot be used. Call the director."),
 )
 
+# Errors about what was sent are 400 (an unknown tournament or kiosk in a URL, a bad filter, a
+# name that lies); any other (the journal, a lexicon, a setting) is 503: not judged.
 STATUS_FOR = (
     (ChallengeInputError, 400),
     (DetailError, 400),
+    (FilterError, 400),
+    (TextError, 400),
+    (TournamentError, 400),
+    (KioskError, 400),
+    (StaffError, 400),
+    (SecondOpinionRefused, 400),
+    (UnknownRule, 400),
     (GameDetailsRequired, 400),
     (VoidRefused, 400),
     (ReasonRequired, 400),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from flask import Blueprint, redirect, render_template, request, url_for
 
-from adjudicator import receipts, second_opinion
+from adjudicator import journal, receipts, second_opinion
 from adjudicator.errors import AdjudicatorError, LexiconError
 from kiosk.auth import current_kiosk
 from kiosk.hall import get_hall
@@ -40,13 +40,13 @@ def index():
 @judge_or_director
 def case():
     """The original adjudication (never its words: the judge types them from the slip)."""
-    raw = request.args.get("id", "").strip().lstrip("#")
-    if not raw.isdigit():
+    entry_id = journal.parse_id(request.args.get("id"))
+    if entry_id is None:
         return render_template(
             "director/judge_index.html", error="Type the adjudication's number."
         ), 400
     try:
-        original = second_opinion.original_of(get_hall().db, int(raw))
+        original = second_opinion.original_of(get_hall().db, entry_id)
     except AdjudicatorError as exc:
         return render_template("director/judge_index.html", error=str(exc)), 404
     return _case_page(original, error=None)
@@ -77,14 +77,14 @@ def _case_page(original, error: str | None, status: int = 200):
 def give():
     member = current_staff()
     hall = get_hall()
-    raw = request.form.get("id", "").strip()
-    if not raw.isdigit():
+    entry_id = journal.parse_id(request.form.get("id"))
+    if entry_id is None:
         return redirect(url_for("judges.index"))
     kiosk = current_kiosk()
     station = kiosk.name if kiosk is not None else f"judge:{member.name}"
     dictionary = request.form.get("dictionary") or None
     try:
-        original = second_opinion.original_of(hall.db, int(raw))
+        original = second_opinion.original_of(hall.db, entry_id)
     except AdjudicatorError as exc:
         return render_template("director/judge_index.html", error=str(exc)), 404
     try:

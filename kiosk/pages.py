@@ -1,14 +1,24 @@
-"""The pages: the kiosk screen for a paired browser, pairing for an unpaired one."""
+"""The pages: the kiosk screen for a paired browser, pairing for an unpaired one.
+
+Wrong pairing codes are counted per address before a code is looked up (attempts.py): after
+a few, each retry waits longer (429 with Retry-After), and after more the address waits
+PAIRING_POLICY.lockout_seconds.
+"""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from flask import Blueprint, redirect, render_template, request, url_for
 
-from adjudicator import kiosks
+from adjudicator import attempts, kiosks
 from kiosk.auth import current_kiosk, set_pairing_cookie
 from kiosk.hall import get_hall
+from kiosk.staff_web import client_address
 
 bp = Blueprint("pages", __name__)
+PAIRING_SCOPE = "pairing"
+PAIRING_POLICY = attempts.Policy(free_attempts=5, lockout_after=20, lockout_seconds=900)
 
 
 @bp.get("/")
@@ -21,7 +31,7 @@ def index():
 
 
 @bp.get("/pair")
-@bp.get("/pair/<code>")
+@bp.get("/pair/<code>")  # links printed before codes moved after '#': the access log hides it
 def pair_form(code: str = ""):
     """Ask before pairing, so a link preview cannot use up the one-time code."""
     return render_template("pair.html", code=code, error=None)
@@ -29,15 +39,38 @@ def pair_form(code: str = ""):
 
 @bp.post("/pair")
 def pair():
-    code = request.form.get("code", "")
-    redeemed = kiosks.redeem_pairing(get_hall().db, code)
+    db = get_hall().db
+    try:
+        attempt = attempts.reserve(db, PAIRING_SCOPE, client_address(), "", PAIRING_POLICY)
+    except attempts.TooManyAttempts as waiting:
+        return _too_many(waiting.retry_at)
+    redeemed = kiosks.redeem_pairing(db, request.form.get("code", ""))
     if redeemed is None:
         error = (
             "That pairing code is not valid, was already used, or has expired. "
             "Ask the director for a new one."
         )
-        return render_template("pair.html", code="", error=error), 400
+        if attempt.retry_at <= attempt.now:
+            return render_template("pair.html", code="", error=error), 400
+        return _too_many(attempt.retry_at, error)
+    attempts.forgive(db, attempt)
     kiosk, nonce = redeemed
     response = redirect(url_for("pages.index"))
     set_pairing_cookie(response, kiosk, nonce)
     return response
+
+
+def _too_many(retry_at: datetime, first: str = ""):
+    seconds = max(1, int((retry_at - datetime.now(UTC)).total_seconds() + 0.999))
+    error = (
+        f"{first} Too many wrong pairing codes from this device: wait {_duration(seconds)}, "
+        "then type the code again. Nothing was changed on this screen."
+    ).strip()
+    page = render_template("pair.html", code="", error=error)
+    return page, 429, {"Retry-After": str(seconds)}
+
+
+def _duration(seconds: int) -> str:
+    if seconds < 120:
+        return f"{seconds} seconds"
+    return f"{(seconds + 59) // 60} minutes"

@@ -1,10 +1,12 @@
 """What the director's and word judges' pages share: sign-in, the staff session, CSRF, uploads.
 
-The staff session is Flask's signed cookie (HttpOnly, SameSite=Strict, Secure under TLS)
-holding the account name and when its password was set, so changing a password ends every
-session signed in with the old one. Every form carries a CSRF token (Flask-WTF), the kiosks'
+Staff sessions live on the server (adjudicator.staff_sessions): the cookie (HttpOnly,
+SameSite=Strict, Secure under TLS) holds only an opaque random session id beside the CSRF token,
+so signing out, changing the password or "sign out everywhere" ends it for good, and a reader
+of the cookie learns nothing else. Every form carries a CSRF token (Flask-WTF), the kiosks'
 pairing form included (so another site cannot pair a screen to a kiosk of its choosing); only
 the kiosks' JSON API is exempt (it accepts JSON only, with a bearer token or the pairing cookie).
+An upload from anyone but the signed-in director is refused before its body is read.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from flask import (
     Flask,
     Request,
     current_app,
+    flash,
     g,
     redirect,
     render_template,
@@ -28,7 +31,7 @@ from flask import (
 from flask_wtf.csrf import CSRFError, CSRFProtect
 from werkzeug.exceptions import RequestEntityTooLarge
 
-from adjudicator import settings, staff
+from adjudicator import attempts, settings, staff, staff_sessions
 from kiosk.errors import ApiError, error_response
 from kiosk.hall import get_hall
 
@@ -75,8 +78,12 @@ def init_app(app: Flask) -> None:
 
     @app.before_request
     def larger_limit_for_uploads():
-        # Registered before CSRFProtect's hook, which reads the form (and so the body).
+        # Registered before CSRFProtect's hook, which reads the form (and so the body): an
+        # upload from anyone but the director is answered before a byte of it is read.
         if request.endpoint in UPLOAD_ENDPOINTS:
+            refusal = refusal_for(("director",))
+            if refusal is not None:
+                return refusal
             request.max_content_length = current_app.config["UPLOAD_LIMIT"]
 
     csrf.init_app(app)
@@ -113,15 +120,15 @@ def init_app(app: Flask) -> None:
 
 
 def current_staff() -> staff.Staff | None:
-    """The signed-in staff member, if the session is valid and their password unchanged since."""
+    """The signed-in staff member, if this browser's session is live on the server."""
     if "staff" in g:
         return g.staff
     member = None
-    name, stamp = session.get("staff"), session.get("pw")
-    if isinstance(name, str) and isinstance(stamp, str):
-        found = staff.get(get_hall().db, name)
-        if found is not None and found.password_changed_at == stamp:
-            member = found
+    session_id = session.get("sid")
+    if isinstance(session_id, str):
+        db = get_hall().db
+        name = staff_sessions.member(db, session_id)
+        member = staff.get(db, name) if name else None
     g.staff = member
     return member
 
@@ -129,9 +136,22 @@ def current_staff() -> staff.Staff | None:
 def sign_in(member: staff.Staff) -> None:
     session.clear()  # no fixation: a fresh session for a fresh sign-in
     session.permanent = True
-    session["staff"] = member.name
-    session["pw"] = member.password_changed_at
+    lifetime = current_app.config["PERMANENT_SESSION_LIFETIME"]
+    session["sid"] = staff_sessions.start(get_hall().db, member.name, lifetime)
     g.staff = member
+
+
+def refusal_for(roles: tuple[str, ...]):
+    """None if the signed-in staff member has one of `roles`; else the redirect or refusal."""
+    if request.headers.get("Authorization"):
+        raise ApiError(403, "A kiosk token cannot be used on the staff pages.")
+    member = current_staff()
+    if member is None:
+        login = "judges.login" if request.blueprint == "judges" else "director.login"
+        return redirect(url_for(login, next=request.full_path.rstrip("?")))
+    if member.role not in roles:
+        raise ApiError(403, "This page is for the tournament director only.")
+    return None
 
 
 def staff_required(*roles: str):
@@ -140,15 +160,7 @@ def staff_required(*roles: str):
     def decorate(view):
         @wraps(view)
         def wrapped(*args, **kwargs):
-            if request.headers.get("Authorization"):
-                raise ApiError(403, "A kiosk token cannot be used on the staff pages.")
-            member = current_staff()
-            if member is None:
-                login = "judges.login" if request.blueprint == "judges" else "director.login"
-                return redirect(url_for(login, next=request.full_path.rstrip("?")))
-            if member.role not in roles:
-                raise ApiError(403, "This page is for the tournament director only.")
-            return view(*args, **kwargs)
+            return refusal_for(roles) or view(*args, **kwargs)
 
         return wrapped
 
@@ -160,8 +172,9 @@ def home_for(member: staff.Staff) -> str:
 
 
 def safe_next(target: str | None) -> str | None:
-    """Only a path on this site: never another host."""
-    if not target:
+    """Only a path on this site: never another host (browsers read '/\\host' as '//host'
+    and drop tabs and line breaks, so no backslash and no control character either)."""
+    if not target or "\\" in target or any(ord(char) < 32 or ord(char) == 127 for char in target):
         return None
     parts = urlsplit(target)
     if parts.scheme or parts.netloc or not target.startswith("/") or target.startswith("//"):
@@ -179,7 +192,7 @@ def login_page(title: str):
     name = request.form.get("name", "").strip()
     try:
         member = staff.authenticate(
-            get_hall().db, name, request.form.get("password", ""), request.remote_addr or "-"
+            get_hall().db, name, request.form.get("password", ""), client_address()
         )
     except staff.LoginRefused as refused:
         wait = refused.retry_after()
@@ -193,6 +206,21 @@ def login_page(title: str):
     return redirect(safe_next(request.args.get("next")) or home_for(member))
 
 
-def sign_out(login_endpoint: str):
+def sign_out(login_endpoint: str, everywhere: bool = False):
+    """End this browser's session (with `everywhere`, every session of its account)."""
+    member = current_staff()
+    session_id = session.get("sid")
+    if everywhere and member is not None:
+        staff_sessions.end_all(get_hall().db, member.name)
+    elif isinstance(session_id, str):
+        staff_sessions.end(get_hall().db, session_id)
     session.clear()
+    g.staff = None
+    if everywhere and member is not None:
+        flash("Signed out on every device.", "ok")
     return redirect(url_for(login_endpoint))
+
+
+def client_address() -> str:
+    """The client's address as attempts are counted (after any trusted proxies)."""
+    return attempts.client_key(request.remote_addr)

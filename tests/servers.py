@@ -29,11 +29,12 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def cli(home: Path, *args: str, env: dict | None = None) -> str:
+def cli(home: Path, *args: str, env: dict | None = None, stdin: str | None = None) -> str:
     """Run `python -m adjudicator ARGS` with ADJUDICATOR_HOME=home; return stdout, fail loudly."""
     done = subprocess.run(
         [sys.executable, "-m", "adjudicator", *args],
         env={**os.environ, "ADJUDICATOR_HOME": str(home), **(env or {})},
+        input=stdin,
         capture_output=True,
         text=True,
         timeout=60,
@@ -75,7 +76,7 @@ def prepare_home(
         env=env,
     )
     out = cli(path, "kiosk", "add", "k1", "--tournament", "hall", env=env)
-    code = re.search(r"/pair/([A-Z0-9]+)", out).group(1)
+    code = re.search(r"/pair#([A-Z0-9]+)", out).group(1)
     return PreparedHome(path, out.strip().splitlines()[-1], code, env or {})
 
 

@@ -48,6 +48,7 @@ ACCESS: dict[tuple[str, str], frozenset[str]] = {
     ("GET", "/director/login"): EVERYONE,
     ("POST", "/director/login"): EVERYONE,
     ("POST", "/director/logout"): EVERYONE,
+    ("POST", "/director/logout-everywhere"): EVERYONE,  # ends the caller's own sessions, if any
     ("GET", "/judge/login"): EVERYONE,
     ("POST", "/judge/login"): EVERYONE,
     ("POST", "/judge/logout"): EVERYONE,
@@ -66,7 +67,6 @@ ACCESS: dict[tuple[str, str], frozenset[str]] = {
     ("GET", "/director/kiosks"): DIRECTOR_ONLY,
     ("POST", "/director/kiosks"): DIRECTOR_ONLY,
     ("POST", "/director/kiosks/<name>/pair"): DIRECTOR_ONLY,
-    ("GET", "/director/kiosks/<name>/qr.svg"): DIRECTOR_ONLY,
     ("POST", "/director/kiosks/<name>/revoke"): DIRECTOR_ONLY,
     ("POST", "/director/kiosks/<name>/move"): DIRECTOR_ONLY,
     ("GET", "/director/journal"): DIRECTOR_ONLY,

@@ -209,7 +209,7 @@ def test_quickstart_without_serving_sets_up_a_demo_ready_to_pair(run, home, monk
     first = ok(run("quickstart", "--no-serve"))
     assert "Tournament demo:" in first
     assert first.count("ACCEPTABLE: the play stands") == len(quickstart_cmd.SAMPLES)
-    code = first.split("http://hall.local:8000/pair/")[1].split()[0]
+    code = first.split("http://hall.local:8000/pair#")[1].split()[0]
     app = create_app({"HALL": Hall(), "SECRET_KEY": SECRET_KEY})
     browser = app.test_client()
     assert submit_pairing_code(browser, code).status_code == 302
@@ -221,7 +221,7 @@ def test_quickstart_without_serving_sets_up_a_demo_ready_to_pair(run, home, monk
     )
     # running it again keeps the tournament and hands out a fresh pairing link
     again = ok(run("quickstart", "--no-serve"))
-    new_code = again.split("http://hall.local:8000/pair/")[1].split()[0]
+    new_code = again.split("http://hall.local:8000/pair#")[1].split()[0]
     assert new_code != code
     tournaments = json.loads(ok(run("tournament", "list", "--json")))
     assert [t["slug"] for t in tournaments] == ["demo"]

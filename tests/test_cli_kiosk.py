@@ -15,7 +15,7 @@ from adjudicator.wordlist import WordSet
 from kiosk import create_app
 
 PUBLIC_URL = "http://hall.local:8000"
-LINK = re.compile(re.escape(PUBLIC_URL) + r"/pair/([A-Z2-9]{10})\b")
+LINK = re.compile(re.escape(PUBLIC_URL) + r"/pair#([A-Z2-9]{10})\b")
 
 
 @pytest.fixture
@@ -70,7 +70,7 @@ def test_add_prints_a_pairing_link_and_the_token_last(run, app):
 def test_the_pairing_link_pairs_a_browser_once(run, app):
     _, _, code = add(run)
     browser = app.test_client()
-    assert browser.get(f"/pair/{code}").status_code == 200
+    assert browser.get("/pair").status_code == 200  # the code after '#' stays in the browser
     assert submit_pairing_code(browser, code).status_code == 302
     assert browser.get("/api/v1/kiosk").get_json()["kiosk"] == "table-1"
     assert submit_pairing_code(app.test_client(), code).status_code == 400
@@ -168,8 +168,8 @@ def test_a_server_bound_to_every_interface_prints_a_link_a_tablet_can_open(
     monkeypatch.delenv("ADJUDICATOR_PUBLIC_URL")
     monkeypatch.setenv("ADJUDICATOR_BIND", "0.0.0.0:8123")
     out = ok(run("kiosk", "add", "table-1", "--tournament", "spring-nwl"))
-    link = re.search(r"(http://\S+)/pair/[A-Z2-9]{10}\b", out)
+    link = re.search(r"(http://\S+)/pair#[A-Z2-9]{10}\b", out)
     assert link, out
     assert link.group(1).endswith(":8123") and "0.0.0.0" not in out
     monkeypatch.setenv("ADJUDICATOR_BIND", "127.0.0.1:8124")
-    assert "http://127.0.0.1:8124/pair/" in ok(run("kiosk", "pair", "table-1"))
+    assert "http://127.0.0.1:8124/pair#" in ok(run("kiosk", "pair", "table-1"))

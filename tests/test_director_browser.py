@@ -99,7 +99,7 @@ def test_changing_the_lexicon_shows_on_the_paired_kiosk(browser, server, home):
 
     kiosk_context = browser.new_context(viewport={"width": 1280, "height": 800})
     kiosk = kiosk_context.new_page()
-    kiosk.goto(f"{server.url}/pair/{home.pairing_code}")
+    kiosk.goto(f"{server.url}/pair#{home.pairing_code}")
     kiosk.click("#pair-button")
     expect(kiosk.locator("#lexicon-name")).to_have_text("TINY")
 

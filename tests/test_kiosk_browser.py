@@ -119,7 +119,7 @@ def paired(home: Home, server: Server, new_page) -> Callable:
         on = on or server
         code = home.pairing_code(f"kiosk-{uuid.uuid4().hex[:8]}", tournament)
         page = new_page(viewport)
-        page.goto(f"{on.url}/pair/{code}")
+        page.goto(f"{on.url}/pair#{code}")
         page.click("#pair-button")
         page.wait_for_url(f"{on.url}/")
         wait_until(page, "document.getElementById('lexicon-words').textContent !== ''")
@@ -218,8 +218,9 @@ def test_unpaired_browser_sees_only_how_to_pair(server: Server, new_page):
 def test_pairing_link_confirms_then_pairs_once(home: Home, server: Server, new_page):
     code = home.pairing_code("pair-once", "open")
     page = new_page()
-    page.goto(f"{server.url}/pair/{code}")
+    page.goto(f"{server.url}/pair#{code}")  # the link as printed: the code after '#'
     assert page.input_value("#code") == code
+    assert page.url == f"{server.url}/pair"  # and gone from the address bar
     assert page.locator("#kiosk").count() == 0  # the link alone does not pair: a form confirms
     save_screenshot(page, "kiosk-pair-confirm")
     page.click("#pair-button")
@@ -234,10 +235,11 @@ def test_pairing_link_confirms_then_pairs_once(home: Home, server: Server, new_p
     assert page.locator("#lexicon-alert").is_hidden()
 
     other = new_page()
-    other.goto(f"{server.url}/pair/{code}")
+    other.goto(f"{server.url}/pair#{code}")
     other.click("#pair-button")
     assert "not valid, was already used" in other.inner_text(".error")
     assert other.locator("#kiosk").count() == 0
+    assert code not in server.read_log()  # the server never saw the code in a URL
 
 
 # ---------- typing ----------

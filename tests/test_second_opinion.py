@@ -110,6 +110,8 @@ def test_a_different_verdict_is_flagged_and_the_director_rules(staffed):
         ("MAYBE", "a reason", "ACCEPTABLE or UNACCEPTABLE"),
         ("ACCEPTABLE", "  ", "Give the reason"),
         ("ACCEPTABLE", "x" * 501, "Give the reason"),
+        ("ACCEPTABLE", "Judge \u202eruled", r"invisible or control character \(U\+202E"),
+        ("ACCEPTABLE", "see \x1b[2Jhere", r"U\+001B"),
     ],
 )
 def test_a_ruling_needs_a_final_verdict_and_a_reason(staffed, verdict, reason, message):

@@ -30,7 +30,7 @@ pytestmark = [
 ]
 
 DIRECTOR_PASSWORD = "director-witness-1"
-PAIRING = re.compile(r"/pair/([A-Z0-9]+)")
+PAIRING = re.compile(r"/pair#([A-Z0-9]+)")  # the code after "#" (issue 10)
 
 
 def cli(home: PreparedHome, *args: str, stdin: str = "", check: bool = True):

@@ -93,6 +93,32 @@ def test_a_receipt_the_journal_no_longer_bears_out_raises_an_alarm(staffed, capl
     assert kept.acknowledged_by == "director"
 
 
+def test_an_alarm_is_acknowledged_only_by_its_row_id_in_ascii_digits(staffed):
+    kiosk = pair_browser(staffed.app, staffed.setup.nwl)
+    receipt = kiosk.post("/api/v1/adjudications", json={"words": ["QX"]}).get_json()["receipt"]
+    rewrite_row(staffed.setup.db_path, receipt["id"], "ACCEPTABLE")
+    poll(kiosk, receipt)
+    director = staffed.director()
+    token = csrf_token(director, "/director/")
+    arabic = "".join(chr(0x0660 + int(d)) for d in str(receipt["id"]))  # int() would take it
+    for odd, told in (
+        (arabic, "Choose an alarm to acknowledge."),
+        ("²", "Choose an alarm to acknowledge."),
+        ("-1", "Choose an alarm to acknowledge."),
+        ("", "Choose an alarm to acknowledge."),
+        ("9" * 20, "No open alarm like that."),  # a number, beyond any row
+        (str(2**63), "No open alarm like that."),
+    ):
+        response = director.post(
+            "/director/alarms/acknowledge",
+            data={"kiosk": "table-1", "row_id": odd, "csrf_token": token},
+            follow_redirects=True,
+        )
+        assert response.status_code == 200, odd
+        assert told in response.get_data(as_text=True), odd
+    assert len(witnesses.alarms(staffed.setup.hall.db)) == 1
+
+
 def test_a_vanished_row_raises_an_alarm(staffed):
     kiosk = pair_browser(staffed.app, staffed.setup.csw)
     receipt = kiosk.post("/api/v1/adjudications", json={"words": ["CH"]}).get_json()["receipt"]

@@ -82,6 +82,6 @@ def pairing_text(enrolment: kiosks.Enrolment) -> str:
     code = enrolment.pairing_code
     return (
         f"Pairing link (one use, until {enrolment.pairing_expires_at[:16]} UTC): "
-        f"{public_url()}/pair/{code}\n"
+        f"{kiosks.pairing_link(public_url(), code)}\n"
         f"Or open {public_url()}/pair on the kiosk and type the code {code}"
     )

@@ -76,6 +76,8 @@ def serve(bind, workers, certfile, keyfile, get_path):
         "-",
         "--access-logformat",
         '%(h)s "%(r)s" %(s)s %(M)sms',
+        "--logger-class",
+        "kiosk.access_log.RedactingLogger",  # no pairing code in the access log
         "--graceful-timeout",
         "5",
         "--no-control-socket",  # several servers on one machine must not share one socket

@@ -44,10 +44,14 @@ def director() -> None:
 @director.command("set-password")
 @password_stdin
 def director_set_password(password_stdin: bool):
-    """Set the director's password (typed twice, hidden); ends sessions signed in before."""
+    """Set the director's password (typed twice, hidden); ends sessions signed in before and
+    lifts every sign-in lock-out."""
     hall = open_hall()
     _staff().set_director_password(hall.db, read_password(password_stdin))
-    click.echo("The director's password is set: sign in at /director/login as 'director'.")
+    click.echo(
+        "The director's password is set: sign in at /director/login as 'director'. Sessions "
+        "signed in before are ended, and every sign-in lock-out is lifted."
+    )
 
 
 @click.group("judge-account")
