@@ -10,13 +10,8 @@ import pytest
 
 from adjudicator.errors import ImportRefused, LexiconError
 from adjudicator.lexicon_import import import_lexicon
-from adjudicator.recipe import (
-    RecipeError,
-    build_recipe,
-    import_recipe,
-    load_recipe,
-    shipped_recipes,
-)
+from adjudicator.recipe import build_recipe, import_recipe
+from adjudicator.recipe_file import RecipeError, load_recipe, shipped_recipes
 from adjudicator.rules import get_rule
 from adjudicator.ruling import rule_on
 from adjudicator.store import LexiconStore

@@ -16,7 +16,8 @@ from conftest import SHARED_LEXICONS
 
 from adjudicator.importers import read_source
 from adjudicator.lexicon_import import import_lexicon
-from adjudicator.recipe import import_recipe, load_recipe
+from adjudicator.recipe import import_recipe
+from adjudicator.recipe_file import load_recipe
 from adjudicator.rules import get_rule
 from adjudicator.ruling import rule_on
 from adjudicator.store import LexiconStore
