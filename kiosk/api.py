@@ -212,8 +212,8 @@ def _typed_words() -> list:
         )
     try:
         body = current_app.json.loads(request.get_data(cache=True))
-    except RecursionError:
-        raise ApiError(400, f"The JSON is nested too deeply: send {SPELL_SHAPE}.") from None
+    except JsonRefused as exc:  # nested too deeply, or a field given twice
+        raise ApiError(400, f"{exc.problem}: send {SPELL_SHAPE}.") from None
     except ValueError:  # not JSON, or not UTF-8
         raise ApiError(400, f"The body is not valid JSON: send {SPELL_SHAPE}.") from None
     if not isinstance(body, dict) or not isinstance(body.get("words"), list):

@@ -10,14 +10,18 @@ from flask.json.provider import DefaultJSONProvider
 
 
 class JsonRefused(ValueError):
-    """The body is JSON, but not JSON the API accepts; the message says why."""
+    """The body is JSON, but not JSON the API accepts; the message says why and what to send."""
+
+    def __init__(self, problem: str, advice: str):
+        super().__init__(f"{problem}: {advice}.")
+        self.problem = problem
 
 
 def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     found: dict[str, Any] = {}
     for key, value in pairs:
         if key in found:
-            raise JsonRefused(f"The JSON gives the field {key!r} twice: send each field once.")
+            raise JsonRefused(f"The JSON gives the field {key!r} twice", "send each field once")
         found[key] = value
     return found
 
@@ -33,5 +37,5 @@ class StrictJSONProvider(DefaultJSONProvider):
             return json.loads(s, **kwargs)
         except RecursionError:
             raise JsonRefused(
-                'The JSON is nested too deeply: send an object such as {"words": ["QI"]}.'
+                "The JSON is nested too deeply", 'send an object such as {"words": ["QI"]}'
             ) from None

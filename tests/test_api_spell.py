@@ -169,7 +169,7 @@ def test_nothing_is_recorded_and_adjudications_are_not_counted(setup, tmp_path):
     for _ in range(20):
         assert spell(client, setup, ["chico"]).status_code == 200
     with setup.hall.db.transaction() as cur:
-        assert journal.count_since(cur, "mesa-1", "2000-01-01T00:00:00") == 0
+        assert journal.count_since(cur, "mesa-1", "2000-01-01T00:00:00", at_most=50) == 0
 
 
 def test_a_kiosk_asking_too_often_is_told_to_wait(setup):

@@ -98,7 +98,8 @@ def send(server: Server, token: str, count: int) -> list[tuple[int | None, dict]
 
 def test_journal_disk_full_gives_not_judged_corrupts_nothing_and_recovers(tmp_path):
     disk = tmp_path / "disk"
-    with small_filesystem(disk, size_kb=1024) as mounted:
+    # 4 MB: after the filler goes, the WAL (not checkpointed yet) has room for 20 more rows
+    with small_filesystem(disk, size_kb=4096) as mounted:
         db_path = disk / "journal.sqlite3"
         env = {"ADJUDICATOR_DATABASE_URL": str(db_path)}
         home = prepare_home(tmp_path / "home", env=env)
