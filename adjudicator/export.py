@@ -85,7 +85,14 @@ def csv_chunks(records: Iterable[Sequence[Any]], rows_per_chunk: int = 1000) -> 
     writer.writerow(CSV_FIELDS)
     pending = 0
     for record in records:
-        writer.writerow([neutralise_formula(value) for value in record])  # every CSV cell
+        writer.writerow(
+            [  # every cell as neutralise_formula makes it, inline: this runs for every cell
+                "'" + value
+                if isinstance(value, str) and value.startswith(FORMULA_STARTS)
+                else value
+                for value in record
+            ]
+        )
         pending += 1
         if pending >= rows_per_chunk:
             yield _drain(buffer)

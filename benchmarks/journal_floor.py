@@ -1,7 +1,8 @@
 """The floor for `journal verify` and `journal export`: a plain read of the same rows, in id
 order in batches of 5,000, with the raw driver (sqlite3 or psycopg), doing the same work per
 row and nothing else: the row hash (canonical JSON, SHA-256) for verify; for export a CSV line
-with the effective outcome's four columns, the batch's follow-ups read by one range query.
+with the effective outcome's four columns (the batch's follow-ups read by one range query) and
+every text cell that a spreadsheet would run as a formula given a leading apostrophe.
 
     python benchmarks/journal_floor.py verify|export DATABASE_URL_OR_SQLITE_PATH
 
@@ -26,6 +27,11 @@ NAMES = [name.strip() for name in COLUMNS.replace("table_no", "table").split(","
 NAMES = [name.replace("round_no", "round") for name in NAMES]
 LATER = ("penalty", "flag")  # hashed only when set
 EFFECTIVE = ("effective_verdict", "effective_consequence", "effective_decided_by", "effective_how")
+FORMULA = ("=", "+", "-", "@", "\t", "\r", "\n", "\0", "\uff1d", "\uff0b", "\uff0d", "\uff20")
+
+
+def cells(record):
+    return ["'" + v if isinstance(v, str) and v.startswith(FORMULA) else v for v in record]
 
 
 def connect(url: str):
@@ -85,11 +91,10 @@ def export(url: str) -> None:
                 decided[refers_to] = (verdict, consequence, row_id, kind)
         for row in found:
             if row[2] != "challenge":
-                writer.writerow((*row, None, None, None, None))
+                writer.writerow(cells((*row, None, None, None, None)))
             else:
-                writer.writerow(
-                    (*row, *decided.get(row[0], (row[11], row[12], row[0], "as judged")))
-                )
+                judged = (row[11], row[12], row[0], "as judged")
+                writer.writerow(cells((*row, *decided.get(row[0], judged))))
 
 
 if __name__ == "__main__":
