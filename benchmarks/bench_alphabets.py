@@ -22,9 +22,9 @@ from pathlib import Path
 
 import pytest
 
-from adjudicator.lexicon import CompiledLexicon
-from adjudicator.store import LexiconStore
-from adjudicator.verdict import Verdict, judge
+from adjudicator.judging.verdict import Verdict, judge
+from adjudicator.words.lexicon import CompiledLexicon
+from adjudicator.words.store import LexiconStore
 
 WPOLISH = Path("/usr/share/dict/polish")
 POLISH_LETTERS = "aąbcćdeęfghijklłmnńoóprsśtuwyzźż"
@@ -48,8 +48,8 @@ if mode == "floor":
     size = (out / "bare.marisa").stat().st_size
     count = len(words)
 else:
-    from adjudicator.recipe import import_recipe
-    from adjudicator.store import LexiconStore
+    from adjudicator.words.recipe import import_recipe
+    from adjudicator.words.store import LexiconStore
     store = LexiconStore(out)
     manifest = import_recipe(store, "debian-polish", force=True).manifest
     size = (out / manifest.compiled_file).stat().st_size

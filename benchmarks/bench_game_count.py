@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from adjudicator import migrations
-from adjudicator.db_sqlite import SqliteDatabase
-from adjudicator.game import earlier_unsuccessful
+from adjudicator.judging.game import earlier_unsuccessful
+from adjudicator.record import migrations
+from adjudicator.record.db_sqlite import SqliteDatabase
 
 SIZES = (10_000, 1_000_000)
 GAME = ("final", "3", "12", "ANN")  # tournament, round, table, challenger: 6 challenges

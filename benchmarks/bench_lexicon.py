@@ -16,11 +16,11 @@ import timeit
 import pytest
 from conftest import SHARED_LEXICONS
 
-from adjudicator.importers import read_source
-from adjudicator.lexicon import CompiledLexicon
-from adjudicator.lexicon_import import import_lexicon
-from adjudicator.store import LexiconStore
-from adjudicator.verdict import Verdict, judge
+from adjudicator.judging.verdict import Verdict, judge
+from adjudicator.words.importers import read_source
+from adjudicator.words.lexicon import CompiledLexicon
+from adjudicator.words.lexicon_import import import_lexicon
+from adjudicator.words.store import LexiconStore
 
 pytestmark = pytest.mark.skipif(
     not (SHARED_LEXICONS / "CSW24.txt").is_file(),
@@ -131,8 +131,8 @@ def test_eight_bare_lookups(benchmark, csw24):
 
 MEMORY_PROBE = textwrap.dedent("""
     import json, sys
-    from adjudicator.store import LexiconStore
-    from adjudicator.verdict import judge
+    from adjudicator.words.store import LexiconStore
+    from adjudicator.judging.verdict import judge
 
     def status():
         fields = {}

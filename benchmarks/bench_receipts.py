@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from adjudicator import journal, journal_health, migrations, receipt_key, receipts
-from adjudicator.db_sqlite import SqliteDatabase
+from adjudicator.record import journal, journal_health, migrations, receipt_key, receipts
+from adjudicator.record.db_sqlite import SqliteDatabase
 
 PLAIN_HEAD = "SELECT id, row_hash FROM adjudications ORDER BY id DESC LIMIT 1"
 ROW = dict(

@@ -11,9 +11,9 @@ from __future__ import annotations
 import pytest
 from conftest import SHARED_LEXICONS
 
-from adjudicator.lexicon import CompiledLexicon, file_sha256
-from adjudicator.lexicon_import import import_lexicon
-from adjudicator.store import LexiconStore
+from adjudicator.words.lexicon import CompiledLexicon, file_sha256
+from adjudicator.words.lexicon_import import import_lexicon
+from adjudicator.words.store import LexiconStore
 
 pytestmark = pytest.mark.skipif(
     not (SHARED_LEXICONS / "CSW24.txt").is_file(),

@@ -21,11 +21,11 @@ from pathlib import Path
 
 import pytest
 
-from adjudicator import kiosks, tournaments
-from adjudicator.alphabet_files import builtin, parse_alphabet
-from adjudicator.normalize import normalize_challenge
-from adjudicator.spelling import spell_challenge
-from adjudicator.wordlist import WordSet
+from adjudicator.hall import kiosks, tournaments
+from adjudicator.words.alphabet_files import builtin, parse_alphabet
+from adjudicator.words.normalize import normalize_challenge
+from adjudicator.words.spelling import spell_challenge
+from adjudicator.words.wordlist import WordSet
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from hall_support import build_setup, make_app  # noqa: E402

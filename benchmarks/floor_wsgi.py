@@ -4,8 +4,9 @@ stat of the journal's files before and after each commit). For measurement only.
 
 from __future__ import annotations
 
-from adjudicator import hall, journal_health
-from adjudicator.db_sqlite import SqliteDatabase
+from adjudicator.hall import hall
+from adjudicator.record import journal_health
+from adjudicator.record.db_sqlite import SqliteDatabase
 
 
 def _plain_head(db, cur):

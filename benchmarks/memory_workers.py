@@ -35,10 +35,11 @@ SHARED_LEXICONS = Path(__file__).resolve().parents[2] / "shared" / "lexicons"
 def build_home(path: Path) -> tuple[PreparedHome, list[str]]:
     """12 compiled lexicons, a tournament and a kiosk on each; returns the kiosks' tokens."""
     os.environ["ADJUDICATOR_HOME"] = str(path)
-    from adjudicator import kiosks, migrations, tournaments
-    from adjudicator.backends import connect
-    from adjudicator.lexicon_import import import_lexicon
-    from adjudicator.store import LexiconStore
+    from adjudicator.hall import kiosks, tournaments
+    from adjudicator.record import migrations
+    from adjudicator.record.backends import connect
+    from adjudicator.words.lexicon_import import import_lexicon
+    from adjudicator.words.store import LexiconStore
 
     store = LexiconStore(root=path / "lexicons")
     for name, relative in TWELVE.items():

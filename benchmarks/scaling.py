@@ -86,7 +86,7 @@ def vm_rss_mib(pid: int) -> float:
 
 
 def page_links(season: seasons.Season) -> dict[str, str]:
-    from adjudicator import journal
+    from adjudicator.record import journal
 
     db = season.db()
     try:

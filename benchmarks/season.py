@@ -21,11 +21,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from adjudicator import journal, kiosks, migrations, staff, tournaments
-from adjudicator.backends import connect
-from adjudicator.db import Database
-from adjudicator.store import LexiconStore
-from adjudicator.wordlist import WordSet
+from adjudicator.hall import kiosks, staff, tournaments
+from adjudicator.record import journal, migrations
+from adjudicator.record.backends import connect
+from adjudicator.record.db import Database
+from adjudicator.words.store import LexiconStore
+from adjudicator.words.wordlist import WordSet
 
 TOURNAMENTS = 40
 KIOSKS = 400

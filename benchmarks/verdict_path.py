@@ -248,8 +248,8 @@ def over_http(folder: Path, clients: int = 1, batches: int = 8, per_batch: int =
 def lexicon_endpoints(folder: Path, counts: tuple[int, ...] = (2, 40), calls: int = 500) -> dict:
     """Median time (ms) of GET /healthz and GET /api/v1/lexicons in process, with each number
     of compiled lexicons in the store; and the ratio of the most to the fewest."""
-    from adjudicator.store import SETTLE_SECONDS
-    from adjudicator.wordlist import WordSet
+    from adjudicator.words.store import SETTLE_SECONDS
+    from adjudicator.words.wordlist import WordSet
     from tests.hall_support import build_setup, make_app
 
     found: dict[str, dict[int, float]] = {"/healthz": {}, "/api/v1/lexicons": {}}
@@ -280,8 +280,8 @@ def lexicon_endpoints(folder: Path, counts: tuple[int, ...] = (2, 40), calls: in
 
 
 def judge_process(folder: Path, runs: int = 30) -> dict:
-    from adjudicator.lexicon_import import import_lexicon
-    from adjudicator.store import LexiconStore
+    from adjudicator.words.lexicon_import import import_lexicon
+    from adjudicator.words.store import LexiconStore
 
     home = folder / "judge-home"
     source = SHARED_LEXICONS / "CSW24.txt"

@@ -6,14 +6,15 @@ from datetime import UTC, datetime, timedelta
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
-from adjudicator import journal_health, kiosks, receipts, tournaments, witnesses
-from adjudicator.db import DatabaseUnavailable
-from adjudicator.hall import OPTIONAL_FIELDS as DETAILS
-from adjudicator.hall import LexiconUnavailable
-from adjudicator.ratelimit import RecentRequests, parse_rate_limit
-from adjudicator.receipt_key import signature_ok
-from adjudicator.rules import get_rule
-from adjudicator.spelling import spell_challenge
+from adjudicator.hall import kiosks, tournaments
+from adjudicator.hall.hall import OPTIONAL_FIELDS as DETAILS
+from adjudicator.hall.hall import LexiconUnavailable
+from adjudicator.hall.ratelimit import RecentRequests, parse_rate_limit
+from adjudicator.judging.rules import get_rule
+from adjudicator.record import journal_health, receipts, witnesses
+from adjudicator.record.db import DatabaseUnavailable
+from adjudicator.record.receipt_key import signature_ok
+from adjudicator.words.spelling import spell_challenge
 from kiosk.auth import current_kiosk
 from kiosk.errors import ApiError
 from kiosk.hall import get_hall

@@ -5,8 +5,8 @@ from __future__ import annotations
 from flask import Response, current_app, request
 from itsdangerous import BadSignature, URLSafeSerializer
 
-from adjudicator import kiosks
-from adjudicator.kiosks import Kiosk
+from adjudicator.hall import kiosks
+from adjudicator.hall.kiosks import Kiosk
 from kiosk.hall import get_hall
 
 COOKIE = "kiosk_pairing"

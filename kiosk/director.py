@@ -21,23 +21,14 @@ from flask import (
 )
 from werkzeug.utils import secure_filename
 
-from adjudicator import (
-    bursts,
-    export,
-    hall_status,
-    journal,
-    journal_review,
-    kiosks,
-    lookups,
-    outcomes,
-    second_opinion,
-    settings,
-    tournaments,
-)
-from adjudicator.alphabet_files import builtin, builtin_names
+from adjudicator import settings
 from adjudicator.errors import AdjudicatorError, LexiconError
-from adjudicator.import_job import import_isolated
-from adjudicator.rules import RULES, UnknownRule, get_rule
+from adjudicator.hall import bursts, export, hall_status, journal_review, kiosks, tournaments
+from adjudicator.judging import lookups, outcomes, second_opinion
+from adjudicator.judging.rules import RULES, UnknownRule, get_rule
+from adjudicator.record import journal
+from adjudicator.words.alphabet_files import builtin, builtin_names
+from adjudicator.words.import_job import import_isolated
 from kiosk import director_review
 from kiosk.errors import error_response
 from kiosk.hall import get_hall

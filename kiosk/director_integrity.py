@@ -10,8 +10,8 @@ import json
 
 from flask import Response, flash, redirect, render_template, request, url_for
 
-from adjudicator import checkpoints, journal, witnesses
 from adjudicator.errors import AdjudicatorError
+from adjudicator.record import checkpoints, journal, witnesses
 from kiosk.director import bp, director_only
 from kiosk.hall import get_hall
 from kiosk.staff_web import current_staff

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from flask import Blueprint, flash, redirect, request, url_for
 
-from adjudicator import final_ruling, journal, receipts, voids
 from adjudicator.errors import AdjudicatorError
+from adjudicator.judging import final_ruling, voids
+from adjudicator.record import journal, receipts
 from kiosk.hall import get_hall
 from kiosk.staff_web import current_staff, staff_required
 

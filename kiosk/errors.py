@@ -10,22 +10,22 @@ import logging
 from flask import Flask, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
-from adjudicator.db import DatabaseUnavailable
 from adjudicator.errors import AdjudicatorError, ChallengeInputError
-from adjudicator.game import GameDetailsRequired
-from adjudicator.hall import DetailError, LexiconUnavailable
-from adjudicator.journal_health import LOST_MESSAGE, JournalLost
-from adjudicator.journal_review import FilterError
-from adjudicator.kiosks import KioskError
-from adjudicator.ratelimit import RateLimited
-from adjudicator.reasons import ReasonRequired
-from adjudicator.receipt_key import ReceiptKeyError
-from adjudicator.rules import UnknownRule
-from adjudicator.second_opinion import SecondOpinionRefused
-from adjudicator.staff import StaffError
+from adjudicator.hall.hall import DetailError, LexiconUnavailable
+from adjudicator.hall.journal_review import FilterError
+from adjudicator.hall.kiosks import KioskError
+from adjudicator.hall.ratelimit import RateLimited
+from adjudicator.hall.staff import StaffError
+from adjudicator.hall.tournaments import TournamentError
+from adjudicator.judging.game import GameDetailsRequired
+from adjudicator.judging.reasons import ReasonRequired
+from adjudicator.judging.rules import UnknownRule
+from adjudicator.judging.second_opinion import SecondOpinionRefused
+from adjudicator.judging.voids import VoidRefused
+from adjudicator.record.db import DatabaseUnavailable
+from adjudicator.record.journal_health import LOST_MESSAGE, JournalLost
+from adjudicator.record.receipt_key import ReceiptKeyError
 from adjudicator.textcheck import TextError
-from adjudicator.tournaments import TournamentError
-from adjudicator.voids import VoidRefused
 
 log = logging.getLogger("kiosk")
 

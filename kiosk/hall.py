@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import Flask, current_app
 
-from adjudicator.hall import Hall
+from adjudicator.hall.hall import Hall
 
 
 def init_app(app: Flask) -> None:

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from flask import Blueprint, redirect, render_template, request, url_for
 
-from adjudicator import journal, receipts, second_opinion
 from adjudicator.errors import AdjudicatorError, LexiconError
+from adjudicator.judging import second_opinion
+from adjudicator.record import journal, receipts
 from kiosk.auth import current_kiosk
 from kiosk.hall import get_hall
 from kiosk.staff_web import current_staff, login_page, sign_out, staff_required

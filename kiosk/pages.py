@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 
 from flask import Blueprint, redirect, render_template, request, url_for
 
-from adjudicator import attempts, kiosks
+from adjudicator.hall import attempts, kiosks
 from kiosk.auth import current_kiosk, set_pairing_cookie
 from kiosk.hall import get_hall
 from kiosk.staff_web import client_address

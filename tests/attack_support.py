@@ -11,8 +11,8 @@ import pytest
 from argon2 import PasswordHasher
 from http_support import Client
 
-from adjudicator import staff
-from adjudicator.db_sqlite import SqliteDatabase
+from adjudicator.hall import staff
+from adjudicator.record.db_sqlite import SqliteDatabase
 from tests.servers import PreparedHome, cli, prepare_home
 
 DIRECTOR_PASSWORD = "the-director-pw-1"

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import servers
 
-from adjudicator.store import LexiconStore
-from adjudicator.wordlist import WordSet
+from adjudicator.words.store import LexiconStore
+from adjudicator.words.wordlist import WordSet
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [

@@ -14,7 +14,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from hall_support import CSRF_INPUT, Setup, build_setup, make_app, pair_browser
 
-from adjudicator import kiosks, staff
+from adjudicator.hall import kiosks, staff
 
 DIRECTOR_PASSWORD = "director-secret-1"
 JUDGE = "alice"

@@ -17,13 +17,14 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from adjudicator import journal, kiosks, migrations, tournaments
-from adjudicator.db import Database
-from adjudicator.db_sqlite import SqliteDatabase
-from adjudicator.hall import Hall
-from adjudicator.ratelimit import RateLimit
-from adjudicator.store import LexiconStore
-from adjudicator.wordlist import WordSet
+from adjudicator.hall import kiosks, tournaments
+from adjudicator.hall.hall import Hall
+from adjudicator.hall.ratelimit import RateLimit
+from adjudicator.record import journal, migrations
+from adjudicator.record.db import Database
+from adjudicator.record.db_sqlite import SqliteDatabase
+from adjudicator.words.store import LexiconStore
+from adjudicator.words.wordlist import WordSet
 from kiosk import create_app
 
 NWL_WORDS = ("AA", "QI", "ZA", "JO", "XI", "OK", "EW", "CAT", "DOG", "FOX", "ZEBRA", "QUIXOTIC")

@@ -11,24 +11,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from adjudicator import (
-    export,
-    final_ruling,
-    hall_status,
-    journal,
-    journal_review,
-    kiosks,
-    lookups,
-    migrations,
-    outcomes,
-    second_opinion,
-    tournaments,
-    voids,
-)
-from adjudicator.db_postgres import PostgresCursor, PostgresDatabase
-from adjudicator.hall import Hall
-from adjudicator.journal_review import Filters
-from adjudicator.ratelimit import RateLimit
+from adjudicator.hall import export, hall_status, journal_review, kiosks, tournaments
+from adjudicator.hall.hall import Hall
+from adjudicator.hall.journal_review import Filters
+from adjudicator.hall.ratelimit import RateLimit
+from adjudicator.judging import final_ruling, lookups, outcomes, second_opinion, voids
+from adjudicator.record import journal, migrations
+from adjudicator.record.db_postgres import PostgresCursor, PostgresDatabase
 from tests.hall_support import CSW, NWL, build_store
 
 TOURNAMENTS = 40

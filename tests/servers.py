@@ -17,8 +17,8 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from adjudicator.store import LexiconStore
-from adjudicator.wordlist import WordSet
+from adjudicator.words.store import LexiconStore
+from adjudicator.words.wordlist import WordSet
 
 SERVER_WORDS = ("AA", "AB", "QI", "ZA", "JO", "XI", "CAT", "DOG", "FOX", "ZEBRA", "QUIXOTIC")
 

@@ -9,8 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from adjudicator.alphabet import ENGLISH, Alphabet, SpellingError
-from adjudicator.alphabet_files import (
+from adjudicator.errors import ImportRefused
+from adjudicator.words.alphabet import ENGLISH, Alphabet, SpellingError
+from adjudicator.words.alphabet_files import (
     AlphabetError,
     builtin,
     builtin_names,
@@ -18,7 +19,6 @@ from adjudicator.alphabet_files import (
     load_alphabet_file,
     resolve_alphabet,
 )
-from adjudicator.errors import ImportRefused
 
 POLISH, SPANISH, CATALAN = builtin("polish"), builtin("spanish"), builtin("catalan")
 

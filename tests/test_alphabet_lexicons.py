@@ -10,14 +10,16 @@ from pathlib import Path
 import pytest
 from hall_support import make_app
 
-from adjudicator import journal, kiosks, second_opinion, tournaments
-from adjudicator.alphabet_files import builtin
-from adjudicator.db_sqlite import SqliteDatabase
 from adjudicator.errors import ChallengeInputError
-from adjudicator.hall import Hall
-from adjudicator.recipe import import_recipe
-from adjudicator.store import LexiconStore
-from adjudicator.wordlist import WordSet, fingerprint
+from adjudicator.hall import kiosks, tournaments
+from adjudicator.hall.hall import Hall
+from adjudicator.judging import second_opinion
+from adjudicator.record import journal
+from adjudicator.record.db_sqlite import SqliteDatabase
+from adjudicator.words.alphabet_files import builtin
+from adjudicator.words.recipe import import_recipe
+from adjudicator.words.store import LexiconStore
+from adjudicator.words.wordlist import WordSet, fingerprint
 
 POLISH_WORDS = ["źdźbło", "żółw", "kot", "pies", "źle", "łódź", "gęś", "Kraków"]
 SPANISH_WORDS = ["chico", "perro", "llama", "camión", "año", "cacho", "[c][h]at"]
@@ -115,8 +117,8 @@ def test_refer_rule_counts_tiles(tmp_path, store):
     )
     import_recipe(store, recipe)
     lexicon = store.open("ES-REF")
-    from adjudicator.rules import get_rule
-    from adjudicator.ruling import rule_on
+    from adjudicator.judging.rules import get_rule
+    from adjudicator.judging.ruling import rule_on
 
     # CHICHO: 6 letters, 4 tiles ([CH]I[CH]O): not longer than 4 tiles, so UNACCEPTABLE
     assert rule_on(lexicon, get_rule("double"), ["[CH]I[CH]O"]).verdict.value == "UNACCEPTABLE"

@@ -32,13 +32,14 @@ from hall_support import (
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adjudicator import journal, kiosks, tournaments
-from adjudicator.db_sqlite import SqliteDatabase
 from adjudicator.errors import SettingError
-from adjudicator.hall import Hall
-from adjudicator.ratelimit import RateLimit
-from adjudicator.store import LexiconStore
-from adjudicator.wordlist import WordSet
+from adjudicator.hall import kiosks, tournaments
+from adjudicator.hall.hall import Hall
+from adjudicator.hall.ratelimit import RateLimit
+from adjudicator.record import journal
+from adjudicator.record.db_sqlite import SqliteDatabase
+from adjudicator.words.store import LexiconStore
+from adjudicator.words.wordlist import WordSet
 
 ADJUDICATIONS = "/api/v1/adjudications"
 HEX64 = re.compile(r"[0-9a-f]{64}")

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 from hall_support import NWL, build_setup, make_app
 
-from adjudicator import journal, tournaments
+from adjudicator.hall import tournaments
+from adjudicator.record import journal
 
 
 @pytest.fixture

@@ -13,10 +13,11 @@ from pathlib import Path
 import pytest
 from hall_support import build_setup, make_app, pair_browser
 
-from adjudicator import journal, kiosks, tournaments
-from adjudicator.alphabet_files import builtin
-from adjudicator.ratelimit import RateLimit, RecentRequests
-from adjudicator.wordlist import WordSet
+from adjudicator.hall import kiosks, tournaments
+from adjudicator.hall.ratelimit import RateLimit, RecentRequests
+from adjudicator.record import journal
+from adjudicator.words.alphabet_files import builtin
+from adjudicator.words.wordlist import WordSet
 
 SPANISH_WORDS = ["[CH]ICO", "PE[RR]O", "CAMION", "CHAT"]
 

@@ -1,4 +1,4 @@
-"""Sign-in attempts counted per address (adjudicator.attempts, staff.authenticate), with the
+"""Sign-in attempts counted per address (adjudicator.hall.attempts, staff.authenticate), with the
 clock in the test's hands: growing waits, the lock-out, what a right password from elsewhere
 does, IPv6 counted per /64, and what setting a password clears."""
 
@@ -11,8 +11,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from director_support import DIRECTOR_PASSWORD, Staffed, build_staffed, fast_hashes  # noqa: F401
 
-from adjudicator import attempts, staff
-from adjudicator.staff import LoginPolicy, LoginRefused
+from adjudicator.hall import attempts, staff
+from adjudicator.hall.staff import LoginPolicy, LoginRefused
 from tests.pg_support import postgres  # noqa: F401 - the session fixture
 
 POLICY = LoginPolicy(free_attempts=3, lockout_after=6, lockout_seconds=900)
@@ -147,8 +147,8 @@ def test_setting_a_judges_password_clears_that_judges_locks_only(staffed):
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def migrated_db(request, tmp_path):
-    from adjudicator import migrations
-    from adjudicator.backends import connect
+    from adjudicator.record import migrations
+    from adjudicator.record.backends import connect
 
     if request.param == "sqlite":
         url = str(tmp_path / "journal.sqlite3")

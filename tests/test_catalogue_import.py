@@ -6,10 +6,10 @@ import gzip
 
 import pytest
 
-from adjudicator import catalogue
 from adjudicator.errors import ImportRefused
-from adjudicator.lexicon_import import import_lexicon
-from adjudicator.wordlist import WordSet
+from adjudicator.words import catalogue
+from adjudicator.words.lexicon_import import import_lexicon
+from adjudicator.words.wordlist import WordSet
 
 EDITION = ["AA", "AB", "QI", "ZA", "CAT", "DOG"]
 OTHER_EDITION = ["AA", "QI", "ZA"]

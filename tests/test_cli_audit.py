@@ -17,10 +17,10 @@ import pytest
 from hall_support import CSW_WORDS, NWL_WORDS, SECRET_KEY, ok, refused
 from receipt_support import independent_verify
 
-from adjudicator import journal
-from adjudicator.db_sqlite import SqliteDatabase
-from adjudicator.hall import Hall
-from adjudicator.wordlist import WordSet
+from adjudicator.hall.hall import Hall
+from adjudicator.record import journal
+from adjudicator.record.db_sqlite import SqliteDatabase
+from adjudicator.words.wordlist import WordSet
 from kiosk import create_app
 
 
@@ -111,8 +111,8 @@ def test_no_checkpoint_of_an_empty_or_broken_journal(run, judged, home):
 
 
 def test_the_overview_keeps_the_last_checkpoint(run, judged, home):
-    from adjudicator import checkpoints
-    from adjudicator.backends import connect
+    from adjudicator.record import checkpoints
+    from adjudicator.record.backends import connect
 
     made = json.loads(ok(run("journal", "checkpoint", "--json")))
     assert checkpoints.last(connect()) == made

@@ -12,10 +12,11 @@ import stat
 import pytest
 from hall_support import CSW_WORDS, NWL_WORDS, SECRET_KEY, ok, submit_pairing_code
 
-from adjudicator import export, migrations
 from adjudicator.cli import quickstart_cmd
-from adjudicator.hall import Hall
-from adjudicator.wordlist import WordSet
+from adjudicator.hall import export
+from adjudicator.hall.hall import Hall
+from adjudicator.record import migrations
+from adjudicator.words.wordlist import WordSet
 from kiosk import create_app
 
 

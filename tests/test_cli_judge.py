@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from adjudicator.cli.judge_cmd import NOT_RECORDED
-from adjudicator.wordlist import WordSet
+from adjudicator.words.wordlist import WordSet
 
 NOT_RECORDED_LINE = f"{NOT_RECORDED}\n"
 

@@ -11,9 +11,9 @@ import pytest
 from conftest import mask
 from hall_support import refused
 
-from adjudicator import journal, migrations
-from adjudicator.backends import connect
-from adjudicator.wordlist import WordSet
+from adjudicator.record import journal, migrations
+from adjudicator.record.backends import connect
+from adjudicator.words.wordlist import WordSet
 
 WORDS = ("AA", "QI", "ZA", "JO", "XI", "CAT", "DOG", "FOX", "ZEBRA")
 

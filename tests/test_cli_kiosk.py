@@ -10,8 +10,8 @@ import re
 import pytest
 from hall_support import CSW_WORDS, NWL_WORDS, SECRET_KEY, ok, refused, submit_pairing_code
 
-from adjudicator.hall import Hall
-from adjudicator.wordlist import WordSet
+from adjudicator.hall.hall import Hall
+from adjudicator.words.wordlist import WordSet
 from kiosk import create_app
 
 PUBLIC_URL = "http://hall.local:8000"

@@ -12,9 +12,9 @@ import zipfile
 
 import pytest
 
-from adjudicator import catalogue, defaults
 from adjudicator.cli import cli
-from adjudicator.wordlist import WordSet
+from adjudicator.words import catalogue, defaults
+from adjudicator.words.wordlist import WordSet
 
 WORDS = ["AA", "QI", "ZA", "CAT"]
 

@@ -12,7 +12,8 @@ import sys
 import pytest
 from click.testing import CliRunner
 
-from adjudicator.cli import COMMANDS, cli, fast_judge
+from adjudicator.cli import cli, fast_judge
+from adjudicator.cli.group import COMMANDS
 from adjudicator.cli.judging import NOT_RECORDED
 
 HEAVY = ("flask", "gunicorn", "psycopg", "argon2", "qrcode", "werkzeug", "jinja2")

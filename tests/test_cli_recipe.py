@@ -11,10 +11,10 @@ from click.testing import CliRunner
 
 from adjudicator.cli import cli
 from adjudicator.cli.judge_cmd import NOT_RECORDED
-from adjudicator.lexicon_import import import_lexicon
-from adjudicator.recipe import import_recipe
-from adjudicator.store import LexiconStore
-from adjudicator.wordlist import WordSet
+from adjudicator.words.lexicon_import import import_lexicon
+from adjudicator.words.recipe import import_recipe
+from adjudicator.words.store import LexiconStore
+from adjudicator.words.wordlist import WordSet
 
 SHARED_LEXICONS = Path(__file__).resolve().parents[2] / "shared" / "lexicons"
 TWL06_FP = "576f29fa16c7ee47621300c877b5ce338beeb5d34fff1d289ed37310522bfee8"

@@ -10,9 +10,9 @@ import json
 import pytest
 from hall_support import CSW_WORDS, NWL_WORDS, ok, refused
 
-from adjudicator import kiosks
-from adjudicator.hall import Hall, LexiconUnavailable
-from adjudicator.wordlist import WordSet
+from adjudicator.hall import kiosks
+from adjudicator.hall.hall import Hall, LexiconUnavailable
+from adjudicator.words.wordlist import WordSet
 
 
 @pytest.fixture

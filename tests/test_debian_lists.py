@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from adjudicator.recipe import import_recipe
-from adjudicator.store import LexiconStore
-from adjudicator.wordlist import fingerprint
+from adjudicator.words.recipe import import_recipe
+from adjudicator.words.store import LexiconStore
+from adjudicator.words.wordlist import fingerprint
 
 DICT = Path("/usr/share/dict")
 POLISH_LETTERS = "aąbcćdeęfghijklłmnńoóprsśtuwyzźż"

@@ -23,10 +23,11 @@ from director_support import (  # noqa: F401
 from hall_support import CSW, NWL, build_setup, make_app, submit_pairing_code
 from session_support import session_contents
 
-from adjudicator import journal, kiosks, staff, tournaments
-from adjudicator.ratelimit import RateLimit
-from adjudicator.staff import LoginPolicy, LoginRefused
-from adjudicator.wordlist import WordSet
+from adjudicator.hall import kiosks, staff, tournaments
+from adjudicator.hall.ratelimit import RateLimit
+from adjudicator.hall.staff import LoginPolicy, LoginRefused
+from adjudicator.record import journal
+from adjudicator.words.wordlist import WordSet
 
 
 @pytest.fixture
@@ -415,7 +416,7 @@ def test_the_kiosk_rate_limit_gives_429_with_a_polite_message(tmp_path):
 def test_a_tampered_journal_row_is_caught_by_journal_verify(staffed, run, home, monkeypatch):
     monkeypatch.setenv("ADJUDICATOR_DATABASE_URL", str(staffed.setup.db_path))
     original = staffed.challenge(["QI", "ZAX"])
-    from adjudicator import second_opinion
+    from adjudicator.judging import second_opinion
 
     second_opinion.give(
         staffed.db, staffed.store, original.id, ["QI", "ZA"], actor="alice", station="judge:alice"

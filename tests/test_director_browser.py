@@ -14,8 +14,8 @@ import pytest
 from browser_support import ARTIFACTS, browser_missing_reason, launched_chromium
 from servers import PreparedHome, Server, prepare_home
 
-from adjudicator.store import LexiconStore
-from adjudicator.wordlist import WordSet
+from adjudicator.words.store import LexiconStore
+from adjudicator.words.wordlist import WordSet
 
 DIRECTOR_PASSWORD = "director-browser-1"
 JUDGE_PASSWORD = "judge-browser-12"

@@ -7,7 +7,7 @@ import pytest
 from director_support import Staffed, build_staffed, fast_hashes, post_form  # noqa: F401
 from hall_support import NWL
 
-from adjudicator import tournaments
+from adjudicator.hall import tournaments
 
 
 @pytest.fixture

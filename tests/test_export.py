@@ -10,7 +10,9 @@ import json
 import pytest
 from hall_support import build_setup
 
-from adjudicator import export, journal, outcomes
+from adjudicator.hall import export
+from adjudicator.judging import outcomes
+from adjudicator.record import journal
 
 
 @pytest.mark.parametrize(

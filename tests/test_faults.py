@@ -26,9 +26,9 @@ from pathlib import Path
 
 import pytest
 
-from adjudicator.journal_health import PROBE_SECONDS
-from adjudicator.store import LexiconStore
-from adjudicator.wordlist import WordSet
+from adjudicator.record.journal_health import PROBE_SECONDS
+from adjudicator.words.store import LexiconStore
+from adjudicator.words.wordlist import WordSet
 from tests.load_support import (
     Load,
     assert_clean_refusal,

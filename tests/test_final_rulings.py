@@ -14,11 +14,12 @@ import pytest
 from director_support import Staffed, build_staffed, fast_hashes, post_form  # noqa: F401
 from hall_support import refused
 
-from adjudicator import journal, second_opinion
 from adjudicator.errors import ChallengeInputError
-from adjudicator.final_ruling import record_ruling
-from adjudicator.reasons import ReasonRequired
-from adjudicator.second_opinion import SecondOpinionRefused
+from adjudicator.judging import second_opinion
+from adjudicator.judging.final_ruling import record_ruling
+from adjudicator.judging.reasons import ReasonRequired
+from adjudicator.judging.second_opinion import SecondOpinionRefused
+from adjudicator.record import journal
 
 
 @pytest.fixture

@@ -22,8 +22,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from adjudicator.errors import ChallengeInputError
-from adjudicator.hall import clean_details
-from adjudicator.normalize import normalize_challenge
+from adjudicator.hall.hall import clean_details
+from adjudicator.words.normalize import normalize_challenge
 from tests.hall_support import build_setup, make_app
 
 EXAMPLES = int(os.environ.get("ADJUDICATOR_FUZZ_EXAMPLES", "3000"))

@@ -23,9 +23,9 @@ from director_support import build_staffed, fast_hashes  # noqa: F401
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adjudicator import kiosks, tournaments
 from adjudicator.errors import ChallengeInputError
-from adjudicator.normalize import normalize_challenge
+from adjudicator.hall import kiosks, tournaments
+from adjudicator.words.normalize import normalize_challenge
 
 EXAMPLES = int(os.environ.get("ADJUDICATOR_FUZZ_EXAMPLES", "2000"))
 if EXAMPLES > 10_000:

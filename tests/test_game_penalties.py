@@ -16,11 +16,13 @@ from pathlib import Path
 import pytest
 from hall_support import build_store
 
-from adjudicator import journal, kiosks, tournaments, voids
-from adjudicator.backends import connect
-from adjudicator.final_ruling import record_ruling
-from adjudicator.game import GameDetailsRequired, canonical, earlier_unsuccessful
-from adjudicator.hall import Hall
+from adjudicator.hall import kiosks, tournaments
+from adjudicator.hall.hall import Hall
+from adjudicator.judging import voids
+from adjudicator.judging.final_ruling import record_ruling
+from adjudicator.judging.game import GameDetailsRequired, canonical, earlier_unsuccessful
+from adjudicator.record import journal
+from adjudicator.record.backends import connect
 from tests.pg_support import postgres  # noqa: F401 - the session fixture
 
 GOOD, BAD = ["QI", "ZA"], ["QI", "QX"]  # an unsuccessful challenge, and a successful one

@@ -13,7 +13,7 @@ from conftest import SHARED_LEXICONS
 from hall_support import refused
 
 from adjudicator.errors import ImportRefused
-from adjudicator.importers import read_limited, read_source
+from adjudicator.words.importers import read_limited, read_source
 
 
 def bomb(path: Path, megabytes: int) -> Path:
@@ -112,7 +112,7 @@ def test_a_real_graph_is_measured_exactly_against_the_limit(tmp_path, monkeypatc
 
 def test_a_list_past_the_limit_is_refused_before_a_line_is_read(tmp_path, monkeypatch):
     """Gzip by one C-speed pass, a plain file by its size: no line of a bomb is read."""
-    from adjudicator.word_lines import WordLines
+    from adjudicator.words.word_lines import WordLines
 
     def no_line_may_be_read(self, text):
         raise AssertionError("a line of a list past the limit was read")

@@ -12,11 +12,11 @@ from conftest import encode_dwg
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adjudicator import importers
-from adjudicator.alphabet import ENGLISH
-from adjudicator.alphabet_files import builtin
 from adjudicator.errors import ImportRefused
-from adjudicator.importers import BadLine, detect_format, read_dwg, read_source
+from adjudicator.words import importers
+from adjudicator.words.alphabet import ENGLISH
+from adjudicator.words.alphabet_files import builtin
+from adjudicator.words.importers import BadLine, detect_format, read_dwg, read_source
 
 WORDS = ["AA", "QI", "ZA", "CAT", "ZEBRA"]
 

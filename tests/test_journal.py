@@ -12,8 +12,9 @@ from dataclasses import replace
 import pytest
 from hall_support import NWL, append_rows, build_setup, row_fields
 
-from adjudicator import journal, kiosks, migrations
-from adjudicator.db_sqlite import SqliteDatabase
+from adjudicator.hall import kiosks
+from adjudicator.record import journal, migrations
+from adjudicator.record.db_sqlite import SqliteDatabase
 
 
 @pytest.fixture

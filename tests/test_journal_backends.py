@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from adjudicator import journal, migrations
-from adjudicator.backends import connect
-from adjudicator.db import DatabaseUnavailable
-from adjudicator.db_sqlite import SqliteDatabase
 from adjudicator.errors import AdjudicatorError
-from adjudicator.group_commit import GroupCommitter
+from adjudicator.record import journal, migrations
+from adjudicator.record.backends import connect
+from adjudicator.record.db import DatabaseUnavailable
+from adjudicator.record.db_sqlite import SqliteDatabase
+from adjudicator.record.group_commit import GroupCommitter
 from tests.pg_support import postgres  # noqa: F401 - the session fixture
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -230,8 +230,8 @@ def test_group_commit_from_many_threads_makes_one_chain(db):
 
 APPENDER = """
 import sys
-from adjudicator import journal
-from adjudicator.backends import connect
+from adjudicator.record import journal
+from adjudicator.record.backends import connect
 url, name, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
 db = connect(url)
 for _ in range(count):
@@ -316,7 +316,7 @@ def test_two_db_upgrade_commands_at_once_apply_each_migration_once(db_url, tmp_p
 
 
 def test_placeholders_translate_and_literals_stay():
-    from adjudicator.db_postgres import translate
+    from adjudicator.record.db_postgres import translate
 
     assert (
         translate("SELECT * FROM t WHERE a = ? AND b = ?")

@@ -18,11 +18,12 @@ import time
 import pytest
 from hall_support import FailingCommits, build_setup, make_app, pair_browser
 
-from adjudicator import journal, journal_health, kiosks, migrations
-from adjudicator.backends import connect
-from adjudicator.db import DatabaseUnavailable
-from adjudicator.hall import Hall
-from adjudicator.journal_health import JournalLost
+from adjudicator.hall import kiosks
+from adjudicator.hall.hall import Hall
+from adjudicator.record import journal, journal_health, migrations
+from adjudicator.record.backends import connect
+from adjudicator.record.db import DatabaseUnavailable
+from adjudicator.record.journal_health import JournalLost
 from tests.pg_support import postgres  # noqa: F401 - the session fixture
 
 

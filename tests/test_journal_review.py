@@ -15,9 +15,10 @@ from hall_support import (
     row_fields,
 )
 
-from adjudicator import bursts, journal, journal_review
-from adjudicator.bursts import Stamp
-from adjudicator.journal_review import Filters
+from adjudicator.hall import bursts, journal_review
+from adjudicator.hall.bursts import Stamp
+from adjudicator.hall.journal_review import Filters
+from adjudicator.record import journal
 
 
 @pytest.fixture

@@ -18,19 +18,12 @@ from hall_support import (
     row_fields,
 )
 
-from adjudicator import (
-    final_ruling,
-    group_commit,
-    hall_status,
-    journal,
-    migrations,
-    overview,
-    second_opinion,
-    voids,
-)
-from adjudicator.db import DatabaseUnavailable
-from adjudicator.db_sqlite import SqliteDatabase
-from adjudicator.group_commit import GroupCommitter
+from adjudicator.hall import hall_status, overview
+from adjudicator.judging import final_ruling, second_opinion, voids
+from adjudicator.record import group_commit, journal, migrations
+from adjudicator.record.db import DatabaseUnavailable
+from adjudicator.record.db_sqlite import SqliteDatabase
+from adjudicator.record.group_commit import GroupCommitter
 
 
 @pytest.fixture

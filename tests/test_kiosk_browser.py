@@ -23,8 +23,8 @@ from browser_support import (
     save_screenshot,
 )
 
-from adjudicator.store import LexiconStore
-from adjudicator.wordlist import WordSet
+from adjudicator.words.store import LexiconStore
+from adjudicator.words.wordlist import WordSet
 
 pytestmark = [
     pytest.mark.browser,

@@ -16,8 +16,8 @@ import pytest
 from browser_support import OFF_SCREEN_JS, Home, Server
 from webkit_support import webkit_driver, webkit_missing_reason, xvfb_display
 
-from adjudicator.store import LexiconStore
-from adjudicator.wordlist import WordSet
+from adjudicator.words.store import LexiconStore
+from adjudicator.words.wordlist import WordSet
 
 MISSING = webkit_missing_reason()
 pytestmark = [

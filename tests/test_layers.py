@@ -1,56 +1,81 @@
-"""Layers call downward only (ARCHITECTURE.md): the web app never imports the CLI, the library
-imports neither, and the database backends do not import each other."""
+"""Layers call downward only (docs/architecture.md): the contracts in setup.cfg hold, and no
+module of the library or the web app imports, however indirectly, one that imports it back."""
 
 from __future__ import annotations
 
-import ast
+import subprocess
+import sys
 from pathlib import Path
 
+import grimp
+
 ROOT = Path(__file__).resolve().parents[1]
+TOP_LEVEL_LIMIT = 8  # the shared leaves, __init__ and __main__: the rest lives in a wing
 
 
-def imported_modules(path: Path) -> set[str]:
-    """Every module a file imports, at any depth (lazy imports inside functions count)."""
-    found = set()
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
-        if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            found.add(node.module)
-            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+def cycles(graph) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan), imports inside
+    functions included."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        on_stack.add(module)
+        for imported in graph.find_modules_directly_imported_by(module):
+            if imported not in index:
+                visit(imported)
+                low[module] = min(low[module], low[imported])
+            elif imported in on_stack:
+                low[module] = min(low[module], index[imported])
+        if low[module] == index[module]:
+            group = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.append(member)
+                if member == module:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    sys.setrecursionlimit(10_000)
+    for module in sorted(graph.modules):
+        if module not in index:
+            visit(module)
     return found
 
 
-def files(package: str, exclude: str | None = None) -> list[Path]:
-    return [
-        path
-        for path in sorted((ROOT / package).rglob("*.py"))
-        if exclude is None or exclude not in path.relative_to(ROOT).parts
-    ]
+def test_the_import_contracts_hold():
+    result = subprocess.run(
+        [str(Path(sys.executable).with_name("lint-imports")), "--no-cache"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
 
 
-def offenders(paths: list[Path], forbidden: tuple[str, ...]) -> list[str]:
-    return [
-        f"{path.relative_to(ROOT)} imports {module}"
-        for path in paths
-        for module in sorted(imported_modules(path))
-        if module.startswith(forbidden)
-    ]
+def test_no_import_cycle_in_the_library_or_the_web_app():
+    assert cycles(grimp.build_graph("adjudicator", "kiosk", cache_dir=None)) == []
 
 
-def test_the_web_app_never_imports_the_cli():
-    assert offenders(files("kiosk"), ("adjudicator.cli",)) == []
+def test_a_cycle_is_found_when_there_is_one(tmp_path, monkeypatch):
+    package = tmp_path / "looped"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "a.py").write_text("def f():\n    from looped import b\n")
+    (package / "b.py").write_text("from looped import a\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert cycles(grimp.build_graph("looped", cache_dir=None)) == [["looped.a", "looped.b"]]
 
 
-def test_the_library_imports_neither_the_cli_nor_the_web_app():
-    library = [p for p in files("adjudicator", exclude="cli") if p.name != "__main__.py"]
-    assert offenders(library, ("adjudicator.cli", "kiosk", "flask", "gunicorn")) == []
-
-
-def test_database_backends_do_not_import_each_other():
-    base = ROOT / "adjudicator" / "db.py"
-    assert offenders([base], ("adjudicator.db_", "adjudicator.backends")) == []
-    sqlite = ROOT / "adjudicator" / "db_sqlite.py"
-    postgres = ROOT / "adjudicator" / "db_postgres.py"
-    assert offenders([sqlite], ("adjudicator.db_postgres", "psycopg")) == []
-    assert offenders([postgres], ("adjudicator.db_sqlite",)) == []
+def test_the_top_level_keeps_only_the_shared_leaves():
+    top = sorted(path.name for path in (ROOT / "adjudicator").glob("*.py"))
+    assert len(top) <= TOP_LEVEL_LIMIT, top
+    wings = {path.parent.name for path in (ROOT / "adjudicator").glob("*/__init__.py")}
+    assert {"words", "judging", "record", "hall", "cli"} <= wings

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from adjudicator.lexicon_diff import diff_lexicons
-from adjudicator.lexicon_import import import_lexicon
-from adjudicator.store import LexiconStore
-from adjudicator.wordlist import WordSet
+from adjudicator.words.lexicon_diff import diff_lexicons
+from adjudicator.words.lexicon_import import import_lexicon
+from adjudicator.words.store import LexiconStore
+from adjudicator.words.wordlist import WordSet
 
 SHARED_LEXICONS = Path(__file__).resolve().parents[2] / "shared" / "lexicons"
 EDITIONS = ("NWL2018", "NWL2020", "CSW19", "CSW21")

@@ -13,8 +13,8 @@ import pytest
 from conftest import TINY_WORDS
 
 from adjudicator.errors import LexiconCorrupt
-from adjudicator.store import LexiconStore
-from adjudicator.wordlist import WordSet
+from adjudicator.words.store import LexiconStore
+from adjudicator.words.wordlist import WordSet
 
 
 def damage_keeping_times(path: Path, offset: int | None = None, data: bytes = b"\xff") -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from adjudicator import migrations
-from adjudicator.backends import connect
+from adjudicator.record import migrations
+from adjudicator.record.backends import connect
 from tests.pg_support import postgres  # noqa: F401 - the session fixture
 
 LATE = (3, "a version that landed after a higher one", ("CREATE TABLE landed_late (x INTEGER)",))

@@ -13,10 +13,10 @@ import pytest
 from conftest import TINY_WORDS, mask
 
 from adjudicator.cli.judge_cmd import NOT_RECORDED
-from adjudicator.normalize import normalize_challenge
-from adjudicator.rules import get_rule
-from adjudicator.ruling import rule_on
-from adjudicator.verdict import Verdict, judge
+from adjudicator.judging.rules import get_rule
+from adjudicator.judging.ruling import rule_on
+from adjudicator.judging.verdict import Verdict, judge
+from adjudicator.words.normalize import normalize_challenge
 
 GOOD = ["QI", "ZA", "JO", "XI", "CAT", "DOG", "FOX", "ZEBRA"]
 BAD = "QX"  # the same length as QI: only the word itself differs

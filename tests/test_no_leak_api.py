@@ -22,8 +22,9 @@ from hall_support import (
     pair_browser,
 )
 
-from adjudicator import journal, outcomes
-from adjudicator.export import export_json
+from adjudicator.hall.export import export_json
+from adjudicator.judging import outcomes
+from adjudicator.record import journal
 
 GOOD = ["QI", "ZA", "JO", "XI", "CAT", "DOG", "FOX", "ZEBRA"]
 BAD = "QX"  # as long as QI, ZA, JO and XI: only the word itself differs

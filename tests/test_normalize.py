@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from adjudicator.alphabet_files import builtin
 from adjudicator.errors import ChallengeInputError
-from adjudicator.normalize import MAX_LETTERS, MAX_WORDS, normalize_challenge, split_words
+from adjudicator.words.alphabet_files import builtin
+from adjudicator.words.normalize import MAX_LETTERS, MAX_WORDS, normalize_challenge, split_words
 
 
 @pytest.mark.parametrize(

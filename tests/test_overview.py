@@ -9,8 +9,9 @@ import pytest
 from director_support import Staffed, build_staffed, fast_hashes  # noqa: F401
 from hall_support import CSW, NWL, compiled_file, flip_byte
 
-from adjudicator import hall_status, kiosks, second_opinion
-from adjudicator.wordlist import WordSet
+from adjudicator.hall import hall_status, kiosks
+from adjudicator.judging import second_opinion
+from adjudicator.words.wordlist import WordSet
 
 
 @pytest.fixture
@@ -168,7 +169,7 @@ def test_the_hall_state_never_reads_the_journals_challenges(staffed, monkeypatch
     """Its cost stays flat as the journal grows: it reads the tallies, never the rows."""
     for _ in range(5):
         staffed.challenge(["QI"])
-    from adjudicator import journal
+    from adjudicator.record import journal
 
     asked, real_batches = [], journal.batches
 

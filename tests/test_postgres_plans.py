@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from adjudicator.db_postgres import PostgresDatabase
+from adjudicator.record.db_postgres import PostgresDatabase
 from tests.pg_support import postgres  # noqa: F401 - the session fixture
 from tests.query_plans import SCANNED, exercise, fill_fast, plans, recording
 

@@ -14,14 +14,14 @@ import pytest
 from click.testing import CliRunner
 from conftest import SHARED_LEXICONS
 
-from adjudicator import catalogue
 from adjudicator.cli import cli
 from adjudicator.errors import ImportRefused
-from adjudicator.importers import read_source
-from adjudicator.lexicon_import import import_lexicon
-from adjudicator.store import LexiconStore
-from adjudicator.verdict import Verdict, judge
-from adjudicator.wordlist import WordSet
+from adjudicator.judging.verdict import Verdict, judge
+from adjudicator.words import catalogue
+from adjudicator.words.importers import read_source
+from adjudicator.words.lexicon_import import import_lexicon
+from adjudicator.words.store import LexiconStore
+from adjudicator.words.wordlist import WordSet
 
 README = SHARED_LEXICONS / "README.md"
 pytestmark = pytest.mark.skipif(

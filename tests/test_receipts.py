@@ -18,8 +18,8 @@ import pytest
 from hall_support import build_setup, make_app, pair_browser
 from receipt_support import independent_verify
 
-from adjudicator import journal, receipt_key, receipts
-from adjudicator.hall import Hall
+from adjudicator.hall.hall import Hall
+from adjudicator.record import journal, receipt_key, receipts
 
 
 @pytest.fixture
@@ -145,9 +145,9 @@ def test_the_qr_code_is_only_for_the_kiosk_that_made_the_adjudication(setup):
 
 
 def test_a_second_opinion_is_signed_too(run, home):
-    from adjudicator import kiosks
-    from adjudicator.store import LexiconStore
-    from adjudicator.wordlist import WordSet
+    from adjudicator.hall import kiosks
+    from adjudicator.words.store import LexiconStore
+    from adjudicator.words.wordlist import WordSet
 
     LexiconStore().save("T", WordSet.of(["QI", "ZA", "CAT"]))
     assert run("tournament", "create", "t", "--lexicon", "T", "--rule", "double").exit_code == 0

@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 
 from adjudicator.errors import ImportRefused, LexiconError
-from adjudicator.lexicon_import import import_lexicon
-from adjudicator.recipe import build_recipe, import_recipe
-from adjudicator.recipe_file import RecipeError, load_recipe, shipped_recipes
-from adjudicator.rules import get_rule
-from adjudicator.ruling import rule_on
-from adjudicator.store import LexiconStore
-from adjudicator.verdict import Verdict
-from adjudicator.wordlist import WordSet
+from adjudicator.judging.rules import get_rule
+from adjudicator.judging.ruling import rule_on
+from adjudicator.judging.verdict import Verdict
+from adjudicator.words.lexicon_import import import_lexicon
+from adjudicator.words.recipe import build_recipe, import_recipe
+from adjudicator.words.recipe_file import RecipeError, load_recipe, shipped_recipes
+from adjudicator.words.store import LexiconStore
+from adjudicator.words.wordlist import WordSet
 
 SHARED_LEXICONS = Path(__file__).resolve().parents[2] / "shared" / "lexicons"
 TWL06_FP = "576f29fa16c7ee47621300c877b5ce338beeb5d34fff1d289ed37310522bfee8"

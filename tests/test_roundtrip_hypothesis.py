@@ -10,12 +10,12 @@ from conftest import encode_dwg
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adjudicator.importers import read_dwg, read_source
-from adjudicator.lexicon import CompiledLexicon
-from adjudicator.normalize import normalize_challenge
-from adjudicator.store import LexiconStore
-from adjudicator.verdict import Verdict, judge
-from adjudicator.wordlist import WordSet
+from adjudicator.judging.verdict import Verdict, judge
+from adjudicator.words.importers import read_dwg, read_source
+from adjudicator.words.lexicon import CompiledLexicon
+from adjudicator.words.normalize import normalize_challenge
+from adjudicator.words.store import LexiconStore
+from adjudicator.words.wordlist import WordSet
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 # Few letters make prefixes and near misses of members likely, which is where tries go wrong.

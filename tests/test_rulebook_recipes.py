@@ -14,14 +14,14 @@ from pathlib import Path
 import pytest
 from conftest import SHARED_LEXICONS
 
-from adjudicator.importers import read_source
-from adjudicator.lexicon_import import import_lexicon
-from adjudicator.recipe import import_recipe
-from adjudicator.recipe_file import load_recipe
-from adjudicator.rules import get_rule
-from adjudicator.ruling import rule_on
-from adjudicator.store import LexiconStore
-from adjudicator.verdict import Verdict
+from adjudicator.judging.rules import get_rule
+from adjudicator.judging.ruling import rule_on
+from adjudicator.judging.verdict import Verdict
+from adjudicator.words.importers import read_source
+from adjudicator.words.lexicon_import import import_lexicon
+from adjudicator.words.recipe import import_recipe
+from adjudicator.words.recipe_file import load_recipe
+from adjudicator.words.store import LexiconStore
 
 OWL_TEXT = SHARED_LEXICONS / "zyzzyva" / "OWL.zyzzyva.txt"
 TWL06_TEXT = SHARED_LEXICONS / "TWL06.txt"
@@ -137,7 +137,7 @@ def test_school_rule_10_every_word_over_8_letters_goes_to_mw11(real, word_sets):
 
 
 def test_school_referral_says_so_everywhere(real):
-    from adjudicator.recipe import referral_text
+    from adjudicator.words.recipe import referral_text
 
     manifest = real.manifest("SCHOOL-OSPD")
     text = referral_text(manifest.refer_longer_than, manifest.refer_even_if_listed)

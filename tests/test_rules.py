@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from adjudicator.rules import (
+from adjudicator.judging.rules import (
     RULES,
     UnknownRule,
     consequence,
@@ -12,7 +12,7 @@ from adjudicator.rules import (
     void_consequence,
     with_improper_lookup,
 )
-from adjudicator.verdict import Verdict
+from adjudicator.judging.verdict import Verdict
 
 KEEPS = "; the challenger keeps the turn."
 

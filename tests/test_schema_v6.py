@@ -12,9 +12,9 @@ from dataclasses import replace
 
 import pytest
 
-from adjudicator import journal, migrations
-from adjudicator.db_sqlite import SqliteDatabase
-from adjudicator.journal import Entry
+from adjudicator.record import journal, migrations
+from adjudicator.record.db_sqlite import SqliteDatabase
+from adjudicator.record.journal import Entry
 
 # A row hashed by the code before version 6 (main at 27c01e7), for this exact entry.
 OLD_ENTRY = Entry(

@@ -11,11 +11,12 @@ from conftest import mask
 from director_support import Staffed, build_staffed, fast_hashes, post_form  # noqa: F401
 from hall_support import NWL_WORDS
 
-from adjudicator import final_ruling, journal, second_opinion
 from adjudicator.errors import AdjudicatorError, ChallengeInputError
-from adjudicator.second_opinion import SecondOpinionRefused
-from adjudicator.store import LexiconStore
-from adjudicator.wordlist import WordSet
+from adjudicator.judging import final_ruling, second_opinion
+from adjudicator.judging.second_opinion import SecondOpinionRefused
+from adjudicator.record import journal
+from adjudicator.words.store import LexiconStore
+from adjudicator.words.wordlist import WordSet
 
 
 @pytest.fixture
@@ -147,7 +148,7 @@ def test_refused_when_the_lexicon_changed_since(staffed):
 
 
 def test_the_original_edition_is_used_even_after_the_tournament_moves_on(staffed):
-    from adjudicator import tournaments
+    from adjudicator.hall import tournaments
 
     original = staffed.challenge(["JO"])  # in TINY-NWL, not in TINY-CSW
     tournaments.update(staffed.db, staffed.store, "spring-nwl", lexicon="TINY-CSW")
@@ -166,7 +167,7 @@ def test_bad_input_gives_no_verdict_and_records_nothing(staffed):
 
 
 def _refer_tournament(staffed: Staffed):
-    from adjudicator import kiosks, tournaments
+    from adjudicator.hall import kiosks, tournaments
 
     manifest = staffed.store.save("REFER9", WordSet.of(["QI", "ZA", "CAT"]), description="refers")
     import json as _json
@@ -227,8 +228,8 @@ def _cli_home(run, home, staffed_words=("QI", "ZA", "CAT")):
     LexiconStore().save("T", WordSet.of(staffed_words))
     assert run("tournament", "create", "t", "--lexicon", "T", "--rule", "double").exit_code == 0
     assert run("kiosk", "add", "k1", "--tournament", "t").exit_code == 0
-    from adjudicator import kiosks
-    from adjudicator.hall import Hall
+    from adjudicator.hall import kiosks
+    from adjudicator.hall.hall import Hall
 
     hall = Hall(rate_limit=None)
     return hall, kiosks.get(hall.db, "k1")

@@ -14,9 +14,10 @@ import time
 import pytest
 from director_support import Staffed, build_staffed, fast_hashes, post_form  # noqa: F401
 
-from adjudicator import journal, lookups
-from adjudicator.final_ruling import record_ruling
-from adjudicator.second_opinion import SecondOpinionRefused
+from adjudicator.judging import lookups
+from adjudicator.judging.final_ruling import record_ruling
+from adjudicator.judging.second_opinion import SecondOpinionRefused
+from adjudicator.record import journal
 
 
 @pytest.fixture

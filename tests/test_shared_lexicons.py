@@ -14,9 +14,10 @@ from conftest import TINY_WORDS
 from servers import Server, post, prepare_home
 
 from adjudicator.errors import LexiconCorrupt
-from adjudicator.sealed_lexicons import HANDOFF_VARIABLE, inherited_copy, seal_for_workers
-from adjudicator.store import LexiconStore
-from adjudicator.wordlist import WordSet
+from adjudicator.words.lexicon import seal_for_workers
+from adjudicator.words.sealed_lexicons import HANDOFF_VARIABLE, inherited_copy
+from adjudicator.words.store import LexiconStore
+from adjudicator.words.wordlist import WordSet
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "memfd_create"), reason="Linux memfd only")
 

@@ -15,9 +15,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from adjudicator.alphabet_files import builtin
-from adjudicator.store import LexiconStore
-from adjudicator.wordlist import WordSet
+from adjudicator.words.alphabet_files import builtin
+from adjudicator.words.store import LexiconStore
+from adjudicator.words.wordlist import WordSet
 from tests.servers import PreparedHome, Server, cli, prepare_home
 
 SHAPE = '{"words": ["chico", "[c][h]at"]}'

@@ -11,11 +11,17 @@ import pytest
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
-from adjudicator.alphabet import ENGLISH
-from adjudicator.alphabet_files import AlphabetError, builtin, parse_alphabet
 from adjudicator.errors import ChallengeInputError
-from adjudicator.normalize import normalize_challenge
-from adjudicator.spelling import MAX_READINGS, canonical_tiles, spell_challenge, tilings, written
+from adjudicator.words.alphabet import ENGLISH
+from adjudicator.words.alphabet_files import AlphabetError, builtin, parse_alphabet
+from adjudicator.words.normalize import normalize_challenge
+from adjudicator.words.spelling import (
+    MAX_READINGS,
+    canonical_tiles,
+    spell_challenge,
+    tilings,
+    written,
+)
 
 SPANISH = builtin("spanish")
 CATALAN = builtin("catalan")
@@ -152,7 +158,7 @@ def test_spelling_has_no_lexicon_to_look_at():
     import ast
     from pathlib import Path
 
-    import adjudicator.spelling as spelling
+    import adjudicator.words.spelling as spelling
 
     tree = ast.parse(Path(spelling.__file__).read_text())
     imported = {
@@ -163,9 +169,9 @@ def test_spelling_has_no_lexicon_to_look_at():
         "collections.abc",
         "dataclasses",
         "typing",
-        "adjudicator.alphabet",
+        "adjudicator.words.alphabet",
         "adjudicator.errors",
-        "adjudicator.normalize",
+        "adjudicator.words.normalize",
     }
 
 

@@ -19,8 +19,8 @@ from axe_support import AxeRecord, axe_missing_reason
 from browser_support import browser_missing_reason, launched_chromium, save_screenshot
 from servers import PreparedHome, Server, prepare_home
 
-from adjudicator.store import LexiconStore
-from adjudicator.wordlist import WordSet
+from adjudicator.words.store import LexiconStore
+from adjudicator.words.wordlist import WordSet
 
 pytestmark = [
     pytest.mark.browser,

@@ -9,8 +9,9 @@ from datetime import timedelta
 import pytest
 from argon2 import PasswordHasher
 
-from adjudicator import migrations, staff, staff_sessions
-from adjudicator.backends import connect
+from adjudicator.hall import staff, staff_sessions
+from adjudicator.record import migrations
+from adjudicator.record.backends import connect
 from tests.pg_support import postgres  # noqa: F401 - the session fixture
 
 

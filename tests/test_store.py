@@ -9,9 +9,9 @@ import pytest
 
 from adjudicator import __version__
 from adjudicator.errors import LexiconCorrupt, LexiconError, LexiconNotFound
-from adjudicator.lexicon import CompiledLexicon, file_sha256
-from adjudicator.store import LexiconStore, check_name
-from adjudicator.wordlist import WordSet, fingerprint
+from adjudicator.words.lexicon import CompiledLexicon, file_sha256
+from adjudicator.words.store import LexiconStore, check_name
+from adjudicator.words.wordlist import WordSet, fingerprint
 
 WORDS = ["AA", "QI", "ZA", "CAT", "ZEBRA", "ANTIDISESTABLISHMENTARIANISM"]
 OTHER = ["DOG", "FOX", "JO"]

@@ -7,9 +7,9 @@ import os
 
 import pytest
 
-from adjudicator import store as store_module
 from adjudicator.errors import LexiconCorrupt, LexiconNotFound
-from adjudicator.wordlist import WordSet
+from adjudicator.words import store as store_module
+from adjudicator.words.wordlist import WordSet
 
 
 @pytest.fixture

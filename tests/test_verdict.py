@@ -5,7 +5,7 @@ from __future__ import annotations
 import marisa_trie
 import pytest
 
-from adjudicator.verdict import Verdict, judge
+from adjudicator.judging.verdict import Verdict, judge
 
 WORDS = frozenset({"QI", "ZA", "JO", "XI", "CAT", "DOG", "FOX", "ZEBRA", "QUIXOTIC", "RETAINERS"})
 GOOD8 = ("QI", "ZA", "JO", "XI", "CAT", "DOG", "FOX", "ZEBRA")

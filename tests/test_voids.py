@@ -16,10 +16,12 @@ import pytest
 from director_support import Staffed, build_staffed, fast_hashes, post_form  # noqa: F401
 from hall_support import refused
 
-from adjudicator import journal, kiosks, outcomes, second_opinion, voids
-from adjudicator.final_ruling import record_ruling
-from adjudicator.reasons import ReasonRequired
-from adjudicator.voids import VoidRefused
+from adjudicator.hall import kiosks
+from adjudicator.judging import outcomes, second_opinion, voids
+from adjudicator.judging.final_ruling import record_ruling
+from adjudicator.judging.reasons import ReasonRequired
+from adjudicator.judging.voids import VoidRefused
+from adjudicator.record import journal
 
 
 @pytest.fixture

@@ -14,8 +14,8 @@ import pytest
 from director_support import build_staffed, csrf_token
 from hall_support import pair_browser
 
-from adjudicator import audit, journal, witnesses
-from adjudicator.db_sqlite import SqliteDatabase
+from adjudicator.record import audit, journal, witnesses
+from adjudicator.record.db_sqlite import SqliteDatabase
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from adjudicator.journal_review import FilterError, parse_time
+from adjudicator.hall.journal_review import FilterError, parse_time
 from adjudicator.wording import plural, utc_time
 
 

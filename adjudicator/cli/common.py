@@ -6,7 +6,7 @@ import click
 
 from adjudicator.cli.judging import NO_VERDICT_EXIT, error_message
 from adjudicator.errors import AdjudicatorError
-from adjudicator.store import LexiconStore
+from adjudicator.words.store import LexiconStore
 
 
 class CliError(click.ClickException):
@@ -35,7 +35,7 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON i
 
 def open_hall():
     """The hall on the configured database, its schema brought up to date."""
-    from adjudicator.hall import Hall
+    from adjudicator.hall.hall import Hall
 
     hall = Hall()
     hall.upgrade()

@@ -8,8 +8,25 @@ from collections.abc import Iterator, MutableMapping
 import click
 
 from adjudicator import __version__
-from adjudicator.cli import COMMANDS
 from adjudicator.cli.common import AdjudicatorGroup
+
+# command name -> "module:attribute" of its click command; add new commands here.
+COMMANDS = {
+    "lexicon": "adjudicator.cli.lexicon_cmd:lexicon",
+    "judge": "adjudicator.cli.judge_cmd:judge",
+    "tournament": "adjudicator.cli.tournament_cmd:tournament",
+    "kiosk": "adjudicator.cli.kiosk_cmd:kiosk",
+    "serve": "adjudicator.cli.serve_cmd:serve",
+    "quickstart": "adjudicator.cli.quickstart_cmd:quickstart",
+    "journal": "adjudicator.cli.journal_cmd:journal_group",
+    "db": "adjudicator.cli.journal_cmd:db_group",
+    "director": "adjudicator.cli.staff_cmd:director",
+    "judge-account": "adjudicator.cli.staff_cmd:judge_account",
+    "second-opinion": "adjudicator.cli.staff_cmd:second_opinion_cmd",
+    "flags": "adjudicator.cli.staff_cmd:flags_cmd",
+    "ruling": "adjudicator.cli.staff_cmd:ruling_cmd",
+    "void": "adjudicator.cli.void_cmd:void_cmd",
+}
 
 
 class LazyCommands(MutableMapping):

@@ -8,11 +8,12 @@ from pathlib import Path
 
 import click
 
-from adjudicator import audit as audit_receipts
-from adjudicator import checkpoints, journal, migrations, receipt_key, tournaments
-from adjudicator import export as export_rows
-from adjudicator.backends import connect
 from adjudicator.cli.common import CliError, json_option, open_hall
+from adjudicator.hall import export as export_rows
+from adjudicator.hall import tournaments
+from adjudicator.record import audit as audit_receipts
+from adjudicator.record import checkpoints, journal, migrations, receipt_key
+from adjudicator.record.backends import connect
 
 key_option = click.option(
     "--key",

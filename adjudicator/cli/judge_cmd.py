@@ -15,9 +15,9 @@ import click
 
 from adjudicator.cli.common import CliError, cli_actor, json_option, open_hall
 from adjudicator.cli.judging import HEADLINES, NOT_RECORDED, format_ruling, look_up, ruling_json
-from adjudicator.journal import Entry
-from adjudicator.rules import get_rule
-from adjudicator.verdict import Verdict
+from adjudicator.judging.rules import get_rule
+from adjudicator.judging.verdict import Verdict
+from adjudicator.record.journal import Entry
 
 __all__ = ["HEADLINES", "format_ruling", "judge", "ruling_json"]
 GAME_OPTIONS = ("round", "table", "challenger", "player")

@@ -9,9 +9,9 @@ from collections.abc import Iterable, Sequence
 
 from adjudicator import settings
 from adjudicator.errors import AdjudicatorError
-from adjudicator.normalize import normalize_challenge
-from adjudicator.rules import get_rule
-from adjudicator.ruling import Ruling, rule_on
+from adjudicator.judging.rules import get_rule
+from adjudicator.judging.ruling import Ruling, rule_on
+from adjudicator.words.normalize import normalize_challenge
 
 TYPE_CHECKING = False  # the typing module costs `adjudicator judge` several ms to import
 if TYPE_CHECKING:
@@ -56,7 +56,7 @@ def judge_text(
     `store`, else the data home's), under `rule_name` (default: the setting; none: no
     consequence). A rule that counts the game's earlier challenges needs a recorded game."""
     if store is None:
-        from adjudicator.store import LexiconStore
+        from adjudicator.words.store import LexiconStore
 
         store = LexiconStore()
     lexicon = store.open(lexicon_name)

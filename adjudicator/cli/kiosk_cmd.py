@@ -6,8 +6,8 @@ import json
 
 import click
 
-from adjudicator import kiosks
 from adjudicator.cli.common import json_option, open_hall, public_url
+from adjudicator.hall import kiosks
 
 
 @click.group()

@@ -9,18 +9,18 @@ from pathlib import Path
 
 import click
 
-from adjudicator.alphabet import ENGLISH, Alphabet
-from adjudicator.alphabet_files import builtin, builtin_names, resolve_alphabet
 from adjudicator.cli.common import CliError, json_option, open_store
-from adjudicator.defaults import install_defaults
 from adjudicator.errors import LexiconError
-from adjudicator.import_report import format_import, format_recipe_import
-from adjudicator.importers import FORMATS
-from adjudicator.lexicon import Manifest
-from adjudicator.lexicon_diff import LexiconDiff, diff_lexicons
-from adjudicator.lexicon_import import import_lexicon
-from adjudicator.recipe import import_recipe, referral_text
 from adjudicator.wording import plural
+from adjudicator.words.alphabet import ENGLISH, Alphabet
+from adjudicator.words.alphabet_files import builtin, builtin_names, resolve_alphabet
+from adjudicator.words.defaults import install_defaults
+from adjudicator.words.import_report import format_import, format_recipe_import
+from adjudicator.words.importers import FORMATS
+from adjudicator.words.lexicon import Manifest
+from adjudicator.words.lexicon_diff import LexiconDiff, diff_lexicons
+from adjudicator.words.lexicon_import import import_lexicon
+from adjudicator.words.recipe import import_recipe, referral_text
 
 
 @click.group()

@@ -6,13 +6,13 @@ import os
 
 import click
 
-from adjudicator import kiosks, tournaments
 from adjudicator.cli.common import open_hall
 from adjudicator.cli.judging import format_ruling, judge_text
 from adjudicator.cli.kiosk_cmd import pairing_text
 from adjudicator.cli.serve_cmd import serve
-from adjudicator.defaults import install_defaults
 from adjudicator.errors import AdjudicatorError
+from adjudicator.hall import kiosks, tournaments
+from adjudicator.words.defaults import install_defaults
 
 SAMPLES = (("TWL06", "double", ("QI", "ZA", "OK")), ("CSW19", "5-per-word", ("QI", "ZE", "OK")))
 DEMO_TOURNAMENT = "demo"

@@ -7,9 +7,10 @@ import sys
 
 import click
 
-from adjudicator import receipt_key, settings
+from adjudicator import settings
 from adjudicator.cli.common import CliError, open_hall
-from adjudicator.sealed_lexicons import seal_for_workers
+from adjudicator.record import receipt_key
+from adjudicator.words.lexicon import seal_for_workers
 
 
 @click.command()

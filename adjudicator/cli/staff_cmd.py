@@ -7,11 +7,12 @@ import sys
 
 import click
 
-from adjudicator import final_ruling, lookups, outcomes, receipts, second_opinion
 from adjudicator.cli.common import CliError, cli_actor, json_option, open_hall
 from adjudicator.cli.judge_cmd import HEADLINES
-from adjudicator.journal import Entry
-from adjudicator.verdict import Verdict
+from adjudicator.judging import final_ruling, lookups, outcomes, second_opinion
+from adjudicator.judging.verdict import Verdict
+from adjudicator.record import receipts
+from adjudicator.record.journal import Entry
 
 password_stdin = click.option(
     "--password-stdin",
@@ -22,7 +23,7 @@ password_stdin = click.option(
 
 def _staff():
     """The staff accounts (and argon2): loaded by the account commands only."""
-    from adjudicator import staff
+    from adjudicator.hall import staff
 
     return staff
 

@@ -6,9 +6,9 @@ import json
 
 import click
 
-from adjudicator import tournaments
 from adjudicator.cli.common import CliError, json_option, open_hall
-from adjudicator.rules import UnknownRule, get_rule
+from adjudicator.hall import tournaments
+from adjudicator.judging.rules import UnknownRule, get_rule
 
 RULE_HELP = (
     "Challenge rule: single, double, N-per-word or N-per-turn (N from 1 to 50), or one of "

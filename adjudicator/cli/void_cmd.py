@@ -17,7 +17,7 @@ def void_cmd(adjudication_id: int, reason: str):
     mistake. Appends a `void` row linked to it; the original row is kept. Voiding it again
     is refused (exit 2).
     """
-    from adjudicator import voids
+    from adjudicator.judging import voids
 
     hall = open_hall()
     actor = cli_actor()

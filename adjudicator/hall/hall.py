@@ -1,0 +1,224 @@
+"""The hall: compiled lexicons, tournaments, kiosks and the journal, wired for adjudication.
+
+`Hall.adjudicate` is the path every challenge takes, from the CLI, the API or the kiosk page:
+normalise the input, rule on it once, record it durably, and only then return it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from adjudicator import settings
+from adjudicator.errors import AdjudicatorError, LexiconError
+from adjudicator.hall import kiosks, tournaments
+from adjudicator.hall.ratelimit import RateLimit, RateLimited, parse_rate_limit
+from adjudicator.judging import game, lookups, voids
+from adjudicator.judging.rules import consequence, get_rule
+from adjudicator.judging.ruling import rule_on
+from adjudicator.record import journal, journal_health, migrations, receipt_key, receipts
+from adjudicator.record.backends import connect
+from adjudicator.record.db import Database
+from adjudicator.record.group_commit import GroupCommitter
+from adjudicator.textcheck import TextError, check_text
+from adjudicator.words.lexicon import CompiledLexicon
+from adjudicator.words.normalize import normalize_challenge
+from adjudicator.words.store import LexiconStore
+
+DETAIL_FIELDS = ("table", "round", "challenger", "player")
+OPTIONAL_FIELDS = (*DETAIL_FIELDS, "replaces")  # what a challenge may carry besides its words
+MAX_DETAIL = 40
+
+
+class LexiconUnavailable(AdjudicatorError):
+    """The tournament's lexicon cannot be used; the director must fix it before judging."""
+
+
+class DetailError(AdjudicatorError):
+    """An optional field (table, round, challenger, player) is not usable."""
+
+
+class Hall:
+    """Everything one app server or CLI process needs to adjudicate."""
+
+    def __init__(
+        self,
+        store: LexiconStore | None = None,
+        db: Database | None = None,
+        rate_limit: RateLimit | None | str = "setting",
+        key_path: Path | None = None,
+    ):
+        self.store = store or LexiconStore()
+        self.db = db or connect()
+        self.committer = GroupCommitter(self.db)
+        self.key_path = key_path  # None: the configured receipt key file
+        self._key: receipt_key.SigningKey | None = None
+        self._key_lock = threading.Lock()
+        self.rate_limit = (
+            parse_rate_limit(settings.get("kiosk_rate_limit"))
+            if rate_limit == "setting"
+            else rate_limit
+        )
+
+    def upgrade(self) -> list[int]:
+        """Apply pending schema migrations."""
+        return migrations.upgrade(self.db)
+
+    def signing_key(self) -> receipt_key.SigningKey:
+        """The hall's receipt key, loaded (or made) once per process."""
+        if self._key is None:
+            with self._key_lock:
+                if self._key is None:
+                    self._key = receipt_key.load_or_create(self.key_path)
+        return self._key
+
+    def receipt(self, entry: journal.Entry) -> dict[str, Any]:
+        """The signed receipt of a row this process recorded."""
+        return receipts.issue(self.signing_key(), entry, journal_health.of(self.db).journal_id)
+
+    def journal_health(self) -> journal_health.Health:
+        """Whether verdicts can be recorded now, and if not, why (see journal_health)."""
+        return journal_health.check(self.db)
+
+    def lexicon_for(self, tournament: tournaments.Tournament) -> CompiledLexicon:
+        """The tournament's lexicon, refused if damaged or not the edition the director set."""
+        try:
+            lexicon = self.store.open(tournament.lexicon)
+        except LexiconError:
+            raise LexiconUnavailable(
+                f"Lexicon unavailable for {tournament.title}: call the director."
+            ) from None
+        if lexicon.manifest.fingerprint != tournament.lexicon_fingerprint:
+            raise LexiconUnavailable(
+                f"Lexicon {tournament.lexicon} has changed since the director set it for "
+                f"{tournament.title}: call the director."
+            )
+        return lexicon
+
+    def adjudicate(
+        self,
+        kiosk: kiosks.Kiosk,
+        words: str | Iterable[str],
+        replaces: int | None = None,
+        **details: str | None,
+    ) -> journal.Entry:
+        """Judge a challenge from `kiosk` and return it once it is in the journal."""
+        return self.record_challenge(
+            kiosk.tournament,
+            kiosk.name,
+            words,
+            replaces=replaces,
+            guard=self._rate_guard(kiosk.name),
+            **details,
+        )
+
+    def record_challenge(
+        self,
+        tournament_slug: str,
+        station: str,
+        words: str | Iterable[str],
+        *,
+        actor: str | None = None,
+        replaces: int | None = None,
+        guard=None,
+        **details: str | None,
+    ) -> journal.Entry:
+        """Judge a challenge for a tournament, made at `station` (a kiosk, or the command line),
+        and return it once it is in the journal. The penalty is settled under the chain lock."""
+        clean = clean_details(details)
+        replaces = check_replaces(replaces)
+        self.signing_key()  # a verdict that could not be signed is not recorded either
+        tournament = tournaments.get(self.db, tournament_slug)
+        lexicon = self.lexicon_for(tournament)
+        normalised = normalize_challenge(words, lexicon.alphabet)  # read in the lexicon's tiles
+        rule = get_rule(tournament.rule)
+        clean = game.require_game(rule, clean)
+        ruling = rule_on(lexicon, rule, normalised)
+        manifest = ruling.lexicon.manifest
+        window = lookups.lookup_window_seconds()
+
+        def settle(cur) -> dict:
+            if guard is not None:
+                guard(cur)
+            if replaces is not None:
+                voids.check_reissue(cur, replaces, tournament.slug, station, clean)
+            earlier = game.earlier_unsuccessful(
+                cur,
+                tournament.slug,
+                *(clean.get(name) for name in game.GAME_FIELDS),
+                replacing=replaces,
+            )
+            result = consequence(rule, ruling.verdict, ruling.word_count, earlier)
+            flag = lookups.separate_lookup(
+                cur, station, clean.get("table"), clean.get("round"), window
+            )
+            return {"consequence": result.text, "penalty": result.penalty_json(), **(flag or {})}
+
+        return self.committer.append(
+            guard=settle,
+            kind="challenge",
+            refers_to=replaces,
+            tournament=tournament.slug,
+            kiosk=station,
+            lexicon_name=manifest.name,
+            lexicon_fingerprint=manifest.fingerprint,
+            lexicon_words=manifest.words,
+            rule=ruling.rule.name,
+            words=ruling.words,
+            word_count=ruling.word_count,
+            verdict=ruling.verdict.value,
+            consequence=ruling.consequence.text,
+            actor=actor,
+            **clean,
+        )
+
+    def _rate_guard(self, kiosk_name: str):
+        limit = self.rate_limit
+        if limit is None:
+            return None
+
+        def guard(cur) -> None:
+            since = limit.window_start()
+            if journal.count_since(cur, kiosk_name, since, limit.count) >= limit.count:
+                raise RateLimited(limit)
+
+        return guard
+
+
+def check_replaces(value) -> int | None:
+    """The id of the challenge a reissued challenge replaces: a positive whole number, or None."""
+    if value is None or value == "":
+        return None
+    text = str(value).strip()
+    if isinstance(value, bool) or not isinstance(value, (int, str)) or not _ascii_digits(text):
+        raise DetailError("replaces must be the number of the challenge this one replaces.")
+    number = int(text)
+    if not 0 < number < 2**31:
+        raise DetailError("replaces must be the number of the challenge this one replaces.")
+    return number
+
+
+def _ascii_digits(text: str) -> bool:
+    return text.isascii() and text.isdigit()  # not '٣' or '²', which str.isdecimal() lets by
+
+
+def clean_details(details: dict[str, str | int | None]) -> dict[str, str | None]:
+    """Table, round, challenger and player: optional short text, checked like input."""
+    clean: dict[str, str | None] = {}
+    for name, value in details.items():
+        if name not in DETAIL_FIELDS:
+            raise DetailError(
+                f"Unknown field {name!r}: the optional fields are {', '.join(DETAIL_FIELDS)}."
+            )
+        if value is None or value == "":
+            clean[name] = None
+            continue
+        if isinstance(value, bool) or not isinstance(value, (str, int)):
+            raise DetailError(f"{name} must be text or a number.")
+        try:
+            clean[name] = check_text(str(value), name, MAX_DETAIL) or None
+        except TextError as exc:
+            raise DetailError(str(exc)) from None
+    return clean

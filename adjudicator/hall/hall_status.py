@@ -1,0 +1,168 @@
+"""What the director keeps an eye on all day: the hall's state, in one cheap read.
+
+Each tournament with its lexicon (fingerprint, and whether kiosks can judge with it now), its
+rule and its kiosks (online or offline, last seen); every compiled lexicon's integrity; the
+second opinions waiting for a ruling; the journal's newest row; each tournament's challenges
+today. It reads the tournaments and kiosks tables, the lexicon manifests, the tallies kept
+beside the journal (tallies.py) and one journal row by its key, so it costs the same however
+long the journal grows.
+
+Other figures slot in beside these: the journal's health (checkpoint, verify state, alarms:
+`JournalStatus`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+from adjudicator.errors import AdjudicatorError, LexiconError
+from adjudicator.hall import integrity, kiosks, overview, tournaments
+from adjudicator.hall.hall import Hall
+from adjudicator.judging import second_opinion
+from adjudicator.judging.rules import get_rule
+from adjudicator.words.lexicon import Manifest
+
+# A paired kiosk asks for its status every 5 s and is recorded as seen at most once a minute
+# (kiosk/api.py TOUCH_SECONDS): unseen for longer than this, it is offline.
+ONLINE_SECONDS = 150
+
+
+@dataclass(frozen=True)
+class KioskStatus:
+    name: str
+    state: str  # "online", "offline" or "never seen"
+    last_seen_at: str | None
+
+    @property
+    def online(self) -> bool:
+        return self.state == "online"
+
+
+@dataclass(frozen=True)
+class TournamentStatus:
+    tournament: tournaments.Tournament
+    rule_title: str
+    lexicon_words: int | None
+    lexicon_problem: str | None  # why its kiosks cannot judge now; None when they can
+    kiosks: tuple[KioskStatus, ...]
+    challenges_today: int | None = None
+
+    @property
+    def kiosks_online(self) -> int:
+        return sum(k.online for k in self.kiosks)
+
+
+@dataclass(frozen=True)
+class LexiconStatus:
+    manifest: Manifest
+    problem: str | None  # why it cannot be opened intact; None when it can
+    used_by: tuple[str, ...]
+
+    @property
+    def catalogue(self) -> str:
+        """How the list compares with the catalogue of published editions."""
+        if self.manifest.verified:
+            return "verified against the catalogue"
+        if self.manifest.catalogue_name:
+            return f"the catalogue's {self.manifest.catalogue_name}"
+        return "not in the catalogue"
+
+
+@dataclass(frozen=True)
+class JournalStatus:
+    rows: int  # the newest row's id: the chain has ids 1..N
+    newest_at: str | None
+
+
+@dataclass(frozen=True)
+class HallStatus:
+    checked_at: str
+    tournaments: tuple[TournamentStatus, ...]
+    lexicons: tuple[LexiconStatus, ...]
+    open_flags: int
+    journal: JournalStatus
+    problems: tuple[str, ...] = field(default=())
+    record: integrity.Integrity | None = None  # journal health, witness alarms, checkpoints
+
+    @property
+    def kiosks(self) -> tuple[KioskStatus, ...]:
+        return tuple(k for t in self.tournaments for k in t.kiosks)
+
+
+def build(hall: Hall, now: datetime | None = None) -> HallStatus:
+    """The hall's state now, for the director's overview."""
+    now = now or datetime.now(UTC)
+    every = tournaments.list_all(hall.db)
+    by_tournament: dict[str, list[KioskStatus]] = {t.slug: [] for t in every}
+    for kiosk in kiosks.list_all(hall.db):
+        if kiosk.active and kiosk.tournament in by_tournament:
+            by_tournament[kiosk.tournament].append(kiosk_status(kiosk, now))
+    today = overview.challenges_today(hall.db, now)
+    shown = tuple(
+        _tournament_status(hall, t, by_tournament[t.slug], today.get(t.slug, 0)) for t in every
+    )
+    lexicons = tuple(_lexicon_status(hall, m, every) for m in hall.store.manifests())
+    problems = [
+        f"{t.tournament.title}: {t.lexicon_problem}" for t in shown if t.lexicon_problem
+    ] + [f"Lexicon {x.manifest.name}: {x.problem}" for x in lexicons if x.problem]
+    return HallStatus(
+        checked_at=now.isoformat(timespec="seconds"),
+        tournaments=shown,
+        lexicons=lexicons,
+        open_flags=second_opinion.open_count(hall.db),
+        journal=_journal_status(hall),
+        problems=tuple(problems),
+        record=integrity.overview(hall),
+    )
+
+
+def kiosk_status(kiosk: kiosks.Kiosk, now: datetime) -> KioskStatus:
+    """Online if seen within ONLINE_SECONDS of `now`."""
+    if kiosk.last_seen_at is None:
+        return KioskStatus(kiosk.name, "never seen", None)
+    seen = datetime.fromisoformat(kiosk.last_seen_at)
+    online = now - seen <= timedelta(seconds=ONLINE_SECONDS)
+    return KioskStatus(kiosk.name, "online" if online else "offline", kiosk.last_seen_at)
+
+
+def _tournament_status(
+    hall: Hall, tournament, kiosk_list: list[KioskStatus], challenges_today: int
+) -> TournamentStatus:
+    try:
+        words = hall.lexicon_for(tournament).manifest.words
+        problem = None
+    except AdjudicatorError as exc:
+        words, problem = None, str(exc)
+    try:
+        rule_title = get_rule(tournament.rule).title
+    except AdjudicatorError:
+        rule_title = tournament.rule
+    return TournamentStatus(
+        tournament=tournament,
+        rule_title=rule_title,
+        lexicon_words=words,
+        lexicon_problem=problem,
+        kiosks=tuple(sorted(kiosk_list, key=lambda k: k.name)),
+        challenges_today=challenges_today,
+    )
+
+
+def _lexicon_status(hall: Hall, manifest: Manifest, every) -> LexiconStatus:
+    try:
+        hall.store.open(manifest.name)  # its compiled file against the manifest's checksum
+        problem = None
+    except LexiconError as exc:
+        problem = str(exc)
+    used_by = tuple(t.slug for t in every if t.lexicon == manifest.name)
+    return LexiconStatus(manifest, problem, used_by)
+
+
+def _journal_status(hall: Hall) -> JournalStatus:
+    with hall.db.transaction() as cur:
+        row = cur.execute(
+            "SELECT id, recorded_at FROM adjudications ORDER BY id DESC LIMIT 1"
+        ).one()
+    if row is None:
+        return JournalStatus(0, None)
+    return JournalStatus(row["id"], row["recorded_at"])

@@ -1,0 +1,67 @@
+"""What the director's overview says about the record's integrity, in one place.
+
+The journal's health (lost, cannot write), kiosks' witness alarms, the last checkpoint, lexicons
+out of service and the signing key's id: read together so any page can present them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from adjudicator.hall.hall import Hall
+from adjudicator.record import checkpoints, witnesses
+from adjudicator.record.db import DatabaseUnavailable
+from adjudicator.record.journal_health import Health
+from adjudicator.record.receipt_key import ReceiptKeyError
+
+
+@dataclass(frozen=True)
+class Integrity:
+    """The overview's integrity section; `problems` lists what needs the director now."""
+
+    journal: Health
+    alarms: list[witnesses.Alarm] = field(default_factory=list)
+    last_checkpoint: dict[str, Any] | None = None
+    lexicons_out_of_service: dict[str, str] = field(default_factory=dict)
+    key_id: str = ""
+    unreadable: list[str] = field(default_factory=list)  # parts that could not be read now
+
+    @property
+    def problems(self) -> list[str]:
+        found = [] if self.journal.ok else [self.journal.detail]
+        found += [
+            f"Kiosk {a.kiosk} holds a signed receipt for row {a.row_id} that the journal does "
+            f"not bear out: {a.problem}."
+            for a in self.alarms
+        ]
+        found += [
+            f"Lexicon {name} is out of service: {reason}"
+            for name, reason in self.lexicons_out_of_service.items()
+        ]
+        return found + self.unreadable
+
+
+def overview(hall: Hall) -> Integrity:
+    """Everything the director should know about the record now (reads only)."""
+    unreadable = []
+    alarms: list[witnesses.Alarm] = []
+    last = None
+    key_id = ""
+    try:
+        alarms = witnesses.alarms(hall.db)
+        last = checkpoints.last(hall.db)
+    except DatabaseUnavailable as exc:
+        unreadable.append(f"Alarms and checkpoints cannot be read: {exc}")
+    try:
+        key_id = hall.signing_key().id
+    except ReceiptKeyError as exc:
+        unreadable.append(str(exc))
+    return Integrity(
+        journal=hall.journal_health(),
+        alarms=alarms,
+        last_checkpoint=last,
+        lexicons_out_of_service=hall.store.out_of_service(),
+        key_id=key_id,
+        unreadable=unreadable,
+    )

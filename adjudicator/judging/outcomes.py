@@ -1,0 +1,160 @@
+"""The effective outcome of each challenge: what stands once voids, reissues and rulings count.
+
+A challenge's own row never changes (the journal is append-only); later rows that refer to it
+decide what it finally means. In order of precedence:
+1. a `void` row (withdrawn, rescinded, entered by mistake): VOID, no penalty to anyone;
+2. a challenge that names it as the one it replaces (a reissued slip): VOID, reissued;
+3. the director's ruling: its verdict and consequence;
+4. a second opinion that is final (it agrees, or a word judge's dictionary check closed a
+   referral): its verdict and consequence;
+5. otherwise the challenge as judged (pending while a flagged second opinion awaits a ruling).
+`game.earlier_unsuccessful` counts challenges by the same order, in SQL.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from adjudicator.judging.rules import void_consequence
+from adjudicator.judging.second_opinion import is_flagged
+from adjudicator.record import journal
+from adjudicator.record.db import Database
+
+VOID = "VOID"
+AS_JUDGED = "as judged"
+CHUNK = 500
+_KIND, _VERDICT, _CONSEQUENCE = map(journal.FIELDS.index, ("kind", "verdict", "consequence"))
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a challenge finally means, and which row says so."""
+
+    verdict: str  # ACCEPTABLE, UNACCEPTABLE, REFER (a referral still open) or VOID
+    consequence: str
+    penalty: dict[str, Any] | None
+    decided_by: int  # the row that gives this outcome (the challenge itself if nothing else)
+    how: str  # "as judged", "ruling #20", "void #15: <reason>", "reissued as #16", ...
+    pending: bool = False  # a flagged second opinion waits for the director's ruling
+
+    def to_api(self) -> dict[str, Any]:
+        return {
+            "verdict": self.verdict,
+            "consequence": self.consequence,
+            "penalty": self.penalty,
+            "decided_by": self.decided_by,
+            "how": self.how,
+            "pending": self.pending,
+        }
+
+
+def outcome_of(challenge: journal.Entry, follow_ups: Sequence[journal.Entry]) -> Outcome:
+    """The effective outcome of `challenge` given every row that refers to it."""
+    latest: dict[str, journal.Entry] = {}
+    final_opinion = None
+    pending = False
+    for row in sorted(follow_ups, key=lambda e: e.id):
+        if row.kind == "second-opinion":
+            if is_flagged(row):
+                pending = True
+            else:
+                final_opinion = row
+        elif row.kind in ("void", "challenge"):
+            latest.setdefault(row.kind, row)  # the first void or reissue decides
+        elif row.kind == "ruling":
+            latest["ruling"] = row
+    if "void" in latest:
+        void = latest["void"]
+        return Outcome(
+            VOID, void.consequence, void.penalty_numbers(), void.id, f"void #{void.id}: {void.note}"
+        )
+    if "challenge" in latest:
+        reissue = latest["challenge"]
+        replaced = void_consequence(f"Reissued as #{reissue.id}: this one counts for nothing.")
+        return Outcome(
+            VOID, replaced.text, replaced.penalty(), reissue.id, f"reissued as #{reissue.id}"
+        )
+    if "ruling" in latest:
+        ruling = latest["ruling"]
+        return _from(ruling, f"ruling #{ruling.id} by {ruling.actor}")
+    if final_opinion is not None and final_opinion.verdict != challenge.verdict:
+        return _from(final_opinion, f"second opinion #{final_opinion.id} by {final_opinion.actor}")
+    return Outcome(
+        challenge.verdict,
+        challenge.consequence,
+        challenge.penalty_numbers(),
+        challenge.id,
+        "awaiting the director's ruling" if pending else AS_JUDGED,
+        pending,
+    )
+
+
+def _from(row: journal.Entry, how: str) -> Outcome:
+    return Outcome(row.verdict, row.consequence, row.penalty_numbers(), row.id, how)
+
+
+def follow_ups_of(db: Database, ids: Sequence[int]) -> dict[int, list[journal.Entry]]:
+    """Every row referring to one of `ids`, by the id it refers to (one indexed query)."""
+    found: dict[int, list[journal.Entry]] = {entry_id: [] for entry_id in ids}
+    if not ids:
+        return found
+    marks = ", ".join("?" for _ in ids)
+    with db.transaction() as cur:
+        rows = cur.execute(
+            f"SELECT * FROM adjudications WHERE refers_to IN ({marks}) ORDER BY id", tuple(ids)
+        ).all()
+    for row in rows:
+        entry = journal.from_row(row)
+        found[entry.refers_to].append(entry)
+    return found
+
+
+def with_outcomes(
+    db: Database, entries: Iterable[journal.Entry], chunk: int = CHUNK
+) -> Iterator[tuple[journal.Entry, Outcome | None]]:
+    """Each entry with its effective outcome (None for rows that are not challenges), read
+    chunk by chunk: constant memory, one query a chunk, whatever the journal's size."""
+    batch: list[journal.Entry] = []
+    for entry in entries:
+        batch.append(entry)
+        if len(batch) >= chunk:
+            yield from _resolve(db, batch)
+            batch = []
+    yield from _resolve(db, batch)
+
+
+def effective_rows(db: Database, rows: Sequence[tuple]) -> Iterator[tuple]:
+    """Stored rows (journal.FIELDS order, ascending ids), each followed by its effective
+    verdict, consequence, deciding row and how (None for rows that are not challenges).
+
+    The follow-ups of the whole batch are read at once, by their index, as one range of
+    `refers_to`; a challenge nothing refers to (nearly all) stands as judged, with no object
+    made for it, so an export costs about what reading its rows does.
+    """
+    if not rows:
+        return
+    follow_ups: dict[int, list[journal.Entry]] = {}
+    for entry in journal.select(
+        db, "refers_to BETWEEN ? AND ?", (rows[0][0], rows[-1][0]), "ORDER BY id"
+    ):
+        follow_ups.setdefault(entry.refers_to, []).append(entry)
+    for row in rows:
+        if row[_KIND] != "challenge":
+            yield (*row, None, None, None, None)
+        elif row[0] not in follow_ups:
+            yield (*row, row[_VERDICT], row[_CONSEQUENCE], row[0], AS_JUDGED)
+        else:
+            found = outcome_of(journal.from_values(row), follow_ups[row[0]])
+            yield (*row, found.verdict, found.consequence, found.decided_by, found.how)
+
+
+def _resolve(
+    db: Database, batch: list[journal.Entry]
+) -> Iterator[tuple[journal.Entry, Outcome | None]]:
+    challenges = [entry.id for entry in batch if entry.kind == "challenge"]
+    follow_ups = follow_ups_of(db, challenges)
+    for entry in batch:
+        is_challenge = entry.kind == "challenge"
+        yield entry, outcome_of(entry, follow_ups[entry.id]) if is_challenge else None

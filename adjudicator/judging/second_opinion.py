@@ -1,0 +1,331 @@
+"""Second opinions (WESPA 3.10.11, NSA X.G): a word judge judges a challenge again.
+
+A word judge re-enters the words from the challenge slip; the verdict is computed by the same
+function as every other (ruling.rule_on) against the lexicon edition and rule the original
+used. The second opinion is refused from the station that gave the original verdict, and from
+anyone who already judged that challenge (NSA Guideline 11g). If the words or the verdict
+differ, the case is flagged and the director records the final ruling (final_ruling.py). A
+referral (REFER) is closed by the word judge's dictionary check without a director step
+(NSA I.B), and the record says so. Everything is a journal row; nothing anywhere says which
+word was bad.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from adjudicator.errors import AdjudicatorError, LexiconError
+from adjudicator.judging import game, voids
+from adjudicator.judging.rules import Rule, consequence, get_rule, with_improper_lookup
+from adjudicator.judging.ruling import rule_on
+from adjudicator.judging.verdict import Verdict
+from adjudicator.record import journal
+from adjudicator.record.db import Database
+from adjudicator.record.tallies import FLAGGED, is_flagged
+from adjudicator.words.lexicon import CompiledLexicon
+from adjudicator.words.normalize import normalize_challenge
+from adjudicator.words.store import LexiconStore
+
+# NSA I.B and X.J (school rule 10 alike): a word judge's dictionary check decides a long word.
+CLOSES_REFERRAL = "closes the referral: the word judge's dictionary check decides (NSA I.B)"
+DICTIONARY = {"acceptable": Verdict.ACCEPTABLE, "unacceptable": Verdict.UNACCEPTABLE}
+
+
+class SecondOpinionRefused(AdjudicatorError):
+    """A second opinion or ruling cannot be given as asked; the message says why."""
+
+
+@dataclass(frozen=True)
+class SecondOpinion:
+    entry: journal.Entry
+    original: journal.Entry
+    flag_reasons: tuple[str, ...]
+
+    @property
+    def flagged(self) -> bool:
+        return bool(self.flag_reasons)
+
+    @property
+    def agrees(self) -> bool:
+        return self.entry.verdict == self.original.verdict
+
+    @property
+    def closes_referral(self) -> bool:
+        """True when this word judge's dictionary check decided a referral (NSA I.B)."""
+        return CLOSES_REFERRAL in (self.entry.note or "")
+
+
+@dataclass
+class Case:
+    """An original adjudication with its second opinions and the director's ruling, if any."""
+
+    original: journal.Entry
+    opinions: list[journal.Entry] = field(default_factory=list)
+    ruling: journal.Entry | None = None
+    void: journal.Entry | None = None  # the void row or reissue that made it count for nothing
+
+    @property
+    def flagged(self) -> bool:
+        return any(is_flagged(opinion) for opinion in self.opinions)
+
+    @property
+    def open(self) -> bool:
+        """Flagged and waiting for the director: not ruled on, not void (voids.py)."""
+        return self.flagged and self.ruling is None and self.void is None
+
+
+def recorded_flag_reasons(entry: journal.Entry) -> tuple[str, ...]:
+    """Why a journalled second opinion was flagged, read back from its note (() if it was not)."""
+    if not is_flagged(entry):
+        return ()
+    _, _, reasons = entry.note.partition(f"{FLAGGED}: ")
+    return tuple(reason for reason in reasons.split("; ") if reason)
+
+
+def original_of(db: Database, adjudication_id: int) -> journal.Entry:
+    """The challenge `adjudication_id`, or a refusal saying what that id is instead."""
+    entry = journal.get(db, adjudication_id)
+    if entry is None:
+        raise SecondOpinionRefused(
+            f"No adjudication #{adjudication_id} in the journal: check the id."
+        )
+    if entry.kind != "challenge":
+        raise SecondOpinionRefused(
+            f"#{adjudication_id} is a {entry.kind}, not a challenge: give the id of the original "
+            f"adjudication (#{entry.refers_to})."
+        )
+    return entry
+
+
+def lexicon_of(store: LexiconStore, original: journal.Entry) -> CompiledLexicon:
+    """The compiled lexicon the original was judged with, refused if it has changed since."""
+    try:
+        lexicon = store.open(original.lexicon_name)
+    except LexiconError:
+        raise SecondOpinionRefused(
+            f"Adjudication #{original.id} was judged with lexicon {original.lexicon_name}, which "
+            "cannot be opened now: ask the director to restore it (`adjudicator lexicon verify`)."
+        ) from None
+    if lexicon.manifest.fingerprint != original.lexicon_fingerprint:
+        raise SecondOpinionRefused(
+            f"Adjudication #{original.id} was judged with {original.lexicon_name} "
+            f"(fingerprint {original.lexicon_fingerprint[:12]}), but {original.lexicon_name} has "
+            f"been re-imported since (fingerprint {lexicon.manifest.fingerprint[:12]}): a second "
+            "opinion must use the same edition. Call the director."
+        )
+    return lexicon
+
+
+def give(
+    db: Database,
+    store: LexiconStore,
+    adjudication_id: int,
+    words: str | Iterable[str],
+    *,
+    actor: str,
+    station: str,
+    dictionary: str | None = None,
+) -> SecondOpinion:
+    """Re-adjudicate challenge `adjudication_id` from the words on the slip, and journal it.
+
+    `station` is where the request comes from (a kiosk's name if made on a kiosk's screen);
+    `dictionary` ('acceptable' or 'unacceptable') is the judge's dictionary check, used when
+    the lexicon refers the words (REFER) and required when the original was REFER.
+    """
+    original = original_of(db, adjudication_id)
+    case = case_of(db, original)
+    _refuse_same_judge(case, actor)
+    if station == original.kiosk:
+        raise SecondOpinionRefused(
+            f"Adjudication #{original.id} was judged on kiosk {original.kiosk}: the original "
+            "adjudicator should not give the second opinion. Use another station."
+        )
+    if dictionary is not None and dictionary not in DICTIONARY:
+        raise SecondOpinionRefused("The dictionary check is either 'acceptable' or 'unacceptable'.")
+    if original.verdict == Verdict.REFER.value and dictionary is None:
+        raise SecondOpinionRefused(
+            f"Adjudication #{original.id} was referred for a dictionary check (REFER): look the "
+            "words up in the dictionary and give its outcome (acceptable or unacceptable)."
+        )
+    lexicon = lexicon_of(store, original)
+    normalised = normalize_challenge(words, lexicon.alphabet)
+    _refuse_if_ruled(db, original.id)
+    rule = get_rule(original.rule)
+    ruling = rule_on(lexicon, rule, normalised)
+    verdict, notes = ruling.verdict, []
+    if verdict is Verdict.REFER and dictionary is not None:
+        verdict = DICTIONARY[dictionary]
+        notes.append(f"dictionary check: {dictionary}")
+    reasons = flag_reasons(original, normalised, verdict, closed_by=closing_opinion(case))
+    if reasons:
+        notes.append(f"{FLAGGED}: {'; '.join(reasons)}")
+    elif original.verdict == Verdict.REFER.value:
+        notes.append(CLOSES_REFERRAL)
+    entry = append_follow_up(
+        db,
+        original,
+        kind="second-opinion",
+        station=station,
+        actor=actor,
+        rule=rule,
+        words=normalised,
+        verdict=verdict,
+        note="; ".join(notes) or None,
+    )
+    return SecondOpinion(entry, original, reasons)
+
+
+def _refuse_same_judge(case: Case, actor: str) -> None:
+    """NSA Guideline 11g: whoever researched a challenge does not give its next opinion."""
+    earlier = [case.original, *case.opinions]
+    if any(entry.actor == actor for entry in earlier):
+        raise SecondOpinionRefused(
+            f"{actor} already judged adjudication #{case.original.id}: another person gives "
+            "the next opinion (NSA Guideline 11g)."
+        )
+
+
+def closing_opinion(case: Case) -> journal.Entry | None:
+    """The second opinion whose dictionary check closed a referral (REFER), if any."""
+    if case.original.verdict != Verdict.REFER.value:
+        return None
+    return next((o for o in case.opinions if CLOSES_REFERRAL in (o.note or "")), None)
+
+
+def flag_reasons(
+    original: journal.Entry,
+    words: tuple[str, ...],
+    verdict: Verdict,
+    closed_by: journal.Entry | None = None,
+) -> tuple[str, ...]:
+    """Why the director must decide: different words, or a different verdict from the
+    original's (for a referral, from the dictionary check that closed it, if one did)."""
+    reasons = []
+    if Counter(words) != Counter(original.words):
+        reasons.append("the words differ from the original's")
+    if original.verdict != Verdict.REFER.value:
+        if verdict.value != original.verdict:
+            reasons.append("the verdict differs from the original's")
+    elif closed_by is not None and verdict.value != closed_by.verdict:
+        reasons.append(f"the verdict differs from the dictionary check #{closed_by.id}")
+    return tuple(reasons)
+
+
+def append_follow_up(
+    db: Database,
+    original: journal.Entry,
+    *,
+    kind: str,
+    station: str,
+    actor: str,
+    rule: Rule,
+    words: tuple[str, ...],
+    verdict: Verdict,
+    note: str | None,
+    improper_lookup: bool = False,
+) -> journal.Entry:
+    """Journal a second opinion or ruling on `original`, unless the director has ruled or the
+    challenge is void. Under a rule that counts earlier challenges, the consequence counts the
+    challenger's unsuccessful challenges before the original, under the chain lock."""
+
+    def settle(cur) -> dict:
+        _refuse_if_ruled(cur, original.id)
+        voids.refuse_if_void(cur, original.id)
+        earlier = game.earlier_unsuccessful(
+            cur,
+            original.tournament,
+            original.round,
+            original.table,
+            original.challenger,
+            before_id=original.id,
+        )
+        result = consequence(rule, verdict, len(words), earlier)
+        if improper_lookup:
+            result = with_improper_lookup(result)
+        return {"consequence": result.text, "penalty": result.penalty_json()}
+
+    return journal.append(
+        db,
+        guard=settle,
+        kind=kind,
+        refers_to=original.id,
+        tournament=original.tournament,
+        kiosk=station,
+        lexicon_name=original.lexicon_name,
+        lexicon_fingerprint=original.lexicon_fingerprint,
+        lexicon_words=original.lexicon_words,
+        rule=rule.name,
+        words=tuple(words),
+        word_count=len(words),
+        verdict=verdict.value,
+        consequence="",
+        table=original.table,
+        round=original.round,
+        challenger=original.challenger,
+        player=original.player,
+        actor=actor,
+        note=note,
+    )
+
+
+def case_of(db: Database, original: journal.Entry) -> Case:
+    """The original with every row that refers to it (read through the refers_to index)."""
+    case = Case(original)
+    for entry in journal.follow_ups(db, original.id):
+        _add_to_case(case, entry)
+    return case
+
+
+def cases(
+    db: Database, *, open_only: bool = False, closed_only: bool = False, limit: int | None = None
+) -> list[Case]:
+    """Cases with a second opinion or ruling, newest first (at most `limit`); `open_only`:
+    flagged, not yet ruled and not void; `closed_only`: the others. Read from journal_cases
+    (kept in each append's transaction: tallies.py), no scan."""
+    where = "open = 1" if open_only else "open = 0" if closed_only else "open IN (0, 1)"
+    tail = f" LIMIT {int(limit)}" if limit is not None else ""
+    with db.transaction() as cur:
+        rows = cur.execute(
+            f"SELECT original_id FROM journal_cases WHERE {where} ORDER BY original_id DESC{tail}"
+        ).tuples()
+    ids = tuple(original_id for (original_id,) in rows)
+    if not ids:
+        return []
+    marks = ", ".join("?" for _ in ids)  # three reads in all, however many cases are shown
+    originals = {e.id: Case(e) for e in journal.select(db, f"id IN ({marks})", ids)}
+    for entry in journal.select(db, f"refers_to IN ({marks})", ids, "ORDER BY id"):
+        if entry.refers_to in originals:
+            _add_to_case(originals[entry.refers_to], entry)
+    return [originals[original_id] for original_id in ids if original_id in originals]
+
+
+def open_count(db: Database) -> int:
+    """How many cases wait for the director's ruling, void ones left out (an index range)."""
+    with db.transaction() as cur:
+        row = cur.execute("SELECT COUNT(*) AS n FROM journal_cases WHERE open = 1").one()
+    return int(row["n"]) if row else 0
+
+
+def _add_to_case(case: Case, entry: journal.Entry) -> None:
+    if entry.kind == "second-opinion":
+        case.opinions.append(entry)
+    elif entry.kind == "ruling":
+        case.ruling = entry
+    elif entry.kind in ("void", "challenge") and case.void is None:
+        case.void = entry
+
+
+def _refuse_if_ruled(db_or_cur, adjudication_id: int) -> None:
+    sql = "SELECT id FROM adjudications WHERE kind = 'ruling' AND refers_to = ?"
+    if isinstance(db_or_cur, Database):
+        with db_or_cur.transaction() as cur:
+            row = cur.execute(sql, (adjudication_id,)).one()
+    else:
+        row = db_or_cur.execute(sql, (adjudication_id,)).one()
+    if row:
+        raise SecondOpinionRefused(
+            f"The director has already given the final ruling on #{adjudication_id} "
+            f"(journal row #{row['id']}): it is final."
+        )

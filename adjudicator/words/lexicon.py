@@ -1,0 +1,260 @@
+"""A compiled lexicon: a marisa-trie file, and the manifest that vouches for it.
+
+Opening copies the file once into a private, sealed memory file (Linux memfd: nobody can change
+it after sealing), checks that copy's SHA-256 against the manifest, and only then has marisa
+map the same copy (mmap: a sealed copy cannot shrink under the mapping, as a file can). marisa
+never sees a byte that has not matched: there is no window between checking and mapping, and a
+file damaged in place afterwards cannot reach the trie in use (a damaged trie can crash the
+process). Where memfd is missing, the bytes are read into memory, checked and loaded from there.
+
+Under `adjudicator serve` the sealed copies are made once, before gunicorn forks its workers
+(adjudicator.words.sealed_lexicons); each worker checks the copy it inherited and maps it, so an
+edition's pages are held once per server, not once per worker.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+from dataclasses import asdict, dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+import marisa_trie
+
+from adjudicator.errors import LexiconCorrupt, LexiconError
+from adjudicator.words.alphabet import Alphabet
+from adjudicator.words.alphabet_files import from_manifest
+from adjudicator.words.sealed_lexicons import HANDOFF_VARIABLE, inherited_copy
+from adjudicator.words.wordlist import short_fingerprint
+
+TYPE_CHECKING = False  # the typing module costs `adjudicator judge` several ms to import
+if TYPE_CHECKING:
+    from typing import Any
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """Everything known about one compiled lexicon; stored as JSON beside the trie."""
+
+    name: str
+    words: int
+    fingerprint: str
+    compiled_file: str
+    compiled_sha256: str
+    description: str = ""
+    source_file: str = ""
+    source_sha256: str = ""
+    source_format: str = ""
+    longest_word: int = 0
+    words_over_15: int = 0
+    built_at: str = ""
+    build_seconds: float = 0.0
+    program_version: str = ""
+    verified: bool = False  # the fingerprint matches the catalogue entry of this name
+    catalogue_name: str = ""  # the catalogue edition whose fingerprint this is, if any
+    tournament_list: bool = True
+    refer_longer_than: int = 0
+    refer_even_if_listed: bool = False  # every word over refer_longer_than goes to a person
+    recipe: dict[str, Any] = field(default_factory=dict)
+    alphabet: dict[str, Any] = field(default_factory=dict)  # its definition; empty: english
+
+    @property
+    def short_fingerprint(self) -> str:
+        return short_fingerprint(self.fingerprint)
+
+    def get_alphabet(self) -> Alphabet:
+        """The alphabet the words are spelled in (from the recorded definition)."""
+        return self._alphabet
+
+    @cached_property
+    def _alphabet(self) -> Alphabet:
+        return from_manifest(self.alphabet)
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=2, sort_keys=True) + "\n"
+
+    @classmethod
+    def from_json(cls, text: str) -> Manifest:
+        data = json.loads(text)
+        if not isinstance(data, dict):
+            raise ValueError("a manifest must be a JSON object")
+        known = {name for name in cls.__dataclass_fields__}
+        manifest = cls(**{key: value for key, value in data.items() if key in known})
+        for name in ("name", "fingerprint", "compiled_file", "compiled_sha256"):
+            if not isinstance(getattr(manifest, name), str):
+                raise ValueError(f"its field {name!r} is not text")
+        if not isinstance(manifest.words, int):
+            raise ValueError("its field 'words' is not a whole number")
+        manifest.get_alphabet()  # an unusable alphabet makes the manifest unreadable
+        return manifest
+
+    def summary(self) -> dict[str, Any]:
+        """The public description of this lexicon, as the API and `lexicon list --json` give it."""
+        return {
+            "name": self.name,
+            "description": self.description,
+            "alphabet": self.get_alphabet().name,
+            "words": self.words,
+            "fingerprint": self.fingerprint,
+            "short_fingerprint": self.short_fingerprint,
+            "verified": self.verified,
+            "catalogue_name": self.catalogue_name,
+            "tournament_list": self.tournament_list,
+            "refer_longer_than": self.refer_longer_than,
+            "refer_even_if_listed": self.refer_even_if_listed,
+            "longest_word": self.longest_word,
+            "words_over_15": self.words_over_15,
+            "built_at": self.built_at,
+        }
+
+
+class CompiledLexicon:
+    """A read-only lexicon held in a marisa trie; `word in lexicon` looks a word up."""
+
+    def __init__(self, manifest: Manifest, trie: marisa_trie.Trie, path: Path):
+        self.manifest = manifest
+        self.path = path
+        self.trie = trie  # the verdict looks words up here directly: no Python call per word
+        self.alphabet = manifest.get_alphabet()
+
+    def __contains__(self, word: object) -> bool:
+        """Whether the canonical spelling `word` is in the lexicon."""
+        return isinstance(word, str) and self.alphabet.key_of(word) in self.trie
+
+    def __len__(self) -> int:
+        return len(self.trie)
+
+    def __iter__(self):
+        """The canonical spellings, in the trie's order (not sorted)."""
+        if self.alphabet.keys_are_canonical:
+            return iter(self.trie.iterkeys())
+        return map(self.alphabet.canonical_of_key, self.trie.iterkeys())
+
+    @property
+    def name(self) -> str:
+        return self.manifest.name
+
+    @classmethod
+    def open(cls, manifest: Manifest, path: Path) -> CompiledLexicon:
+        """Load the trie at `path` from a private copy that matched `manifest` first."""
+        try:
+            trie = _load_verified(manifest, path)
+        except LexiconCorrupt:
+            raise
+        except Exception as exc:  # marisa raises plain RuntimeError/ValueError on bad files
+            raise LexiconCorrupt(f"Lexicon {manifest.name} cannot be opened: {exc}.") from None
+        if len(trie) != manifest.words:
+            raise LexiconCorrupt(
+                f"Lexicon {manifest.name} is damaged: it holds {len(trie):,} words, "
+                f"its manifest says {manifest.words:,}. Import it again."
+            )
+        return cls(manifest, trie, path)
+
+
+def _load_verified(manifest: Manifest, path: Path) -> marisa_trie.Trie:
+    """The trie from a sealed copy of `path` whose SHA-256 matched the manifest.
+
+    The server's own sealed copy (made before its workers forked) is mapped when there is one,
+    so every worker shares its pages; otherwise a private sealed copy is made and mapped.
+    """
+    trie = marisa_trie.Trie()
+    if not hasattr(os, "memfd_create"):  # not Linux: check and load the same bytes in memory
+        data = _read(path, lambda handle: handle.read())
+        _check(manifest, path, hashlib.sha256(data).hexdigest())
+        trie.frombytes(data)
+        return trie
+    shared = inherited_copy(manifest.compiled_sha256)
+    if shared is not None and _sealed_digest(shared) == manifest.compiled_sha256:
+        _check(manifest, path, file_sha256(path))  # the file itself damaged: say so, as ever
+        trie.mmap(f"/proc/self/fd/{shared}")  # pages shared with every sibling worker
+        return trie
+    copy = sealed_copy(manifest, path, inheritable=False)
+    try:
+        trie.mmap(f"/proc/self/fd/{copy}")  # marisa maps the very copy that was checked
+    finally:
+        os.close(copy)  # the mapping keeps the copy alive, and only this process holds it
+    return trie
+
+
+def sealed_copy(manifest: Manifest, path: Path, inheritable: bool) -> int:
+    """A sealed memory file holding `path`'s bytes, checked against the manifest: its fd."""
+    flags = os.MFD_ALLOW_SEALING | (0 if inheritable else os.MFD_CLOEXEC)
+    copy = os.memfd_create(f"lexicon-{manifest.name}", flags)
+    try:
+        _read(path, lambda handle: _copy_into(handle, copy))
+        fcntl.fcntl(copy, fcntl.F_ADD_SEALS, _SEALS)  # from here on, the copy cannot change
+        _check(manifest, path, _sealed_digest(copy))
+    except BaseException:
+        os.close(copy)
+        raise
+    return copy
+
+
+def _sealed_digest(fd: int) -> str:
+    """SHA-256 of a sealed memory file, read through a description of its own (the offset of
+    an fd inherited by several workers is shared)."""
+    with open(f"/proc/self/fd/{fd}", "rb") as sealed:
+        return hashlib.file_digest(sealed, "sha256").hexdigest()
+
+
+_SEALS = fcntl.F_SEAL_WRITE | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SEAL
+
+
+def _copy_into(handle, target: int) -> None:
+    size = os.fstat(handle.fileno()).st_size
+    copied = 0
+    while copied < size:
+        sent = os.sendfile(target, handle.fileno(), copied, size - copied)
+        if sent == 0:  # shrunk while copying: the hash will say so
+            break
+        copied += sent
+
+
+def _check(manifest: Manifest, path: Path, actual: str) -> None:
+    if actual != manifest.compiled_sha256:
+        raise LexiconCorrupt(
+            f"Lexicon {manifest.name} is damaged: its compiled file {path.name} does not "
+            "match its manifest. Run `adjudicator lexicon verify` and import it again."
+        )
+
+
+def _read(path: Path, how):
+    """Open a compiled file and apply `how` to it, with a clear error if it is missing.
+
+    Read, never mmap: a file truncated by someone else while mapped would kill the process
+    (SIGBUS) when the missing pages are touched.
+    """
+    try:
+        with open(path, "rb") as handle:
+            return how(handle)
+    except FileNotFoundError:
+        raise LexiconCorrupt(f"Compiled lexicon file {Path(path).name} is missing.") from None
+    except OSError as exc:
+        raise LexiconCorrupt(
+            f"Compiled lexicon file {Path(path).name} cannot be read: {exc.strerror or exc}."
+        ) from None
+
+
+def file_sha256(path: Path) -> str:
+    """SHA-256 of a file, read in chunks (never mapped: see _read)."""
+    return _read(path, lambda handle: hashlib.file_digest(handle, "sha256").hexdigest())
+
+
+def seal_for_workers(store) -> int:
+    """Make an inheritable sealed copy of every intact lexicon in `store` and name them in the
+    environment the workers will inherit; returns how many. Damaged ones are left to the
+    workers, which take them out of service with the reason."""
+    if not hasattr(os, "memfd_create"):
+        return 0
+    pairs = []
+    for manifest in store.manifests():
+        try:
+            fd = sealed_copy(manifest, store.root / manifest.compiled_file, inheritable=True)
+        except LexiconError:
+            continue
+        pairs.append(f"{manifest.compiled_sha256}={fd}")
+    os.environ[HANDOFF_VARIABLE] = ",".join(pairs)
+    return len(pairs)

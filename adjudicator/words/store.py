@@ -1,0 +1,372 @@
+"""The store of compiled lexicons under the data home: build, save, list, open, verify.
+
+Each lexicon is two files: `<NAME>.<sha12>.marisa` (content-addressed, never rewritten) and
+`<NAME>.json`, its manifest, replaced atomically. A reader that loaded the old trie keeps it
+while a new edition is installed beside it, so replacing a lexicon fails no request.
+
+A serving process re-hashes each compiled file it has open every `lexicon_recheck_seconds`,
+whatever its timestamps say. A file that no longer matches its manifest takes the lexicon out
+of service (a `<NAME>.out-of-service` note in the store, seen by every process) until the
+director imports it again or verifies it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import marisa_trie
+
+from adjudicator import __version__, settings
+from adjudicator.errors import LexiconCorrupt, LexiconError, LexiconNotFound
+from adjudicator.words.lexicon import CompiledLexicon, Manifest, file_sha256
+from adjudicator.words.wordlist import WordSet, fingerprint
+
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+OUT_OF_SERVICE = ".out-of-service"
+
+
+@dataclass
+class _Loaded:
+    """A lexicon loaded in this process, and when its file was last found intact."""
+
+    compiled_sha256: str
+    signature: tuple | None
+    lexicon: CompiledLexicon
+    checked_at: float
+
+
+def check_name(name: str) -> str:
+    """A lexicon name is 1-64 letters, digits, dots, dashes or underscores."""
+    if not _NAME.fullmatch(name or "") or name.endswith(".json"):
+        raise LexiconError(
+            f"Invalid lexicon name {name!r}: use letters, digits, '.', '-' or '_', "
+            "such as NWL2023 or CSW24."
+        )
+    return name
+
+
+class LexiconStore:
+    """Compiled lexicons in one folder, by default `<data home>/lexicons`.
+
+    The folder's manifests (and out-of-service notes) are read once and kept for as long as
+    the folder is unchanged: each is only ever replaced by a rename or removed, which changes
+    the folder's mtime. So a call costs one stat() of the folder, however many lexicons there
+    are.
+    """
+
+    def __init__(self, root: Path | None = None, recheck_seconds: float | None = None):
+        self.root = Path(root) if root else settings.data_home() / "lexicons"
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.recheck_seconds = (
+            settings.get_int("lexicon_recheck_seconds", 1)
+            if recheck_seconds is None
+            else recheck_seconds
+        )
+        self._root = str(self.root)
+        self._open: dict[str, _Loaded] = {}
+        self._recheck_lock = threading.Lock()
+        self._listing: _Listing | None = None
+
+    def manifest_path(self, name: str) -> Path:
+        return self.root / f"{check_name(name)}.json"
+
+    def names(self) -> list[str]:
+        """Names of every lexicon with a manifest, sorted."""
+        return list(self._current().names)
+
+    def exists(self, name: str) -> bool:
+        return self._current().get(name) is not None
+
+    def manifest(self, name: str) -> Manifest:
+        """The manifest of `name`, or LexiconNotFound saying which names exist."""
+        return self._manifest_in(self._current(), name)
+
+    def _manifest_in(self, listing: _Listing, name: str) -> Manifest:
+        found = listing.get(name)
+        if found is None:
+            check_name(name)
+            known = ", ".join(listing.names) or "none yet"
+            raise LexiconNotFound(
+                f"No lexicon named {name!r} (compiled lexicons: {known}). "
+                "Import one with `adjudicator lexicon import`."
+            )
+        if isinstance(found, LexiconError):
+            raise type(found)(str(found))  # a fresh one: re-raising one object grows its traceback
+        return found
+
+    def manifests(self) -> list[Manifest]:
+        """Manifests of every lexicon that has a readable one."""
+        return self._current().readable()
+
+    def summaries(self) -> list[dict]:
+        """Every readable manifest's summary (as the API lists them), computed once per change."""
+        return self._current().summaries()
+
+    def open(self, name: str) -> CompiledLexicon:
+        """The lexicon `name`, loaded once per process and reloaded when its manifest changes.
+
+        Refused while out of service. A compiled file changed since it was loaded (inode, size
+        or mtime) is checked again at once; every `recheck_seconds` it is re-hashed anyway.
+        """
+        listing = self._current()  # one stat() of the folder: on every verdict's path
+        manifest = self._manifest_in(listing, name)
+        self._refuse_if_out_of_service(name, listing)
+        file = os.path.join(self._root, manifest.compiled_file)
+        signature = _file_signature(file)
+        loaded = self._open.get(name)
+        if loaded and (loaded.compiled_sha256, loaded.signature) == (
+            manifest.compiled_sha256,
+            signature,
+        ):
+            if time.monotonic() - loaded.checked_at >= self.recheck_seconds:
+                self._recheck(name, manifest, Path(file), loaded)
+            return loaded.lexicon
+        self._open.pop(name, None)
+        path = Path(file)
+        try:
+            lexicon = CompiledLexicon.open(manifest, path)
+        except LexiconCorrupt as exc:
+            if path.exists():  # a missing file may be a new edition going in: not damage
+                self._take_out_of_service(name, str(exc))
+            raise
+        self._open[name] = _Loaded(manifest.compiled_sha256, signature, lexicon, time.monotonic())
+        return lexicon
+
+    def _recheck(self, name: str, manifest: Manifest, path: Path, loaded: _Loaded) -> None:
+        """Re-hash a loaded lexicon's file (one thread at a time; the others carry on)."""
+        if not self._recheck_lock.acquire(blocking=False):
+            return
+        try:
+            loaded.checked_at = time.monotonic()
+            try:
+                intact = file_sha256(path) == manifest.compiled_sha256
+            except LexiconCorrupt:
+                return  # gone: replaced by a new edition, or caught by the next open
+            if intact:
+                return
+            self._open.pop(name, None)
+            reason = (
+                f"Lexicon {name} is damaged: its compiled file {path.name} no longer matches "
+                "its manifest (found by the periodic re-check)."
+            )
+            self._take_out_of_service(name, reason)
+            raise LexiconCorrupt(reason + " Import it again, or verify it.")
+        finally:
+            self._recheck_lock.release()
+
+    def _current(self) -> _Listing:
+        """The folder's lexicons as it holds them now: reread only when the folder changed."""
+        try:
+            info = os.stat(self._root)
+        except OSError:
+            info = None
+        identity = (info.st_ino, info.st_mtime_ns, info.st_size) if info else None
+        listing = self._listing
+        if listing is not None and listing.identity == identity and listing.settled:
+            return listing
+        listing = _Listing(self._root, identity, info.st_mtime if info else 0.0)
+        self._listing = listing
+        return listing
+
+    def out_of_service(self) -> dict[str, str]:
+        """Lexicons taken out of service, with the reason each was found damaged."""
+        found = {}
+        for name in self._current().out_of_service:
+            try:
+                found[name] = json.loads(self._out_of_service_path(name).read_text())["reason"]
+            except (OSError, ValueError, KeyError, TypeError):
+                found[name] = "damaged (no reason recorded)"
+        return found
+
+    def _out_of_service_path(self, name: str) -> Path:
+        return self.root / f"{check_name(name)}{OUT_OF_SERVICE}"
+
+    def _refuse_if_out_of_service(self, name: str, listing: _Listing) -> None:
+        if name in listing.out_of_service:
+            raise LexiconCorrupt(
+                f"Lexicon {name} is out of service: its compiled file did not match its "
+                "manifest. The director must import it again or verify it."
+            )
+
+    def _take_out_of_service(self, name: str, reason: str) -> None:
+        note = json.dumps({"reason": reason, "at": _now(timespec="auto")})
+        _atomic_write(self._out_of_service_path(name), note.encode())
+        self._open.pop(name, None)
+
+    def _back_in_service(self, name: str) -> None:
+        self._out_of_service_path(name).unlink(missing_ok=True)
+
+    def save(self, name: str, words: WordSet, **details) -> Manifest:
+        """Compile `words` into the store as `name`; `details` fill the manifest."""
+        check_name(name)
+        started = time.perf_counter()
+        trie = marisa_trie.Trie(words.keys)
+        compiled = self._write_trie(name, trie)
+        manifest = Manifest(
+            name=name,
+            words=len(words),
+            fingerprint=words.fingerprint,
+            compiled_file=compiled.name,
+            compiled_sha256=file_sha256(compiled),
+            longest_word=words.longest,
+            words_over_15=words.over_board_length,
+            built_at=_now(),
+            build_seconds=round(time.perf_counter() - started, 3),
+            program_version=__version__,
+            alphabet=words.alphabet.to_dict(),
+            **details,
+        )
+        previous = self._previous_file(name)
+        _atomic_write(self.manifest_path(name), manifest.to_json().encode())
+        self._back_in_service(name)
+        if previous and previous != compiled.name:
+            (self.root / previous).unlink(missing_ok=True)
+        return manifest
+
+    def remove(self, name: str) -> None:
+        """Delete `name` and its compiled file."""
+        manifest = self.manifest(name)
+        self.manifest_path(name).unlink()
+        self._back_in_service(name)
+        (self.root / manifest.compiled_file).unlink(missing_ok=True)
+
+    def verify(self, name: str) -> Manifest:
+        """Check `name` deeply: file checksum, word count and the fingerprint of its words."""
+        manifest = self.manifest(name)
+        path = self.root / manifest.compiled_file
+        try:
+            lexicon = CompiledLexicon.open(manifest, path)
+            if fingerprint(sorted(lexicon)) != manifest.fingerprint:
+                raise LexiconCorrupt(
+                    f"Lexicon {name} is damaged: its words do not match its fingerprint. "
+                    "Import it again."
+                )
+        except LexiconCorrupt as exc:
+            if path.exists():
+                self._take_out_of_service(name, str(exc))
+            raise
+        self._back_in_service(name)  # the director verified it: judging may resume
+        return manifest
+
+    def _previous_file(self, name: str) -> str | None:
+        try:
+            return self.manifest(name).compiled_file
+        except LexiconError:
+            return None
+
+    def _write_trie(self, name: str, trie: marisa_trie.Trie) -> Path:
+        import tempfile  # only when saving: `judge` should not pay for it
+
+        handle, temp = tempfile.mkstemp(dir=self.root, prefix=f".{name}.", suffix=".tmp")
+        os.close(handle)
+        try:
+            trie.save(temp)
+            _fsync_file(Path(temp))
+            final = self.root / f"{name}.{file_sha256(Path(temp))[:12]}.marisa"
+            os.replace(temp, final)
+            _fsync_dir(self.root)
+            return final
+        finally:
+            Path(temp).unlink(missing_ok=True)
+
+
+# A folder's mtime ticks coarsely (a few ms): a change in the same tick as the listing would
+# not move it. A listing made this long after the folder's mtime is trusted; until then each
+# call reads the folder again.
+SETTLE_SECONDS = 1.0
+
+
+class _Listing:
+    """The folder's lexicon names at one moment; each manifest is read on first use."""
+
+    def __init__(self, root: str, identity: tuple | None, mtime: float):
+        self.root = root
+        self.identity = identity
+        self.settled = identity is not None and time.time() - mtime > SETTLE_SECONDS
+        try:
+            files = os.listdir(root)
+        except OSError:
+            files = []
+        self.names = sorted(name[:-5] for name in files if name.endswith(".json"))
+        self.out_of_service = frozenset(
+            name.removesuffix(OUT_OF_SERVICE) for name in files if name.endswith(OUT_OF_SERVICE)
+        )
+        self._known = set(self.names)
+        self._manifests: dict[str, Manifest | LexiconError] = {}
+        self._summaries: list[dict] | None = None
+
+    def get(self, name: str) -> Manifest | LexiconError | None:
+        """The manifest of `name` (or the error reading it); None if there is no such lexicon."""
+        if name not in self._known:
+            return None
+        found = self._manifests.get(name)
+        if found is None:
+            found = _read_manifest(Path(self.root, name + ".json"))
+            self._manifests[name] = found
+        return found
+
+    def readable(self) -> list[Manifest]:
+        return [m for m in map(self.get, self.names) if isinstance(m, Manifest)]
+
+    def summaries(self) -> list[dict]:
+        if self._summaries is None:
+            self._summaries = [manifest.summary() for manifest in self.readable()]
+        return self._summaries
+
+
+def _read_manifest(path: Path) -> Manifest | LexiconError:
+    try:
+        return Manifest.from_json(path.read_text())
+    except OSError as exc:
+        return LexiconNotFound(f"The manifest of lexicon {path.stem} cannot be read: {exc}.")
+    except (ValueError, TypeError) as exc:
+        return LexiconCorrupt(f"The manifest of lexicon {path.stem} is unreadable: {exc}.")
+
+
+def _file_signature(path: Path | str) -> tuple | None:
+    """What changes when a file is rewritten or edited in place: inode, size, mtime."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (info.st_ino, info.st_size, info.st_mtime_ns)
+
+
+def _now(timespec: str = "seconds") -> str:
+    from datetime import UTC, datetime  # only when saving: `judge` should not pay for it
+
+    return datetime.now(UTC).isoformat(timespec=timespec)
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    import tempfile
+
+    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temp, path)
+        _fsync_dir(path.parent)
+    finally:
+        Path(temp).unlink(missing_ok=True)
+
+
+def _fsync_file(path: Path) -> None:
+    with open(path, "rb") as handle:
+        os.fsync(handle.fileno())
+
+
+def _fsync_dir(folder: Path) -> None:
+    descriptor = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
