@@ -25,7 +25,8 @@ from adjudicator.judging.rules import Rule
 
 GAME_FIELDS = ("round", "table", "challenger")
 
-# A second opinion whose note carries this is waiting for the director (second_opinion.FLAGGED).
+# A second opinion is waiting for the director when its flag_reasons are not '[]' (schema 7);
+# a row from before schema 7 said so in its note (second_opinion.FLAGGED).
 _FLAGGED_NOTE = "%flagged for the director%"
 
 # {bound} narrows the rows: "AND c.id < ?" (before a row), "AND c.id <> ?" (all but one), "".
@@ -41,7 +42,8 @@ WHERE c.tournament = ? AND c.round_no = ? AND c.table_no = ? AND c.challenger = 
      WHERE r.refers_to = c.id AND r.kind = 'ruling' ORDER BY r.id DESC LIMIT 1),
     (SELECT s.verdict FROM adjudications AS s
      WHERE s.refers_to = c.id AND s.kind = 'second-opinion'
-       AND (s.note IS NULL OR s.note NOT LIKE '{_FLAGGED_NOTE}')
+       AND CASE WHEN s.flag_reasons IS NOT NULL THEN s.flag_reasons = '[]'
+           ELSE (s.note IS NULL OR s.note NOT LIKE '{_FLAGGED_NOTE}') END
      ORDER BY s.id DESC LIMIT 1),
     c.verdict) = 'ACCEPTABLE'
 """

@@ -12,6 +12,7 @@ word was bad.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -20,10 +21,10 @@ from adjudicator.errors import AdjudicatorError, LexiconError
 from adjudicator.judging import game, voids
 from adjudicator.judging.rules import Rule, consequence, get_rule, with_improper_lookup
 from adjudicator.judging.ruling import rule_on
-from adjudicator.judging.verdict import Verdict
+from adjudicator.judging.verdict import Verdict, closed_referral
 from adjudicator.record import journal
 from adjudicator.record.db import Database
-from adjudicator.record.tallies import FLAGGED, is_flagged
+from adjudicator.record.tallies import FLAGGED, flag_reasons_of, is_flagged
 from adjudicator.words.lexicon import CompiledLexicon
 from adjudicator.words.normalize import normalize_challenge
 from adjudicator.words.store import LexiconStore
@@ -54,7 +55,7 @@ class SecondOpinion:
     @property
     def closes_referral(self) -> bool:
         """True when this word judge's dictionary check decided a referral (NSA I.B)."""
-        return CLOSES_REFERRAL in (self.entry.note or "")
+        return closes_referral(self.entry, self.original)
 
 
 @dataclass
@@ -77,11 +78,19 @@ class Case:
 
 
 def recorded_flag_reasons(entry: journal.Entry) -> tuple[str, ...]:
-    """Why a journalled second opinion was flagged, read back from its note (() if it was not)."""
-    if not is_flagged(entry):
-        return ()
-    _, _, reasons = entry.note.partition(f"{FLAGGED}: ")
-    return tuple(reason for reason in reasons.split("; ") if reason)
+    """Why a journalled second opinion was flagged: its row's `flag_reasons` (() if it was
+    not flagged)."""
+    return flag_reasons_of(entry) if entry.kind == "second-opinion" else ()
+
+
+def closes_referral(entry: journal.Entry, original: journal.Entry) -> bool:
+    """True when `entry` is a word judge's dictionary check that closed the referral of
+    `original` (REFER) without a flag: read from the row's fields, never from its note."""
+    if entry.kind != "second-opinion" or original.verdict != Verdict.REFER.value:
+        return False
+    if entry.flag_reasons is None:  # a row from before schema 7
+        return CLOSES_REFERRAL in (entry.note or "")
+    return entry.dictionary is not None and not is_flagged(entry)
 
 
 def original_of(db: Database, adjudication_id: int) -> journal.Entry:
@@ -152,11 +161,15 @@ def give(
     lexicon = lexicon_of(store, original)
     normalised = normalize_challenge(words, lexicon.alphabet)
     _refuse_if_ruled(db, original.id)
+    _refuse_after_final(case)
     rule = get_rule(original.rule)
     ruling = rule_on(lexicon, rule, normalised)
-    verdict, notes = ruling.verdict, []
+    verdict, notes, checked = ruling.verdict, [], None
     if verdict is Verdict.REFER and dictionary is not None:
-        verdict = DICTIONARY[dictionary]
+        checked = DICTIONARY[dictionary]
+        keys = lexicon.alphabet.keys_of(normalised)
+        limit = lexicon.manifest.refer_longer_than
+        verdict = closed_referral(lexicon.trie, keys, limit, checked)
         notes.append(f"dictionary check: {dictionary}")
     reasons = flag_reasons(original, normalised, verdict, closed_by=closing_opinion(case))
     if reasons:
@@ -173,6 +186,8 @@ def give(
         words=normalised,
         verdict=verdict,
         note="; ".join(notes) or None,
+        dictionary=checked.value if checked else None,
+        flag_reasons=json.dumps(list(reasons)),
     )
     return SecondOpinion(entry, original, reasons)
 
@@ -187,11 +202,22 @@ def _refuse_same_judge(case: Case, actor: str) -> None:
         )
 
 
+def _refuse_after_final(case: Case) -> None:
+    """WESPA 3.10.11(c): a re-adjudication that agreed with the original is final; after it
+    only the director's ruling goes on (a referral's checks are the word judges' own: NSA I.B)."""
+    if case.original.verdict == Verdict.REFER.value:
+        return
+    final = next((o for o in case.opinions if not is_flagged(o)), None)
+    if final is not None:
+        raise SecondOpinionRefused(
+            f"Second opinion #{final.id} agreed with adjudication #{case.original.id}, so it is "
+            "final (WESPA 3.10.11(c)): only the director can rule on it now."
+        )
+
+
 def closing_opinion(case: Case) -> journal.Entry | None:
     """The second opinion whose dictionary check closed a referral (REFER), if any."""
-    if case.original.verdict != Verdict.REFER.value:
-        return None
-    return next((o for o in case.opinions if CLOSES_REFERRAL in (o.note or "")), None)
+    return next((o for o in case.opinions if closes_referral(o, case.original)), None)
 
 
 def flag_reasons(
@@ -225,6 +251,7 @@ def append_follow_up(
     verdict: Verdict,
     note: str | None,
     improper_lookup: bool = False,
+    **extra: str | None,
 ) -> journal.Entry:
     """Journal a second opinion or ruling on `original`, unless the director has ruled or the
     challenge is void. Under a rule that counts earlier challenges, the consequence counts the
@@ -267,6 +294,7 @@ def append_follow_up(
         player=original.player,
         actor=actor,
         note=note,
+        **extra,
     )
 
 

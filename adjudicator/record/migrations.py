@@ -211,6 +211,25 @@ MIGRATIONS: tuple[tuple[int, str, tuple[Step, ...]], ...] = (
             "CREATE INDEX adjudications_by_flag ON adjudications (flag, id) WHERE flag IS NOT NULL",
         ),
     ),
+    (
+        7,
+        "rulebooks, third round (issue 20): a dictionary check and flag reasons as row fields, "
+        "a tournament's rulebook and date, flags the director dismissed",
+        (
+            # The word judge's dictionary check ('ACCEPTABLE' or 'UNACCEPTABLE') and why a
+            # second opinion was flagged (a JSON list, '[]' when it was not): fields of the row,
+            # never parsed back out of the note. Older rows keep NULL (and their hashes).
+            "ALTER TABLE adjudications ADD COLUMN dictionary TEXT",
+            "ALTER TABLE adjudications ADD COLUMN flag_reasons TEXT",
+            "ALTER TABLE tournaments ADD COLUMN rulebook TEXT",
+            "ALTER TABLE tournaments ADD COLUMN event_date TEXT",
+            """CREATE TABLE flag_dismissals (
+            entry_id INTEGER PRIMARY KEY,
+            reason TEXT NOT NULL,
+            actor TEXT NOT NULL,
+            dismissed_at TEXT NOT NULL)""",
+        ),
+    ),
 )
 
 LATEST = max(version for version, _, _ in MIGRATIONS)

@@ -12,6 +12,7 @@ They are derived data: migration 3 builds them from the journal, and every appen
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from typing import Any
 
@@ -62,8 +63,19 @@ def record(cur: Any, entries: Iterable[Any]) -> None:
 
 
 def is_flagged(entry: Any) -> bool:
-    """A second opinion that the director must rule on."""
-    return entry.kind == "second-opinion" and FLAGGED in (entry.note or "")
+    """A second opinion that the director must rule on: its `flag_reasons` field says so (a
+    row recorded before schema 7 has none, and said so in its note)."""
+    return entry.kind == "second-opinion" and bool(flag_reasons_of(entry))
+
+
+def flag_reasons_of(entry: Any) -> tuple[str, ...]:
+    """Why a second opinion was flagged for the director, from its row (() if it was not)."""
+    if entry.flag_reasons is not None:
+        return tuple(json.loads(entry.flag_reasons))
+    if FLAGGED not in (entry.note or ""):  # a row from before schema 7
+        return ()
+    _, _, reasons = entry.note.partition(f"{FLAGGED}: ")
+    return tuple(reason for reason in reasons.split("; ") if reason)
 
 
 def _record_case(cur: Any, entry: Any) -> None:
