@@ -21,7 +21,7 @@ from adjudicator.judging.game import GameDetailsRequired
 from adjudicator.judging.reasons import ReasonRequired
 from adjudicator.judging.rules import UnknownRule
 from adjudicator.judging.second_opinion import SecondOpinionRefused
-from adjudicator.judging.voids import VoidRefused
+from adjudicator.judging.voids import ReissueRefused, VoidRefused
 from adjudicator.record.db import DatabaseUnavailable
 from adjudicator.record.journal_health import LOST_MESSAGE, JournalLost
 from adjudicator.record.receipt_key import ReceiptKeyError
@@ -50,6 +50,7 @@ STATUS_FOR = (
     (SecondOpinionRefused, 400),
     (UnknownRule, 400),
     (GameDetailsRequired, 400),
+    (ReissueRefused, 409),  # a ruling, a second opinion or a later turn: it conflicts
     (VoidRefused, 400),
     (ReasonRequired, 400),
     (RateLimited, 429),

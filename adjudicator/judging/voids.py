@@ -25,14 +25,51 @@ class VoidRefused(AdjudicatorError):
     """A void or reissue cannot be recorded as asked; the message says why."""
 
 
-def void(db: Database, adjudication_id: int, reason: str, *, actor: str, station: str):
-    """Append a `void` row for challenge `adjudication_id`; refused if it is void already."""
+class ReissueRefused(VoidRefused):
+    """A reissue would undo a decision the players may no longer reach back to: a ruling or
+    second opinion exists, or the game has moved on (the API answers 409: it conflicts)."""
+
+
+class RulingIsFinal(ReissueRefused):
+    """The challenge has the director's final ruling (WESPA 3.10.13, NSA X.G)."""
+
+
+OVER_RULING = "[void over the director's ruling #{ruling}]"
+
+
+def void(
+    db: Database,
+    adjudication_id: int,
+    reason: str,
+    *,
+    actor: str,
+    station: str,
+    over_ruling: bool = False,
+):
+    """Append a `void` row for challenge `adjudication_id`; refused if it is void already, and
+    refused when the director has ruled on it unless `over_ruling` (the void row then says so
+    and the journal keeps both rows)."""
     reason = check_reason(reason, "void")
     original = challenge_row(db, adjudication_id)
     consequence = void_consequence(VOID_TEXT)
+    notes = {"note": reason}
+
+    def guard(cur) -> dict:
+        refuse_if_void(cur, original.id)
+        ruling = ruling_of(cur, original.id)
+        if ruling is not None and not over_ruling:
+            raise RulingIsFinal(
+                f"Adjudication #{original.id} has the director's final ruling (journal row "
+                f"#{ruling}): a ruling is final (WESPA 3.10.13, NSA X.G). To void it anyway, "
+                "give --over-ruling (the journal keeps both rows)."
+            )
+        if ruling is not None:
+            return {"note": f"{reason} {OVER_RULING.format(ruling=ruling)}"}
+        return notes
+
     return journal.append(
         db,
-        guard=lambda cur: refuse_if_void(cur, original.id),
+        guard=guard,
         kind="void",
         refers_to=original.id,
         tournament=original.tournament,
@@ -53,6 +90,15 @@ def void(db: Database, adjudication_id: int, reason: str, *, actor: str, station
         actor=actor,
         note=reason,
     )
+
+
+def ruling_of(cur: Any, adjudication_id: int) -> int | None:
+    """The id of the director's ruling on the challenge, if any (inside a transaction)."""
+    row = cur.execute(
+        "SELECT MIN(id) AS id FROM adjudications WHERE refers_to = ? AND kind = 'ruling'",
+        (adjudication_id,),
+    ).one()
+    return row["id"] if row and row["id"] is not None else None
 
 
 def challenge_row(db: Database, adjudication_id: int) -> journal.Entry:
@@ -105,11 +151,62 @@ def check_reissue(cur: Any, replaced: int, tournament: str, station: str, detail
                 "challenge keeps the same game and challenger."
             )
     refuse_if_void(cur, replaced)
+    _refuse_if_decided(cur, replaced)
     latest = _latest_challenge(cur, station, entry.table, entry.round)
     if latest != replaced:
-        raise VoidRefused(
+        raise ReissueRefused(
             f"Challenge #{replaced} is not the latest one made here (#{latest} came after it): "
             "only the most recent challenge can be reissued. Ask the director to void it instead."
+        )
+    _refuse_if_moved_on(cur, entry)
+
+
+def _refuse_if_decided(cur: Any, replaced: int) -> None:
+    """A ruling is final (WESPA 3.10.13, NSA X.G), and a second opinion is the word judges':
+    neither may be undone by a reissue from the table."""
+    ruling = ruling_of(cur, replaced)
+    if ruling is not None:
+        raise RulingIsFinal(
+            f"Challenge #{replaced} has the director's final ruling (journal row #{ruling}): a "
+            "ruling is final and cannot be reissued. Call the director."
+        )
+    row = cur.execute(
+        "SELECT MIN(id) AS id FROM adjudications WHERE refers_to = ? AND kind = 'second-opinion'",
+        (replaced,),
+    ).one()
+    if row and row["id"] is not None:
+        raise ReissueRefused(
+            f"Challenge #{replaced} has a second opinion (journal row #{row['id']}): it can no "
+            "longer be reissued. Call the director."
+        )
+
+
+def _refuse_if_moved_on(cur: Any, entry: journal.Entry) -> None:
+    """WESPA 3.10.12 reissues the slip of "the most recent turn": not once a later challenge
+    was made at that table, or the kiosk has gone on to a later round (inside the transaction).
+    """
+    later = []
+    if entry.table:
+        later.append(
+            cur.execute(
+                "SELECT MIN(id) AS id FROM adjudications WHERE tournament = ? AND table_no = ? "
+                "AND kind = 'challenge' AND id > ?",
+                (entry.tournament, entry.table, entry.id),
+            ).one()
+        )
+    if entry.round:
+        later.append(
+            cur.execute(
+                "SELECT MIN(id) AS id FROM adjudications WHERE kiosk = ? AND kind = 'challenge' "
+                "AND id > ? AND round_no IS NOT NULL AND round_no <> ?",
+                (entry.kiosk, entry.id, entry.round),
+            ).one()
+        )
+    found = [row["id"] for row in later if row and row["id"] is not None]
+    if found:
+        raise ReissueRefused(
+            f"The game has moved on since challenge #{entry.id} (#{min(found)} came after it): "
+            "only the most recent turn's slip can be reissued (WESPA 3.10.12). Call the director."
         )
 
 
