@@ -9,7 +9,7 @@ import click
 
 from adjudicator.cli.common import CliError, cli_actor, json_option, open_hall
 from adjudicator.cli.judge_cmd import HEADLINES
-from adjudicator.judging import final_ruling, lookups, outcomes, second_opinion
+from adjudicator.judging import director_flags, final_ruling, lookups, second_opinion
 from adjudicator.judging.verdict import Verdict
 from adjudicator.record import receipts
 from adjudicator.record.journal import Entry
@@ -178,30 +178,73 @@ def opinion_json(opinion: second_opinion.SecondOpinion) -> dict:
 
 @click.command("flags")
 @json_option
-def flags_cmd(as_json: bool):
+@click.option(
+    "--dismiss",
+    "dismiss_id",
+    type=int,
+    default=None,
+    help="Dismiss the open flag (a separate look-up, a changed penalty) on challenge ID.",
+)
+@click.option("--reason", default=None, help="Why you dismiss it (with --dismiss; recorded).")
+def flags_cmd(as_json: bool, dismiss_id: int | None, reason: str | None):
     """List what waits for the director, newest first: second opinions flagged and not yet
-    ruled on, then challenges that may be one play looked up in parts (NASPA 6.2).
+    ruled on, penalties the players were shown that later rulings or voids changed, then
+    challenges that may be one play looked up in parts (NASPA 6.2).
 
     One line a case: the original's verdict and each second opinion's, and why it is flagged.
-    Record the final ruling with `adjudicator ruling ID`.
+    Record the final ruling with `adjudicator ruling ID`; dismiss a look-up or penalty flag
+    with `flags --dismiss ID --reason TEXT`.
     """
     db = open_hall().db
+    if dismiss_id is not None:
+        which = director_flags.dismiss(db, dismiss_id, reason or "", actor=cli_actor())
+        click.echo(f"Dismissed the {which} flag on #{dismiss_id}: {' '.join(reason.split())}")
+        return
+    if reason is not None:
+        raise CliError("--reason goes with --dismiss ID.")
     open_cases = second_opinion.cases(db, open_only=True)  # void ones are closed
-    lookup_rows = [
-        entry
-        for entry, outcome in outcomes.with_outcomes(db, lookups.flagged(db))
-        if outcome is not None and outcome.decided_by == entry.id  # no ruling or void yet
-    ]
+    changes = director_flags.penalty_changes(db)
+    lookup_rows = director_flags.separate_lookups(db)
     if as_json:
-        items = [*map(case_json, open_cases), *map(lookup_json, lookup_rows)]
+        items = [
+            *map(case_json, open_cases),
+            *(change.to_api() for change in changes),
+            *map(lookup_json, lookup_rows),
+        ]
         click.echo(json.dumps(items, indent=2))
         return
     if not open_cases:
         click.echo("No second opinion is waiting for a ruling.")
     for case in open_cases:
         click.echo(format_case(case))
+    for change in changes:
+        click.echo(format_change(change))
     for entry in lookup_rows:
         click.echo(format_lookup(entry))
+
+
+def format_change(change: director_flags.PenaltyChange) -> str:
+    """One line: a challenge whose penalty changed after the players were told it."""
+    c = change.challenge
+    return " | ".join(
+        (
+            f"#{c.id}",
+            c.tournament,
+            f"round {c.round} table {c.table} challenger {c.challenger}",
+            _when(c),
+            f"penalty changed: was {_penalty_text(change.old)}, now {_penalty_text(change.new)}",
+            f"tell the table: {change.outcome.consequence}",
+        )
+    )
+
+
+def _penalty_text(penalty: dict | None) -> str:
+    if not penalty:
+        return "none"
+    if penalty.get("challenger_loses_turn"):
+        return "loss of turn"
+    points = penalty.get("points_to_player") or 0
+    return f"{points} points to the player" if points else "no penalty"
 
 
 def format_lookup(entry: Entry) -> str:

@@ -26,6 +26,7 @@ EFFECTIVE_FIELDS = (
     "effective_consequence",
     "effective_decided_by",
     "effective_how",
+    "effective_penalty",
 )
 CSV_FIELDS = (*journal.FIELDS, *EFFECTIVE_FIELDS)
 Row = tuple[journal.Entry, Outcome | None]
@@ -64,8 +65,9 @@ def export_json(entry: journal.Entry, outcome: Outcome | None = None) -> dict[st
 def csv_records(db: Database, batches: Iterable[Sequence[tuple]]) -> Iterator[tuple]:
     """CSV records in CSV_FIELDS order from batches of stored rows (journal.batches): each row
     as the journal stores it, then its effective outcome (outcomes.effective_rows)."""
+    games = outcomes.Games(db)  # each game recounted once for the whole export
     for batch in batches:
-        yield from outcomes.effective_rows(db, batch)
+        yield from outcomes.effective_rows(db, batch, games)
 
 
 def neutralise_formula(value: Any) -> Any:

@@ -16,6 +16,7 @@ from adjudicator.errors import AdjudicatorError, LexiconError
 from adjudicator.hall import kiosks, tournaments
 from adjudicator.hall.ratelimit import RateLimit, RateLimited, parse_rate_limit
 from adjudicator.judging import game, lookups, voids
+from adjudicator.judging.rulebooks import get_rulebook
 from adjudicator.judging.rules import consequence, get_rule
 from adjudicator.judging.ruling import rule_on
 from adjudicator.record import journal, journal_health, migrations, receipt_key, receipts
@@ -137,7 +138,10 @@ class Hall:
         clean = game.require_game(rule, clean)
         ruling = rule_on(lexicon, rule, normalised)
         manifest = ruling.lexicon.manifest
-        window = lookups.lookup_window_seconds()
+        # NASPA 6.2's look-up flags only under the naspa rulebook, and only where the table is
+        # known (a shared computer's unrelated tables would flood the director).
+        book = get_rulebook(tournament.rulebook)
+        window = lookups.lookup_window_seconds() if book.improper_lookup else 0
 
         def settle(cur) -> dict:
             if guard is not None:
@@ -152,7 +156,7 @@ class Hall:
             )
             result = consequence(rule, ruling.verdict, ruling.word_count, earlier)
             flag = lookups.separate_lookup(
-                cur, station, clean.get("table"), clean.get("round"), window
+                cur, station, clean.get("table"), clean.get("round"), window, tournament.slug
             )
             return {"consequence": result.text, "penalty": result.penalty_json(), **(flag or {})}
 

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 
 from adjudicator.errors import LexiconError
 from adjudicator.judging.reasons import check_reason
+from adjudicator.judging.rulebooks import rulebook_of
 from adjudicator.judging.rules import get_rule
 from adjudicator.judging.second_opinion import (
     SecondOpinionRefused,
@@ -52,6 +53,12 @@ def record_ruling(
     if verdict not in FINAL_VERDICTS:
         raise SecondOpinionRefused("The final ruling is ACCEPTABLE or UNACCEPTABLE.")
     reason = check_reason(reason, "ruling")
+    if improper_lookup and not rulebook_of(db, original.tournament).improper_lookup:
+        raise SecondOpinionRefused(
+            f"The improper look-up penalty is NASPA 6.2's: tournament {original.tournament} is "
+            "not under the naspa rulebook (`tournament set SLUG --rulebook naspa`), so it has "
+            "no such penalty."
+        )
     if improper_lookup and verdict != Verdict.UNACCEPTABLE.value:
         raise SecondOpinionRefused(
             "The improper look-up penalty (NASPA 6.2) applies only when the play is "

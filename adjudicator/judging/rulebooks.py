@@ -10,6 +10,7 @@ only under `school-2011`. A tournament without a rulebook has none of them.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from adjudicator.errors import AdjudicatorError
 
@@ -56,3 +57,9 @@ def check_rulebook(name: str | None) -> str | None:
 def get_rulebook(name: str | None) -> Rulebook:
     """The rulebook called `name`; NONE (no rulebook-only procedures) for None."""
     return RULEBOOKS.get(name or "", NONE)
+
+
+def rulebook_of(db: Any, tournament: str) -> Rulebook:
+    """The rulebook of tournament `tournament` as stored (NONE if it names none)."""
+    row = db.query_one("SELECT rulebook FROM tournaments WHERE slug = ?", (tournament,))
+    return get_rulebook(row["rulebook"] if row else None)

@@ -223,11 +223,15 @@ MIGRATIONS: tuple[tuple[int, str, tuple[Step, ...]], ...] = (
             "ALTER TABLE adjudications ADD COLUMN flag_reasons TEXT",
             "ALTER TABLE tournaments ADD COLUMN rulebook TEXT",
             "ALTER TABLE tournaments ADD COLUMN event_date TEXT",
+            # A flag the director dismissed with a reason (a flag is no journal row: the
+            # challenge it names stays as recorded).
             """CREATE TABLE flag_dismissals (
-            entry_id INTEGER PRIMARY KEY,
+            entry_id INTEGER NOT NULL,
+            flag TEXT NOT NULL,
             reason TEXT NOT NULL,
             actor TEXT NOT NULL,
-            dismissed_at TEXT NOT NULL)""",
+            dismissed_at TEXT NOT NULL,
+            PRIMARY KEY (entry_id, flag))""",
         ),
     ),
 )
