@@ -47,6 +47,7 @@ class TournamentStatus:
     lexicon_problem: str | None  # why its kiosks cannot judge now; None when they can
     kiosks: tuple[KioskStatus, ...]
     challenges_today: int | None = None
+    edition_warning: str | None = None  # the lexicon was not in force on the event's date
 
     @property
     def kiosks_online(self) -> int:
@@ -147,6 +148,7 @@ def _tournament_status(
         lexicon_problem=problem,
         kiosks=tuple(sorted(kiosk_list, key=lambda k: k.name)),
         challenges_today=challenges_today,
+        edition_warning=tournaments.edition_warning(tournament),
     )
 
 

@@ -74,7 +74,7 @@ def check_date(text: str | None) -> str:
         ) from None
 
 
-def edition_warning(store: LexiconStore, tournament: Tournament) -> str | None:
+def edition_warning(tournament: Tournament) -> str | None:
     """A warning when the tournament's lexicon is a catalogue edition that was not in force on
     the tournament's date, naming the editions of its family in force then; else None."""
     if not tournament.event_date:
