@@ -17,6 +17,8 @@ from adjudicator.hall.kiosks import KioskError
 from adjudicator.hall.ratelimit import RateLimited
 from adjudicator.hall.staff import StaffError
 from adjudicator.hall.tournaments import TournamentError
+from adjudicator.judging.corrections import ConfirmationNeeded
+from adjudicator.judging.director_flags import DismissRefused
 from adjudicator.judging.game import GameDetailsRequired
 from adjudicator.judging.reasons import ReasonRequired
 from adjudicator.judging.rules import UnknownRule
@@ -48,6 +50,8 @@ STATUS_FOR = (
     (KioskError, 400),
     (StaffError, 400),
     (SecondOpinionRefused, 400),
+    (ConfirmationNeeded, 409),  # the table played on: the director confirms (WESPA 3.10.13)
+    (DismissRefused, 400),
     (UnknownRule, 400),
     (GameDetailsRequired, 400),
     (ReissueRefused, 409),  # a ruling, a second opinion or a later turn: it conflicts

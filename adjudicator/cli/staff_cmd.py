@@ -98,6 +98,12 @@ def judge_list(as_json: bool):
         )
 
 
+CONFIRM_HELP = (
+    "The table has played on since this challenge: confirm that no newly drawn tile has "
+    "touched the player's rack, so the correction is still allowed (WESPA 3.10.13)."
+)
+
+
 @click.command("second-opinion")
 @click.argument("adjudication_id", type=int)
 @click.argument("words", nargs=-1)
@@ -107,9 +113,14 @@ def judge_list(as_json: bool):
     default=None,
     help="The outcome of your dictionary check, for a challenge referred (REFER).",
 )
+@click.option("--confirm-correction", is_flag=True, help=CONFIRM_HELP)
 @json_option
 def second_opinion_cmd(
-    adjudication_id: int, words: tuple[str, ...], dictionary: str | None, as_json: bool
+    adjudication_id: int,
+    words: tuple[str, ...],
+    dictionary: str | None,
+    confirm_correction: bool,
+    as_json: bool,
 ):
     """Re-adjudicate ADJUDICATION_ID from the slip's WORD... (or - to read them from stdin).
 
@@ -126,6 +137,7 @@ def second_opinion_cmd(
         actor=actor,
         station=actor,
         dictionary=dictionary,
+        confirm_correction=confirm_correction,
     )
     if as_json:
         click.echo(json.dumps({**opinion_json(opinion), "receipt": hall.receipt(opinion.entry)}))
@@ -144,8 +156,11 @@ def format_opinion(opinion: second_opinion.SecondOpinion) -> str:
         f"Second opinion #{entry.id} on adjudication #{original.id}: {comparison} the original "
         f"({original.verdict}).",
     ]
-    if opinion.flagged:
-        lines.append(f"This case is flagged for the director: {'; '.join(opinion.flag_reasons)}.")
+    if opinion.flagged:  # no decision yet: say so first, not the verdict
+        lines[0] = (
+            f"FLAGGED FOR THE DIRECTOR: {'; '.join(opinion.flag_reasons)}. "
+            f"This second opinion ({entry.verdict}) decides nothing until the director rules."
+        )
     elif opinion.closes_referral:
         lines.append("Your dictionary check closes the referral: this verdict is final (NSA I.B).")
     elif entry.verdict != Verdict.REFER.value:
@@ -355,6 +370,13 @@ def case_json(case: second_opinion.Case) -> dict:
     help="Also charge the challenger 10 points for looking up one play's words separately "
     "(NASPA 6.2; with --verdict unacceptable).",
 )
+@click.option(
+    "--waive-penalty",
+    is_flag=True,
+    help="The verdict as ruled, with no penalty to anyone (NSA VI.C: the director's free "
+    "challenge).",
+)
+@click.option("--confirm-correction", is_flag=True, help=CONFIRM_HELP)
 def ruling_cmd(
     adjudication_id: int,
     words: tuple[str, ...],
@@ -362,6 +384,8 @@ def ruling_cmd(
     reason: str,
     with_words: bool,
     improper_lookup: bool,
+    waive_penalty: bool,
+    confirm_correction: bool,
 ):
     """The director's final ruling on ADJUDICATION_ID (any challenge, flagged or not)."""
     if words and not with_words:
@@ -380,6 +404,8 @@ def ruling_cmd(
         words=" ".join(words) if words else None,
         improper_lookup=improper_lookup,
         store=hall.store,
+        waive_penalty=waive_penalty,
+        confirm_correction=confirm_correction,
     )
     click.echo(format_ruling_entry(entry))
     click.echo(f"Receipt: {receipts.code(hall.receipt(entry))}")  # signed like every verdict

@@ -15,7 +15,16 @@ from adjudicator.cli.common import cli_actor, open_hall
     is_flag=True,
     help="Void it although you gave it a final ruling (the journal keeps both rows).",
 )
-def void_cmd(adjudication_id: int, reason: str, over_ruling: bool):
+@click.option(
+    "--ground",
+    type=click.Choice(["withdrawn", "rescinded", "mistake"]),
+    default="mistake",
+    show_default=True,
+    help="withdrawn: over a blank (NASPA 4.10, NSA IV.I.2; the play stands); rescinded: an "
+    "outplay challenge (NASPA 5.4); mistake: entered by mistake. Each only where the "
+    "tournament's rulebook has it.",
+)
+def void_cmd(adjudication_id: int, reason: str, over_ruling: bool, ground: str):
     """Mark challenge ADJUDICATION_ID void: it then counts for nothing (no penalty to anyone).
 
     For a challenge withdrawn (NSA IV.I.2, NASPA 4.10), rescinded (NASPA 5.4) or entered by
@@ -28,8 +37,15 @@ def void_cmd(adjudication_id: int, reason: str, over_ruling: bool):
     hall = open_hall()
     actor = cli_actor()
     entry = voids.void(
-        hall.db, adjudication_id, reason, actor=actor, station=actor, over_ruling=over_ruling
+        hall.db,
+        adjudication_id,
+        reason,
+        actor=actor,
+        station=actor,
+        over_ruling=over_ruling,
+        ground=ground,
     )
     click.echo(f"Adjudication #{entry.refers_to} is void (journal row #{entry.id}, by {actor}).")
     click.echo(f"Consequence: {entry.consequence}")
     click.echo(f"Reason: {entry.note}")
+    click.echo(f"Ground: {voids.GROUNDS[ground].title}")

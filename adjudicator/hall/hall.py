@@ -6,6 +6,7 @@ normalise the input, rule on it once, record it durably, and only then return it
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Iterable
 from pathlib import Path
@@ -29,7 +30,9 @@ from adjudicator.words.normalize import normalize_challenge
 from adjudicator.words.store import LexiconStore
 
 DETAIL_FIELDS = ("table", "round", "challenger", "player")
-OPTIONAL_FIELDS = (*DETAIL_FIELDS, "replaces")  # what a challenge may carry besides its words
+# What a challenge may carry besides its words; final_play (true: the challenged play went out)
+# only matters where the rulebook says so (school rule 12) and for the consequence's wording.
+OPTIONAL_FIELDS = (*DETAIL_FIELDS, "replaces", "final_play")
 MAX_DETAIL = 40
 
 
@@ -124,12 +127,14 @@ class Hall:
         actor: str | None = None,
         replaces: int | None = None,
         guard=None,
+        final_play: Any = None,
         **details: str | None,
     ) -> journal.Entry:
         """Judge a challenge for a tournament, made at `station` (a kiosk, or the command line),
         and return it once it is in the journal. The penalty is settled under the chain lock."""
         clean = clean_details(details)
         replaces = check_replaces(replaces)
+        final_play = check_final_play(final_play)
         self.signing_key()  # a verdict that could not be signed is not recorded either
         tournament = tournaments.get(self.db, tournament_slug)
         lexicon = self.lexicon_for(tournament)
@@ -154,7 +159,14 @@ class Hall:
                 *(clean.get(name) for name in game.GAME_FIELDS),
                 replacing=replaces,
             )
-            result = consequence(rule, ruling.verdict, ruling.word_count, earlier)
+            result = consequence(
+                rule,
+                ruling.verdict,
+                ruling.word_count,
+                earlier,
+                final_play=final_play,
+                final_play_free=book.final_play_free,
+            )
             flag = lookups.separate_lookup(
                 cur, station, clean.get("table"), clean.get("round"), window, tournament.slug
             )
@@ -175,6 +187,7 @@ class Hall:
             verdict=ruling.verdict.value,
             consequence=ruling.consequence.text,
             actor=actor,
+            details=json.dumps({"final_play": True}) if final_play else None,
             **clean,
         )
 
@@ -202,6 +215,15 @@ def check_replaces(value) -> int | None:
     if not 0 < number < 2**31:
         raise DetailError("replaces must be the number of the challenge this one replaces.")
     return number
+
+
+def check_final_play(value: Any) -> bool:
+    """final_play: true or false (a JSON boolean), or left out (false)."""
+    if value is None or value is False:
+        return False
+    if value is True:
+        return True
+    raise DetailError("final_play must be true or false: was the challenged play the last one?")
 
 
 def _ascii_digits(text: str) -> bool:

@@ -145,7 +145,7 @@ class Games:
         for challenge in challenges:
             outcome = outcome_of(challenge, follow_ups[challenge.id])
             rule = recount.counting_rule(challenge.rule)
-            if rule is not None:
+            if rule is not None and not challenge.detail("final_play"):  # the game is over
                 outcome = recount.recount(rule, outcome, earlier)
             found[challenge.id] = outcome
             earlier += outcome.verdict == "ACCEPTABLE"

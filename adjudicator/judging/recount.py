@@ -43,8 +43,8 @@ def game_key(tournament: str, round_no, table, challenger) -> GameKey | None:
 def recount(rule: Rule, found: Outcome, earlier_unsuccessful: int) -> Outcome:
     """`found` with its penalty and consequence recounted after `earlier_unsuccessful`
     unsuccessful challenges (as effective now); unchanged when the count changes nothing."""
-    if found.verdict != Verdict.ACCEPTABLE.value:
-        return found
+    if found.verdict != Verdict.ACCEPTABLE.value or (found.penalty or {}).get("waived"):
+        return found  # nothing to count, or the director's free challenge (NSA VI.C)
     result = consequence(rule, Verdict.ACCEPTABLE, found.word_count, earlier_unsuccessful)
     if result.penalty() == found.penalty:
         return found

@@ -59,7 +59,12 @@ def get_rulebook(name: str | None) -> Rulebook:
     return RULEBOOKS.get(name or "", NONE)
 
 
+def rulebook_name(db: Any, tournament: str) -> str | None:
+    """The name of tournament `tournament`'s rulebook as stored (None if it names none)."""
+    row = db.query_one("SELECT rulebook FROM tournaments WHERE slug = ?", (tournament,))
+    return row["rulebook"] if row else None
+
+
 def rulebook_of(db: Any, tournament: str) -> Rulebook:
     """The rulebook of tournament `tournament` as stored (NONE if it names none)."""
-    row = db.query_one("SELECT rulebook FROM tournaments WHERE slug = ?", (tournament,))
-    return get_rulebook(row["rulebook"] if row else None)
+    return get_rulebook(rulebook_name(db, tournament))

@@ -18,7 +18,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from adjudicator.errors import AdjudicatorError, LexiconError
-from adjudicator.judging import game, voids
+from adjudicator.judging import corrections, game, voids
+from adjudicator.judging.rulebooks import rulebook_of
 from adjudicator.judging.rules import Rule, consequence, get_rule, with_improper_lookup
 from adjudicator.judging.ruling import rule_on
 from adjudicator.judging.verdict import Verdict, closed_referral
@@ -136,6 +137,7 @@ def give(
     actor: str,
     station: str,
     dictionary: str | None = None,
+    confirm_correction: bool = False,
 ) -> SecondOpinion:
     """Re-adjudicate challenge `adjudication_id` from the words on the slip, and journal it.
 
@@ -160,7 +162,7 @@ def give(
         )
     lexicon = lexicon_of(store, original)
     normalised = normalize_challenge(words, lexicon.alphabet)
-    _refuse_if_ruled(db, original.id)
+    refuse_if_ruled(db, original.id)
     _refuse_after_final(case)
     rule = get_rule(original.rule)
     ruling = rule_on(lexicon, rule, normalised)
@@ -172,6 +174,9 @@ def give(
         verdict = closed_referral(lexicon.trie, keys, limit, checked)
         notes.append(f"dictionary check: {dictionary}")
     reasons = flag_reasons(original, normalised, verdict, closed_by=closing_opinion(case))
+    confirmed = corrections.require_confirmation(
+        db, original, verdict.value != original.verdict, confirm_correction, "second opinion"
+    )
     if reasons:
         notes.append(f"{FLAGGED}: {'; '.join(reasons)}")
     elif original.verdict == Verdict.REFER.value:
@@ -188,6 +193,7 @@ def give(
         note="; ".join(notes) or None,
         dictionary=checked.value if checked else None,
         flag_reasons=json.dumps(list(reasons)),
+        details=json.dumps({"confirmed": True}) if confirmed else None,
     )
     return SecondOpinion(entry, original, reasons)
 
@@ -251,14 +257,17 @@ def append_follow_up(
     verdict: Verdict,
     note: str | None,
     improper_lookup: bool = False,
+    waived: bool = False,
     **extra: str | None,
 ) -> journal.Entry:
     """Journal a second opinion or ruling on `original`, unless the director has ruled or the
     challenge is void. Under a rule that counts earlier challenges, the consequence counts the
     challenger's unsuccessful challenges before the original, under the chain lock."""
 
+    free = rulebook_of(db, original.tournament).final_play_free  # school rule 12
+
     def settle(cur) -> dict:
-        _refuse_if_ruled(cur, original.id)
+        refuse_if_ruled(cur, original.id)
         voids.refuse_if_void(cur, original.id)
         earlier = game.earlier_unsuccessful(
             cur,
@@ -268,7 +277,15 @@ def append_follow_up(
             original.challenger,
             before_id=original.id,
         )
-        result = consequence(rule, verdict, len(words), earlier)
+        result = consequence(
+            rule,
+            verdict,
+            len(words),
+            earlier,
+            final_play=bool(original.detail("final_play")),
+            final_play_free=free,
+            waived=waived,
+        )
         if improper_lookup:
             result = with_improper_lookup(result)
         return {"consequence": result.text, "penalty": result.penalty_json()}
@@ -345,7 +362,7 @@ def _add_to_case(case: Case, entry: journal.Entry) -> None:
         case.void = entry
 
 
-def _refuse_if_ruled(db_or_cur, adjudication_id: int) -> None:
+def refuse_if_ruled(db_or_cur, adjudication_id: int) -> None:
     sql = "SELECT id FROM adjudications WHERE kind = 'ruling' AND refers_to = ?"
     if isinstance(db_or_cur, Database):
         with db_or_cur.transaction() as cur:

@@ -10,15 +10,65 @@ The original row is never changed; journal views and exports show the effective 
 
 from __future__ import annotations
 
+import json
+from dataclasses import dataclass
 from typing import Any
 
 from adjudicator.errors import AdjudicatorError
 from adjudicator.judging.reasons import check_reason
-from adjudicator.judging.rules import void_consequence
+from adjudicator.judging.rulebooks import rulebook_name
+from adjudicator.judging.rules import Consequence
 from adjudicator.record import journal
 from adjudicator.record.db import Database
 
 VOID_TEXT = "Void: this challenge counts for nothing; no penalty to either player."
+
+
+@dataclass(frozen=True)
+class Ground:
+    """Why a challenge is void, as a rulebook has it."""
+
+    name: str
+    title: str
+    text: str  # the effective consequence: what becomes of the play
+    play_stands: bool | None
+    rulebooks: tuple[str, ...] | None  # where it is offered (None: under every rulebook)
+
+
+GROUNDS: dict[str, Ground] = {
+    ground.name: ground
+    for ground in (
+        Ground(
+            "withdrawn",
+            "withdrawn once a misunderstood blank was cleared up (NASPA 4.10, NSA IV.I.2)",
+            "Withdrawn: the play stands and the challenge counts for nothing; no penalty to "
+            "either player. Tell the players.",
+            True,
+            ("naspa", "nsa-1998"),
+        ),
+        Ground(
+            "rescinded",
+            "an outplay challenge rescinded: tiles found that the player going out should have "
+            "drawn (NASPA 5.4)",
+            "Rescinded: the outplay challenge counts for nothing; no penalty to either player. "
+            "Tell the players.",
+            None,
+            ("naspa",),
+        ),
+        Ground(
+            "mistake", "entered by mistake (wrong kiosk, wrong game, a test)", VOID_TEXT, None, None
+        ),
+    )
+}
+
+
+def grounds_for(rulebook: str | None) -> tuple[Ground, ...]:
+    """The grounds a tournament under `rulebook` offers (every one when it names none)."""
+    return tuple(
+        g
+        for g in GROUNDS.values()
+        if rulebook is None or g.rulebooks is None or rulebook in g.rulebooks
+    )
 
 
 class VoidRefused(AdjudicatorError):
@@ -45,13 +95,16 @@ def void(
     actor: str,
     station: str,
     over_ruling: bool = False,
+    ground: str = "mistake",
 ):
-    """Append a `void` row for challenge `adjudication_id`; refused if it is void already, and
-    refused when the director has ruled on it unless `over_ruling` (the void row then says so
-    and the journal keeps both rows)."""
+    """Append a `void` row for challenge `adjudication_id` on `ground` (GROUNDS, as the
+    tournament's rulebook offers them); refused if it is void already, and refused when the
+    director has ruled on it unless `over_ruling` (the void row then says so and the journal
+    keeps both rows)."""
     reason = check_reason(reason, "void")
     original = challenge_row(db, adjudication_id)
-    consequence = void_consequence(VOID_TEXT)
+    chosen = _check_ground(db, original, ground)
+    consequence = Consequence(chosen.text, play_stands=chosen.play_stands)
     notes = {"note": reason}
 
     def guard(cur) -> dict:
@@ -89,7 +142,22 @@ def void(
         player=original.player,
         actor=actor,
         note=reason,
+        details=json.dumps({"ground": chosen.name}),
     )
+
+
+def _check_ground(db: Database, original: journal.Entry, ground: str) -> Ground:
+    """The ground, if the tournament's rulebook has it (WESPA 3.10.10 allows no retraction)."""
+    book = rulebook_name(db, original.tournament)
+    offered = grounds_for(book)
+    chosen = GROUNDS.get((ground or "").strip().lower())
+    if chosen is None or chosen not in offered:
+        under = f"the {book} rulebook" if book else "this tournament"
+        raise VoidRefused(
+            f"A void on the ground {ground!r} is not offered under {under}: choose "
+            f"{' or '.join(g.name for g in offered)}."
+        )
+    return chosen
 
 
 def ruling_of(cur: Any, adjudication_id: int) -> int | None:

@@ -221,6 +221,9 @@ MIGRATIONS: tuple[tuple[int, str, tuple[Step, ...]], ...] = (
             # never parsed back out of the note. Older rows keep NULL (and their hashes).
             "ALTER TABLE adjudications ADD COLUMN dictionary TEXT",
             "ALTER TABLE adjudications ADD COLUMN flag_reasons TEXT",
+            # What else a row says as data (JSON object, keys sorted): a challenge's
+            # final_play, a ruling's waived penalty or confirmed correction, a void's ground.
+            "ALTER TABLE adjudications ADD COLUMN details TEXT",
             "ALTER TABLE tournaments ADD COLUMN rulebook TEXT",
             "ALTER TABLE tournaments ADD COLUMN event_date TEXT",
             # A flag the director dismissed with a reason (a flag is no journal row: the

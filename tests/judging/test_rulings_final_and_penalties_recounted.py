@@ -44,8 +44,8 @@ def outcome(staffed: Staffed, entry_id: int) -> outcomes.Outcome:
     return found
 
 
-def rule(staffed: Staffed, entry_id: int, verdict: str, reason: str = "misadjudicated"):
-    return record_ruling(staffed.db, entry_id, verdict, reason, actor="td", station="td")
+def rule(staffed: Staffed, entry_id: int, verdict: str, reason: str = "misadjudicated", **kw):
+    return record_ruling(staffed.db, entry_id, verdict, reason, actor="td", station="td", **kw)
 
 
 def void(staffed: Staffed, entry_id: int, reason: str = "entered by mistake", **kw):
@@ -211,7 +211,7 @@ def test_wespa_3_10_15_c_ii_a_ruling_on_the_first_recounts_the_later_ones(staffe
     tournaments.update(staffed.db, staffed.store, NWL, rule="5-then-10")
     rows = [staffed.challenge([w], **EVE) for w in ("QI", "ZA", "JO")]
     assert [r.penalty_numbers()["points_to_player"] for r in rows] == [5, 10, 10]
-    rule(staffed, rows[0].id, "unacceptable", "QI was not on the board")
+    rule(staffed, rows[0].id, "unacceptable", "QI was not on the board", confirm_correction=True)
     assert [points(outcome(staffed, r.id)) for r in rows[1:]] == [(5, False), (10, False)]
     changed = outcome(staffed, rows[1].id)
     assert changed.consequence.startswith("The play stands; the challenger's first unsuccessful")
@@ -258,7 +258,7 @@ def test_corrections_in_sequence_on_one_game(staffed):
     """Ruling, then void, then reissue, then second opinion, all in Eve's one game (5-then-10)."""
     tournaments.update(staffed.db, staffed.store, NWL, rule="5-then-10")
     one, two, three = (staffed.challenge([w], **EVE) for w in ("QI", "ZA", "JO"))
-    rule(staffed, one.id, "unacceptable")  # two: 10 -> 5, three: 10
+    rule(staffed, one.id, "unacceptable", confirm_correction=True)  # two: 10 -> 5, three: 10
     assert [points(outcome(staffed, r.id))[0] for r in (two, three)] == [5, 10]
     void(staffed, two.id)  # three: 10 -> 5
     assert points(outcome(staffed, three.id))[0] == 5
