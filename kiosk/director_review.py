@@ -1,16 +1,19 @@
 """The director's decisions on the journal: voids and final rulings on any adjudication.
 
-A void (withdrawn, rescinded, entered by mistake) is a button on the journal page; a final
-ruling may be given on any challenge (NSA X.G, WESPA 3.10.13), from the flags page, with the
-words ruled on and, for one play looked up in parts, NASPA 6.2's 10-point penalty.
+A void (on a ground the tournament's rulebook has: withdrawn, rescinded, entered by mistake;
+over a ruling only when the box says so) is a button on the journal page; a final ruling may be
+given on any challenge (NSA X.G, WESPA 3.10.13), from the flags page, with the words ruled on
+and, for one play looked up in parts, NASPA 6.2's 10-point penalty, or the penalty waived
+(NSA VI.C). A look-up or changed-penalty flag is dismissed with a reason.
 """
 
 from __future__ import annotations
 
-from flask import Blueprint, flash, redirect, request, url_for
+from flask import Blueprint, flash, g, redirect, request, url_for
 
 from adjudicator.errors import AdjudicatorError
-from adjudicator.judging import final_ruling, voids
+from adjudicator.judging import director_flags, final_ruling, voids
+from adjudicator.judging.rulebooks import rulebook_name
 from adjudicator.record import journal, receipts
 from kiosk.hall import get_hall
 from kiosk.staff_web import current_staff, staff_required
@@ -31,11 +34,17 @@ def void(adjudication_id: int):
             request.form.get("reason", ""),
             actor=member.name,
             station="director",
+            over_ruling=bool(request.form.get("over_ruling")),
+            ground=request.form.get("ground") or "mistake",
         )
     except AdjudicatorError as exc:
         flash(str(exc), "error")
     else:
-        flash(f"Adjudication #{adjudication_id} is void (row #{entry.id}): {entry.note}", "ok")
+        flash(
+            f"Adjudication #{adjudication_id} is void (row #{entry.id}): {entry.note}. "
+            f"{entry.consequence}",
+            "ok",
+        )
     return redirect(url_for("director.journal_page", **_journal_filters()))
 
 
@@ -66,6 +75,8 @@ def record_ruling_from_form(adjudication_id: int):
             words=form.get("words") or None,
             improper_lookup=bool(form.get("improper_lookup")),
             store=hall.store,
+            waive_penalty=bool(form.get("waive_penalty")),
+            confirm_correction=bool(form.get("confirm_correction")),
         )
     except AdjudicatorError as exc:
         flash(str(exc), "error")
@@ -77,6 +88,44 @@ def record_ruling_from_form(adjudication_id: int):
             "ok",
         )
     return redirect(url_for("director.flags"))
+
+
+@bp.post("/flags/<int:adjudication_id>/dismiss")
+@director_only
+def dismiss(adjudication_id: int):
+    """Dismiss a look-up or changed-penalty flag with the director's reason."""
+    try:
+        which = director_flags.dismiss(
+            get_hall().db,
+            adjudication_id,
+            request.form.get("reason", ""),
+            actor=current_staff().name,
+        )
+    except AdjudicatorError as exc:
+        flash(str(exc), "error")
+    else:
+        flash(f"Dismissed the {which} flag on #{adjudication_id}.", "ok")
+    return redirect(url_for("director.flags"))
+
+
+@bp.app_template_global("other_flags")
+def other_flags() -> dict:
+    """For the flags page: changed penalties, and the look-up flags the director dismissed."""
+    db = get_hall().db
+    return {
+        "changes": director_flags.penalty_changes(db),
+        "dismissed": director_flags.dismissed(db, director_flags.SEPARATE_LOOKUP),
+    }
+
+
+@bp.app_template_global("void_grounds")
+def void_grounds(tournament: str) -> tuple:
+    """The void grounds the tournament's rulebook offers, for the journal page's form (each
+    tournament's rulebook read once a request)."""
+    books = g.setdefault("rulebooks", {})
+    if tournament not in books:
+        books[tournament] = rulebook_name(get_hall().db, tournament)
+    return voids.grounds_for(books[tournament])
 
 
 def _journal_filters() -> dict[str, str]:

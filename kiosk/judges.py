@@ -97,6 +97,7 @@ def give():
             actor=member.name,
             station=station,
             dictionary=dictionary,
+            confirm_correction=bool(request.form.get("confirm_correction")),
         )
     except AdjudicatorError as exc:
         return _case_page(original, error=str(exc), status=400)

@@ -149,6 +149,6 @@ def describe(t: tournaments.Tournament, hall) -> str:
 
 def _non_ratable(rule: str) -> tuple[str, ...]:
     """WESPA 3.10.15(d): the rules that count a game's challenges may make it non-ratable."""
-    if not get_rule(rule).counts_earlier_challenges:
+    if not get_rule(rule).non_standard:
         return ()
     return ("  note:    WESPA may treat an event under this rule as non-ratable (3.10.15(d)).",)

@@ -1,0 +1,248 @@
+"""Issue 20, items 9 to 13: each rulebook's own procedures, tried as a director would.
+
+- School rule 12: "There is no penalty for challenging the final play of the game."
+- NSA VI.C: the director may give a free challenge (`ruling --waive-penalty`).
+- WESPA 3.10.15(c)(iii) "5-5-10-20-30 point (or similar)" ladders and (c)(iv) time penalties;
+  (d): WESPA may treat such events as non-ratable.
+- WESPA 3.10.13: a misadjudication is corrected only while no newly drawn tile has touched the
+  player's rack: after a later turn at the table the director confirms it.
+- WESPA 3.10.11(c), 3.10.10, NASPA 4.10 and 5.4, NSA IV.I.2: second opinions and voids, as each
+  rulebook has them.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from director_support import Staffed, build_staffed, fast_hashes, post_form  # noqa: F401
+from hall_support import NWL
+
+from adjudicator.hall import tournaments
+from adjudicator.judging import corrections, outcomes, second_opinion, voids
+from adjudicator.judging.rules import UnknownRule, get_rule
+from adjudicator.record import journal
+
+GAME = {"round": "2", "table": "9", "challenger": "Ann"}
+
+
+@pytest.fixture
+def staffed(tmp_path) -> Staffed:
+    return build_staffed(tmp_path)
+
+
+def set_event(staffed: Staffed, **changes) -> None:
+    tournaments.update(staffed.db, staffed.store, NWL, **changes)
+
+
+def outcome(staffed: Staffed, entry_id: int) -> outcomes.Outcome:
+    ((_, found),) = outcomes.with_outcomes(staffed.db, [journal.get(staffed.db, entry_id)])
+    return found
+
+
+@pytest.fixture
+def cli(run, staffed, monkeypatch):
+    monkeypatch.setenv("ADJUDICATOR_DATABASE_URL", staffed.db.url)
+    monkeypatch.setenv("ADJUDICATOR_HOME", str(staffed.setup.store.root.parent))
+    return run
+
+
+# ---------- item 9: school rule 12 ----------
+
+
+def test_school_rule_12_no_penalty_for_challenging_the_final_play(staffed):
+    set_event(staffed, rulebook="school-2011", rule="double")
+    browser = staffed.kiosk_browser()
+    answer = browser.post(
+        "/api/v1/adjudications", json={"words": ["QI"], "final_play": True}
+    ).get_json()
+    assert answer["verdict"] == "ACCEPTABLE"
+    assert answer["consequence"] == (
+        "The play stands; no penalty for challenging the final play of the game (school rule 12)."
+    )
+    assert answer["penalty"]["challenger_loses_turn"] is False
+    assert journal.get(staffed.db, answer["id"]).detail("final_play") is True
+
+
+def test_the_final_play_elsewhere_says_nothing_about_the_turn(staffed):
+    """Under another rulebook the penalty stands, but no turn is kept or lost: the game ended."""
+    set_event(staffed, rulebook="naspa", rule="5-per-word")
+    row = staffed.challenge(["QI", "ZA"], final_play=True)
+    assert row.consequence == "The play stands; 5 points x 2 words: the player adds 10."
+    set_event(staffed, rule="double")
+    row = staffed.challenge(["QI"], final_play=True)
+    assert row.consequence == "The play stands." and "turn" not in row.consequence
+    assert not row.penalty_numbers()["challenger_loses_turn"]
+
+
+def test_final_play_must_be_true_or_false(staffed):
+    browser = staffed.kiosk_browser()
+    answer = browser.post("/api/v1/adjudications", json={"words": ["QI"], "final_play": "yes"})
+    assert (
+        answer.status_code == 400
+        and "final_play must be true or false" in answer.get_json()["error"]
+    )
+    assert journal.newest_id(staffed.db) == 0
+
+
+def test_cli_judge_final_play(staffed, cli):
+    set_event(staffed, rulebook="school-2011", rule="double")
+    out = cli("judge", "--tournament", NWL, "--final-play", "QI")
+    assert out.exit_code == 0 and "school rule 12" in out.stdout
+
+
+# ---------- item 10: NSA VI.C, the director's free challenge ----------
+
+
+def test_nsa_vi_c_a_free_challenge_keeps_the_verdict_with_no_penalty(staffed, cli):
+    set_event(staffed, rule="dingle")
+    first = staffed.challenge(["QI"], **GAME)
+    second = staffed.challenge(["ZA"], **GAME)
+    assert second.penalty_numbers()["challenger_loses_turn"] is True
+    out = cli(
+        "ruling",
+        str(second.id),
+        "--verdict",
+        "acceptable",
+        "--reason",
+        "score recorded before the play",
+        "--waive-penalty",
+        "--confirm-correction",
+    )
+    assert out.exit_code == 0, out.stderr
+    assert "the director waived the penalty (a free challenge, NSA VI.C)" in out.stdout
+    found = outcome(staffed, second.id)
+    assert found.verdict == "ACCEPTABLE"
+    assert found.penalty["waived"] is True and not found.penalty["challenger_loses_turn"]
+    assert outcome(staffed, first.id).verdict == "ACCEPTABLE"  # nothing else changed
+
+
+# ---------- item 11: "or similar" ladders and time penalties ----------
+
+
+def test_wespa_3_10_15_c_iii_a_ladder_of_whole_points_whose_last_step_repeats(staffed):
+    assert get_rule("ladder-5-5-10-20-30").ladder == get_rule("escalating").ladder
+    set_event(staffed, rule="ladder-3-6")
+    rows = [staffed.challenge([w], **GAME) for w in ("QI", "ZA", "JO")]
+    assert [r.penalty_numbers()["points_to_player"] for r in rows] == [3, 6, 6]
+    for bad in ("ladder-0", "ladder-101", "ladder-05", "ladder-" + "-".join(["1"] * 11)):
+        with pytest.raises(UnknownRule, match="ladder-A-B-C"):
+            get_rule(bad)
+
+
+def test_wespa_3_10_15_c_iv_a_time_penalty_as_numbers_and_words(staffed):
+    set_event(staffed, rule="20-seconds")
+    row = staffed.challenge(["QI"])
+    assert row.consequence == (
+        "The play stands; the challenger's clock loses 20 seconds; the challenger keeps the turn."
+    )
+    assert row.penalty_numbers()["seconds_to_challenger"] == 20
+    assert staffed.challenge(["QX"]).penalty_numbers()["seconds_to_challenger"] == 0
+    for bad in ("0-seconds", "301-seconds"):
+        with pytest.raises(UnknownRule):
+            get_rule(bad)
+
+
+@pytest.mark.parametrize("rule", ["dingle", "5-then-10", "ladder-5-10", "30-seconds"])
+def test_wespa_3_10_15_d_creating_such_an_event_says_it_may_be_non_ratable(run, home, rule):
+    from hall_support import build_store
+
+    build_store(home / "lexicons")
+    out = run("tournament", "create", "club", "-l", "TINY-NWL", "-r", rule, "--rulebook", "wespa")
+    assert out.exit_code == 0, out.stderr
+    assert "WESPA may treat an event under this rule as non-ratable (3.10.15(d))" in out.stdout
+
+
+# ---------- item 12: WESPA 3.10.13, a correction after later turns ----------
+
+
+def test_wespa_3_10_13_a_ruling_after_a_later_turn_needs_the_directors_confirmation(staffed, cli):
+    first = staffed.challenge(["QI"], **GAME)
+    staffed.challenge(["ZA"], **GAME)  # the table played on
+    refused = cli("ruling", str(first.id), "--verdict", "unacceptable", "--reason", "misread")
+    assert refused.exit_code == 2 and "WESPA 3.10.13" in refused.stderr
+    assert "--confirm-correction" in refused.stderr
+    # a ruling that changes nothing needs no confirmation... but is final, so try the page
+    director = staffed.director()
+    done = post_form(
+        director,
+        "/director/ruling",
+        {"id": first.id, "verdict": "UNACCEPTABLE", "reason": "misread", "confirm_correction": "1"},
+        page="/director/flags",
+        follow_redirects=True,
+    )
+    assert f"Final ruling on #{first.id}: UNACCEPTABLE" in done.get_data(as_text=True)
+    ruling = journal.follow_ups(staffed.db, first.id)[-1]
+    assert ruling.kind == "ruling" and ruling.detail("confirmed") is True
+
+
+def test_wespa_3_10_13_second_opinions_after_later_turns_too(staffed):
+    first = staffed.challenge(["QI", "ZA"], **GAME)
+    staffed.challenge(["JO"], **GAME)
+    with pytest.raises(corrections.ConfirmationNeeded):
+        second_opinion.give(
+            staffed.db,
+            staffed.store,
+            first.id,
+            ["QI", "ZAX"],
+            actor="alice",
+            station="judge:alice",
+        )
+    opinion = second_opinion.give(
+        staffed.db,
+        staffed.store,
+        first.id,
+        ["QI", "ZAX"],
+        actor="alice",
+        station="judge:alice",
+        confirm_correction=True,
+    )
+    assert opinion.entry.detail("confirmed") is True and opinion.flagged
+
+
+# ---------- item 13: second opinions and voids, as each rulebook has them ----------
+
+
+def test_wespa_3_10_11_c_after_an_agreeing_re_adjudication_only_the_director(staffed, cli):
+    row = staffed.challenge(["QI", "ZA"])
+    second_opinion.give(
+        staffed.db, staffed.store, row.id, ["QI", "ZA"], actor="alice", station="judge:alice"
+    )
+    with pytest.raises(second_opinion.SecondOpinionRefused, match="WESPA 3.10.11"):
+        second_opinion.give(
+            staffed.db, staffed.store, row.id, ["QI", "ZAX"], actor="bob", station="judge:bob"
+        )
+    assert not second_opinion.cases(staffed.db, open_only=True)
+
+
+def test_wespa_3_10_10_no_retraction_a_withdrawal_is_offered_only_where_the_rulebook_has_it(
+    staffed, cli
+):
+    set_event(staffed, rulebook="wespa", rule="double")
+    row = staffed.challenge(["QI"])
+    out = cli(
+        "void", str(row.id), "--reason", "withdrew after the verdict", "--ground", "withdrawn"
+    )
+    assert out.exit_code == 2 and "not offered under the wespa rulebook" in out.stderr
+    assert outcome(staffed, row.id).verdict == "ACCEPTABLE"  # the turn is still lost
+    page = staffed.director().get("/director/journal").get_data(as_text=True)
+    assert 'value="mistake"' in page and 'value="withdrawn"' not in page
+
+
+def test_naspa_4_10_a_withdrawn_challenge_leaves_the_play_standing_and_says_so(staffed, cli):
+    set_event(staffed, rulebook="naspa")
+    row = staffed.challenge(["QI"])
+    out = cli("void", str(row.id), "--reason", "blank was an S", "--ground", "withdrawn")
+    assert out.exit_code == 0, out.stderr
+    found = outcome(staffed, row.id)
+    assert found.verdict == "VOID" and found.penalty["play_stands"] is True
+    assert found.consequence.startswith("Withdrawn: the play stands") and "Tell the players" in (
+        found.consequence
+    )
+    void_row = journal.follow_ups(staffed.db, row.id)[0]
+    assert json.loads(void_row.details) == {"ground": "withdrawn"}
+    rescinded = staffed.challenge(["ZA"])
+    voids.void(
+        staffed.db, rescinded.id, "tiles found", actor="td", station="td", ground="rescinded"
+    )
+    assert outcome(staffed, rescinded.id).consequence.startswith("Rescinded")
