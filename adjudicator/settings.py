@@ -93,9 +93,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "separate_lookup_seconds",
         "60",
-        "Two challenges from one kiosk for the same table and round within this many seconds "
-        "are flagged to the director as a possible improper separate look-up (NASPA 6.2); "
-        "0 turns the flag off.",
+        "Under the naspa rulebook, two challenges from one kiosk for the same tournament, "
+        "table and round within this many seconds are flagged to the director as a possible "
+        "improper separate look-up (NASPA 6.2); no table given, no flag; 0 turns it off.",
     ),
     Setting(
         "login_free_attempts",
