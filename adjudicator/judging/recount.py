@@ -12,13 +12,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import Any
 
 from adjudicator.judging.rules import Rule, UnknownRule, consequence, get_rule
 from adjudicator.judging.verdict import Verdict
 
-if TYPE_CHECKING:
-    from adjudicator.judging.outcomes import Outcome
+Outcome = Any  # outcomes.Outcome (imported there: this module stays below it, no cycle)
 
 GameKey = tuple[str, str, str, str]  # tournament, round, table, challenger
 
