@@ -48,6 +48,25 @@ def void(adjudication_id: int):
     return redirect(url_for("director.journal_page", **_journal_filters()))
 
 
+@bp.post("/journal/<int:adjudication_id>/revoke-void")
+@director_only
+def revoke_void(adjudication_id: int):
+    """Revoke the void in effect on a challenge (given on the wrong row), with a reason."""
+    try:
+        entry = voids.revoke(
+            get_hall().db,
+            adjudication_id,
+            request.form.get("reason", ""),
+            actor=current_staff().name,
+            station="director",
+        )
+    except AdjudicatorError as exc:
+        flash(str(exc), "error")
+    else:
+        flash(f"The void on #{adjudication_id} is revoked (row #{entry.id}).", "ok")
+    return redirect(url_for("director.journal_page", **_journal_filters()))
+
+
 @bp.post("/ruling")
 @director_only
 def ruling_on_any():

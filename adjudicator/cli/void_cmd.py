@@ -24,18 +24,32 @@ from adjudicator.cli.common import cli_actor, open_hall
     "outplay challenge (NASPA 5.4); mistake: entered by mistake. Each only where the "
     "tournament's rulebook has it.",
 )
-def void_cmd(adjudication_id: int, reason: str, over_ruling: bool, ground: str):
+@click.option(
+    "--revoke",
+    is_flag=True,
+    help="Revoke the void in effect on ADJUDICATION_ID (given on the wrong row); recorded.",
+)
+def void_cmd(adjudication_id: int, reason: str, over_ruling: bool, ground: str, revoke: bool):
     """Mark challenge ADJUDICATION_ID void: it then counts for nothing (no penalty to anyone).
 
     For a challenge withdrawn (NSA IV.I.2, NASPA 4.10), rescinded (NASPA 5.4) or entered by
     mistake. Appends a `void` row linked to it; the original row is kept. Voiding it again
     is refused (exit 2), and so is voiding a challenge with a ruling (a ruling is final: WESPA
-    3.10.13, NSA X.G) unless --over-ruling.
+    3.10.13, NSA X.G) unless --over-ruling. A void given on the wrong row is revoked with
+    --revoke (a `revocation` row; both stay in the journal).
     """
     from adjudicator.judging import voids
 
     hall = open_hall()
     actor = cli_actor()
+    if revoke:
+        row = voids.revoke(hall.db, adjudication_id, reason, actor=actor, station=actor)
+        click.echo(
+            f"The void on adjudication #{adjudication_id} is revoked (journal row #{row.id}, "
+            f"by {actor}): it counts again as it stood before."
+        )
+        click.echo(f"Reason: {row.note}")
+        return
     entry = voids.void(
         hall.db,
         adjudication_id,

@@ -2,7 +2,8 @@
 
 A challenge's own row never changes (the journal is append-only); later rows that refer to it
 decide what it finally means. In order of precedence:
-1. a `void` row (withdrawn, rescinded, entered by mistake): VOID, no penalty to anyone;
+1. a `void` row (withdrawn, rescinded, entered by mistake): VOID, no penalty to anyone, unless
+   a later `revocation` row revoked it (a void given on the wrong row);
 2. a challenge that names it as the one it replaces (a reissued slip): VOID, reissued;
 3. the director's ruling: its verdict and consequence;
 4. a second opinion that is final (it agrees, or a word judge's dictionary check closed a
@@ -75,8 +76,12 @@ def outcome_of(challenge: journal.Entry, follow_ups: Sequence[journal.Entry]) ->
                 pending = True
             else:
                 final_opinion = row
-        elif row.kind in ("void", "challenge"):
-            latest.setdefault(row.kind, row)  # the first void or reissue decides
+        elif row.kind == "challenge":
+            latest.setdefault("challenge", row)  # the first reissue decides
+        elif row.kind == "void":
+            latest.setdefault("void", row)  # the void in effect, until revoked
+        elif row.kind == "revocation":
+            latest.pop("void", None)
         elif row.kind == "ruling":
             latest["ruling"] = row
     if "void" in latest:

@@ -360,6 +360,8 @@ def _add_to_case(case: Case, entry: journal.Entry) -> None:
         case.ruling = entry
     elif entry.kind in ("void", "challenge") and case.void is None:
         case.void = entry
+    elif entry.kind == "revocation" and case.void is not None and case.void.kind == "void":
+        case.void = None
 
 
 def refuse_if_ruled(db_or_cur, adjudication_id: int) -> None:

@@ -20,6 +20,7 @@ from adjudicator.judging.rulebooks import rulebook_name
 from adjudicator.judging.rules import Consequence
 from adjudicator.record import journal
 from adjudicator.record.db import Database
+from adjudicator.record.tallies import live_void
 
 VOID_TEXT = "Void: this challenge counts for nothing; no penalty to either player."
 
@@ -182,19 +183,66 @@ def challenge_row(db: Database, adjudication_id: int) -> journal.Entry:
     return entry
 
 
+def live_void_row(cur: Any, adjudication_id: int) -> dict | None:
+    """The row that makes the challenge void now (a reissue, or a void not revoked), if any."""
+    rows = cur.execute(
+        "SELECT id, kind FROM adjudications WHERE refers_to = ? "
+        "AND kind IN ('void', 'challenge', 'revocation') ORDER BY id",
+        (adjudication_id,),
+    ).all()
+    live = live_void(rows)
+    return next((row for row in rows if row["id"] == live), None)
+
+
 def refuse_if_void(cur: Any, adjudication_id: int) -> None:
     """Raise VoidRefused if the challenge is void already or was reissued (inside a transaction)."""
-    row = cur.execute(
-        "SELECT id, kind FROM adjudications WHERE refers_to = ? AND kind IN ('void', 'challenge') "
-        "ORDER BY id LIMIT 1",
-        (adjudication_id,),
-    ).one()
+    row = live_void_row(cur, adjudication_id)
     if row is None:
         return
     how = "void" if row["kind"] == "void" else "reissued"
     raise VoidRefused(
         f"Adjudication #{adjudication_id} is already {how} (journal row #{row['id']}): "
         "it counts for nothing already."
+    )
+
+
+def revoke(db: Database, adjudication_id: int, reason: str, *, actor: str, station: str):
+    """Revoke the void in effect on challenge `adjudication_id` (a void given on the wrong row):
+    a `revocation` row naming it; the challenge counts again as it stood before the void."""
+    reason = check_reason(reason, "revocation")
+    original = challenge_row(db, adjudication_id)
+
+    def guard(cur) -> dict:
+        row = live_void_row(cur, original.id)
+        if row is None or row["kind"] != "void":
+            what = "was reissued: a reissue is not revoked" if row else "is not void"
+            raise VoidRefused(f"Adjudication #{original.id} {what}; nothing to revoke.")
+        return {
+            "details": json.dumps({"revokes": row["id"]}),
+            "note": f"{reason} [revokes void #{row['id']}]",
+        }
+
+    return journal.append(
+        db,
+        guard=guard,
+        kind="revocation",
+        refers_to=original.id,
+        tournament=original.tournament,
+        kiosk=station,
+        lexicon_name=original.lexicon_name,
+        lexicon_fingerprint=original.lexicon_fingerprint,
+        lexicon_words=original.lexicon_words,
+        rule=original.rule,
+        words=(),
+        word_count=0,
+        verdict="REVOKED",
+        consequence="The void is revoked: the challenge counts again as it stood before it.",
+        table=original.table,
+        round=original.round,
+        challenger=original.challenger,
+        player=original.player,
+        actor=actor,
+        note=reason,
     )
 
 

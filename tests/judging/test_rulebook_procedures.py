@@ -20,6 +20,7 @@ from hall_support import NWL
 
 from adjudicator.hall import tournaments
 from adjudicator.judging import corrections, outcomes, second_opinion, voids
+from adjudicator.judging.final_ruling import record_ruling
 from adjudicator.judging.rules import UnknownRule, get_rule
 from adjudicator.record import journal
 
@@ -246,3 +247,70 @@ def test_naspa_4_10_a_withdrawn_challenge_leaves_the_play_standing_and_says_so(s
         staffed.db, rescinded.id, "tiles found", actor="td", station="td", ground="rescinded"
     )
     assert outcome(staffed, rescinded.id).consequence.startswith("Rescinded")
+
+
+def test_a_void_on_the_wrong_row_is_revoked_and_the_revocation_recorded(staffed, cli):
+    """The director voided #1 meaning #2: revoke it, and the penalties count #1 again."""
+    set_event(staffed, rule="dingle")
+    first = staffed.challenge(["QI"], **GAME)
+    second = staffed.challenge(["ZA"], **GAME)
+    voids.void(staffed.db, first.id, "meant the other one", actor="td", station="td")
+    assert outcome(staffed, first.id).verdict == "VOID"
+    assert not outcome(staffed, second.id).penalty["challenger_loses_turn"]  # recounted
+    out = cli("void", str(first.id), "--revoke", "--reason", "voided the wrong row")
+    assert out.exit_code == 0, out.stderr
+    assert f"The void on adjudication #{first.id} is revoked" in out.stdout
+    rows = journal.follow_ups(staffed.db, first.id)
+    assert [r.kind for r in rows] == ["void", "revocation"]
+    assert rows[1].detail("revokes") == rows[0].id
+    assert outcome(staffed, first.id).verdict == "ACCEPTABLE"
+    assert outcome(staffed, second.id).penalty["challenger_loses_turn"]  # as shown again
+    third = staffed.challenge(["JO"], **GAME)  # counted in SQL too: the 3rd, loses the turn
+    assert third.penalty_numbers()["challenger_loses_turn"] is True
+    again = cli("void", str(first.id), "--revoke", "--reason", "twice")
+    assert again.exit_code == 2 and "is not void" in again.stderr
+    voids.void(staffed.db, first.id, "really void now", actor="td", station="td")  # may again
+    assert outcome(staffed, first.id).verdict == "VOID"
+    assert journal.verify(staffed.db).ok
+
+
+def test_the_journal_page_offers_the_revocation_and_records_it(staffed):
+    row = staffed.challenge(["QI"])
+    voids.void(staffed.db, row.id, "wrong row", actor="td", station="td")
+    director = staffed.director()
+    page = director.get("/director/journal").get_data(as_text=True)
+    assert f'action="/director/journal/{row.id}/revoke-void"' in page
+    done = post_form(
+        director,
+        f"/director/journal/{row.id}/revoke-void",
+        {"reason": "voided the wrong row"},
+        page="/director/journal",
+        follow_redirects=True,
+    )
+    assert f"The void on #{row.id} is revoked" in done.get_data(as_text=True)
+    assert outcome(staffed, row.id).verdict == "ACCEPTABLE"
+
+
+def test_the_journal_page_voids_over_a_ruling_only_when_the_box_says_so(staffed):
+    row = staffed.challenge(["QI"])
+    record_ruling(staffed.db, row.id, "unacceptable", "misread", actor="td", station="td")
+    director = staffed.director()
+    page = director.get("/director/journal").get_data(as_text=True)
+    assert 'name="over_ruling"' in page
+    form = {"reason": "rescinded", "ground": "mistake"}
+    done = post_form(
+        director,
+        f"/director/journal/{row.id}/void",
+        form,
+        page="/director/journal",
+        follow_redirects=True,
+    )
+    assert "a ruling is final" in done.get_data(as_text=True)
+    assert outcome(staffed, row.id).verdict == "UNACCEPTABLE"
+    post_form(
+        director,
+        f"/director/journal/{row.id}/void",
+        {**form, "over_ruling": "1"},
+        page="/director/journal",
+    )
+    assert outcome(staffed, row.id).verdict == "VOID"
