@@ -27,6 +27,9 @@ from adjudicator.record.db import Database
 PENALTY_CHANGED = "penalty-changed"
 SEPARATE_LOOKUP = lookups.FLAG
 KINDS = (PENALTY_CHANGED, SEPARATE_LOOKUP)
+# Changed penalties are looked for in the games of the challenges most recently corrected (the
+# games being played): the flags and the overview cost the same in a season's millionth row.
+RECENT_CORRECTIONS = 1000
 
 
 class DismissRefused(AdjudicatorError):
@@ -69,13 +72,12 @@ class PenaltyChange:
 def penalty_changes(db: Database) -> list[PenaltyChange]:
     """Every challenge, not void, whose effective penalty differs from the one recorded (and
     shown) for it, newest first; dismissed ones left out."""
-    with db.transaction() as cur:
+    with db.transaction() as cur:  # the newest corrections, by the follow-ups' index: bounded
         games = cur.execute(
-            "SELECT DISTINCT tournament, round_no, table_no, challenger, rule FROM adjudications "
-            "WHERE refers_to IS NOT NULL AND round_no IS NOT NULL AND table_no IS NOT NULL "
-            "AND challenger IS NOT NULL"
+            "SELECT tournament, round_no, table_no, challenger, rule FROM adjudications "
+            f"WHERE refers_to IS NOT NULL ORDER BY refers_to DESC LIMIT {RECENT_CORRECTIONS}"
         ).tuples()
-    keys = {tuple(g[:4]) for g in games if recount.counting_rule(g[4]) is not None}
+    keys = {tuple(g[:4]) for g in games if all(g[1:4]) and recount.counting_rule(g[4]) is not None}
     book = outcomes.Games(db)
     changed = [
         (challenge_id, outcome)

@@ -129,6 +129,21 @@ class Games:
     def __init__(self, db: Database):
         self.db = db
         self._games: dict[recount.GameKey, dict[int, Outcome]] = {}
+        self._corrected: set[tuple] | None = None
+
+    def corrected(self, key: recount.GameKey) -> bool:
+        """True when a row of the game corrects one of its challenges (a ruling, void, reissue,
+        second opinion or revocation: each copies its challenge's game). A game without one keeps
+        the penalties recorded, which already counted its challenges as they stood. The set is
+        read once (the follow-ups' index: as many entries as corrections, not rows)."""
+        if self._corrected is None:
+            with self.db.transaction() as cur:
+                rows = cur.execute(
+                    "SELECT DISTINCT tournament, round_no, table_no, challenger "
+                    "FROM adjudications WHERE refers_to IS NOT NULL"
+                ).tuples()
+            self._corrected = {tuple(row) for row in rows}
+        return key in self._corrected
 
     def recounted(self, key: recount.GameKey) -> dict[int, Outcome]:
         """{challenge id: effective outcome, penalty recounted} for every challenge of the game."""
@@ -225,7 +240,11 @@ def effective_rows(
             yield (*row, None, None, None, None, None)
             continue
         key = recount.game_key(row[_TOURNAMENT], row[_ROUND], row[_TABLE], row[_CHALLENGER])
-        counted = key is not None and recount.counting_rule(row[_RULE]) is not None
+        counted = (
+            key is not None
+            and recount.counting_rule(row[_RULE]) is not None
+            and games.corrected(key)
+        )
         if not counted and row[0] not in follow_ups:
             yield (*row, row[_VERDICT], row[_CONSEQUENCE], row[0], AS_JUDGED, row[penalty])
             continue
