@@ -4,8 +4,9 @@ Under the rules that count a game's challenges (dingle, 5-then-10, ladders), eac
 effective penalty is recounted from its game as it stands, after every ruling and void. This
 measures `journal export --format csv` (export.csv_records + csv_chunks) on the same journal of
 100,000 challenges (50 tournaments x 20 rounds x 40 tables x 2 players, one void and one ruling
-in every 100 rows, each in its challenge's game) recorded once under `dingle` (the games with a correction recounted: two
-indexed queries a game, each read once per export; the others keep their recorded penalties) and once under `double` (nothing to recount: the export's floor).
+in every 100 rows, each in its challenge's game) recorded once under `dingle` (the games with a
+correction recounted: two indexed queries a game, each read once per export; the others keep
+their recorded penalties) and once under `double` (nothing to recount: the export's floor).
 Target: the recount costs at most 3x the floor.
 
 Rows are written straight into the table (no hash chain: the chain is not what is measured).
@@ -33,7 +34,10 @@ INSERT = (
     "penalty) VALUES (?, '2025-01-01T00:00:00', ?, ?, ?, 'tablet', 'CSW24', 'f', 280887, ?, "
     "'QI ZA', 2, ?, 'c', ?, ?, ?, NULL, NULL, NULL, 'p', 'h', ?)"
 )
-PENALTY = '{"challenger_loses_turn":false,"play_stands":true,"points_to_challenger":0,"points_to_player":0}'
+PENALTY = (
+    '{"challenger_loses_turn":false,"play_stands":true,"points_to_challenger":0,'
+    '"points_to_player":0}'
+)
 
 
 def _journal(folder: Path, rule: str) -> SqliteDatabase:
