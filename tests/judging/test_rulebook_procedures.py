@@ -314,3 +314,12 @@ def test_the_journal_page_voids_over_a_ruling_only_when_the_box_says_so(staffed)
         page="/director/journal",
     )
     assert outcome(staffed, row.id).verdict == "VOID"
+
+
+def test_school_rule_12_the_kiosk_is_told_to_ask_for_the_final_play(staffed):
+    browser = staffed.kiosk_browser()
+    status = browser.get("/api/v1/kiosk").get_json()
+    assert (status["rulebook"], status["rule"]["asks_final_play"]) == (None, False)
+    set_event(staffed, rulebook="school-2011")
+    status = browser.get("/api/v1/kiosk").get_json()
+    assert (status["rulebook"], status["rule"]["asks_final_play"]) == ("school-2011", True)
