@@ -143,6 +143,9 @@ def test_second_opinion_flow_end_to_end(browser, server, home):
     case = director.locator(f"#case-{original['id']}")
     case.locator("input[value=ACCEPTABLE]").check()
     case.locator("input[name=reason]").fill("ZA was on the board; the slip was miscopied")
+    # the judge typed other words, so the page asks which words the ruling is on (issue 20)
+    assert case.locator("input[name=words]").get_attribute("required") is not None
+    case.locator("input[name=words]").fill("QI ZA")
     shot(director, "flags")
     case.locator("button").click()
     assert f"Final ruling on #{original['id']}: ACCEPTABLE" in director.inner_text(".flash-ok")

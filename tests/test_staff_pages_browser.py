@@ -191,6 +191,7 @@ def test_directors_pages(browser, server: Server, home: PreparedHome):
     case = page.locator(f"#case-{ruled_case['id']}")
     case.locator("input[value=UNACCEPTABLE]").check()
     case.locator("input[name=reason]").fill("DOGZ is not on the board; the slip was right")
+    case.locator("input[name=words]").fill("CAT DOGZ")  # the words differ: the page asks
     case.locator("button").click()
     assert page.locator(".flash-ok").is_visible()
     assert page.locator(f"#case-{open_case['id']}").is_visible()
