@@ -13,7 +13,8 @@ from adjudicator.judging.rules import UnknownRule, get_rule
 
 RULE_HELP = (
     "Challenge rule: single, double, N-per-word or N-per-turn (N from 1 to 50), or one of "
-    "WESPA 3.10.15(c)'s: dingle, 5-then-10, escalating."
+    "WESPA 3.10.15(c)'s: dingle, 5-then-10, escalating, ladder-A-B-C... (whole points, the "
+    "last step repeats, such as ladder-5-5-10-20-30) or N-seconds (N from 1 to 300)."
 )
 
 
