@@ -282,3 +282,18 @@ def test_corrections_in_sequence_on_one_game(staffed):
     with pytest.raises(voids.ReissueRefused):
         staffed.setup.hall.adjudicate(kiosk, ["JO"], replaces=four.id, **EVE)
     assert journal.verify(staffed.db).ok
+
+
+def test_the_judges_own_page_says_when_no_dictionary_look_up_is_needed(staffed, nsa):
+    browser = staffed.kiosk_browser(nsa)
+    good = browser.post("/api/v1/adjudications", json={"words": ["CAT", "EXTRAORDINARYX"]})
+    bad = browser.post("/api/v1/adjudications", json={"words": ["CATX", "EXTRAORDINARYX"]})
+    judge = staffed.judge()
+    pages = [
+        judge.get(f"/judge/case?id={r.get_json()['id']}").get_data(as_text=True)
+        for r in (good, bad)
+    ]
+    assert 'id="no-lookup-needed"' not in pages[0]
+    assert 'id="no-lookup-needed"' in pages[1]
+    for page in pages:  # the judge's page names no word either way
+        assert "CATX" not in page and "EXTRAORDINARYX" not in page
