@@ -323,3 +323,29 @@ def test_school_rule_12_the_kiosk_is_told_to_ask_for_the_final_play(staffed):
     set_event(staffed, rulebook="school-2011")
     status = browser.get("/api/v1/kiosk").get_json()
     assert (status["rulebook"], status["rule"]["asks_final_play"]) == ("school-2011", True)
+
+
+def test_an_edition_not_in_force_is_marked_on_the_overview_and_the_tournaments_page(staffed):
+    from conftest import SHARED_LEXICONS
+
+    from adjudicator.words.lexicon_import import import_lexicon
+
+    twl06 = SHARED_LEXICONS / "TWL06.txt"
+    if not twl06.is_file():
+        pytest.skip(f"the real TWL06 is not at {twl06}")
+    import_lexicon(staffed.store, twl06, "TWL06")
+    tournaments.create(
+        staffed.db, staffed.store, "club-2024", "TWL06", "double", event_date="2024-05-04"
+    )
+    tournaments.create(
+        staffed.db, staffed.store, "club-2010", "TWL06", "double", event_date="2010-05-04"
+    )
+    director = staffed.director()
+    overview = director.get("/director/").get_data(as_text=True)
+    card = overview.split('id="overview-club-2024"')[1].split("</section>")[0]
+    assert "not in force on the event's date" in card and "NWL2023" in card
+    other = overview.split('id="overview-club-2010"')[1].split("</section>")[0]
+    assert "edition-not-in-force" not in other
+    page = director.get("/director/tournaments").get_data(as_text=True)
+    row = page.split('id="tournament-club-2024"')[1].split("</tr>")[0]
+    assert "edition-not-in-force" in row and "2024-05-04" in row
