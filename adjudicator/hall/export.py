@@ -65,7 +65,7 @@ def export_json(entry: journal.Entry, outcome: Outcome | None = None) -> dict[st
 def csv_records(db: Database, batches: Iterable[Sequence[tuple]]) -> Iterator[tuple]:
     """CSV records in CSV_FIELDS order from batches of stored rows (journal.batches): each row
     as the journal stores it, then its effective outcome (outcomes.effective_rows)."""
-    games = outcomes.Games(db)  # each game recounted once for the whole export
+    games = outcomes.Games(db, whole_journal=True)  # each game recounted once, if corrected
     for batch in batches:
         yield from outcomes.effective_rows(db, batch, games)
 
@@ -123,7 +123,10 @@ def write(db: Database, out: TextIO, fmt: str = "csv", tournament: str | None = 
     if fmt == "csv":
         chunks = csv_chunks(csv_records(db, journal.batches(db, tournament)))
     else:
-        chunks = json_chunks(outcomes.with_outcomes(db, journal.entries(db, tournament)))
+        games = outcomes.Games(db, whole_journal=True)
+        chunks = json_chunks(
+            outcomes.with_outcomes(db, journal.entries(db, tournament), games=games)
+        )
     for chunk in chunks:
         out.write(chunk)
 

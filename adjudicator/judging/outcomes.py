@@ -126,10 +126,13 @@ class Games:
     """Each game's challenges with their penalties recounted (recount.py), read once per game
     for as long as this object lives (one export, one page): two indexed queries a game."""
 
-    def __init__(self, db: Database):
+    def __init__(self, db: Database, whole_journal: bool = False):
         self.db = db
         self._games: dict[recount.GameKey, dict[int, Outcome]] = {}
         self._corrected: set[tuple] | None = None
+        # An export reads the set of corrected games once and recounts only those; a page
+        # (a few rows) recounts the games it shows instead of reading that set.
+        self.whole_journal = whole_journal
 
     def corrected(self, key: recount.GameKey) -> bool:
         """True when a row of the game corrects one of its challenges (a ruling, void, reissue,
@@ -178,7 +181,7 @@ class Games:
         key = recount.game_key(
             challenge.tournament, challenge.round, challenge.table, challenge.challenger
         )
-        if key is None:
+        if key is None or (self.whole_journal and not self.corrected(key)):
             return outcome
         return self.recounted(key).get(challenge.id, outcome)
 
@@ -200,12 +203,15 @@ def follow_ups_of(db: Database, ids: Sequence[int]) -> dict[int, list[journal.En
 
 
 def with_outcomes(
-    db: Database, entries: Iterable[journal.Entry], chunk: int = CHUNK
+    db: Database,
+    entries: Iterable[journal.Entry],
+    chunk: int = CHUNK,
+    games: Games | None = None,
 ) -> Iterator[tuple[journal.Entry, Outcome | None]]:
     """Each entry with its effective outcome (None for rows that are not challenges), read
     chunk by chunk: constant memory, one query a chunk, whatever the journal's size (and two
     a game for the games whose rule counts earlier challenges)."""
-    games = Games(db)
+    games = games or Games(db)
     batch: list[journal.Entry] = []
     for entry in entries:
         batch.append(entry)
