@@ -16,7 +16,7 @@ from adjudicator import settings
 from adjudicator.errors import AdjudicatorError, LexiconError
 from adjudicator.hall import kiosks, tournaments
 from adjudicator.hall.ratelimit import RateLimit, RateLimited, parse_rate_limit
-from adjudicator.judging import game, lookups, voids
+from adjudicator.judging import game, lookups, reissues
 from adjudicator.judging.rulebooks import get_rulebook
 from adjudicator.judging.rules import consequence, get_rule
 from adjudicator.judging.ruling import rule_on
@@ -152,7 +152,7 @@ class Hall:
             if guard is not None:
                 guard(cur)
             if replaces is not None:
-                voids.check_reissue(cur, replaces, tournament.slug, station, clean)
+                reissues.check_reissue(cur, replaces, tournament.slug, station, clean)
             earlier = game.earlier_unsuccessful(
                 cur,
                 tournament.slug,
