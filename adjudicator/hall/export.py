@@ -56,6 +56,9 @@ def export_json(entry: journal.Entry, outcome: Outcome | None = None) -> dict[st
         "actor": entry.actor,
         "note": entry.note,
         "flag": entry.flag,
+        "dictionary": entry.dictionary,  # a word judge's dictionary check (issue 20)
+        "flag_reasons": json.loads(entry.flag_reasons) if entry.flag_reasons else None,
+        "details": json.loads(entry.details) if entry.details else None,
         "effective": outcome.to_api() if outcome else None,
         "prev_hash": entry.prev_hash,
         "row_hash": entry.row_hash,

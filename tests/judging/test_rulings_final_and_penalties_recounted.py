@@ -170,6 +170,11 @@ def test_nsa_x_e_refer_is_the_same_whether_or_not_a_shorter_word_is_good(staffed
     assert [c.entry.flag_reasons for c in closed] == ["[]", "[]"]
     assert all(c.closes_referral and not c.flagged for c in closed)
     assert [outcome(staffed, r["id"]).verdict for r in (a, b)] == ["ACCEPTABLE", "UNACCEPTABLE"]
+    out = io.StringIO()
+    export.write(staffed.db, out, "json")
+    exported = {r["id"]: r for r in json.loads(out.getvalue())}
+    check = exported[closed[1].entry.id]
+    assert (check["dictionary"], check["flag_reasons"]) == ("ACCEPTABLE", [])
 
 
 def test_the_check_and_the_flag_are_fields_a_reworded_note_cannot_change(staffed, nsa):
