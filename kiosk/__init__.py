@@ -44,6 +44,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     from kiosk import (
         api,
         director,
+        director_events,
         director_integrity,  # noqa: F401 - adds its routes to director.bp
         director_review,
         judges,
@@ -54,6 +55,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.register_blueprint(pages.bp)
     app.register_blueprint(director.bp)
     app.register_blueprint(director_review.bp)
+    app.register_blueprint(director_events.bp)
     app.register_blueprint(judges.bp)
     staff_web.csrf.exempt(api.bp)  # JSON only, bearer token or pairing cookie
     return app

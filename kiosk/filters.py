@@ -7,6 +7,7 @@ from flask import Flask
 
 from adjudicator import wording
 from adjudicator.hall.tournaments import edition_warning
+from adjudicator.judging.rulebooks import RULEBOOKS
 
 
 def init_app(app: Flask) -> None:
@@ -14,4 +15,5 @@ def init_app(app: Flask) -> None:
     app.add_template_filter(wording.plural, "plural")
     app.add_template_filter(wording.utc_time, "utc")
     app.add_template_filter(edition_warning, "edition_warning")  # `{{ t|edition_warning }}`
+    app.jinja_env.globals.update(rulebooks=RULEBOOKS)
     app.jinja_env.globals.update(time_form=wording.TIME_FORM, time_example=wording.TIME_EXAMPLE)

@@ -349,3 +349,41 @@ def test_an_edition_not_in_force_is_marked_on_the_overview_and_the_tournaments_p
     page = director.get("/director/tournaments").get_data(as_text=True)
     row = page.split('id="tournament-club-2024"')[1].split("</tr>")[0]
     assert "edition-not-in-force" in row and "2024-05-04" in row
+
+
+def test_the_tournaments_page_sets_the_rulebook_and_date_and_warns(staffed):
+    director = staffed.director()
+    page = director.get("/director/tournaments").get_data(as_text=True)
+    assert f'action="/director/tournaments/{NWL}/rulebook"' in page
+    done = post_form(
+        director,
+        f"/director/tournaments/{NWL}/rulebook",
+        {"rulebook": "naspa", "date": "2024-05-04"},
+        page="/director/tournaments",
+        follow_redirects=True,
+    )
+    assert "rulebook naspa, first day 2024-05-04" in done.get_data(as_text=True)
+    assert (
+        tournaments.get(staffed.db, NWL).rulebook,
+        tournaments.get(staffed.db, NWL).event_date,
+    ) == (
+        "naspa",
+        "2024-05-04",
+    )
+    set_event(staffed, rule="dingle")
+    done = post_form(
+        director,
+        f"/director/tournaments/{NWL}/rulebook",
+        {"rulebook": "wespa", "date": "04/05/2024"},
+        page="/director/tournaments",
+        follow_redirects=True,
+    )
+    assert "YYYY-MM-DD" in done.get_data(as_text=True)
+    done = post_form(
+        director,
+        f"/director/tournaments/{NWL}/rulebook",
+        {"rulebook": "wespa", "date": "2024-05-04"},
+        page="/director/tournaments",
+        follow_redirects=True,
+    )
+    assert "non-ratable (3.10.15(d))" in done.get_data(as_text=True)
