@@ -107,7 +107,7 @@ def test_changing_the_lexicon_shows_on_the_paired_kiosk(browser, server, home):
     page.goto(server.url + "/director/tournaments")
     row = page.locator("#tournament-hall")
     row.locator("select[name=lexicon]").select_option("OTHER")
-    row.locator("button").click()
+    row.get_by_role("button", name="Review change…").click()
     assert page.inner_text("#new-lexicon-words") == "6"
     assert len(page.inner_text("#new-lexicon-fingerprint")) == 64
     shot(page, "confirm-lexicon")

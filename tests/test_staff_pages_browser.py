@@ -208,7 +208,7 @@ def test_directors_pages(browser, server: Server, home: PreparedHome):
     check(page, "tournaments")
     row = page.locator("#tournament-hall")
     row.locator("select[name=lexicon]").select_option("OTHER")
-    row.locator("button").click()
+    row.get_by_role("button", name="Review change…").click()
     assert page.locator("#confirm-table").is_visible()
     check(page, "tournament change to confirm")
 
