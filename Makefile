@@ -15,7 +15,7 @@ lint: setup
 	$(BIN)/ruff check adjudicator kiosk tests benchmarks
 
 screenshots: setup  # the README's pictures, taken afresh into docs/images
-	$(BIN)/python -m pytest tests/test_readme_pictures.py --screenshots -p no:cacheprovider -q
+	$(BIN)/python -m pytest tests/kiosk/test_readme_pictures.py --screenshots -p no:cacheprovider -q
 
 bench: setup
 	$(BIN)/python -m pytest benchmarks --benchmark-only -p no:cacheprovider

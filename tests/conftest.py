@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import re
-import struct
-from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,7 +12,10 @@ from adjudicator.cli import cli
 from adjudicator.words.store import LexiconStore
 from adjudicator.words.wordlist import WordSet
 
-SHARED_LEXICONS = Path(__file__).resolve().parents[2] / "shared" / "lexicons"
+from support.director import fast_hashes  # noqa: F401 - fixtures for every test module
+from support.hall import migrated_journal  # noqa: F401
+from support.postgres import own_postgres, postgres  # noqa: F401
+from support.words import TINY_WORDS
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -24,26 +24,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="store_true",
         help="write the README's pictures to docs/images (make screenshots)",
     )
-
-
-# A tiny lexicon: a few real two- and three-letter words and some longer ones.
-TINY_WORDS = (
-    "AA",
-    "AB",
-    "QI",
-    "ZA",
-    "JO",
-    "XI",
-    "OK",
-    "EW",
-    "CAT",
-    "DOG",
-    "FOX",
-    "ZEBRA",
-    "QUIXOTIC",
-    "RETAINERS",
-    "ANTIDISESTABLISHMENTARIANISM",  # 28 letters: kept, never playable
-)
 
 
 @pytest.fixture
@@ -88,35 +68,3 @@ def run(home: Path):
         return Outcome(result.exit_code, result.stdout, result.stderr)
 
     return invoke
-
-
-def encode_dwg(words: Iterable[str]) -> bytes:
-    """Encode words as a Zyzzyva word graph (a plain tree; sibling lists breadth first)."""
-    root: dict = {}
-    for word in words:
-        node = root
-        for letter in word:
-            node = node.setdefault(letter, {})
-        node[""] = {}
-    nodes: list[list[int]] = []
-    pending = [(0, root)]
-    while pending:
-        parent, subtree = pending.pop(0)
-        letters = sorted(key for key in subtree if key)
-        if not letters:
-            continue
-        start = len(nodes) + 1
-        if parent:
-            nodes[parent - 1][3] = start
-        for offset, letter in enumerate(letters):
-            child = subtree[letter]
-            nodes.append([ord(letter), int("" in child), int(offset == len(letters) - 1), 0])
-            pending.append((start + offset, child))
-    packed = [letter << 24 | end << 23 | last << 22 | child for letter, end, last, child in nodes]
-    return struct.pack(f"<I{len(packed)}I", len(packed), *packed)
-
-
-def mask(text: str, words: Iterable[str]) -> str:
-    """Replace each of `words` (as whole words, any case) with a placeholder."""
-    alternatives = "|".join(sorted({re.escape(w) for w in words}, key=len, reverse=True))
-    return re.sub(rf"\b(?:{alternatives})\b", "<WORD>", text, flags=re.IGNORECASE)
