@@ -1,7 +1,20 @@
-"""Shared fixtures: an isolated data home, tiny compiled lexicons, a CLI runner, a .dwg encoder."""
+"""Shared fixtures, written once (their helpers are in tests/support/).
+
+- A data home, tiny compiled lexicons, the CLI run in-process: `home`, `store`, `tiny`, `run`.
+- A journal database on each backend: `db_url`, `migrated_db` (SQLite, then PostgreSQL);
+  a real PostgreSQL: `postgres` (shared, fresh databases), `own_postgres` (private).
+- The staff's cheap password hashes: `fast_hashes`; a migrated SQLite journal:
+  `migrated_journal`.
+- A served app over a module's own `home`: `server`; headless Chromium: `browser`; a page at
+  a viewport: `new_page`; a page paired as a kiosk: `paired`.
+
+Markers: a test that takes a PostgreSQL fixture (or the PostgreSQL side of `db_url`) is marked
+`postgres`, one that takes a browser fixture `browser`, by pytest_collection_modifyitems.
+"""
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -9,9 +22,13 @@ import pytest
 from click.testing import CliRunner
 
 from adjudicator.cli import cli
+from adjudicator.record import migrations
+from adjudicator.record.backends import connect
 from adjudicator.words.store import LexiconStore
 from adjudicator.words.wordlist import WordSet
 
+from support import servers
+from support.browser import browser_missing_reason, launched_chromium, open_page, pair_page
 from support.director import fast_hashes  # noqa: F401 - fixtures for every test module
 from support.hall import migrated_journal  # noqa: F401
 from support.postgres import own_postgres, postgres  # noqa: F401
@@ -24,6 +41,46 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="store_true",
         help="write the README's pictures to docs/images (make screenshots)",
     )
+
+
+POSTGRES_FIXTURES = {"postgres", "own_postgres"}
+BROWSER_FIXTURES = {"browser", "new_page", "paired"}
+# Module-wide builds of the big real lists (tests/words, tests/cli): seconds each.
+SLOW_FIXTURES = {"real", "real_sets", "real_home", "editions"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark `postgres` every test that takes a PostgreSQL fixture or runs on the PostgreSQL
+    side of `db_url`, `browser` every test that takes a browser fixture, and `slow` every test
+    that takes a build of the real lists. (Modules mark the rest with `pytestmark`.)"""
+    for item in items:
+        names = set(getattr(item, "fixturenames", ()))
+        callspec = getattr(item, "callspec", None)
+        backend = callspec.params.get("db_url") if callspec else None
+        if names & POSTGRES_FIXTURES or backend == "postgresql":
+            item.add_marker(pytest.mark.postgres)
+        if names & BROWSER_FIXTURES:
+            item.add_marker(pytest.mark.browser)
+        if names & SLOW_FIXTURES:
+            item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A fresh, empty journal database on each backend: a SQLite file, then a new database on
+    the session's PostgreSQL (marked `postgres` by pytest_collection_modifyitems)."""
+    if request.param == "sqlite":
+        return str(tmp_path / "journal.sqlite3")
+    return request.getfixturevalue("postgres").new_database()
+
+
+@pytest.fixture
+def migrated_db(db_url: str):
+    """db_url connected and upgraded to the newest schema; closed at the end."""
+    database = connect(db_url)
+    migrations.upgrade(database)
+    yield database
+    database.close()
 
 
 @pytest.fixture
@@ -68,3 +125,68 @@ def run(home: Path):
         return Outcome(result.exit_code, result.stdout, result.stderr)
 
     return invoke
+
+
+# ---------- the served app and the browsers (tests/kiosk/*_browser.py and friends) ----------
+
+
+@pytest.fixture(scope="module")
+def server(request: pytest.FixtureRequest, home):
+    """`adjudicator serve` over the module's own `home` (a module-scoped data home the module
+    prepares), with the module's SERVER_SETTINGS (e.g. {"verdict_seconds": "300"}) and
+    SERVER_WORKERS (1 unless it says); stopped at the end of the module."""
+    settings = getattr(request.module, "SERVER_SETTINGS", {})
+    env = {f"ADJUDICATOR_{name.upper()}": value for name, value in settings.items()}
+    workers = getattr(request.module, "SERVER_WORKERS", 1)
+    running = servers.Server(home, workers=workers, env=env).start()
+    yield running
+    running.stop()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Headless Chromium under Playwright for the module (skipped, saying why, if missing)."""
+    reason = browser_missing_reason()
+    if reason:
+        pytest.skip(reason)
+    with launched_chromium() as chromium:
+        yield chromium
+
+
+@pytest.fixture
+def new_page(browser):
+    """new_page(viewport) -> a page in a fresh context (a 1080p screen unless given); an error
+    in any page (an exception, or an error on the console) fails the test."""
+    pages, errors = [], []
+
+    def make(viewport: dict | None = None):
+        page = open_page(browser, viewport, timeout=8000)
+        pages.append(page)
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.on(
+            "console",
+            lambda msg: (
+                errors.append(msg.text)
+                if msg.type == "error" and "Failed to load resource" not in msg.text
+                else None
+            ),
+        )
+        return page
+
+    yield make
+    for page in pages:
+        page.context.close()
+    assert not errors, f"errors in the page: {errors}"
+
+
+@pytest.fixture
+def paired(home, server, new_page):
+    """paired(tournament, on=server, viewport=None) -> a new_page paired as a new kiosk of the
+    tournament, through the pairing link as printed (the code after '#')."""
+
+    def pair(tournament: str = "open", on=None, viewport: dict | None = None):
+        on = on or server
+        code = home.pairing_code(f"kiosk-{uuid.uuid4().hex[:8]}", tournament)
+        return pair_page(new_page(viewport), on.url, code, link="/pair#")
+
+    return pair

@@ -20,6 +20,8 @@ from support.attacks import DIRECTOR_PASSWORD, cheaply_staffed_home, director
 from support.http import Client
 from support.servers import PreparedHome, Server, cli
 
+pytestmark = pytest.mark.slow  # real servers (gunicorn) attacked under load
+
 GUESSER, KIOSK_DESK = "127.0.0.1", "127.0.0.5"
 BOMB_GIB = 1
 

@@ -17,6 +17,8 @@ from support.http import Client
 from support.postgres import PostgresServer, create_database, skip_reason
 from support.servers import PreparedHome, Server, cli, prepare_home
 
+pytestmark = pytest.mark.slow  # real servers (gunicorn) attacked under load
+
 DB_URL = "ADJUDICATOR_DATABASE_URL"
 
 FORMULAS = {

@@ -26,6 +26,8 @@ from support.attacks import (
 from support.http import Client
 from support.servers import PreparedHome, Server, cli
 
+pytestmark = pytest.mark.slow  # real servers (gunicorn) attacked under load
+
 GUESSER = "127.0.0.1"
 DIRECTOR_DESK = "127.0.0.2"
 

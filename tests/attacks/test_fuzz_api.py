@@ -28,8 +28,7 @@ from adjudicator.words.normalize import normalize_challenge
 from support.hall import build_setup, make_app
 
 EXAMPLES = int(os.environ.get("ADJUDICATOR_FUZZ_EXAMPLES", "3000"))
-if EXAMPLES > 10_000:
-    pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.slow  # fuzzing: thousands of examples
 
 PATHS = (
     "/api/v1/adjudications",

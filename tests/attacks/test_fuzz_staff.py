@@ -29,8 +29,7 @@ from adjudicator.words.normalize import normalize_challenge
 from support.director import build_staffed
 
 EXAMPLES = int(os.environ.get("ADJUDICATOR_FUZZ_EXAMPLES", "2000"))
-if EXAMPLES > 10_000:
-    pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.slow  # fuzzing: thousands of examples
 
 TRACEBACK_SIGNS = ("Traceback (most recent call last)", 'File "/', "site-packages")
 REFUSED = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})

@@ -21,6 +21,8 @@ from adjudicator.words.wordlist import WordSet
 
 from support.servers import PreparedHome, Server, cli, prepare_home
 
+pytestmark = pytest.mark.slow  # real servers (gunicorn) attacked under load
+
 SHAPE = '{"words": ["chico", "[c][h]at"]}'
 TRACEBACK_SIGNS = ("Traceback", 'File "/', "site-packages")
 

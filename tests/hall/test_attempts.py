@@ -145,21 +145,6 @@ def test_setting_a_judges_password_clears_that_judges_locks_only(staffed):
     assert attempt(staffed, "director", DIRECTOR_PASSWORD, GUESSER, START).locked
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def migrated_db(request, tmp_path):
-    from adjudicator.record import migrations
-    from adjudicator.record.backends import connect
-
-    if request.param == "sqlite":
-        url = str(tmp_path / "journal.sqlite3")
-    else:
-        url = request.getfixturevalue("postgres").new_database()
-    database = connect(url)
-    migrations.upgrade(database)
-    yield database
-    database.close()
-
-
 def test_thirty_attempts_at_once_are_counted_once_each_on_either_backend(migrated_db):
     policy = attempts.Policy(free_attempts=9, lockout_after=10, lockout_seconds=900)
     start, outcomes = threading.Barrier(30), []

@@ -10,23 +10,14 @@ import pytest
 from argon2 import PasswordHasher
 
 from adjudicator.hall import staff, staff_sessions
-from adjudicator.record import migrations
-from adjudicator.record.backends import connect
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def db(request, tmp_path, monkeypatch):
+@pytest.fixture
+def db(migrated_db, monkeypatch):
     monkeypatch.setattr(staff, "HASHER", PasswordHasher(time_cost=1, memory_cost=1024))
-    if request.param == "sqlite":
-        url = str(tmp_path / "journal.sqlite3")
-    else:
-        url = request.getfixturevalue("postgres").new_database()
-    database = connect(url)
-    migrations.upgrade(database)
-    staff.set_director_password(database, "director-pw-12")
-    staff.add_judge(database, "alice", "alice-pw-1234")
-    yield database
-    database.close()
+    staff.set_director_password(migrated_db, "director-pw-12")
+    staff.add_judge(migrated_db, "alice", "alice-pw-1234")
+    return migrated_db
 
 
 def test_only_the_hash_of_a_random_id_is_stored(db):

@@ -51,13 +51,9 @@ class Club:
         return (hall or self.hall).adjudicate(kiosk, words, challenger=challenger, **details)
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def club(request, tmp_path) -> Club:
-    if request.param == "sqlite":
-        url = str(tmp_path / "journal.sqlite3")
-    else:
-        url = request.getfixturevalue("postgres").new_database()
-    made = Club(tmp_path, url)
+@pytest.fixture
+def club(db_url, tmp_path) -> Club:
+    made = Club(tmp_path, db_url)
     yield made
     made.hall.db.close()
 

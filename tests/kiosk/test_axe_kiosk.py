@@ -7,20 +7,21 @@ JUDGED; on a hall screen and on a phone.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from support.axe import AxeRecord, axe_missing_reason
-from support.browser import SETTLE_JS, Home, Server, browser_missing_reason, launched_chromium
+from support.browser import HD, PHONE, SETTLE_JS, Home, Server, open_page
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(browser_missing_reason() is not None, reason=str(browser_missing_reason())),
     pytest.mark.skipif(axe_missing_reason() is not None, reason=str(axe_missing_reason())),
 ]
 
-SCREENS = {"hd": {"width": 1920, "height": 1080}, "phone": {"width": 390, "height": 844}}
+SCREENS = {"hd": HD, "phone": PHONE}
+SPANISH_WORDS = ["chico", "perro", "año", "[c][h]at"]
+
+
+SERVER_SETTINGS = {"verdict_seconds": "300"}
 
 
 @pytest.fixture(scope="module")
@@ -28,30 +29,13 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Home:
     home = Home.prepare(tmp_path_factory.mktemp("axe-kiosk-home"))
     home.tournament("open", "TINY", "5-per-word", "Spring Open, Division A")
     home.tournament("refer", "REFER", "single", "Referral division")
-    spanish = home.path / "es.txt"
-    spanish.write_text("chico\nperro\naño\n[c][h]at\n", encoding="utf-8")
-    home.cli("lexicon", "import", str(spanish), "--name", "ES-T", "--alphabet", "spanish")
+    home.import_words("ES-T", SPANISH_WORDS, "spanish")
     home.tournament("es", "ES-T", "double", "Open de Madrid")
     return home
 
 
-@pytest.fixture(scope="module")
-def server(home: Home) -> Iterator[Server]:
-    running = Server(home, verdict_seconds="300")
-    yield running
-    running.stop()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with launched_chromium() as launched:
-        yield launched
-
-
 def pair(browser, home: Home, server: Server, tournament: str, screen: str, axe: AxeRecord):
-    context = browser.new_context(viewport=SCREENS[screen])
-    context.set_default_timeout(10_000)
-    page = context.new_page()
+    page = open_page(browser, SCREENS[screen], timeout=10_000)
     code = home.pairing_code(f"axe-{tournament}-{screen}", tournament)
     page.goto(f"{server.url}/pair/{code}")
     axe.check(page, f"pairing ({screen})")
@@ -144,8 +128,7 @@ def test_a_spanish_kiosk_with_tiles_has_no_axe_violation(
 
 def test_pages_for_browsers_that_are_not_kiosks_have_no_axe_violation(browser, server: Server):
     axe = AxeRecord()
-    context = browser.new_context(viewport=SCREENS["hd"])
-    page = context.new_page()
+    page = open_page(browser, SCREENS["hd"])
     page.goto(server.url + "/")
     assert page.locator("#unpaired").is_visible()
     axe.check(page, "not paired")
@@ -156,5 +139,5 @@ def test_pages_for_browsers_that_are_not_kiosks_have_no_axe_violation(browser, s
     page.goto(server.url + "/no-such-page")
     assert page.locator("#error-page").is_visible()
     axe.check(page, "error page")
-    context.close()
+    page.context.close()
     axe.assert_clean()

@@ -5,65 +5,24 @@ Screenshots go to test-artifacts/ (director-*.png).
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from collections.abc import Iterator
-
 import pytest
 
-from adjudicator.words.store import LexiconStore
-from adjudicator.words.wordlist import WordSet
-
-from support.browser import ARTIFACTS, browser_missing_reason, launched_chromium
-from support.servers import PreparedHome, Server, prepare_home
+from support.browser import ARTIFACTS, open_page, sign_in, staffed_home
+from support.servers import PreparedHome, cli
 
 DIRECTOR_PASSWORD = "director-browser-1"
 JUDGE_PASSWORD = "judge-browser-12"
+SERVER_WORKERS = 2
 
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(browser_missing_reason() is not None, reason=str(browser_missing_reason())),
 ]
-
-
-def _cli(home: PreparedHome, *args: str, stdin: str = "") -> str:
-    done = subprocess.run(
-        [sys.executable, "-m", "adjudicator", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "ADJUDICATOR_HOME": str(home.path)},
-        timeout=60,
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout
 
 
 @pytest.fixture(scope="module")
 def home(tmp_path_factory) -> PreparedHome:
-    home = prepare_home(tmp_path_factory.mktemp("director-home"))
-    LexiconStore(root=home.path / "lexicons").save(
-        "OTHER",
-        WordSet.of(["QI", "ZA", "OK", "EW", "CAT", "DOGS"]),
-        description="the other edition",
-    )
-    _cli(home, "director", "set-password", "--password-stdin", stdin=DIRECTOR_PASSWORD + "\n")
-    _cli(home, "judge-account", "add", "alice", "--password-stdin", stdin=JUDGE_PASSWORD + "\n")
-    return home
-
-
-@pytest.fixture(scope="module")
-def server(home) -> Iterator[Server]:
-    with Server(home) as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with launched_chromium() as chromium:
-        yield chromium
+    return staffed_home(tmp_path_factory.mktemp("director-home"), DIRECTOR_PASSWORD, JUDGE_PASSWORD)
 
 
 def shot(page, name: str) -> None:
@@ -71,18 +30,8 @@ def shot(page, name: str) -> None:
     page.screenshot(path=str(ARTIFACTS / f"director-{name}.png"), full_page=True)
 
 
-def sign_in(browser, server: Server, path: str, name: str, password: str):
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    page.goto(server.url + path)
-    page.fill("#name", name)
-    page.fill("#password", password)
-    page.click("#sign-in")
-    return page
-
-
 def test_director_login_with_a_wrong_then_the_right_password(browser, server):
-    page = sign_in(browser, server, "/director/login", "director", "not-the-password")
+    page = sign_in(browser, server.url, "/director/login", "director", "not-the-password")
     assert "Wrong name or password." in page.inner_text("#login-error")
     shot(page, "login-refused")
     page.fill("#name", "director")
@@ -98,13 +47,12 @@ def test_director_login_with_a_wrong_then_the_right_password(browser, server):
 def test_changing_the_lexicon_shows_on_the_paired_kiosk(browser, server, home):
     from playwright.sync_api import expect
 
-    kiosk_context = browser.new_context(viewport={"width": 1280, "height": 800})
-    kiosk = kiosk_context.new_page()
+    kiosk = open_page(browser, {"width": 1280, "height": 800})
     kiosk.goto(f"{server.url}/pair#{home.pairing_code}")
     kiosk.click("#pair-button")
     expect(kiosk.locator("#lexicon-name")).to_have_text("TINY")
 
-    page = sign_in(browser, server, "/director/login", "director", DIRECTOR_PASSWORD)
+    page = sign_in(browser, server.url, "/director/login", "director", DIRECTOR_PASSWORD)
     page.goto(server.url + "/director/tournaments")
     row = page.locator("#tournament-hall")
     row.locator("select[name=lexicon]").select_option("OTHER")
@@ -119,7 +67,7 @@ def test_changing_the_lexicon_shows_on_the_paired_kiosk(browser, server, home):
     shot(kiosk, "kiosk-after-change")
     page.goto(server.url + "/director/kiosks")
     assert "paired" in page.inner_text("#kiosk-k1")
-    kiosk_context.close()
+    kiosk.context.close()
     page.context.close()
 
 
@@ -127,7 +75,7 @@ def test_second_opinion_flow_end_to_end(browser, server, home):
     status, original = server.adjudicate(["QI", "ZA"])
     assert status == 201 and original["verdict"] == "ACCEPTABLE"
 
-    judge = sign_in(browser, server, "/judge/login", "alice", JUDGE_PASSWORD)
+    judge = sign_in(browser, server.url, "/judge/login", "alice", JUDGE_PASSWORD)
     judge.wait_for_url(server.url + "/judge/")
     judge.fill("#adjudication-id", str(original["id"]))
     judge.click("#open-case")
@@ -139,7 +87,7 @@ def test_second_opinion_flow_end_to_end(browser, server, home):
     assert "flagged for the director" in judge.inner_text("#flagged")
     shot(judge, "second-opinion")
 
-    director = sign_in(browser, server, "/director/login", "director", DIRECTOR_PASSWORD)
+    director = sign_in(browser, server.url, "/director/login", "director", DIRECTOR_PASSWORD)
     director.goto(server.url + "/director/flags")
     case = director.locator(f"#case-{original['id']}")
     case.locator("input[value=ACCEPTABLE]").check()
@@ -150,6 +98,6 @@ def test_second_opinion_flow_end_to_end(browser, server, home):
     director.goto(server.url + "/director/journal?kind=ruling")
     assert "the slip was miscopied" in director.inner_text("#journal")
     shot(director, "journal")
-    assert "hash chain verified" in _cli(home, "journal", "verify")
+    assert "hash chain verified" in cli(home.path, "journal", "verify")
     judge.context.close()
     director.context.close()

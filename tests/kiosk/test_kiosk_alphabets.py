@@ -15,11 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from support.browser import Home, Server, browser_missing_reason, launched_chromium
+from support.browser import Home, Server, open_page, pair_page
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(browser_missing_reason() is not None, reason=str(browser_missing_reason())),
 ]
 
 POLISH = ["źdźbło", "żółw", "gęś", "łódź", "kot", "pies"]
@@ -36,21 +35,18 @@ SPANISH_DICT = Path("/usr/share/dict/spanish")
 POLISH_DICT = Path("/usr/share/dict/polish")
 
 
-def import_list(home: Home, name: str, words: list[str], alphabet: str) -> None:
-    path = home.path / f"{name}.txt"
-    path.write_text("\n".join(words) + "\n", encoding="utf-8")
-    home.cli("lexicon", "import", str(path), "--name", name, "--alphabet", alphabet)
+SERVER_SETTINGS = {"verdict_seconds": "300"}
 
 
 @pytest.fixture(scope="module")
 def home(tmp_path_factory: pytest.TempPathFactory) -> Home:
     home = Home.prepare(tmp_path_factory.mktemp("alphabets-home"))
-    import_list(home, "PL-T", POLISH, "polish")
-    import_list(home, "ES-T", SPANISH, "spanish")
-    import_list(home, "CA-T", CATALAN, "catalan")
+    home.import_words("PL-T", POLISH, "polish")
+    home.import_words("ES-T", SPANISH, "spanish")
+    home.import_words("CA-T", CATALAN, "catalan")
     alphabet = home.path / "swedish-club.toml"
     alphabet.write_text(SWEDISH_TOML, encoding="utf-8")
-    import_list(home, "SV-T", SWEDISH, str(alphabet))
+    home.import_words("SV-T", SWEDISH, str(alphabet))
     alphabet.unlink()  # the manifest keeps the definition
     home.tournament("pl", "PL-T", "double", "Mistrzostwa Warszawy")
     home.tournament("es", "ES-T", "double", "Open de Madrid")
@@ -58,19 +54,6 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Home:
     home.tournament("sv", "SV-T", "5-per-word", "Klubbmästerskap")
     home.tournament("en", "TINY", "double", "Spring Open")
     return home
-
-
-@pytest.fixture(scope="module")
-def server(home: Home) -> Iterator[Server]:
-    running = Server(home, verdict_seconds="300")
-    yield running
-    running.stop()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with launched_chromium() as launched:
-        yield launched
 
 
 class Kiosk:
@@ -139,24 +122,18 @@ class Kiosk:
 
 @pytest.fixture
 def kiosk(browser, home: Home, server: Server) -> Iterator:
-    contexts = []
+    pages = []
 
     def pair(tournament: str, name: str, viewport=None) -> Kiosk:
-        context = browser.new_context(viewport=viewport or {"width": 1366, "height": 768})
-        context.set_default_timeout(10_000)
-        contexts.append(context)
-        page = context.new_page()
-        code = home.pairing_code(name, tournament)
-        page.goto(f"{server.url}/pair/{code}")
-        page.click("#pair-button")
-        page.wait_for_selector("#lexicon-words:not(:empty)")
-        paired = Kiosk(page, home)
+        page = open_page(browser, viewport or {"width": 1366, "height": 768}, timeout=10_000)
+        pages.append(page)
+        paired = Kiosk(pair_page(page, server.url, home.pairing_code(name, tournament)), home)
         paired.name = name
         return paired
 
     yield pair
-    for context in contexts:
-        context.close()
+    for page in pages:
+        page.context.close()
 
 
 def test_polish_words_typed_with_the_tile_row_and_judged(kiosk):

@@ -10,7 +10,6 @@ import contextlib
 import json
 import re
 import time
-import uuid
 from collections.abc import Callable, Iterator
 
 import pytest
@@ -19,22 +18,17 @@ from adjudicator.words.store import LexiconStore
 from adjudicator.words.wordlist import WordSet
 
 from support.browser import (
+    PHONE,
+    TABLET,
     Home,
     Server,
-    browser_missing_reason,
     clean_artifacts,
-    launched_chromium,
     save_screenshot,
+    wait_until,
 )
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(browser_missing_reason() is not None, reason=str(browser_missing_reason())),
-]
+pytestmark = pytest.mark.browser
 
-HD = {"width": 1920, "height": 1080}
-TABLET = {"width": 768, "height": 1024}
-PHONE = {"width": 390, "height": 844}
 OPEN_TITLE = "Spring Open, Division A"
 ACCEPTABLE = "ACCEPTABLE: the play stands"
 UNACCEPTABLE = "UNACCEPTABLE: the play comes off and scores zero"
@@ -56,14 +50,6 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Home:
 
 
 @pytest.fixture(scope="module")
-def server(home: Home) -> Iterator[Server]:
-    """The default timings: the verdict stays 10 s, typed words are cleared after 30 s."""
-    running = Server(home)
-    yield running
-    running.stop()
-
-
-@pytest.fixture(scope="module")
 def fast_server(home: Home) -> Iterator[Server]:
     """Short timings for the auto-return and auto-clear tests."""
     running = Server(home, verdict_seconds="2", clear_seconds="5")
@@ -79,65 +65,7 @@ def short_timeout_server(home: Home) -> Iterator[Server]:
     running.stop()
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with launched_chromium() as launched:
-        yield launched
-
-
-@pytest.fixture
-def new_page(browser) -> Iterator[Callable]:
-    """new_page(viewport) -> a fresh browser context's page; page errors fail the test."""
-    contexts, errors = [], []
-
-    def make(viewport: dict | None = None):
-        context = browser.new_context(viewport=viewport or HD)
-        context.set_default_timeout(8000)
-        contexts.append(context)
-        page = context.new_page()
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.on(
-            "console",
-            lambda msg: (
-                errors.append(msg.text)
-                if msg.type == "error" and "Failed to load resource" not in msg.text
-                else None
-            ),
-        )
-        return page
-
-    yield make
-    for context in contexts:
-        context.close()
-    assert not errors, f"errors in the page: {errors}"
-
-
-@pytest.fixture
-def paired(home: Home, server: Server, new_page) -> Callable:
-    """paired(tournament=..., server=..., viewport=...) -> a page paired as a new kiosk."""
-
-    def pair(tournament: str = "open", on: Server | None = None, viewport: dict | None = None):
-        on = on or server
-        code = home.pairing_code(f"kiosk-{uuid.uuid4().hex[:8]}", tournament)
-        page = new_page(viewport)
-        page.goto(f"{on.url}/pair#{code}")
-        page.click("#pair-button")
-        page.wait_for_url(f"{on.url}/")
-        wait_until(page, "document.getElementById('lexicon-words').textContent !== ''")
-        return page
-
-    return pair
-
-
 # ---------- helpers ----------
-
-
-def wait_until(page, script: str, timeout: float = 8000) -> None:
-    """Poll a JS expression until true (page.wait_for_function needs eval: the CSP forbids it)."""
-    deadline = time.monotonic() + timeout / 1000
-    while not page.evaluate(script):
-        assert time.monotonic() < deadline, f"timed out waiting for {script}"
-        time.sleep(0.1)
 
 
 def chips(page) -> list[str]:
@@ -501,7 +429,7 @@ def test_verdict_returns_to_idle_after_verdict_seconds(paired, fast_server: Serv
     judge(page, "qi za")
     wait_for_verdict(page)
     started = time.monotonic()
-    page.wait_for_selector("#idle-screen:not([hidden])", timeout=5000)
+    page.wait_for_selector("#idle-screen:not([hidden])", timeout=5)
     elapsed = time.monotonic() - started
     assert 1.2 < elapsed < 4, elapsed
     assert page.locator("#verdict-screen").is_hidden()
@@ -515,7 +443,7 @@ def test_typed_words_are_cleared_after_clear_seconds(paired, fast_server: Server
     typed_at = time.monotonic()
     page.wait_for_timeout(3000)
     assert chips(page) == ["QI", "ZA"] and page.input_value("#word-input") == "ca"
-    wait_until(page, "document.querySelectorAll('#chips .chip').length === 0", timeout=5000)
+    wait_until(page, "document.querySelectorAll('#chips .chip').length === 0", timeout=5)
     assert time.monotonic() - typed_at > 4.5
     assert page.input_value("#word-input") == ""
 

@@ -18,19 +18,19 @@ from adjudicator.words.store import LexiconStore
 from adjudicator.words.wordlist import WordSet
 
 from support.browser import (
+    HD,
     SETTLE_JS,
     Home,
     Server,
-    browser_missing_reason,
     clean_artifacts,
-    launched_chromium,
     off_screen,
+    open_page,
+    pair_page,
     save_screenshot,
 )
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(browser_missing_reason() is not None, reason=str(browser_missing_reason())),
 ]
 
 SCREENS = [(1920, 1080), (1366, 768), (768, 1024), (1024, 768), (390, 844)]
@@ -50,6 +50,8 @@ LONG_ERROR = (
     "Division A (NWL): call the director."
 )
 TITLE = "A rather long tournament title, Division A (NWL)"
+# Verdicts and typed words stay up while every screen size is tried.
+SERVER_SETTINGS = {"verdict_seconds": "300", "clear_seconds": "600"}
 
 # Other alphabets: the widest words have 15 tiles of two letters each; Polish has 9 special tiles.
 SPANISH_WIDE = (
@@ -100,45 +102,33 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Home:
         ("ES-WIDE", SPANISH_WIDE + SPANISH_SPLIT, "spanish"),
         ("PL-WIDE", POLISH_WIDE, "polish"),
     ):
-        path = home.path / f"{name}.txt"
-        path.write_text("\n".join(words) + "\n", encoding="utf-8")
-        home.cli("lexicon", "import", str(path), "--name", name, "--alphabet", alphabet)
+        home.import_words(name, words, alphabet)
         home.tournament(name.lower(), name, "double", TITLE)
     home.tournament("es-dingle", "ES-WIDE", "dingle", TITLE)  # asks for round, table, challenger
     return home
 
 
-@pytest.fixture(scope="module")
-def server(home: Home) -> Iterator[Server]:
-    """Verdicts and typed words stay up while every screen size is tried."""
-    running = Server(home, verdict_seconds="300", clear_seconds="600")
-    yield running
-    running.stop()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with launched_chromium() as launched:
-        yield launched
+def kiosks(browser, home: Home, server: Server, tournaments, ready: str) -> Iterator[dict]:
+    """A kiosk of each tournament, paired in a context of its own on a 1080p screen."""
+    paired = {
+        tournament: pair_page(
+            open_page(browser, HD, timeout=10_000),
+            server.url,
+            home.pairing_code(f"fit-{tournament}", tournament),
+            ready=ready,
+        )
+        for tournament in tournaments
+    }
+    yield paired
+    for page in paired.values():
+        page.context.close()
 
 
 @pytest.fixture(scope="module")
 def pages(home: Home, server: Server, browser) -> Iterator[dict]:
     """A kiosk of the `long` tournament and one of the `refer` tournament, paired."""
-    contexts, paired = [], {}
-    for tournament in ("long", "refer"):  # a context each: the pairing cookie is per browser
-        context = browser.new_context(viewport={"width": 1920, "height": 1080})
-        context.set_default_timeout(10_000)
-        contexts.append(context)
-        code = home.pairing_code(f"fit-{tournament}", tournament)
-        page = context.new_page()
-        page.goto(f"{server.url}/pair/{code}")
-        page.click("#pair-button")
-        page.wait_for_selector("#lexicon-words:not(:empty)")
-        paired[tournament] = page
-    yield paired
-    for context in contexts:
-        context.close()
+    # a context each: the pairing cookie is per browser
+    yield from kiosks(browser, home, server, ("long", "refer"), "#lexicon-words:not(:empty)")
 
 
 class Fitting:
@@ -275,20 +265,9 @@ def test_the_verdict_reads_from_3_metres_on_a_hall_screen(pages: dict):
 @pytest.fixture(scope="module")
 def alphabet_pages(home: Home, server: Server, browser) -> Iterator[dict]:
     """A Spanish and a Polish kiosk, paired, with their rows of special tiles."""
-    contexts, paired = [], {}
-    for tournament in ("es-wide", "pl-wide", "es-dingle"):
-        context = browser.new_context(viewport={"width": 1920, "height": 1080})
-        context.set_default_timeout(10_000)
-        contexts.append(context)
-        code = home.pairing_code(f"fit-{tournament}", tournament)
-        page = context.new_page()
-        page.goto(f"{server.url}/pair/{code}")
-        page.click("#pair-button")
-        page.wait_for_selector("#tile-row:not([hidden])")
-        paired[tournament] = page
-    yield paired
-    for context in contexts:
-        context.close()
+    yield from kiosks(
+        browser, home, server, ("es-wide", "pl-wide", "es-dingle"), "#tile-row:not([hidden])"
+    )
 
 
 def type_and_read(page, words) -> None:

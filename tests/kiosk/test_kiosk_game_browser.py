@@ -8,28 +8,21 @@ it asks for nothing more than the words.
 
 from __future__ import annotations
 
-import time
-import uuid
-from collections.abc import Iterator
-
 import pytest
 
 from support.axe import axe_missing_reason, axe_violations
 from support.browser import (
+    TABLET,
     Home,
-    Server,
-    browser_missing_reason,
-    launched_chromium,
     off_screen,
     save_screenshot,
+    wait_until,
 )
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(browser_missing_reason() is not None, reason=str(browser_missing_reason())),
 ]
 
-TABLET = {"width": 768, "height": 1024}
 FIRST = "the challenger's first unsuccessful challenge in this game: no penalty"
 SECOND = "the challenger's 2nd unsuccessful challenge in this game: the challenger loses their turn"
 
@@ -42,48 +35,10 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Home:
     return home
 
 
-@pytest.fixture(scope="module")
-def server(home: Home) -> Iterator[Server]:
-    running = Server(home)
-    yield running
-    running.stop()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with launched_chromium() as launched:
-        yield launched
-
-
 @pytest.fixture
-def tablet(home: Home, server: Server, browser):
+def tablet(paired):
     """tablet(tournament) -> a page paired as a new kiosk of that tournament; errors fail."""
-    contexts, errors = [], []
-
-    def pair(tournament: str, viewport: dict | None = None):
-        code = home.pairing_code(f"tablet-{uuid.uuid4().hex[:8]}", tournament)
-        context = browser.new_context(viewport=viewport or TABLET)
-        context.set_default_timeout(8000)
-        contexts.append(context)
-        page = context.new_page()
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.goto(f"{server.url}/pair/{code}")
-        page.click("#pair-button")
-        page.wait_for_url(f"{server.url}/")
-        wait_until(page, "document.getElementById('lexicon-words').textContent !== ''")
-        return page
-
-    yield pair
-    for context in contexts:
-        context.close()
-    assert not errors, f"errors in the page: {errors}"
-
-
-def wait_until(page, script: str, timeout: float = 8.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not page.evaluate(script):
-        assert time.monotonic() < deadline, f"timed out waiting for {script}"
-        time.sleep(0.1)
+    return lambda tournament, viewport=None: paired(tournament, viewport=viewport or TABLET)
 
 
 def judge(page, words: str, **game: str) -> dict:

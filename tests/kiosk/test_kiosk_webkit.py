@@ -35,18 +35,9 @@ TITLE = "Spring Open, Division A"
 def home(tmp_path_factory: pytest.TempPathFactory) -> Home:
     home = Home.prepare(tmp_path_factory.mktemp("webkit-home"))
     home.tournament("open", "TINY", "5-per-word", TITLE)
-    spanish = home.path / "es.txt"
-    spanish.write_text("chico\nperro\naño\n[c][h]at\n", encoding="utf-8")
-    home.cli("lexicon", "import", str(spanish), "--name", "ES-T", "--alphabet", "spanish")
+    home.import_words("ES-T", ["chico", "perro", "año", "[c][h]at"], "spanish")
     home.tournament("es", "ES-T", "double", "Open de Madrid")
     return home
-
-
-@pytest.fixture(scope="module")
-def server(home: Home) -> Iterator[Server]:
-    running = Server(home)
-    yield running
-    running.stop()
 
 
 @pytest.fixture(scope="module")

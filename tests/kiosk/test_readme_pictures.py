@@ -8,7 +8,6 @@ pictures are always of the pages as they are. They use the real CSW21 and NWL201
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,15 +17,15 @@ from support.browser import (
     SETTLE_JS,
     Home,
     Server,
-    browser_missing_reason,
-    launched_chromium,
     off_screen,
+    open_page,
+    pair_page,
+    sign_in,
 )
 from support.paths import ROOT, SHARED_LEXICONS
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(browser_missing_reason() is not None, reason=str(browser_missing_reason())),
     pytest.mark.skipif(
         not (SHARED_LEXICONS / "CSW21.txt").is_file(),
         reason=f"the real word lists are not at {SHARED_LEXICONS}",
@@ -42,6 +41,7 @@ PICTURES = {  # file -> viewport
     "director-overview.png": (1280, 800),
 }
 DIRECTOR_PASSWORD = "pictures-director-1"
+SERVER_SETTINGS = {"verdict_seconds": "300"}
 
 
 @pytest.fixture(scope="module")
@@ -63,19 +63,6 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Home:
     return home
 
 
-@pytest.fixture(scope="module")
-def server(home: Home) -> Iterator[Server]:
-    running = Server(home, verdict_seconds="300")
-    yield running
-    running.stop()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with launched_chromium() as launched:
-        yield launched
-
-
 def png_size(path: Path) -> tuple[int, int]:
     header = path.read_bytes()[:24]
     assert header[:8] == b"\x89PNG\r\n\x1a\n", f"{path} is not a PNG"
@@ -84,11 +71,8 @@ def png_size(path: Path) -> tuple[int, int]:
 
 def kiosk(browser, home: Home, server: Server, name: str, tournament: str):
     width, height = PICTURES["kiosk-idle.png"]
-    page = browser.new_context(viewport={"width": width, "height": height}).new_page()
-    page.goto(f"{server.url}/pair/{home.pairing_code(name, tournament)}")
-    page.click("#pair-button")
-    page.wait_for_selector("#lexicon-words:not(:empty)")
-    return page
+    page = open_page(browser, {"width": width, "height": height})
+    return pair_page(page, server.url, home.pairing_code(name, tournament))
 
 
 def test_the_readme_pictures(browser, home: Home, server: Server, folder: Path):
@@ -110,11 +94,10 @@ def test_the_readme_pictures(browser, home: Home, server: Server, folder: Path):
     home.cli("kiosk", "add", "table-4", "--tournament", "open-nwl")
 
     width, height = PICTURES["director-overview.png"]
-    director = browser.new_context(viewport={"width": width, "height": height}).new_page()
-    director.goto(server.url + "/director/login")
-    director.fill("#name", "director")
-    director.fill("#password", DIRECTOR_PASSWORD)
-    director.click("#sign-in")
+    viewport = {"width": width, "height": height}
+    director = sign_in(
+        browser, server.url, "/director/login", "director", DIRECTOR_PASSWORD, viewport=viewport
+    )
     director.wait_for_selector("#glance")
     assert "3 of 4 kiosks online" in director.inner_text("#glance-kiosks")
     director.screenshot(path=str(folder / "director-overview.png"))

@@ -9,30 +9,21 @@ judge's pages (the number form, a refused number, the case, a flagged and a fina
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from collections.abc import Iterator
-
 import pytest
 
-from adjudicator.words.store import LexiconStore
-from adjudicator.words.wordlist import WordSet
-
 from support.axe import AxeRecord, axe_missing_reason
-from support.browser import browser_missing_reason, launched_chromium, save_screenshot
-from support.servers import PreparedHome, Server, prepare_home
+from support.browser import LAPTOP, PHONE, fill_sign_in, open_page, save_screenshot, staffed_home
+from support.servers import PreparedHome, Server, cli
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(browser_missing_reason() is not None, reason=str(browser_missing_reason())),
     pytest.mark.skipif(axe_missing_reason() is not None, reason=str(axe_missing_reason())),
 ]
 
 DIRECTOR_PASSWORD = "director-pages-1"
 JUDGE_PASSWORD = "judge-pages-12"
-LAPTOP = {"width": 1280, "height": 900}
-PHONE = {"width": 390, "height": 844}
+SERVER_WORKERS = 2
+SERVER_SETTINGS = {"burst_challenges": "2"}
 
 # Visible elements sticking out sideways, unless inside a box that scrolls by itself.
 SIDEWAYS_JS = """() => {
@@ -61,42 +52,14 @@ SIDEWAYS_JS = """() => {
 }"""
 
 
-def _cli(home: PreparedHome, *args: str, stdin: str = "") -> str:
-    done = subprocess.run(
-        [sys.executable, "-m", "adjudicator", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "ADJUDICATOR_HOME": str(home.path)},
-        timeout=60,
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout
-
-
 @pytest.fixture(scope="module")
 def home(tmp_path_factory) -> PreparedHome:
-    home = prepare_home(tmp_path_factory.mktemp("staff-pages-home"))
-    LexiconStore(root=home.path / "lexicons").save(
-        "OTHER", WordSet.of(["QI", "ZA", "OK", "EW", "CAT", "DOGS"]), description="another edition"
+    home = staffed_home(
+        tmp_path_factory.mktemp("staff-pages-home"), DIRECTOR_PASSWORD, JUDGE_PASSWORD
     )
-    _cli(home, "director", "set-password", "--password-stdin", stdin=DIRECTOR_PASSWORD + "\n")
-    _cli(home, "judge-account", "add", "alice", "--password-stdin", stdin=JUDGE_PASSWORD + "\n")
-    _cli(home, "tournament", "create", "side-event", "--lexicon", "OTHER", "--rule", "single")
-    _cli(home, "kiosk", "add", "a-kiosk-with-a-rather-long-name", "--tournament", "side-event")
+    cli(home.path, "tournament", "create", "side-event", "--lexicon", "OTHER", "--rule", "single")
+    cli(home.path, "kiosk", "add", "a-kiosk-with-a-rather-long-name", "--tournament", "side-event")
     return home
-
-
-@pytest.fixture(scope="module")
-def server(home) -> Iterator[Server]:
-    with Server(home, env={"ADJUDICATOR_BURST_CHALLENGES": "2"}) as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with launched_chromium() as chromium:
-        yield chromium
 
 
 class PageCheck:
@@ -122,20 +85,15 @@ class PageCheck:
         self.axe.assert_clean()
 
 
-def sign_in(browser, server: Server, path: str, name: str, password: str, check=None):
-    context = browser.new_context(viewport=LAPTOP)
-    context.set_default_timeout(10_000)
-    page = context.new_page()
+def staff_sign_in(browser, server: Server, path: str, name: str, password: str, check=None):
+    """Signed in as staff; with `check`, a wrong password first, and its page checked."""
+    page = open_page(browser, LAPTOP, timeout=10_000)
     page.goto(server.url + path)
     if check:
-        page.fill("#name", name)
-        page.fill("#password", "not the password")
-        page.click("#sign-in")
+        fill_sign_in(page, name, "not the password")
         assert page.locator("#login-error").is_visible()
         check(page, "sign-in refused")
-    page.fill("#name", name)
-    page.fill("#password", password)
-    page.click("#sign-in")
+    fill_sign_in(page, name, password)
     return page
 
 
@@ -154,7 +112,7 @@ def test_word_judges_pages(browser, server: Server):
     check = PageCheck()
     flagged = server.adjudicate(["QI", "ZA"])[1]
     agreed = server.adjudicate(["QI", "ZAX"])[1]
-    judge = sign_in(browser, server, "/judge/login", "alice", JUDGE_PASSWORD, check)
+    judge = staff_sign_in(browser, server, "/judge/login", "alice", JUDGE_PASSWORD, check)
     judge.wait_for_url(server.url + "/judge/")
     check(judge, "second opinion: the number")
     judge.fill("#adjudication-id", "999999")
@@ -177,13 +135,13 @@ def test_directors_pages(browser, server: Server, home: PreparedHome):
         assert server.adjudicate(words)[0] == 201
     open_case = server.adjudicate(["QI", "ZA"])[1]
     ruled_case = server.adjudicate(["CAT"])[1]
-    judge = sign_in(browser, server, "/judge/login", "alice", JUDGE_PASSWORD)
+    judge = staff_sign_in(browser, server, "/judge/login", "alice", JUDGE_PASSWORD)
     judge.wait_for_url(server.url + "/judge/")
     second_opinion(judge, server, open_case["id"], "qi zax")
     second_opinion(judge, server, ruled_case["id"], "cat dogz")
     judge.context.close()
 
-    page = sign_in(browser, server, "/director/login", "director", DIRECTOR_PASSWORD, check)
+    page = staff_sign_in(browser, server, "/director/login", "director", DIRECTOR_PASSWORD, check)
     page.wait_for_url(server.url + "/director/")
     assert page.locator("#glance").is_visible()
     check(page, "overview")
@@ -243,13 +201,13 @@ def _upload(name: str, data: bytes) -> dict:
 
 
 def test_the_overview_refreshes_by_itself(browser, server: Server, home: PreparedHome):
-    page = sign_in(browser, server, "/director/login", "director", DIRECTOR_PASSWORD)
+    page = staff_sign_in(browser, server, "/director/login", "director", DIRECTOR_PASSWORD)
     page.wait_for_url(server.url + "/director/")
     page.clock.install()
     page.reload()
     page.evaluate("window.notReloaded = true")
     assert "refresh-kiosk" not in page.inner_text("#overview-body")
-    _cli(home, "kiosk", "add", "refresh-kiosk", "--tournament", "hall")
+    cli(home.path, "kiosk", "add", "refresh-kiosk", "--tournament", "hall")
     page.clock.run_for(21_000)  # past the 20 s refresh
     page.wait_for_selector("#overview-kiosk-refresh-kiosk")
     assert "never seen" in page.inner_text("#overview-kiosk-refresh-kiosk")

@@ -21,13 +21,12 @@ from collections.abc import Iterator
 
 import pytest
 
-from support.browser import ARTIFACTS, browser_missing_reason, launched_chromium
+from support.browser import ARTIFACTS, LAPTOP, open_page, pair_page, sign_in
 from support.receipts import independent_verify
 from support.servers import PreparedHome, Server, prepare_home
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(browser_missing_reason() is not None, reason=str(browser_missing_reason())),
 ]
 
 DIRECTOR_PASSWORD = "director-witness-1"
@@ -62,22 +61,10 @@ def server(home) -> Iterator[Server]:
         yield running
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with launched_chromium() as chromium:
-        yield chromium
-
-
 def paired_kiosk(browser, server: Server, home: PreparedHome, name: str):
     code = PAIRING.search(cli(home, "kiosk", "add", name, "--tournament", "hall").stdout)[1]
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
-    context.set_default_timeout(10000)
-    page = context.new_page()
-    page.goto(f"{server.url}/pair/{code}")
-    page.click("#pair-button")
-    page.wait_for_url(f"{server.url}/")
-    page.wait_for_selector("#lexicon-words:not(:empty)")
-    return page
+    page = open_page(browser, LAPTOP, timeout=10000, accept_downloads=True)
+    return pair_page(page, server.url, code)
 
 
 def judge(page, words: str) -> dict:
@@ -183,11 +170,7 @@ def test_a_kiosk_whose_receipt_vanished_raises_the_directors_alarm(browser, serv
         connection.execute("DELETE FROM adjudications WHERE id = ?", (shown["id"],))
     connection.close()
 
-    director = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
-    director.goto(server.url + "/director/login")
-    director.fill("#name", "director")
-    director.fill("#password", DIRECTOR_PASSWORD)
-    director.click("#sign-in")
+    director = sign_in(browser, server.url, "/director/login", "director", DIRECTOR_PASSWORD)
     director.wait_for_url(server.url + "/director/")
     alarm = f"ALARM: kiosk witness-kiosk, journal row {shown['id']}."
     deadline = time.monotonic() + 15  # the kiosk polls every 5 s

@@ -42,20 +42,9 @@ def fields(**changes) -> dict:
     return row
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def db_url(request, tmp_path) -> str:
-    """A fresh, empty journal database URL on each backend."""
-    if request.param == "sqlite":
-        return str(tmp_path / "journal.sqlite3")
-    return request.getfixturevalue("postgres").new_database()
-
-
 @pytest.fixture
-def db(db_url):
-    database = connect(db_url)
-    migrations.upgrade(database)
-    yield database
-    database.close()
+def db(migrated_db):
+    return migrated_db
 
 
 def fill(db, count: int) -> list[journal.Entry]:

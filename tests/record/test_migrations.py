@@ -3,19 +3,10 @@ gets every version it lacks, lower or higher than its newest, on SQLite and Post
 
 from __future__ import annotations
 
-import pytest
-
 from adjudicator.record import migrations
 from adjudicator.record.backends import connect
 
 LATE = (3, "a version that landed after a higher one", ("CREATE TABLE landed_late (x INTEGER)",))
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def db_url(request, tmp_path) -> str:
-    if request.param == "sqlite":
-        return str(tmp_path / "journal.sqlite3")
-    return request.getfixturevalue("postgres").new_database()
 
 
 def applied_versions(database) -> list[int]:

@@ -8,6 +8,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -32,6 +33,10 @@ CHROMIUM_ARGS = [
 TINY_WORDS = ("AA", "AB", "QI", "ZA", "JO", "XI", "CAT", "DOG", "FOX", "ZEBRA", "QUIXOTIC")
 OTHER_WORDS = ("AA", "QI", "ZA", "OK", "EW", "CAT", "DOGS")
 REFER_WORDS = ("QI", "ZA", "CAT")
+HD = {"width": 1920, "height": 1080}
+LAPTOP = {"width": 1280, "height": 900}
+TABLET = {"width": 768, "height": 1024}
+PHONE = {"width": 390, "height": 844}
 PAIRING_LINK = re.compile(r"Pairing link .*?/pair#(\S+)")
 
 
@@ -83,6 +88,12 @@ class Home:
         assert done.returncode == 0, f"adjudicator {' '.join(args)}: {done.stderr}"
         return done.stdout
 
+    def import_words(self, name: str, words, alphabet: str) -> None:
+        """Import `words` as lexicon `name` in `alphabet` with `lexicon import`, as a user would."""
+        path = self.path / f"{name}.txt"
+        path.write_text("\n".join(words) + "\n", encoding="utf-8")
+        self.cli("lexicon", "import", str(path), "--name", name, "--alphabet", alphabet)
+
     def tournament(
         self, slug: str, lexicon: str = "TINY", rule: str = "double", title: str = ""
     ) -> str:
@@ -128,6 +139,60 @@ def launched_chromium() -> Iterator:
             yield chromium
         finally:
             chromium.close()
+
+
+def open_page(browser, viewport: dict | None = None, timeout: float | None = None, **options):
+    """A page in a fresh browser context (its own cookies) at `viewport` (a 1080p screen)."""
+    context = browser.new_context(viewport=viewport or HD, **options)
+    if timeout is not None:
+        context.set_default_timeout(timeout)
+    return context.new_page()
+
+
+def pair_page(page, url: str, code: str, link: str = "/pair/", ready: str = ""):
+    """Pair `page` as a kiosk with pairing code `code` (through `url + link + code`), and wait
+    until the kiosk shows its lexicon (or the `ready` selector)."""
+    page.goto(f"{url}{link}{code}")
+    page.click("#pair-button")
+    page.wait_for_selector(ready or "#lexicon-words:not(:empty)")
+    return page
+
+
+def fill_sign_in(page, name: str, password: str) -> None:
+    """Type a name and password into the staff's sign-in form and send it."""
+    page.fill("#name", name)
+    page.fill("#password", password)
+    page.click("#sign-in")
+
+
+def sign_in(browser, url: str, path: str, name: str, password: str, **page_options):
+    """A new page signed in as staff through the sign-in form at `url + path`."""
+    page = open_page(browser, **{"viewport": LAPTOP, **page_options})
+    page.goto(url + path)
+    fill_sign_in(page, name, password)
+    return page
+
+
+def staffed_home(path: Path, director_password: str, judge_password: str) -> servers.PreparedHome:
+    """servers.prepare_home, plus lexicon OTHER, the director's password and judge `alice`."""
+    home = servers.prepare_home(path)
+    LexiconStore(root=path / "lexicons").save(
+        "OTHER", WordSet.of(OTHER_WORDS[1:]), description="another edition"
+    )
+    for command, password in (
+        (("director", "set-password"), director_password),
+        (("judge-account", "add", "alice"), judge_password),
+    ):
+        servers.cli(path, *command, "--password-stdin", stdin=password + "\n")
+    return home
+
+
+def wait_until(page, script: str, timeout: float = 8.0) -> None:
+    """Poll a JS expression until true (page.wait_for_function needs eval: the CSP forbids it)."""
+    deadline = time.monotonic() + timeout
+    while not page.evaluate(script):
+        assert time.monotonic() < deadline, f"timed out waiting for {script}"
+        time.sleep(0.1)
 
 
 def save_screenshot(page, name: str, full_page: bool = False) -> Path:

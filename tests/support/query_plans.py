@@ -2,8 +2,7 @@
 really runs (request path and director's pages), and EXPLAIN each statement.
 
 Used by tests/record/test_postgres_plans.py (every statement must use an index at 1,000,000
-rows) and
-by benchmarks/bench_scaling.py (the plans quoted in benchmarks/RESULTS.md).
+rows) and by benchmarks/bench_scaling.py (the plans quoted in benchmarks/RESULTS.md).
 """
 
 from __future__ import annotations

@@ -25,9 +25,12 @@ from adjudicator.words.wordlist import WordSet
 from support.paths import SHARED_LEXICONS
 
 README = SHARED_LEXICONS / "README.md"
-pytestmark = pytest.mark.skipif(
-    not README.is_file(), reason=f"the real word lists are not at {SHARED_LEXICONS}"
-)
+pytestmark = [
+    pytest.mark.slow,  # the big real lists, read and compiled
+    pytest.mark.skipif(
+        not README.is_file(), reason=f"the real word lists are not at {SHARED_LEXICONS}"
+    ),
+]
 
 
 def _readme_table() -> dict[str, tuple[int, str]]:

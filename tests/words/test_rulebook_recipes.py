@@ -24,6 +24,8 @@ from adjudicator.words.store import LexiconStore
 
 from support.paths import ROOT, SHARED_LEXICONS
 
+pytestmark = pytest.mark.slow  # the big real lists, built into the shipped recipes
+
 OWL_TEXT = SHARED_LEXICONS / "zyzzyva" / "OWL.zyzzyva.txt"
 TWL06_TEXT = SHARED_LEXICONS / "TWL06.txt"
 OWL_FP = "7f84660efc8180f4063fc5bac407b5cca630980066e80dee32fddee367bc911a"

@@ -20,7 +20,10 @@ from adjudicator.words.wordlist import WordSet
 from support.servers import Server, post, prepare_home
 from support.words import TINY_WORDS
 
-pytestmark = pytest.mark.skipif(not hasattr(os, "memfd_create"), reason="Linux memfd only")
+pytestmark = [
+    pytest.mark.slow,  # real servers (gunicorn) and their workers' memory
+    pytest.mark.skipif(not hasattr(os, "memfd_create"), reason="Linux memfd only"),
+]
 
 
 def memfd_mappings(pid: int | str = "self") -> dict[int, str]:
