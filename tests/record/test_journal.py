@@ -16,6 +16,7 @@ from adjudicator.record import journal, migrations
 from adjudicator.record.db_sqlite import SqliteDatabase
 
 from support.hall import NWL, append_rows, build_setup, row_fields
+from support.journal import assert_one_chain
 
 
 @pytest.fixture
@@ -176,15 +177,6 @@ def test_appends_after_a_good_chain_keep_it_good(db):
 # --- concurrency --------------------------------------------------------------------------------
 
 
-def assert_unbroken(db, expected_rows: int) -> list[journal.Entry]:
-    result = journal.verify(db)
-    assert result.ok, result.problem
-    assert result.rows == expected_rows
-    rows = list(journal.entries(db))
-    assert [e.id for e in rows] == list(range(1, expected_rows + 1))
-    return rows
-
-
 def test_threads_appending_at_once_make_one_chain(db_path, db):
     threads_n, each = 8, 25
     errors = []
@@ -203,7 +195,7 @@ def test_threads_appending_at_once_make_one_chain(db_path, db):
     for thread in threads:
         thread.join(60)
     assert errors == []
-    rows = assert_unbroken(db, threads_n * each)
+    rows = assert_one_chain(db, threads_n * each)
     assert Counter(e.kiosk for e in rows) == {f"thread-{n}": each for n in range(threads_n)}
 
 
@@ -223,7 +215,7 @@ def test_processes_appending_at_once_make_one_chain(db_path, db):
     for worker in workers:
         worker.join(60)
     assert [w.exitcode for w in workers] == [0] * processes_n
-    rows = assert_unbroken(db, (processes_n + 1) * each)
+    rows = assert_one_chain(db, (processes_n + 1) * each)
     counts = Counter(e.kiosk for e in rows)
     assert counts == {"parent": each, **{f"writer-{n}": each for n in range(processes_n)}}
 
@@ -247,7 +239,7 @@ def test_concurrent_adjudications_through_the_hall_make_one_chain(tmp_path, monk
     for thread in threads:
         thread.join(60)
     assert errors == []
-    rows = assert_unbroken(SqliteDatabase(str(setup.db_path)), 40)
+    rows = assert_one_chain(SqliteDatabase(str(setup.db_path)), 40)
     assert sorted(results, key=lambda e: e.id) == rows  # every verdict returned is on record
     assert Counter(e.verdict for e in rows) == {"ACCEPTABLE": 32, "UNACCEPTABLE": 8}
 

@@ -21,25 +21,8 @@ from adjudicator.record.db import DatabaseUnavailable
 from adjudicator.record.db_sqlite import SqliteDatabase
 from adjudicator.record.group_commit import GroupCommitter
 
+from support.journal import assert_one_chain, challenge_fields
 from support.paths import ROOT
-
-
-def fields(**changes) -> dict:
-    row = dict(
-        kind="challenge",
-        tournament="spring-nwl",
-        kiosk="table-1",
-        lexicon_name="TINY",
-        lexicon_fingerprint="a" * 64,
-        lexicon_words=12,
-        rule="double",
-        words=("QI", "ZA"),
-        word_count=2,
-        verdict="ACCEPTABLE",
-        consequence="The play stands.",
-    )
-    row.update(changes)
-    return row
 
 
 @pytest.fixture
@@ -50,7 +33,8 @@ def db(migrated_db):
 def fill(db, count: int) -> list[journal.Entry]:
     verdicts = ("ACCEPTABLE", "UNACCEPTABLE")
     return [
-        journal.append(db, **fields(verdict=verdicts[n % 2], table=str(n))) for n in range(count)
+        journal.append(db, **challenge_fields(verdict=verdicts[n % 2], table=str(n)))
+        for n in range(count)
     ]
 
 
@@ -77,7 +61,9 @@ def test_append_numbers_chains_and_reads_back(db):
 
 
 def test_unicode_and_empty_details_round_trip(db):
-    entry = journal.append(db, **fields(player="Zoë Ōtani", challenger="?%s'", table=None))
+    entry = journal.append(
+        db, **challenge_fields(player="Zoë Ōtani", challenger="?%s'", table=None)
+    )
     assert journal.get(db, entry.id) == entry
     assert journal.verify(db).ok
 
@@ -126,9 +112,9 @@ def test_a_refused_row_is_skipped_and_the_chain_goes_on(db):
         raise AdjudicatorError("over the limit")
 
     batch = [
-        journal.Pending(fields(table="1")),
-        journal.Pending(fields(table="2"), refuse),
-        journal.Pending(fields(table="3")),
+        journal.Pending(challenge_fields(table="1")),
+        journal.Pending(challenge_fields(table="2"), refuse),
+        journal.Pending(challenge_fields(table="3")),
     ]
     journal.append_batch(db, batch)
     assert [p.entry.id if p.entry else None for p in batch] == [1, None, 2]
@@ -144,8 +130,8 @@ def test_a_database_failure_inside_a_guard_fails_the_whole_batch(db):
         cur.execute("SELECT * FROM no_such_table")
 
     batch = [
-        journal.Pending(fields(table="1")),
-        journal.Pending(fields(table="2"), query_fails),
+        journal.Pending(challenge_fields(table="1")),
+        journal.Pending(challenge_fields(table="2"), query_fails),
     ]
     with pytest.raises(DatabaseUnavailable):
         journal.append_batch(db, batch)
@@ -153,7 +139,7 @@ def test_a_database_failure_inside_a_guard_fails_the_whole_batch(db):
     assert journal.verify(db).rows == 0
     committer = GroupCommitter(db)
     with pytest.raises(DatabaseUnavailable):
-        committer.append(guard=query_fails, **fields(table="3"))
+        committer.append(guard=query_fails, **challenge_fields(table="3"))
 
 
 def test_an_error_inside_the_transaction_writes_nothing(db):
@@ -167,15 +153,6 @@ def test_an_error_inside_the_transaction_writes_nothing(db):
     assert journal.verify(db).rows == 3
 
 
-def assert_one_chain(db, rows: int) -> list[journal.Entry]:
-    result = journal.verify(db)
-    assert result.ok, result.problem
-    assert result.rows == rows
-    entries = list(journal.entries(db))
-    assert [e.id for e in entries] == list(range(1, rows + 1))
-    return entries
-
-
 def test_threads_appending_at_once_make_one_chain(db, db_url):
     errors: list[BaseException] = []
     each = 25
@@ -184,7 +161,7 @@ def test_threads_appending_at_once_make_one_chain(db, db_url):
         own = db if n % 2 else connect(db_url)  # shared object and separate objects
         try:
             for _ in range(each):
-                journal.append(own, **fields(kiosk=f"thread-{n}"))
+                journal.append(own, **challenge_fields(kiosk=f"thread-{n}"))
         except BaseException as exc:  # noqa: BLE001 - reported below
             errors.append(exc)
 
@@ -204,7 +181,7 @@ def test_group_commit_from_many_threads_makes_one_chain(db):
 
     def player(n: int) -> None:
         for _ in range(20):
-            served.append(committer.append(**fields(kiosk=f"player-{n}")))
+            served.append(committer.append(**challenge_fields(kiosk=f"player-{n}")))
 
     threads = [threading.Thread(target=player, args=(n,)) for n in range(10)]
     for thread in threads:
@@ -227,7 +204,7 @@ for _ in range(count):
 
 
 def test_processes_appending_at_once_make_one_chain(db, db_url):
-    base = {k: v for k, v in fields().items() if k != "kiosk"}
+    base = {k: v for k, v in challenge_fields().items() if k != "kiosk"}
     script = APPENDER.format(fields=base)
     each = 30
     workers = [
@@ -240,7 +217,7 @@ def test_processes_appending_at_once_make_one_chain(db, db_url):
         for n in range(4)
     ]
     for _ in range(each):
-        journal.append(db, **fields(kiosk="parent"))
+        journal.append(db, **challenge_fields(kiosk="parent"))
     for worker in workers:
         _, err = worker.communicate(timeout=120)
         assert worker.returncode == 0, err
@@ -390,7 +367,7 @@ def test_the_chain_lock_is_released_when_a_writer_dies(postgres):
     assert took.wait(10)
     release.set()
     _terminate_others(postgres.url, url)  # the holder's backend dies with the lock held
-    journal.append(waiter, **fields())  # gets the lock: it died with its session
+    journal.append(waiter, **challenge_fields())  # gets the lock: it died with its session
     thread.join(10)
     assert journal.verify(waiter).rows == 1
 

@@ -25,6 +25,7 @@ from adjudicator.record.db import DatabaseUnavailable
 from adjudicator.record.journal_health import JournalLost
 
 from support.hall import FailingCommits, build_setup, make_app, pair_browser
+from support.journal import challenge_fields
 
 
 @pytest.fixture
@@ -170,18 +171,7 @@ def pg_hall(postgres, tmp_path, monkeypatch):
 
 def pg_append(hall):
     return journal.append(
-        hall.db,
-        kind="challenge",
-        tournament="t",
-        kiosk="k",
-        lexicon_name="TINY",
-        lexicon_fingerprint="a" * 64,
-        lexicon_words=12,
-        rule="double",
-        words=("QI",),
-        word_count=1,
-        verdict="ACCEPTABLE",
-        consequence="The play stands.",
+        hall.db, **challenge_fields(tournament="t", kiosk="k", words=("QI",), word_count=1)
     )
 
 

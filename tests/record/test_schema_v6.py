@@ -16,22 +16,13 @@ from adjudicator.record import journal, migrations
 from adjudicator.record.db_sqlite import SqliteDatabase
 from adjudicator.record.journal import Entry
 
+from support.journal import challenge_fields
+
 # A row hashed by the code before version 6 (main at 27c01e7), for this exact entry.
 OLD_ENTRY = Entry(
     id=1,
     recorded_at="2024-05-01T14:00:00.000000+00:00",
-    kind="challenge",
-    tournament="spring-nwl",
-    kiosk="table-1",
-    lexicon_name="TINY",
-    lexicon_fingerprint="a" * 64,
-    lexicon_words=12,
-    rule="double",
-    words=("QI", "ZA"),
-    word_count=2,
-    verdict="ACCEPTABLE",
-    consequence="The play stands; the challenger loses their turn.",
-    table="4",
+    **challenge_fields(consequence="The play stands; the challenger loses their turn.", table="4"),
 )
 OLD_HASH = "5c5d4bb3273029d94995f6f358eacab5a7d3e894036fcab406971f7e978fc0b0"
 OLD_COLUMNS = (
@@ -101,16 +92,6 @@ def test_the_new_columns_exist(tmp_path, column):
 
 
 def _fields() -> dict:
-    return dict(
-        kind="challenge",
-        tournament="spring-nwl",
-        kiosk="table-1",
-        lexicon_name="TINY",
-        lexicon_fingerprint="a" * 64,
-        lexicon_words=12,
-        rule="double",
-        words=("QI",),
-        word_count=1,
-        verdict="ACCEPTABLE",
-        consequence="The play stands; the challenger loses their turn.",
+    return challenge_fields(
+        words=("QI",), word_count=1, consequence="The play stands; the challenger loses their turn."
     )
