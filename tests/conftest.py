@@ -29,7 +29,7 @@ from adjudicator.words.wordlist import WordSet
 
 from support import servers
 from support.browser import browser_missing_reason, launched_chromium, open_page, pair_page
-from support.director import fast_hashes  # noqa: F401 - fixtures for every test module
+from support.director import Staffed, build_staffed, fast_hashes  # noqa: F401 - fixtures
 from support.hall import migrated_journal  # noqa: F401
 from support.postgres import own_postgres, postgres  # noqa: F401
 from support.words import TINY_WORDS
@@ -81,6 +81,15 @@ def migrated_db(db_url: str):
     migrations.upgrade(database)
     yield database
     database.close()
+
+
+@pytest.fixture
+def staffed(request: pytest.FixtureRequest, tmp_path: Path) -> Staffed:
+    """The web app in-process over a hall with two paired kiosks (NWL and CSW tournaments), the
+    director's password and judges alice and bob: .director() and .judge() are test clients
+    signed in, .kiosk_browser() one paired, .challenge(words) a challenge through the hall."""
+    request.getfixturevalue("fast_hashes")
+    return build_staffed(tmp_path)
 
 
 @pytest.fixture

@@ -29,7 +29,10 @@ from adjudicator.words.normalize import normalize_challenge
 from support.director import build_staffed
 
 EXAMPLES = int(os.environ.get("ADJUDICATOR_FUZZ_EXAMPLES", "2000"))
-pytestmark = pytest.mark.slow  # fuzzing: thousands of examples
+pytestmark = [
+    pytest.mark.slow,  # fuzzing: thousands of examples
+    pytest.mark.usefixtures("fast_hashes"),  # cheap password hashes for the staff
+]
 
 TRACEBACK_SIGNS = ("Traceback (most recent call last)", 'File "/', "site-packages")
 REFUSED = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})

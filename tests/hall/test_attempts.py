@@ -13,16 +13,13 @@ import pytest
 from adjudicator.hall import attempts, staff
 from adjudicator.hall.staff import LoginPolicy, LoginRefused
 
-from support.director import DIRECTOR_PASSWORD, Staffed, build_staffed
+from support.director import DIRECTOR_PASSWORD
+
+pytestmark = pytest.mark.usefixtures("fast_hashes")  # cheap password hashes for the staff
 
 POLICY = LoginPolicy(free_attempts=3, lockout_after=6, lockout_seconds=900)
 START = datetime(2030, 1, 1, 12, 0, tzinfo=UTC)
 GUESSER, DESK = "10.0.0.1", "10.0.0.2"
-
-
-@pytest.fixture
-def staffed(tmp_path) -> Staffed:
-    return build_staffed(tmp_path)
 
 
 def attempt(staffed, name, password, address, now, policy=POLICY) -> LoginRefused | staff.Staff:

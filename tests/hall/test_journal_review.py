@@ -13,17 +13,13 @@ from adjudicator.hall.bursts import Stamp
 from adjudicator.hall.journal_review import Filters
 from adjudicator.record import journal
 
-from support.director import build_staffed
 from support.hall import (
     CSW,
     NWL,
     row_fields,
 )
 
-
-@pytest.fixture
-def staffed(tmp_path):
-    return build_staffed(tmp_path)
+pytestmark = pytest.mark.usefixtures("fast_hashes")  # cheap password hashes for the staff
 
 
 def fill(db, count: int) -> list[journal.Entry]:

@@ -11,13 +11,9 @@ from adjudicator.hall import hall_status, kiosks
 from adjudicator.judging import second_opinion
 from adjudicator.words.wordlist import WordSet
 
-from support.director import Staffed, build_staffed
 from support.hall import CSW, NWL, compiled_file, flip_byte
 
-
-@pytest.fixture
-def staffed(tmp_path) -> Staffed:
-    return build_staffed(tmp_path)
+pytestmark = pytest.mark.usefixtures("fast_hashes")  # cheap password hashes for the staff
 
 
 def tournament(status: hall_status.HallStatus, slug: str) -> hall_status.TournamentStatus:

@@ -19,13 +19,10 @@ from adjudicator.judging.reasons import ReasonRequired
 from adjudicator.judging.second_opinion import SecondOpinionRefused
 from adjudicator.record import journal
 
-from support.director import Staffed, build_staffed, post_form
+from support.director import Staffed, post_form
 from support.hall import refused
 
-
-@pytest.fixture
-def staffed(tmp_path) -> Staffed:
-    return build_staffed(tmp_path)  # the NWL kiosk's tournament is 5-per-word
+pytestmark = pytest.mark.usefixtures("fast_hashes")  # cheap password hashes for the staff
 
 
 def opinion(staffed: Staffed, original_id: int, words, actor: str = "alice"):

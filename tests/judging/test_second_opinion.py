@@ -15,14 +15,11 @@ from adjudicator.record import journal
 from adjudicator.words.store import LexiconStore
 from adjudicator.words.wordlist import WordSet
 
-from support.director import Staffed, build_staffed, post_form
+from support.director import Staffed, post_form
 from support.hall import NWL_WORDS
 from support.words import mask
 
-
-@pytest.fixture
-def staffed(tmp_path) -> Staffed:
-    return build_staffed(tmp_path)
+pytestmark = pytest.mark.usefixtures("fast_hashes")  # cheap password hashes for the staff
 
 
 def give(staffed: Staffed, original_id: int, words, station=None, actor="alice", **kw):

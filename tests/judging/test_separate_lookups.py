@@ -18,12 +18,9 @@ from adjudicator.judging.final_ruling import record_ruling
 from adjudicator.judging.second_opinion import SecondOpinionRefused
 from adjudicator.record import journal
 
-from support.director import Staffed, build_staffed, post_form
+from support.director import post_form
 
-
-@pytest.fixture
-def staffed(tmp_path) -> Staffed:
-    return build_staffed(tmp_path)
+pytestmark = pytest.mark.usefixtures("fast_hashes")  # cheap password hashes for the staff
 
 
 GAME = {"table": "7", "round": "2"}

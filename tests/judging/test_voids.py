@@ -21,13 +21,10 @@ from adjudicator.judging.reasons import ReasonRequired
 from adjudicator.judging.voids import VoidRefused
 from adjudicator.record import journal
 
-from support.director import Staffed, build_staffed, post_form
+from support.director import Staffed, post_form
 from support.hall import refused
 
-
-@pytest.fixture
-def staffed(tmp_path) -> Staffed:
-    return build_staffed(tmp_path)
+pytestmark = pytest.mark.usefixtures("fast_hashes")  # cheap password hashes for the staff
 
 
 def void(staffed: Staffed, entry_id: int, reason: str = "entered at the wrong kiosk"):

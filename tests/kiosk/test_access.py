@@ -13,6 +13,8 @@ import pytest
 from support.director import Staffed, build_staffed
 from support.hall import NWL
 
+pytestmark = pytest.mark.usefixtures("fast_hashes")  # cheap password hashes for the staff
+
 ANON, COOKIE, TOKEN, JUDGE, DIRECTOR = (
     "anonymous",
     "kiosk-cookie",

@@ -20,7 +20,6 @@ from adjudicator.words.wordlist import WordSet
 
 from support.director import (
     DIRECTOR_PASSWORD,
-    Staffed,
     build_staffed,
     csrf_token,
     login,
@@ -29,10 +28,7 @@ from support.director import (
 from support.hall import CSW, NWL, build_setup, make_app, submit_pairing_code
 from support.sessions import session_contents
 
-
-@pytest.fixture
-def staffed(tmp_path) -> Staffed:
-    return build_staffed(tmp_path)
+pytestmark = pytest.mark.usefixtures("fast_hashes")  # cheap password hashes for the staff
 
 
 # ---------- sessions, CSRF ----------

@@ -7,13 +7,10 @@ import pytest
 
 from adjudicator.hall import tournaments
 
-from support.director import Staffed, build_staffed, post_form
+from support.director import post_form
 from support.hall import NWL
 
-
-@pytest.fixture
-def staffed(tmp_path) -> Staffed:
-    return build_staffed(tmp_path)
+pytestmark = pytest.mark.usefixtures("fast_hashes")  # cheap password hashes for the staff
 
 
 def test_any_point_value_and_the_counting_rules_from_the_page(staffed):

@@ -17,7 +17,6 @@ from adjudicator.record.db import DatabaseUnavailable
 from adjudicator.record.db_sqlite import SqliteDatabase
 from adjudicator.record.group_commit import GroupCommitter
 
-from support.director import build_staffed
 from support.hall import (
     CSW,
     NWL,
@@ -25,10 +24,7 @@ from support.hall import (
     row_fields,
 )
 
-
-@pytest.fixture
-def staffed(tmp_path):
-    return build_staffed(tmp_path)
+pytestmark = pytest.mark.usefixtures("fast_hashes")  # cheap password hashes for the staff
 
 
 def tallies(db) -> dict:

@@ -23,8 +23,9 @@ JUDGE_PASSWORD = "alice-secret-12"
 OTHER_JUDGE = "bob"
 
 
-@pytest.fixture(autouse=True)
+@pytest.fixture
 def fast_hashes(monkeypatch: pytest.MonkeyPatch):
+    """Cheap password hashes for the staff (a module asks: usefixtures("fast_hashes"))."""
     monkeypatch.setattr(
         staff, "HASHER", PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
     )

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 import pytest
 
 from adjudicator.cli import cli
 from adjudicator.settings import SETTINGS
 
-README = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+from support.paths import ROOT
+
+README = (ROOT / "README.md").read_text()
 
 
 def _commands(group: click.Group, prefix: str = ""):
