@@ -6,7 +6,7 @@
 - The staff's cheap password hashes: `fast_hashes`; a migrated SQLite journal:
   `migrated_journal`.
 - A served app over a module's own `home`: `server`; headless Chromium: `browser`; a page at
-  a viewport: `new_page`; a page paired as a kiosk: `paired`.
+  a viewport: `new_page`; a page paired as a kiosk: `paired`; WebKit through Selenium: `webkit`.
 
 Markers: a test that takes a PostgreSQL fixture (or the PostgreSQL side of `db_url`) is marked
 `postgres`, one that takes a browser fixture `browser`, by pytest_collection_modifyitems.
@@ -14,6 +14,7 @@ Markers: a test that takes a PostgreSQL fixture (or the PostgreSQL side of `db_u
 
 from __future__ import annotations
 
+import os
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +33,7 @@ from support.browser import browser_missing_reason, launched_chromium, open_page
 from support.director import Staffed, build_staffed, fast_hashes  # noqa: F401 - fixtures
 from support.hall import migrated_journal  # noqa: F401
 from support.postgres import own_postgres, postgres  # noqa: F401
+from support.webkit import webkit_driver, webkit_missing_reason, xvfb_display
 from support.words import TINY_WORDS
 
 
@@ -44,7 +46,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 POSTGRES_FIXTURES = {"postgres", "own_postgres"}
-BROWSER_FIXTURES = {"browser", "new_page", "paired"}
+BROWSER_FIXTURES = {"browser", "new_page", "paired", "webkit"}
 # Module-wide builds of the big real lists (tests/words, tests/cli): seconds each.
 SLOW_FIXTURES = {"real", "real_sets", "real_home", "editions"}
 
@@ -199,3 +201,21 @@ def paired(home, server, new_page):
         return pair_page(new_page(viewport), on.url, code, link="/pair#")
 
     return pair
+
+
+@pytest.fixture(scope="module")
+def webkit_display():
+    """A private Xvfb display for WebKit; skipped when WebKit is missing, failed under CI."""
+    reason = webkit_missing_reason()
+    if reason and not os.environ.get("CI"):
+        pytest.skip(reason)
+    assert reason is None, reason  # under CI, a missing WebKit fails rather than skips
+    with xvfb_display() as name:
+        yield name
+
+
+@pytest.fixture
+def webkit(webkit_display: str):
+    """A Selenium session in WebKitGTK (the engine of iPads) on that display, quit at the end."""
+    with webkit_driver(webkit_display) as driver:
+        yield driver

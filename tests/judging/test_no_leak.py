@@ -17,7 +17,7 @@ from adjudicator.judging.ruling import rule_on
 from adjudicator.judging.verdict import Verdict, judge
 from adjudicator.words.normalize import normalize_challenge
 
-from support.words import TINY_WORDS, mask
+from support.words import TINY_WORDS, CountingLexicon, mask
 
 GOOD = ["QI", "ZA", "JO", "XI", "CAT", "DOG", "FOX", "ZEBRA"]
 BAD = "QX"  # the same length as QI: only the word itself differs
@@ -73,16 +73,6 @@ def test_nothing_written_to_disk_names_a_word(run, tiny, home):
     changed = [p for p in after if before.get(p) != after[p]]
     for path in changed:
         assert b"QX" not in path.read_bytes(), f"{path} records the challenged words"
-
-
-class CountingLexicon:
-    def __init__(self, words):
-        self.words = frozenset(words)
-        self.looked_up: list[str] = []
-
-    def __contains__(self, word):
-        self.looked_up.append(word)
-        return word in self.words
 
 
 def test_verdict_function_directly(tiny):

@@ -7,20 +7,10 @@ import pytest
 
 from adjudicator.judging.verdict import Verdict, judge
 
+from support.words import CountingLexicon
+
 WORDS = frozenset({"QI", "ZA", "JO", "XI", "CAT", "DOG", "FOX", "ZEBRA", "QUIXOTIC", "RETAINERS"})
 GOOD8 = ("QI", "ZA", "JO", "XI", "CAT", "DOG", "FOX", "ZEBRA")
-
-
-class CountingLexicon:
-    """A lexicon that records every lookup, to prove the verdict has no early exit."""
-
-    def __init__(self, words):
-        self.words = frozenset(words)
-        self.looked_up: list[str] = []
-
-    def __contains__(self, word):
-        self.looked_up.append(word)
-        return word in self.words
 
 
 @pytest.fixture(params=["set", "trie"])

@@ -429,7 +429,7 @@ def test_verdict_returns_to_idle_after_verdict_seconds(paired, fast_server: Serv
     judge(page, "qi za")
     wait_for_verdict(page)
     started = time.monotonic()
-    page.wait_for_selector("#idle-screen:not([hidden])", timeout=5)
+    page.wait_for_selector("#idle-screen:not([hidden])", timeout=5000)
     elapsed = time.monotonic() - started
     assert 1.2 < elapsed < 4, elapsed
     assert page.locator("#verdict-screen").is_hidden()

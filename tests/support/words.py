@@ -56,3 +56,31 @@ def mask(text: str, words: Iterable[str]) -> str:
     """Replace each of `words` (as whole words, any case) with a placeholder."""
     alternatives = "|".join(sorted({re.escape(w) for w in words}, key=len, reverse=True))
     return re.sub(rf"\b(?:{alternatives})\b", "<WORD>", text, flags=re.IGNORECASE)
+
+
+class CountingLexicon:
+    """A lexicon that records every lookup, to prove the verdict has no early exit."""
+
+    def __init__(self, words):
+        self.words = frozenset(words)
+        self.looked_up: list[str] = []
+
+    def __contains__(self, word):
+        self.looked_up.append(word)
+        return word in self.words
+
+
+# The .txt lists of ../shared/lexicons that the catalogue was built from.
+CATALOGUE_LISTS = (
+    "NWL2023",
+    "NWL2020",
+    "NWL2018",
+    "TWL2014",
+    "TWL06",
+    "CSW24",
+    "CSW21",
+    "CSW19",
+    "CSW15",
+    "CSW12",
+    "ENABLE1",
+)
