@@ -3,6 +3,7 @@
 - A data home, tiny compiled lexicons, the CLI run in-process: `home`, `store`, `tiny`, `run`.
 - A journal database on each backend: `db_url`, `migrated_db` (SQLite, then PostgreSQL);
   a real PostgreSQL: `postgres` (shared, fresh databases), `own_postgres` (private).
+- A hall in-process: `setup`, its web app `app`, the app with staff `staffed`.
 - The staff's cheap password hashes: `fast_hashes`; a migrated SQLite journal:
   `migrated_journal`.
 - A served app over a module's own `home`: `server`; headless Chromium: `browser`; a page at
@@ -31,7 +32,7 @@ from adjudicator.words.wordlist import WordSet
 from support import servers
 from support.browser import browser_missing_reason, launched_chromium, open_page, pair_page
 from support.director import Staffed, build_staffed, fast_hashes  # noqa: F401 - fixtures
-from support.hall import migrated_journal  # noqa: F401
+from support.hall import Setup, build_setup, make_app, migrated_journal  # noqa: F401
 from support.postgres import own_postgres, postgres  # noqa: F401
 from support.webkit import webkit_driver, webkit_missing_reason, xvfb_display
 from support.words import TINY_WORDS
@@ -83,6 +84,20 @@ def migrated_db(db_url: str):
     migrations.upgrade(database)
     yield database
     database.close()
+
+
+@pytest.fixture
+def setup(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Setup:
+    """A hall in-process (support.hall.build_setup): lexicons, a migrated journal, the NWL and
+    CSW tournaments with a kiosk each; ADJUDICATOR_HOME in tmp_path."""
+    monkeypatch.setenv("ADJUDICATOR_HOME", str(tmp_path / "home"))
+    return build_setup(tmp_path)
+
+
+@pytest.fixture
+def app(setup: Setup):
+    """The web app over that hall, for Flask's test client."""
+    return make_app(setup.hall)
 
 
 @pytest.fixture

@@ -11,12 +11,11 @@ import threading
 import time
 import uuid
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from support.attacks import DIRECTOR_PASSWORD, cheaply_staffed_home, director
+from support.attacks import DIRECTOR_PASSWORD, cheaply_staffed_home, director, module_home
 from support.http import Client
 from support.servers import PreparedHome, Server, cli
 
@@ -26,15 +25,8 @@ GUESSER, KIOSK_DESK = "127.0.0.1", "127.0.0.5"
 BOMB_GIB = 1
 
 
-@pytest.fixture(scope="module")
-def home(tmp_path_factory) -> PreparedHome:
-    return cheaply_staffed_home(tmp_path_factory.mktemp("attack-hall") / "home")
-
-
-@pytest.fixture(scope="module")
-def server(home) -> Iterator[Server]:
-    with Server(home) as running:
-        yield running
+home = module_home("attack-hall")
+SERVER_WORKERS = 2  # `server` (tests/conftest.py) over this home
 
 
 @pytest.fixture(scope="module")

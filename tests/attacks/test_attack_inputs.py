@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from support.attacks import DIRECTOR_PASSWORD, cheaply_staffed_home, cli_run, director
+from support.attacks import DIRECTOR_PASSWORD, cli_run, director, module_home
 from support.http import Client
 from support.postgres import PostgresServer, create_database, skip_reason
 from support.servers import PreparedHome, Server, cli, prepare_home
@@ -36,15 +36,8 @@ LIES = {
 }
 
 
-@pytest.fixture(scope="module")
-def home(tmp_path_factory) -> PreparedHome:
-    return cheaply_staffed_home(tmp_path_factory.mktemp("attack-inputs") / "home")
-
-
-@pytest.fixture(scope="module")
-def server(home) -> Iterator[Server]:
-    with Server(home) as running:
-        yield running
+home = module_home("attack-inputs")
+SERVER_WORKERS = 2  # `server` (tests/conftest.py) over this home
 
 
 def journal_rows(home: PreparedHome) -> int:

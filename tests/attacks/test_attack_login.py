@@ -11,7 +11,6 @@ import sqlite3
 import threading
 import zlib
 from collections import Counter
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -20,6 +19,7 @@ from support.attacks import (
     DIRECTOR_PASSWORD,
     JUDGE_PASSWORD,
     cheaply_staffed_home,
+    module_home,
     signed_in,
     staffed_home,
 )
@@ -42,15 +42,8 @@ def attempts_rows(home: PreparedHome) -> dict[tuple[str, str], int]:
     return {(address, name): failures for address, name, failures in rows}
 
 
-@pytest.fixture(scope="module")
-def home(tmp_path_factory) -> PreparedHome:
-    return cheaply_staffed_home(tmp_path_factory.mktemp("attack-login") / "home")
-
-
-@pytest.fixture(scope="module")
-def server(home) -> Iterator[Server]:
-    with Server(home) as running:
-        yield running
+home = module_home("attack-login")
+SERVER_WORKERS = 2  # `server` (tests/conftest.py) over this home
 
 
 @pytest.fixture(scope="module")

@@ -12,22 +12,19 @@ The default run sends a few thousand requests; the long run with
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import tempfile
-from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from adjudicator.errors import ChallengeInputError
 from adjudicator.hall.hall import clean_details
 from adjudicator.words.normalize import normalize_challenge
 
+from support.fuzz import fuzz_home, fuzz_settings
 from support.hall import build_setup, make_app
 
-EXAMPLES = int(os.environ.get("ADJUDICATOR_FUZZ_EXAMPLES", "3000"))
+FUZZ = fuzz_settings(3000)
 pytestmark = pytest.mark.slow  # fuzzing: thousands of examples
 
 PATHS = (
@@ -117,16 +114,10 @@ path_text = st.text(
 
 @pytest.fixture(scope="module")
 def hall_app(tmp_path_factory):
-    # The journal goes to memory-backed /dev/shm where there is one: this fuzzes the API, not
-    # the disk, and 100,000 fsyncs would only measure the disk.
-    shm = Path("/dev/shm")
-    folder = Path(tempfile.mkdtemp(dir=shm)) if shm.is_dir() else tmp_path_factory.mktemp("fuzz")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("ADJUDICATOR_HOME", str(folder / "home"))
+    with fuzz_home(tmp_path_factory, "fuzz") as folder:
         setup = build_setup(folder)
         yield setup, make_app(setup.hall)
-    setup.hall.db.close()
-    shutil.rmtree(folder, ignore_errors=True)
+        setup.hall.db.close()
 
 
 def _unique_keys(pairs):
@@ -176,12 +167,7 @@ def expected_words(raw: bytes):
         return None
 
 
-@settings(
-    max_examples=EXAMPLES,
-    deadline=None,
-    database=None,
-    suppress_health_check=list(HealthCheck),
-)
+@FUZZ
 @given(
     method=st.sampled_from(METHODS),
     path=st.one_of(
@@ -242,12 +228,7 @@ def test_random_requests_never_crash_or_leak_a_verdict(
         assert response.status_code == 201 and has_verdict, (raw[:200], text[:300])
 
 
-@settings(
-    max_examples=EXAMPLES,
-    deadline=None,
-    database=None,
-    suppress_health_check=list(HealthCheck),
-)
+@FUZZ
 @given(
     raw=st.one_of(nested, repeated_keys.map(str.encode), challenge.map(json.dumps).map(str.encode))
 )

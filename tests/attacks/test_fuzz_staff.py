@@ -11,15 +11,11 @@ CSRF is off here (it has its own tests); sign-out is left out (it would end the 
 
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
 import unicodedata
-from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from adjudicator.errors import ChallengeInputError
@@ -27,8 +23,8 @@ from adjudicator.hall import kiosks, tournaments
 from adjudicator.words.normalize import normalize_challenge
 
 from support.director import build_staffed
+from support.fuzz import fuzz_home, fuzz_settings
 
-EXAMPLES = int(os.environ.get("ADJUDICATOR_FUZZ_EXAMPLES", "2000"))
 pytestmark = [
     pytest.mark.slow,  # fuzzing: thousands of examples
     pytest.mark.usefixtures("fast_hashes"),  # cheap password hashes for the staff
@@ -114,15 +110,11 @@ QUERIES = {
 
 @pytest.fixture(scope="module")
 def staff_app(tmp_path_factory):
-    shm = Path("/dev/shm")
-    folder = Path(tempfile.mkdtemp(dir=shm)) if shm.is_dir() else tmp_path_factory.mktemp("fz")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("ADJUDICATOR_HOME", str(folder / "home"))
+    with fuzz_home(tmp_path_factory, "fz") as folder:
         staffed = build_staffed(folder, WTF_CSRF_ENABLED=False)
         original = staffed.challenge(["QI", "ZA"])
         yield staffed, staffed.director(), original.id
-    staffed.db.close()
-    shutil.rmtree(folder, ignore_errors=True)
+        staffed.db.close()
 
 
 @st.composite
@@ -159,12 +151,7 @@ def shows_truly(text: str) -> bool:
     return not any(unicodedata.category(char) in REFUSED for char in text)
 
 
-@settings(
-    max_examples=EXAMPLES,
-    deadline=None,
-    database=None,
-    suppress_health_check=list(HealthCheck),
-)
+@fuzz_settings(2000)
 @given(request=staff_request())
 def test_random_staff_forms_never_crash(staff_app, request):
     staffed, director, _ = staff_app

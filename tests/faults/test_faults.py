@@ -30,13 +30,7 @@ from adjudicator.record.journal_health import PROBE_SECONDS
 from adjudicator.words.store import LexiconStore
 from adjudicator.words.wordlist import WordSet
 
-from support.load import (
-    Load,
-    assert_clean_refusal,
-    assert_served_are_recorded,
-    journal_rows,
-    post,
-)
+from support.load import Load, assert_clean_refusal, assert_served_are_recorded, journal_rows, post
 from support.servers import SERVER_WORDS, Server, cli, get, prepare_home
 
 pytestmark = pytest.mark.slow

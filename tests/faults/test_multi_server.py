@@ -10,13 +10,7 @@ from collections import Counter
 
 import pytest
 
-from support.load import (
-    Load,
-    assert_clean_refusal,
-    assert_served_are_recorded,
-    journal_rows,
-    post,
-)
+from support.load import Load, assert_clean_refusal, assert_served_are_recorded, journal_rows, post
 from support.postgres import create_database
 from support.servers import Server, cli, prepare_home
 

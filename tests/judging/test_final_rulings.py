@@ -19,7 +19,7 @@ from adjudicator.judging.reasons import ReasonRequired
 from adjudicator.judging.second_opinion import SecondOpinionRefused
 from adjudicator.record import journal
 
-from support.director import Staffed, post_form
+from support.director import Staffed, post_form, ruling
 from support.hall import refused
 
 pytestmark = pytest.mark.usefixtures("fast_hashes")  # cheap password hashes for the staff
@@ -128,17 +128,7 @@ def test_cli_ruling_words_and_any_adjudication(run, home, staffed, monkeypatch):
         run("ruling", str(original.id), "--words", "--verdict", "acceptable", "--reason", "r1"),
         "--words needs the words",
     )
-    out = run(
-        "ruling",
-        str(original.id),
-        "--verdict",
-        "acceptable",
-        "--reason",
-        "the slip had ZA twice by mistake",
-        "--words",
-        "QI",
-        "ZA",
-    )
+    out = ruling(run, original.id, "acceptable", "the slip had ZA twice by mistake", "QI", "ZA")
     assert out.exit_code == 0, out.stderr
     assert "5 points x 2 words: the player adds 10" in out.stdout
     assert "Words ruled on (2): QI ZA" in out.stdout
@@ -185,23 +175,11 @@ def test_words_ruled_on_are_read_in_the_lexicons_tiles(run, home, tmp_path):
     judged = run("judge", "--tournament", "pl", "kot")
     assert judged.exit_code == 0, judged.stderr
     adjudication = judged.stdout.splitlines()[1].split("#")[1].split()[0]
-    out = run(
-        "ruling",
-        adjudication,
-        "--verdict",
-        "acceptable",
-        "--reason",
-        "slip",
-        "--words",
-        "żółw",
-        "gęś",
-    )
+    out = ruling(run, adjudication, "acceptable", "slip", "żółw", "gęś")
     assert out.exit_code == 0, out.stderr
     assert "Words ruled on (2): ŻÓŁW GĘŚ" in out.stdout
     assert "5 points x 2 words: the player adds 10" in out.stdout
     refused(
-        run(
-            "ruling", adjudication, "--verdict", "acceptable", "--reason", "again", "--words", "kot"
-        ),
+        ruling(run, adjudication, "acceptable", "again", "kot"),
         "already given the final ruling",
     )

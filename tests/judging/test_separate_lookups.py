@@ -18,7 +18,7 @@ from adjudicator.judging.final_ruling import record_ruling
 from adjudicator.judging.second_opinion import SecondOpinionRefused
 from adjudicator.record import journal
 
-from support.director import post_form
+from support.director import post_form, ruling
 
 pytestmark = pytest.mark.usefixtures("fast_hashes")  # cheap password hashes for the staff
 
@@ -166,17 +166,14 @@ def test_cli_flags_lists_open_look_ups(run, home, staffed, monkeypatch):
         "7",
         "2",
     )
-    ruled = run(
-        "ruling",
-        str(second.id),
-        "--verdict",
+    ruled = ruling(
+        run,
+        second.id,
         "unacceptable",
-        "--reason",
         "one play in parts",
-        "--improper-lookup",
-        "--words",
         "QI",
         "ZAX",
+        flags=("--improper-lookup",),
     )
     assert ruled.exit_code == 0, ruled.stderr
     assert "the challenger loses 10 points" in ruled.stdout

@@ -47,17 +47,6 @@ HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
 @pytest.fixture
-def setup(tmp_path, monkeypatch):
-    monkeypatch.setenv("ADJUDICATOR_HOME", str(tmp_path / "home"))
-    return build_setup(tmp_path)
-
-
-@pytest.fixture
-def app(setup):
-    return make_app(setup.hall)
-
-
-@pytest.fixture
 def client(app):
     return app.test_client()
 

@@ -8,13 +8,7 @@ import pytest
 from adjudicator.hall import tournaments
 from adjudicator.record import journal
 
-from support.hall import NWL, build_setup, make_app
-
-
-@pytest.fixture
-def setup(tmp_path, monkeypatch):
-    monkeypatch.setenv("ADJUDICATOR_HOME", str(tmp_path / "home"))
-    return build_setup(tmp_path)
+from support.hall import NWL, make_app
 
 
 @pytest.fixture

@@ -28,12 +28,6 @@ from support.hall import FailingCommits, build_setup, make_app, pair_browser
 from support.journal import challenge_fields
 
 
-@pytest.fixture
-def setup(tmp_path, monkeypatch):
-    monkeypatch.setenv("ADJUDICATOR_HOME", str(tmp_path / "home"))
-    return build_setup(tmp_path)
-
-
 def challenge(setup, words=("QI",)):
     return setup.hall.adjudicate(kiosks.get(setup.hall.db, "table-1"), list(words))
 

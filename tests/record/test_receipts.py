@@ -19,14 +19,8 @@ import pytest
 from adjudicator.hall.hall import Hall
 from adjudicator.record import journal, receipt_key, receipts
 
-from support.hall import build_setup, make_app, pair_browser
+from support.hall import make_app, pair_browser
 from support.receipts import independent_verify
-
-
-@pytest.fixture
-def setup(tmp_path, monkeypatch):
-    monkeypatch.setenv("ADJUDICATOR_HOME", str(tmp_path / "home"))
-    return build_setup(tmp_path)
 
 
 def judge(client, setup, words, **details):

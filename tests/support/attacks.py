@@ -62,3 +62,13 @@ def cli_run(home: PreparedHome, *args: str) -> subprocess.CompletedProcess:
         text=True,
         timeout=60,
     )
+
+
+def module_home(name: str):
+    """A module-scoped `home` fixture: cheaply_staffed_home in a folder named `name`."""
+
+    @pytest.fixture(scope="module")
+    def home(tmp_path_factory) -> PreparedHome:
+        return cheaply_staffed_home(tmp_path_factory.mktemp(name) / "home")
+
+    return home

@@ -103,3 +103,11 @@ def post_form(
     return client.post(
         path, data={**(data or {}), "csrf_token": csrf_token(client, page)}, **kwargs
     )
+
+
+def ruling(run, adjudication, verdict: str, reason: str, *words: str, flags: tuple = ()):
+    """`adjudicator ruling ID --verdict V --reason R [FLAGS] --words W...` through `run`."""
+    words_args = ("--words", *words) if words else ()
+    return run(
+        "ruling", str(adjudication), "--verdict", verdict, "--reason", reason, *flags, *words_args
+    )

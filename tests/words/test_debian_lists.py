@@ -17,6 +17,8 @@ from adjudicator.words.recipe import import_recipe
 from adjudicator.words.store import LexiconStore
 from adjudicator.words.wordlist import fingerprint
 
+from support.paths import present
+
 DICT = Path("/usr/share/dict")
 POLISH_LETTERS = "aąbcćdeęfghijklłmnńoóprsśtuwyzźż"
 
@@ -24,10 +26,7 @@ pytestmark = pytest.mark.slow
 
 
 def _needs(name: str) -> Path:
-    path = DICT / name
-    if not path.is_file():
-        pytest.skip(f"{path} is not installed (apt-get install w{name})")
-    return path
+    return present(DICT / name, f"is not installed (apt-get install w{name})")
 
 
 @pytest.fixture(scope="module")

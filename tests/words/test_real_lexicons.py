@@ -22,7 +22,7 @@ from adjudicator.words.lexicon_import import import_lexicon
 from adjudicator.words.store import LexiconStore
 from adjudicator.words.wordlist import WordSet
 
-from support.paths import SHARED_LEXICONS
+from support.paths import SHARED_LEXICONS, present
 from support.words import CATALOGUE_LISTS
 
 README = SHARED_LEXICONS / "README.md"
@@ -51,10 +51,7 @@ DWGS = ["NWL2023", "CSW21", "TWL06"]
 
 
 def _path(relative: str):
-    path = SHARED_LEXICONS / relative
-    if not path.is_file():
-        pytest.skip(f"{path} is missing")
-    return path
+    return present(SHARED_LEXICONS / relative)
 
 
 @pytest.fixture(scope="module")
