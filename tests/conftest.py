@@ -4,13 +4,15 @@
 - A journal database on each backend: `db_url`, `migrated_db` (SQLite, then PostgreSQL);
   a real PostgreSQL: `postgres` (shared, fresh databases), `own_postgres` (private).
 - A hall in-process: `setup`, its web app `app`, the app with staff `staffed`.
-- The staff's cheap password hashes: `fast_hashes`; a migrated SQLite journal:
-  `migrated_journal`.
+- The staff's cheap password hashes: `fast_hashes` (a module asks for it); a migrated SQLite
+  journal in tmp_path: `db` (support.hall.migrated_journal).
 - A served app over a module's own `home`: `server`; headless Chromium: `browser`; a page at
   a viewport: `new_page`; a page paired as a kiosk: `paired`; WebKit through Selenium: `webkit`.
 
-Markers: a test that takes a PostgreSQL fixture (or the PostgreSQL side of `db_url`) is marked
-`postgres`, one that takes a browser fixture `browser`, by pytest_collection_modifyitems.
+Markers (setup.cfg): a test that takes a PostgreSQL fixture (or the PostgreSQL side of `db_url`)
+is marked `postgres`, one that takes a browser fixture `browser`, one that takes a build of the
+real lists `slow`, by pytest_collection_modifyitems; modules mark the rest. `make check` runs
+what none of them marks.
 """
 
 from __future__ import annotations

@@ -201,6 +201,7 @@ def pg_home(tmp_path_factory) -> Iterator[tuple[PreparedHome, PostgresServer]]:
         pg.remove()
 
 
+@pytest.mark.postgres  # a PostgreSQL cluster of its own
 def test_nul_characters_get_400_on_postgresql_too(pg_home):
     home, _ = pg_home
     with Server(home) as server:
@@ -230,6 +231,7 @@ def test_nul_characters_get_400_on_postgresql_too(pg_home):
         assert "Traceback" not in log and '" 5' not in log, log[-2000:]
 
 
+@pytest.mark.postgres  # a PostgreSQL cluster of its own
 def test_the_journal_gone_before_a_csv_download_is_503_not_500(pg_home):
     """(The session's look-up meets the outage first; the download's first rows are also read
     before its answer starts, so a failure there is a 503 rather than a cut stream.)"""

@@ -803,6 +803,7 @@ def _is_valid_challenge(body) -> bool:
     return 1 <= len(pieces) <= 8 and all(PLAUSIBLE.fullmatch(p) for p in pieces)
 
 
+@pytest.mark.slow  # Hypothesis: hundreds of random bodies
 def test_random_json_bodies_never_500_and_never_judge_bad_input(app, setup):
     client = app.test_client()
     headers = setup.headers()

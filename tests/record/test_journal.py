@@ -199,6 +199,7 @@ def test_threads_appending_at_once_make_one_chain(db_path, db):
     assert Counter(e.kiosk for e in rows) == {f"thread-{n}": each for n in range(threads_n)}
 
 
+@pytest.mark.slow  # processes started and joined: seconds
 def test_processes_appending_at_once_make_one_chain(db_path, db):
     processes_n, each = 4, 30
     context = multiprocessing.get_context("spawn")
