@@ -3,7 +3,8 @@
 - A data home, tiny compiled lexicons, the CLI run in-process: `home`, `store`, `tiny`, `run`.
 - A journal database on each backend: `db_url`, `migrated_db` (SQLite, then PostgreSQL);
   a real PostgreSQL: `postgres` (shared, fresh databases), `own_postgres` (private).
-- A hall in-process: `setup`, its web app `app`, the app with staff `staffed`.
+- A hall in-process: `setup`, its web app `app` and test `client`, the app with staff
+  `staffed`.
 - The staff's cheap password hashes: `fast_hashes` (a module asks for it); a migrated SQLite
   journal in tmp_path: `db` (support.hall.migrated_journal).
 - A served app over a module's own `home`: `server`; headless Chromium: `browser`; a page at
@@ -100,6 +101,12 @@ def setup(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Setup:
 def app(setup: Setup):
     """The web app over that hall, for Flask's test client."""
     return make_app(setup.hall)
+
+
+@pytest.fixture
+def client(app):
+    """Flask's test client of that app (a browser with no kiosk paired)."""
+    return app.test_client()
 
 
 @pytest.fixture

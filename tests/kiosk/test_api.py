@@ -46,11 +46,6 @@ ADJUDICATIONS = "/api/v1/adjudications"
 HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
-@pytest.fixture
-def client(app):
-    return app.test_client()
-
-
 def judge(client, setup, words, enrolment=None, **extra):
     return client.post(
         ADJUDICATIONS, json={"words": words, **extra}, headers=setup.headers(enrolment)

@@ -8,12 +8,7 @@ import pytest
 from adjudicator.hall import tournaments
 from adjudicator.record import journal
 
-from support.hall import NWL, make_app
-
-
-@pytest.fixture
-def client(setup):
-    return make_app(setup.hall).test_client()
+from support.hall import NWL
 
 
 def post(client, setup, body):

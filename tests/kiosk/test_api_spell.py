@@ -34,11 +34,6 @@ def setup(tmp_path: Path, monkeypatch):
     return setup
 
 
-@pytest.fixture
-def client(setup):
-    return make_app(setup.hall).test_client()
-
-
 def spell(client, setup, words, enrolment=None):
     return client.post(
         "/api/v1/spell", json={"words": words}, headers=setup.headers(enrolment or setup.es)
