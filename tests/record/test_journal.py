@@ -16,7 +16,7 @@ from adjudicator.record import journal, migrations
 from adjudicator.record.db_sqlite import SqliteDatabase
 
 from support.hall import NWL, append_rows, build_setup, row_fields
-from support.journal import assert_one_chain
+from support.journal import appended_in_threads, assert_one_chain
 
 
 @pytest.fixture
@@ -179,22 +179,11 @@ def test_appends_after_a_good_chain_keep_it_good(db):
 
 def test_threads_appending_at_once_make_one_chain(db_path, db):
     threads_n, each = 8, 25
-    errors = []
 
-    def writer(n: int, shared: bool) -> None:
-        own = db if shared else SqliteDatabase(str(db_path))
-        try:
-            for _ in range(each):
-                journal.append(own, **row_fields(kiosk=f"thread-{n}"))
-        except Exception as exc:  # noqa: BLE001 - reported below
-            errors.append(exc)
+    def database_for(n: int):
+        return db if n % 2 == 0 else SqliteDatabase(str(db_path))
 
-    threads = [threading.Thread(target=writer, args=(n, n % 2 == 0)) for n in range(threads_n)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(60)
-    assert errors == []
+    assert appended_in_threads(threads_n, each, database_for, row_fields) == []
     rows = assert_one_chain(db, threads_n * each)
     assert Counter(e.kiosk for e in rows) == {f"thread-{n}": each for n in range(threads_n)}
 

@@ -21,7 +21,7 @@ from adjudicator.record.db import DatabaseUnavailable
 from adjudicator.record.db_sqlite import SqliteDatabase
 from adjudicator.record.group_commit import GroupCommitter
 
-from support.journal import assert_one_chain, challenge_fields
+from support.journal import appended_in_threads, assert_one_chain, challenge_fields
 from support.paths import ROOT
 
 
@@ -154,23 +154,12 @@ def test_an_error_inside_the_transaction_writes_nothing(db):
 
 
 def test_threads_appending_at_once_make_one_chain(db, db_url):
-    errors: list[BaseException] = []
     each = 25
 
-    def writer(n: int) -> None:
-        own = db if n % 2 else connect(db_url)  # shared object and separate objects
-        try:
-            for _ in range(each):
-                journal.append(own, **challenge_fields(kiosk=f"thread-{n}"))
-        except BaseException as exc:  # noqa: BLE001 - reported below
-            errors.append(exc)
+    def database_for(n: int):
+        return db if n % 2 else connect(db_url)  # shared object and separate objects
 
-    threads = [threading.Thread(target=writer, args=(n,)) for n in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(120)
-    assert errors == []
+    assert appended_in_threads(8, each, database_for) == []
     entries = assert_one_chain(db, 8 * each)
     assert Counter(e.kiosk for e in entries) == {f"thread-{n}": each for n in range(8)}
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 from adjudicator.record import journal
 
 
@@ -33,3 +35,24 @@ def assert_one_chain(db, rows: int) -> list[journal.Entry]:
     entries = list(journal.entries(db))
     assert [e.id for e in entries] == list(range(1, rows + 1))
     return entries
+
+
+def appended_in_threads(count: int, each: int, database_for, fields=challenge_fields) -> list:
+    """`count` threads at once, thread n appending `each` rows for kiosk thread-n through
+    database_for(n); what they raised (an empty list when all went well)."""
+    errors: list[BaseException] = []
+
+    def writer(n: int) -> None:
+        own = database_for(n)
+        try:
+            for _ in range(each):
+                journal.append(own, **fields(kiosk=f"thread-{n}"))
+        except BaseException as exc:  # noqa: BLE001 - reported to the test
+            errors.append(exc)
+
+    threads = [threading.Thread(target=writer, args=(n,)) for n in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    return errors
