@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from adjudicator.errors import AdjudicatorError
+from adjudicator.judging.follow_up import follow_up_fields
 from adjudicator.judging.reasons import check_reason
 from adjudicator.judging.rulebooks import rulebook_name
 from adjudicator.judging.rules import Consequence
@@ -126,22 +127,13 @@ def void(
         db,
         guard=guard,
         kind="void",
-        refers_to=original.id,
-        tournament=original.tournament,
-        kiosk=station,
-        lexicon_name=original.lexicon_name,
-        lexicon_fingerprint=original.lexicon_fingerprint,
-        lexicon_words=original.lexicon_words,
+        **follow_up_fields(original, station),
         rule=original.rule,
         words=(),
         word_count=0,
         verdict="VOID",
         consequence=consequence.text,
         penalty=consequence.penalty_json(),
-        table=original.table,
-        round=original.round,
-        challenger=original.challenger,
-        player=original.player,
         actor=actor,
         note=reason,
         details=json.dumps({"ground": chosen.name}),
@@ -227,21 +219,12 @@ def revoke(db: Database, adjudication_id: int, reason: str, *, actor: str, stati
         db,
         guard=guard,
         kind="revocation",
-        refers_to=original.id,
-        tournament=original.tournament,
-        kiosk=station,
-        lexicon_name=original.lexicon_name,
-        lexicon_fingerprint=original.lexicon_fingerprint,
-        lexicon_words=original.lexicon_words,
+        **follow_up_fields(original, station),
         rule=original.rule,
         words=(),
         word_count=0,
         verdict="REVOKED",
         consequence="The void is revoked: the challenge counts again as it stood before it.",
-        table=original.table,
-        round=original.round,
-        challenger=original.challenger,
-        player=original.player,
         actor=actor,
         note=reason,
     )

@@ -15,8 +15,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from director_support import Staffed, build_staffed, fast_hashes, post_form  # noqa: F401
-from hall_support import NWL
 
 from adjudicator.hall import tournaments
 from adjudicator.judging import corrections, outcomes, second_opinion, voids
@@ -24,12 +22,14 @@ from adjudicator.judging.final_ruling import record_ruling
 from adjudicator.judging.rules import UnknownRule, get_rule
 from adjudicator.record import journal
 
+from support.director import Staffed, post_form
+from support.hall import NWL
+from support.paths import SHARED_LEXICONS
+
 GAME = {"round": "2", "table": "9", "challenger": "Ann"}
 
 
-@pytest.fixture
-def staffed(tmp_path) -> Staffed:
-    return build_staffed(tmp_path)
+pytestmark = pytest.mark.usefixtures("fast_hashes")  # cheap password hashes for the staff
 
 
 def set_event(staffed: Staffed, **changes) -> None:
@@ -146,7 +146,7 @@ def test_wespa_3_10_15_c_iv_a_time_penalty_as_numbers_and_words(staffed):
 
 @pytest.mark.parametrize("rule", ["dingle", "5-then-10", "ladder-5-10", "30-seconds"])
 def test_wespa_3_10_15_d_creating_such_an_event_says_it_may_be_non_ratable(run, home, rule):
-    from hall_support import build_store
+    from support.hall import build_store
 
     build_store(home / "lexicons")
     out = run("tournament", "create", "club", "-l", "TINY-NWL", "-r", rule, "--rulebook", "wespa")
@@ -326,7 +326,6 @@ def test_school_rule_12_the_kiosk_is_told_to_ask_for_the_final_play(staffed):
 
 
 def test_an_edition_not_in_force_is_marked_on_the_overview_and_the_tournaments_page(staffed):
-    from conftest import SHARED_LEXICONS
 
     from adjudicator.words.lexicon_import import import_lexicon
 

@@ -19,9 +19,6 @@ import io
 import json
 
 import pytest
-from conftest import SHARED_LEXICONS
-from director_support import Staffed, build_staffed, fast_hashes  # noqa: F401
-from hall_support import NWL
 
 from adjudicator.hall import export, kiosks, tournaments
 from adjudicator.judging import director_flags, outcomes, second_opinion, voids
@@ -31,12 +28,14 @@ from adjudicator.record.tallies import is_flagged
 from adjudicator.words.lexicon_import import import_lexicon
 from adjudicator.words.recipe import import_recipe
 
+from support.director import Staffed
+from support.hall import NWL
+from support.paths import SHARED_LEXICONS
+
 EVE = {"round": "1", "table": "3", "challenger": "Eve"}
 
 
-@pytest.fixture
-def staffed(tmp_path) -> Staffed:
-    return build_staffed(tmp_path)
+pytestmark = pytest.mark.usefixtures("fast_hashes")  # cheap password hashes for the staff
 
 
 def outcome(staffed: Staffed, entry_id: int) -> outcomes.Outcome:
@@ -241,6 +240,9 @@ def test_wespa_3_10_15_c_ii_a_ruling_on_the_first_recounts_the_later_ones(staffe
     exported = {r["id"]: r for r in json.loads(out.getvalue())}
     assert exported[rows[1].id]["effective"]["penalty"]["points_to_player"] == 5
     assert exported[rows[1].id]["penalty"]["points_to_player"] == 10  # as recorded and shown
+    page = staffed.director().get("/director/flags").get_data(as_text=True)
+    card = page.split(f'id="penalty-{rows[1].id}"')[1].split("</section>")[0]
+    assert "Shown: 10 points" in card and "the player adds 5" in card
     # once the director has told the table, the flag is dismissed with a reason
     done = cli("flags", "--dismiss", str(rows[1].id), "--reason", "told table 3")
     assert done.exit_code == 0 and "penalty-changed" in done.stdout

@@ -18,7 +18,6 @@ from datetime import date
 from itertools import combinations
 
 import pytest
-from conftest import SHARED_LEXICONS
 
 from adjudicator.judging.rules import get_rule
 from adjudicator.judging.ruling import rule_on
@@ -28,6 +27,8 @@ from adjudicator.words.lexicon_import import import_lexicon
 from adjudicator.words.recipe import import_recipe
 from adjudicator.words.recipe_file import load_recipe
 from adjudicator.words.store import LexiconStore
+
+from support.paths import SHARED_LEXICONS
 
 OWL_TEXT = SHARED_LEXICONS / "zyzzyva" / "OWL.zyzzyva.txt"
 SLURS = ("FUCK", "JEW", "SHIT", "GOY", "YID", "LEZ")
