@@ -386,3 +386,28 @@ def test_the_tournaments_page_sets_the_rulebook_and_date_and_warns(staffed):
         follow_redirects=True,
     )
     assert "non-ratable (3.10.15(d))" in done.get_data(as_text=True)
+
+
+def test_the_tournaments_page_creates_an_event_with_its_rulebook_and_first_day(staffed):
+    director = staffed.director()
+    done = post_form(
+        director,
+        "/director/tournaments",
+        {
+            "slug": "club-ladder",
+            "lexicon": "TINY-NWL",
+            "rule": "ladder-5-10",
+            "rulebook": "wespa",
+            "date": "2025-03-01",
+        },
+        page="/director/tournaments",
+        follow_redirects=True,
+    )
+    text = done.get_data(as_text=True)
+    assert "Tournament club-ladder created" in text and "non-ratable (3.10.15(d))" in text
+    created = tournaments.get(staffed.db, "club-ladder")
+    assert (created.rulebook, created.event_date, created.rule) == (
+        "wespa",
+        "2025-03-01",
+        "ladder-5-10",
+    )
