@@ -84,7 +84,8 @@ def word_sets():
 
 
 def test_the_readme_table_was_read():
-    assert set(TABLE) == {
+    """Every list the catalogue was built from is in the table (more may come later)."""
+    assert set(TABLE) >= {
         "NWL2023",
         "NWL2020",
         "NWL2018",
