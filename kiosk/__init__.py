@@ -46,6 +46,7 @@ def create_app(test_config: dict | None = None) -> Flask:
         director,
         director_integrity,  # noqa: F401 - adds its routes to director.bp
         director_review,
+        hall_trust,
         judges,
         pages,
     )
@@ -55,5 +56,6 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.register_blueprint(director.bp)
     app.register_blueprint(director_review.bp)
     app.register_blueprint(judges.bp)
+    app.register_blueprint(hall_trust.bp)
     staff_web.csrf.exempt(api.bp)  # JSON only, bearer token or pairing cookie
     return app

@@ -54,15 +54,15 @@ def cli_actor() -> str:
 
 
 def public_url() -> str:
-    """The address kiosks use to reach the server, for pairing links."""
+    """The address kiosks use to reach the server, for pairing links: ADJUDICATOR_PUBLIC_URL,
+    else where `adjudicator hall` last served, else the address `serve` binds."""
     from adjudicator import settings
+    from adjudicator.hall import hall_url
 
-    if settings.get("public_url"):
-        return settings.get("public_url").rstrip("/")
     host, _, port = settings.get("bind").rpartition(":")
     if host in ("0.0.0.0", "::", "[::]", ""):  # every interface: no tablet can open that address
         host = lan_address()
-    return f"http://{host}:{port}"
+    return hall_url.public_url(f"http://{host}:{port}")
 
 
 def lan_address() -> str:
