@@ -51,6 +51,6 @@ def quickstart(ctx: click.Context, bind: str | None, no_serve: bool):
     if bind:
         os.environ["ADJUDICATOR_BIND"] = bind
     click.echo(f"Kiosk {DEMO_KIOSK}: open this in a browser to pair it and judge a challenge:")
-    click.echo(pairing_text(enrolment))
+    click.echo(pairing_text(enrolment, recorded=False))
     if not no_serve:
         ctx.invoke(serve, bind=bind)
