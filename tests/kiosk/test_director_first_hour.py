@@ -1,0 +1,58 @@
+"""A new director's first hour: the sign-in form names the director's account, and a fault on
+the director's pages says where to look, not "call the director"; the journal shows round,
+table and challenger."""
+
+from __future__ import annotations
+
+import pytest
+from director_support import build_staffed, fast_hashes  # noqa: F401 - fixture
+
+from adjudicator.hall import hall_status
+
+
+@pytest.fixture
+def staffed(tmp_path, fast_hashes):  # noqa: F811
+    return build_staffed(tmp_path)
+
+
+def test_the_directors_sign_in_is_filled_with_director_and_says_so(staffed):
+    page = staffed.client().get("/director/login").get_data(as_text=True)
+    assert 'id="name" name="name" value="director"' in page
+    assert "the director's is <code>director</code>" in page
+    assert "adjudicator director set-password" in page
+    judge = staffed.client().get("/judge/login").get_data(as_text=True)
+    assert 'id="name" name="name" value=""' in judge  # a word judge types their own name
+
+
+def test_a_fault_on_the_directors_page_does_not_tell_the_director_to_call_the_director(
+    staffed, monkeypatch
+):
+    director = staffed.director()
+
+    def broken(hall):
+        raise RuntimeError("an unexpected fault")
+
+    monkeypatch.setattr(hall_status, "build", broken)
+    reply = director.get("/director/")
+    page = reply.get_data(as_text=True)
+    assert reply.status_code == 500
+    assert "call the director" not in page.lower()
+    assert "adjudicator hall" in page and "log" in page
+    assert "an unexpected fault" not in page and "Traceback" not in page
+
+
+def test_a_fault_on_a_kiosk_still_says_call_the_director(staffed, monkeypatch):
+    from kiosk import pages
+
+    monkeypatch.setattr(pages, "current_kiosk", lambda: 1 / 0)
+    reply = staffed.client().get("/")
+    assert reply.status_code == 500
+    assert "Call the director" in reply.get_data(as_text=True)
+
+
+def test_the_journal_has_round_table_and_challenger_columns(staffed):
+    staffed.challenge(["QI"], round="3", table="14", challenger="Ada")
+    page = staffed.director().get("/director/journal").get_data(as_text=True)
+    assert "<th>Round</th><th>Table</th><th>Challenger</th>" in page
+    assert '<td data-label="Round">3</td><td data-label="Table">14</td>' in page
+    assert '<td data-label="Challenger">Ada</td>' in page
