@@ -46,6 +46,7 @@ def create_app(test_config: dict | None = None) -> Flask:
         director,
         director_integrity,  # noqa: F401 - adds its routes to director.bp
         director_review,
+        director_sheet,  # noqa: F401 - adds its routes to director.bp
         hall_trust,
         judges,
         pages,

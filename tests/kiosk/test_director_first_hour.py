@@ -4,8 +4,11 @@ table and challenger."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from director_support import build_staffed, fast_hashes  # noqa: F401 - fixture
+from hall_support import NWL
 
 from adjudicator.hall import hall_status
 
@@ -56,3 +59,43 @@ def test_the_journal_has_round_table_and_challenger_columns(staffed):
     assert "<th>Round</th><th>Table</th><th>Challenger</th>" in page
     assert '<td data-label="Round">3</td><td data-label="Table">14</td>' in page
     assert '<td data-label="Challenger">Ada</td>' in page
+
+
+def test_the_kiosks_page_prints_a_pairing_sheet_whose_codes_pair_once(staffed):
+    from hall_support import submit_pairing_code
+
+    director = staffed.director()
+    page = director.get("/director/kiosks").get_data(as_text=True)
+    assert 'id="sheet-form"' in page and "Links point at <code>http://localhost</code>" in page
+    token = re.search(
+        r'id="sheet-form">\s*<input type="hidden" name="csrf_token" value="([^"]+)"', page
+    ).group(1)
+    reply = director.post(
+        "/director/kiosks/sheet",
+        data={"tournament": NWL, "tables": "1-5", "csrf_token": token},
+    )
+    assert reply.status_code == 200 and reply.headers["Cache-Control"] == "no-store"
+    sheet = reply.get_data(as_text=True)
+    assert sheet.count('<article class="table-card"') == 5 and sheet.count("<svg") == 5
+    assert "This code works once" in sheet
+    codes = re.findall(r'<p class="code">([A-Z0-9]+)</p>', sheet)
+    assert len(set(codes)) == 5
+    assert "http://localhost/pair" in sheet  # no hall recorded: the address asked
+    tablet = staffed.client()
+    assert submit_pairing_code(tablet, codes[0]).status_code == 302
+    assert submit_pairing_code(staffed.client(), codes[0]).status_code == 400  # used once
+    listed = director.get("/director/kiosks").get_data(as_text=True)
+    assert f"{NWL[:28]} table 5" in listed
+
+
+def test_bad_tables_on_the_kiosks_page_flash_what_to_type(staffed):
+    director = staffed.director()
+    page = director.get("/director/kiosks").get_data(as_text=True)
+    token = re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
+    reply = director.post(
+        "/director/kiosks/sheet",
+        data={"tournament": NWL, "tables": "20-1", "csrf_token": token},
+        follow_redirects=True,
+    )
+    assert reply.status_code == 200
+    assert "the smaller number first" in reply.get_data(as_text=True)
