@@ -18,12 +18,12 @@ _STYLE = """
 body { font-family: system-ui, sans-serif; margin: 0; color: #000; }
 .sheet-page { display: grid; grid-template-columns: 1fr 1fr; gap: 6mm; padding: 2mm; }
 .sheet-page + .sheet-page { break-before: page; page-break-before: always; }
-.table-card { border: 0.4mm dashed #555; padding: 5mm; height: 122mm; break-inside: avoid;
+.table-card { border: 0.4mm dashed #555; padding: 5mm; height: 108mm; break-inside: avoid;
   page-break-inside: avoid; display: flex; flex-direction: column; align-items: center;
   text-align: center; }
 .table-card h2 { font-size: 18pt; margin: 0 0 1mm; }
 .table-card .tournament { font-size: 10pt; margin: 0 0 2mm; }
-.table-card svg { width: 50mm; height: 50mm; }
+.table-card svg { width: 46mm; height: 46mm; }
 .table-card .code { font: bold 14pt ui-monospace, monospace; letter-spacing: 0.08em; }
 .table-card p { font-size: 8.5pt; margin: 1mm 0; overflow-wrap: anywhere; }
 .table-card .once { font-weight: bold; }
