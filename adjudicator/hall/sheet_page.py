@@ -27,7 +27,8 @@ body { font-family: system-ui, sans-serif; margin: 0; color: #000; }
 .table-card .code { font: bold 14pt ui-monospace, monospace; letter-spacing: 0.08em; }
 .table-card p { font-size: 8.5pt; margin: 1mm 0; overflow-wrap: anywhere; }
 .table-card .once { font-weight: bold; }
-.intro { font-size: 10pt; padding: 2mm; }
+.intro { font-size: 10pt; padding: 0 2mm; margin: 1mm 0; }
+h1.intro { font-size: 11pt; }
 @media screen { body { max-width: 200mm; margin: 0 auto; } }
 """
 
@@ -52,11 +53,14 @@ def render(tournament_title: str, slug: str, sheet: list[SheetTable], base_url: 
 <style>{_STYLE}</style>
 </head>
 <body>
-<p class="intro" id="sheet-intro">{title} ({escape(slug)}), {len(sheet)} table(s). Cut along the
-dashed lines and put each card at its table. Each code pairs one screen, once; printing a new
+<main>
+<h1 class="intro">{title} ({escape(slug)}), {len(sheet)} table(s)</h1>
+<p class="intro" id="sheet-intro">Cut along the dashed lines and put each card at its table.
+Each code pairs one screen, once; printing a new
 sheet replaces every code on this one. Keep the sheet from players until the tablets are paired.
 Tablets first trust the hall at <strong>{base}/hall/trust</strong>.</p>
 {body}
+</main>
 </body>
 </html>
 """

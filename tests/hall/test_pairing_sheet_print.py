@@ -4,6 +4,7 @@ cut across two pages, and every card's QR code and code inside the page."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from browser_support import ARTIFACTS, browser_missing_reason, launched_chromium
@@ -49,3 +50,26 @@ def test_the_sheet_prints_four_tables_a_page(paper, count, pages, tmp_path):
                     box["y"] <= inner["y"]
                     and inner["y"] + inner["height"] <= box["y"] + box["height"]
                 )
+
+
+def test_the_sheet_and_the_trust_page_have_no_accessibility_violation(tmp_path, monkeypatch):
+    from axe_support import axe_missing_reason, axe_violations
+
+    if axe_missing_reason():
+        pytest.skip(axe_missing_reason())
+    from adjudicator.hall import hall_tls
+    from kiosk import create_app
+
+    monkeypatch.setenv("ADJUDICATOR_HOME", str(tmp_path / "home"))
+    hall_tls.ensure("club", ["192.168.1.20"])
+    trust = create_app({"TESTING": True}).test_client().get("/hall/trust")
+    assert trust.status_code == 200
+    with launched_chromium() as chromium:
+        page = chromium.new_page()
+        page.set_content(sheet(3))
+        assert axe_violations(page) == []
+        # the trust page with its styles inlined: set_content has no server to load them from
+        css = (Path(__file__).resolve().parents[2] / "kiosk" / "static" / "kiosk.css").read_text()
+        html = re.sub(r'<link rel="stylesheet"[^>]*>', f"<style>{css}</style>", trust.text)
+        page.set_content(html)
+        assert axe_violations(page) == []
