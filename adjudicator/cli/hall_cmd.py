@@ -153,7 +153,14 @@ class Hall:
             )
         click.echo(f"Tablets: trust the hall once at {url}/hall/trust, then pair them.")
         click.echo(f"Director: https://127.0.0.1:{self.port}/director/login on this laptop.")
-        click.echo("Pairing links and sheets printed from now on point here. Ctrl-C stops.")
+        if settings.get("public_url"):
+            click.echo(
+                f"Note: ADJUDICATOR_PUBLIC_URL is set ({settings.get('public_url')}): pairing "
+                "links use it, not this hall's address. Unset it to point them here."
+            )
+        else:
+            click.echo("Pairing links and sheets printed from now on point here.")
+        click.echo("Ctrl-C stops.")
 
     def _withdraw(self) -> None:
         if self.announcement is not None:

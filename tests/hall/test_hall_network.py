@@ -42,6 +42,7 @@ def test_the_hall_says_to_use_the_address_when_mdns_fails(home, monkeypatch, cap
 
     failed = mdns.Announcement("club", 8443, ("192.168.1.20",), error="the network refused it")
     monkeypatch.setattr(mdns, "announce", lambda *a: failed)
+    monkeypatch.delenv("ADJUDICATOR_PUBLIC_URL", raising=False)
     where = lan.HallAddresses(("192.168.1.20",))
     hall_cmd.Hall("club", 8443, where, None, [])._announce_and_record()
     out = capsys.readouterr().out
@@ -50,6 +51,19 @@ def test_the_hall_says_to_use_the_address_when_mdns_fails(home, monkeypatch, cap
     assert "use the address https://192.168.1.20:8443" in out
     recorded = hall_url.recorded()
     assert recorded.url == "https://192.168.1.20:8443" and not recorded.mdns
+    assert "Pairing links and sheets printed from now on point here" in out
+
+
+def test_the_hall_warns_when_public_url_overrides_it(home, monkeypatch, capsys):
+    from adjudicator.cli import hall_cmd
+
+    monkeypatch.setenv("ADJUDICATOR_PUBLIC_URL", "http://old.example:8000")
+    monkeypatch.setattr(mdns, "announce", lambda *a: mdns.Announcement("club", 8443, ()))
+    where = lan.HallAddresses(("192.168.1.20",))
+    hall_cmd.Hall("club", 8443, where, None, [])._announce_and_record()
+    out = capsys.readouterr().out
+    assert "ADJUDICATOR_PUBLIC_URL is set (http://old.example:8000)" in out
+    assert "Unset it" in out
 
 
 def test_pairing_links_follow_the_setting_then_the_record_then_the_fallback(home, monkeypatch):
