@@ -91,7 +91,7 @@ def judge(page, words: str) -> dict:
 
 
 def kept_receipts(page, kiosk: str) -> list[dict]:
-    return page.evaluate(f"JSON.parse(localStorage.getItem('adjudicator.record.receipts.{kiosk}'))")
+    return page.evaluate(f"JSON.parse(localStorage.getItem('adjudicator.receipts.{kiosk}'))")
 
 
 def dismiss(page) -> None:

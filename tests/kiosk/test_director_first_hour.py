@@ -99,3 +99,19 @@ def test_bad_tables_on_the_kiosks_page_flash_what_to_type(staffed):
     )
     assert reply.status_code == 200
     assert "the smaller number first" in reply.get_data(as_text=True)
+
+
+def test_pairing_links_on_the_directors_pages_point_at_the_hall(staffed, home, monkeypatch):
+    from adjudicator.hall import hall_url
+
+    monkeypatch.delenv("ADJUDICATOR_PUBLIC_URL", raising=False)
+    hall_url.record(
+        hall_url.HallRecord("https://club.local:8443", "club", 8443, ("10.0.0.5",), True)
+    )
+    director = staffed.director()  # on the hall laptop, at 127.0.0.1 (here: localhost)
+    page = director.get("/director/kiosks").get_data(as_text=True)
+    assert "Links point at <code>https://club.local:8443</code>" in page
+    token = re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
+    name = staffed.setup.nwl.kiosk.name
+    reply = director.post(f"/director/kiosks/{name}/pair", data={"csrf_token": token})
+    assert 'id="pairing-link">https://club.local:8443/pair#' in reply.get_data(as_text=True)

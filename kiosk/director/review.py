@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from flask import Blueprint, flash, redirect, request, url_for
 
-from adjudicator.errors import AdjudicatorError
 from adjudicator.judging import final_ruling, voids
 from adjudicator.record import journal, receipts
+from kiosk.director.blueprint import director_only
+from kiosk.director.form_action import act_and_return
 from kiosk.hall import get_hall
-from kiosk.staff_web import current_staff, staff_required
+from kiosk.staff_web import current_staff
 
-bp = Blueprint("review", __name__, url_prefix="/director")
-director_only = staff_required("director")
+bp = Blueprint("review", __name__, url_prefix="/director")  # its endpoints: review.void, ...
 
 
 @bp.post("/journal/<int:adjudication_id>/void")
@@ -24,19 +24,17 @@ director_only = staff_required("director")
 def void(adjudication_id: int):
     """Mark a challenge void with the director's reason; back to the journal page."""
     member = current_staff()
-    try:
-        entry = voids.void(
+    return act_and_return(
+        lambda: voids.void(
             get_hall().db,
             adjudication_id,
             request.form.get("reason", ""),
             actor=member.name,
             station="director",
-        )
-    except AdjudicatorError as exc:
-        flash(str(exc), "error")
-    else:
-        flash(f"Adjudication #{adjudication_id} is void (row #{entry.id}): {entry.note}", "ok")
-    return redirect(url_for("director.journal_page", **_journal_filters()))
+        ),
+        lambda entry: f"Adjudication #{adjudication_id} is void (row #{entry.id}): {entry.note}",
+        url_for("director.journal_page", **_journal_filters()),
+    )
 
 
 @bp.post("/ruling")
@@ -55,8 +53,9 @@ def record_ruling_from_form(adjudication_id: int):
     member = current_staff()
     form = request.form
     hall = get_hall()
-    try:
-        entry = final_ruling.record_ruling(
+
+    def record():
+        return final_ruling.record_ruling(
             hall.db,
             adjudication_id,
             form.get("verdict", ""),
@@ -67,16 +66,15 @@ def record_ruling_from_form(adjudication_id: int):
             improper_lookup=bool(form.get("improper_lookup")),
             store=hall.store,
         )
-    except AdjudicatorError as exc:
-        flash(str(exc), "error")
-    else:
+
+    def done(entry) -> str:
         code = receipts.code(hall.receipt(entry))  # signed like every verdict
-        flash(
+        return (
             f"Final ruling on #{adjudication_id}: {entry.verdict}. {entry.consequence} "
-            f"Receipt {code}.",
-            "ok",
+            f"Receipt {code}."
         )
-    return redirect(url_for("director.flags"))
+
+    return act_and_return(record, done, url_for("director.flags"))
 
 
 def _journal_filters() -> dict[str, str]:

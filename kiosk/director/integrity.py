@@ -1,7 +1,7 @@
 """The director's record-keeping actions: checkpoints, witness alarms, receipts and the key.
 
-Routes on the director's blueprint (imported by create_app before the blueprint is registered),
-kept apart from kiosk/director.py, which manages tournaments, lexicons and kiosks.
+Routes on the director's blueprint (kiosk.director.blueprint), like the other resource modules
+of kiosk.director; kiosk.director imports them all before the blueprint is registered.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from flask import Response, flash, redirect, render_template, request, url_for
 
 from adjudicator.errors import AdjudicatorError
 from adjudicator.record import checkpoints, journal, witnesses
-from kiosk.director import bp, director_only
+from kiosk.director.blueprint import bp, director_only
 from kiosk.hall import get_hall
 from kiosk.staff_web import current_staff
 

@@ -1,7 +1,6 @@
 """The pairing sheet from the director's Kiosks page: the same page `adjudicator kiosk sheet`
 writes (adjudicator/hall/pairing_sheet.py, sheet_page.py), answered to print at once.
 
-Routes on the director's blueprint (imported by create_app before the blueprint is registered).
 The sheet holds pairing codes: it is never cached, and its links follow the hall's URL.
 """
 
@@ -11,7 +10,7 @@ from flask import Response, flash, redirect, request, url_for
 
 from adjudicator.errors import AdjudicatorError
 from adjudicator.hall import hall_url, pairing_sheet, sheet_page, tournaments
-from kiosk.director import bp, director_only
+from kiosk.director.blueprint import bp, director_only
 from kiosk.hall import get_hall
 
 
