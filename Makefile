@@ -10,20 +10,20 @@ PIP := $(BIN)/pip install --quiet --disable-pip-version-check
 run: setup
 	$(BIN)/adjudicator quickstart
 
-test: setup-test
+test: setup-test  # everything: browsers, PostgreSQL, load runs (about 15 minutes)
 	$(BIN)/python -m pytest
 
-check: setup-test  # before every commit: the lint, and every test needing no browser, PostgreSQL or load run
-	$(BIN)/ruff check adjudicator kiosk tests benchmarks
-	$(BIN)/lint-imports
-	$(BIN)/python -m pytest -q -m "not browser and not postgres and not slow"
+# Before every commit (about 1-2 minutes): the lint, and every test that needs no browser, no
+# PostgreSQL and no load run (the markers are in setup.cfg; tests/conftest.py sets most).
+check: lint
+	$(BIN)/python -m pytest -m "not browser and not postgres and not slow" -n 2 -q -p no:cacheprovider
 
 lint: setup-test
 	$(BIN)/ruff check adjudicator kiosk tests benchmarks
 	$(BIN)/lint-imports
 
 screenshots: setup-test  # the README's pictures, taken afresh into docs/images
-	$(BIN)/python -m pytest tests/test_readme_pictures.py --screenshots -p no:cacheprovider -q
+	$(BIN)/python -m pytest tests/kiosk/test_readme_pictures.py --screenshots -p no:cacheprovider -q
 
 bench: setup-test
 	$(BIN)/python -m pytest benchmarks --benchmark-only -p no:cacheprovider

@@ -20,9 +20,10 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
-from servers import free_port, prepare_home
 
 from adjudicator.hall import lan
+
+from support.servers import free_port, prepare_home
 
 pytestmark = pytest.mark.slow
 CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')

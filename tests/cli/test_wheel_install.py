@@ -17,8 +17,9 @@ from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
 import pytest
-from http_support import Client
-from servers import free_port
+
+from support.http import Client
+from support.servers import free_port
 
 pytestmark = pytest.mark.slow
 CHECKOUT = Path(__file__).resolve().parents[2]

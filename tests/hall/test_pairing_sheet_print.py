@@ -7,10 +7,12 @@ import re
 from pathlib import Path
 
 import pytest
-from browser_support import ARTIFACTS, browser_missing_reason, launched_chromium
 
 from adjudicator.hall import sheet_page
 from adjudicator.hall.pairing_sheet import SheetTable
+
+from support.browser import browser_missing_reason, launched_chromium
+from support.paths import ARTIFACTS
 
 pytestmark = [
     pytest.mark.browser,
@@ -53,7 +55,7 @@ def test_the_sheet_prints_four_tables_a_page(paper, count, pages, tmp_path):
 
 
 def test_the_sheet_and_the_trust_page_have_no_accessibility_violation(tmp_path, monkeypatch):
-    from axe_support import axe_missing_reason, axe_violations
+    from support.axe import axe_missing_reason, axe_violations
 
     if axe_missing_reason():
         pytest.skip(axe_missing_reason())

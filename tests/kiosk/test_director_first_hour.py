@@ -6,16 +6,9 @@ from __future__ import annotations
 
 import re
 
-import pytest
-from director_support import build_staffed, fast_hashes  # noqa: F401 - fixture
-from hall_support import NWL
-
 from adjudicator.hall import hall_status
 
-
-@pytest.fixture
-def staffed(tmp_path, fast_hashes):  # noqa: F811
-    return build_staffed(tmp_path)
+from support.hall import NWL, submit_pairing_code
 
 
 def test_the_directors_sign_in_is_filled_with_director_and_says_so(staffed):
@@ -62,8 +55,6 @@ def test_the_journal_has_round_table_and_challenger_columns(staffed):
 
 
 def test_the_kiosks_page_prints_a_pairing_sheet_whose_codes_pair_once(staffed):
-    from hall_support import submit_pairing_code
-
     director = staffed.director()
     page = director.get("/director/kiosks").get_data(as_text=True)
     assert 'id="sheet-form"' in page and "Links point at <code>http://localhost</code>" in page

@@ -10,8 +10,10 @@ import sys
 from collections.abc import Iterator
 
 import pytest
-from browser_support import ARTIFACTS, browser_missing_reason, launched_chromium
-from servers import PreparedHome, Server, prepare_home
+
+from support.browser import browser_missing_reason, launched_chromium
+from support.paths import ARTIFACTS
+from support.servers import PreparedHome, Server, prepare_home
 
 DIRECTOR_PASSWORD = "director-laptop-1"
 PAGES = (
