@@ -53,7 +53,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "public_url",
         "",
-        "Address kiosks open, used in pairing links; empty means http://<bind>.",
+        "Address kiosks open, used in pairing links; empty means the URL `adjudicator hall` "
+        "recorded, else http://<bind>.",
     ),
     Setting("verdict_seconds", "10", "Seconds a verdict stays on the kiosk screen."),
     Setting("clear_seconds", "30", "Seconds without typing before the kiosk clears typed words."),

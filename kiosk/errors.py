@@ -82,6 +82,8 @@ def error_response(
     link: tuple[str, str] = ("/", "Back to the start"),
 ):
     """The error as JSON (API, health check, JSON requests) or as a page with `advice`, `link`."""
+    if request.path.startswith("/director"):
+        message = for_the_director(message)
     if status == 405:
         headers = (
             {**(headers or {}), "Allow": "POST"} if request.path.startswith("/api/") else headers
@@ -93,6 +95,23 @@ def error_response(
             "error.html", status=status, message=message, advice=advice, link=link
         )
     return response, status, headers or {}
+
+
+DIRECTOR_INTERNAL = (
+    "Internal error: the server hit a fault it did not expect, and logged it. The terminal "
+    "running `adjudicator hall` or `adjudicator serve` (or `journalctl -u adjudicator-hall`) "
+    "shows what went wrong. Reload the page to see what was saved, then try again; if it "
+    "happens again, report it with that log."
+)
+
+
+def for_the_director(message: str) -> str:
+    """The director is whom everyone else calls: never tell the director to call the director."""
+    if "call the director" not in message.lower():
+        return message
+    for said in ("Call the director.", "call the director.", "call the director"):
+        message = message.replace(said, "see the server's log for why.")
+    return message
 
 
 def init_app(app: Flask) -> None:
@@ -122,4 +141,6 @@ def init_app(app: Flask) -> None:
     @app.errorhandler(Exception)
     def unexpected(exc: Exception):
         log.exception("unexpected error; no verdict given")
+        if request.path.startswith("/director"):
+            return error_response(500, DIRECTOR_INTERNAL, link=("/director/", "The overview"))
         return error_response(500, "Internal error: no verdict was given. Call the director.")
