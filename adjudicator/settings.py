@@ -36,6 +36,12 @@ SETTINGS: tuple[Setting, ...] = (
         "The journal: an SQLite path, or postgresql://...; "
         "empty means journal.sqlite3 in the home.",
     ),
+    Setting(
+        "journal_mirror",
+        "",
+        "A second SQLite journal on another disk (a USB stick): every verdict is committed to "
+        "both before it is shown; empty: no mirror.",
+    ),
     Setting("default_lexicon", "", "Lexicon `judge` uses when --lexicon is not given."),
     Setting(
         "default_rule",

@@ -152,3 +152,53 @@ def upgrade():
         if applied
         else f"Schema already at version {now}."
     )
+
+
+@journal_group.command("status")
+@json_option
+def status(as_json: bool):
+    """Whether the journal records verdicts, on how many copies; exit 1 unless all is well."""
+    from adjudicator.record import journal_status
+
+    report = journal_status.read()
+    if as_json:
+        click.echo(json.dumps(report.to_json(), indent=2))
+    else:
+        click.echo(report.text())
+    sys.exit(0 if report.state == "ok" else 1)
+
+
+@journal_group.command("resync")
+@click.option(
+    "--keep",
+    type=click.Choice(["primary", "mirror"]),
+    default=None,
+    help="The copy to keep when the two disagree; the other is set aside, never overwritten.",
+)
+def resync(keep: str | None):
+    """Rebuild the lost or stale copy from the one whose chain verifies (safe while serving)."""
+    from adjudicator.record import journal_copies
+    from adjudicator.record.db_mirror import MirroredDatabase
+
+    db = connect()
+    if not isinstance(db, MirroredDatabase):
+        raise CliError(
+            "No mirror is set: set ADJUDICATOR_JOURNAL_MIRROR to the second journal's path "
+            "(on another disk) to keep and resync one."
+        )
+    for note in journal_copies.resync(db, keep):
+        click.echo(note)
+
+
+@journal_group.command("backup")
+@click.argument("dest", metavar="DEST", type=click.Path(dir_okay=False, path_type=Path))
+def backup(dest: Path):
+    """Copy the journal to DEST (a new file) while the hall serves; the copy verifies alone."""
+    from adjudicator.record import backup as journal_backup
+
+    made = journal_backup.make(connect(), dest)
+    click.echo(
+        f"Backup written to {made.path}: {made.rows:,} rows, hash chain verified.\n"
+        f"Last row: {made.rows} {made.last_hash}\n"
+        f"To check it: ADJUDICATOR_DATABASE_URL={made.path} adjudicator journal verify"
+    )

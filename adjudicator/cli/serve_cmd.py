@@ -45,6 +45,7 @@ from adjudicator.words.lexicon import seal_for_workers
 )
 def serve(bind, workers, certfile, keyfile, get_path):
     """Run the kiosk web app and JSON API under gunicorn."""
+    _bring_copies_together()
     hall = open_hall()  # migrate the schema once, before any worker starts
     if get_path:
         from kiosk import create_app
@@ -92,3 +93,16 @@ def serve(bind, workers, certfile, keyfile, get_path):
     scheme = "https" if certfile else "http"
     click.echo(f"Serving on {scheme}://{bind} with {workers} worker(s). Ctrl-C stops.", err=True)
     os.execv(sys.executable, argv)
+
+
+def _bring_copies_together() -> None:
+    """A mirrored journal: rebuild a copy only behind the other; refuse copies that disagree."""
+    from adjudicator.record import journal_copies
+    from adjudicator.record.backends import connect
+    from adjudicator.record.db_mirror import MirroredDatabase
+
+    db = connect()
+    if isinstance(db, MirroredDatabase):
+        for note in journal_copies.on_start(db):
+            click.echo(note, err=True)
+    db.close()

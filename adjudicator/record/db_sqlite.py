@@ -31,8 +31,9 @@ class SqliteDatabase(Database):
 
     backend = "sqlite"
 
-    def __init__(self, path: str):
+    def __init__(self, path: str, *, create_folder: bool = True):
         self.url = path
+        self.create_folder = create_folder  # a mirror's folder (a USB stick) is never made
         self.path = Path(path)
         self._local = threading.local()
         self._files = tuple((suffix, str(path) + suffix) for suffix in SUFFIXES)
@@ -45,7 +46,8 @@ class SqliteDatabase(Database):
         if connection is None:
             first = self._pins() is None
             try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
+                if self.create_folder:
+                    self.path.parent.mkdir(parents=True, exist_ok=True)
                 target = self.path if first else f"file:{quote(str(self.path))}?mode=rw"
                 connection = sqlite3.connect(
                     target, timeout=10, isolation_level=None, check_same_thread=False, uri=not first
@@ -115,27 +117,45 @@ class SqliteDatabase(Database):
 
     @contextmanager
     def transaction(self, *, chain_lock: bool = False) -> Iterator[Cursor]:
-        with self._writer_lock() if chain_lock else nullcontext():
-            try:
-                connection = self._connection()
-                raw = connection.cursor()
-                raw.execute("BEGIN IMMEDIATE" if chain_lock else "BEGIN")
-            except sqlite3.Error as exc:
-                raise DatabaseUnavailable(
-                    f"The journal database is not available: {exc}."
-                ) from None
+        with self.writer_lock() if chain_lock else nullcontext():
+            raw = self.begin(chain_lock=chain_lock)
             try:
                 yield Cursor(raw)
-                raw.execute("COMMIT")
             except sqlite3.Error as exc:
-                _rollback(connection)
+                self.rollback()
                 raise DatabaseUnavailable(f"The journal could not be written: {exc}.") from None
             except BaseException:
-                _rollback(connection)
+                self.rollback()
                 raise
+            self.commit()
+
+    def begin(self, *, chain_lock: bool = False) -> sqlite3.Cursor:
+        """BEGIN (IMMEDIATE when `chain_lock`) on this thread's connection; its raw cursor.
+        The caller holds `writer_lock` for a chain write, and ends with commit or rollback."""
+        try:
+            raw = self._connection().cursor()
+            raw.execute("BEGIN IMMEDIATE" if chain_lock else "BEGIN")
+        except sqlite3.Error as exc:
+            raise DatabaseUnavailable(f"The journal database is not available: {exc}.") from None
+        return raw
+
+    def commit(self) -> None:
+        """COMMIT this thread's open transaction (rolled back, and raised, if that fails)."""
+        connection = self._connection()
+        try:
+            connection.execute("COMMIT")
+        except sqlite3.Error as exc:
+            _rollback(connection)
+            raise DatabaseUnavailable(f"The journal could not be written: {exc}.") from None
+
+    def rollback(self) -> None:
+        """Roll back this thread's open transaction, if any (never raises)."""
+        connection = getattr(self._local, "connection", None)
+        if connection is not None:
+            _rollback(connection)
 
     @contextmanager
-    def _writer_lock(self) -> Iterator[None]:
+    def writer_lock(self) -> Iterator[None]:
         """An flock shared by every process on this file: writers queue and wake at once,
         instead of polling in SQLite's busy handler (which sleeps up to 100 ms a try)."""
         owner, handle = getattr(self._local, "lock_file", (None, None))
