@@ -200,5 +200,6 @@ def backup(dest: Path):
     click.echo(
         f"Backup written to {made.path}: {made.rows:,} rows, hash chain verified.\n"
         f"Last row: {made.rows} {made.last_hash}\n"
-        f"To check it: ADJUDICATOR_DATABASE_URL={made.path} adjudicator journal verify"
+        f"To check it: ADJUDICATOR_JOURNAL_MIRROR= ADJUDICATOR_DATABASE_URL={made.path} "
+        "adjudicator journal verify"
     )
