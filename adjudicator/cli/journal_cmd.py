@@ -105,6 +105,8 @@ def audit(receipts_file, key_file):
     """Check receipts (JSON, one a line) against the journal; exit 1 naming each bad one."""
     db = open_hall().db
     result = audit_receipts.audit(db, receipts_file, _public_key(key_file))
+    for held in result.held:
+        click.echo(f"OK {held}")
     for which, problem in result.failures:
         click.echo(f"BAD {which}: {problem}")
     chain = result.chain

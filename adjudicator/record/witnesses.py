@@ -48,6 +48,14 @@ def report(
     if not signature_ok(receipt, public):
         log.warning("kiosk %s sent a receipt for row %s that does not verify", kiosk, receipt["id"])
         return None
+    if receipt.get("kiosk") != kiosk:  # only its own receipts witness for a kiosk
+        log.warning(
+            "kiosk %s sent a receipt for row %s issued to another station (%s): ignored",
+            kiosk,
+            receipt["id"],
+            receipt.get("kiosk"),
+        )
+        return None
     problem = receipts.journal_problem(db, receipt, journal_id)
     if problem:
         return _raise(db, kiosk, receipt, problem)
