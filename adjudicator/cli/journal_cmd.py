@@ -205,3 +205,17 @@ def backup(dest: Path):
         f"To check it: ADJUDICATOR_JOURNAL_MIRROR= ADJUDICATOR_DATABASE_URL={made.path} "
         "adjudicator journal verify"
     )
+
+
+@journal_group.command("accept-loss")
+@click.option("--reason", required=True, help="Why the missing rows cannot be brought back.")
+def accept_loss(reason: str):
+    """Record that rows a receipt proves recorded are gone for good; judging then resumes."""
+    from adjudicator.cli.common import cli_actor
+    from adjudicator.record import lost_rows
+
+    first, last = lost_rows.accept(open_hall().db, reason, cli_actor())
+    click.echo(
+        f"Rows {first} to {last} recorded as lost (void rows with your reason): their numbers "
+        "are never issued again, and their receipts will fail `journal audit`. Judging resumes."
+    )

@@ -46,7 +46,12 @@ from adjudicator.words.lexicon import seal_for_workers
 def serve(bind, workers, certfile, keyfile, get_path):
     """Run the kiosk web app and JSON API under gunicorn."""
     _bring_copies_together()
-    hall = open_hall()  # migrate the schema once, before any worker starts
+    hall = open_hall()
+    rolled_back = hall.check_high_water()  # the journal moved backwards since the last run?
+    if rolled_back is not None:
+        click.echo(
+            f"JOURNAL ROLLED BACK: {rolled_back.detail()}", err=True
+        )  # migrate the schema once, before any worker starts
     if get_path:
         from kiosk import create_app
 
