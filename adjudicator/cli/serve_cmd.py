@@ -76,7 +76,7 @@ def serve(bind, workers, certfile, keyfile, get_path):
         "--workers",
         str(workers),
         "--worker-class",
-        "gthread",
+        "kiosk.slow_clients.HeaderTimeoutWorker",  # gthread, with slow clients timed out
         "--threads",
         str(threads),
         "--access-logfile",
