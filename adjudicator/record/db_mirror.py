@@ -310,6 +310,7 @@ class _Transaction:
                 continue
             except sqlite3.Error as exc:
                 if not self.db.drop(role, str(exc)):
+                    self.db.copies[role].discard_connection()  # reopened fresh next time
                     raise
                 if not write:  # a read: ask the copy that serves now
                     self._begin_serving()
@@ -340,6 +341,8 @@ class _Transaction:
         committed = [role for role, failure in outcomes.items() if failure is None]
         failures = [(role, failure) for role, failure in outcomes.items() if failure is not None]
         if not committed:
+            for role, _ in failures:
+                self.db.copies[role].discard_connection()
             reason = failures[0][1] if failures else "no copy is open"
             raise DatabaseUnavailable(f"The journal could not be written: {reason}.")
         for role, exc in failures:

@@ -52,6 +52,12 @@ class SqliteDatabase(Database):
                 connection = sqlite3.connect(
                     target, timeout=10, isolation_level=None, check_same_thread=False, uri=not first
                 )
+                if self.path.exists() and not os.access(self.path, os.W_OK):
+                    # SQLite would open it read-only without a word, and while that connection
+                    # lives every other one this process opens on the file is read-only too:
+                    # the journal would stay unwritable here long after the fault ended.
+                    connection.close()
+                    raise sqlite3.OperationalError("the file is read-only just now")
                 connection.execute("PRAGMA journal_mode=WAL")
                 connection.execute("PRAGMA synchronous=FULL")
                 connection.execute("PRAGMA busy_timeout=10000")
@@ -123,6 +129,7 @@ class SqliteDatabase(Database):
                 yield Cursor(raw)
             except sqlite3.Error as exc:
                 self.rollback()
+                self.discard_connection()
                 raise DatabaseUnavailable(f"The journal could not be written: {exc}.") from None
             except BaseException:
                 self.rollback()
@@ -136,8 +143,25 @@ class SqliteDatabase(Database):
             raw = self._connection().cursor()
             raw.execute("BEGIN IMMEDIATE" if chain_lock else "BEGIN")
         except sqlite3.Error as exc:
+            self.discard_connection()
             raise DatabaseUnavailable(f"The journal database is not available: {exc}.") from None
         return raw
+
+    def discard_connection(self) -> None:
+        """Close this thread's connection after a failure; the next use opens a fresh one.
+
+        A connection opened while the journal could not be written (read-only for a moment)
+        is read-only for good: SQLite falls back to reading silently. Kept, it would refuse
+        every write on its thread long after the fault ended, while other threads judged.
+        The files' pins are kept: a replaced journal is still noticed.
+        """
+        connection = getattr(self._local, "connection", None)
+        if connection is not None:
+            self._local.connection = None
+            try:
+                connection.close()
+            except sqlite3.Error:
+                pass
 
     def commit(self) -> None:
         """COMMIT this thread's open transaction (rolled back, and raised, if that fails)."""
@@ -146,6 +170,7 @@ class SqliteDatabase(Database):
             connection.execute("COMMIT")
         except sqlite3.Error as exc:
             _rollback(connection)
+            self.discard_connection()
             raise DatabaseUnavailable(f"The journal could not be written: {exc}.") from None
 
     def rollback(self) -> None:
