@@ -153,11 +153,17 @@ class SqliteDatabase(Database):
         A connection opened while the journal could not be written (read-only for a moment)
         is read-only for good: SQLite falls back to reading silently. Kept, it would refuse
         every write on its thread long after the fault ended, while other threads judged.
-        The files' pins are kept: a replaced journal is still noticed.
+        The journal file's pin is kept (a replaced journal is still noticed); those of its
+        -wal and -shm are forgotten, as SQLite deletes them when its last connection closes.
         """
         connection = getattr(self._local, "connection", None)
         if connection is not None:
             self._local.connection = None
+            with self._pin_lock:
+                pins = self._pins()
+                for suffix in SUFFIXES[1:]:
+                    if pins is not None:
+                        pins.pop(suffix, None)
             try:
                 connection.close()
             except sqlite3.Error:
