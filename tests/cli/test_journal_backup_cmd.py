@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.load_support import Load
-from tests.servers import Server, cli, prepare_home
-from tests.test_faults import small_filesystem
+from support.filesystems import small_filesystem
+from support.load import Load
+from support.servers import Server, cli, prepare_home
 
 pytestmark = pytest.mark.slow
 

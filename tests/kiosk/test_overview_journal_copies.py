@@ -6,14 +6,17 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
-from director_support import DIRECTOR_PASSWORD, build_staffed, fast_hashes, signed_in  # noqa: F401
-from hall_support import make_app
 
 from adjudicator.hall import kiosks
 from adjudicator.hall.hall import Hall
 from adjudicator.record import journal, journal_copies
 from adjudicator.record.db_mirror import MirroredDatabase
 from adjudicator.record.db_sqlite import SqliteDatabase
+
+from support.director import DIRECTOR_PASSWORD, build_staffed, signed_in
+from support.hall import make_app
+
+pytestmark = pytest.mark.usefixtures("fast_hashes")  # cheap password hashes for the staff
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from tests.servers import Server, get, prepare_home
+from support.servers import Server, get, prepare_home
 
 pytestmark = pytest.mark.slow
 

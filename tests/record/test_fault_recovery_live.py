@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 
 from adjudicator.record.journal_health import PROBE_SECONDS
-from tests.load_support import Load, assert_served_are_recorded, journal_rows
-from tests.servers import Server, get, prepare_home
+
+from support.load import Load, assert_served_are_recorded, journal_rows
+from support.servers import Server, get, prepare_home
 
 pytestmark = pytest.mark.slow
 NOBODY = 65534

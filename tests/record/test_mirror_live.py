@@ -14,9 +14,10 @@ import pytest
 
 from adjudicator.record import journal
 from adjudicator.record.db_sqlite import SqliteDatabase
-from tests.load_support import Load, assert_served_are_recorded, journal_rows
-from tests.servers import Server, cli, get, prepare_home
-from tests.test_faults import fill_up, small_filesystem
+
+from support.filesystems import fill_up, small_filesystem
+from support.load import Load, assert_served_are_recorded, journal_rows
+from support.servers import Server, cli, get, prepare_home
 
 pytestmark = pytest.mark.slow
 

@@ -8,12 +8,13 @@ import base64
 import json
 
 import pytest
-from hall_support import CSW_WORDS, NWL_WORDS, SECRET_KEY, ok
 
 from adjudicator.hall.hall import Hall
 from adjudicator.record import receipt_key, witnesses
 from adjudicator.words.wordlist import WordSet
 from kiosk import create_app
+
+from support.hall import CSW_WORDS, NWL_WORDS, SECRET_KEY, ok
 
 
 @pytest.fixture

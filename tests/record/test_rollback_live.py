@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from tests.servers import Server, cli, get, post, prepare_home
+from support.servers import Server, cli, get, post, prepare_home
 
 pytestmark = pytest.mark.slow
 
