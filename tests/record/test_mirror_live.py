@@ -247,3 +247,20 @@ def test_copies_that_disagree_are_never_overwritten(tmp_path):
     assert copy_rows(home, primary) == copy_rows(home, mirror)
     with Server(home, workers=1) as server:
         assert get(server.url + "/healthz")[1]["journal"] == "ok"
+
+
+def test_a_mirror_set_on_a_hall_already_judging_is_filled_at_start(tmp_path):
+    home = prepare_home(tmp_path / "home")  # judging for a while on one disk
+    with Server(home, workers=1) as server:
+        before = Load([(server.url, home.token)], threads=2, per_thread=5).start().join()
+    mirror = tmp_path / "usb" / "journal.sqlite3"
+    mirror.parent.mkdir()
+    home.env = {"ADJUDICATOR_JOURNAL_MIRROR": str(mirror)}
+    with Server(home, workers=2) as server:
+        assert "was rebuilt from the primary" in server.read_log()
+        after = Load([(server.url, home.token)], threads=2, per_thread=5).start().join()
+    served = before.served() + after.served()
+    assert len(served) == 20
+    for copy in (home.path / "journal.sqlite3", mirror):
+        assert_served_are_recorded(served, copy_rows(home, copy))
+        assert verifies(home, copy)
