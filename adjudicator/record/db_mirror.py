@@ -109,7 +109,9 @@ class MirroredDatabase(Database):
             if verdict in behind:
                 role, stale = behind[verdict]
                 self._checked_pid = os.getpid()  # drop() reads the markers: no recursion
-                self.drop(role, f"{stale.describe()}, behind the other copy")
+                if self.paths[role] not in copy_markers.read_all(self.paths.values()):
+                    self.drop(role, f"{stale.describe()}, behind the other copy")
+                # else: dropped already, and the marker says why (read at the next sync)
             self._checked_pid = os.getpid()
 
     # -- which copies serve ------------------------------------------------------------------
