@@ -3,8 +3,9 @@
 Kept outside the journal's file, so a journal moved backwards (a restored copy, a swapped disk)
 across a restart is noticed by the server itself, before any kiosk polls: `check` at start
 records a rollback when the journal ends before the mark (rollbacks.py). Advanced as each
-receipt is issued, under a file lock shared by the workers, never backwards; written by rename
-(a crash keeps the previous mark, never half a file).
+receipt is issued, under a file lock shared by the workers, never backwards. It is one
+512-byte sector rewritten in place (about 20 us, no rename per verdict), not fsynced: a crash
+may keep the previous mark, and the kiosks' receipts still witness the last rows.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +22,7 @@ from adjudicator.record.db import Database
 from adjudicator.record.receipt_key import SigningKey, signature_ok
 
 SUFFIX = ".high-water"
+SLOT = 512  # the mark, padded: one sector, rewritten in place (a disk writes a sector whole)
 
 
 def path_for(key_path: Path) -> Path:
@@ -33,38 +36,61 @@ class HighWater:
         self.key = key
         self.path = path_for(key_path)
         self._last: tuple[str | None, int] = (None, 0)  # (journal, row) last written or read
+        self._open: tuple[int, int] | None = None  # (pid, fd) of the mark file
+        self._lock = threading.Lock()
 
     def advance(self, journal_id: str | None, row_id: int, row_hash: str) -> None:
         if not journal_id or (self._last[0] == journal_id and row_id <= self._last[1]):
             return
         try:
-            with open(self.path.with_name(self.path.name + ".lock"), "a") as lock:
-                fcntl.flock(lock, fcntl.LOCK_EX)
-                mark = read(self.path, self.key.public)
-                if mark and mark["journal"] == journal_id and mark["id"] >= row_id:
-                    self._last = (journal_id, mark["id"])
-                    return
-                body = self.key.sign(
-                    {
-                        "type": "high-water",
-                        "journal": journal_id,
-                        "id": row_id,
-                        "row_hash": row_hash,
-                    }
-                )
-                partial = self.path.with_name(f"{self.path.name}.{os.getpid()}")
-                partial.write_text(json.dumps(body, sort_keys=True))
-                os.replace(partial, self.path)
-                self._last = (journal_id, row_id)
+            with self._lock:  # flock excludes other processes; this, this process's threads
+                self._write_if_higher(journal_id, row_id, row_hash)
         except OSError:
             pass  # the mark is a second witness; the receipt itself was issued
+
+    def _write_if_higher(self, journal_id: str, row_id: int, row_hash: str) -> None:
+        fd = self._fd()
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            mark = _parse(os.pread(fd, SLOT, 0))  # its id only: this process signs its own
+            if mark and mark.get("journal") == journal_id and mark.get("id", 0) >= row_id:
+                self._last = (journal_id, mark["id"])
+                return
+            body = self.key.sign(
+                {
+                    "type": "high-water",
+                    "journal": journal_id,
+                    "id": row_id,
+                    "row_hash": row_hash,
+                }
+            )
+            text = json.dumps(body, sort_keys=True).encode()
+            os.pwrite(fd, text.ljust(SLOT), 0)  # one sector, in place: no rename per verdict
+            self._last = (journal_id, row_id)
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+
+    def _fd(self) -> int:
+        """The mark file, opened once per process (a forked worker opens its own)."""
+        if self._open is None or self._open[0] != os.getpid():
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+            self._open = (os.getpid(), fd)
+        return self._open[1]
+
+
+def _parse(raw: bytes) -> dict[str, Any] | None:
+    try:
+        mark = json.loads(raw.decode("utf-8").strip() or "null")
+    except (UnicodeDecodeError, ValueError):
+        return None
+    return mark if isinstance(mark, dict) and isinstance(mark.get("id"), int) else None
 
 
 def read(path: Path, public) -> dict[str, Any] | None:
     """The mark, if there is one and its signature verifies with this hall's key."""
     try:
-        mark = json.loads(path.read_text())
-    except (OSError, ValueError):
+        mark = _parse(path.read_bytes()[:SLOT])
+    except OSError:
         return None
     if not isinstance(mark, dict) or mark.get("type") != "high-water":
         return None
