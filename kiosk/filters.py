@@ -1,14 +1,19 @@
-"""Template filters for the staff pages: right plurals and the one time form (wording.py)."""
+"""Template filters for the staff pages: right plurals, the one time form (wording.py), and
+whether a tournament's edition was in force on its date (tournaments.edition_warning)."""
 
 from __future__ import annotations
 
 from flask import Flask
 
 from adjudicator import wording
+from adjudicator.hall.tournaments import edition_warning
+from adjudicator.judging.rulebooks import RULEBOOKS
 
 
 def init_app(app: Flask) -> None:
     """`{{ n|plural("kiosk") }}` -> '2 kiosks'; `{{ iso|utc }}` -> '2024-05-01 14:03:22'."""
     app.add_template_filter(wording.plural, "plural")
     app.add_template_filter(wording.utc_time, "utc")
+    app.add_template_filter(edition_warning, "edition_warning")  # `{{ t|edition_warning }}`
+    app.jinja_env.globals.update(rulebooks=RULEBOOKS)
     app.jinja_env.globals.update(time_form=wording.TIME_FORM, time_example=wording.TIME_EXAMPLE)

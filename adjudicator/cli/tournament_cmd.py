@@ -8,11 +8,13 @@ import click
 
 from adjudicator.cli.common import CliError, json_option, open_hall
 from adjudicator.hall import tournaments
+from adjudicator.judging.rulebooks import RULEBOOKS, get_rulebook
 from adjudicator.judging.rules import UnknownRule, get_rule
 
 RULE_HELP = (
     "Challenge rule: single, double, N-per-word or N-per-turn (N from 1 to 50), or one of "
-    "WESPA 3.10.15(c)'s: dingle, 5-then-10, escalating."
+    "WESPA 3.10.15(c)'s: dingle, 5-then-10, escalating, ladder-A-B-C... (whole points, the "
+    "last step repeats, such as ladder-5-5-10-20-30) or N-seconds (N from 1 to 300)."
 )
 
 
@@ -25,6 +27,20 @@ def _check_rule(ctx: click.Context, param: click.Parameter, value: str | None) -
         raise click.BadParameter(str(exc)) from None
 
 
+RULEBOOK_HELP = (
+    "The rulebook the event follows; its own procedures apply only under it "
+    "(NASPA 6.2's look-up penalty under naspa, school rule 12 under school-2011)."
+)
+DATE_HELP = "The event's first day, YYYY-MM-DD (default: today)."
+
+
+def _warn_edition(hall, t: tournaments.Tournament) -> None:
+    """On stderr: the edition was not in force on the tournament's date (never a refusal)."""
+    warning = tournaments.edition_warning(t)
+    if warning:
+        click.echo(f"Warning: {warning}", err=True)
+
+
 @click.group()
 def tournament() -> None:
     """Tournaments and divisions: create, list, show, set."""
@@ -35,11 +51,18 @@ def tournament() -> None:
 @click.option("--lexicon", "-l", required=True, help="Compiled lexicon, such as NWL2023.")
 @click.option("--rule", "-r", required=True, callback=_check_rule, help=RULE_HELP)
 @click.option("--title", default="", help="Title shown on every kiosk (default: the slug).")
-def create(slug: str, lexicon: str, rule: str, title: str):
+@click.option("--rulebook", type=click.Choice(list(RULEBOOKS)), default=None, help=RULEBOOK_HELP)
+@click.option("--date", "event_date", default=None, help=DATE_HELP)
+def create(
+    slug: str, lexicon: str, rule: str, title: str, rulebook: str | None, event_date: str | None
+):
     """Create tournament SLUG on a lexicon and a challenge rule."""
     hall = open_hall()
-    created = tournaments.create(hall.db, hall.store, slug, lexicon, rule, title)
+    created = tournaments.create(
+        hall.db, hall.store, slug, lexicon, rule, title, rulebook=rulebook, event_date=event_date
+    )
     click.echo(describe(created, hall))
+    _warn_edition(hall, created)
 
 
 @tournament.command("list")
@@ -53,7 +76,11 @@ def list_(as_json: bool):
     elif not found:
         click.echo("No tournaments yet: create one with `adjudicator tournament create`.")
     for each in [] if as_json else found:
-        click.echo(f"{each.slug:<24} {each.lexicon:<12} {each.rule:<12} {each.title}")
+        book = each.rulebook or "-"
+        click.echo(
+            f"{each.slug:<24} {each.lexicon:<12} {each.rule:<12} {book:<12} "
+            f"{each.event_date or '-':<10} {each.title}"
+        )
 
 
 @tournament.command("show")
@@ -73,13 +100,37 @@ def show(slug: str, as_json: bool):
 )
 @click.option("--rule", "-r", default=None, callback=_check_rule, help="New " + RULE_HELP)
 @click.option("--title", default=None, help="New title.")
-def set_(slug: str, lexicon: str | None, rule: str | None, title: str | None):
+@click.option(
+    "--rulebook",
+    type=click.Choice([*RULEBOOKS, "none"]),
+    default=None,
+    help="New rulebook (none: no rulebook-only procedures).",
+)
+@click.option("--date", "event_date", default=None, help="New " + DATE_HELP)
+def set_(
+    slug: str,
+    lexicon: str | None,
+    rule: str | None,
+    title: str | None,
+    rulebook: str | None,
+    event_date: str | None,
+):
     """Change a tournament's lexicon, rule or title; kiosks follow from the next challenge."""
-    if lexicon is None and rule is None and title is None:
-        raise CliError("Nothing to change: give --lexicon, --rule or --title.")
+    if all(v is None for v in (lexicon, rule, title, rulebook, event_date)):
+        raise CliError("Nothing to change: give --lexicon, --rule, --title, --rulebook or --date.")
     hall = open_hall()
-    changed = tournaments.update(hall.db, hall.store, slug, lexicon=lexicon, rule=rule, title=title)
+    changed = tournaments.update(
+        hall.db,
+        hall.store,
+        slug,
+        lexicon=lexicon,
+        rule=rule,
+        title=title,
+        rulebook=rulebook,
+        event_date=event_date,
+    )
     click.echo(describe(changed, hall))
+    _warn_edition(hall, changed)
 
 
 def describe(t: tournaments.Tournament, hall) -> str:
@@ -90,5 +141,15 @@ def describe(t: tournaments.Tournament, hall) -> str:
             f"  lexicon: {t.lexicon} ({manifest.words:,} words, "
             f"fingerprint {t.lexicon_fingerprint[:12]})",
             f"  rule:    {t.rule} ({get_rule(t.rule).title})",
+            f"  rulebook: {t.rulebook or 'none'} ({get_rulebook(t.rulebook).title})",
+            f"  date:    {t.event_date or '-'}",
+            *_non_ratable(t.rule),
         )
     )
+
+
+def _non_ratable(rule: str) -> tuple[str, ...]:
+    """WESPA 3.10.15(d): the rules that count a game's challenges may make it non-ratable."""
+    if not get_rule(rule).non_standard:
+        return ()
+    return ("  note:    WESPA may treat an event under this rule as non-ratable (3.10.15(d)).",)

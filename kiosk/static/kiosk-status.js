@@ -68,6 +68,7 @@
       S.requestTimeoutMs = body.request_timeout_seconds * 1000;
     }
     K.showGameDetails(Boolean(body.rule.needs_game));
+    K.showFinalPlay(Boolean(body.rule.asks_final_play));
   }
 
   /* What stops judging that is not the lexicon: the journal, or the server refusing. */

@@ -250,7 +250,7 @@
       method: "POST",
       headers: { "Content-Type": "application/json", Accept: "application/json" },
       body: JSON.stringify(Object.assign(
-        { words: sent.map(function (w) { return w.written(); }) }, game)),
+        { words: sent.map(function (w) { return w.written(); }) }, game, K.finalPlay())),
     })
       .then(function (response) {
         return response.json().then(
@@ -267,6 +267,7 @@
             K.rememberGame();
             K.gameInput("challenger").value = "";
           }
+          K.clearFinalPlay();
           renderChips();
           K.showVerdict(answer.body);
           K.refreshStatus();

@@ -214,6 +214,8 @@ def test_quickstart_without_serving_sets_up_a_demo_ready_to_pair(run, home, monk
     monkeypatch.setattr(quickstart_cmd, "install_defaults", offline_defaults)
     first = ok(run("quickstart", "--no-serve"))
     assert "Tournament demo:" in first
+    assert "adjudicator director set-password" in first  # the director's way in, named
+    assert "http://hall.local:8000/director/login and sign in as director" in first
     assert first.count("ACCEPTABLE: the play stands") == len(quickstart_cmd.SAMPLES)
     code = first.split("http://hall.local:8000/pair#")[1].split()[0]
     app = create_app({"HALL": Hall(), "SECRET_KEY": SECRET_KEY})

@@ -47,6 +47,8 @@ ACCESS: dict[tuple[str, str], frozenset[str]] = {
     ("GET", "/"): EVERYONE,  # the kiosk screen when paired, how to pair otherwise
     ("GET", "/pair"): EVERYONE,
     ("GET", "/pair/<code>"): EVERYONE,
+    ("GET", "/hall/ca.crt"): EVERYONE,  # the hall's CA certificate (never its key), for tablets
+    ("GET", "/hall/trust"): EVERYONE,
     ("POST", "/pair"): EVERYONE,
     ("GET", "/director/login"): EVERYONE,
     ("POST", "/director/login"): EVERYONE,
@@ -69,6 +71,7 @@ ACCESS: dict[tuple[str, str], frozenset[str]] = {
     ("POST", "/director/lexicons/verify"): DIRECTOR_ONLY,
     ("GET", "/director/kiosks"): DIRECTOR_ONLY,
     ("POST", "/director/kiosks"): DIRECTOR_ONLY,
+    ("POST", "/director/kiosks/sheet"): DIRECTOR_ONLY,  # a printable page of pairing codes
     ("POST", "/director/kiosks/<name>/pair"): DIRECTOR_ONLY,
     ("POST", "/director/kiosks/<name>/revoke"): DIRECTOR_ONLY,
     ("POST", "/director/kiosks/<name>/move"): DIRECTOR_ONLY,
@@ -76,6 +79,9 @@ ACCESS: dict[tuple[str, str], frozenset[str]] = {
     ("GET", "/director/journal.csv"): DIRECTOR_ONLY,
     ("GET", "/director/flags"): DIRECTOR_ONLY,
     ("POST", "/director/flags/<int:adjudication_id>/ruling"): DIRECTOR_ONLY,
+    ("POST", "/director/flags/<int:adjudication_id>/dismiss"): DIRECTOR_ONLY,
+    ("POST", "/director/journal/<int:adjudication_id>/revoke-void"): DIRECTOR_ONLY,
+    ("POST", "/director/tournaments/<slug>/rulebook"): DIRECTOR_ONLY,
     ("POST", "/director/journal/<int:adjudication_id>/void"): DIRECTOR_ONLY,
     ("POST", "/director/ruling"): DIRECTOR_ONLY,
     ("POST", "/director/checkpoint"): DIRECTOR_ONLY,

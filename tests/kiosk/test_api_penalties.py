@@ -51,6 +51,7 @@ def test_the_kiosk_status_says_when_the_game_is_needed(client, setup):
         "title": "Escalating: 5, 5, 10, 20, 30, then 30 points for each unsuccessful challenge "
         "by a player in a game",
         "needs_game": True,
+        "asks_final_play": False,  # only under the school-2011 rulebook (issue 20)
     }
 
 
