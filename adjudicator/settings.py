@@ -36,6 +36,12 @@ SETTINGS: tuple[Setting, ...] = (
         "The journal: an SQLite path, or postgresql://...; "
         "empty means journal.sqlite3 in the home.",
     ),
+    Setting(
+        "journal_mirror",
+        "",
+        "A second SQLite journal on another disk (a USB stick): every verdict is committed to "
+        "both before it is shown; empty: no mirror.",
+    ),
     Setting("default_lexicon", "", "Lexicon `judge` uses when --lexicon is not given."),
     Setting(
         "default_rule",
@@ -49,6 +55,12 @@ SETTINGS: tuple[Setting, ...] = (
         "bind", "127.0.0.1:8000", "Address `serve` listens on; 0.0.0.0:8000 for the hall network."
     ),
     Setting("workers", "2", "Number of gunicorn worker processes `serve` starts."),
+    Setting(
+        "header_timeout_seconds",
+        "4",
+        "Seconds a connection has to send a request's headers (and any one read): slow "
+        "clients are disconnected instead of holding a server thread.",
+    ),
     Setting("threads", "16", "Threads per worker: concurrent requests share journal commits."),
     Setting(
         "public_url",

@@ -40,7 +40,15 @@ def healthz():
     if not names:
         raise ApiError(503, "No lexicon is installed: the director must import one.")
     hall.store.open(names[0])
-    return jsonify(ok=True, status=200)
+    lost = journal_health.lost_role(hall.db)
+    if lost:  # still judging, on one copy: say so, which one, and what to do (no file names)
+        return jsonify(
+            ok=True,
+            status=200,
+            journal=f"degraded: one copy (the {lost} is lost)",
+            advice=f"Put the {lost}'s disk back and run `adjudicator journal resync`.",
+        )
+    return jsonify(ok=True, status=200, journal="ok")
 
 
 @bp.get("/api/v1/lexicons")

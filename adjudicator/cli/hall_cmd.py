@@ -23,8 +23,8 @@ from pathlib import Path
 import click
 
 from adjudicator import settings
-from adjudicator.cli.common import CliError, open_hall
-from adjudicator.cli.serve_cmd import prepare_gunicorn
+from adjudicator.cli.common import CliError
+from adjudicator.cli.serve_cmd import prepare_gunicorn, prepare_journal
 from adjudicator.hall import hall_tls, hall_url, lan, mdns
 
 DEFAULT_NAME = "adjudicator"
@@ -58,7 +58,7 @@ def hall(name: str, port: int, workers: int | None, print_service: bool):
     if print_service:
         click.echo(service_unit(name, port), nl=False)
         return
-    server = open_hall()  # migrate the schema once, before any worker starts
+    server = prepare_journal()  # the journal's copies, its schema, its high-water mark
     where = lan.hall_addresses()
     if where.note:
         click.echo(where.note, err=True)

@@ -105,6 +105,8 @@ def audit(receipts_file, key_file):
     """Check receipts (JSON, one a line) against the journal; exit 1 naming each bad one."""
     db = open_hall().db
     result = audit_receipts.audit(db, receipts_file, _public_key(key_file))
+    for held in result.held:
+        click.echo(f"OK {held}")
     for which, problem in result.failures:
         click.echo(f"BAD {which}: {problem}")
     chain = result.chain
@@ -151,4 +153,69 @@ def upgrade():
         f"Applied migrations {applied}; schema at version {now}."
         if applied
         else f"Schema already at version {now}."
+    )
+
+
+@journal_group.command("status")
+@json_option
+def status(as_json: bool):
+    """Whether the journal records verdicts, on how many copies; exit 1 unless all is well."""
+    from adjudicator.record import journal_status
+
+    report = journal_status.read()
+    if as_json:
+        click.echo(json.dumps(report.to_json(), indent=2))
+    else:
+        click.echo(report.text())
+    sys.exit(0 if report.state == "ok" else 1)
+
+
+@journal_group.command("resync")
+@click.option(
+    "--keep",
+    type=click.Choice(["primary", "mirror"]),
+    default=None,
+    help="The copy to keep when the two disagree; the other is set aside, never overwritten.",
+)
+def resync(keep: str | None):
+    """Rebuild the lost or stale copy from the one whose chain verifies (safe while serving)."""
+    from adjudicator.record import journal_copies
+    from adjudicator.record.db_mirror import MirroredDatabase
+
+    db = connect()
+    if not isinstance(db, MirroredDatabase):
+        raise CliError(
+            "No mirror is set: set ADJUDICATOR_JOURNAL_MIRROR to the second journal's path "
+            "(on another disk) to keep and resync one."
+        )
+    for note in journal_copies.resync(db, keep):
+        click.echo(note)
+
+
+@journal_group.command("backup")
+@click.argument("dest", metavar="DEST", type=click.Path(dir_okay=False, path_type=Path))
+def backup(dest: Path):
+    """Copy the journal to DEST (a new file) while the hall serves; the copy verifies alone."""
+    from adjudicator.record import backup as journal_backup
+
+    made = journal_backup.make(connect(), dest)
+    click.echo(
+        f"Backup written to {made.path}: {made.rows:,} rows, hash chain verified.\n"
+        f"Last row: {made.rows} {made.last_hash}\n"
+        f"To check it: ADJUDICATOR_JOURNAL_MIRROR= ADJUDICATOR_DATABASE_URL={made.path} "
+        "adjudicator journal verify"
+    )
+
+
+@journal_group.command("accept-loss")
+@click.option("--reason", required=True, help="Why the missing rows cannot be brought back.")
+def accept_loss(reason: str):
+    """Record that rows a receipt proves recorded are gone for good; judging then resumes."""
+    from adjudicator.cli.common import cli_actor
+    from adjudicator.record import lost_rows
+
+    first, last = lost_rows.accept(open_hall().db, reason, cli_actor())
+    click.echo(
+        f"Rows {first} to {last} recorded as lost (void rows with your reason): their numbers "
+        "are never issued again, and their receipts will fail `journal audit`. Judging resumes."
     )

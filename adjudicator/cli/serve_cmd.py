@@ -45,7 +45,7 @@ from adjudicator.words.lexicon import seal_for_workers
 )
 def serve(bind, workers, certfile, keyfile, get_path):
     """Run the kiosk web app and JSON API under gunicorn."""
-    hall = open_hall()  # migrate the schema once, before any worker starts
+    hall = prepare_journal()
     if get_path:
         from kiosk import create_app
 
@@ -76,7 +76,7 @@ def prepare_gunicorn(hall, binds, workers: int, certfile=None, keyfile=None) -> 
         "--workers",
         str(workers),
         "--worker-class",
-        "gthread",
+        "kiosk.slow_clients.HeaderTimeoutWorker",  # gthread, with slow clients timed out
         "--threads",
         str(threads),
         "--access-logfile",
@@ -96,3 +96,27 @@ def prepare_gunicorn(hall, binds, workers: int, certfile=None, keyfile=None) -> 
             os.environ["ADJUDICATOR_SECURE_COOKIES"] = "on"  # the workers inherit it
     seal_for_workers(hall.store)  # one sealed, mapped copy per lexicon, shared by the workers
     return argv
+
+
+def prepare_journal():
+    """Before a server starts: bring a mirrored journal's copies together, migrate the schema
+    once (before any worker), and say if the journal ends before the signed high-water mark."""
+    _bring_copies_together()
+    hall = open_hall()
+    rolled_back = hall.check_high_water()  # the journal moved backwards since the last run?
+    if rolled_back is not None:
+        click.echo(f"JOURNAL ROLLED BACK: {rolled_back.detail()}", err=True)
+    return hall
+
+
+def _bring_copies_together() -> None:
+    """A mirrored journal: rebuild a copy only behind the other; refuse copies that disagree."""
+    from adjudicator.record import journal_copies
+    from adjudicator.record.backends import connect
+    from adjudicator.record.db_mirror import MirroredDatabase
+
+    db = connect()
+    if isinstance(db, MirroredDatabase):
+        for note in journal_copies.on_start(db):
+            click.echo(note, err=True)
+    db.close()

@@ -20,7 +20,15 @@ from adjudicator.judging import game, lookups, reissues
 from adjudicator.judging.rulebooks import get_rulebook
 from adjudicator.judging.rules import consequence, get_rule
 from adjudicator.judging.ruling import rule_on
-from adjudicator.record import journal, journal_health, migrations, receipt_key, receipts
+from adjudicator.record import (
+    high_water,
+    journal,
+    journal_health,
+    migrations,
+    receipt_key,
+    receipts,
+    rollbacks,
+)
 from adjudicator.record.backends import connect
 from adjudicator.record.db import Database
 from adjudicator.record.group_commit import GroupCommitter
@@ -59,6 +67,7 @@ class Hall:
         self.committer = GroupCommitter(self.db)
         self.key_path = key_path  # None: the configured receipt key file
         self._key: receipt_key.SigningKey | None = None
+        self._high_water: high_water.HighWater | None = None
         self._key_lock = threading.Lock()
         self.rate_limit = (
             parse_rate_limit(settings.get("kiosk_rate_limit"))
@@ -79,12 +88,40 @@ class Hall:
         return self._key
 
     def receipt(self, entry: journal.Entry) -> dict[str, Any]:
-        """The signed receipt of a row this process recorded."""
-        return receipts.issue(self.signing_key(), entry, journal_health.of(self.db).journal_id)
+        """The signed receipt of a row this process recorded (and the high-water mark moved
+        up to it: the highest number a receipt carries, kept beside the key)."""
+        journal_id = journal_health.of(self.db).journal_id
+        issued = receipts.issue(self.signing_key(), entry, journal_id)
+        self.high_water().advance(journal_id, entry.id, entry.row_hash)
+        return issued
+
+    def high_water(self) -> high_water.HighWater:
+        if self._high_water is None:
+            self._high_water = high_water.HighWater(
+                self.signing_key(), self.key_path or receipt_key.key_path()
+            )
+        return self._high_water
+
+    def check_high_water(self) -> rollbacks.Rollback | None:
+        """At a server's start: a rollback if the journal ends before the signed mark."""
+        return high_water.check(
+            self.db, self.signing_key(), self.key_path or receipt_key.key_path()
+        )
 
     def journal_health(self) -> journal_health.Health:
         """Whether verdicts can be recorded now, and if not, why (see journal_health)."""
-        return journal_health.check(self.db)
+        health = journal_health.check(self.db)
+        if not health.ok:
+            return health
+        rolled_back = rollbacks.current(self.db)
+        if rolled_back is not None:
+            return journal_health.Health(
+                "rolled-back",
+                rollbacks.ROLLED_BACK_MESSAGE,
+                rolled_back.detail(),
+                rolled_back.found_at,
+            )
+        return health
 
     def lexicon_for(self, tournament: tournaments.Tournament) -> CompiledLexicon:
         """The tournament's lexicon, refused if damaged or not the edition the director set."""

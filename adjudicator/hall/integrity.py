@@ -29,7 +29,7 @@ class Integrity:
 
     @property
     def problems(self) -> list[str]:
-        found = [] if self.journal.ok else [self.journal.detail]
+        found = [] if self.journal.state == "ok" else [self.journal.detail]
         found += [
             f"Kiosk {a.kiosk} holds a signed receipt for row {a.row_id} that the journal does "
             f"not bear out: {a.problem}."

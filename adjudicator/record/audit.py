@@ -22,6 +22,7 @@ class AuditResult:
 
     checked: int = 0
     failures: list[tuple[str, str]] = field(default_factory=list)  # (which receipt, why)
+    held: list[str] = field(default_factory=list)  # each receipt the journal holds: what it says
     chain: journal.VerifyResult | None = None
 
     @property
@@ -39,8 +40,11 @@ def audit(db: Database, lines: Iterable[str], public: Ed25519PublicKey) -> Audit
             result.failures.append((f"line {line.number}", line.error))
             continue
         problem = receipts.problem(db, line.receipt, public, journal_id)
+        name = f"line {line.number} ({receipts.describe(line.receipt)})"
         if problem:
-            name = f"line {line.number} ({receipts.describe(line.receipt)})"
             result.failures.append((name, problem))
+        else:  # the verdict and words as the signed receipt (and so the journal) holds them
+            words = " ".join(str(word) for word in line.receipt.get("words", []))
+            result.held.append(f"{name}: {line.receipt.get('verdict')} {words}".rstrip())
     result.chain = journal.verify(db)
     return result

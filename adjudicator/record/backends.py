@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 from adjudicator import settings
+from adjudicator.errors import AdjudicatorError
 from adjudicator.record.db import Database
+
+
+class MirrorRefused(AdjudicatorError):
+    """A mirror was set where it cannot work (a PostgreSQL journal)."""
 
 
 def database_url() -> str:
@@ -13,11 +18,24 @@ def database_url() -> str:
 
 def connect(url: str | None = None) -> Database:
     """A Database for `url`, an SQLite path or a postgresql:// URL (only then is psycopg loaded)."""
+    configured = url is None
     url = url or database_url()
+    mirror = settings.get("journal_mirror").strip() if configured else ""
     if url.startswith(("postgresql://", "postgres://")):
+        if mirror:
+            raise MirrorRefused(
+                "ADJUDICATOR_JOURNAL_MIRROR is set, but the journal is in PostgreSQL: a mirror "
+                "only copies an SQLite journal. Use PostgreSQL's own streaming replication and "
+                "backups (pg_basebackup), and unset ADJUDICATOR_JOURNAL_MIRROR."
+            )
         from adjudicator.record.db_postgres import PostgresDatabase
 
         return PostgresDatabase(url)
+    path = url.removeprefix("sqlite:///").removeprefix("sqlite://")
+    if mirror:
+        from adjudicator.record.db_mirror import MirroredDatabase
+
+        return MirroredDatabase(path, mirror)
     from adjudicator.record.db_sqlite import SqliteDatabase
 
-    return SqliteDatabase(url.removeprefix("sqlite:///").removeprefix("sqlite://"))
+    return SqliteDatabase(path)

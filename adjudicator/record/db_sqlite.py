@@ -31,8 +31,9 @@ class SqliteDatabase(Database):
 
     backend = "sqlite"
 
-    def __init__(self, path: str):
+    def __init__(self, path: str, *, create_folder: bool = True):
         self.url = path
+        self.create_folder = create_folder  # a mirror's folder (a USB stick) is never made
         self.path = Path(path)
         self._local = threading.local()
         self._files = tuple((suffix, str(path) + suffix) for suffix in SUFFIXES)
@@ -45,11 +46,18 @@ class SqliteDatabase(Database):
         if connection is None:
             first = self._pins() is None
             try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
+                if self.create_folder:
+                    self.path.parent.mkdir(parents=True, exist_ok=True)
                 target = self.path if first else f"file:{quote(str(self.path))}?mode=rw"
                 connection = sqlite3.connect(
                     target, timeout=10, isolation_level=None, check_same_thread=False, uri=not first
                 )
+                if self.path.exists() and not os.access(self.path, os.W_OK):
+                    # SQLite would open it read-only without a word, and while that connection
+                    # lives every other one this process opens on the file is read-only too:
+                    # the journal would stay unwritable here long after the fault ended.
+                    connection.close()
+                    raise sqlite3.OperationalError("the file is read-only just now")
                 connection.execute("PRAGMA journal_mode=WAL")
                 connection.execute("PRAGMA synchronous=FULL")
                 connection.execute("PRAGMA busy_timeout=10000")
@@ -115,27 +123,70 @@ class SqliteDatabase(Database):
 
     @contextmanager
     def transaction(self, *, chain_lock: bool = False) -> Iterator[Cursor]:
-        with self._writer_lock() if chain_lock else nullcontext():
-            try:
-                connection = self._connection()
-                raw = connection.cursor()
-                raw.execute("BEGIN IMMEDIATE" if chain_lock else "BEGIN")
-            except sqlite3.Error as exc:
-                raise DatabaseUnavailable(
-                    f"The journal database is not available: {exc}."
-                ) from None
+        with self.writer_lock() if chain_lock else nullcontext():
+            raw = self.begin(chain_lock=chain_lock)
             try:
                 yield Cursor(raw)
-                raw.execute("COMMIT")
             except sqlite3.Error as exc:
-                _rollback(connection)
+                self.rollback()
+                self.discard_connection()
                 raise DatabaseUnavailable(f"The journal could not be written: {exc}.") from None
             except BaseException:
-                _rollback(connection)
+                self.rollback()
                 raise
+            self.commit()
+
+    def begin(self, *, chain_lock: bool = False) -> sqlite3.Cursor:
+        """BEGIN (IMMEDIATE when `chain_lock`) on this thread's connection; its raw cursor.
+        The caller holds `writer_lock` for a chain write, and ends with commit or rollback."""
+        try:
+            raw = self._connection().cursor()
+            raw.execute("BEGIN IMMEDIATE" if chain_lock else "BEGIN")
+        except sqlite3.Error as exc:
+            self.discard_connection()
+            raise DatabaseUnavailable(f"The journal database is not available: {exc}.") from None
+        return raw
+
+    def discard_connection(self) -> None:
+        """Close this thread's connection after a failure; the next use opens a fresh one.
+
+        A connection opened while the journal could not be written (read-only for a moment)
+        is read-only for good: SQLite falls back to reading silently. Kept, it would refuse
+        every write on its thread long after the fault ended, while other threads judged.
+        The journal file's pin is kept (a replaced journal is still noticed); those of its
+        -wal and -shm are forgotten, as SQLite deletes them when its last connection closes.
+        """
+        connection = getattr(self._local, "connection", None)
+        if connection is not None:
+            self._local.connection = None
+            with self._pin_lock:
+                pins = self._pins()
+                for suffix in SUFFIXES[1:]:
+                    if pins is not None:
+                        pins.pop(suffix, None)
+            try:
+                connection.close()
+            except sqlite3.Error:
+                pass
+
+    def commit(self) -> None:
+        """COMMIT this thread's open transaction (rolled back, and raised, if that fails)."""
+        connection = self._connection()
+        try:
+            connection.execute("COMMIT")
+        except sqlite3.Error as exc:
+            _rollback(connection)
+            self.discard_connection()
+            raise DatabaseUnavailable(f"The journal could not be written: {exc}.") from None
+
+    def rollback(self) -> None:
+        """Roll back this thread's open transaction, if any (never raises)."""
+        connection = getattr(self._local, "connection", None)
+        if connection is not None:
+            _rollback(connection)
 
     @contextmanager
-    def _writer_lock(self) -> Iterator[None]:
+    def writer_lock(self) -> Iterator[None]:
         """An flock shared by every process on this file: writers queue and wake at once,
         instead of polling in SQLite's busy handler (which sleeps up to 100 ms a try)."""
         owner, handle = getattr(self._local, "lock_file", (None, None))

@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from adjudicator.errors import AdjudicatorError
-from adjudicator.record import journal_health, tallies
+from adjudicator.record import journal_health, rollbacks, tallies
 from adjudicator.record.db import Database
 from adjudicator.record.journal_entry import FIELDS as FIELDS  # the journal's API: re-exported
 from adjudicator.record.journal_entry import (
@@ -49,17 +49,22 @@ class Pending:
     guard: Callable[[Any], dict[str, Any] | None] | None = None
     entry: Entry | None = None
     error: BaseException | None = None
+    despite_rollback: bool = False  # only the rows that record an accepted loss (lost_rows)
 
 
 def append(
-    db: Database, *, guard: Callable[[Any], dict[str, Any] | None] | None = None, **fields: Any
+    db: Database,
+    *,
+    guard: Callable[[Any], dict[str, Any] | None] | None = None,
+    despite_rollback: bool = False,
+    **fields: Any,
 ) -> Entry:
     """Record one adjudication durably and return it with its id, time and hash.
 
     `guard(cursor)` runs first under the chain lock and may raise an AdjudicatorError to refuse
     the write, or return fields to complete the row with.
     """
-    pending = Pending(fields, guard)
+    pending = Pending(fields, guard, despite_rollback=despite_rollback)
     append_batch(db, [pending])
     if pending.error is not None:
         raise pending.error
@@ -82,6 +87,8 @@ def append_batch(db: Database, batch: list[Pending]) -> None:
     try:
         with db.transaction(chain_lock=True) as cur:
             head = journal_health.read_head(db, cur)
+            if not all(pending.despite_rollback for pending in batch):
+                rollbacks.check_in_append(cur, head.newest)  # never reuse a receipt's number
             next_id, prev_hash = head.next_id, head.prev_hash
             # The journal's clock never runs backwards (a clock step, another server's clock),
             # so a time range is an id range and the director's filters stay on indexes.
@@ -115,7 +122,7 @@ def append_batch(db: Database, batch: list[Pending]) -> None:
                 cur.executemany(INSERT, unguarded)
             tallies.record(cur, [entry for _, entry in written])
         journal_health.after_commit(db)  # rows committed to a file gone meanwhile: not shown
-    except journal_health.JournalLost:
+    except (journal_health.JournalLost, rollbacks.JournalRolledBack):
         raise
     except Exception as failure:
         health.commit_failed(str(failure))

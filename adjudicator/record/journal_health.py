@@ -72,18 +72,28 @@ class JournalLost(DatabaseUnavailable):
 class Health:
     """What /healthz, kiosks and the director are told about the journal."""
 
-    state: str  # "ok", "lost" or "cannot-write"
+    state: str  # "ok", "degraded" (one copy of a mirrored journal), "lost" or "cannot-write"
     message: str = ""  # for kiosks and /healthz: what it means, no file names
     detail: str = ""  # for the director: what happened and what to do
     since: str = ""
 
     @property
     def ok(self) -> bool:
-        return self.state == "ok"
+        """Whether verdicts are recorded (a degraded journal still records them on one copy)."""
+        return self.state in ("ok", "degraded")
+
+    @property
+    def summary(self) -> str:
+        """One line for /healthz and `journal status`: "ok", "degraded: one copy", ..."""
+        return {"degraded": "degraded: one copy", "cannot-write": "cannot write"}.get(
+            self.state, self.state
+        )
 
     def to_api(self) -> dict[str, Any]:
-        """The public part, as the kiosk status and /healthz give it."""
-        return {"ok": self.ok, "state": self.state, "message": self.message}
+        """The public part, as the kiosk status gives it: a kiosk shows nothing different
+        while a mirrored journal runs on one copy (that is the director's business)."""
+        state = "ok" if self.state == "degraded" else self.state
+        return {"ok": self.ok, "state": state, "message": self.message}
 
 
 class JournalHealth:
@@ -244,7 +254,34 @@ def check(db: Database) -> Health:
             f"{space[0].upper()}{space[1:]}. Verdicts may fail to be recorded until then.",
             _now(),
         )
+    if status.ok:
+        return degraded(db) or status
     return status
+
+
+def lost_role(db: Database) -> str | None:
+    """ "primary" or "mirror" while a mirrored journal runs on one copy, else None."""
+    lost_copy = getattr(db, "lost_copy", None)
+    lost = lost_copy() if lost_copy is not None else None
+    return lost.role if lost is not None else None
+
+
+def degraded(db: Database) -> Health | None:
+    """For a mirrored journal running on one copy: which copy is lost, and what to do."""
+    lost_copy = getattr(db, "lost_copy", None)
+    lost = lost_copy() if lost_copy is not None else None
+    if lost is None:
+        return None
+    other = "mirror" if lost.role == "primary" else "primary"
+    return Health(
+        "degraded",
+        "",
+        f"Degraded: one copy. The journal's {lost.role} copy ({lost.path}) is lost: "
+        f"{lost.reason}. Verdicts are recorded on the {other} copy alone, so one more failure "
+        f"stops judging. Put the {lost.role}'s disk back (or another at the same path) and run "
+        "`adjudicator journal resync`.",
+        lost.since,
+    )
 
 
 def probe(db: Database) -> Health:

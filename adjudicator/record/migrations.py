@@ -237,6 +237,21 @@ MIGRATIONS: tuple[tuple[int, str, tuple[Step, ...]], ...] = (
             PRIMARY KEY (entry_id, flag))""",
         ),
     ),
+    (
+        8,
+        "rows a signed receipt or the high-water mark proves missing: judging stops (issue 22)",
+        (
+            """CREATE TABLE journal_rollbacks (
+            row_id INTEGER NOT NULL,
+            row_hash TEXT NOT NULL,
+            source TEXT NOT NULL,
+            head INTEGER NOT NULL,
+            found_at TEXT NOT NULL,
+            resolved_at TEXT,
+            resolution TEXT,
+            PRIMARY KEY (row_id, row_hash))""",
+        ),
+    ),
 )
 
 LATEST = max(version for version, _, _ in MIGRATIONS)

@@ -95,6 +95,10 @@ def signature_ok(signed: dict[str, Any], public: Ed25519PublicKey) -> bool:
     fields = {name: value for name, value in signed.items() if name != "signature"}
     try:
         raw = base64.urlsafe_b64decode(signature.encode("ascii"))
+        # Only the one text `sign` writes: no junk characters, no '+' or '/' of the standard
+        # alphabet, no missing padding. Two different receipt texts never verify as one.
+        if base64.urlsafe_b64encode(raw).decode("ascii") != signature:
+            return False
         public.verify(raw, canonical(fields))
     except (InvalidSignature, binascii.Error, ValueError, UnicodeEncodeError, TypeError):
         return False

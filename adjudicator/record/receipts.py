@@ -92,13 +92,29 @@ class Line:
     error: str = ""
 
 
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    seen: dict[str, Any] = {}
+    for name, value in pairs:
+        if name in seen:
+            raise _DuplicateKey(name)
+        seen[name] = value
+    return seen
+
+
 def read_lines(lines: Iterable[str]) -> Iterator[Line]:
-    """Receipts, one JSON object a line (blank lines skipped); each bad line says why."""
+    """Receipts, one JSON object a line (blank lines skipped); each bad line says why. A line
+    that names a key twice is refused, never read as its last value."""
     for number, text in enumerate(lines, start=1):
         if not text.strip():
             continue
         try:
-            yield Line(number, parse(json.loads(text)))
+            yield Line(number, parse(json.loads(text, object_pairs_hook=_no_duplicates)))
+        except _DuplicateKey as exc:
+            yield Line(number, None, f"not a receipt: it names the key {str(exc)!r} twice")
         except ValueError:
             yield Line(number, None, "not JSON")
         except ReceiptError as exc:

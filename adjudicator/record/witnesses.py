@@ -16,7 +16,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from adjudicator.record import journal, receipts
+from adjudicator.record import journal, receipts, rollbacks
 from adjudicator.record.db import Database
 from adjudicator.record.receipt_key import signature_ok
 
@@ -48,8 +48,22 @@ def report(
     if not signature_ok(receipt, public):
         log.warning("kiosk %s sent a receipt for row %s that does not verify", kiosk, receipt["id"])
         return None
+    if receipt.get("kiosk") != kiosk:  # only its own receipts witness for a kiosk
+        log.warning(
+            "kiosk %s sent a receipt for row %s issued to another station (%s): ignored",
+            kiosk,
+            receipt["id"],
+            receipt.get("kiosk"),
+        )
+        return None
     problem = receipts.journal_problem(db, receipt, journal_id)
     if problem:
+        head = journal.newest_id(db)
+        if receipt["id"] > head and receipt.get("journal") in (journal_id, None):
+            # A number this journal issued, signed, and now missing: never issue it again.
+            rollbacks.found(
+                db, receipt["id"], receipt["row_hash"], f"kiosk {kiosk}'s receipt", head
+            )
         return _raise(db, kiosk, receipt, problem)
     _keep_newest(db, kiosk, receipt)
     return None

@@ -40,6 +40,11 @@ class _Loaded:
     lexicon: CompiledLexicon
     checked_at: float
 
+    @property
+    def fingerprint(self) -> str:
+        """The fingerprint its words were found to have when loaded (CompiledLexicon.open)."""
+        return self.lexicon.manifest.fingerprint
+
 
 def check_name(name: str) -> str:
     """A lexicon name is 1-64 letters, digits, dots, dashes or underscores."""
@@ -120,9 +125,10 @@ class LexiconStore:
         file = os.path.join(self._root, manifest.compiled_file)
         signature = _file_signature(file)
         loaded = self._open.get(name)
-        if loaded and (loaded.compiled_sha256, loaded.signature) == (
+        if loaded and (loaded.compiled_sha256, loaded.signature, loaded.fingerprint) == (
             manifest.compiled_sha256,
             signature,
+            manifest.fingerprint,  # a manifest rewritten to name other words: loaded afresh
         ):
             if time.monotonic() - loaded.checked_at >= self.recheck_seconds:
                 self._recheck(name, manifest, Path(file), loaded)
@@ -149,7 +155,12 @@ class LexiconStore:
             except LexiconCorrupt:
                 return  # gone: replaced by a new edition, or caught by the next open
             if intact:
-                return
+                try:  # the words in service still have the fingerprint the tournaments pin
+                    loaded.lexicon.check_fingerprint()
+                    return
+                except LexiconCorrupt as exc:
+                    self._take_out_of_service(name, str(exc))
+                    raise
             self._open.pop(name, None)
             reason = (
                 f"Lexicon {name} is damaged: its compiled file {path.name} no longer matches "

@@ -7,11 +7,15 @@ of kiosk.director; kiosk.director imports them all before the blueprint is regis
 from __future__ import annotations
 
 import json
+import shutil
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
 
 from flask import Response, flash, redirect, render_template, request, url_for
 
 from adjudicator.errors import AdjudicatorError
-from adjudicator.record import checkpoints, journal, witnesses
+from adjudicator.record import backup, checkpoints, journal, witnesses
 from kiosk.director.blueprint import bp, director_only
 from kiosk.hall import get_hall
 from kiosk.staff_web import current_staff
@@ -44,6 +48,38 @@ def checkpoint_download():
         json.dumps(last, sort_keys=True) + "\n",
         mimetype="application/json",
         headers={"Content-Disposition": f'attachment; filename="checkpoint-{last["id"]}.json"'},
+    )
+
+
+@bp.get("/journal-backup.sqlite3")
+@director_only
+def journal_backup():
+    """A verified copy of the journal, made now while the hall serves (`journal backup`)."""
+    folder = Path(tempfile.mkdtemp(prefix="journal-backup-"))
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    try:
+        made = backup.make(get_hall().db, folder / f"journal-{stamp}.sqlite3")
+    except AdjudicatorError as exc:
+        shutil.rmtree(folder, ignore_errors=True)
+        flash(str(exc), "error")
+        return redirect(url_for("director.index"))
+
+    def chunks():
+        try:
+            with open(made.path, "rb") as handle:
+                while block := handle.read(1 << 16):
+                    yield block
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+
+    return Response(
+        chunks(),
+        mimetype="application/vnd.sqlite3",
+        headers={
+            "Content-Disposition": f'attachment; filename="{made.path.name}"',
+            "Content-Length": str(made.path.stat().st_size),
+            "X-Journal-Rows": str(made.rows),
+        },
     )
 
 

@@ -23,16 +23,34 @@
     }
   }
 
+  /* Keep a receipt. The same receipt again replaces itself; a receipt whose number this
+   * kiosk already holds with other content (the journal rolled back, its numbers issued
+   * again) is kept beside it, never in its place: both are the evidence, and the one kept
+   * before is reported to the server at once, as a witness. */
   function keepReceipt(receipt) {
     if (!receipt || typeof receipt !== "object") { return; }
+    var conflicts = [];
     var list = storedReceipts().filter(function (kept) {
-      return kept.id !== receipt.id || kept.journal !== receipt.journal;
+      var same = kept.id === receipt.id && kept.journal === receipt.journal;
+      if (same && kept.row_hash !== receipt.row_hash) { conflicts.push(kept); }
+      return !same || kept.row_hash !== receipt.row_hash;
     });
     list.push(receipt);
     if (list.length > MAX_RECEIPTS) { list = list.slice(list.length - MAX_RECEIPTS); }
     try {
       window.localStorage.setItem(RECEIPTS_KEY, JSON.stringify(list));
     } catch (error) { /* storage full or off: the verdict was recorded all the same */ }
+    conflicts.forEach(reportConflict);
+  }
+
+  /* A number came back with other content: send the receipt kept before as a witness now
+   * (the director's overview raises the alarm), without waiting for the next poll. */
+  function reportConflict(older) {
+    K.fetchWithTimeout("/api/v1/kiosk", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Accept: "application/json" },
+      body: JSON.stringify({ witness: older }),
+    }).catch(function () { /* the receipt stays kept; the download holds both */ });
   }
 
   function newestReceipt() {

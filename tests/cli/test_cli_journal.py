@@ -177,7 +177,11 @@ def test_verify_fails_naming_the_first_bad_row(run, home, judged, sql, bad_row):
 
 
 def test_serve_get_healthz_answers_in_process(run, home, hall_home):
-    assert json.loads(ok(run("serve", "--get", "/healthz"))) == {"ok": True, "status": 200}
+    assert json.loads(ok(run("serve", "--get", "/healthz"))) == {
+        "ok": True,
+        "status": 200,
+        "journal": "ok",
+    }
     key = home / "secret_key"
     assert key.exists() and stat.S_IMODE(key.stat().st_mode) == 0o600
     lexicons = json.loads(ok(run("serve", "--get", "/api/v1/lexicons")))

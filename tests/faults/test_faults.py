@@ -14,11 +14,9 @@ What the product promises in each case:
 
 from __future__ import annotations
 
-import errno
 import os
 import resource
 import sqlite3
-import subprocess
 import time
 from collections import Counter
 from contextlib import contextmanager
@@ -30,6 +28,7 @@ from adjudicator.record.journal_health import PROBE_SECONDS
 from adjudicator.words.store import LexiconStore
 from adjudicator.words.wordlist import WordSet
 
+from support.filesystems import fill_up, small_filesystem
 from support.load import Load, assert_clean_refusal, assert_served_are_recorded, journal_rows, post
 from support.servers import SERVER_WORDS, Server, cli, get, prepare_home
 
@@ -39,41 +38,6 @@ OTHER_WORDS = ("AA", "QI", "ZA", "CH", "ZO", "CAT", "DOG", "JO", "XI", "FOX", "Z
 
 
 # --- the SQLite journal's disk is full ----------------------------------------------------------
-
-
-@contextmanager
-def small_filesystem(path: Path, size_kb: int):
-    """A size-limited tmpfs at `path`; yields False (and mounts nothing) where mounting is
-    not permitted, so the caller can fall back to a file size limit."""
-    path.mkdir(parents=True)
-    mounted = (
-        os.geteuid() == 0
-        and not os.environ.get("ADJUDICATOR_TEST_NO_MOUNT")
-        and subprocess.run(
-            ["mount", "-t", "tmpfs", "-o", f"size={size_kb}k,mode=0755", "tmpfs", str(path)],
-            capture_output=True,
-        ).returncode
-        == 0
-    )
-    try:
-        yield mounted
-    finally:
-        if mounted:
-            subprocess.run(["umount", "-l", str(path)], capture_output=True)
-
-
-def fill_up(folder: Path) -> Path:
-    """Write a filler file until the file system says it is full."""
-    filler = folder / "filler"
-    descriptor = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o644)
-    try:
-        while True:
-            os.write(descriptor, b"\1" * 4096)
-    except OSError as exc:
-        assert exc.errno == errno.ENOSPC
-    finally:
-        os.close(descriptor)
-    return filler
 
 
 @contextmanager

@@ -86,6 +86,7 @@ ACCESS: dict[tuple[str, str], frozenset[str]] = {
     ("POST", "/director/ruling"): DIRECTOR_ONLY,
     ("POST", "/director/checkpoint"): DIRECTOR_ONLY,
     ("GET", "/director/checkpoint.json"): DIRECTOR_ONLY,
+    ("GET", "/director/journal-backup.sqlite3"): DIRECTOR_ONLY,
     ("POST", "/director/alarms/acknowledge"): DIRECTOR_ONLY,
     ("GET", "/director/receipts.jsonl"): DIRECTOR_ONLY,
     ("GET", "/director/receipt-key.pem"): DIRECTOR_ONLY,

@@ -179,7 +179,7 @@ class TestDamage:
     def test_manifest_with_another_fingerprint_fails_verify(self, two):
         self._edit_manifest(two, fingerprint="f" * 64)
         fresh = LexiconStore(two.root)
-        with pytest.raises(LexiconCorrupt, match="its words do not match its fingerprint"):
+        with pytest.raises(LexiconCorrupt, match="do not have the fingerprint its manifest names"):
             fresh.verify("MAIN")
         assert fresh.verify("OTHER")
 

@@ -1,0 +1,107 @@
+"""`journal status`: where the journal is, on how many copies, and whether it records verdicts.
+
+Read from the files and the marker files a serving process writes (copy_markers), so it tells
+the truth about a running server from another process: "ok", "degraded: one copy" (naming the
+lost copy and what to do), "disagree" (the two copies hold different chains), or the journal's
+own health ("cannot write").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from adjudicator.record import copy_heads, journal_health
+from adjudicator.record.backends import connect
+from adjudicator.record.db import DatabaseUnavailable
+from adjudicator.record.db_mirror import CopiesDisagree, MirroredDatabase
+
+
+@dataclass(frozen=True)
+class CopyLine:
+    role: str
+    path: str
+    rows: int | None  # None: cannot be read
+    lost: str = ""  # why it is not written now
+
+
+@dataclass(frozen=True)
+class Report:
+    state: str  # "ok", "degraded", "disagree", "cannot-write", "lost", "unavailable"
+    summary: str
+    detail: str = ""
+    copies: list[CopyLine] = field(default_factory=list)
+    backend: str = "sqlite"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "state": self.state,
+            "summary": self.summary,
+            "detail": self.detail,
+            "backend": self.backend,
+            "copies": [vars(copy) for copy in self.copies],
+        }
+
+    def text(self) -> str:
+        lines = [f"Journal: {self.summary}"]
+        for copy in self.copies:
+            held = "cannot be read" if copy.rows is None else f"{copy.rows:,} rows"
+            lost = f", LOST: {copy.lost}" if copy.lost else ""
+            lines.append(f"  {copy.role}: {copy.path} ({held}{lost})")
+        if self.detail:
+            lines.append(self.detail)
+        return "\n".join(lines)
+
+
+def read() -> Report:
+    """The configured journal's status now."""
+    db = connect()
+    if not isinstance(db, MirroredDatabase):
+        return _single(db)
+    copies = []
+    for role, path in db.paths.items():
+        try:
+            head = copy_heads.head(path)
+            rows = head.rows if head.exists else None
+            lost = "" if head.exists else "the file is missing"
+        except Exception as exc:  # noqa: BLE001 - a copy that cannot be read is reported
+            rows, lost = None, f"cannot be read: {exc}"
+        copies.append(CopyLine(role, path, rows, lost))
+    try:
+        db.check_copies()
+    except CopiesDisagree as exc:
+        return Report("disagree", "the two copies DISAGREE: nothing is recorded", str(exc), copies)
+    except DatabaseUnavailable as exc:
+        return Report("unavailable", "cannot be read", str(exc), copies)
+    health = journal_health.check(db)
+    lost = db.lost_copy()
+    if lost is not None:
+        copies = [
+            CopyLine(c.role, c.path, c.rows, lost.reason) if c.role == lost.role else c
+            for c in copies
+        ]
+    return Report(health.state, _summary(health), health.detail, copies)
+
+
+def _single(db) -> Report:
+    try:
+        health = journal_health.check(db)
+    except DatabaseUnavailable as exc:
+        return Report("unavailable", "cannot be read", str(exc), backend=db.backend)
+    note = (
+        "One copy only: set ADJUDICATOR_JOURNAL_MIRROR to a file on another disk to keep a "
+        "second, and run `adjudicator journal backup DEST` to keep copies apart."
+        if db.backend == "sqlite"
+        else "PostgreSQL keeps its own copies: use its streaming replication and pg_basebackup."
+    )
+    detail = f"{health.detail}\n{note}".strip() if health.detail else note
+    return Report(health.state, _summary(health), detail, backend=db.backend)
+
+
+def _summary(health: journal_health.Health) -> str:
+    return {
+        "ok": "ok: recording verdicts",
+        "degraded": "degraded: one copy",
+        "cannot-write": "CANNOT WRITE: no verdict can be recorded",
+        "lost": "LOST: no verdict can be recorded",
+    }.get(health.state, health.state)

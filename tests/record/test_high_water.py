@@ -1,0 +1,47 @@
+"""The signed high-water mark beside the key: never backwards across threads and processes,
+and a mark edited by hand does not verify."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import threading
+
+from adjudicator.record import high_water, receipt_key
+
+
+def advance_range(key_path, start: int, stop: int) -> None:
+    key = receipt_key.load(key_path)
+    mark = high_water.HighWater(key, key_path)
+    threads = [
+        threading.Thread(
+            target=lambda offset=offset: [
+                mark.advance("j" * 32, row, f"{row:064x}") for row in range(start + offset, stop, 4)
+            ]
+        )
+        for offset in range(4)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+
+def test_the_mark_only_moves_up_and_verifies(tmp_path):
+    key_path = tmp_path / "receipt_key.pem"
+    key = receipt_key.load_or_create(key_path)
+    context = multiprocessing.get_context("fork")
+    workers = [context.Process(target=advance_range, args=(key_path, 1 + n, 400)) for n in (0, 1)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(60)
+    mark = high_water.read(high_water.path_for(key_path), key.public)
+    assert mark is not None and mark["id"] == 399 and mark["row_hash"] == f"{399:064x}"
+
+    high_water.HighWater(key, key_path).advance("j" * 32, 12, "b" * 64)  # lower: ignored
+    assert high_water.read(high_water.path_for(key_path), key.public)["id"] == 399
+
+    forged = {**mark, "id": 1000}
+    high_water.path_for(key_path).write_text(json.dumps(forged))
+    assert high_water.read(high_water.path_for(key_path), key.public) is None
