@@ -57,6 +57,7 @@ class Alphabet:
     case: tuple[tuple[str, str], ...] = ()  # (lower, upper) pairs beyond Unicode's default
     language: str = ""
     description: str = ""
+    word_graph: tuple[tuple[str, str], ...] = ()  # (graph character, tile), for Zyzzyva graphs
 
     # --- what other modules ask -------------------------------------------------------------
 
@@ -91,6 +92,8 @@ class Alphabet:
             data["language"] = self.language
         if self.description:
             data["description"] = self.description
+        if self.word_graph:
+            data["word_graph"] = dict(self.word_graph)
         return data
 
     def summary(self) -> dict[str, Any]:
