@@ -8,6 +8,7 @@ import click
 
 from adjudicator.cli.common import CliError, json_option, open_hall
 from adjudicator.hall import tournaments
+from adjudicator.hall.languages import LANGUAGES, UnknownLanguage, check_language
 from adjudicator.judging.rules import UnknownRule, get_rule
 
 RULE_HELP = (
@@ -25,6 +26,18 @@ def _check_rule(ctx: click.Context, param: click.Parameter, value: str | None) -
         raise click.BadParameter(str(exc)) from None
 
 
+LANGUAGE_HELP = f"Language of the kiosks: {', '.join(LANGUAGES)}."
+
+
+def _check_language(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if value is None:
+        return None
+    try:
+        return check_language(value)
+    except UnknownLanguage as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
 @click.group()
 def tournament() -> None:
     """Tournaments and divisions: create, list, show, set."""
@@ -35,10 +48,13 @@ def tournament() -> None:
 @click.option("--lexicon", "-l", required=True, help="Compiled lexicon, such as NWL2023.")
 @click.option("--rule", "-r", required=True, callback=_check_rule, help=RULE_HELP)
 @click.option("--title", default="", help="Title shown on every kiosk (default: the slug).")
-def create(slug: str, lexicon: str, rule: str, title: str):
+@click.option(
+    "--language", default="en", callback=_check_language, help=LANGUAGE_HELP + " Default: en."
+)
+def create(slug: str, lexicon: str, rule: str, title: str, language: str):
     """Create tournament SLUG on a lexicon and a challenge rule."""
     hall = open_hall()
-    created = tournaments.create(hall.db, hall.store, slug, lexicon, rule, title)
+    created = tournaments.create(hall.db, hall.store, slug, lexicon, rule, title, language=language)
     click.echo(describe(created, hall))
 
 
@@ -53,7 +69,9 @@ def list_(as_json: bool):
     elif not found:
         click.echo("No tournaments yet: create one with `adjudicator tournament create`.")
     for each in [] if as_json else found:
-        click.echo(f"{each.slug:<24} {each.lexicon:<12} {each.rule:<12} {each.title}")
+        click.echo(
+            f"{each.slug:<24} {each.lexicon:<12} {each.rule:<12} {each.language:<3} {each.title}"
+        )
 
 
 @tournament.command("show")
@@ -73,12 +91,18 @@ def show(slug: str, as_json: bool):
 )
 @click.option("--rule", "-r", default=None, callback=_check_rule, help="New " + RULE_HELP)
 @click.option("--title", default=None, help="New title.")
-def set_(slug: str, lexicon: str | None, rule: str | None, title: str | None):
-    """Change a tournament's lexicon, rule or title; kiosks follow from the next challenge."""
-    if lexicon is None and rule is None and title is None:
-        raise CliError("Nothing to change: give --lexicon, --rule or --title.")
+@click.option(
+    "--language", default=None, callback=_check_language, help="New " + LANGUAGE_HELP.lower()
+)
+def set_(slug: str, lexicon: str | None, rule: str | None, title: str | None, language: str | None):
+    """Change a tournament's lexicon, rule, title or language; kiosks follow from the next
+    challenge."""
+    if lexicon is None and rule is None and title is None and language is None:
+        raise CliError("Nothing to change: give --lexicon, --rule, --title or --language.")
     hall = open_hall()
-    changed = tournaments.update(hall.db, hall.store, slug, lexicon=lexicon, rule=rule, title=title)
+    changed = tournaments.update(
+        hall.db, hall.store, slug, lexicon=lexicon, rule=rule, title=title, language=language
+    )
     click.echo(describe(changed, hall))
 
 
@@ -90,5 +114,6 @@ def describe(t: tournaments.Tournament, hall) -> str:
             f"  lexicon: {t.lexicon} ({manifest.words:,} words, "
             f"fingerprint {t.lexicon_fingerprint[:12]})",
             f"  rule:    {t.rule} ({get_rule(t.rule).title})",
+            f"  language: {t.language} ({LANGUAGES.get(t.language, t.language)})",
         )
     )

@@ -12,6 +12,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from adjudicator.errors import AdjudicatorError
+from adjudicator.hall.languages import DEFAULT as DEFAULT_LANGUAGE
+from adjudicator.hall.languages import check_language
 from adjudicator.judging.rules import get_rule
 from adjudicator.record.db import Database
 from adjudicator.textcheck import TITLE_MAX, TextError, check_text
@@ -33,6 +35,7 @@ class Tournament:
     rule: str
     created_at: str
     updated_at: str
+    language: str = DEFAULT_LANGUAGE  # the kiosks' language (hall/languages.py)
 
     def to_api(self) -> dict[str, Any]:
         return {
@@ -41,6 +44,7 @@ class Tournament:
             "lexicon": self.lexicon,
             "lexicon_fingerprint": self.lexicon_fingerprint,
             "rule": self.rule,
+            "language": self.language,
             "updated_at": self.updated_at,
         }
 
@@ -60,12 +64,20 @@ def check_slug(slug: str) -> str:
 
 
 def create(
-    db: Database, store: LexiconStore, slug: str, lexicon: str, rule: str, title: str = ""
+    db: Database,
+    store: LexiconStore,
+    slug: str,
+    lexicon: str,
+    rule: str,
+    title: str = "",
+    *,
+    language: str = DEFAULT_LANGUAGE,
 ) -> Tournament:
-    """Create a tournament on a compiled lexicon and a rule."""
+    """Create a tournament on a compiled lexicon and a rule; its kiosks speak `language`."""
     check_slug(slug)
     title = check_text(title, "tournament title", TITLE_MAX)
     get_rule(rule)
+    language = check_language(language)
     fingerprint = store.open(lexicon).manifest.fingerprint
     now = _now()
     with db.transaction() as cur:
@@ -78,6 +90,7 @@ def create(
             "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
             (slug, title or slug, lexicon, fingerprint, rule, now, now),
         )
+        cur.execute("UPDATE tournaments SET language = ? WHERE slug = ?", (language, slug))
     return get(db, slug)
 
 
@@ -105,9 +118,13 @@ def update(
     lexicon: str | None = None,
     rule: str | None = None,
     title: str | None = None,
+    language: str | None = None,
 ) -> Tournament:
-    """Change a tournament's lexicon, rule or title; kiosks use it from their next challenge."""
+    """Change a tournament's lexicon, rule, title or language; kiosks use it from their next
+    challenge (a language from their next page)."""
     current = get(db, slug)
+    if language is not None:
+        language = check_language(language)
     if title is not None:
         title = check_text(title, "tournament title", TITLE_MAX)
     if rule is not None:
@@ -122,6 +139,8 @@ def update(
             "updated_at = ? WHERE slug = ?",
             (title or current.title, new_lexicon, fingerprint, rule or current.rule, _now(), slug),
         )
+        if language is not None:
+            cur.execute("UPDATE tournaments SET language = ? WHERE slug = ?", (language, slug))
     return get(db, slug)
 
 

@@ -211,6 +211,11 @@ MIGRATIONS: tuple[tuple[int, str, tuple[Step, ...]], ...] = (
             "CREATE INDEX adjudications_by_flag ON adjudications (flag, id) WHERE flag IS NOT NULL",
         ),
     ),
+    (
+        9,
+        "each tournament's language, which its kiosks speak (issue 23)",
+        ("ALTER TABLE tournaments ADD COLUMN language TEXT NOT NULL DEFAULT 'en'",),
+    ),
 )
 
 LATEST = max(version for version, _, _ in MIGRATIONS)
