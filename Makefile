@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test setup lint bench screenshots
+.PHONY: run test setup lint bench screenshots translations
 
 run: setup
 	$(BIN)/adjudicator quickstart
@@ -26,3 +26,13 @@ $(VENV)/.installed: setup.cfg pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[test]'
 	touch $@
+
+# The kiosk's catalogues (kiosk/translations): extract the messages, add the new ones to each
+# language's .po (translate them there), and compile the .mo files the package ships.
+BABEL_KEYWORDS := -k N_ -k NP_:1,2 -k _l
+translations: setup
+	$(BIN)/pybabel extract -F babel.cfg $(BABEL_KEYWORDS) --no-location --sort-output \
+		--omit-header -o kiosk/translations/messages.pot .
+	$(BIN)/pybabel update -i kiosk/translations/messages.pot -d kiosk/translations \
+		--no-fuzzy-matching --ignore-obsolete
+	$(BIN)/pybabel compile -d kiosk/translations --statistics

@@ -45,6 +45,7 @@ ACCESS: dict[tuple[str, str], frozenset[str]] = {
     ("GET", "/pair"): EVERYONE,
     ("GET", "/pair/<code>"): EVERYONE,
     ("POST", "/pair"): EVERYONE,
+    ("GET", "/language/<code>"): EVERYONE,  # the language switch: a cookie, then back
     ("GET", "/director/login"): EVERYONE,
     ("POST", "/director/login"): EVERYONE,
     ("POST", "/director/logout"): EVERYONE,

@@ -140,7 +140,11 @@ def test_kiosk_status_by_token_shows_tournament_lexicon_and_rule(client, setup):
     assert response.status_code == 200
     data = response.get_json()
     assert data["kiosk"] == "table-2"
-    assert data["tournament"] == {"slug": CSW, "title": "Spring Open (CSW division)"}
+    assert data["tournament"] == {
+        "slug": CSW,
+        "title": "Spring Open (CSW division)",
+        "language": "en",
+    }
     lexicon = setup.store.manifest("TINY-CSW")
     assert data["lexicon"]["name"] == "TINY-CSW" and data["lexicon"]["words"] == 7
     assert data["lexicon"]["fingerprint"] == lexicon.fingerprint
@@ -238,7 +242,9 @@ def test_the_row_is_in_the_journal_before_the_response_leaves(app, setup):
     (entry,) = seen_before_sending
     assert entry is not None, "the verdict was about to be sent before its row was committed"
     receipt = body.pop("receipt")
+    shown = body.pop("shown")  # the kiosk's wording of it, in the language asked for
     assert entry.to_api() == body
+    assert shown["word"] == "UNACCEPTABLE" and shown["gloss"] == "the play comes off the board"
     assert (receipt["id"], receipt["row_hash"]) == (entry.id, entry.row_hash)
     assert entry.verdict == "UNACCEPTABLE" and entry.words == ("QI", "QX")
     assert entry.kiosk == "table-1" and entry.challenger == "Ann"
