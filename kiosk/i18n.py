@@ -13,7 +13,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from flask import Blueprint, Flask, g, redirect, request
-from flask_babel import Babel, get_locale, gettext, ngettext, refresh
+from flask_babel import Babel, get_locale, get_translations, refresh
 
 from adjudicator.hall.languages import DEFAULT, LANGUAGES
 from adjudicator.judging.rules import Rule
@@ -47,18 +47,20 @@ def language() -> str:
     return str(get_locale() or DEFAULT)
 
 
-def say(phrase: Phrase) -> str:
+def say(phrase: Phrase, translations=None) -> str:
     """A library phrase in this request's language."""
-    return phrase.render(gettext, ngettext)
+    translations = translations or get_translations()
+    return phrase.render(translations.gettext, translations.ngettext)
 
 
 def say_verdict(entry) -> dict[str, str]:
     """A challenge row's verdict word, gloss and consequence, as the kiosk shows them."""
     phrases = verdict_phrases(entry)
+    translations = get_translations()  # looked up once: a verdict pays microseconds for words
     return {
-        "word": say(phrases["word"]),
-        "gloss": say(phrases["gloss"]),
-        "consequence": " ".join(say(phrase) for phrase in phrases["consequence"]),
+        "word": say(phrases["word"], translations),
+        "gloss": say(phrases["gloss"], translations),
+        "consequence": " ".join(say(p, translations) for p in phrases["consequence"]),
     }
 
 
