@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from flask import Flask
+from markupsafe import Markup
 
 from adjudicator import wording
 
@@ -11,4 +12,10 @@ def init_app(app: Flask) -> None:
     """`{{ n|plural("kiosk") }}` -> '2 kiosks'; `{{ iso|utc }}` -> '2024-05-01 14:03:22'."""
     app.add_template_filter(wording.plural, "plural")
     app.add_template_filter(wording.utc_time, "utc")
+    app.add_template_filter(code, "code")
     app.jinja_env.globals.update(time_form=wording.TIME_FORM, time_example=wording.TIME_EXAMPLE)
+
+
+def code(text: str) -> Markup:
+    """`{{ "adjudicator kiosk add"|code }}`: a command inside a translated sentence, escaped."""
+    return Markup("<code>{}</code>").format(text)

@@ -7,7 +7,7 @@ import json
 import click
 
 from adjudicator.cli.common import json_option, open_hall, public_url
-from adjudicator.hall import kiosks
+from adjudicator.hall import kiosks, tournaments
 
 
 @click.group()
@@ -20,9 +20,10 @@ def kiosk() -> None:
 @click.option("--tournament", "-t", required=True, help="Tournament slug the kiosk judges for.")
 def add(name: str, tournament: str):
     """Enrol kiosk NAME; prints a one-time pairing link, and its token on the last line."""
-    enrolment = kiosks.add(open_hall().db, name, tournament)
+    hall = open_hall()
+    enrolment = kiosks.add(hall.db, name, tournament)
     click.echo(f"Kiosk {name!r} enrolled for {tournament}.")
-    click.echo(pairing_text(enrolment))
+    click.echo(pairing_text(enrolment, hall))
     click.echo("API token (shown once; send it as 'Authorization: Bearer <token>'):")
     click.echo(enrolment.token)
 
@@ -31,7 +32,8 @@ def add(name: str, tournament: str):
 @click.argument("name")
 def pair(name: str):
     """A new one-time pairing link for kiosk NAME (unpairs the browser paired before)."""
-    click.echo(pairing_text(kiosks.new_pairing(open_hall().db, name)))
+    hall = open_hall()
+    click.echo(pairing_text(kiosks.new_pairing(hall.db, name), hall))
 
 
 @kiosk.command("list")
@@ -78,10 +80,11 @@ def move(name: str, tournament: str):
     click.echo(f"Kiosk {name!r} now judges for {tournament}.")
 
 
-def pairing_text(enrolment: kiosks.Enrolment) -> str:
+def pairing_text(enrolment: kiosks.Enrolment, hall) -> str:
     code = enrolment.pairing_code
+    language = tournaments.get(hall.db, enrolment.kiosk.tournament).language
     return (
         f"Pairing link (one use, until {enrolment.pairing_expires_at[:16]} UTC): "
-        f"{kiosks.pairing_link(public_url(), code)}\n"
+        f"{kiosks.pairing_link(public_url(), code, language)}\n"
         f"Or open {public_url()}/pair on the kiosk and type the code {code}"
     )
