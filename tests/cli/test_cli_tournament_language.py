@@ -83,3 +83,12 @@ def test_migration_9_gives_existing_tournaments_english(tmp_path, lexicon, monke
     hall = Hall(lexicon, database, rate_limit=None)
     tournaments.update(hall.db, hall.store, "old", language="fr")
     assert tournaments.get(database, "old").language == "fr"
+
+
+def test_the_pairing_link_carries_the_tournaments_language(run, lexicon):
+    ok(run("tournament", "create", "open", "-l", "TINY-NWL", "-r", "double", "--language", "fr"))
+    out = ok(run("kiosk", "add", "table-1", "-t", "open"))
+    assert "/pair?lang=fr#" in out
+    ok(run("tournament", "create", "club", "-l", "TINY-NWL", "-r", "double"))
+    assert "/pair#" in ok(run("kiosk", "add", "table-2", "-t", "club"))
+    assert "/pair?lang=fr#" in ok(run("kiosk", "pair", "table-1"))
