@@ -29,7 +29,7 @@ $(VENV)/.installed: setup.cfg pyproject.toml
 
 # The kiosk's catalogues (kiosk/translations): extract the messages, add the new ones to each
 # language's .po (translate them there), and compile the .mo files the package ships.
-BABEL_KEYWORDS := -k N_ -k NP_:1,2 -k _l
+BABEL_KEYWORDS := -k N_ -k NP_:1,2 -k _l -k T -k TN:1,2
 translations: setup
 	$(BIN)/pybabel extract -F babel.cfg $(BABEL_KEYWORDS) --no-location --sort-output \
 		--omit-header -o kiosk/translations/messages.pot .

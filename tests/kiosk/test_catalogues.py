@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 TRANSLATIONS = ROOT / "kiosk" / "translations"
 SHIPPED = [code for code in LANGUAGES if code != "en"]
 KEYWORDS = {"N_": None, "NP_": (1, 2), "_l": None, "_": None, "gettext": None,
-            "ngettext": (1, 2), "lazy_gettext": None}  # fmt: skip
+            "ngettext": (1, 2), "lazy_gettext": None, "T": None, "TN": (1, 2)}  # fmt: skip
 FIELD = re.compile(r"\{[a-z_]*\}|%\([a-z_]+\)s")
 
 
