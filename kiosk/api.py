@@ -18,7 +18,7 @@ from adjudicator.words.spelling import spell_challenge
 from kiosk.auth import current_kiosk
 from kiosk.errors import ApiError
 from kiosk.hall import get_hall
-from kiosk.i18n import say_rule, say_verdict, speak, speak_as_asked
+from kiosk.i18n import say, say_rule, say_verdict, speak, speak_as_asked
 from kiosk.strict_json import JsonRefused
 
 bp = Blueprint("api", __name__)
@@ -173,7 +173,16 @@ def spell():
     tournament = tournaments.get(hall.db, kiosk.tournament)
     alphabet = hall.store.manifest(tournament.lexicon).get_alphabet()
     spelled = spell_challenge(words, alphabet)
-    return jsonify(ok=True, alphabet=alphabet.name, words=[word.to_api() for word in spelled])
+    speak_as_asked()  # the kiosk page asks in its own language
+    return jsonify(ok=True, alphabet=alphabet.name, words=[_spelled(word) for word in spelled])
+
+
+def _spelled(word) -> dict:
+    """A spelled word for the kiosk; a problem also as the kiosk says it (`shown_problem`)."""
+    answer = word.to_api()
+    if word.problem_phrase is not None:
+        answer["shown_problem"] = say(word.problem_phrase)
+    return answer
 
 
 @bp.route("/api/v1/adjudications", methods=["GET", "PUT", "PATCH", "DELETE"])

@@ -17,7 +17,8 @@ from flask_babel import Babel, get_locale, get_translations, refresh
 
 from adjudicator.hall.languages import DEFAULT, LANGUAGES
 from adjudicator.judging.rules import Rule
-from adjudicator.judging.verdict_wording import Phrase, rule_phrase, verdict_phrases
+from adjudicator.judging.verdict_wording import rule_phrase, verdict_phrases
+from adjudicator.wording import Phrase
 
 TRANSLATIONS = Path(__file__).with_name("translations")
 COOKIE = "language"

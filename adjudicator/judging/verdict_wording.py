@@ -11,39 +11,14 @@ msgid with named fields; the web layer looks it up in the gettext catalogues (Ba
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from adjudicator.judging.rules import Rule, UnknownRule, get_rule
-
-
-def N_(text: str) -> str:
-    """Mark `text` as a message for the catalogues; it is translated where it is shown."""
-    return text
-
-
-def NP_(singular: str, plural: str) -> tuple[str, str]:
-    """Mark a message with a plural form for the catalogues."""
-    return singular, plural
-
-
-@dataclass(frozen=True)
-class Phrase:
-    """A message: its English msgid (and plural, chosen by `n`), and its named fields."""
-
-    msgid: str
-    plural: str | None = None
-    n: int = 1
-    fields: tuple[tuple[str, Any], ...] = ()
-
-    def render(self, gettext, ngettext) -> str:
-        """The phrase in the language of `gettext` and `ngettext` (English: the identity)."""
-        text = ngettext(self.msgid, self.plural, self.n) if self.plural else gettext(self.msgid)
-        return text.format(**dict(self.fields)) if self.fields else text
+from adjudicator.wording import N_, NP_, Phrase
 
 
 def _plural(marked: tuple[str, str], n: int, **fields: Any) -> Phrase:
-    return Phrase(marked[0], marked[1], n, (("n", n), *fields.items()))
+    return Phrase.counted(marked, n, **fields)
 
 
 VERDICT_WORDS = {

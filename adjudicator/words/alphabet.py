@@ -41,10 +41,12 @@ LANGUAGE_CASE = {
 class SpellingError(ValueError):
     """Text that does not spell in an alphabet's tiles; `problem` names what and where."""
 
-    def __init__(self, problem: str, allowed: str):
+    def __init__(self, problem: str, allowed: str, char: str = "", position: int = 0):
         super().__init__(f"{problem}: {allowed}")
         self.problem = problem
         self.allowed = allowed
+        self.char = char  # the character not read, when that is the problem
+        self.position = position
 
 
 @dataclass(frozen=True)
@@ -187,7 +189,7 @@ class Alphabet:
             if mapped is None:
                 if char not in "[]":
                     raise SpellingError(
-                        f"{describe(char)} at position {index}", self.allowed_text()
+                        f"{describe(char)} at position {index}", self.allowed_text(), char, index
                     )
                 mapped = char
             out.append(mapped)
@@ -259,7 +261,10 @@ class Alphabet:
                 within = [tile for tile in self.multi_tiles if char in tile]
                 part = f", which is only part of the tile {' or '.join(within)}" if within else ""
                 raise SpellingError(
-                    f"{describe(char)} at position {positions[index]}{part}", self.allowed_text()
+                    f"{describe(char)} at position {positions[index]}{part}",
+                    self.allowed_text(),
+                    char,
+                    positions[index],
                 )
         return tuple(tiles)
 

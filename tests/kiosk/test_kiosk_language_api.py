@@ -75,3 +75,19 @@ def test_the_status_speaks_the_tournaments_language(setup):
     assert status["tournament"]["language"] == "fr"
     assert status["rule"]["shown_title"] == "5 points par mot contesté"
     assert status["rule"]["title"] == "5 points per word challenged"
+
+
+def test_an_input_error_is_said_in_the_language_asked_and_gives_no_verdict(setup):
+    client = make_app(setup.hall).test_client()
+    headers = {**setup.headers(), "Accept-Language": "fr"}
+    response = client.post(ADJUDICATIONS, json={"words": ["QI", "Q"]}, headers=headers)
+    assert response.status_code == 400
+    body = response.get_json()
+    assert "verdict" not in body and "shown" not in body
+    assert body["error"] == "Word 2 ('Q') has 1 letter: a word has at least 2 letters."
+    assert body["shown_error"] == "Le mot 2 ('Q') a 1 jeton : un mot a au moins 2 jetons."
+    many = client.post(ADJUDICATIONS, json={"words": ["QI"] * 9}, headers=headers).get_json()
+    assert many["shown_error"].startswith("Trop de mots : 9 donnés")
+    polish = {**setup.headers(), "Accept-Language": "pl"}
+    five = client.post(ADJUDICATIONS, json={"words": ["Q1"]}, headers=polish).get_json()
+    assert five["shown_error"].startswith("Słowo 1 ('Q1') zawiera znak inny niż litery A–Z")
