@@ -20,7 +20,8 @@ from adjudicator.hall import attempts, kiosks, tournaments
 from adjudicator.hall.languages import LANGUAGES
 from kiosk.auth import current_kiosk, set_pairing_cookie
 from kiosk.hall import get_hall
-from kiosk.i18n import speak
+from kiosk.i18n import language, speak
+from kiosk.kiosk_text import for_page
 from kiosk.staff_web import client_address
 
 bp = Blueprint("pages", __name__)
@@ -36,7 +37,7 @@ def index():
         _speak_as_linked()
         return render_template("unpaired.html", error=None), 200
     speak(tournaments.get(get_hall().db, kiosk.tournament).language)
-    return render_template("kiosk.html", kiosk=kiosk)
+    return render_template("kiosk.html", kiosk=kiosk, kiosk_text=for_page(language()))
 
 
 @bp.get("/pair")
