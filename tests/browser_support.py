@@ -32,7 +32,7 @@ ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
 TINY_WORDS = ("AA", "AB", "QI", "ZA", "JO", "XI", "CAT", "DOG", "FOX", "ZEBRA", "QUIXOTIC")
 OTHER_WORDS = ("AA", "QI", "ZA", "OK", "EW", "CAT", "DOGS")
 REFER_WORDS = ("QI", "ZA", "CAT")
-PAIRING_LINK = re.compile(r"Pairing link .*?/pair#(\S+)")
+PAIRING_LINK = re.compile(r"Pairing link .*?/pair(?:\?lang=[a-z]+)?#(\S+)")
 
 
 def browser_missing_reason() -> str | None:
