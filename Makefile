@@ -3,19 +3,25 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test setup lint bench screenshots translations
+.PHONY: run test check setup lint bench screenshots translations
 
 run: setup
 	$(BIN)/adjudicator quickstart
 
-test: setup
+test: setup  # everything: browsers, PostgreSQL, load runs (about 15 minutes)
 	$(BIN)/python -m pytest
+
+# Before every commit (about 1-2 minutes): the lint, and every test that needs no browser, no
+# PostgreSQL and no load run (the markers are in setup.cfg; tests/conftest.py sets most).
+check: lint
+	$(BIN)/python -m pytest -m "not browser and not postgres and not slow" -n 2 -q -p no:cacheprovider
 
 lint: setup
 	$(BIN)/ruff check adjudicator kiosk tests benchmarks
+	$(BIN)/lint-imports
 
 screenshots: setup  # the README's pictures, taken afresh into docs/images
-	$(BIN)/python -m pytest tests/test_readme_pictures.py --screenshots -p no:cacheprovider -q
+	$(BIN)/python -m pytest tests/kiosk/test_readme_pictures.py --screenshots -p no:cacheprovider -q
 
 bench: setup
 	$(BIN)/python -m pytest benchmarks --benchmark-only -p no:cacheprovider

@@ -9,6 +9,7 @@ length cap.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 from adjudicator.errors import AdjudicatorError
@@ -44,6 +45,25 @@ def check_text(value: object, what: str, max_length: int, *, required: bool = Fa
     if required and not text:
         raise TextError(f"Give the {what}.")
     return text
+
+
+def check_name(
+    value: str,
+    what: str,
+    max_length: int,
+    pattern: re.Pattern[str],
+    shape: str,
+    error: type[AdjudicatorError],
+) -> str:
+    """`value` if it is text (check_text) of the whole `pattern`; else `error` saying
+    "Invalid {what}" and, for a value of another shape, `shape` (what to type instead)."""
+    try:
+        check_text(value, what, max_length)
+    except TextError as exc:
+        raise error(f"Invalid {what}: {exc}") from None
+    if not pattern.fullmatch(value or ""):
+        raise error(f"Invalid {what} {value!r}: {shape}")
+    return value
 
 
 def _char_name(char: str) -> str:

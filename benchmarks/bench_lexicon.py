@@ -22,6 +22,8 @@ from adjudicator.words.lexicon import CompiledLexicon
 from adjudicator.words.lexicon_import import import_lexicon
 from adjudicator.words.store import LexiconStore
 
+from tests.support.words import CATALOGUE_LISTS
+
 pytestmark = pytest.mark.skipif(
     not (SHARED_LEXICONS / "CSW24.txt").is_file(),
     reason=f"the real word lists are not at {SHARED_LEXICONS}",
@@ -29,22 +31,7 @@ pytestmark = pytest.mark.skipif(
 
 # Twelve lexicons: every .txt list of the shared folder plus Zyzzyva's OWL.
 TWELVE = {
-    **{
-        name: f"{name}.txt"
-        for name in (
-            "NWL2023",
-            "NWL2020",
-            "NWL2018",
-            "TWL2014",
-            "TWL06",
-            "CSW24",
-            "CSW21",
-            "CSW19",
-            "CSW15",
-            "CSW12",
-            "ENABLE1",
-        )
-    },
+    **{name: f"{name}.txt" for name in CATALOGUE_LISTS},
     "OWL": "zyzzyva/OWL.zyzzyva.txt",
 }
 CHALLENGE = ("QI", "ZA", "JO", "XI", "CAT", "DOG", "FOX", "ZEBRA")

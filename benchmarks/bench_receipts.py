@@ -11,19 +11,15 @@ import pytest
 from adjudicator.record import journal, journal_health, migrations, receipt_key, receipts
 from adjudicator.record.db_sqlite import SqliteDatabase
 
+from tests.support.journal import challenge_fields
+
 PLAIN_HEAD = "SELECT id, row_hash FROM adjudications ORDER BY id DESC LIMIT 1"
-ROW = dict(
-    kind="challenge",
+ROW = challenge_fields(
     tournament="open",
-    kiosk="table-1",
     lexicon_name="CSW24",
-    lexicon_fingerprint="a" * 64,
     lexicon_words=280_887,
-    rule="double",
     words=("QI", "ZA", "CAT"),
     word_count=3,
-    verdict="ACCEPTABLE",
-    consequence="The play stands.",
 )
 
 

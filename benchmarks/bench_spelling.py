@@ -27,8 +27,8 @@ from adjudicator.words.normalize import normalize_challenge
 from adjudicator.words.spelling import spell_challenge
 from adjudicator.words.wordlist import WordSet
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from hall_support import build_setup, make_app  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests.support.hall import build_setup, make_app  # noqa: E402
 
 SPANISH = builtin("spanish")
 CHALLENGE = ["churro", "chorizo", "llamar", "perro", "camión", "niño", "[c][h]at", "ferrocarril"]

@@ -3,10 +3,10 @@ journal of a season's size, as quoted in benchmarks/RESULTS.md.
 
     python benchmarks/explain_plans.py [--rows 1000000] [--analyze]
 
-Fills a temporary cluster with tests/query_plans.fill_fast (generate_series: the shape of a
+Fills a temporary cluster with tests/support/query_plans.fill_fast (generate_series: the shape of a
 season, made-up hashes), does what the hall and the director do (recording every statement),
 and prints each distinct statement with its EXPLAIN (or EXPLAIN ANALYZE) as Markdown.
-tests/test_postgres_plans.py asserts the same at 1,000,000 rows: no scan of the journal.
+tests/record/test_postgres_plans.py asserts the same at 1,000,000 rows: no scan of the journal.
 """
 
 from __future__ import annotations
@@ -19,8 +19,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from adjudicator.record.db_postgres import PostgresCursor, PostgresDatabase  # noqa: E402
-from tests.pg_support import PostgresServer, create_database  # noqa: E402
-from tests.query_plans import Statement, exercise, fill_fast, plans, recording  # noqa: E402
+
+from tests.support.postgres import PostgresServer, create_database  # noqa: E402
+from tests.support.query_plans import Statement, exercise, fill_fast, plans, recording  # noqa: E402
 
 
 def analyzed(db: PostgresDatabase, statement: Statement) -> str:

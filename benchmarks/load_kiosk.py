@@ -35,7 +35,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.servers import Server, cli, prepare_home  # noqa: E402
+from tests.support.servers import Server, cli, prepare_home  # noqa: E402
 
 LUA_POST = """
 wrk.method = "POST"
@@ -132,7 +132,7 @@ def run(
     """One load run; `database` is a PostgreSQL server URL (a fresh database is made on it)."""
     db_env = {}
     if database:
-        from tests.pg_support import create_database
+        from tests.support.postgres import create_database
 
         db_env["ADJUDICATOR_DATABASE_URL"] = create_database(database, prefix="bench")
     with tempfile.TemporaryDirectory() as folder:
@@ -264,7 +264,7 @@ def temporary_postgres(wanted: bool):
     if not wanted:
         yield None
         return
-    from tests.pg_support import PostgresServer
+    from tests.support.postgres import PostgresServer
 
     with PostgresServer(durable=True) as server:
         yield server.url

@@ -30,7 +30,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.load_kiosk import LUA_POST, wrk  # noqa: E402
-from tests.servers import Server, cli, prepare_home  # noqa: E402
+
+from tests.support.servers import Server, cli, prepare_home  # noqa: E402
 
 
 class FloorServer(Server):

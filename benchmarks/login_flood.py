@@ -27,12 +27,11 @@ from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path.insert(0, str(ROOT))
 
-from attack_support import staffed_home  # noqa: E402
-from http_support import Client  # noqa: E402
-
-from tests.servers import Server  # noqa: E402
+from tests.support.attacks import staffed_home  # noqa: E402
+from tests.support.http import Client  # noqa: E402
+from tests.support.servers import Server  # noqa: E402
 
 
 def kiosk_phase(server: Server, kiosks: int, seconds: float) -> list[float]:

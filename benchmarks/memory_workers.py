@@ -26,8 +26,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.bench_lexicon import TWELVE  # noqa: E402
-from tests.load_support import post  # noqa: E402
-from tests.servers import PreparedHome, Server  # noqa: E402
+
+from tests.support.load import post  # noqa: E402
+from tests.support.servers import PreparedHome, Server  # noqa: E402
 
 SHARED_LEXICONS = Path(__file__).resolve().parents[2] / "shared" / "lexicons"
 

@@ -25,7 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks import scaling  # noqa: E402
 from benchmarks import season as seasons  # noqa: E402
-from tests.servers import PreparedHome, Server  # noqa: E402
+
+from tests.support.servers import PreparedHome, Server  # noqa: E402
 
 
 def side_by_side(backend: str, sizes: dict[str, int], views: int) -> dict:

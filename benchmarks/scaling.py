@@ -11,7 +11,7 @@ path, on SQLite and PostgreSQL, and at each size:
     python benchmarks/scaling.py [--sizes 10000,100000,1000000] [--backends sqlite,postgresql]
         [--repeat 3] [--json FILE]
 
-PostgreSQL: a temporary cluster (tests/pg_support.py, fsync on). The SQLite journal is WAL,
+PostgreSQL: a temporary cluster (tests/support/postgres.py, fsync on). The SQLite journal is WAL,
 synchronous=FULL, in a temporary folder. Loopback only; everything started is stopped.
 """
 
@@ -38,7 +38,8 @@ import requests  # noqa: E402
 
 from benchmarks import season as seasons  # noqa: E402
 from benchmarks.verdict_path import cache_bytecode  # noqa: E402
-from tests.servers import PreparedHome, Server  # noqa: E402
+
+from tests.support.servers import PreparedHome, Server  # noqa: E402
 
 PAGES = {
     "journal (newest)": "/director/journal",

@@ -64,7 +64,7 @@ def journal_url(stack: ExitStack, backend: str, folder: Path, prefix: str) -> st
     database on a temporary PostgreSQL cluster that `stack` stops at its end."""
     if backend != "postgresql":
         return str(folder / "home" / "journal.sqlite3")
-    from tests.pg_support import PostgresServer, create_database
+    from tests.support.postgres import PostgresServer, create_database
 
     server = stack.enter_context(PostgresServer())
     return create_database(server.url, prefix=prefix)

@@ -49,7 +49,7 @@ def cache_bytecode() -> None:
 def inprocess(folder: Path, count: int = 1000) -> dict:
     """Median times (ms) of a bare insert+commit, Hall.adjudicate with its receipt signed (as
     the API answers it), and Hall.adjudicate alone, alternating one of each."""
-    from tests.hall_support import build_setup
+    from tests.support.hall import build_setup
 
     setup = build_setup(folder)
     hall, kiosk = setup.hall, setup.nwl.kiosk
@@ -169,7 +169,7 @@ def start_server(argv: list[str], env: dict, port: int) -> tuple[subprocess.Pope
 def over_http(folder: Path, clients: int = 1, batches: int = 8, per_batch: int = 400) -> dict:
     """Both servers run at once; batches of requests alternate between them, and each batch's
     worker CPU (user + system) is read from /proc, so load from elsewhere hits both alike."""
-    from tests.servers import free_port, prepare_home
+    from tests.support.servers import free_port, prepare_home
 
     home = prepare_home(folder / "home")
     env = {
@@ -250,7 +250,8 @@ def lexicon_endpoints(folder: Path, counts: tuple[int, ...] = (2, 40), calls: in
     of compiled lexicons in the store; and the ratio of the most to the fewest."""
     from adjudicator.words.store import SETTLE_SECONDS
     from adjudicator.words.wordlist import WordSet
-    from tests.hall_support import build_setup, make_app
+
+    from tests.support.hall import build_setup, make_app
 
     found: dict[str, dict[int, float]] = {"/healthz": {}, "/api/v1/lexicons": {}}
     for count in counts:

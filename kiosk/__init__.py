@@ -52,19 +52,11 @@ def create_app(test_config: dict | None = None) -> Flask:
     staff_web.init_app(app)
     nul_guard.init_app(app)
 
-    from kiosk import (
-        api,
-        director,
-        director_integrity,  # noqa: F401 - adds its routes to director.bp
-        director_review,
-        judges,
-        pages,
-    )
+    from kiosk import api, director, judges, pages
 
     app.register_blueprint(api.bp)
     app.register_blueprint(pages.bp)
-    app.register_blueprint(director.bp)
-    app.register_blueprint(director_review.bp)
+    director.init_app(app)
     app.register_blueprint(judges.bp)
     staff_web.csrf.exempt(api.bp)  # JSON only, bearer token or pairing cookie
     return app

@@ -1,10 +1,25 @@
-"""Shared fixtures: an isolated data home, tiny compiled lexicons, a CLI runner, a .dwg encoder."""
+"""Shared fixtures, written once (their helpers are in tests/support/).
+
+- A data home, tiny compiled lexicons, the CLI run in-process: `home`, `store`, `tiny`, `run`.
+- A journal database on each backend: `db_url`, `migrated_db` (SQLite, then PostgreSQL);
+  a real PostgreSQL: `postgres` (shared, fresh databases), `own_postgres` (private).
+- A hall in-process: `setup`, its web app `app` and test `client`, the app with staff
+  `staffed`.
+- The staff's cheap password hashes: `fast_hashes` (a module asks for it); a migrated SQLite
+  journal in tmp_path: `db` (support.hall.migrated_journal).
+- A served app over a module's own `home`: `server`; headless Chromium: `browser`; a page at
+  a viewport: `new_page`; a page paired as a kiosk: `paired`; WebKit through Selenium: `webkit`.
+
+Markers (setup.cfg): a test that takes a PostgreSQL fixture (or the PostgreSQL side of `db_url`)
+is marked `postgres`, one that takes a browser fixture `browser`, one that takes a build of the
+real lists `slow`, by pytest_collection_modifyitems; modules mark the rest. `make check` runs
+what none of them marks.
+"""
 
 from __future__ import annotations
 
-import re
-import struct
-from collections.abc import Iterable
+import os
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -12,10 +27,18 @@ import pytest
 from click.testing import CliRunner
 
 from adjudicator.cli import cli
+from adjudicator.record import migrations
+from adjudicator.record.backends import connect
 from adjudicator.words.store import LexiconStore
 from adjudicator.words.wordlist import WordSet
 
-SHARED_LEXICONS = Path(__file__).resolve().parents[2] / "shared" / "lexicons"
+from support import servers
+from support.browser import browser_missing_reason, launched_chromium, open_page, pair_page
+from support.director import Staffed, build_staffed, fast_hashes  # noqa: F401 - fixtures
+from support.hall import Setup, build_setup, make_app, migrated_journal  # noqa: F401
+from support.postgres import own_postgres, postgres  # noqa: F401
+from support.webkit import webkit_driver, webkit_missing_reason, xvfb_display
+from support.words import TINY_WORDS
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -26,24 +49,73 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
-# A tiny lexicon: a few real two- and three-letter words and some longer ones.
-TINY_WORDS = (
-    "AA",
-    "AB",
-    "QI",
-    "ZA",
-    "JO",
-    "XI",
-    "OK",
-    "EW",
-    "CAT",
-    "DOG",
-    "FOX",
-    "ZEBRA",
-    "QUIXOTIC",
-    "RETAINERS",
-    "ANTIDISESTABLISHMENTARIANISM",  # 28 letters: kept, never playable
-)
+POSTGRES_FIXTURES = {"postgres", "own_postgres"}
+BROWSER_FIXTURES = {"browser", "new_page", "paired", "webkit"}
+# Module-wide builds of the big real lists (tests/words, tests/cli): seconds each.
+SLOW_FIXTURES = {"real", "real_sets", "real_home", "editions"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark `postgres` every test that takes a PostgreSQL fixture or runs on the PostgreSQL
+    side of `db_url`, `browser` every test that takes a browser fixture, and `slow` every test
+    that takes a build of the real lists. (Modules mark the rest with `pytestmark`.)"""
+    for item in items:
+        names = set(getattr(item, "fixturenames", ()))
+        callspec = getattr(item, "callspec", None)
+        backend = callspec.params.get("db_url") if callspec else None
+        if names & POSTGRES_FIXTURES or backend == "postgresql":
+            item.add_marker(pytest.mark.postgres)
+        if names & BROWSER_FIXTURES:
+            item.add_marker(pytest.mark.browser)
+        if names & SLOW_FIXTURES:
+            item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A fresh, empty journal database on each backend: a SQLite file, then a new database on
+    the session's PostgreSQL (marked `postgres` by pytest_collection_modifyitems)."""
+    if request.param == "sqlite":
+        return str(tmp_path / "journal.sqlite3")
+    return request.getfixturevalue("postgres").new_database()
+
+
+@pytest.fixture
+def migrated_db(db_url: str):
+    """db_url connected and upgraded to the newest schema; closed at the end."""
+    database = connect(db_url)
+    migrations.upgrade(database)
+    yield database
+    database.close()
+
+
+@pytest.fixture
+def setup(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Setup:
+    """A hall in-process (support.hall.build_setup): lexicons, a migrated journal, the NWL and
+    CSW tournaments with a kiosk each; ADJUDICATOR_HOME in tmp_path."""
+    monkeypatch.setenv("ADJUDICATOR_HOME", str(tmp_path / "home"))
+    return build_setup(tmp_path)
+
+
+@pytest.fixture
+def app(setup: Setup):
+    """The web app over that hall, for Flask's test client."""
+    return make_app(setup.hall)
+
+
+@pytest.fixture
+def client(app):
+    """Flask's test client of that app (a browser with no kiosk paired)."""
+    return app.test_client()
+
+
+@pytest.fixture
+def staffed(request: pytest.FixtureRequest, tmp_path: Path) -> Staffed:
+    """The web app in-process over a hall with two paired kiosks (NWL and CSW tournaments), the
+    director's password and judges alice and bob: .director() and .judge() are test clients
+    signed in, .kiosk_browser() one paired, .challenge(words) a challenge through the hall."""
+    request.getfixturevalue("fast_hashes")
+    return build_staffed(tmp_path)
 
 
 @pytest.fixture
@@ -90,33 +162,84 @@ def run(home: Path):
     return invoke
 
 
-def encode_dwg(words: Iterable[str]) -> bytes:
-    """Encode words as a Zyzzyva word graph (a plain tree; sibling lists breadth first)."""
-    root: dict = {}
-    for word in words:
-        node = root
-        for letter in word:
-            node = node.setdefault(letter, {})
-        node[""] = {}
-    nodes: list[list[int]] = []
-    pending = [(0, root)]
-    while pending:
-        parent, subtree = pending.pop(0)
-        letters = sorted(key for key in subtree if key)
-        if not letters:
-            continue
-        start = len(nodes) + 1
-        if parent:
-            nodes[parent - 1][3] = start
-        for offset, letter in enumerate(letters):
-            child = subtree[letter]
-            nodes.append([ord(letter), int("" in child), int(offset == len(letters) - 1), 0])
-            pending.append((start + offset, child))
-    packed = [letter << 24 | end << 23 | last << 22 | child for letter, end, last, child in nodes]
-    return struct.pack(f"<I{len(packed)}I", len(packed), *packed)
+# ---------- the served app and the browsers (tests/kiosk/*_browser.py and friends) ----------
 
 
-def mask(text: str, words: Iterable[str]) -> str:
-    """Replace each of `words` (as whole words, any case) with a placeholder."""
-    alternatives = "|".join(sorted({re.escape(w) for w in words}, key=len, reverse=True))
-    return re.sub(rf"\b(?:{alternatives})\b", "<WORD>", text, flags=re.IGNORECASE)
+@pytest.fixture(scope="module")
+def server(request: pytest.FixtureRequest, home):
+    """`adjudicator serve` over the module's own `home` (a module-scoped data home the module
+    prepares), with the module's SERVER_SETTINGS (e.g. {"verdict_seconds": "300"}) and
+    SERVER_WORKERS (1 unless it says); stopped at the end of the module."""
+    settings = getattr(request.module, "SERVER_SETTINGS", {})
+    env = {f"ADJUDICATOR_{name.upper()}": value for name, value in settings.items()}
+    workers = getattr(request.module, "SERVER_WORKERS", 1)
+    running = servers.Server(home, workers=workers, env=env).start()
+    yield running
+    running.stop()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Headless Chromium under Playwright for the module (skipped, saying why, if missing)."""
+    reason = browser_missing_reason()
+    if reason:
+        pytest.skip(reason)
+    with launched_chromium() as chromium:
+        yield chromium
+
+
+@pytest.fixture
+def new_page(browser):
+    """new_page(viewport) -> a page in a fresh context (a 1080p screen unless given); an error
+    in any page (an exception, or an error on the console) fails the test."""
+    pages, errors = [], []
+
+    def make(viewport: dict | None = None):
+        page = open_page(browser, viewport, timeout=8000)
+        pages.append(page)
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.on(
+            "console",
+            lambda msg: (
+                errors.append(msg.text)
+                if msg.type == "error" and "Failed to load resource" not in msg.text
+                else None
+            ),
+        )
+        return page
+
+    yield make
+    for page in pages:
+        page.context.close()
+    assert not errors, f"errors in the page: {errors}"
+
+
+@pytest.fixture
+def paired(home, server, new_page):
+    """paired(tournament, on=server, viewport=None) -> a new_page paired as a new kiosk of the
+    tournament, through the pairing link as printed (the code after '#')."""
+
+    def pair(tournament: str = "open", on=None, viewport: dict | None = None):
+        on = on or server
+        code = home.pairing_code(f"kiosk-{uuid.uuid4().hex[:8]}", tournament)
+        return pair_page(new_page(viewport), on.url, code, link="/pair#")
+
+    return pair
+
+
+@pytest.fixture(scope="module")
+def webkit_display():
+    """A private Xvfb display for WebKit; skipped when WebKit is missing, failed under CI."""
+    reason = webkit_missing_reason()
+    if reason and not os.environ.get("CI"):
+        pytest.skip(reason)
+    assert reason is None, reason  # under CI, a missing WebKit fails rather than skips
+    with xvfb_display() as name:
+        yield name
+
+
+@pytest.fixture
+def webkit(webkit_display: str):
+    """A Selenium session in WebKitGTK (the engine of iPads) on that display, quit at the end."""
+    with webkit_driver(webkit_display) as driver:
+        yield driver

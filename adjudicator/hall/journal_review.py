@@ -84,17 +84,10 @@ def parse_time(text: str | None, end: bool = False) -> str | None:
     return moment.astimezone(UTC).isoformat(timespec="microseconds")
 
 
-def select(
-    db: Database,
-    *,
-    tournament: str | None = None,
-    kiosk: str | None = None,
-    kind: str | None = None,
-    since: str | None = None,
-    until: str | None = None,
-) -> Iterator[journal.Entry]:
-    """Journal rows in id order matching every filter given, streamed in batches."""
-    for rows in select_batches(db, Filters(tournament, kiosk, kind, since, until)):
+def select(db: Database, **filters: str | None) -> Iterator[journal.Entry]:
+    """Journal rows in id order matching every filter given (the fields of Filters, by name),
+    streamed in batches."""
+    for rows in select_batches(db, Filters(**filters)):
         yield from map(journal.from_values, rows)
 
 
@@ -169,18 +162,13 @@ def _where(db: Database, filters: Filters) -> tuple[list[str], list] | None:
             params.append(value)
     if filters.kind and filters.kind != "challenge":
         conditions.append("kind <> 'challenge'")  # as the partial index says: it is then used
-    if filters.since:
-        first = _id_at(db, ">=", filters.since)
-        if first is None:
-            return None
-        conditions += ["id >= ?", "recorded_at >= ?"]
-        params += [first, filters.since]
-    if filters.until:
-        last = _id_at(db, "<=", filters.until)
-        if last is None:
-            return None
-        conditions += ["id <= ?", "recorded_at <= ?"]
-        params += [last, filters.until]
+    for moment, comparison in ((filters.since, ">="), (filters.until, "<=")):
+        if moment:
+            bound = _id_at(db, comparison, moment)
+            if bound is None:
+                return None
+            conditions += [f"id {comparison} ?", f"recorded_at {comparison} ?"]
+            params += [bound, moment]
     return conditions, params
 
 

@@ -18,7 +18,7 @@ from datetime import UTC, datetime, timedelta
 from adjudicator.errors import AdjudicatorError
 from adjudicator.hall import tournaments
 from adjudicator.record.db import Database
-from adjudicator.textcheck import TextError, check_text
+from adjudicator.textcheck import check_name
 
 PAIRING_HOURS = 24
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 ._-]{0,39}")
@@ -69,14 +69,14 @@ def pairing_link(base_url: str, code: str, language: str = "en") -> str:
 
 def add(db: Database, name: str, tournament: str) -> Enrolment:
     """Enrol a kiosk for a tournament: a new token and a one-time pairing code."""
-    try:
-        check_text(name, "kiosk name", 40)
-    except TextError as exc:
-        raise KioskError(f"Invalid kiosk name: {exc}") from None
-    if not _NAME.fullmatch(name or ""):
-        raise KioskError(
-            f"Invalid kiosk name {name!r}: use up to 40 letters, digits, spaces, '.', '-' or '_'."
-        )
+    check_name(
+        name,
+        "kiosk name",
+        40,
+        _NAME,
+        "use up to 40 letters, digits, spaces, '.', '-' or '_'.",
+        KioskError,
+    )
     tournaments.get(db, tournament)
     token = "k_" + secrets.token_urlsafe(32)
     code, expires = _new_code()

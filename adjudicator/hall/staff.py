@@ -22,13 +22,13 @@ from adjudicator.errors import AdjudicatorError
 from adjudicator.hall import attempts, password_check
 from adjudicator.hall.attempts import Policy
 from adjudicator.record.db import Database
-from adjudicator.textcheck import TextError, check_text
+from adjudicator.textcheck import check_name
 
 DIRECTOR = "director"
 ROLES = ("director", "judge")
 MIN_PASSWORD = 10
 MAX_PASSWORD = 1024
-_JUDGE_NAME = re.compile(r"[a-z0-9][a-z0-9._-]{0,31}")
+_JUDGE_NAME = re.compile(rf"(?!{DIRECTOR}\Z)[a-z0-9][a-z0-9._-]{{0,31}}")  # not the director
 
 HASHER = PasswordHasher()
 _dummy_hashes: dict[int, str] = {}
@@ -111,16 +111,14 @@ def set_password(db: Database, name: str, password: str) -> Staff:
 
 def check_judge_name(name: str) -> str:
     """A word judge's name: up to 32 lower-case letters, digits, '.', '-' or '_'."""
-    try:
-        check_text(name, "word judge name", 32)
-    except TextError as exc:
-        raise StaffError(f"Invalid word judge name: {exc}") from None
-    if name == DIRECTOR or not _JUDGE_NAME.fullmatch(name or ""):
-        raise StaffError(
-            f"Invalid word judge name {name!r}: use up to 32 lower-case letters, digits, '.', '-' "
-            "or '_' (and not 'director')."
-        )
-    return name
+    return check_name(
+        name,
+        "word judge name",
+        32,
+        _JUDGE_NAME,
+        "use up to 32 lower-case letters, digits, '.', '-' or '_' (and not 'director').",
+        StaffError,
+    )
 
 
 def check_password(password: str) -> str:

@@ -16,7 +16,7 @@ from adjudicator.hall.languages import DEFAULT as DEFAULT_LANGUAGE
 from adjudicator.hall.languages import check_language
 from adjudicator.judging.rules import get_rule
 from adjudicator.record.db import Database
-from adjudicator.textcheck import TITLE_MAX, TextError, check_text
+from adjudicator.textcheck import TITLE_MAX, check_name, check_text
 from adjudicator.words.store import LexiconStore
 
 _SLUG = re.compile(r"[a-z0-9][a-z0-9-]{0,62}")
@@ -51,16 +51,14 @@ class Tournament:
 
 def check_slug(slug: str) -> str:
     """A slug is lower-case letters, digits and dashes, such as `spring-open-nwl`."""
-    try:
-        check_text(slug, "tournament slug", 63)
-    except TextError as exc:
-        raise TournamentError(f"Invalid tournament slug: {exc}") from None
-    if not _SLUG.fullmatch(slug or ""):
-        raise TournamentError(
-            f"Invalid tournament slug {slug!r}: use lower-case letters, digits and dashes, "
-            "such as spring-open-nwl."
-        )
-    return slug
+    return check_name(
+        slug,
+        "tournament slug",
+        63,
+        _SLUG,
+        "use lower-case letters, digits and dashes, such as spring-open-nwl.",
+        TournamentError,
+    )
 
 
 def create(

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from adjudicator.errors import AdjudicatorError, LexiconError
 from adjudicator.judging import game, voids
+from adjudicator.judging.follow_up import follow_up_fields
 from adjudicator.judging.rules import Rule, consequence, get_rule, with_improper_lookup
 from adjudicator.judging.ruling import rule_on
 from adjudicator.judging.verdict import Verdict
@@ -250,21 +251,12 @@ def append_follow_up(
         db,
         guard=settle,
         kind=kind,
-        refers_to=original.id,
-        tournament=original.tournament,
-        kiosk=station,
-        lexicon_name=original.lexicon_name,
-        lexicon_fingerprint=original.lexicon_fingerprint,
-        lexicon_words=original.lexicon_words,
+        **follow_up_fields(original, station),
         rule=rule.name,
         words=tuple(words),
         word_count=len(words),
         verdict=verdict.value,
         consequence="",
-        table=original.table,
-        round=original.round,
-        challenger=original.challenger,
-        player=original.player,
         actor=actor,
         note=note,
     )

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from adjudicator.errors import AdjudicatorError
+from adjudicator.judging.follow_up import follow_up_fields
 from adjudicator.judging.reasons import check_reason
 from adjudicator.judging.rules import void_consequence
 from adjudicator.record import journal
@@ -34,22 +35,13 @@ def void(db: Database, adjudication_id: int, reason: str, *, actor: str, station
         db,
         guard=lambda cur: refuse_if_void(cur, original.id),
         kind="void",
-        refers_to=original.id,
-        tournament=original.tournament,
-        kiosk=station,
-        lexicon_name=original.lexicon_name,
-        lexicon_fingerprint=original.lexicon_fingerprint,
-        lexicon_words=original.lexicon_words,
+        **follow_up_fields(original, station),
         rule=original.rule,
         words=(),
         word_count=0,
         verdict="VOID",
         consequence=consequence.text,
         penalty=consequence.penalty_json(),
-        table=original.table,
-        round=original.round,
-        challenger=original.challenger,
-        player=original.player,
         actor=actor,
         note=reason,
     )

@@ -13,6 +13,7 @@ import logging
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from adjudicator import settings
 from adjudicator.errors import ImportRefused
@@ -22,32 +23,17 @@ TIMEOUT_SECONDS = 900
 
 
 def import_isolated(
-    store_root: Path,
-    path: Path,
-    name: str,
-    fmt: str = "auto",
-    *,
-    force: bool = False,
-    skip_invalid: bool = False,
-    description: str = "",
-    alphabet: str = "english",
+    store_root: Path, path: Path, name: str, fmt: str = "auto", **options: Any
 ) -> str:
     """Import `path` into the store at `store_root` in a child process; the summary's text.
 
-    `alphabet` is the name of a built-in alphabet (the child looks it up).
+    `options` are import_lexicon's keyword options (force, skip_invalid, description), with
+    `alphabet` as the name of a built-in alphabet (the child looks it up; default english).
 
     Raises ImportRefused with the import's own message, or saying the child ran out of memory.
     """
-    job = {
-        "store_root": str(store_root),
-        "path": str(path),
-        "name": name,
-        "format": fmt,
-        "force": force,
-        "skip_invalid": skip_invalid,
-        "description": description,
-        "alphabet": alphabet,
-    }
+    job = {"store_root": str(store_root), "path": str(path), "name": name, "format": fmt}
+    job["options"] = {"alphabet": "english", **options}
     try:
         done = subprocess.run(
             [sys.executable, "-m", "adjudicator.words.import_job"],
@@ -107,18 +93,16 @@ def _run_child() -> int:
     from adjudicator.words.store import LexiconStore
 
     try:
-        alphabet = builtin(job["alphabet"])
+        options = job["options"]
+        alphabet = builtin(options["alphabet"])
         if alphabet is None:
-            raise ImportRefused(f"Unknown alphabet {job['alphabet']!r}: choose a built-in one.")
+            raise ImportRefused(f"Unknown alphabet {options['alphabet']!r}: choose a built-in one.")
         summary = import_lexicon(
             LexiconStore(root=Path(job["store_root"])),
             Path(job["path"]),
             job["name"],
             job["format"],
-            force=job["force"],
-            skip_invalid=job["skip_invalid"],
-            description=job["description"],
-            alphabet=alphabet,
+            **{**options, "alphabet": alphabet},
         )
         answer = {"ok": True, "report": format_import(summary)}
     except (AdjudicatorError, OSError) as exc:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from hall_support import NWL_WORDS, ok, refused
 
 from adjudicator.hall import tournaments
 from adjudicator.hall.hall import Hall
@@ -13,6 +12,8 @@ from adjudicator.hall.languages import LANGUAGES
 from adjudicator.record import migrations
 from adjudicator.record.backends import connect
 from adjudicator.words.wordlist import WordSet
+
+from support.hall import NWL_WORDS, ok, refused
 
 
 @pytest.fixture

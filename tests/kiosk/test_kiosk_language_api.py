@@ -5,10 +5,11 @@ journal keeps the English consequence (issue 23)."""
 from __future__ import annotations
 
 import pytest
-from hall_support import NWL, build_setup, make_app
 
 from adjudicator.hall import tournaments
 from adjudicator.record import journal
+
+from support.hall import NWL, build_setup, make_app
 
 ADJUDICATIONS = "/api/v1/adjudications"
 SAID = {  # the verdict word and gloss of an UNACCEPTABLE and an ACCEPTABLE play, by language

@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from browser_support import Home, Server, browser_missing_reason, launched_chromium
+
+from support.browser import Home, Server, browser_missing_reason, launched_chromium
 
 pytestmark = [
     pytest.mark.browser,

@@ -7,16 +7,11 @@ from __future__ import annotations
 import re
 
 import pytest
-from director_support import Staffed, build_staffed, fast_hashes, post_form  # noqa: F401
-from hall_support import NWL
 
 from adjudicator.hall import kiosks, tournaments
 
-
-@pytest.fixture
-def staffed(tmp_path, monkeypatch) -> Staffed:
-    monkeypatch.setenv("ADJUDICATOR_HOME", str(tmp_path / "home"))
-    return build_staffed(tmp_path)
+from support.director import post_form
+from support.hall import NWL
 
 
 def _lang(page: str) -> str:

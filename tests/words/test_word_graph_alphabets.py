@@ -10,12 +10,13 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import encode_dwg
 
 from adjudicator.errors import ImportRefused
 from adjudicator.words.alphabet_files import AlphabetError, builtin, load_alphabet_file
 from adjudicator.words.importers import read_source
 from adjudicator.words.wordlist import fingerprint
+
+from support.words import encode_dwg
 
 # Zyzzyva's Spanish graphs: CH, LL, RR and Ñ written as 1, 2, 3 and 4.
 FISE_GRAPH_WORDS = ["1ICO", "PE3O", "2AMA", "A4O", "CA1O", "C1E", "ZORRO"]

@@ -1,0 +1,32 @@
+"""The director's pages under /director, one module per resource (the way Datasette lays out
+its views): sign_in, overview, tournaments, lexicons, kiosks, journal, flags, integrity
+(checkpoints, alarms, receipts and the key) and review (voids and final rulings).
+
+The resource modules add their routes to kiosk.director.blueprint.bp (review has its own
+blueprint, "review"); `init_app` registers both once every route is on them.
+"""
+
+from __future__ import annotations
+
+from flask import Flask
+
+from kiosk.director import (
+    flags,
+    integrity,
+    journal,
+    kiosks,
+    lexicons,
+    overview,
+    review,
+    sign_in,
+    tournaments,
+)
+from kiosk.director.blueprint import bp
+
+RESOURCES = (sign_in, overview, tournaments, lexicons, kiosks, journal, flags, integrity)
+
+
+def init_app(app: Flask) -> None:
+    """Register the director's blueprint, with every resource module's routes, and review's."""
+    app.register_blueprint(bp)
+    app.register_blueprint(review.bp)

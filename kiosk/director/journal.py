@@ -1,0 +1,85 @@
+"""The director's journal page: one filtered page of the journal, newest first, with its
+outcomes and bursts, and the same filtered journal as a CSV download."""
+
+from __future__ import annotations
+
+import itertools
+
+from flask import Response, flash, redirect, render_template, request, url_for
+
+from adjudicator import settings
+from adjudicator.errors import AdjudicatorError
+from adjudicator.hall import bursts, export, journal_review, kiosks, tournaments
+from adjudicator.judging import outcomes
+from adjudicator.record import journal
+from kiosk.director.blueprint import bp, director_only
+from kiosk.errors import error_response
+from kiosk.hall import get_hall
+
+
+def _journal_filters() -> journal_review.Filters:
+    args = request.args
+    return journal_review.Filters(
+        tournament=args.get("tournament", "").strip() or None,
+        kiosk=args.get("kiosk", "").strip() or None,
+        kind=args.get("kind", "").strip() or None,
+        since=journal_review.parse_time(args.get("since")),
+        until=journal_review.parse_time(args.get("until"), end=True),
+    )
+
+
+def _row_id(name: str) -> int | None:
+    value = request.args.get(name, "").strip()
+    return int(value) if value.isdigit() else None
+
+
+@bp.get("/journal")
+@director_only
+def journal_page():
+    """One page of the journal, newest first; only the rows shown (and the challenges around
+    them, for bursts) are read, so the page costs the same at any journal size."""
+    hall = get_hall()
+    try:
+        filters = _journal_filters()
+    except AdjudicatorError as exc:
+        flash(str(exc), "error")
+        return redirect(url_for("director.journal_page"))
+    found = journal_review.page(hall.db, filters, before=_row_id("before"), after=_row_id("after"))
+    filter_args = {k: v for k, v in request.args.items() if k not in ("before", "after") and v}
+    return render_template(
+        "director/journal.html",
+        page=found,
+        rows=found.rows,
+        outcomes={e.id: outcome for e, outcome in outcomes.with_outcomes(hall.db, found.rows)},
+        journal_rows=journal.newest_id(hall.db),
+        filtered=bool(filter_args),
+        filter_args=filter_args,
+        bursts=found.bursts,
+        in_burst={entry_id for burst in found.bursts for entry_id in burst.ids},
+        burst_challenges=settings.get_int("burst_challenges", 1),
+        burst_minutes=settings.get_int("burst_minutes", 1),
+        max_burst_rows=bursts.MAX_BURST_ROWS,
+        args=request.args,
+        tournaments=tournaments.list_all(hall.db),
+        kiosk_names=sorted({k.name for k in kiosks.list_all(hall.db)}),
+        kinds=journal.KINDS,
+    )
+
+
+@bp.get("/journal.csv")
+@director_only
+def journal_csv():
+    """The filtered journal as CSV, streamed in chunks: any size in constant memory."""
+    try:
+        filters = _journal_filters()
+    except AdjudicatorError as exc:
+        return error_response(400, str(exc), link=(url_for("director.journal_page"), "Back"))
+    db = get_hall().db  # the rows and their outcomes read the database only: no context
+    rows = export.csv_records(db, journal_review.select_batches(db, filters))
+    chunks = export.csv_chunks(rows)
+    first = next(chunks)  # the first query runs here: a database error is a 503, not a cut 500
+    return Response(
+        itertools.chain([first], chunks),
+        mimetype="text/csv",
+        headers={"Content-Disposition": 'attachment; filename="journal.csv"'},
+    )

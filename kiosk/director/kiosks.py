@@ -1,0 +1,95 @@
+"""The director's kiosks page: enrol a kiosk and show its pairing code once, pair again,
+revoke, and move a kiosk to another tournament."""
+
+from __future__ import annotations
+
+import base64
+
+import qrcode
+import qrcode.image.svg
+from flask import flash, redirect, render_template, request, url_for
+
+from adjudicator import settings
+from adjudicator.errors import AdjudicatorError
+from adjudicator.hall import kiosks, tournaments
+from kiosk.director.blueprint import bp, director_only
+from kiosk.director.form_action import act_and_return
+from kiosk.hall import get_hall
+
+
+@bp.get("/kiosks")
+@director_only
+def kiosk_list():
+    hall = get_hall()
+    return render_template(
+        "director/kiosks.html",
+        kiosks=kiosks.list_all(hall.db),
+        tournaments=tournaments.list_all(hall.db),
+    )
+
+
+@bp.post("/kiosks")
+@director_only
+def kiosk_add():
+    hall = get_hall()
+    try:
+        enrolment = kiosks.add(
+            hall.db, request.form.get("name", "").strip(), request.form.get("tournament", "")
+        )
+    except AdjudicatorError as exc:
+        flash(str(exc), "error")
+        return redirect(url_for("director.kiosk_list"))
+    return _pairing_page(enrolment)
+
+
+@bp.post("/kiosks/<name>/pair")
+@director_only
+def kiosk_pair(name: str):
+    try:
+        enrolment = kiosks.new_pairing(get_hall().db, name)
+    except AdjudicatorError as exc:
+        flash(str(exc), "error")
+        return redirect(url_for("director.kiosk_list"))
+    return _pairing_page(enrolment)
+
+
+def _pairing_page(enrolment: kiosks.Enrolment):
+    """The code, its link and its QR image, in this one page only: never in a cookie, a
+    stored file or a URL the server sees (the link carries the code after '#')."""
+    link = _pairing_link(enrolment.pairing_code)
+    return render_template(
+        "director/kiosk_pairing.html", enrolment=enrolment, link=link, qr=_qr_data_uri(link)
+    )
+
+
+def _pairing_link(code: str) -> str:
+    base = settings.get("public_url") or request.host_url
+    return kiosks.pairing_link(base, code)
+
+
+def _qr_data_uri(link: str) -> str:
+    image = qrcode.make(link, image_factory=qrcode.image.svg.SvgPathImage, box_size=12)
+    return "data:image/svg+xml;base64," + base64.b64encode(image.to_string()).decode()
+
+
+@bp.post("/kiosks/<name>/revoke")
+@director_only
+def kiosk_revoke(name: str):
+    if not request.form.get("confirm"):
+        flash(f"Tick the box to confirm revoking {name}.", "error")
+        return redirect(url_for("director.kiosk_list"))
+    return act_and_return(
+        lambda: kiosks.revoke(get_hall().db, name),
+        lambda _: f"Kiosk {name} revoked: its token and paired screens no longer work.",
+        url_for("director.kiosk_list"),
+    )
+
+
+@bp.post("/kiosks/<name>/move")
+@director_only
+def kiosk_move(name: str):
+    return act_and_return(
+        lambda: kiosks.move(get_hall().db, name, request.form.get("tournament", "")),
+        lambda moved: f"Kiosk {moved.name} now judges for {moved.tournament}.",
+        url_for("director.kiosk_list"),
+    )

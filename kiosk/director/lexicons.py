@@ -1,0 +1,105 @@
+"""The director's lexicons page: the installed lists, an upload imported with the CLI's
+checks in a separate process, and a check of every compiled list against its manifest."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+from flask import render_template, request
+from werkzeug.utils import secure_filename
+
+from adjudicator import settings
+from adjudicator.errors import AdjudicatorError, LexiconError
+from adjudicator.words.alphabet_files import builtin, builtin_names
+from adjudicator.words.import_job import import_isolated
+from kiosk.director.blueprint import bp, director_only
+from kiosk.hall import get_hall
+
+FORMATS = ("auto", "text", "zyzzyva", "dwg")
+
+
+@bp.get("/lexicons")
+@director_only
+def lexicon_list():
+    return _lexicons_page()
+
+
+def _lexicons_page(status: int = 200, **extra):
+    hall = get_hall()
+    limit = settings.get_int("upload_limit_mb", 1)
+    page = render_template(
+        "director/lexicons.html",
+        manifests=hall.store.manifests(),
+        formats=FORMATS,
+        alphabets=builtin_names(),
+        upload_limit_mb=limit,
+        **extra,
+    )
+    return page, status
+
+
+@bp.post("/lexicons/import")
+@director_only
+def lexicon_import():
+    """Import an uploaded list with the CLI's checks, in a separate process (its memory is not
+    the kiosks'); the upload is deleted whatever happens."""
+    upload = request.files.get("file")
+    name = request.form.get("name", "").strip()
+    fmt = request.form.get("format", "auto")
+    alphabet_name = request.form.get("alphabet", "english")
+    alphabet = builtin(alphabet_name)
+    if upload is None or not upload.filename:
+        return _lexicons_page(400, import_error="Choose a word list file to upload.")
+    if fmt not in FORMATS:
+        return _lexicons_page(400, import_error=f"Unknown format {fmt!r}.")
+    if alphabet is None:
+        return _lexicons_page(400, import_error="Unknown alphabet: choose one from the list.")
+    folder = Path(tempfile.mkdtemp(prefix="import-", dir=_upload_dir()))
+    try:
+        path = folder / (secure_filename(upload.filename) or "upload.txt")
+        upload.save(path)
+        report = import_isolated(
+            get_hall().store.root,
+            path,
+            name,
+            fmt,
+            force=bool(request.form.get("force")),
+            skip_invalid=bool(request.form.get("skip_invalid")),
+            description=request.form.get("description", ""),
+            alphabet=alphabet_name,
+        )
+    except (AdjudicatorError, OSError) as exc:
+        message = str(exc).replace(str(folder) + "/", "")
+        return _lexicons_page(400, import_error=message)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return _lexicons_page(201, import_summary=report)
+
+
+def _upload_dir() -> Path:
+    folder = settings.data_home() / "uploads"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    return folder
+
+
+@bp.post("/lexicons/verify")
+@director_only
+def lexicon_verify():
+    store = get_hall().store
+    results = []
+    for name in store.names():
+        try:
+            manifest = store.verify(name)
+        except LexiconError as exc:
+            results.append((name, False, str(exc)))
+        else:
+            results.append(
+                (
+                    name,
+                    True,
+                    f"ok ({manifest.words:,} words, fingerprint {manifest.short_fingerprint})",
+                )
+            )
+    return _lexicons_page(verify_results=results)

@@ -1,0 +1,83 @@
+"""The director's decisions on the journal: voids and final rulings on any adjudication.
+
+A void (withdrawn, rescinded, entered by mistake) is a button on the journal page; a final
+ruling may be given on any challenge (NSA X.G, WESPA 3.10.13), from the flags page, with the
+words ruled on and, for one play looked up in parts, NASPA 6.2's 10-point penalty.
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, flash, redirect, request, url_for
+
+from adjudicator.judging import final_ruling, voids
+from adjudicator.record import journal, receipts
+from kiosk.director.blueprint import director_only
+from kiosk.director.form_action import act_and_return
+from kiosk.hall import get_hall
+from kiosk.staff_web import current_staff
+
+bp = Blueprint("review", __name__, url_prefix="/director")  # its endpoints: review.void, ...
+
+
+@bp.post("/journal/<int:adjudication_id>/void")
+@director_only
+def void(adjudication_id: int):
+    """Mark a challenge void with the director's reason; back to the journal page."""
+    member = current_staff()
+    return act_and_return(
+        lambda: voids.void(
+            get_hall().db,
+            adjudication_id,
+            request.form.get("reason", ""),
+            actor=member.name,
+            station="director",
+        ),
+        lambda entry: f"Adjudication #{adjudication_id} is void (row #{entry.id}): {entry.note}",
+        url_for("director.journal_page", **_journal_filters()),
+    )
+
+
+@bp.post("/ruling")
+@director_only
+def ruling_on_any():
+    """The final ruling on the adjudication numbered in the form (flagged or not)."""
+    adjudication_id = journal.parse_id(request.form.get("id"))  # ASCII digits within range
+    if adjudication_id is None:
+        flash("Type the number of the adjudication to rule on.", "error")
+        return redirect(url_for("director.flags"))
+    return record_ruling_from_form(adjudication_id)
+
+
+def record_ruling_from_form(adjudication_id: int):
+    """Record the ruling the form describes; flash the outcome and go back to the flags page."""
+    member = current_staff()
+    form = request.form
+    hall = get_hall()
+
+    def record():
+        return final_ruling.record_ruling(
+            hall.db,
+            adjudication_id,
+            form.get("verdict", ""),
+            form.get("reason", ""),
+            actor=member.name,
+            station="director",
+            words=form.get("words") or None,
+            improper_lookup=bool(form.get("improper_lookup")),
+            store=hall.store,
+        )
+
+    def done(entry) -> str:
+        code = receipts.code(hall.receipt(entry))  # signed like every verdict
+        return (
+            f"Final ruling on #{adjudication_id}: {entry.verdict}. {entry.consequence} "
+            f"Receipt {code}."
+        )
+
+    return act_and_return(record, done, url_for("director.flags"))
+
+
+def _journal_filters() -> dict[str, str]:
+    """The journal page's filters the void form carried, to return to the same view."""
+    names = ("tournament", "kiosk", "kind", "since", "until")
+    return {name: request.form[name] for name in names if request.form.get(name)}

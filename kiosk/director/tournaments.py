@@ -1,0 +1,122 @@
+"""The director's tournaments page: list, create, and change a tournament's lexicon, rule
+or title through a confirmation step that shows the new lexicon's fingerprint first."""
+
+from __future__ import annotations
+
+from flask import flash, redirect, render_template, request, url_for
+
+from adjudicator.errors import LexiconError
+from adjudicator.hall import tournaments
+from adjudicator.judging.rules import RULES, UnknownRule, get_rule
+from kiosk.director.blueprint import bp, director_only
+from kiosk.director.form_action import act_and_return
+from kiosk.hall import get_hall
+
+
+class LexiconChangedSinceConfirmed(LexiconError):
+    """The lexicon was re-imported between the confirmation page and the change."""
+
+
+@bp.get("/tournaments")
+@director_only
+def tournament_list():
+    hall = get_hall()
+    return render_template(
+        "director/tournaments.html",
+        tournaments=tournaments.list_all(hall.db),
+        manifests={m.name: m for m in hall.store.manifests()},
+        rules=RULES,
+    )
+
+
+@bp.post("/tournaments")
+@director_only
+def tournament_create():
+    hall = get_hall()
+    form = request.form
+
+    def create():
+        return tournaments.create(
+            hall.db,
+            hall.store,
+            form.get("slug", "").strip(),
+            form.get("lexicon", ""),
+            form.get("rule", ""),
+            form.get("title", "").strip(),
+        )
+
+    return act_and_return(
+        create,
+        lambda created: (
+            f"Tournament {created.slug} created on {created.lexicon}, rule {created.rule}."
+        ),
+        url_for("director.tournament_list"),
+    )
+
+
+@bp.post("/tournaments/<slug>/confirm")
+@director_only
+def tournament_confirm(slug: str):
+    """The confirmation step: the new lexicon's word count and fingerprint, before any change."""
+    hall = get_hall()
+    current = tournaments.get(hall.db, slug)
+    lexicon = request.form.get("lexicon") or current.lexicon
+    rule = request.form.get("rule") or current.rule
+    title = request.form.get("title", "").strip() or current.title
+    try:
+        rule = get_rule(rule).name
+    except UnknownRule as exc:
+        flash(str(exc), "error")
+        return redirect(url_for("director.tournament_list"))
+    try:
+        manifest = hall.store.manifest(lexicon)
+        hall.store.open(lexicon)
+    except LexiconError as exc:
+        flash(str(exc), "error")
+        return redirect(url_for("director.tournament_list"))
+    return render_template(
+        "director/tournament_confirm.html",
+        tournament=current,
+        current_manifest=_manifest_or_none(current.lexicon),
+        manifest=manifest,
+        rule=get_rule(rule),
+        title=title,
+    )
+
+
+@bp.post("/tournaments/<slug>/apply")
+@director_only
+def tournament_apply(slug: str):
+    hall = get_hall()
+    form = request.form
+    lexicon, fingerprint = form.get("lexicon", ""), form.get("fingerprint", "")
+
+    def apply():
+        if hall.store.manifest(lexicon).fingerprint != fingerprint:
+            raise LexiconChangedSinceConfirmed(
+                f"Lexicon {lexicon} changed after you confirmed: confirm the change again."
+            )
+        return tournaments.update(
+            hall.db,
+            hall.store,
+            slug,
+            lexicon=lexicon,
+            rule=form.get("rule") or None,
+            title=form.get("title") or None,
+        )
+
+    return act_and_return(
+        apply,
+        lambda changed: (
+            f"{changed.title} now judges with {changed.lexicon} (fingerprint "
+            f"{changed.lexicon_fingerprint[:12]}) under {changed.rule}, from its next challenge."
+        ),
+        url_for("director.tournament_list"),
+    )
+
+
+def _manifest_or_none(name: str):
+    try:
+        return get_hall().store.manifest(name)
+    except LexiconError:
+        return None

@@ -1,0 +1,93 @@
+/* The kiosk page's core: the state its other files share, and the small helpers they all use.
+ *
+ * The page is plain files loaded in order, no build step: kiosk-words, kiosk-spell, kiosk-tiles
+ * and kiosk-fit (what can be judged, how it reads and is drawn, fitting the screen); then this
+ * file; then kiosk-receipts, kiosk-status, kiosk-game and kiosk-screens, which add their
+ * functions to window.Kiosk; last kiosk.js (typing, judging, wiring), which starts the page.
+ * The page never learns which word was bad: the API gives one verdict for the whole
+ * challenge, and a verdict is shown only from a 201 response.
+ */
+(function (global) {
+  "use strict";
+
+  var $ = function (id) { return document.getElementById(id); };
+
+  var state = {
+    words: [],              // committed words: KioskSpell.Chip, in order
+    status: null,           // the last GET /api/v1/kiosk answer
+    english: true,          // A-Z: words shown as plain letters, no row of special tiles
+    judging: false,
+    printing: false,
+    needsGame: false,       // the rule counts earlier challenges: round, table, challenger needed
+    verdictSeconds: 10,
+    clearSeconds: 30,
+    requestTimeoutMs: 8000, // until the status says otherwise (request_timeout_seconds)
+  };
+
+  // What a verdict is called when an answer does not say it (`shown`, in the page's language).
+  var VERDICTS = {
+    ACCEPTABLE: { word: T("ACCEPTABLE"), gloss: T("the play stands"), icon: "icon-acceptable" },
+    UNACCEPTABLE: {
+      word: T("UNACCEPTABLE"),
+      gloss: T("the play comes off the board"),
+      icon: "icon-unacceptable",
+    },
+    REFER: { word: T("REFER"), gloss: T("call a word judge"), icon: "icon-refer" },
+  };
+
+  function fetchWithTimeout(url, options) {
+    var controller = new AbortController();
+    var timer = setTimeout(function () { controller.abort(); }, state.requestTimeoutMs);
+    options = options || {};
+    options.signal = controller.signal;
+    options.credentials = "same-origin";
+    // Answers say the verdict and errors in the page's language (kiosk/i18n.py).
+    options.headers = Object.assign({ "Accept-Language": KioskText.language }, options.headers);
+    options.cache = "no-store";
+    return fetch(url, options).finally(function () { clearTimeout(timer); });
+  }
+
+  /* What went wrong with a request: its HTTP status, "timeout" or "network". */
+  function failureCode(failure) {
+    if (failure && typeof failure.status === "number") { return failure.status; }
+    return failure && failure.name === "AbortError" ? "timeout" : "network";
+  }
+
+  function announce(text) {
+    var live = $("live");
+    live.textContent = "";
+    if (text) { setTimeout(function () { live.textContent = text; }, 50); }
+  }
+
+  function setText(id, text) {
+    $(id).textContent = text === undefined || text === null ? "" : String(text);
+  }
+
+  function formatCount(n) {
+    return typeof n === "number" ? n.toLocaleString(KioskText.language) : "";
+  }
+
+  function pad(n) { return (n < 10 ? "0" : "") + n; }
+
+  function formatTime(iso) {
+    var date = new Date(iso);
+    if (isNaN(date.getTime())) { return String(iso); }
+    return date.getFullYear() + "-" + pad(date.getMonth() + 1) + "-" + pad(date.getDate()) + " " +
+      pad(date.getHours()) + ":" + pad(date.getMinutes()) + ":" + pad(date.getSeconds());
+  }
+
+  global.Kiosk = {
+    $: $,
+    root: $("kiosk"),
+    input: $("word-input"),
+    state: state,
+    VERDICTS: VERDICTS,
+    GAME_FIELDS: ["round", "table", "challenger"],
+    fetchWithTimeout: fetchWithTimeout,
+    failureCode: failureCode,
+    announce: announce,
+    setText: setText,
+    formatCount: formatCount,
+    formatTime: formatTime,
+  };
+})(window);

@@ -1,0 +1,91 @@
+/* The kiosk's game fields (round, table, challenger), for the rules that count each player's
+ * unsuccessful challenges in a game: shown when the rule needs them, round and table kept on
+ * this screen between challenges, the challenger asked each time.
+ */
+(function (K) {
+  "use strict";
+
+  var $ = K.$;
+  var S = K.state;
+  var FIELDS = K.GAME_FIELDS;
+  var GAME_KEY = "adjudicator.game." + K.root.dataset.kiosk;  // round and table, kept here
+
+  function showGameDetails(needed) {
+    var appearing = needed && !S.needsGame;
+    S.needsGame = needed;
+    $("game-details").hidden = !needed;
+    if (appearing && K.root.dataset.state === "idle" && !S.words.length && !K.input.value) {
+      K.focusFirstEmpty();
+    }
+  }
+
+  function gameInput(name) { return $("game-" + name); }
+
+  /* Round and table are remembered between challenges on this screen (a tablet stays at one
+   * table for a round); the challenger is asked each time. */
+  function restoreGame() {
+    try {
+      var saved = JSON.parse(window.localStorage.getItem(GAME_KEY) || "{}");
+      gameInput("round").value = saved.round || "";
+      gameInput("table").value = saved.table || "";
+    } catch (ignored) { /* no storage: the fields start empty */ }
+  }
+
+  function rememberGame() {
+    try {
+      window.localStorage.setItem(GAME_KEY, JSON.stringify({
+        round: gameInput("round").value.trim(), table: gameInput("table").value.trim(),
+      }));
+    } catch (ignored) { /* no storage: nothing remembered */ }
+  }
+
+  var FIELD_NAMES = { round: T("round"), table: T("table"), challenger: T("challenger") };
+
+  /* The game fields to send, or null (and a hint) if one is missing. */
+  function gameDetails() {
+    if (!S.needsGame) { return {}; }
+    var details = {};
+    var missing = FIELDS.filter(function (name) {
+      details[name] = gameInput(name).value.trim();
+      return !details[name];
+    });
+    if (missing.length) {
+      K.showHint(T("Give the {missing} first: this rule counts each player's unsuccessful " +
+                   "challenges in a game.", { missing: missing.map(function (name) { return FIELD_NAMES[name]; }).join(", ") }));
+      gameInput(missing[0]).focus();
+      return null;
+    }
+    return details;
+  }
+
+  /* On the verdict screen: the game and challenger the journal recorded it for. */
+  function showVerdictGame(entry) {
+    var shown = Boolean(entry.round && entry.table && entry.challenger);
+    $("verdict-game-row").hidden = !shown;
+    K.setText("verdict-game", shown
+      ? T("Round {round} · table {table} · challenger {challenger}",
+          { round: entry.round, table: entry.table, challenger: entry.challenger })
+      : "");
+  }
+
+  function onGameKeyDown(event) {
+    K.touched();
+    if (event.key !== "Enter") { return; }
+    event.preventDefault();   // Enter moves on to the next box; JUDGE judges
+    var next = FIELDS.indexOf(event.target.id.replace("game-", "")) + 1;
+    (next < FIELDS.length ? gameInput(FIELDS[next]) : K.input).focus();
+  }
+
+  function wireGame() {
+    $("game-details").addEventListener("keydown", onGameKeyDown);
+    $("game-details").addEventListener("input", K.touched);
+  }
+
+  K.showGameDetails = showGameDetails;
+  K.gameInput = gameInput;
+  K.restoreGame = restoreGame;
+  K.rememberGame = rememberGame;
+  K.gameDetails = gameDetails;
+  K.showVerdictGame = showVerdictGame;
+  K.wireGame = wireGame;
+})(window.Kiosk);

@@ -1,0 +1,120 @@
+/* The kiosk's status bar and its poll: tournament, lexicon, rule and alphabet, the alerts
+ * (server out of reach, lexicon unavailable, journal or server refusing), and the settings
+ * the server gives (verdict_seconds, clear_seconds, request_timeout_seconds).
+ *
+ * Every poll carries the newest receipt this kiosk holds, as a witness of the journal.
+ */
+(function (K) {
+  "use strict";
+
+  var $ = K.$;
+  var S = K.state;
+  var setText = K.setText;
+  var Words = window.KioskWords;   // kiosk-words.js: what can be judged
+  var Tiles = window.KioskTiles;   // kiosk-tiles.js: tiles drawn, the row of special tiles
+  var POLL_MS = 5000;
+  var alphabetKey = "";     // the alphabet the words are read in (as the status gave it)
+  var pollTimer = null;
+
+  /* The status poll; with the newest receipt this kiosk holds, as a witness of the journal. */
+  function refreshStatus() {
+    var options = { headers: { Accept: "application/json" } };
+    var witness = K.newestReceipt();
+    if (witness) {
+      options.method = "POST";
+      options.headers["Content-Type"] = "application/json";
+      options.body = JSON.stringify({ witness: witness });
+    }
+    return K.fetchWithTimeout("/api/v1/kiosk", options)
+      .then(function (response) {
+        $("offline-alert").hidden = true;
+        if (response.status === 401) {
+          // Revoked or re-paired elsewhere: show the pairing page, unless a verdict is up.
+          if (K.root.dataset.state === "idle" && !S.judging) { window.location.reload(); }
+          return null;
+        }
+        return response.json().then(function (body) {
+          if (response.ok && body && body.ok) {
+            showStatus(body);
+          } else {
+            showServiceAlert(body && typeof body.error === "string" ? body.error :
+                             T("The server cannot judge just now: call the director."));
+          }
+        });
+      })
+      .catch(function () { $("offline-alert").hidden = false; });
+  }
+
+  function showStatus(body) {
+    S.status = body;
+    var lexicon = body.lexicon || {};
+    setText("tournament-title", body.tournament.title);
+    setText("lexicon-name", lexicon.name);
+    setText("lexicon-description", lexicon.description ? "(" + lexicon.description + ")" : "");
+    $("lexicon-description").title = lexicon.description || "";   // cut short on small screens
+    setText("lexicon-words", TN("{n} word", "{n} words", lexicon.words || 0,
+                                { n: K.formatCount(lexicon.words) }));
+    setText("lexicon-fingerprint", lexicon.short_fingerprint);
+    setText("rule-title", body.rule.shown_title || body.rule.title);
+    $("rule-title").title = body.rule.name;
+    $("lexicon-alert").hidden = lexicon.available !== false;
+    var journal = body.journal || {};
+    showServiceAlert(journal.ok === false ? journal.message : "");
+    showAlphabet(lexicon.alphabet);
+    if (!S.words.every(function (w) { return w.isRead(); }) && !S.judging) {
+      K.readWords().catch(function () {});   // words typed while the server was out of reach
+    }
+    if (body.verdict_seconds >= 1) { S.verdictSeconds = body.verdict_seconds; }
+    if (body.clear_seconds >= 1) { S.clearSeconds = body.clear_seconds; }
+    if (body.request_timeout_seconds >= 1) {
+      S.requestTimeoutMs = body.request_timeout_seconds * 1000;
+    }
+    K.showGameDetails(Boolean(body.rule.needs_game));
+    var language = body.tournament.language;
+    if (language && language !== KioskText.language && K.root.dataset.state === "idle" &&
+        !S.judging && !S.words.length) {
+      window.location.reload();   // the director changed the tournament's language
+    }
+  }
+
+  /* What stops judging that is not the lexicon: the journal, or the server refusing. */
+  function showServiceAlert(text) {
+    setText("service-alert-text", text);
+    $("service-alert").hidden = !text;
+  }
+
+  /* The lexicon's alphabet: what the box reads, its special tiles, its name on the status bar. */
+  function showAlphabet(alphabet) {
+    if (!alphabet || typeof alphabet.reads !== "object" || !Array.isArray(alphabet.tiles)) {
+      return;
+    }
+    var key = JSON.stringify(alphabet);
+    if (key === alphabetKey) { return; }
+    alphabetKey = key;
+    Words.setAlphabet(alphabet);
+    S.english = Words.isEnglish(alphabet);
+    setText("alphabet-name", T("{name} tiles", { name: alphabet.name }));
+    $("lexicon-alphabet").hidden = S.english;
+    [K.input, $("chips"), $("verdict-words")].forEach(function (element) {
+      if (alphabet.language) {   // upper case and speech in the alphabet's language
+        element.lang = alphabet.language;
+      } else {
+        element.removeAttribute("lang");
+      }
+    });
+    Tiles.buildRow($("tile-row"), S.english ? [] : alphabet.special_tiles);
+    $("tile-help").hidden = $("tile-row").hidden;
+    // French: no special tiles, but accents typed are read as the plain tiles, shown as tiles.
+    $("fold-help").hidden = S.english || !$("tile-row").hidden ||
+      !Object.keys(alphabet.fold || {}).length;
+    K.retypeWords();
+  }
+
+  function startPolling() {
+    clearInterval(pollTimer);
+    pollTimer = setInterval(refreshStatus, POLL_MS);
+  }
+
+  K.refreshStatus = refreshStatus;
+  K.startPolling = startPolling;
+})(window.Kiosk);

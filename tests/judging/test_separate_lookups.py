@@ -1,0 +1,180 @@
+"""NASPA 6.2, "Improper Lookups" (issue 11, item 9): one play's words looked up in parts.
+
+"If you are challenging more than one word and you enter them separately ... If it was solely
+your error and the word is invalid, you lose 10 points." Two challenges from one kiosk within
+ADJUDICATOR_SEPARATE_LOOKUP_SECONDS at the same table and round are flagged to the director
+(never shown to the players), who may record the 10 points as a ruling.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from adjudicator.judging import lookups
+from adjudicator.judging.final_ruling import record_ruling
+from adjudicator.judging.second_opinion import SecondOpinionRefused
+from adjudicator.record import journal
+
+from support.director import post_form, ruling
+
+pytestmark = pytest.mark.usefixtures("fast_hashes")  # cheap password hashes for the staff
+
+
+GAME = {"table": "7", "round": "2"}
+
+
+def test_naspa_6_2_the_second_part_is_flagged_for_the_director(staffed):
+    first = staffed.challenge(["QI"], **GAME)
+    second = staffed.challenge(["ZAX"], **GAME)
+    assert first.flag is None and first.note is None
+    assert second.flag == lookups.FLAG
+    assert second.note.startswith(
+        f"possible improper separate look-up (NASPA 6.2): #{first.id} came from this kiosk"
+    )
+    assert second.note.endswith("s earlier (table 7, round 2)")
+    assert "QI" not in second.note and "ZAX" not in second.note  # it names rows, never words
+    assert [e.id for e in lookups.flagged(staffed.db)] == [second.id]
+
+
+def test_the_players_see_nothing_of_the_flag(staffed):
+    browser = staffed.kiosk_browser()
+    first = browser.post("/api/v1/adjudications", json={"words": ["QI"], **GAME}).get_json()
+    second = browser.post("/api/v1/adjudications", json={"words": ["ZA"], **GAME}).get_json()
+    assert set(first) == set(second)
+    assert "flag" not in second and "note" not in second
+    assert "look-up" not in json.dumps(second)
+
+
+@pytest.mark.parametrize(
+    "other",
+    [{"table": "8", "round": "2"}, {"table": "7", "round": "3"}, {}],
+    ids=["another table", "another round", "no table given"],
+)
+def test_other_games_are_not_flagged(staffed, other):
+    staffed.challenge(["QI"], **GAME)
+    assert staffed.challenge(["ZA"], **other).flag is None
+
+
+def test_another_kiosk_is_not_flagged(staffed):
+    staffed.challenge(["QI"], **GAME)
+    assert staffed.challenge(["CH"], enrolment=staffed.setup.csw, **GAME).flag is None
+
+
+def test_a_kiosk_told_no_table_is_one_table(staffed):
+    """A tablet is one table: with no table or round given, two quick challenges match."""
+    staffed.challenge(["QI"])
+    second = staffed.challenge(["ZA"])
+    assert second.flag == lookups.FLAG and second.note.endswith("(no table or round given)")
+
+
+def test_the_window_is_a_setting(staffed, monkeypatch):
+    monkeypatch.setenv("ADJUDICATOR_SEPARATE_LOOKUP_SECONDS", "1")
+    staffed.challenge(["QI"], **GAME)
+    time.sleep(1.2)
+    assert staffed.challenge(["ZA"], **GAME).flag is None
+    monkeypatch.setenv("ADJUDICATOR_SEPARATE_LOOKUP_SECONDS", "0")  # off
+    assert staffed.challenge(["JO"], **GAME).flag is None
+
+
+def test_naspa_6_2_the_director_records_the_10_points_as_a_ruling(staffed):
+    first = staffed.challenge(["QI"], **GAME)
+    second = staffed.challenge(["ZAX"], **GAME)
+    ruling = record_ruling(
+        staffed.db,
+        second.id,
+        "unacceptable",
+        "QI and ZAX were one play, looked up in two parts",
+        actor="td",
+        station="td",
+        words="QI ZAX",
+        improper_lookup=True,
+    )
+    assert ruling.words == ("QI", "ZAX")
+    assert ruling.consequence == (
+        "The play comes off the board and scores zero. Improper separate look-ups "
+        "(NASPA 6.2): the challenger loses 10 points."
+    )
+    assert ruling.penalty_numbers() == {
+        "play_stands": False,
+        "points_to_player": 0,
+        "challenger_loses_turn": False,
+        "points_to_challenger": -10,
+    }
+    assert ruling.note.endswith("[improper separate look-ups, NASPA 6.2]")
+    assert first.id < second.id
+
+
+def test_naspa_6_2_no_penalty_when_the_play_is_acceptable(staffed):
+    """ "If it was solely your error and the word is invalid": no invalid word, no 10 points."""
+    staffed.challenge(["QI"], **GAME)
+    second = staffed.challenge(["ZA"], **GAME)
+    with pytest.raises(SecondOpinionRefused, match="only when the play is unacceptable"):
+        record_ruling(
+            staffed.db,
+            second.id,
+            "acceptable",
+            "one play in two parts",
+            actor="td",
+            station="td",
+            improper_lookup=True,
+        )
+    assert journal.get(staffed.db, second.id + 1) is None
+
+
+def test_the_flags_page_lists_them_and_takes_the_ruling(staffed):
+    staffed.challenge(["QI"], **GAME)
+    second = staffed.challenge(["ZAX"], **GAME)
+    director = staffed.director()
+    page = director.get("/director/flags").get_data(as_text=True)
+    assert f'id="lookup-{second.id}"' in page and "NASPA 6.2" in page
+    done = post_form(
+        director,
+        f"/director/flags/{second.id}/ruling",
+        {
+            "verdict": "UNACCEPTABLE",
+            "reason": "one play in two parts",
+            "words": "QI ZAX",
+            "improper_lookup": "1",
+        },
+        page="/director/flags",
+        follow_redirects=True,
+    )
+    text = done.get_data(as_text=True)
+    assert "the challenger loses 10 points" in text
+    # ruled: the card stays for the record, without a form
+    assert f'action="/director/flags/{second.id}/ruling"' not in text
+
+
+def test_cli_flags_lists_open_look_ups(run, home, staffed, monkeypatch):
+    monkeypatch.setenv("ADJUDICATOR_DATABASE_URL", staffed.db.url)
+    monkeypatch.setenv("ADJUDICATOR_HOME", str(staffed.setup.store.root.parent))
+    first = staffed.challenge(["QI"], **GAME)
+    second = staffed.challenge(["ZAX"], **GAME)
+    out = run("flags")
+    assert out.exit_code == 0
+    lines = out.stdout.splitlines()
+    assert lines[0] == "No second opinion is waiting for a ruling."
+    assert lines[1].startswith(f"#{second.id} | spring-nwl | kiosk table-1 table 7 round 2 | ")
+    assert f"#{first.id} came from this kiosk" in lines[1]
+    (item,) = json.loads(run("flags", "--json").stdout)
+    assert (item["flag"], item["id"], item["table"], item["round"]) == (
+        "separate-lookup",
+        second.id,
+        "7",
+        "2",
+    )
+    ruled = ruling(
+        run,
+        second.id,
+        "unacceptable",
+        "one play in parts",
+        "QI",
+        "ZAX",
+        flags=("--improper-lookup",),
+    )
+    assert ruled.exit_code == 0, ruled.stderr
+    assert "the challenger loses 10 points" in ruled.stdout
+    assert json.loads(run("flags", "--json").stdout) == []

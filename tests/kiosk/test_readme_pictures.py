@@ -1,0 +1,137 @@
+"""The README's pictures: the kiosk (words typed, and a verdict) and the director's overview.
+
+Every run takes them afresh into test-artifacts/ and checks the README shows each one from
+docs/images/; `make screenshots` (pytest --screenshots) writes them into docs/images/, so the
+pictures are always of the pages as they are. They use the real CSW21 and NWL2018 lists.
+"""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+import pytest
+
+from support.browser import (
+    ARTIFACTS,
+    SETTLE_JS,
+    Home,
+    Server,
+    off_screen,
+    open_page,
+    pair_page,
+    sign_in,
+)
+from support.paths import ROOT, SHARED_LEXICONS
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(
+        not (SHARED_LEXICONS / "CSW21.txt").is_file(),
+        reason=f"the real word lists are not at {SHARED_LEXICONS}",
+    ),
+]
+
+
+DOCS = ROOT / "docs" / "images"
+README = ROOT / "README.md"
+PICTURES = {  # file -> viewport
+    "kiosk-idle.png": (1280, 720),
+    "kiosk-verdict.png": (1280, 720),
+    "director-overview.png": (1280, 800),
+}
+DIRECTOR_PASSWORD = "pictures-director-1"
+SERVER_SETTINGS = {"verdict_seconds": "300"}
+
+
+@pytest.fixture(scope="module")
+def folder(request) -> Path:
+    """docs/images with --screenshots, else test-artifacts/readme."""
+    target = DOCS if request.config.getoption("--screenshots") else ARTIFACTS / "readme"
+    target.mkdir(parents=True, exist_ok=True)
+    return target
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory) -> Home:
+    home = Home.prepare(tmp_path_factory.mktemp("pictures-home"))
+    for name in ("CSW21", "NWL2018"):
+        home.cli("lexicon", "import", str(SHARED_LEXICONS / f"{name}.txt"), "--name", name)
+    home.tournament("open-csw", "CSW21", "5-per-word", "Spring Open, Division A (CSW)")
+    home.tournament("open-nwl", "NWL2018", "double", "Spring Open, Division B (NWL)")
+    home.cli("director", "set-password", "--password-stdin", stdin=DIRECTOR_PASSWORD + "\n")
+    return home
+
+
+def png_size(path: Path) -> tuple[int, int]:
+    header = path.read_bytes()[:24]
+    assert header[:8] == b"\x89PNG\r\n\x1a\n", f"{path} is not a PNG"
+    return struct.unpack(">II", header[16:24])
+
+
+def kiosk(browser, home: Home, server: Server, name: str, tournament: str):
+    width, height = PICTURES["kiosk-idle.png"]
+    page = open_page(browser, {"width": width, "height": height})
+    return pair_page(page, server.url, home.pairing_code(name, tournament))
+
+
+def test_the_readme_pictures(browser, home: Home, server: Server, folder: Path):
+    page = kiosk(browser, home, server, "table-1", "open-csw")
+    page.locator("#word-input").fill("qi ze cat ")
+    page.evaluate(SETTLE_JS)
+    assert off_screen(page) == []
+    page.screenshot(path=str(folder / "kiosk-idle.png"))
+
+    page.click("#judge-button")
+    page.wait_for_selector("#verdict-screen:not([hidden])")
+    assert page.inner_text("#verdict-word") == "ACCEPTABLE"
+    page.locator("#verdict-done:enabled").wait_for()
+    page.evaluate(SETTLE_JS)
+    assert off_screen(page) == []
+    page.screenshot(path=str(folder / "kiosk-verdict.png"))
+    kiosk(browser, home, server, "table-2", "open-csw")
+    kiosk(browser, home, server, "table-3", "open-nwl")
+    home.cli("kiosk", "add", "table-4", "--tournament", "open-nwl")
+
+    width, height = PICTURES["director-overview.png"]
+    viewport = {"width": width, "height": height}
+    director = sign_in(
+        browser, server.url, "/director/login", "director", DIRECTOR_PASSWORD, viewport=viewport
+    )
+    director.wait_for_selector("#glance")
+    assert "3 of 4 kiosks online" in director.inner_text("#glance-kiosks")
+    director.screenshot(path=str(folder / "director-overview.png"))
+
+    readme = README.read_text()
+    for name, (width, height) in PICTURES.items():
+        assert f"docs/images/{name}" in readme, f"the README does not show {name}"
+        for path in (folder / name, DOCS / name):
+            assert path.is_file(), f"{path} is missing: run make screenshots"
+            assert png_size(path) == (width, height), path
+
+
+SPANISH_PICTURE = "kiosk-spanish.png"
+
+
+@pytest.mark.skipif(
+    not Path("/usr/share/dict/spanish").is_file(), reason="wspanish is not installed"
+)
+def test_the_readme_picture_of_a_spanish_kiosk(browser, home: Home, server: Server, folder: Path):
+    """A kiosk on the Debian Spanish list: words as tiles, a split mark, the tile row."""
+    home.cli("lexicon", "import", "--recipe", "debian-spanish")
+    home.tournament("abierto", "ES-DEBIAN", "double", "Abierto de primavera (lista de Debian)")
+    page = kiosk(browser, home, server, "mesa-1", "abierto")
+    page.wait_for_selector("#tile-row:not([hidden])")
+    page.locator("#word-input").fill("ni")
+    page.click("#tile-row .tile-key[data-tile='\u00d1']")
+    page.locator("#word-input").press("End")
+    page.keyboard.type("o churro ")
+    page.wait_for_selector("#chips .chip-split")
+    assert page.locator("#chips .tile-multi").all_inner_texts() == ["CH", "RR"]
+    page.evaluate(SETTLE_JS)
+    assert off_screen(page) == []
+    page.screenshot(path=str(folder / SPANISH_PICTURE))
+    assert f"docs/images/{SPANISH_PICTURE}" in README.read_text()
+    for path in (folder / SPANISH_PICTURE, DOCS / SPANISH_PICTURE):
+        assert path.is_file(), f"{path} is missing: run make screenshots"
+        assert png_size(path) == PICTURES["kiosk-idle.png"], path
