@@ -56,15 +56,16 @@ def kiosk_pair(name: str):
 def _pairing_page(enrolment: kiosks.Enrolment):
     """The code, its link and its QR image, in this one page only: never in a cookie, a
     stored file or a URL the server sees (the link carries the code after '#')."""
-    link = _pairing_link(enrolment.pairing_code)
+    language = tournaments.get(get_hall().db, enrolment.kiosk.tournament).language
+    link = _pairing_link(enrolment.pairing_code, language)
     return render_template(
         "director/kiosk_pairing.html", enrolment=enrolment, link=link, qr=_qr_data_uri(link)
     )
 
 
-def _pairing_link(code: str) -> str:
+def _pairing_link(code: str, language: str = "en") -> str:
     base = settings.get("public_url") or request.host_url
-    return kiosks.pairing_link(base, code)
+    return kiosks.pairing_link(base, code, language)
 
 
 def _qr_data_uri(link: str) -> str:

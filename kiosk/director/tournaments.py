@@ -43,6 +43,7 @@ def tournament_create():
             form.get("lexicon", ""),
             form.get("rule", ""),
             form.get("title", "").strip(),
+            language=form.get("language") or "en",
         )
 
     return act_and_return(

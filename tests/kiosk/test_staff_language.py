@@ -102,3 +102,33 @@ def test_a_kiosk_answer_ignores_the_switch(staffed):
     assert status["rule"]["shown_title"] == "5 punts per paraula impugnada"
     page = browser.get("/", headers={"Accept-Language": "fr"}).get_data(as_text=True)
     assert _lang(page) == "ca"  # the kiosk page speaks its tournament's language
+
+
+def test_the_director_creates_a_tournament_in_a_language_and_pairs_its_kiosks_in_it(staffed):
+    director = staffed.director()
+    created = post_form(
+        director,
+        "/director/tournaments",
+        {"slug": "open-fr", "lexicon": "TINY-NWL", "rule": "double", "title": "Open",
+         "language": "fr"},
+        page="/director/tournaments",
+    )  # fmt: skip
+    assert created.status_code == 302
+    assert tournaments.get(staffed.db, "open-fr").language == "fr"
+    page = director.get("/director/tournaments").get_data(as_text=True)
+    assert '<td data-label="Language">fr</td>' in page
+    enrolled = post_form(
+        director,
+        "/director/kiosks",
+        {"name": "table-fr", "tournament": "open-fr"},
+        page="/director/kiosks",
+    )
+    assert "/pair?lang=fr#" in enrolled.get_data(as_text=True)
+    refused = post_form(
+        director,
+        "/director/tournaments",
+        {"slug": "open-de", "lexicon": "TINY-NWL", "rule": "double", "language": "de"},
+        page="/director/tournaments",
+        follow_redirects=True,
+    )
+    assert "No kiosk translation for language &#39;de&#39;" in refused.get_data(as_text=True)
