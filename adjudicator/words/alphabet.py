@@ -41,12 +41,22 @@ LANGUAGE_CASE = {
 class SpellingError(ValueError):
     """Text that does not spell in an alphabet's tiles; `problem` names what and where."""
 
-    def __init__(self, problem: str, allowed: str, char: str = "", position: int = 0):
+    def __init__(
+        self,
+        problem: str,
+        allowed: str,
+        char: str = "",
+        position: int = 0,
+        kind: str = "character",
+        within: str = "",
+    ):
         super().__init__(f"{problem}: {allowed}")
         self.problem = problem
         self.allowed = allowed
-        self.char = char  # the character not read, when that is the problem
+        self.char = char  # the character (or bracketed text) not read
         self.position = position
+        self.kind = kind  # character, unclosed, unopened, not_a_tile: for a kiosk's wording
+        self.within = within  # the tile(s) the character is only part of
 
 
 @dataclass(frozen=True)
@@ -235,6 +245,9 @@ class Alphabet:
                         f"an opening bracket '[' at position {positions[index]} with no "
                         "closing bracket ']'",
                         self.allowed_text(),
+                        "[",
+                        positions[index],
+                        "unclosed",
                     )
                 inside = text[index + 1 : end]
                 if inside not in tile_set:
@@ -242,6 +255,9 @@ class Alphabet:
                         f"[{inside}] at position {positions[index]}, but brackets hold exactly "
                         f"one tile",
                         self.allowed_text(),
+                        inside,
+                        positions[index],
+                        "not_a_tile",
                     )
                 tiles.append(inside)
                 index = end + 1
@@ -251,6 +267,9 @@ class Alphabet:
                     f"a closing bracket ']' at position {positions[index]} with no opening "
                     "bracket '['",
                     self.allowed_text(),
+                    "]",
+                    positions[index],
+                    "unopened",
                 )
             for tile in by_first.get(char, ()):
                 if text.startswith(tile, index):
@@ -265,6 +284,7 @@ class Alphabet:
                     self.allowed_text(),
                     char,
                     positions[index],
+                    within=" ".join(within),
                 )
         return tuple(tiles)
 

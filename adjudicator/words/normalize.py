@@ -39,6 +39,22 @@ UNREAD_CHARACTER = N_(
     "tiles do not spell: type a blank as the letter it stands for, and a tile of several "
     "letters in brackets, such as [{example}]."
 )
+PART_OF_TILE = N_(
+    "Word {position} ({word}) has “{char}” at position {index}, which is only part of the tile "
+    "{tiles}: type the whole tile, or the tile in brackets, such as [{example}]."
+)
+UNCLOSED = N_(
+    "Word {position} ({word}) has an opening bracket '[' at position {index} with no closing "
+    "bracket ']': a tile in brackets is written whole, such as [{example}]."
+)
+UNOPENED = N_(
+    "Word {position} ({word}) has a closing bracket ']' at position {index} with no opening "
+    "bracket '[': a tile in brackets is written whole, such as [{example}]."
+)
+NOT_A_TILE = N_(
+    "Word {position} ({word}) has [{char}] at position {index}, but brackets hold exactly one "
+    "tile of the {name} alphabet, such as [{example}]."
+)
 UNREADABLE_AZ = N_(
     "Word {position} ({word}) has a character other than the letters A to Z: type a blank as "
     "the letter it stands for."
@@ -143,7 +159,10 @@ def _unreadable(position: int, word: str, alphabet: Alphabet, exc: SpellingError
         return Phrase.of(UNREADABLE_AZ, position=position, word=shown(word))
     example = (alphabet.multi_tiles or alphabet.special_tiles or alphabet.tiles)[0]
     fields = {"position": position, "word": shown(word), "name": alphabet.name}
-    if exc.char:
-        return Phrase.of(UNREAD_CHARACTER, **fields, char=exc.char, index=exc.position,
-                         example=example)  # fmt: skip
-    return Phrase.of(UNREADABLE, **fields, example=example)
+    if not exc.char:
+        return Phrase.of(UNREADABLE, **fields, example=example)
+    fields.update(char=exc.char, index=exc.position, example=example)
+    if exc.kind == "character" and exc.within:
+        return Phrase.of(PART_OF_TILE, **fields, tiles=exc.within)
+    wording = {"unclosed": UNCLOSED, "unopened": UNOPENED, "not_a_tile": NOT_A_TILE}
+    return Phrase.of(wording.get(exc.kind, UNREAD_CHARACTER), **fields)

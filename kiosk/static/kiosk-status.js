@@ -52,8 +52,8 @@
     setText("lexicon-name", lexicon.name);
     setText("lexicon-description", lexicon.description ? "(" + lexicon.description + ")" : "");
     $("lexicon-description").title = lexicon.description || "";   // cut short on small screens
-    setText("lexicon-words", TN("{n} word", "{n} words", lexicon.words || 0,
-                                { n: K.formatCount(lexicon.words) }));
+    setText("lexicon-words", K.formatCount(lexicon.words));
+    setText("lexicon-words-unit", TN("word", "words", lexicon.words || 0));
     setText("lexicon-fingerprint", lexicon.short_fingerprint);
     setText("rule-title", body.rule.shown_title || body.rule.title);
     $("rule-title").title = body.rule.name;
@@ -93,7 +93,7 @@
     alphabetKey = key;
     Words.setAlphabet(alphabet);
     S.english = Words.isEnglish(alphabet);
-    setText("alphabet-name", T("{name} tiles", { name: alphabet.name }));
+    setText("alphabet-name", alphabet.name);
     $("lexicon-alphabet").hidden = S.english;
     [K.input, $("chips"), $("verdict-words")].forEach(function (element) {
       if (alphabet.language) {   // upper case and speech in the alphabet's language
