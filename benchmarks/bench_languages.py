@@ -20,8 +20,8 @@ import pytest
 from adjudicator.hall import tournaments
 from adjudicator.hall.languages import LANGUAGES
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from hall_support import NWL, build_setup, make_app, pair_browser  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests.support.hall import NWL, build_setup, make_app, pair_browser  # noqa: E402
 
 CODES = list(LANGUAGES)
 ROUNDS = 7

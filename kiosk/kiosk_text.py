@@ -13,6 +13,8 @@ from functools import cache
 from pathlib import Path
 
 from flask_babel import get_translations
+from jinja2.utils import htmlsafe_json_dumps
+from markupsafe import Markup
 
 STATIC = Path(__file__).with_name("static")
 KEYWORDS = {"T": None, "TN": (1, 2)}
@@ -39,12 +41,17 @@ def script_messages() -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
     return tuple(dict.fromkeys(plain)), tuple(dict.fromkeys(plural))
 
 
-def for_page(language: str) -> dict:
-    """What the kiosk page sends its scripts for `language` (this request's language)."""
-    return _for_language(language, get_translations())
+def for_page(language: str) -> Markup:
+    """What the kiosk page sends its scripts for `language` (this request's language), as the
+    JSON of its data block, made once per language and process."""
+    return _json(language, get_translations())
 
 
 @cache
+def _json(language: str, translations) -> Markup:
+    return htmlsafe_json_dumps(_for_language(language, translations))
+
+
 def _for_language(language: str, translations) -> dict:
     plain, plural = script_messages()
     if language == "en":
