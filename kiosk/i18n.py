@@ -9,6 +9,9 @@ where a catalogue exists, else English. Catalogues: `make translations` extracts
 
 from __future__ import annotations
 
+import json
+from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -55,14 +58,37 @@ def say(phrase: Phrase, translations=None) -> str:
 
 
 def say_verdict(entry) -> dict[str, str]:
-    """A challenge row's verdict word, gloss and consequence, as the kiosk shows them."""
-    phrases = verdict_phrases(entry)
-    translations = get_translations()  # looked up once: a verdict pays microseconds for words
-    return {
-        "word": say(phrases["word"], translations),
-        "gloss": say(phrases["gloss"], translations),
-        "consequence": " ".join(say(p, translations) for p in phrases["consequence"]),
-    }
+    """A challenge row's verdict word, gloss and consequence, as the kiosk shows them; the same
+    row shape in the same language is said once per process (a verdict pays a dict look-up)."""
+    spoken = g.get("language") or language()
+    key = (entry.verdict, entry.rule, entry.word_count, entry.penalty, entry.consequence)
+    return dict(_said(spoken, *key))
+
+
+@lru_cache(maxsize=4096)
+def _said(spoken: str, verdict, rule, word_count, penalty, consequence) -> tuple:
+    row = _Row(verdict, rule, word_count, penalty, consequence)
+    phrases = verdict_phrases(row)
+    translations = get_translations()
+    return (
+        ("word", say(phrases["word"], translations)),
+        ("gloss", say(phrases["gloss"], translations)),
+        ("consequence", " ".join(say(p, translations) for p in phrases["consequence"])),
+    )
+
+
+@dataclass(frozen=True)
+class _Row:
+    """What verdict_phrases reads of a journal row."""
+
+    verdict: str
+    rule: str
+    word_count: int
+    penalty: str | None
+    consequence: str
+
+    def penalty_numbers(self):
+        return json.loads(self.penalty) if self.penalty else None
 
 
 def say_rule(rule: Rule) -> str:
