@@ -1,14 +1,16 @@
 # The two commands of a fresh start: `make run` and `make test` (see README.md).
+# `make run` installs only what running needs; the test tools come with `make test`/`make check`.
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
+PIP := $(BIN)/pip install --quiet --disable-pip-version-check
 
-.PHONY: run test check setup lint bench screenshots translations
+.PHONY: run test check setup setup-test lint bench screenshots translations
 
 run: setup
 	$(BIN)/adjudicator quickstart
 
-test: setup  # everything: browsers, PostgreSQL, load runs (about 15 minutes)
+test: setup-test  # everything: browsers, PostgreSQL, load runs (about 15 minutes)
 	$(BIN)/python -m pytest
 
 # Before every commit (about 1-2 minutes): the lint, and every test that needs no browser, no
@@ -16,21 +18,26 @@ test: setup  # everything: browsers, PostgreSQL, load runs (about 15 minutes)
 check: lint
 	$(BIN)/python -m pytest -m "not browser and not postgres and not slow" -n 2 -q -p no:cacheprovider
 
-lint: setup
+lint: setup-test
 	$(BIN)/ruff check adjudicator kiosk tests benchmarks
 	$(BIN)/lint-imports
 
-screenshots: setup  # the README's pictures, taken afresh into docs/images
+screenshots: setup-test  # the README's pictures, taken afresh into docs/images
 	$(BIN)/python -m pytest tests/kiosk/test_readme_pictures.py --screenshots -p no:cacheprovider -q
 
-bench: setup
+bench: setup-test
 	$(BIN)/python -m pytest benchmarks --benchmark-only -p no:cacheprovider
 
 setup: $(VENV)/.installed
+setup-test: $(VENV)/.installed-test
 
 $(VENV)/.installed: setup.cfg pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[test]'
+	$(PIP) -e .
+	touch $@
+
+$(VENV)/.installed-test: $(VENV)/.installed
+	$(PIP) -e '.[test]'
 	touch $@
 
 # The kiosk's catalogues (kiosk/translations): extract the messages, add the new ones to each

@@ -53,7 +53,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "public_url",
         "",
-        "Address kiosks open, used in pairing links; empty means http://<bind>.",
+        "Address kiosks open, used in pairing links; empty means the URL `adjudicator hall` "
+        "recorded, else http://<bind>.",
     ),
     Setting("verdict_seconds", "10", "Seconds a verdict stays on the kiosk screen."),
     Setting("clear_seconds", "30", "Seconds without typing before the kiosk clears typed words."),
@@ -93,9 +94,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "separate_lookup_seconds",
         "60",
-        "Two challenges from one kiosk for the same table and round within this many seconds "
-        "are flagged to the director as a possible improper separate look-up (NASPA 6.2); "
-        "0 turns the flag off.",
+        "Under the naspa rulebook, two challenges from one kiosk for the same tournament, "
+        "table and round within this many seconds are flagged to the director as a possible "
+        "improper separate look-up (NASPA 6.2); no table given, no flag; 0 turns it off.",
     ),
     Setting(
         "login_free_attempts",

@@ -10,6 +10,7 @@ from adjudicator.hall import kiosks, tournaments
 from adjudicator.hall.hall import OPTIONAL_FIELDS as DETAILS
 from adjudicator.hall.hall import LexiconUnavailable
 from adjudicator.hall.ratelimit import RecentRequests, parse_rate_limit
+from adjudicator.judging.rulebooks import get_rulebook
 from adjudicator.judging.rules import get_rule
 from adjudicator.record import journal_health, receipts, witnesses
 from adjudicator.record.db import DatabaseUnavailable
@@ -99,7 +100,10 @@ def kiosk_status():
             "shown_title": say_rule(rule),  # in the tournament's language
             # the kiosk then asks for round, table and challenger (WESPA 3.10.15(c))
             "needs_game": rule.counts_earlier_challenges,
+            # the kiosk then asks whether the challenged play went out (school rule 12)
+            "asks_final_play": get_rulebook(tournament.rulebook).final_play_free,
         },
+        rulebook=tournament.rulebook,
         journal=health.to_api(),
         verdict_seconds=current_app.config["VERDICT_SECONDS"],
         clear_seconds=current_app.config["CLEAR_SECONDS"],

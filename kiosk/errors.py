@@ -17,11 +17,13 @@ from adjudicator.hall.kiosks import KioskError
 from adjudicator.hall.ratelimit import RateLimited
 from adjudicator.hall.staff import StaffError
 from adjudicator.hall.tournaments import TournamentError
+from adjudicator.judging.corrections import ConfirmationNeeded
+from adjudicator.judging.director_flags import DismissRefused
 from adjudicator.judging.game import GameDetailsRequired
 from adjudicator.judging.reasons import ReasonRequired
 from adjudicator.judging.rules import UnknownRule
 from adjudicator.judging.second_opinion import SecondOpinionRefused
-from adjudicator.judging.voids import VoidRefused
+from adjudicator.judging.voids import ReissueRefused, VoidRefused
 from adjudicator.record.db import DatabaseUnavailable
 from adjudicator.record.journal_health import LOST_MESSAGE, JournalLost
 from adjudicator.record.receipt_key import ReceiptKeyError
@@ -49,8 +51,11 @@ STATUS_FOR = (
     (KioskError, 400),
     (StaffError, 400),
     (SecondOpinionRefused, 400),
+    (ConfirmationNeeded, 409),  # the table played on: the director confirms (WESPA 3.10.13)
+    (DismissRefused, 400),
     (UnknownRule, 400),
     (GameDetailsRequired, 400),
+    (ReissueRefused, 409),  # a ruling, a second opinion or a later turn: it conflicts
     (VoidRefused, 400),
     (ReasonRequired, 400),
     (RateLimited, 429),
@@ -80,6 +85,8 @@ def error_response(
 ):
     """The error as JSON (API, health check, JSON requests) or as a page with `advice`, `link`;
     `shown` is the error as a kiosk says it in the language the request asks for."""
+    if request.path.startswith("/director"):
+        message = for_the_director(message)
     if status == 405:
         headers = (
             {**(headers or {}), "Allow": "POST"} if request.path.startswith("/api/") else headers
@@ -94,6 +101,23 @@ def error_response(
             "error.html", status=status, message=message, advice=advice, link=link
         )
     return response, status, headers or {}
+
+
+DIRECTOR_INTERNAL = (
+    "Internal error: the server hit a fault it did not expect, and logged it. The terminal "
+    "running `adjudicator hall` or `adjudicator serve` (or `journalctl -u adjudicator-hall`) "
+    "shows what went wrong. Reload the page to see what was saved, then try again; if it "
+    "happens again, report it with that log."
+)
+
+
+def for_the_director(message: str) -> str:
+    """The director is whom everyone else calls: never tell the director to call the director."""
+    if "call the director" not in message.lower():
+        return message
+    for said in ("Call the director.", "call the director.", "call the director"):
+        message = message.replace(said, "see the server's log for why.")
+    return message
 
 
 def init_app(app: Flask) -> None:
@@ -127,4 +151,6 @@ def init_app(app: Flask) -> None:
     @app.errorhandler(Exception)
     def unexpected(exc: Exception):
         log.exception("unexpected error; no verdict given")
+        if request.path.startswith("/director"):
+            return error_response(500, DIRECTOR_INTERNAL, link=("/director/", "The overview"))
         return error_response(500, "Internal error: no verdict was given. Call the director.")

@@ -1,4 +1,5 @@
-"""Template filters for the staff pages: right plurals and the one time form (wording.py)."""
+"""Template filters for the staff pages: right plurals, the one time form (wording.py), and
+whether a tournament's edition was in force on its date (tournaments.edition_warning)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ from flask import Flask
 from markupsafe import Markup
 
 from adjudicator import wording
+from adjudicator.hall.tournaments import edition_warning
+from adjudicator.judging.rulebooks import RULEBOOKS
 
 
 def init_app(app: Flask) -> None:
@@ -13,6 +16,8 @@ def init_app(app: Flask) -> None:
     app.add_template_filter(wording.plural, "plural")
     app.add_template_filter(wording.utc_time, "utc")
     app.add_template_filter(code, "code")
+    app.add_template_filter(edition_warning, "edition_warning")  # `{{ t|edition_warning }}`
+    app.jinja_env.globals.update(rulebooks=RULEBOOKS)
     app.jinja_env.globals.update(time_form=wording.TIME_FORM, time_example=wording.TIME_EXAMPLE)
 
 

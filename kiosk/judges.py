@@ -13,6 +13,7 @@ from flask_babel import gettext as _
 
 from adjudicator.errors import AdjudicatorError, LexiconError
 from adjudicator.judging import second_opinion
+from adjudicator.judging.verdict import Verdict, closed_referral
 from adjudicator.record import journal, receipts
 from kiosk.auth import current_kiosk
 from kiosk.hall import get_hall
@@ -71,8 +72,24 @@ def _case_page(original, error: str | None, status: int = 200):
         referred=original.verdict == "REFER",
         refer_limit=limit,
         refer_all=refer_all,
+        no_lookup_needed=_no_lookup_needed(hall, original, limit),
     )
     return page, status
+
+
+def _no_lookup_needed(hall, original, limit: int) -> bool:
+    """For the judge only: a referred challenge that a shorter word already decides
+    (UNACCEPTABLE whatever the dictionary says), so no dictionary look-up is needed. The
+    players were told REFER either way (NSA X.E); this page names no word."""
+    if original.verdict != Verdict.REFER.value or not limit:
+        return False
+    try:
+        lexicon = second_opinion.lexicon_of(hall.store, original)
+    except AdjudicatorError:
+        return False
+    keys = lexicon.alphabet.keys_of(original.words)
+    closed = closed_referral(lexicon.trie, keys, limit, Verdict.ACCEPTABLE)
+    return closed is Verdict.UNACCEPTABLE
 
 
 @bp.post("/second-opinion")
@@ -99,6 +116,7 @@ def give():
             actor=member.name,
             station=station,
             dictionary=dictionary,
+            confirm_correction=bool(request.form.get("confirm_correction")),
         )
     except AdjudicatorError as exc:
         return _case_page(original, error=str(exc), status=400)

@@ -189,7 +189,9 @@ def login_page(title: str):
     if request.method == "GET":
         if member is not None:
             return redirect(home_for(member))
-        return render_template("director/login.html", title=title, error=None, name="")
+        # The director's form names the one account it signs in to: `director`.
+        name = "director" if request.blueprint == "director" else ""
+        return render_template("director/login.html", title=title, error=None, name=name)
     name = request.form.get("name", "").strip()
     try:
         member = staff.authenticate(

@@ -53,16 +53,20 @@ def cli_actor() -> str:
     return f"cli:{user}"
 
 
-def public_url() -> str:
-    """The address kiosks use to reach the server, for pairing links."""
+def public_url(recorded: bool = True) -> str:
+    """The address kiosks use to reach the server, for pairing links: ADJUDICATOR_PUBLIC_URL,
+    else where `adjudicator hall` last served (unless `recorded` is False, as for quickstart,
+    which serves where it binds), else the address `serve` binds."""
     from adjudicator import settings
+    from adjudicator.hall import hall_url
 
-    if settings.get("public_url"):
-        return settings.get("public_url").rstrip("/")
     host, _, port = settings.get("bind").rpartition(":")
     if host in ("0.0.0.0", "::", "[::]", ""):  # every interface: no tablet can open that address
         host = lan_address()
-    return f"http://{host}:{port}"
+    fallback = f"http://{host}:{port}"
+    if not recorded:
+        return (settings.get("public_url") or fallback).rstrip("/")
+    return hall_url.public_url(fallback)
 
 
 def lan_address() -> str:

@@ -17,6 +17,7 @@ COMMANDS = {
     "tournament": "adjudicator.cli.tournament_cmd:tournament",
     "kiosk": "adjudicator.cli.kiosk_cmd:kiosk",
     "serve": "adjudicator.cli.serve_cmd:serve",
+    "hall": "adjudicator.cli.hall_cmd:hall",
     "quickstart": "adjudicator.cli.quickstart_cmd:quickstart",
     "journal": "adjudicator.cli.journal_cmd:journal_group",
     "db": "adjudicator.cli.journal_cmd:db_group",

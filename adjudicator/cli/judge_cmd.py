@@ -63,6 +63,12 @@ def _game_option(name: str, text: str):
     help="With --tournament: the challenge this one reissues (a slip that did not match the "
     "board, WESPA 3.10.12); that one then counts for nothing.",
 )
+@click.option(
+    "--final-play",
+    is_flag=True,
+    help="With --tournament: the challenged play went out (school rule 12: no penalty for "
+    "challenging it under the school-2011 rulebook; no turn is kept or lost).",
+)
 @json_option
 @click.argument("words", nargs=-1)
 def judge(
@@ -74,6 +80,7 @@ def judge(
     challenger_: str | None,
     player_: str | None,
     replaces: int | None,
+    final_play: bool,
     as_json: bool,
     words: tuple[str, ...],
 ):
@@ -89,10 +96,11 @@ def judge(
                 "--tournament judges with the tournament's own lexicon and rule: leave out "
                 "--lexicon and --rule (or judge a look-up with --lexicon and no --tournament)."
             )
-        entry = _record(tournament_slug, text, game, replaces)
+        entry = _record(tournament_slug, text, game, replaces, final_play)
         click.echo(json.dumps({**entry.to_api(), "recorded": True}) if as_json else _entry(entry))
         sys.exit(Verdict(entry.verdict).exit_code)
     given = [f"--{name}" for name, value in game.items() if value]
+    given += ["--final-play"] if final_play else []
     if given or replaces is not None:
         raise CliError(
             f"{', '.join(given) or '--replaces'} belong(s) to a recorded challenge: "
@@ -104,10 +112,12 @@ def judge(
     sys.exit(exit_code)
 
 
-def _record(slug: str, text: str, game: dict, replaces: int | None) -> Entry:
+def _record(slug: str, text: str, game: dict, replaces: int | None, final_play: bool) -> Entry:
     hall = open_hall()
     actor = cli_actor()
-    return hall.record_challenge(slug, actor, text, actor=actor, replaces=replaces, **game)
+    return hall.record_challenge(
+        slug, actor, text, actor=actor, replaces=replaces, final_play=final_play, **game
+    )
 
 
 def _entry(entry: Entry) -> str:

@@ -1,8 +1,10 @@
-"""`adjudicator kiosk ...`: enrol, pair, list, move and revoke kiosks."""
+"""`adjudicator kiosk ...`: enrol, pair, list, move and revoke kiosks; print a pairing sheet."""
 
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 
 import click
 
@@ -23,7 +25,7 @@ def add(name: str, tournament: str):
     hall = open_hall()
     enrolment = kiosks.add(hall.db, name, tournament)
     click.echo(f"Kiosk {name!r} enrolled for {tournament}.")
-    click.echo(pairing_text(enrolment, hall))
+    click.echo(pairing_text(enrolment, hall=hall))
     click.echo("API token (shown once; send it as 'Authorization: Bearer <token>'):")
     click.echo(enrolment.token)
 
@@ -33,7 +35,7 @@ def add(name: str, tournament: str):
 def pair(name: str):
     """A new one-time pairing link for kiosk NAME (unpairs the browser paired before)."""
     hall = open_hall()
-    click.echo(pairing_text(kiosks.new_pairing(hall.db, name), hall))
+    click.echo(pairing_text(kiosks.new_pairing(hall.db, name), hall=hall))
 
 
 @kiosk.command("list")
@@ -80,11 +82,57 @@ def move(name: str, tournament: str):
     click.echo(f"Kiosk {name!r} now judges for {tournament}.")
 
 
-def pairing_text(enrolment: kiosks.Enrolment, hall) -> str:
+@kiosk.command("sheet")
+@click.option("--tournament", "-t", required=True, help="Tournament slug the kiosks judge for.")
+@click.option("--tables", required=True, help="Table numbers, such as 1-20 or 1-6,8,10-12.")
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False, writable=True),
+    default=None,
+    help="The HTML file to write (default pairing-sheet-SLUG.html here).",
+)
+def sheet(tournament: str, tables: str, output: str | None):
+    """Print a pairing sheet: a kiosk per table, each with a QR code that pairs it once."""
+    from adjudicator.hall import pairing_sheet, sheet_page, tournaments
+
+    numbers = pairing_sheet.tables(tables)
+    hall = open_hall()
+    found = tournaments.get(hall.db, tournament)
+    base = public_url()
+    entries = pairing_sheet.enrol_tables(hall.db, tournament, numbers, base)
+    path = Path(output or f"pairing-sheet-{tournament}.html")
+    page = sheet_page.render(found.title, tournament, entries, base)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # it holds pairing codes
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(page)
+    new = sum(1 for e in entries if e.new)
+    click.echo(
+        f"Wrote {path}: {len(entries)} table(s) of {tournament} ({new} kiosk(s) enrolled, "
+        f"{len(entries) - new} given a new code), pairing at {base}."
+    )
+    click.echo("Open it in a browser and print it (A4 or Letter). Each code pairs once.")
+    if not base.startswith("https://"):
+        click.echo(
+            "Note: these links are not HTTPS; on the hall's Wi-Fi start `adjudicator hall` "
+            "first, then print the sheet again."
+        )
+
+
+def pairing_text(enrolment: kiosks.Enrolment, recorded: bool = True, hall=None) -> str:
+    """The pairing link and code, as printed (`recorded=False`: the address `serve` binds,
+    not the hall's recorded URL); with `hall`, the link speaks the tournament's language."""
     code = enrolment.pairing_code
-    language = tournaments.get(hall.db, enrolment.kiosk.tournament).language
+    language = "en"
+    if hall is not None:
+        language = tournaments.get(hall.db, enrolment.kiosk.tournament).language
+    base = public_url(recorded=recorded)
+    if enrolment.pairing_expires_at == kiosks.UNTIL_USED:
+        lasts = "one use, until used or revoked"
+    else:
+        lasts = f"one use, until {enrolment.pairing_expires_at[:16]} UTC"
     return (
-        f"Pairing link (one use, until {enrolment.pairing_expires_at[:16]} UTC): "
-        f"{kiosks.pairing_link(public_url(), code, language)}\n"
-        f"Or open {public_url()}/pair on the kiosk and type the code {code}"
+        f"Pairing link ({lasts}): "
+        f"{kiosks.pairing_link(base, code, language)}\n"
+        f"Or open {base}/pair on the kiosk and type the code {code}"
     )

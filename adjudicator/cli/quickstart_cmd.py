@@ -6,12 +6,12 @@ import os
 
 import click
 
-from adjudicator.cli.common import open_hall
+from adjudicator.cli.common import open_hall, public_url
 from adjudicator.cli.judging import format_ruling, judge_text
 from adjudicator.cli.kiosk_cmd import pairing_text
 from adjudicator.cli.serve_cmd import serve
 from adjudicator.errors import AdjudicatorError
-from adjudicator.hall import kiosks, tournaments
+from adjudicator.hall import kiosks, staff, tournaments
 from adjudicator.words.defaults import install_defaults
 
 SAMPLES = (("TWL06", "double", ("QI", "ZA", "OK")), ("CSW19", "5-per-word", ("QI", "ZE", "OK")))
@@ -51,6 +51,22 @@ def quickstart(ctx: click.Context, bind: str | None, no_serve: bool):
     if bind:
         os.environ["ADJUDICATOR_BIND"] = bind
     click.echo(f"Kiosk {DEMO_KIOSK}: open this in a browser to pair it and judge a challenge:")
-    click.echo(pairing_text(enrolment))
+    click.echo(pairing_text(enrolment, recorded=False))
+    click.echo()
+    click.echo(director_text(hall.db))
     if not no_serve:
         ctx.invoke(serve, bind=bind)
+
+
+def director_text(db) -> str:
+    """How to reach the director's pages from here: the password first, then the sign-in."""
+    login = f"{public_url(recorded=False)}/director/login"
+    if staff.get(db, "director") is None:
+        return (
+            "The director's pages (tournaments, lexicons, kiosks, the journal): first set the "
+            "director's password, in another terminal:\n"
+            "  adjudicator director set-password     (from a checkout: "
+            ".venv/bin/adjudicator ...)\n"
+            f"then open {login} and sign in as director."
+        )
+    return f"The director's pages: open {login} and sign in as director."

@@ -54,19 +54,25 @@ def serve(bind, workers, certfile, keyfile, get_path):
         sys.exit(0 if response.status_code < 400 else 1)
     if bool(certfile) != bool(keyfile):
         raise CliError("Give both --certfile and --keyfile for TLS, or neither.")
+    bind = bind or settings.get("bind")
+    workers = workers or settings.get_int("workers", 1)
+    argv = prepare_gunicorn(hall, [bind], workers, certfile, keyfile)
+    scheme = "https" if certfile else "http"
+    click.echo(f"Serving on {scheme}://{bind} with {workers} worker(s). Ctrl-C stops.", err=True)
+    os.execv(sys.executable, argv)
+
+
+def prepare_gunicorn(hall, binds, workers: int, certfile=None, keyfile=None) -> list[str]:
+    """Make the keys the workers share, seal the lexicons, and return gunicorn's command line."""
     from kiosk.secret_key import load_or_create_secret_key
 
     load_or_create_secret_key()  # before the workers fork, so they agree on one key
     receipt_key.load_or_create()  # likewise; and a key others can read stops the start here
-    bind = bind or settings.get("bind")
-    workers = workers or settings.get_int("workers", 1)
     threads = settings.get_int("threads", 1)
-    argv = [
-        sys.executable,
-        "-m",
-        "gunicorn",
-        "--bind",
-        bind,
+    argv = [sys.executable, "-m", "gunicorn"]
+    for bind in binds:
+        argv += ["--bind", bind]
+    argv += [
         "--workers",
         str(workers),
         "--worker-class",
@@ -85,10 +91,8 @@ def serve(bind, workers, certfile, keyfile, get_path):
         "kiosk.wsgi:app",
     ]
     if certfile:
-        argv += ["--certfile", certfile, "--keyfile", keyfile]
+        argv += ["--certfile", str(certfile), "--keyfile", str(keyfile)]
         if settings.get("secure_cookies").strip().lower() == "auto":
             os.environ["ADJUDICATOR_SECURE_COOKIES"] = "on"  # the workers inherit it
     seal_for_workers(hall.store)  # one sealed, mapped copy per lexicon, shared by the workers
-    scheme = "https" if certfile else "http"
-    click.echo(f"Serving on {scheme}://{bind} with {workers} worker(s). Ctrl-C stops.", err=True)
-    os.execv(sys.executable, argv)
+    return argv

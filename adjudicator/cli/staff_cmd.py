@@ -9,7 +9,7 @@ import click
 
 from adjudicator.cli.common import CliError, cli_actor, json_option, open_hall
 from adjudicator.cli.judge_cmd import HEADLINES
-from adjudicator.judging import final_ruling, lookups, outcomes, second_opinion
+from adjudicator.judging import director_flags, final_ruling, lookups, second_opinion
 from adjudicator.judging.verdict import Verdict
 from adjudicator.record import receipts
 from adjudicator.record.journal import Entry
@@ -98,6 +98,12 @@ def judge_list(as_json: bool):
         )
 
 
+CONFIRM_HELP = (
+    "The table has played on since this challenge: confirm that no newly drawn tile has "
+    "touched the player's rack, so the correction is still allowed (WESPA 3.10.13)."
+)
+
+
 @click.command("second-opinion")
 @click.argument("adjudication_id", type=int)
 @click.argument("words", nargs=-1)
@@ -107,9 +113,14 @@ def judge_list(as_json: bool):
     default=None,
     help="The outcome of your dictionary check, for a challenge referred (REFER).",
 )
+@click.option("--confirm-correction", is_flag=True, help=CONFIRM_HELP)
 @json_option
 def second_opinion_cmd(
-    adjudication_id: int, words: tuple[str, ...], dictionary: str | None, as_json: bool
+    adjudication_id: int,
+    words: tuple[str, ...],
+    dictionary: str | None,
+    confirm_correction: bool,
+    as_json: bool,
 ):
     """Re-adjudicate ADJUDICATION_ID from the slip's WORD... (or - to read them from stdin).
 
@@ -126,6 +137,7 @@ def second_opinion_cmd(
         actor=actor,
         station=actor,
         dictionary=dictionary,
+        confirm_correction=confirm_correction,
     )
     if as_json:
         click.echo(json.dumps({**opinion_json(opinion), "receipt": hall.receipt(opinion.entry)}))
@@ -144,8 +156,11 @@ def format_opinion(opinion: second_opinion.SecondOpinion) -> str:
         f"Second opinion #{entry.id} on adjudication #{original.id}: {comparison} the original "
         f"({original.verdict}).",
     ]
-    if opinion.flagged:
-        lines.append(f"This case is flagged for the director: {'; '.join(opinion.flag_reasons)}.")
+    if opinion.flagged:  # no decision yet: say so first, not the verdict
+        lines[0] = (
+            f"FLAGGED FOR THE DIRECTOR: {'; '.join(opinion.flag_reasons)}. "
+            f"This second opinion ({entry.verdict}) decides nothing until the director rules."
+        )
     elif opinion.closes_referral:
         lines.append("Your dictionary check closes the referral: this verdict is final (NSA I.B).")
     elif entry.verdict != Verdict.REFER.value:
@@ -178,30 +193,73 @@ def opinion_json(opinion: second_opinion.SecondOpinion) -> dict:
 
 @click.command("flags")
 @json_option
-def flags_cmd(as_json: bool):
+@click.option(
+    "--dismiss",
+    "dismiss_id",
+    type=int,
+    default=None,
+    help="Dismiss the open flag (a separate look-up, a changed penalty) on challenge ID.",
+)
+@click.option("--reason", default=None, help="Why you dismiss it (with --dismiss; recorded).")
+def flags_cmd(as_json: bool, dismiss_id: int | None, reason: str | None):
     """List what waits for the director, newest first: second opinions flagged and not yet
-    ruled on, then challenges that may be one play looked up in parts (NASPA 6.2).
+    ruled on, penalties the players were shown that later rulings or voids changed, then
+    challenges that may be one play looked up in parts (NASPA 6.2).
 
     One line a case: the original's verdict and each second opinion's, and why it is flagged.
-    Record the final ruling with `adjudicator ruling ID`.
+    Record the final ruling with `adjudicator ruling ID`; dismiss a look-up or penalty flag
+    with `flags --dismiss ID --reason TEXT`.
     """
     db = open_hall().db
+    if dismiss_id is not None:
+        which = director_flags.dismiss(db, dismiss_id, reason or "", actor=cli_actor())
+        click.echo(f"Dismissed the {which} flag on #{dismiss_id}: {' '.join(reason.split())}")
+        return
+    if reason is not None:
+        raise CliError("--reason goes with --dismiss ID.")
     open_cases = second_opinion.cases(db, open_only=True)  # void ones are closed
-    lookup_rows = [
-        entry
-        for entry, outcome in outcomes.with_outcomes(db, lookups.flagged(db))
-        if outcome is not None and outcome.decided_by == entry.id  # no ruling or void yet
-    ]
+    changes = director_flags.penalty_changes(db)
+    lookup_rows = director_flags.separate_lookups(db)
     if as_json:
-        items = [*map(case_json, open_cases), *map(lookup_json, lookup_rows)]
+        items = [
+            *map(case_json, open_cases),
+            *(change.to_api() for change in changes),
+            *map(lookup_json, lookup_rows),
+        ]
         click.echo(json.dumps(items, indent=2))
         return
     if not open_cases:
         click.echo("No second opinion is waiting for a ruling.")
     for case in open_cases:
         click.echo(format_case(case))
+    for change in changes:
+        click.echo(format_change(change))
     for entry in lookup_rows:
         click.echo(format_lookup(entry))
+
+
+def format_change(change: director_flags.PenaltyChange) -> str:
+    """One line: a challenge whose penalty changed after the players were told it."""
+    c = change.challenge
+    return " | ".join(
+        (
+            f"#{c.id}",
+            c.tournament,
+            f"round {c.round} table {c.table} challenger {c.challenger}",
+            _when(c),
+            f"penalty changed: was {_penalty_text(change.old)}, now {_penalty_text(change.new)}",
+            f"tell the table: {change.outcome.consequence}",
+        )
+    )
+
+
+def _penalty_text(penalty: dict | None) -> str:
+    if not penalty:
+        return "none"
+    if penalty.get("challenger_loses_turn"):
+        return "loss of turn"
+    points = penalty.get("points_to_player") or 0
+    return f"{points} points to the player" if points else "no penalty"
 
 
 def format_lookup(entry: Entry) -> str:
@@ -312,6 +370,13 @@ def case_json(case: second_opinion.Case) -> dict:
     help="Also charge the challenger 10 points for looking up one play's words separately "
     "(NASPA 6.2; with --verdict unacceptable).",
 )
+@click.option(
+    "--waive-penalty",
+    is_flag=True,
+    help="The verdict as ruled, with no penalty to anyone (NSA VI.C: the director's free "
+    "challenge).",
+)
+@click.option("--confirm-correction", is_flag=True, help=CONFIRM_HELP)
 def ruling_cmd(
     adjudication_id: int,
     words: tuple[str, ...],
@@ -319,6 +384,8 @@ def ruling_cmd(
     reason: str,
     with_words: bool,
     improper_lookup: bool,
+    waive_penalty: bool,
+    confirm_correction: bool,
 ):
     """The director's final ruling on ADJUDICATION_ID (any challenge, flagged or not)."""
     if words and not with_words:
@@ -337,6 +404,8 @@ def ruling_cmd(
         words=" ".join(words) if words else None,
         improper_lookup=improper_lookup,
         store=hall.store,
+        waive_penalty=waive_penalty,
+        confirm_correction=confirm_correction,
     )
     click.echo(format_ruling_entry(entry))
     click.echo(f"Receipt: {receipts.code(hall.receipt(entry))}")  # signed like every verdict

@@ -9,11 +9,13 @@ import click
 from adjudicator.cli.common import CliError, json_option, open_hall
 from adjudicator.hall import tournaments
 from adjudicator.hall.languages import LANGUAGES, UnknownLanguage, check_language
+from adjudicator.judging.rulebooks import RULEBOOKS, get_rulebook
 from adjudicator.judging.rules import UnknownRule, get_rule
 
 RULE_HELP = (
     "Challenge rule: single, double, N-per-word or N-per-turn (N from 1 to 50), or one of "
-    "WESPA 3.10.15(c)'s: dingle, 5-then-10, escalating."
+    "WESPA 3.10.15(c)'s: dingle, 5-then-10, escalating, ladder-A-B-C... (whole points, the "
+    "last step repeats, such as ladder-5-5-10-20-30) or N-seconds (N from 1 to 300)."
 )
 
 
@@ -24,6 +26,20 @@ def _check_rule(ctx: click.Context, param: click.Parameter, value: str | None) -
         return get_rule(value).name
     except UnknownRule as exc:
         raise click.BadParameter(str(exc)) from None
+
+
+RULEBOOK_HELP = (
+    "The rulebook the event follows; its own procedures apply only under it "
+    "(NASPA 6.2's look-up penalty under naspa, school rule 12 under school-2011)."
+)
+DATE_HELP = "The event's first day, YYYY-MM-DD (default: today)."
+
+
+def _warn_edition(hall, t: tournaments.Tournament) -> None:
+    """On stderr: the edition was not in force on the tournament's date (never a refusal)."""
+    warning = tournaments.edition_warning(t)
+    if warning:
+        click.echo(f"Warning: {warning}", err=True)
 
 
 LANGUAGE_HELP = f"Language of the kiosks: {', '.join(LANGUAGES)}."
@@ -48,14 +64,35 @@ def tournament() -> None:
 @click.option("--lexicon", "-l", required=True, help="Compiled lexicon, such as NWL2023.")
 @click.option("--rule", "-r", required=True, callback=_check_rule, help=RULE_HELP)
 @click.option("--title", default="", help="Title shown on every kiosk (default: the slug).")
+@click.option("--rulebook", type=click.Choice(list(RULEBOOKS)), default=None, help=RULEBOOK_HELP)
+@click.option("--date", "event_date", default=None, help=DATE_HELP)
 @click.option(
     "--language", default="en", callback=_check_language, help=LANGUAGE_HELP + " Default: en."
 )
-def create(slug: str, lexicon: str, rule: str, title: str, language: str):
+def create(
+    slug: str,
+    lexicon: str,
+    rule: str,
+    title: str,
+    rulebook: str | None,
+    event_date: str | None,
+    language: str,
+):
     """Create tournament SLUG on a lexicon and a challenge rule."""
     hall = open_hall()
-    created = tournaments.create(hall.db, hall.store, slug, lexicon, rule, title, language=language)
+    created = tournaments.create(
+        hall.db,
+        hall.store,
+        slug,
+        lexicon,
+        rule,
+        title,
+        rulebook=rulebook,
+        event_date=event_date,
+        language=language,
+    )
     click.echo(describe(created, hall))
+    _warn_edition(hall, created)
 
 
 @tournament.command("list")
@@ -69,8 +106,10 @@ def list_(as_json: bool):
     elif not found:
         click.echo("No tournaments yet: create one with `adjudicator tournament create`.")
     for each in [] if as_json else found:
+        book = each.rulebook or "-"
         click.echo(
-            f"{each.slug:<24} {each.lexicon:<12} {each.rule:<12} {each.language:<3} {each.title}"
+            f"{each.slug:<24} {each.lexicon:<12} {each.rule:<12} {book:<12} "
+            f"{each.event_date or '-':<10} {each.language:<3} {each.title}"
         )
 
 
@@ -92,18 +131,44 @@ def show(slug: str, as_json: bool):
 @click.option("--rule", "-r", default=None, callback=_check_rule, help="New " + RULE_HELP)
 @click.option("--title", default=None, help="New title.")
 @click.option(
+    "--rulebook",
+    type=click.Choice([*RULEBOOKS, "none"]),
+    default=None,
+    help="New rulebook (none: no rulebook-only procedures).",
+)
+@click.option("--date", "event_date", default=None, help="New " + DATE_HELP)
+@click.option(
     "--language", default=None, callback=_check_language, help="New " + LANGUAGE_HELP.lower()
 )
-def set_(slug: str, lexicon: str | None, rule: str | None, title: str | None, language: str | None):
-    """Change a tournament's lexicon, rule, title or language; kiosks follow from the next
-    challenge."""
-    if lexicon is None and rule is None and title is None and language is None:
-        raise CliError("Nothing to change: give --lexicon, --rule, --title or --language.")
+def set_(
+    slug: str,
+    lexicon: str | None,
+    rule: str | None,
+    title: str | None,
+    rulebook: str | None,
+    event_date: str | None,
+    language: str | None,
+):
+    """Change a tournament's lexicon, rule, title, rulebook, date or language; kiosks follow
+    from the next challenge."""
+    if all(v is None for v in (lexicon, rule, title, rulebook, event_date, language)):
+        raise CliError(
+            "Nothing to change: give --lexicon, --rule, --title, --rulebook, --date or --language."
+        )
     hall = open_hall()
     changed = tournaments.update(
-        hall.db, hall.store, slug, lexicon=lexicon, rule=rule, title=title, language=language
+        hall.db,
+        hall.store,
+        slug,
+        lexicon=lexicon,
+        rule=rule,
+        title=title,
+        rulebook=rulebook,
+        event_date=event_date,
+        language=language,
     )
     click.echo(describe(changed, hall))
+    _warn_edition(hall, changed)
 
 
 def describe(t: tournaments.Tournament, hall) -> str:
@@ -114,6 +179,16 @@ def describe(t: tournaments.Tournament, hall) -> str:
             f"  lexicon: {t.lexicon} ({manifest.words:,} words, "
             f"fingerprint {t.lexicon_fingerprint[:12]})",
             f"  rule:    {t.rule} ({get_rule(t.rule).title})",
+            f"  rulebook: {t.rulebook or 'none'} ({get_rulebook(t.rulebook).title})",
+            f"  date:    {t.event_date or '-'}",
             f"  language: {t.language} ({LANGUAGES.get(t.language, t.language)})",
+            *_non_ratable(t.rule),
         )
     )
+
+
+def _non_ratable(rule: str) -> tuple[str, ...]:
+    """WESPA 3.10.15(d): the rules that count a game's challenges may make it non-ratable."""
+    if not get_rule(rule).non_standard:
+        return ()
+    return ("  note:    WESPA may treat an event under this rule as non-ratable (3.10.15(d)).",)

@@ -26,6 +26,7 @@ EFFECTIVE_FIELDS = (
     "effective_consequence",
     "effective_decided_by",
     "effective_how",
+    "effective_penalty",
 )
 CSV_FIELDS = (*journal.FIELDS, *EFFECTIVE_FIELDS)
 Row = tuple[journal.Entry, Outcome | None]
@@ -55,6 +56,9 @@ def export_json(entry: journal.Entry, outcome: Outcome | None = None) -> dict[st
         "actor": entry.actor,
         "note": entry.note,
         "flag": entry.flag,
+        "dictionary": entry.dictionary,  # a word judge's dictionary check (issue 20)
+        "flag_reasons": json.loads(entry.flag_reasons) if entry.flag_reasons else None,
+        "details": json.loads(entry.details) if entry.details else None,
         "effective": outcome.to_api() if outcome else None,
         "prev_hash": entry.prev_hash,
         "row_hash": entry.row_hash,
@@ -64,8 +68,9 @@ def export_json(entry: journal.Entry, outcome: Outcome | None = None) -> dict[st
 def csv_records(db: Database, batches: Iterable[Sequence[tuple]]) -> Iterator[tuple]:
     """CSV records in CSV_FIELDS order from batches of stored rows (journal.batches): each row
     as the journal stores it, then its effective outcome (outcomes.effective_rows)."""
+    games = outcomes.Games(db, whole_journal=True)  # each game recounted once, if corrected
     for batch in batches:
-        yield from outcomes.effective_rows(db, batch)
+        yield from outcomes.effective_rows(db, batch, games)
 
 
 def neutralise_formula(value: Any) -> Any:
@@ -121,7 +126,10 @@ def write(db: Database, out: TextIO, fmt: str = "csv", tournament: str | None = 
     if fmt == "csv":
         chunks = csv_chunks(csv_records(db, journal.batches(db, tournament)))
     else:
-        chunks = json_chunks(outcomes.with_outcomes(db, journal.entries(db, tournament)))
+        games = outcomes.Games(db, whole_journal=True)
+        chunks = json_chunks(
+            outcomes.with_outcomes(db, journal.entries(db, tournament), games=games)
+        )
     for chunk in chunks:
         out.write(chunk)
 

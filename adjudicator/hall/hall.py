@@ -6,6 +6,7 @@ normalise the input, rule on it once, record it durably, and only then return it
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Iterable
 from pathlib import Path
@@ -15,7 +16,8 @@ from adjudicator import settings
 from adjudicator.errors import AdjudicatorError, LexiconError
 from adjudicator.hall import kiosks, tournaments
 from adjudicator.hall.ratelimit import RateLimit, RateLimited, parse_rate_limit
-from adjudicator.judging import game, lookups, voids
+from adjudicator.judging import game, lookups, reissues
+from adjudicator.judging.rulebooks import get_rulebook
 from adjudicator.judging.rules import consequence, get_rule
 from adjudicator.judging.ruling import rule_on
 from adjudicator.record import journal, journal_health, migrations, receipt_key, receipts
@@ -28,7 +30,9 @@ from adjudicator.words.normalize import normalize_challenge
 from adjudicator.words.store import LexiconStore
 
 DETAIL_FIELDS = ("table", "round", "challenger", "player")
-OPTIONAL_FIELDS = (*DETAIL_FIELDS, "replaces")  # what a challenge may carry besides its words
+# What a challenge may carry besides its words; final_play (true: the challenged play went out)
+# only matters where the rulebook says so (school rule 12) and for the consequence's wording.
+OPTIONAL_FIELDS = (*DETAIL_FIELDS, "replaces", "final_play")
 MAX_DETAIL = 40
 
 
@@ -123,12 +127,14 @@ class Hall:
         actor: str | None = None,
         replaces: int | None = None,
         guard=None,
+        final_play: Any = None,
         **details: str | None,
     ) -> journal.Entry:
         """Judge a challenge for a tournament, made at `station` (a kiosk, or the command line),
         and return it once it is in the journal. The penalty is settled under the chain lock."""
         clean = clean_details(details)
         replaces = check_replaces(replaces)
+        final_play = check_final_play(final_play)
         self.signing_key()  # a verdict that could not be signed is not recorded either
         tournament = tournaments.get(self.db, tournament_slug)
         lexicon = self.lexicon_for(tournament)
@@ -137,22 +143,32 @@ class Hall:
         clean = game.require_game(rule, clean)
         ruling = rule_on(lexicon, rule, normalised)
         manifest = ruling.lexicon.manifest
-        window = lookups.lookup_window_seconds()
+        # NASPA 6.2's look-up flags only under the naspa rulebook, and only where the table is
+        # known (a shared computer's unrelated tables would flood the director).
+        book = get_rulebook(tournament.rulebook)
+        window = lookups.lookup_window_seconds() if book.improper_lookup else 0
 
         def settle(cur) -> dict:
             if guard is not None:
                 guard(cur)
             if replaces is not None:
-                voids.check_reissue(cur, replaces, tournament.slug, station, clean)
+                reissues.check_reissue(cur, replaces, tournament.slug, station, clean)
             earlier = game.earlier_unsuccessful(
                 cur,
                 tournament.slug,
                 *(clean.get(name) for name in game.GAME_FIELDS),
                 replacing=replaces,
             )
-            result = consequence(rule, ruling.verdict, ruling.word_count, earlier)
+            result = consequence(
+                rule,
+                ruling.verdict,
+                ruling.word_count,
+                earlier,
+                final_play=final_play,
+                final_play_free=book.final_play_free,
+            )
             flag = lookups.separate_lookup(
-                cur, station, clean.get("table"), clean.get("round"), window
+                cur, station, clean.get("table"), clean.get("round"), window, tournament.slug
             )
             return {"consequence": result.text, "penalty": result.penalty_json(), **(flag or {})}
 
@@ -171,6 +187,7 @@ class Hall:
             verdict=ruling.verdict.value,
             consequence=ruling.consequence.text,
             actor=actor,
+            details=json.dumps({"final_play": True}) if final_play else None,
             **clean,
         )
 
@@ -198,6 +215,15 @@ def check_replaces(value) -> int | None:
     if not 0 < number < 2**31:
         raise DetailError("replaces must be the number of the challenge this one replaces.")
     return number
+
+
+def check_final_play(value: Any) -> bool:
+    """final_play: true or false (a JSON boolean), or left out (false)."""
+    if value is None or value is False:
+        return False
+    if value is True:
+        return True
+    raise DetailError("final_play must be true or false: was the challenged play the last one?")
 
 
 def _ascii_digits(text: str) -> bool:

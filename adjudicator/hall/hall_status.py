@@ -19,7 +19,7 @@ from datetime import UTC, datetime, timedelta
 from adjudicator.errors import AdjudicatorError, LexiconError
 from adjudicator.hall import integrity, kiosks, overview, tournaments
 from adjudicator.hall.hall import Hall
-from adjudicator.judging import second_opinion
+from adjudicator.judging import director_flags, second_opinion
 from adjudicator.judging.rules import get_rule
 from adjudicator.words.lexicon import Manifest
 
@@ -47,6 +47,7 @@ class TournamentStatus:
     lexicon_problem: str | None  # why its kiosks cannot judge now; None when they can
     kiosks: tuple[KioskStatus, ...]
     challenges_today: int | None = None
+    edition_warning: str | None = None  # the lexicon was not in force on the event's date
 
     @property
     def kiosks_online(self) -> int:
@@ -84,6 +85,7 @@ class HallStatus:
     journal: JournalStatus
     problems: tuple[str, ...] = field(default=())
     record: integrity.Integrity | None = None  # journal health, witness alarms, checkpoints
+    other_flags: int = 0  # open look-up and changed-penalty flags (director_flags.py)
 
     @property
     def kiosks(self) -> tuple[KioskStatus, ...]:
@@ -111,6 +113,7 @@ def build(hall: Hall, now: datetime | None = None) -> HallStatus:
         tournaments=shown,
         lexicons=lexicons,
         open_flags=second_opinion.open_count(hall.db),
+        other_flags=director_flags.open_count(hall.db),
         journal=_journal_status(hall),
         problems=tuple(problems),
         record=integrity.overview(hall),
@@ -145,6 +148,7 @@ def _tournament_status(
         lexicon_problem=problem,
         kiosks=tuple(sorted(kiosk_list, key=lambda k: k.name)),
         challenges_today=challenges_today,
+        edition_warning=tournaments.edition_warning(tournament),
     )
 
 

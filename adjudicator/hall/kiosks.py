@@ -21,6 +21,9 @@ from adjudicator.record.db import Database
 from adjudicator.textcheck import check_name
 
 PAIRING_HOURS = 24
+# A printed sheet's codes last until used, or until revoked (the kiosk revoked, or a new code
+# made for it): a code on paper that expires in hours is useless on the day.
+UNTIL_USED = "9999-12-31T23:59:59.999999+00:00"
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 ._-]{0,39}")
 # Pairing codes are typed on tablets: no 0/O or 1/I/L to misread.
 _CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
@@ -67,8 +70,9 @@ def pairing_link(base_url: str, code: str, language: str = "en") -> str:
     return f"{base_url.rstrip('/')}/pair{asked}#{code}"
 
 
-def add(db: Database, name: str, tournament: str) -> Enrolment:
-    """Enrol a kiosk for a tournament: a new token and a one-time pairing code."""
+def add(db: Database, name: str, tournament: str, lasting: bool = False) -> Enrolment:
+    """Enrol a kiosk for a tournament: a new token and a one-time pairing code (with
+    `lasting`, one that lasts until used or revoked, for a printed sheet)."""
     check_name(
         name,
         "kiosk name",
@@ -79,7 +83,7 @@ def add(db: Database, name: str, tournament: str) -> Enrolment:
     )
     tournaments.get(db, tournament)
     token = "k_" + secrets.token_urlsafe(32)
-    code, expires = _new_code()
+    code, expires = _new_code(lasting)
     with db.transaction() as cur:
         if cur.execute("SELECT name FROM kiosks WHERE name = ?", (name,)).one():
             raise KioskError(f"Kiosk {name!r} already exists: pair it again with `kiosk pair`.")
@@ -91,12 +95,13 @@ def add(db: Database, name: str, tournament: str) -> Enrolment:
     return Enrolment(get(db, name), token, code, expires)
 
 
-def new_pairing(db: Database, name: str) -> Enrolment:
-    """A fresh one-time pairing code for an existing, active kiosk."""
+def new_pairing(db: Database, name: str, lasting: bool = False) -> Enrolment:
+    """A fresh one-time pairing code for an existing, active kiosk (it replaces the one
+    before, which then no longer works); `lasting` as for `add`."""
     kiosk = get(db, name)
     if not kiosk.active:
         raise KioskError(f"Kiosk {name!r} was revoked; enrol a new kiosk instead.")
-    code, expires = _new_code()
+    code, expires = _new_code(lasting)
     with db.transaction() as cur:
         cur.execute(
             "UPDATE kiosks SET pairing_hash = ?, pairing_expires_at = ? WHERE name = ?",
@@ -197,8 +202,10 @@ def touch(db: Database, name: str) -> None:
         cur.execute("UPDATE kiosks SET last_seen_at = ? WHERE name = ?", (_now(), name))
 
 
-def _new_code() -> tuple[str, str]:
+def _new_code(lasting: bool = False) -> tuple[str, str]:
     code = "".join(secrets.choice(_CODE_ALPHABET) for _ in range(CODE_LENGTH))
+    if lasting:
+        return code, UNTIL_USED
     expires = (datetime.now(UTC) + timedelta(hours=PAIRING_HOURS)).isoformat(
         timespec="microseconds"
     )

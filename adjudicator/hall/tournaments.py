@@ -1,22 +1,27 @@
 """Tournaments (or divisions): each binds one compiled lexicon edition and one challenge rule.
 
 The tournament pins the lexicon's fingerprint when it is set, so a lexicon re-imported with
-different words is refused at the kiosk ("call the director") rather than used silently.
+different words is refused at the kiosk ("call the director") rather than used silently. It may
+name its rulebook (rulebooks.py: which rulebook-only procedures apply) and has a date, its first
+day: a catalogue edition not in force on that date is accepted with a warning
+(`edition_warning`), since a club may choose an old list on purpose.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from datetime import UTC, datetime
+from dataclasses import dataclass, fields
+from datetime import UTC, date, datetime
 from typing import Any
 
 from adjudicator.errors import AdjudicatorError
 from adjudicator.hall.languages import DEFAULT as DEFAULT_LANGUAGE
 from adjudicator.hall.languages import check_language
+from adjudicator.judging.rulebooks import check_rulebook
 from adjudicator.judging.rules import get_rule
 from adjudicator.record.db import Database
 from adjudicator.textcheck import TITLE_MAX, check_name, check_text
+from adjudicator.words import catalogue
 from adjudicator.words.store import LexiconStore
 
 _SLUG = re.compile(r"[a-z0-9][a-z0-9-]{0,62}")
@@ -35,6 +40,8 @@ class Tournament:
     rule: str
     created_at: str
     updated_at: str
+    rulebook: str | None = None  # rulebooks.RULEBOOKS, or None: no rulebook-only procedures
+    event_date: str | None = None  # the event's first day, YYYY-MM-DD
     language: str = DEFAULT_LANGUAGE  # the kiosks' language (hall/languages.py)
 
     def to_api(self) -> dict[str, Any]:
@@ -46,7 +53,41 @@ class Tournament:
             "rule": self.rule,
             "language": self.language,
             "updated_at": self.updated_at,
+            "rulebook": self.rulebook,
+            "date": self.event_date,
         }
+
+
+_COLUMNS = tuple(f.name for f in fields(Tournament))
+
+
+def _from_row(row: Any) -> Tournament:
+    """A Tournament from a row of the tournaments table (columns it does not know are left)."""
+    return Tournament(**{name: row[name] for name in _COLUMNS if name in row})
+
+
+def check_date(text: str | None) -> str:
+    """An event date as YYYY-MM-DD (default: today, the server's local day)."""
+    if text is None or not str(text).strip():
+        return date.today().isoformat()
+    try:
+        return date.fromisoformat(str(text).strip()).isoformat()
+    except ValueError:
+        raise TournamentError(
+            f"Invalid date {text!r}: give the event's first day as YYYY-MM-DD, such as 2011-04-16."
+        ) from None
+
+
+def edition_warning(tournament: Tournament) -> str | None:
+    """A warning when the tournament's lexicon is a catalogue edition that was not in force on
+    the tournament's date, naming the editions of its family in force then; else None."""
+    if not tournament.event_date:
+        return None
+    edition = catalogue.by_fingerprint(tournament.lexicon_fingerprint)
+    if edition is None:
+        return None
+    warning = catalogue.not_in_force_warning(edition, tournament.event_date)
+    return f"Tournament {tournament.slug}: {warning}" if warning else None
 
 
 def check_slug(slug: str) -> str:
@@ -69,12 +110,17 @@ def create(
     rule: str,
     title: str = "",
     *,
+    rulebook: str | None = None,
+    event_date: str | None = None,
     language: str = DEFAULT_LANGUAGE,
 ) -> Tournament:
-    """Create a tournament on a compiled lexicon and a rule; its kiosks speak `language`."""
+    """Create a tournament on a compiled lexicon and a rule (and a rulebook and date); its
+    kiosks speak `language`."""
     check_slug(slug)
     title = check_text(title, "tournament title", TITLE_MAX)
     get_rule(rule)
+    rulebook = _check_rulebook(rulebook)
+    event_date = check_date(event_date)
     language = check_language(language)
     fingerprint = store.open(lexicon).manifest.fingerprint
     now = _now()
@@ -85,8 +131,8 @@ def create(
             )
         cur.execute(
             "INSERT INTO tournaments (slug, title, lexicon, lexicon_fingerprint, rule, created_at, "
-            "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (slug, title or slug, lexicon, fingerprint, rule, now, now),
+            "updated_at, rulebook, event_date) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (slug, title or slug, lexicon, fingerprint, rule, now, now, rulebook, event_date),
         )
         cur.execute("UPDATE tournaments SET language = ? WHERE slug = ?", (language, slug))
     return get(db, slug)
@@ -98,14 +144,14 @@ def get(db: Database, slug: str) -> Tournament:
     if row is None:
         known = ", ".join(t.slug for t in list_all(db)) or "none yet"
         raise TournamentError(f"No tournament {slug!r} (tournaments: {known}).")
-    return Tournament(**row)
+    return _from_row(row)
 
 
 def list_all(db: Database) -> list[Tournament]:
     """Every tournament, by slug."""
     with db.transaction() as cur:
         rows = cur.execute("SELECT * FROM tournaments ORDER BY slug").all()
-    return [Tournament(**row) for row in rows]
+    return [_from_row(row) for row in rows]
 
 
 def update(
@@ -116,13 +162,17 @@ def update(
     lexicon: str | None = None,
     rule: str | None = None,
     title: str | None = None,
+    rulebook: str | None = None,
+    event_date: str | None = None,
     language: str | None = None,
 ) -> Tournament:
-    """Change a tournament's lexicon, rule, title or language; kiosks use it from their next
-    challenge (a language from their next page)."""
+    """Change a tournament's lexicon, rule, title, rulebook, date or language; kiosks use it
+    from their next challenge (a language from their next page)."""
     current = get(db, slug)
     if language is not None:
         language = check_language(language)
+    if rulebook is not None or event_date is not None:
+        _set_rulebook_and_date(db, current, rulebook, event_date)
     if title is not None:
         title = check_text(title, "tournament title", TITLE_MAX)
     if rule is not None:
@@ -140,6 +190,28 @@ def update(
         if language is not None:
             cur.execute("UPDATE tournaments SET language = ? WHERE slug = ?", (language, slug))
     return get(db, slug)
+
+
+def _check_rulebook(name: str | None) -> str | None:
+    try:
+        return check_rulebook(name)
+    except AdjudicatorError as exc:
+        raise TournamentError(str(exc)) from None
+
+
+def _set_rulebook_and_date(
+    db: Database, current: Tournament, rulebook: str | None, event_date: str | None
+) -> None:
+    """Set the rulebook ('none' takes it away) and the date, each only if given."""
+    book = current.rulebook
+    if rulebook is not None:
+        book = None if rulebook.strip().lower() == "none" else _check_rulebook(rulebook)
+    day = check_date(event_date) if event_date is not None else current.event_date
+    with db.transaction() as cur:
+        cur.execute(
+            "UPDATE tournaments SET rulebook = ?, event_date = ? WHERE slug = ?",
+            (book, day, current.slug),
+        )
 
 
 def _now() -> str:

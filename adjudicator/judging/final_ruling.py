@@ -3,23 +3,31 @@
 WESPA 3.10.11(c): when a second opinion differs from the original, the director decides.
 NSA X.G: the director may review any challenge again. WESPA 3.10.13: a misadjudication may
 be corrected. So a ruling may be given on any challenge (flagged or not), once; it is final.
-Its consequence counts the words ruled on: those given with the ruling, else the latest
-second opinion's, else the original's. With `improper_lookup`, it also records NASPA 6.2's
-10-point penalty for a play whose words were looked up separately.
+Its consequence counts the words ruled on: those given with the ruling, else the original's;
+when a second opinion was given with other words, the director must name them. With
+`improper_lookup`, it also records NASPA 6.2's 10-point penalty for a play whose words were
+looked up separately; with `waive_penalty`, no penalty to anyone (NSA VI.C).
+A ruling that changes the outcome after a later challenge at that table needs the director's
+confirmation (corrections.py, WESPA 3.10.13).
 """
 
 from __future__ import annotations
 
+import json
+from collections import Counter
 from collections.abc import Iterable
 
 from adjudicator.errors import LexiconError
+from adjudicator.judging import corrections, outcomes
 from adjudicator.judging.reasons import check_reason
+from adjudicator.judging.rulebooks import rulebook_of
 from adjudicator.judging.rules import get_rule
 from adjudicator.judging.second_opinion import (
     SecondOpinionRefused,
     append_follow_up,
     case_of,
     original_of,
+    refuse_if_ruled,
 )
 from adjudicator.judging.verdict import Verdict
 from adjudicator.record import journal
@@ -42,6 +50,8 @@ def record_ruling(
     words: str | Iterable[str] | None = None,
     improper_lookup: bool = False,
     store: LexiconStore | None = None,
+    waive_penalty: bool = False,
+    confirm_correction: bool = False,
 ) -> journal.Entry:
     """Journal the director's final ruling on challenge `adjudication_id`.
 
@@ -52,15 +62,40 @@ def record_ruling(
     if verdict not in FINAL_VERDICTS:
         raise SecondOpinionRefused("The final ruling is ACCEPTABLE or UNACCEPTABLE.")
     reason = check_reason(reason, "ruling")
+    if improper_lookup and not rulebook_of(db, original.tournament).improper_lookup:
+        raise SecondOpinionRefused(
+            f"The improper look-up penalty is NASPA 6.2's: tournament {original.tournament} is "
+            "not under the naspa rulebook (`tournament set SLUG --rulebook naspa`), so it has "
+            "no such penalty."
+        )
     if improper_lookup and verdict != Verdict.UNACCEPTABLE.value:
         raise SecondOpinionRefused(
             "The improper look-up penalty (NASPA 6.2) applies only when the play is "
             "unacceptable: rule UNACCEPTABLE, or leave the penalty out."
         )
+    refuse_if_ruled(db, original.id)
     ruled_words = _words_ruled_on(db, store, original, words)
+    current = next(iter(outcomes.with_outcomes(db, [original])))[1]
+    confirmed = corrections.require_confirmation(
+        db,
+        original,
+        current is not None and current.verdict != verdict,
+        confirm_correction,
+        "ruling",
+    )
+    details = {"waived": True} if waive_penalty else {}
+    if confirmed:
+        details["confirmed"] = True
+    if waive_penalty and improper_lookup:
+        raise SecondOpinionRefused(
+            "A free challenge (--waive-penalty) charges nobody: leave out the improper look-up "
+            "penalty, or the waiver."
+        )
     note = reason
     if improper_lookup:
         note = f"{reason} [improper separate look-ups, NASPA 6.2]"
+    if waive_penalty:
+        note = f"{reason} [penalty waived: a free challenge, NSA VI.C]"
     return append_follow_up(
         db,
         original,
@@ -72,6 +107,8 @@ def record_ruling(
         verdict=Verdict(verdict),
         note=note,
         improper_lookup=improper_lookup,
+        waived=waive_penalty,
+        details=json.dumps(details, sort_keys=True) if details else None,
     )
 
 
@@ -98,4 +135,10 @@ def _words_ruled_on(
     if given:
         return normalize_challenge(given, _alphabet_of(store, original))
     opinions = case_of(db, original).opinions
-    return opinions[-1].words if opinions else original.words
+    if any(Counter(o.words) != Counter(original.words) for o in opinions):
+        raise SecondOpinionRefused(
+            f"A second opinion on #{original.id} was given with other words than the "
+            f"original's ({' '.join(original.words)}): name the words you rule on "
+            "(ruling ID --words WORD...), so the penalty counts the right ones."
+        )
+    return original.words

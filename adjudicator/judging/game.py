@@ -8,7 +8,8 @@ recorded at once in one game are counted one after the other, never both as the 
 
 A challenge counts by its effective outcome, the one the rulebooks give it:
 - a void challenge (withdrawn, rescinded, entered by mistake: NSA IV.I.2, NASPA 4.10 and 5.4)
-  was never adjudicated, so it is no unsuccessful challenge;
+  was never adjudicated, so it is no unsuccessful challenge (unless the void was revoked: every
+  void but the latest was, when there are as many revocations as voids);
 - a challenge reissued because the slip did not match the board (WESPA 3.10.12, MSA 13) counts
   once, as the reissued challenge;
 - a ruling (WESPA 3.10.11(c), 3.10.13; NSA X.G) replaces the original adjudication, and a word
@@ -25,7 +26,8 @@ from adjudicator.judging.rules import Rule
 
 GAME_FIELDS = ("round", "table", "challenger")
 
-# A second opinion whose note carries this is waiting for the director (second_opinion.FLAGGED).
+# A second opinion is waiting for the director when its flag_reasons are not '[]' (schema 7);
+# a row from before schema 7 said so in its note (second_opinion.FLAGGED).
 _FLAGGED_NOTE = "%flagged for the director%"
 
 # {bound} narrows the rows: "AND c.id < ?" (before a row), "AND c.id <> ?" (all but one), "".
@@ -34,14 +36,17 @@ SELECT COUNT(*) AS n FROM adjudications AS c
 WHERE c.tournament = ? AND c.round_no = ? AND c.table_no = ? AND c.challenger = ?
   AND c.kind = 'challenge' {{bound}}
   AND NOT EXISTS (
-    SELECT 1 FROM adjudications AS v
-    WHERE v.refers_to = c.id AND v.kind IN ('void', 'challenge'))
+    SELECT 1 FROM adjudications AS v WHERE v.refers_to = c.id AND v.kind = 'challenge')
+  AND (SELECT COUNT(*) FROM adjudications AS v WHERE v.refers_to = c.id AND v.kind = 'void')
+    <= (SELECT COUNT(*) FROM adjudications AS v
+        WHERE v.refers_to = c.id AND v.kind = 'revocation')
   AND COALESCE(
     (SELECT r.verdict FROM adjudications AS r
      WHERE r.refers_to = c.id AND r.kind = 'ruling' ORDER BY r.id DESC LIMIT 1),
     (SELECT s.verdict FROM adjudications AS s
      WHERE s.refers_to = c.id AND s.kind = 'second-opinion'
-       AND (s.note IS NULL OR s.note NOT LIKE '{_FLAGGED_NOTE}')
+       AND CASE WHEN s.flag_reasons IS NOT NULL THEN s.flag_reasons = '[]'
+           ELSE (s.note IS NULL OR s.note NOT LIKE '{_FLAGGED_NOTE}') END
      ORDER BY s.id DESC LIMIT 1),
     c.verdict) = 'ACCEPTABLE'
 """

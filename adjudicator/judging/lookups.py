@@ -3,9 +3,12 @@
 NASPA 6.2: "If you are challenging more than one word and you enter them separately ... If it
 was solely your error and the word is invalid, you lose 10 points." The program cannot know
 whether two challenges are one play, but it can see the pattern: two challenges from one
-kiosk within a short time (`ADJUDICATOR_SEPARATE_LOOKUP_SECONDS`) for the same table and
-round. The later one is recorded with a flag and a note for the director, who decides and
-may record the 10-point penalty as a ruling. The player's screen shows nothing of it.
+kiosk within a short time (`ADJUDICATOR_SEPARATE_LOOKUP_SECONDS`) for the same tournament,
+table and round. The later one is recorded with a flag and a note for the director, who decides
+and may record the 10-point penalty as a ruling, or dismisses the flag (director_flags.py). The
+player's screen shows nothing of it. Only where NASPA 6.2 applies (a tournament under the
+`naspa` rulebook) and the table is known: a challenge without a table is never flagged, and
+two tournaments' challenges are never linked.
 """
 
 from __future__ import annotations
@@ -27,12 +30,16 @@ def lookup_window_seconds() -> int:
 
 
 def separate_lookup(
-    cur: Any, kiosk: str, table: str | None, round_no: str | None, seconds: int
+    cur: Any,
+    kiosk: str,
+    table: str | None,
+    round_no: str | None,
+    seconds: int,
+    tournament: str | None = None,
 ) -> dict[str, str] | None:
-    """The flag and note for a challenge that may be part of the previous one (inside the
-    append transaction), else None. Missing table and round count as the same: a tablet is
-    one table."""
-    if seconds <= 0:
+    """The flag and note for a challenge that may be part of the previous one at the same
+    table, round and tournament (inside the append transaction), else None. No table: None."""
+    if seconds <= 0 or not table:
         return None
     now = datetime.now(UTC)
     since = (now - timedelta(seconds=seconds)).isoformat(timespec="microseconds")
@@ -40,7 +47,7 @@ def separate_lookup(
     # backwards, so they are also its latest, and the read stops after RECENT rows however
     # long the kiosk's history (a time condition in SQL would walk all of it).
     cur.execute(
-        "SELECT id, recorded_at, table_no, round_no FROM adjudications "
+        "SELECT id, recorded_at, table_no, round_no, tournament FROM adjudications "
         f"WHERE kiosk = ? AND kind = 'challenge' ORDER BY id DESC LIMIT {RECENT}",
         (kiosk,),
     )
@@ -48,7 +55,8 @@ def separate_lookup(
         row = cur.one()
         if row is None or row["recorded_at"] < since:
             break
-        if row["table_no"] == table and row["round_no"] == round_no:
+        same_event = tournament is None or row["tournament"] == tournament
+        if same_event and row["table_no"] == table and row["round_no"] == round_no:
             gap = (now - datetime.fromisoformat(row["recorded_at"])).total_seconds()
             where = _where(table, round_no)
             return {

@@ -19,6 +19,10 @@ from adjudicator.judging.verdict import Verdict
 MIN_POINTS, MAX_POINTS = 1, 50
 IMPROPER_LOOKUP_POINTS = 10  # NASPA 6.2, "Improper Lookups"
 _POINTS_RULE = re.compile(r"([1-9][0-9]?)-per-(word|turn)")
+# WESPA 3.10.15(c)(iii): "5-5-10-20-30 point (or similar)"; (c)(iv): time penalties.
+_LADDER_RULE = re.compile(r"ladder((?:-[0-9]{1,3}){1,10})")
+_SECONDS_RULE = re.compile(r"([0-9]{1,3})-seconds")
+MAX_LADDER_STEPS, MAX_LADDER_POINTS, MAX_SECONDS = 10, 100, 300
 
 
 @dataclass(frozen=True)
@@ -39,11 +43,17 @@ class Rule:
     # For the rules that count (WESPA 3.10.15(c)): the 1st, 2nd, ... unsuccessful challenge's
     # cost in one game; the last step holds for every later one.
     ladder: tuple[Step, ...] = ()
+    seconds: int = 0  # WESPA 3.10.15(c)(iv): the challenger's clock loses this many seconds
 
     @property
     def counts_earlier_challenges(self) -> bool:
         """True when the cost depends on the challenger's earlier unsuccessful challenges."""
         return bool(self.ladder)
+
+    @property
+    def non_standard(self) -> bool:
+        """A system of WESPA 3.10.15(c): WESPA may treat the event as non-ratable (d)."""
+        return bool(self.ladder or self.seconds)
 
     def step(self, earlier_unsuccessful: int) -> Step:
         """The cost of an unsuccessful challenge after `earlier_unsuccessful` others."""
@@ -113,15 +123,23 @@ class Consequence:
     points_to_player: int = 0
     challenger_loses_turn: bool = False
     points_to_challenger: int = 0  # negative: points the challenger loses (NASPA 6.2)
+    seconds_to_challenger: int | None = None  # a time rule's: seconds off the challenger's clock
+    waived: bool = False  # the director's free challenge (NSA VI.C): no penalty to anyone
 
     def penalty(self) -> dict[str, bool | int | None]:
-        """The consequence as numbers, as the API's `penalty` object gives it."""
-        return {
+        """The consequence as numbers, as the API's `penalty` object gives it (a time rule's
+        `seconds_to_challenger`, and `waived`, only where they apply)."""
+        numbers: dict[str, bool | int | None] = {
             "play_stands": self.play_stands,
             "points_to_player": self.points_to_player,
             "challenger_loses_turn": self.challenger_loses_turn,
             "points_to_challenger": self.points_to_challenger,
         }
+        if self.seconds_to_challenger is not None:
+            numbers["seconds_to_challenger"] = self.seconds_to_challenger
+        if self.waived:
+            numbers["waived"] = True
+        return numbers
 
     def penalty_json(self) -> str:
         """The penalty object as the journal stores it: canonical JSON."""
@@ -136,40 +154,111 @@ def get_rule(name: str) -> Rule:
     match = _POINTS_RULE.fullmatch(name)
     if match and MIN_POINTS <= int(match.group(1)) <= MAX_POINTS:
         return _points_rule(int(match.group(1)), match.group(2))
+    match = _LADDER_RULE.fullmatch(name)
+    if match:
+        steps = [int(text) for text in match.group(1)[1:].split("-")]
+        if all(
+            1 <= n <= MAX_LADDER_POINTS and str(n) == t
+            for n, t in zip(steps, match.group(1)[1:].split("-"), strict=True)
+        ):
+            return _ladder_rule(steps)
+    match = _SECONDS_RULE.fullmatch(name)
+    if match and 1 <= int(match.group(1)) <= MAX_SECONDS and not match.group(1).startswith("0"):
+        seconds = int(match.group(1))
+        return Rule(
+            f"{seconds}-seconds",
+            f"Time penalty: the challenger's clock loses {seconds} seconds for each "
+            "unsuccessful challenge",
+            seconds=seconds,
+        )
     raise UnknownRule(
         f"Unknown challenge rule {name!r}: choose single, double, N-per-word or N-per-turn "
         f"(N from {MIN_POINTS} to {MAX_POINTS}, such as 5-per-word), "
-        f"{', '.join(r.name for r in NON_STANDARD)}."
+        f"{', '.join(r.name for r in NON_STANDARD)}, ladder-A-B-C... (1 to "
+        f"{MAX_LADDER_STEPS} steps of 1 to {MAX_LADDER_POINTS} points, such as "
+        f"ladder-5-5-10-20-30) or N-seconds (N from 1 to {MAX_SECONDS})."
+    )
+
+
+def _ladder_rule(steps: list[int]) -> Rule:
+    """`ladder-A-B-C...`: A points for the first unsuccessful challenge in a game, B for the
+    second, ...; the last step repeats (WESPA 3.10.15(c)(iii): "or similar")."""
+    listed = ", ".join(str(n) for n in steps)
+    return Rule(
+        "ladder-" + "-".join(str(n) for n in steps),
+        f"Ladder: {listed} points for a player's unsuccessful challenges in a game, then "
+        f"{steps[-1]} for each later one",
+        ladder=tuple(Step(n) for n in steps),
     )
 
 
 def consequence(
-    rule: Rule, verdict: Verdict, word_count: int, earlier_unsuccessful: int = 0
+    rule: Rule,
+    verdict: Verdict,
+    word_count: int,
+    earlier_unsuccessful: int = 0,
+    *,
+    final_play: bool = False,
+    final_play_free: bool = False,
+    waived: bool = False,
 ) -> Consequence:
     """The consequence of `verdict` under `rule` for a challenge of `word_count` words.
 
     `earlier_unsuccessful` counts the challenger's unsuccessful challenges earlier in the
-    same game; only the rules of WESPA 3.10.15(c) use it.
+    same game; only the rules of WESPA 3.10.15(c) use it. `final_play`: the challenged play
+    went out, so no turn is kept or lost; with `final_play_free` (school rule 12) an
+    unsuccessful challenge of it costs nothing. `waived`: the director's free challenge
+    (NSA VI.C): the verdict stands, no penalty to anyone.
     """
+    seconds = 0 if rule.seconds else None
     if verdict is Verdict.UNACCEPTABLE:
-        return Consequence("The play comes off the board and scores zero.", play_stands=False)
+        return Consequence(
+            "The play comes off the board and scores zero.",
+            play_stands=False,
+            seconds_to_challenger=seconds,
+        )
     if verdict is Verdict.REFER:
         return Consequence(
             "Call a word judge: a dictionary check is needed before the play is ruled on.",
             play_stands=None,
+            seconds_to_challenger=seconds,
+        )
+    if waived:
+        return Consequence(
+            "The play stands; the director waived the penalty (a free challenge, NSA VI.C): "
+            "no penalty to either player.",
+            play_stands=True,
+            seconds_to_challenger=seconds,
+            waived=True,
+        )
+    if final_play and final_play_free:
+        return Consequence(
+            "The play stands; no penalty for challenging the final play of the game "
+            "(school rule 12).",
+            play_stands=True,
+            seconds_to_challenger=seconds,
         )
     step = rule.step(earlier_unsuccessful)
     prefix = "The play stands; "
     if rule.counts_earlier_challenges:
         prefix += f"the challenger's {_ordinal(earlier_unsuccessful + 1)} unsuccessful challenge "
         prefix += "in this game: "
+    if rule.seconds:
+        keeps = "." if final_play else "; the challenger keeps the turn."
+        return Consequence(
+            f"{prefix}the challenger's clock loses {rule.seconds} seconds{keeps}",
+            play_stands=True,
+            seconds_to_challenger=rule.seconds,
+        )
+    if step.loses_turn and final_play:  # the game is over: no turn to lose
+        return Consequence(prefix.rstrip(": ;") + ".", play_stands=True)
     if step.loses_turn:
         return Consequence(
             prefix + "the challenger loses their turn.",
             play_stands=True,
             challenger_loses_turn=True,
         )
-    keeps = "; the challenger keeps the turn."
+    keeps = "." if final_play else "; the challenger keeps the turn."
     if step.points and rule.per_word:
         points = step.points * word_count
         noun = "word" if word_count == 1 else "words"
@@ -197,6 +286,7 @@ def with_improper_lookup(result: Consequence) -> Consequence:
         points_to_player=result.points_to_player,
         challenger_loses_turn=result.challenger_loses_turn,
         points_to_challenger=result.points_to_challenger - IMPROPER_LOOKUP_POINTS,
+        seconds_to_challenger=result.seconds_to_challenger,
     )
 
 

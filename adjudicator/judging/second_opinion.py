@@ -12,19 +12,21 @@ word was bad.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from adjudicator.errors import AdjudicatorError, LexiconError
-from adjudicator.judging import game, voids
+from adjudicator.judging import corrections, game, voids
 from adjudicator.judging.follow_up import follow_up_fields
+from adjudicator.judging.rulebooks import rulebook_of
 from adjudicator.judging.rules import Rule, consequence, get_rule, with_improper_lookup
 from adjudicator.judging.ruling import rule_on
-from adjudicator.judging.verdict import Verdict
+from adjudicator.judging.verdict import Verdict, closed_referral
 from adjudicator.record import journal
 from adjudicator.record.db import Database
-from adjudicator.record.tallies import FLAGGED, is_flagged
+from adjudicator.record.tallies import FLAGGED, flag_reasons_of, is_flagged
 from adjudicator.words.lexicon import CompiledLexicon
 from adjudicator.words.normalize import normalize_challenge
 from adjudicator.words.store import LexiconStore
@@ -55,7 +57,7 @@ class SecondOpinion:
     @property
     def closes_referral(self) -> bool:
         """True when this word judge's dictionary check decided a referral (NSA I.B)."""
-        return CLOSES_REFERRAL in (self.entry.note or "")
+        return closes_referral(self.entry, self.original)
 
 
 @dataclass
@@ -78,11 +80,19 @@ class Case:
 
 
 def recorded_flag_reasons(entry: journal.Entry) -> tuple[str, ...]:
-    """Why a journalled second opinion was flagged, read back from its note (() if it was not)."""
-    if not is_flagged(entry):
-        return ()
-    _, _, reasons = entry.note.partition(f"{FLAGGED}: ")
-    return tuple(reason for reason in reasons.split("; ") if reason)
+    """Why a journalled second opinion was flagged: its row's `flag_reasons` (() if it was
+    not flagged)."""
+    return flag_reasons_of(entry) if entry.kind == "second-opinion" else ()
+
+
+def closes_referral(entry: journal.Entry, original: journal.Entry) -> bool:
+    """True when `entry` is a word judge's dictionary check that closed the referral of
+    `original` (REFER) without a flag: read from the row's fields, never from its note."""
+    if entry.kind != "second-opinion" or original.verdict != Verdict.REFER.value:
+        return False
+    if entry.flag_reasons is None:  # a row from before schema 7
+        return CLOSES_REFERRAL in (entry.note or "")
+    return entry.dictionary is not None and not is_flagged(entry)
 
 
 def original_of(db: Database, adjudication_id: int) -> journal.Entry:
@@ -128,6 +138,7 @@ def give(
     actor: str,
     station: str,
     dictionary: str | None = None,
+    confirm_correction: bool = False,
 ) -> SecondOpinion:
     """Re-adjudicate challenge `adjudication_id` from the words on the slip, and journal it.
 
@@ -152,14 +163,21 @@ def give(
         )
     lexicon = lexicon_of(store, original)
     normalised = normalize_challenge(words, lexicon.alphabet)
-    _refuse_if_ruled(db, original.id)
+    refuse_if_ruled(db, original.id)
+    _refuse_after_final(case)
     rule = get_rule(original.rule)
     ruling = rule_on(lexicon, rule, normalised)
-    verdict, notes = ruling.verdict, []
+    verdict, notes, checked = ruling.verdict, [], None
     if verdict is Verdict.REFER and dictionary is not None:
-        verdict = DICTIONARY[dictionary]
+        checked = DICTIONARY[dictionary]
+        keys = lexicon.alphabet.keys_of(normalised)
+        limit = lexicon.manifest.refer_longer_than
+        verdict = closed_referral(lexicon.trie, keys, limit, checked)
         notes.append(f"dictionary check: {dictionary}")
     reasons = flag_reasons(original, normalised, verdict, closed_by=closing_opinion(case))
+    confirmed = corrections.require_confirmation(
+        db, original, verdict.value != original.verdict, confirm_correction, "second opinion"
+    )
     if reasons:
         notes.append(f"{FLAGGED}: {'; '.join(reasons)}")
     elif original.verdict == Verdict.REFER.value:
@@ -174,6 +192,9 @@ def give(
         words=normalised,
         verdict=verdict,
         note="; ".join(notes) or None,
+        dictionary=checked.value if checked else None,
+        flag_reasons=json.dumps(list(reasons)),
+        details=json.dumps({"confirmed": True}) if confirmed else None,
     )
     return SecondOpinion(entry, original, reasons)
 
@@ -188,11 +209,22 @@ def _refuse_same_judge(case: Case, actor: str) -> None:
         )
 
 
+def _refuse_after_final(case: Case) -> None:
+    """WESPA 3.10.11(c): a re-adjudication that agreed with the original is final; after it
+    only the director's ruling goes on (a referral's checks are the word judges' own: NSA I.B)."""
+    if case.original.verdict == Verdict.REFER.value:
+        return
+    final = next((o for o in case.opinions if not is_flagged(o)), None)
+    if final is not None:
+        raise SecondOpinionRefused(
+            f"Second opinion #{final.id} agreed with adjudication #{case.original.id}, so it is "
+            "final (WESPA 3.10.11(c)): only the director can rule on it now."
+        )
+
+
 def closing_opinion(case: Case) -> journal.Entry | None:
     """The second opinion whose dictionary check closed a referral (REFER), if any."""
-    if case.original.verdict != Verdict.REFER.value:
-        return None
-    return next((o for o in case.opinions if CLOSES_REFERRAL in (o.note or "")), None)
+    return next((o for o in case.opinions if closes_referral(o, case.original)), None)
 
 
 def flag_reasons(
@@ -226,13 +258,17 @@ def append_follow_up(
     verdict: Verdict,
     note: str | None,
     improper_lookup: bool = False,
+    waived: bool = False,
+    **extra: str | None,
 ) -> journal.Entry:
     """Journal a second opinion or ruling on `original`, unless the director has ruled or the
     challenge is void. Under a rule that counts earlier challenges, the consequence counts the
     challenger's unsuccessful challenges before the original, under the chain lock."""
 
+    free = rulebook_of(db, original.tournament).final_play_free  # school rule 12
+
     def settle(cur) -> dict:
-        _refuse_if_ruled(cur, original.id)
+        refuse_if_ruled(cur, original.id)
         voids.refuse_if_void(cur, original.id)
         earlier = game.earlier_unsuccessful(
             cur,
@@ -242,7 +278,15 @@ def append_follow_up(
             original.challenger,
             before_id=original.id,
         )
-        result = consequence(rule, verdict, len(words), earlier)
+        result = consequence(
+            rule,
+            verdict,
+            len(words),
+            earlier,
+            final_play=bool(original.detail("final_play")),
+            final_play_free=free,
+            waived=waived,
+        )
         if improper_lookup:
             result = with_improper_lookup(result)
         return {"consequence": result.text, "penalty": result.penalty_json()}
@@ -259,6 +303,7 @@ def append_follow_up(
         consequence="",
         actor=actor,
         note=note,
+        **extra,
     )
 
 
@@ -307,9 +352,11 @@ def _add_to_case(case: Case, entry: journal.Entry) -> None:
         case.ruling = entry
     elif entry.kind in ("void", "challenge") and case.void is None:
         case.void = entry
+    elif entry.kind == "revocation" and case.void is not None and case.void.kind == "void":
+        case.void = None
 
 
-def _refuse_if_ruled(db_or_cur, adjudication_id: int) -> None:
+def refuse_if_ruled(db_or_cur, adjudication_id: int) -> None:
     sql = "SELECT id FROM adjudications WHERE kind = 'ruling' AND refers_to = ?"
     if isinstance(db_or_cur, Database):
         with db_or_cur.transaction() as cur:

@@ -44,6 +44,23 @@ _ADDS = NP_(
     "The player adds {n} point; the challenger keeps the turn.",
     "The player adds {n} points; the challenger keeps the turn.",
 )
+_PER_WORD_FINAL = NP_(
+    "{n} word challenged, {each} each: the player adds {points}.",
+    "{n} words challenged, {each} each: the player adds {points}.",
+)
+_ADDS_FINAL = NP_("The player adds {n} point.", "The player adds {n} points.")
+_NO_PENALTY_FINAL = N_("No penalty.")
+_CLOCK = NP_(
+    "The challenger's clock loses {n} second; the challenger keeps the turn.",
+    "The challenger's clock loses {n} seconds; the challenger keeps the turn.",
+)
+_CLOCK_FINAL = NP_(
+    "The challenger's clock loses {n} second.", "The challenger's clock loses {n} seconds."
+)
+_WAIVED = N_(
+    "The director waived the penalty (a free challenge, NSA VI.C): no penalty to either player."
+)
+_FINAL_FREE = N_("No penalty for challenging the final play of the game (school rule 12).")
 _CHALLENGER_LOSES = NP_("The challenger loses {n} point.", "The challenger loses {n} points.")
 _ORDINAL = re.compile(r"the challenger's (first|(\d+)(?:st|nd|rd|th)) unsuccessful challenge")
 
@@ -69,27 +86,45 @@ def consequence_phrases(entry: Any) -> list[Phrase]:
     phrases: list[Phrase] = []
     if entry.verdict == "UNACCEPTABLE":
         phrases.append(Phrase(_UNACCEPTABLE_DETAIL))
+    elif penalty.get("waived"):
+        phrases.append(Phrase(_WAIVED))
+    elif "school rule 12" in (entry.consequence or ""):
+        phrases.append(Phrase(_FINAL_FREE))
     else:
-        try:
-            rule: Rule | None = get_rule(entry.rule)
-        except UnknownRule:
-            rule = None
-        counted = _counted(entry.consequence)
-        if rule is not None and rule.counts_earlier_challenges and counted:
-            phrases.append(Phrase(_COUNTED, fields=(("n", counted),)))
-        points = int(penalty.get("points_to_player") or 0)
-        if penalty.get("challenger_loses_turn"):
-            phrases.append(Phrase(_LOSES_TURN))
-        elif points and rule is not None and rule.per_word and entry.word_count:
-            each = points // entry.word_count
-            phrases.append(_plural(_PER_WORD, entry.word_count, each=each, points=points))
-        elif points:
-            phrases.append(_plural(_ADDS, points))
-        else:
-            phrases.append(Phrase(_NO_PENALTY))
+        phrases.extend(_acceptable(entry, penalty))
     lost = -int(penalty.get("points_to_challenger") or 0)
     if lost > 0:
         phrases.append(_plural(_CHALLENGER_LOSES, lost))
+    return phrases
+
+
+def _acceptable(entry: Any, penalty: dict) -> list[Phrase]:
+    """An unsuccessful challenge's cost: which one in the game, and points, time or the turn
+    (no turn kept or lost when the challenged play ended the game)."""
+    try:
+        rule: Rule | None = get_rule(entry.rule)
+    except UnknownRule:
+        rule = None
+    english = entry.consequence or ""
+    final = "keeps the turn" not in english and "loses their turn" not in english
+    phrases: list[Phrase] = []
+    counted = _counted(english)
+    if rule is not None and rule.counts_earlier_challenges and counted:
+        phrases.append(Phrase(_COUNTED, fields=(("n", counted),)))
+    points = int(penalty.get("points_to_player") or 0)
+    seconds = int(penalty.get("seconds_to_challenger") or 0)
+    if seconds:
+        phrases.append(_plural(_CLOCK_FINAL if final else _CLOCK, seconds))
+    elif penalty.get("challenger_loses_turn"):
+        phrases.append(Phrase(_LOSES_TURN))
+    elif points and rule is not None and rule.per_word and entry.word_count:
+        each = points // entry.word_count
+        marked = _PER_WORD_FINAL if final else _PER_WORD
+        phrases.append(_plural(marked, entry.word_count, each=each, points=points))
+    elif points:
+        phrases.append(_plural(_ADDS_FINAL if final else _ADDS, points))
+    elif not (final and english.rstrip().endswith("The play stands.")):
+        phrases.append(Phrase(_NO_PENALTY_FINAL if final else _NO_PENALTY))
     return phrases
 
 

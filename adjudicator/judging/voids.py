@@ -1,39 +1,131 @@
-"""Voids and reissues: a challenge that counts for nothing, recorded as a row linked to it.
+"""Voids: a challenge that counts for nothing, recorded as a row linked to it.
 
 NSA IV.I.2 and NASPA 4.10 let a challenge be withdrawn once a misunderstood blank is cleared up;
 NASPA 5.4 lets an outplay challenge be rescinded; a challenge typed at the wrong kiosk or for the
 wrong game was entered by mistake. `void` appends a row of kind `void` referring to it, with the
-reason. WESPA 3.10.12 and MSA 13 let a slip that did not match the board be reissued: the new
-challenge names the one it replaces (its `refers_to`), which then counts for nothing either.
-The original row is never changed; journal views and exports show the effective outcome.
+reason and its ground (offered only where the tournament's rulebook has it); a void of a ruled
+challenge needs `over_ruling`. A void given on the wrong row is revoked by a `revocation` row.
+A reissue (reissues.py) also makes the challenge it replaces count for nothing. The original
+row is never changed; journal views and exports show the effective outcome.
 """
 
 from __future__ import annotations
 
+import json
+from dataclasses import dataclass
 from typing import Any
 
 from adjudicator.errors import AdjudicatorError
 from adjudicator.judging.follow_up import follow_up_fields
 from adjudicator.judging.reasons import check_reason
-from adjudicator.judging.rules import void_consequence
+from adjudicator.judging.rulebooks import rulebook_name
+from adjudicator.judging.rules import Consequence
 from adjudicator.record import journal
 from adjudicator.record.db import Database
+from adjudicator.record.tallies import live_void
 
 VOID_TEXT = "Void: this challenge counts for nothing; no penalty to either player."
+
+
+@dataclass(frozen=True)
+class Ground:
+    """Why a challenge is void, as a rulebook has it."""
+
+    name: str
+    title: str
+    text: str  # the effective consequence: what becomes of the play
+    play_stands: bool | None
+    rulebooks: tuple[str, ...] | None  # where it is offered (None: under every rulebook)
+
+
+GROUNDS: dict[str, Ground] = {
+    ground.name: ground
+    for ground in (
+        Ground(
+            "withdrawn",
+            "withdrawn once a misunderstood blank was cleared up (NASPA 4.10, NSA IV.I.2)",
+            "Withdrawn: the play stands and the challenge counts for nothing; no penalty to "
+            "either player. Tell the players.",
+            True,
+            ("naspa", "nsa-1998"),
+        ),
+        Ground(
+            "rescinded",
+            "an outplay challenge rescinded: tiles found that the player going out should have "
+            "drawn (NASPA 5.4)",
+            "Rescinded: the outplay challenge counts for nothing; no penalty to either player. "
+            "Tell the players.",
+            None,
+            ("naspa",),
+        ),
+        Ground(
+            "mistake", "entered by mistake (wrong kiosk, wrong game, a test)", VOID_TEXT, None, None
+        ),
+    )
+}
+
+
+def grounds_for(rulebook: str | None) -> tuple[Ground, ...]:
+    """The grounds a tournament under `rulebook` offers (every one when it names none)."""
+    return tuple(
+        g
+        for g in GROUNDS.values()
+        if rulebook is None or g.rulebooks is None or rulebook in g.rulebooks
+    )
 
 
 class VoidRefused(AdjudicatorError):
     """A void or reissue cannot be recorded as asked; the message says why."""
 
 
-def void(db: Database, adjudication_id: int, reason: str, *, actor: str, station: str):
-    """Append a `void` row for challenge `adjudication_id`; refused if it is void already."""
+class ReissueRefused(VoidRefused):
+    """A reissue would undo a decision the players may no longer reach back to: a ruling or
+    second opinion exists, or the game has moved on (the API answers 409: it conflicts)."""
+
+
+class RulingIsFinal(ReissueRefused):
+    """The challenge has the director's final ruling (WESPA 3.10.13, NSA X.G)."""
+
+
+OVER_RULING = "[void over the director's ruling #{ruling}]"
+
+
+def void(
+    db: Database,
+    adjudication_id: int,
+    reason: str,
+    *,
+    actor: str,
+    station: str,
+    over_ruling: bool = False,
+    ground: str = "mistake",
+):
+    """Append a `void` row for challenge `adjudication_id` on `ground` (GROUNDS, as the
+    tournament's rulebook offers them); refused if it is void already, and refused when the
+    director has ruled on it unless `over_ruling` (the void row then says so and the journal
+    keeps both rows)."""
     reason = check_reason(reason, "void")
     original = challenge_row(db, adjudication_id)
-    consequence = void_consequence(VOID_TEXT)
+    chosen = _check_ground(db, original, ground)
+    consequence = Consequence(chosen.text, play_stands=chosen.play_stands)
+    notes = {"note": reason}
+
+    def guard(cur) -> dict:
+        refuse_if_void(cur, original.id)
+        ruling = ruling_of(cur, original.id)
+        if ruling is not None and not over_ruling:
+            raise RulingIsFinal(
+                f"Adjudication #{original.id} has the director's final ruling (journal row "
+                f"#{ruling}): a ruling is final (WESPA 3.10.13, NSA X.G). To void it anyway, "
+                "give --over-ruling (the journal keeps both rows)."
+            )
+        if ruling is not None:
+            return {"note": f"{reason} {OVER_RULING.format(ruling=ruling)}"}
+        return notes
+
     return journal.append(
         db,
-        guard=lambda cur: refuse_if_void(cur, original.id),
+        guard=guard,
         kind="void",
         **follow_up_fields(original, station),
         rule=original.rule,
@@ -44,7 +136,31 @@ def void(db: Database, adjudication_id: int, reason: str, *, actor: str, station
         penalty=consequence.penalty_json(),
         actor=actor,
         note=reason,
+        details=json.dumps({"ground": chosen.name}),
     )
+
+
+def _check_ground(db: Database, original: journal.Entry, ground: str) -> Ground:
+    """The ground, if the tournament's rulebook has it (WESPA 3.10.10 allows no retraction)."""
+    book = rulebook_name(db, original.tournament)
+    offered = grounds_for(book)
+    chosen = GROUNDS.get((ground or "").strip().lower())
+    if chosen is None or chosen not in offered:
+        under = f"the {book} rulebook" if book else "this tournament"
+        raise VoidRefused(
+            f"A void on the ground {ground!r} is not offered under {under}: choose "
+            f"{' or '.join(g.name for g in offered)}."
+        )
+    return chosen
+
+
+def ruling_of(cur: Any, adjudication_id: int) -> int | None:
+    """The id of the director's ruling on the challenge, if any (inside a transaction)."""
+    row = cur.execute(
+        "SELECT MIN(id) AS id FROM adjudications WHERE refers_to = ? AND kind = 'ruling'",
+        (adjudication_id,),
+    ).one()
+    return row["id"] if row and row["id"] is not None else None
 
 
 def challenge_row(db: Database, adjudication_id: int) -> journal.Entry:
@@ -60,13 +176,20 @@ def challenge_row(db: Database, adjudication_id: int) -> journal.Entry:
     return entry
 
 
+def live_void_row(cur: Any, adjudication_id: int) -> dict | None:
+    """The row that makes the challenge void now (a reissue, or a void not revoked), if any."""
+    rows = cur.execute(
+        "SELECT id, kind FROM adjudications WHERE refers_to = ? "
+        "AND kind IN ('void', 'challenge', 'revocation') ORDER BY id",
+        (adjudication_id,),
+    ).all()
+    live = live_void(rows)
+    return next((row for row in rows if row["id"] == live), None)
+
+
 def refuse_if_void(cur: Any, adjudication_id: int) -> None:
     """Raise VoidRefused if the challenge is void already or was reissued (inside a transaction)."""
-    row = cur.execute(
-        "SELECT id, kind FROM adjudications WHERE refers_to = ? AND kind IN ('void', 'challenge') "
-        "ORDER BY id LIMIT 1",
-        (adjudication_id,),
-    ).one()
+    row = live_void_row(cur, adjudication_id)
     if row is None:
         return
     how = "void" if row["kind"] == "void" else "reissued"
@@ -76,42 +199,32 @@ def refuse_if_void(cur: Any, adjudication_id: int) -> None:
     )
 
 
-def check_reissue(cur: Any, replaced: int, tournament: str, station: str, details: dict) -> None:
-    """A reissued challenge may replace only a live challenge of the same tournament made at
-    the same station, for the same game where that game was given, and only the latest one
-    made there for that table and round: WESPA 3.10.12 reissues the slip of "the most recent
-    turn", not any earlier challenge (inside the transaction)."""
-    row = cur.execute("SELECT * FROM adjudications WHERE id = ?", (replaced,)).one()
-    entry = journal.from_row(row) if row else None
-    if entry is None or entry.kind != "challenge":
-        raise VoidRefused(f"There is no challenge #{replaced} to replace: check the number.")
-    if entry.tournament != tournament or entry.kiosk != station:
-        raise VoidRefused(
-            f"Challenge #{replaced} was not made here: a reissued challenge replaces one made "
-            "at the same kiosk in the same tournament. Ask the director to void it instead."
-        )
-    for name in ("table", "round", "challenger"):
-        if getattr(entry, name) and getattr(entry, name) != details.get(name):
-            raise VoidRefused(
-                f"Challenge #{replaced} was for {name} {getattr(entry, name)}: a reissued "
-                "challenge keeps the same game and challenger."
-            )
-    refuse_if_void(cur, replaced)
-    latest = _latest_challenge(cur, station, entry.table, entry.round)
-    if latest != replaced:
-        raise VoidRefused(
-            f"Challenge #{replaced} is not the latest one made here (#{latest} came after it): "
-            "only the most recent challenge can be reissued. Ask the director to void it instead."
-        )
+def revoke(db: Database, adjudication_id: int, reason: str, *, actor: str, station: str):
+    """Revoke the void in effect on challenge `adjudication_id` (a void given on the wrong row):
+    a `revocation` row naming it; the challenge counts again as it stood before the void."""
+    reason = check_reason(reason, "revocation")
+    original = challenge_row(db, adjudication_id)
 
+    def guard(cur) -> dict:
+        row = live_void_row(cur, original.id)
+        if row is None or row["kind"] != "void":
+            what = "was reissued: a reissue is not revoked" if row else "is not void"
+            raise VoidRefused(f"Adjudication #{original.id} {what}; nothing to revoke.")
+        return {
+            "details": json.dumps({"revokes": row["id"]}),
+            "note": f"{reason} [revokes void #{row['id']}]",
+        }
 
-def _latest_challenge(cur: Any, station: str, table: str | None, round_no: str | None) -> int:
-    """The newest challenge made at `station` for this table and round (a few rows, by index)."""
-    rows = cur.execute(
-        "SELECT id, table_no, round_no FROM adjudications WHERE kiosk = ? AND kind = 'challenge' "
-        "ORDER BY id DESC LIMIT 50",  # the journal's clock never runs backwards: newest first
-        (station,),
-    ).all()
-    return next(
-        (row["id"] for row in rows if (row["table_no"], row["round_no"]) == (table, round_no)), 0
+    return journal.append(
+        db,
+        guard=guard,
+        kind="revocation",
+        **follow_up_fields(original, station),
+        rule=original.rule,
+        words=(),
+        word_count=0,
+        verdict="REVOKED",
+        consequence="The void is revoked: the challenge counts again as it stood before it.",
+        actor=actor,
+        note=reason,
     )

@@ -2,8 +2,9 @@
 
 The hash is SHA-256 over the canonical JSON of every field but `row_hash` (words as a list),
 exactly `json.dumps(fields, sort_keys=True, separators=(",", ":"))`; a field added after the
-first schema (penalty, flag) is hashed only when set, so older rows keep their hashes. Rows are
-built and read as plain tuples in FIELDS order: this runs for every row written or read.
+first schema (penalty, flag, dictionary, flag_reasons, details) is hashed only when set, so
+older rows keep their hashes. Rows are built and read as plain tuples in FIELDS order: this
+runs for every row written or read.
 """
 
 from __future__ import annotations
@@ -43,6 +44,9 @@ class Entry:
     note: str | None = None
     penalty: str | None = None  # the consequence as numbers: canonical JSON (rules.Consequence)
     flag: str | None = None  # why the director should look at this row, as a short tag
+    dictionary: str | None = None  # a word judge's dictionary check: ACCEPTABLE/UNACCEPTABLE
+    flag_reasons: str | None = None  # a second opinion's: JSON list of why it is flagged ('[]')
+    details: str | None = None  # JSON object: final_play, waived, confirmed, ground, revokes
     prev_hash: str = GENESIS
     row_hash: str = ""
 
@@ -72,6 +76,10 @@ class Entry:
             "player": self.player,
         }
 
+    def detail(self, name: str, default: Any = None) -> Any:
+        """One value of the row's `details` (final_play, waived, confirmed, ground, ...)."""
+        return json.loads(self.details).get(name, default) if self.details else default
+
     def penalty_numbers(self) -> dict[str, Any] | None:
         """The recorded penalty object (play_stands, points_to_player, ...), if any."""
         return json.loads(self.penalty) if self.penalty else None
@@ -87,7 +95,13 @@ class Entry:
 
 FIELDS = tuple(Entry.__dataclass_fields__)  # also the columns of `journal export --format csv`
 _HASHED_FIELDS = tuple(name for name in FIELDS if name != "row_hash")
-_LATER_FIELDS = ("penalty", "flag")  # schema version 6
+_LATER_FIELDS = (
+    "penalty",
+    "flag",
+    "dictionary",
+    "flag_reasons",
+    "details",
+)  # schema versions 6 and 7
 _RENAMED = {"table": "table_no", "round": "round_no"}  # TABLE and ROUND are SQL keywords
 COLUMNS = tuple(_RENAMED.get(name, name) for name in FIELDS)
 INSERT = (

@@ -212,6 +212,32 @@ MIGRATIONS: tuple[tuple[int, str, tuple[Step, ...]], ...] = (
         ),
     ),
     (
+        7,
+        "rulebooks, third round (issue 20): a dictionary check and flag reasons as row fields, "
+        "a tournament's rulebook and date, flags the director dismissed",
+        (
+            # The word judge's dictionary check ('ACCEPTABLE' or 'UNACCEPTABLE') and why a
+            # second opinion was flagged (a JSON list, '[]' when it was not): fields of the row,
+            # never parsed back out of the note. Older rows keep NULL (and their hashes).
+            "ALTER TABLE adjudications ADD COLUMN dictionary TEXT",
+            "ALTER TABLE adjudications ADD COLUMN flag_reasons TEXT",
+            # What else a row says as data (JSON object, keys sorted): a challenge's
+            # final_play, a ruling's waived penalty or confirmed correction, a void's ground.
+            "ALTER TABLE adjudications ADD COLUMN details TEXT",
+            "ALTER TABLE tournaments ADD COLUMN rulebook TEXT",
+            "ALTER TABLE tournaments ADD COLUMN event_date TEXT",
+            # A flag the director dismissed with a reason (a flag is no journal row: the
+            # challenge it names stays as recorded).
+            """CREATE TABLE flag_dismissals (
+            entry_id INTEGER NOT NULL,
+            flag TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            actor TEXT NOT NULL,
+            dismissed_at TEXT NOT NULL,
+            PRIMARY KEY (entry_id, flag))""",
+        ),
+    ),
+    (
         9,
         "each tournament's language, which its kiosks speak (issue 23)",
         ("ALTER TABLE tournaments ADD COLUMN language TEXT NOT NULL DEFAULT 'en'",),

@@ -12,6 +12,7 @@ They are derived data: migration 3 builds them from the journal, and every appen
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from typing import Any
 
@@ -44,7 +45,7 @@ def record(cur: Any, entries: Iterable[Any]) -> None:
             found[2] = entry.id
         if entry.refers_to is not None and entry.kind in ("second-opinion", "ruling"):
             follow_ups.append(entry)
-        elif entry.refers_to is not None and entry.kind in ("void", "challenge"):
+        elif entry.refers_to is not None and entry.kind in ("void", "challenge", "revocation"):
             voids.append(entry)
     tallied = [(*key, *figures) for key, figures in counts.items()]
     if len(tallied) == 1:
@@ -53,7 +54,14 @@ def record(cur: Any, entries: Iterable[Any]) -> None:
         cur.executemany(_TALLY, tallied)
     for entry in follow_ups:
         _record_case(cur, entry)
-    for entry in voids:  # the first void or reissue closes the case, if there is one
+    for entry in voids:  # a void or reissue closes the case, if there is one; a revocation
+        if entry.kind == "revocation":  # of a void opens it again if it still waits
+            cur.execute(
+                "UPDATE journal_cases SET void_id = NULL, open = CASE WHEN flagged = 1 AND "
+                "ruling_id IS NULL THEN 1 ELSE 0 END WHERE original_id = ?",
+                (entry.refers_to,),
+            )
+            continue
         cur.execute(
             "UPDATE journal_cases SET void_id = ?, open = 0 "
             "WHERE original_id = ? AND void_id IS NULL",
@@ -62,8 +70,19 @@ def record(cur: Any, entries: Iterable[Any]) -> None:
 
 
 def is_flagged(entry: Any) -> bool:
-    """A second opinion that the director must rule on."""
-    return entry.kind == "second-opinion" and FLAGGED in (entry.note or "")
+    """A second opinion that the director must rule on: its `flag_reasons` field says so (a
+    row recorded before schema 7 has none, and said so in its note)."""
+    return entry.kind == "second-opinion" and bool(flag_reasons_of(entry))
+
+
+def flag_reasons_of(entry: Any) -> tuple[str, ...]:
+    """Why a second opinion was flagged for the director, from its row (() if it was not)."""
+    if entry.flag_reasons is not None:
+        return tuple(json.loads(entry.flag_reasons))
+    if FLAGGED not in (entry.note or ""):  # a row from before schema 7
+        return ()
+    _, _, reasons = entry.note.partition(f"{FLAGGED}: ")
+    return tuple(reason for reason in reasons.split("; ") if reason)
 
 
 def _record_case(cur: Any, entry: Any) -> None:
@@ -92,10 +111,21 @@ def _record_case(cur: Any, entry: Any) -> None:
 
 
 def _first_void(cur: Any, original_id: int) -> int | None:
-    """The row that made `original_id` void (a void or a reissue), if any: by its index."""
-    row = cur.execute(
-        "SELECT MIN(id) AS id FROM adjudications "
-        "WHERE refers_to = ? AND kind IN ('void', 'challenge')",
+    """The row that makes `original_id` void (a reissue, or a void not revoked), if any."""
+    rows = cur.execute(
+        "SELECT id, kind FROM adjudications "
+        "WHERE refers_to = ? AND kind IN ('void', 'challenge', 'revocation') ORDER BY id",
         (original_id,),
-    ).one()
-    return row["id"] if row else None
+    ).all()
+    return live_void(rows)
+
+
+def live_void(rows: Any) -> int | None:
+    """Of the void, reissue and revocation rows referring to one challenge (id order), the one
+    that makes it void now: the first reissue, else a void no revocation came after."""
+    current = None
+    for row in rows:
+        if row["kind"] == "challenge":
+            return row["id"]
+        current = row["id"] if row["kind"] == "void" else None
+    return current

@@ -1,6 +1,7 @@
 """The director's pages under /director, one module per resource (the way Datasette lays out
-its views): sign_in, overview, tournaments, lexicons, kiosks, journal, flags, integrity
-(checkpoints, alarms, receipts and the key) and review (voids and final rulings).
+its views): sign_in, overview, tournaments, lexicons, kiosks, sheet (the printed pairing sheet),
+journal, flags, integrity (checkpoints, alarms, receipts and the key) and review (voids and final
+rulings).
 
 The resource modules add their routes to kiosk.director.blueprint.bp (review has its own
 blueprint, "review"); `init_app` registers both once every route is on them.
@@ -18,12 +19,13 @@ from kiosk.director import (
     lexicons,
     overview,
     review,
+    sheet,
     sign_in,
     tournaments,
 )
 from kiosk.director.blueprint import bp
 
-RESOURCES = (sign_in, overview, tournaments, lexicons, kiosks, journal, flags, integrity)
+RESOURCES = (sign_in, overview, tournaments, lexicons, kiosks, sheet, journal, flags, integrity)
 
 
 def init_app(app: Flask) -> None:

@@ -1,11 +1,12 @@
-"""The director's flags page: open and closed second-opinion cases and flagged lookups, and
-the final ruling on a flagged adjudication (recorded by kiosk.director.review)."""
+"""The director's flags page: open and closed second-opinion cases, penalties changed since the
+players were told, open flagged look-ups (not ruled on, void or dismissed), and the final ruling
+on a flagged adjudication (recorded by kiosk.director.review, which also dismisses flags)."""
 
 from __future__ import annotations
 
 from flask import render_template
 
-from adjudicator.judging import lookups, outcomes, second_opinion
+from adjudicator.judging import director_flags, outcomes, second_opinion
 from kiosk.director import review
 from kiosk.director.blueprint import bp, director_only
 from kiosk.hall import get_hall
@@ -19,7 +20,8 @@ def flags():
         "director/flags.html",
         open_cases=second_opinion.cases(db, open_only=True),
         closed_cases=second_opinion.cases(db, closed_only=True, limit=50),
-        lookups=list(outcomes.with_outcomes(db, lookups.flagged(db))),
+        lookups=list(outcomes.with_outcomes(db, director_flags.separate_lookups(db))),
+        changes=director_flags.penalty_changes(db),
     )
 
 

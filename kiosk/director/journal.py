@@ -10,7 +10,8 @@ from flask import Response, flash, redirect, render_template, request, url_for
 from adjudicator import settings
 from adjudicator.errors import AdjudicatorError
 from adjudicator.hall import bursts, export, journal_review, kiosks, tournaments
-from adjudicator.judging import outcomes
+from adjudicator.judging import outcomes, voids
+from adjudicator.judging.rulebooks import rulebook_name
 from adjudicator.record import journal
 from kiosk.director.blueprint import bp, director_only
 from kiosk.errors import error_response
@@ -51,6 +52,7 @@ def journal_page():
         page=found,
         rows=found.rows,
         outcomes={e.id: outcome for e, outcome in outcomes.with_outcomes(hall.db, found.rows)},
+        void_grounds=_void_grounds(hall.db),
         journal_rows=journal.newest_id(hall.db),
         filtered=bool(filter_args),
         filter_args=filter_args,
@@ -83,3 +85,15 @@ def journal_csv():
         mimetype="text/csv",
         headers={"Content-Disposition": 'attachment; filename="journal.csv"'},
     )
+
+
+def _void_grounds(db):
+    """For the void form: the grounds each tournament's rulebook offers (read once a page)."""
+    books: dict[str, tuple] = {}
+
+    def grounds(tournament: str) -> tuple:
+        if tournament not in books:
+            books[tournament] = voids.grounds_for(rulebook_name(db, tournament))
+        return books[tournament]
+
+    return grounds

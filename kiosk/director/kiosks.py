@@ -9,9 +9,8 @@ import qrcode
 import qrcode.image.svg
 from flask import flash, redirect, render_template, request, url_for
 
-from adjudicator import settings
 from adjudicator.errors import AdjudicatorError
-from adjudicator.hall import kiosks, tournaments
+from adjudicator.hall import hall_url, kiosks, tournaments
 from kiosk.director.blueprint import bp, director_only
 from kiosk.director.form_action import act_and_return
 from kiosk.hall import get_hall
@@ -64,8 +63,10 @@ def _pairing_page(enrolment: kiosks.Enrolment):
 
 
 def _pairing_link(code: str, language: str = "en") -> str:
-    base = settings.get("public_url") or request.host_url
-    return kiosks.pairing_link(base, code, language)
+    """ADJUDICATOR_PUBLIC_URL, else the URL `adjudicator hall` recorded, else this request's:
+    a director on the hall laptop's 127.0.0.1 still hands tablets the hall's address; the
+    pairing page speaks the tournament's `language`."""
+    return kiosks.pairing_link(hall_url.public_url(request.host_url), code, language)
 
 
 def _qr_data_uri(link: str) -> str:

@@ -1,15 +1,19 @@
-"""The director's decisions on the journal: voids and final rulings on any adjudication.
+"""The director's decisions on the journal: voids, their revocation, final rulings on any
+adjudication, and dismissed flags.
 
-A void (withdrawn, rescinded, entered by mistake) is a button on the journal page; a final
-ruling may be given on any challenge (NSA X.G, WESPA 3.10.13), from the flags page, with the
-words ruled on and, for one play looked up in parts, NASPA 6.2's 10-point penalty.
+A void (on a ground the tournament's rulebook has: withdrawn, rescinded, entered by mistake;
+over a ruling only when the box says so) is a button on the journal page, and so is the
+revocation of a void given on the wrong row; a final ruling may be given on any challenge
+(NSA X.G, WESPA 3.10.13), from the flags page, with the words ruled on and, for one play looked
+up in parts, NASPA 6.2's 10-point penalty, or the penalty waived (NSA VI.C), confirmed after
+later turns (WESPA 3.10.13). A look-up or changed-penalty flag is dismissed with a reason.
 """
 
 from __future__ import annotations
 
 from flask import Blueprint, flash, redirect, request, url_for
 
-from adjudicator.judging import final_ruling, voids
+from adjudicator.judging import director_flags, final_ruling, voids
 from adjudicator.record import journal, receipts
 from kiosk.director.blueprint import director_only
 from kiosk.director.form_action import act_and_return
@@ -22,7 +26,7 @@ bp = Blueprint("review", __name__, url_prefix="/director")  # its endpoints: rev
 @bp.post("/journal/<int:adjudication_id>/void")
 @director_only
 def void(adjudication_id: int):
-    """Mark a challenge void with the director's reason; back to the journal page."""
+    """Mark a challenge void with the director's reason and ground; back to the journal page."""
     member = current_staff()
     return act_and_return(
         lambda: voids.void(
@@ -31,8 +35,31 @@ def void(adjudication_id: int):
             request.form.get("reason", ""),
             actor=member.name,
             station="director",
+            over_ruling=bool(request.form.get("over_ruling")),
+            ground=request.form.get("ground") or "mistake",
         ),
-        lambda entry: f"Adjudication #{adjudication_id} is void (row #{entry.id}): {entry.note}",
+        lambda entry: (
+            f"Adjudication #{adjudication_id} is void (row #{entry.id}): {entry.note}. "
+            f"{entry.consequence}"
+        ),
+        url_for("director.journal_page", **_journal_filters()),
+    )
+
+
+@bp.post("/journal/<int:adjudication_id>/revoke-void")
+@director_only
+def revoke_void(adjudication_id: int):
+    """Revoke the void in effect on a challenge (given on the wrong row), with a reason."""
+    member = current_staff()
+    return act_and_return(
+        lambda: voids.revoke(
+            get_hall().db,
+            adjudication_id,
+            request.form.get("reason", ""),
+            actor=member.name,
+            station="director",
+        ),
+        lambda entry: f"The void on #{adjudication_id} is revoked (row #{entry.id}).",
         url_for("director.journal_page", **_journal_filters()),
     )
 
@@ -65,6 +92,8 @@ def record_ruling_from_form(adjudication_id: int):
             words=form.get("words") or None,
             improper_lookup=bool(form.get("improper_lookup")),
             store=hall.store,
+            waive_penalty=bool(form.get("waive_penalty")),
+            confirm_correction=bool(form.get("confirm_correction")),
         )
 
     def done(entry) -> str:
@@ -75,6 +104,20 @@ def record_ruling_from_form(adjudication_id: int):
         )
 
     return act_and_return(record, done, url_for("director.flags"))
+
+
+@bp.post("/flags/<int:adjudication_id>/dismiss")
+@director_only
+def dismiss(adjudication_id: int):
+    """Dismiss a look-up or changed-penalty flag with the director's reason."""
+    member = current_staff()
+    return act_and_return(
+        lambda: director_flags.dismiss(
+            get_hall().db, adjudication_id, request.form.get("reason", ""), actor=member.name
+        ),
+        lambda which: f"Dismissed the {which} flag on #{adjudication_id}.",
+        url_for("director.flags"),
+    )
 
 
 def _journal_filters() -> dict[str, str]:

@@ -1,5 +1,8 @@
 """The director's tournaments page: list, create, and change a tournament's lexicon, rule
-or title through a confirmation step that shows the new lexicon's fingerprint first."""
+or title through a confirmation step that shows the new lexicon's fingerprint first; set its
+rulebook and first day. A catalogue edition not in force on that day is accepted with a warning
+naming the editions in force then (a club may choose an old list on purpose), and a rule WESPA
+may treat as non-ratable (3.10.15(d)) is said so."""
 
 from __future__ import annotations
 
@@ -43,16 +46,51 @@ def tournament_create():
             form.get("lexicon", ""),
             form.get("rule", ""),
             form.get("title", "").strip(),
+            rulebook=form.get("rulebook") or None,
+            event_date=form.get("date") or None,
             language=form.get("language") or "en",
         )
 
-    return act_and_return(
-        create,
-        lambda created: (
-            f"Tournament {created.slug} created on {created.lexicon}, rule {created.rule}."
-        ),
-        url_for("director.tournament_list"),
-    )
+    def done(created) -> str:
+        _warn(created)
+        return f"Tournament {created.slug} created on {created.lexicon}, rule {created.rule}."
+
+    return act_and_return(create, done, url_for("director.tournament_list"))
+
+
+@bp.post("/tournaments/<slug>/rulebook")
+@director_only
+def set_rulebook(slug: str):
+    """Set a tournament's rulebook (or none) and first day; back to the Tournaments page."""
+    hall = get_hall()
+    form = request.form
+
+    def change():
+        return tournaments.update(
+            hall.db,
+            hall.store,
+            slug,
+            rulebook=form.get("rulebook", "none") or "none",
+            event_date=form.get("date", ""),
+        )
+
+    def done(changed) -> str:
+        _warn(changed)
+        return (
+            f"Tournament {changed.slug}: rulebook {changed.rulebook or 'none'}, "
+            f"first day {changed.event_date}."
+        )
+
+    return act_and_return(change, done, url_for("director.tournament_list"))
+
+
+def _warn(tournament: tournaments.Tournament) -> None:
+    """Flash the edition-in-force warning and WESPA 3.10.15(d)'s note, where they apply."""
+    warning = tournaments.edition_warning(tournament)
+    if warning:
+        flash(f"Warning: {warning}", "error")
+    if get_rule(tournament.rule).non_standard:
+        flash("WESPA may treat an event under this rule as non-ratable (3.10.15(d)).", "error")
 
 
 @bp.post("/tournaments/<slug>/confirm")

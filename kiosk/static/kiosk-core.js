@@ -19,6 +19,7 @@
     judging: false,
     printing: false,
     needsGame: false,       // the rule counts earlier challenges: round, table, challenger needed
+    asksFinalPlay: false,   // the rulebook frees the final play's challenge (school rule 12)
     verdictSeconds: 10,
     clearSeconds: 30,
     requestTimeoutMs: 8000, // until the status says otherwise (request_timeout_seconds)

@@ -1,6 +1,7 @@
 /* The kiosk's game fields (round, table, challenger), for the rules that count each player's
  * unsuccessful challenges in a game: shown when the rule needs them, round and table kept on
- * this screen between challenges, the challenger asked each time.
+ * this screen between challenges, the challenger asked each time. And the final-play box,
+ * shown where the rulebook makes it matter (school rule 12), cleared after each verdict.
  */
 (function (K) {
   "use strict";
@@ -20,6 +21,19 @@
   }
 
   function gameInput(name) { return $("game-" + name); }
+
+  function showFinalPlay(asked) {
+    S.asksFinalPlay = asked;
+    $("final-play-row").hidden = !asked;
+    if (!asked) { $("final-play").checked = false; }
+  }
+
+  /* {final_play: true} when the box is shown and ticked, else nothing to send. */
+  function finalPlay() {
+    return S.asksFinalPlay && $("final-play").checked ? { final_play: true } : {};
+  }
+
+  function clearFinalPlay() { $("final-play").checked = false; }
 
   /* Round and table are remembered between challenges on this screen (a tablet stays at one
    * table for a round); the challenger is asked each time. */
@@ -82,6 +96,9 @@
   }
 
   K.showGameDetails = showGameDetails;
+  K.showFinalPlay = showFinalPlay;
+  K.finalPlay = finalPlay;
+  K.clearFinalPlay = clearFinalPlay;
   K.gameInput = gameInput;
   K.restoreGame = restoreGame;
   K.rememberGame = rememberGame;

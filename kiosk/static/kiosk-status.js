@@ -70,6 +70,7 @@
       S.requestTimeoutMs = body.request_timeout_seconds * 1000;
     }
     K.showGameDetails(Boolean(body.rule.needs_game));
+    K.showFinalPlay(Boolean(body.rule.asks_final_play));
     var language = body.tournament.language;
     if (language && language !== KioskText.language && K.root.dataset.state === "idle" &&
         !S.judging && !S.words.length) {

@@ -252,7 +252,7 @@
       method: "POST",
       headers: { "Content-Type": "application/json", Accept: "application/json" },
       body: JSON.stringify(Object.assign(
-        { words: sent.map(function (w) { return w.written(); }) }, game)),
+        { words: sent.map(function (w) { return w.written(); }) }, game, K.finalPlay())),
     })
       .then(function (response) {
         return response.json().then(
@@ -269,6 +269,7 @@
             K.rememberGame();
             K.gameInput("challenger").value = "";
           }
+          K.clearFinalPlay();
           renderChips();
           K.showVerdict(answer.body);
           K.refreshStatus();

@@ -109,7 +109,8 @@ def test_json_export_uses_the_apis_field_names_and_values(run, judged):
     exported = json.loads(ok(run("journal", "export", "--format", "json")))
     assert [row["id"] for row in exported] == [answer["id"] for answer in judged]
     for row, answer in zip(exported, judged, strict=True):
-        answer = {name: value for name, value in answer.items() if name != "receipt"}
+        # the receipt, and the verdict as the kiosk says it (`shown`), are not journal fields
+        answer = {name: value for name, value in answer.items() if name not in ("receipt", "shown")}
         assert {name: row[name] for name in answer} == answer
         assert len(row["row_hash"]) == 64 and len(row["prev_hash"]) == 64
     assert exported[0]["words"] == ["QI", "ZA"] and exported[0]["table"] == "4"
@@ -210,6 +211,8 @@ def test_quickstart_without_serving_sets_up_a_demo_ready_to_pair(run, home, monk
     monkeypatch.setattr(quickstart_cmd, "install_defaults", offline_defaults)
     first = ok(run("quickstart", "--no-serve"))
     assert "Tournament demo:" in first
+    assert "adjudicator director set-password" in first  # the director's way in, named
+    assert "http://hall.local:8000/director/login and sign in as director" in first
     assert first.count("ACCEPTABLE: the play stands") == len(quickstart_cmd.SAMPLES)
     code = first.split("http://hall.local:8000/pair#")[1].split()[0]
     app = create_app({"HALL": Hall(), "SECRET_KEY": SECRET_KEY})

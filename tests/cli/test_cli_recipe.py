@@ -182,7 +182,7 @@ def test_judge_tiny_referral(run, recipe: Path):
     assert run("judge", "-l", "SMALL", "CAT", "QUIXOTIC").exit_code == 0
     refer = run("judge", "-l", "SMALL", "CAT", "QUIXOTAC")
     assert refer.exit_code == 3 and refer.stdout.startswith("REFER")
-    assert run("judge", "-l", "SMALL", "CAX", "QUIXOTAC").exit_code == 1
+    assert run("judge", "-l", "SMALL", "CAX", "QUIXOTAC").exit_code == 3  # NSA X.E
     data = json.loads(run("judge", "-l", "SMALL", "--json", "QUIXOTAC").stdout)
     assert data["verdict"] == "REFER"
 
@@ -251,10 +251,19 @@ def test_real_judge_refers_long_missing_word(owl):
     assert owl("judge", "--lexicon", "OWL-NSA1998", GOOD10, GOOD5).exit_code == 0
 
 
-@pytest.mark.parametrize("others", [[], [GOOD10], [BAD10], [GOOD5, BAD10, "EMF"]])
+@pytest.mark.parametrize("others", [[], [GOOD10], [GOOD5, GOOD10, "EMF"]])
 def test_real_judge_short_missing_word_is_unacceptable(owl, others):
     out = owl("judge", "--lexicon", "OWL-NSA1998", *others, BAD5)
     assert out.exit_code == 1 and out.stdout.startswith("UNACCEPTABLE")
+
+
+@pytest.mark.parametrize("others", [[BAD10], [GOOD5, BAD10, "EMF"]])
+def test_real_nsa_x_e_a_referral_hides_whether_a_shorter_word_is_missing(owl, others):
+    """NSA X.E: with a long word missing it is REFER either way; only the echo differs."""
+    bad = owl("judge", "--lexicon", "OWL-NSA1998", *others, BAD5)
+    good = owl("judge", "--lexicon", "OWL-NSA1998", *others, GOOD5)
+    assert bad.exit_code == good.exit_code == 3
+    assert bad.stdout.splitlines()[:-1] == good.stdout.splitlines()[:-1]
 
 
 def test_real_refer_never_names_the_word(owl):

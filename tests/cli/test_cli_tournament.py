@@ -6,6 +6,7 @@ Every error exits 2 with a message on stderr and nothing on stdout, and changes 
 from __future__ import annotations
 
 import json
+from datetime import date
 
 import pytest
 
@@ -38,6 +39,8 @@ def test_create_prints_the_tournament_its_lexicon_and_rule(run, lexicons):
         "Tournament spring-nwl: Spring Open NWL",
         f"  lexicon: TINY-NWL (12 words, fingerprint {fingerprint[:12]})",
         "  rule:    5-per-word (5 points per word challenged)",
+        "  rulebook: none (no rulebook named)",
+        f"  date:    {date.today().isoformat()}",
         "  language: en (English)",
     ]
     assert listed(run)["spring-nwl"]["lexicon_fingerprint"] == fingerprint

@@ -44,7 +44,11 @@ def test_a_ruling_counts_the_words_of_the_corrected_slip(staffed):
     assert original.penalty_numbers()["points_to_player"] == 15
     corrected = opinion(staffed, original.id, "QI ZA")
     assert corrected.flag_reasons == ("the words differ from the original's",)
-    ruling = rule(staffed, original.id)
+    # issue 20, item 13: the words differ, so the ruling must name them (never silently the
+    # second opinion's, mistyped or not)
+    with pytest.raises(SecondOpinionRefused, match="name the words you rule on"):
+        rule(staffed, original.id)
+    ruling = rule(staffed, original.id, words="QI ZA")
     assert ruling.words == ("QI", "ZA") and ruling.word_count == 2
     assert ruling.consequence == (
         "The play stands; 5 points x 2 words: the player adds 10; the challenger keeps the turn."

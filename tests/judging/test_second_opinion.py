@@ -244,8 +244,9 @@ def test_cli_second_opinion_exit_codes_and_output(run, home):
     out = run("second-opinion", str(good.id), "QI")
     assert out.exit_code == 2 and out.stdout == "" and "NSA Guideline 11g" in out.stderr
     out = run("second-opinion", str(other.id), "-", input="QI\nZAX\n")
-    assert out.exit_code == 1 and out.stdout.startswith("UNACCEPTABLE")
-    assert "flagged for the director" in out.stdout
+    # issue 20, item 13: a differing opinion leads with the flag, not a decision
+    assert out.exit_code == 1 and out.stdout.startswith("FLAGGED FOR THE DIRECTOR: the words")
+    assert "This second opinion (UNACCEPTABLE) decides nothing until the director" in out.stdout
     row = journal.get(hall.db, int(out.stdout.split("Second opinion #")[1].split()[0]))
     assert row.actor.startswith("cli:") and row.kiosk == row.actor
     out = run("second-opinion", "999", "QI")
@@ -289,7 +290,10 @@ def test_cli_flags_lists_an_open_case_until_the_director_rules(run, home):
         f"second opinion #{opinion.id} by alice: ACCEPTABLE (QI ZA) | "
         "flagged: the words differ from the original's; the verdict differs from the original's"
     )
-    ruled = run("ruling", str(original.id), "--verdict", "ACCEPTABLE", "--reason", "slip misread")
+    ruling = ("ruling", str(original.id), "--verdict", "ACCEPTABLE", "--reason", "slip misread")
+    unnamed = run(*ruling)  # issue 20, item 13: the opinion's words differ: name them
+    assert unnamed.exit_code == 2 and "name the words you rule on" in unnamed.stderr
+    ruled = run(*ruling, "--words", "QI", "ZA")
     assert ruled.exit_code == 0
     assert astuple(run("flags")) == (0, NO_FLAGS, "")
     assert json.loads(run("flags", "--json").stdout) == []
@@ -408,10 +412,13 @@ def test_the_judge_page_flow(staffed):
     director = staffed.director()
     flags = director.get("/director/flags").get_data(as_text=True)
     assert f'id="case-{original.id}"' in flags
+    # issue 20, item 13: the judge typed other words, so the page asks for the words ruled on
+    assert f'id="words-{original.id}" name="words"' in flags
+    assert "name the words you rule on" in flags
     done = post_form(
         director,
         f"/director/flags/{original.id}/ruling",
-        {"verdict": "ACCEPTABLE", "reason": "ZA on the board"},
+        {"verdict": "ACCEPTABLE", "reason": "ZA on the board", "words": "QI ZA"},
         follow_redirects=True,
     )
     assert "Final ruling on #" in done.get_data(as_text=True)

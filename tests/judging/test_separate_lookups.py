@@ -3,7 +3,9 @@
 "If you are challenging more than one word and you enter them separately ... If it was solely
 your error and the word is invalid, you lose 10 points." Two challenges from one kiosk within
 ADJUDICATOR_SEPARATE_LOOKUP_SECONDS at the same table and round are flagged to the director
-(never shown to the players), who may record the 10 points as a ruling.
+(never shown to the players), who may record the 10 points as a ruling. Issue 20, item 8: only
+where NASPA 6.2 applies (the tournament's rulebook is `naspa`) and the table is known; the
+director may dismiss a flag with a reason; void ones leave the list.
 """
 
 from __future__ import annotations
@@ -13,14 +15,23 @@ import time
 
 import pytest
 
-from adjudicator.judging import lookups
+from adjudicator.hall import tournaments
+from adjudicator.judging import director_flags, lookups, voids
 from adjudicator.judging.final_ruling import record_ruling
 from adjudicator.judging.second_opinion import SecondOpinionRefused
 from adjudicator.record import journal
 
 from support.director import post_form, ruling
+from support.hall import NWL
 
 pytestmark = pytest.mark.usefixtures("fast_hashes")  # cheap password hashes for the staff
+
+
+@pytest.fixture
+def staffed(staffed):
+    """The NWL division under the NASPA rulebook (NASPA 6.2 applies there only)."""
+    tournaments.update(staffed.db, staffed.setup.store, NWL, rulebook="naspa")
+    return staffed
 
 
 GAME = {"table": "7", "round": "2"}
@@ -63,11 +74,62 @@ def test_another_kiosk_is_not_flagged(staffed):
     assert staffed.challenge(["CH"], enrolment=staffed.setup.csw, **GAME).flag is None
 
 
-def test_a_kiosk_told_no_table_is_one_table(staffed):
-    """A tablet is one table: with no table or round given, two quick challenges match."""
+def test_naspa_6_2_only_where_the_table_is_known(staffed):
+    """A kiosk told no table may serve several tables (a shared computer): never flagged."""
     staffed.challenge(["QI"])
-    second = staffed.challenge(["ZA"])
-    assert second.flag == lookups.FLAG and second.note.endswith("(no table or round given)")
+    assert staffed.challenge(["ZA"]).flag is None
+    staffed.challenge(["QI"], round="2")
+    assert staffed.challenge(["ZA"], round="2").flag is None
+
+
+@pytest.mark.parametrize("book", [None, "wespa", "nsa-1998", "school-2011", "msa"])
+def test_naspa_6_2_is_naspas_only(staffed, book):
+    """No look-up flag and no 10-point penalty at an event under another rulebook (or none)."""
+    tournaments.update(staffed.db, staffed.setup.store, NWL, rulebook=book or "none")
+    staffed.challenge(["QI"], **GAME)
+    second = staffed.challenge(["ZAX"], **GAME)
+    assert second.flag is None
+    with pytest.raises(SecondOpinionRefused, match="not under the naspa rulebook"):
+        record_ruling(
+            staffed.db,
+            second.id,
+            "unacceptable",
+            "one play in two parts",
+            actor="td",
+            station="td",
+            improper_lookup=True,
+        )
+    assert journal.get(staffed.db, second.id + 1) is None
+
+
+def test_two_tournaments_challenges_are_never_linked(staffed):
+    """A kiosk moved to another tournament: its earlier challenge is another event's."""
+    from adjudicator.hall import kiosks
+
+    staffed.challenge(["QI"], **GAME)
+    kiosks.move(staffed.db, staffed.setup.nwl.kiosk.name, "spring-csw")
+    tournaments.update(staffed.db, staffed.setup.store, "spring-csw", rulebook="naspa")
+    assert staffed.challenge(["CH"], **GAME).flag is None
+
+
+def test_a_void_or_dismissed_flag_leaves_the_list_and_the_overview_counts_the_rest(staffed):
+    from adjudicator.hall import hall_status
+
+    staffed.challenge(["QI"], **GAME)
+    second = staffed.challenge(["ZA"], **GAME)
+    third = staffed.challenge(["JO"], **GAME)
+    assert [e.id for e in director_flags.separate_lookups(staffed.db)] == [third.id, second.id]
+    assert hall_status.build(staffed.setup.hall).other_flags == 2
+    voids.void(staffed.db, third.id, "entered by mistake", actor="td", station="td")
+    assert [e.id for e in director_flags.separate_lookups(staffed.db)] == [second.id]
+    with pytest.raises(Exception, match="Give the reason"):
+        director_flags.dismiss(staffed.db, second.id, "", actor="td")
+    which = director_flags.dismiss(staffed.db, second.id, "two plays, not one", actor="td")
+    assert which == "separate-lookup"
+    assert director_flags.separate_lookups(staffed.db) == []
+    assert hall_status.build(staffed.setup.hall).other_flags == 0
+    with pytest.raises(director_flags.DismissRefused, match="no open flag"):
+        director_flags.dismiss(staffed.db, second.id, "again", actor="td")
 
 
 def test_the_window_is_a_setting(staffed, monkeypatch):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import marisa_trie
 import pytest
 
-from adjudicator.judging.verdict import Verdict, judge
+from adjudicator.judging.verdict import Verdict, closed_referral, judge
 
 from support.words import CountingLexicon
 
@@ -57,9 +57,20 @@ class TestReferral:
     def test_missing_long_word_refers_to_a_word_judge(self, lexicon):
         assert judge(lexicon, ["QI", "ABSQUATULATE"], refer_longer_than=9) is Verdict.REFER
 
-    def test_missing_short_word_wins_over_referral(self, lexicon):
-        assert judge(lexicon, ["QX", "ABSQUATULATE"], refer_longer_than=9) is Verdict.UNACCEPTABLE
-        assert judge(lexicon, ["ABSQUATULATE", "QX"], refer_longer_than=9) is Verdict.UNACCEPTABLE
+    def test_nsa_x_e_a_referral_says_nothing_about_the_shorter_words(self, lexicon):
+        # NSA X.E: nothing may tell which word failed. REFER whatever the shorter words; the
+        # word judge's dictionary check then closes it (closed_referral).
+        assert judge(lexicon, ["QX", "ABSQUATULATE"], refer_longer_than=9) is Verdict.REFER
+        assert judge(lexicon, ["ABSQUATULATE", "QX"], refer_longer_than=9) is Verdict.REFER
+        assert judge(lexicon, ["QX", "CAT"], refer_longer_than=9) is Verdict.UNACCEPTABLE
+
+    def test_the_dictionary_check_closes_a_referral_unacceptable_if_a_short_word_is_missing(
+        self, lexicon
+    ):
+        for check in (Verdict.ACCEPTABLE, Verdict.UNACCEPTABLE):
+            closed = closed_referral(lexicon, ["QX", "ABSQUATULATE"], 9, check)
+            assert closed is Verdict.UNACCEPTABLE
+            assert closed_referral(lexicon, ["QI", "ABSQUATULATE"], 9, check) is check
 
     def test_a_word_of_exactly_the_limit_is_judged_by_the_list(self, lexicon):
         assert judge(lexicon, ["QUIXOTICS"], refer_longer_than=9) is Verdict.UNACCEPTABLE

@@ -87,3 +87,29 @@ def test_an_improper_look_up_penalty_is_said():
 @pytest.mark.parametrize("rule", RULE_NAMES)
 def test_every_rules_phrase_is_its_english_title(rule):
     assert _english(rule_phrase(get_rule(rule))) == get_rule(rule).title
+
+
+def _row_of(rule: str, **options) -> Entry:
+    result = consequence(get_rule(rule), Verdict.ACCEPTABLE, 2, 0, **options)
+    return Entry(
+        1, "now", "challenge", "open", "k1", "NWL", "f" * 64, 10, rule, ("QI", "ZA"), 2,
+        "ACCEPTABLE", result.text, penalty=result.penalty_json(),
+    )  # fmt: skip
+
+
+def test_time_penalties_final_plays_and_waived_penalties_are_said_as_recorded():
+    assert _said(_row_of("30-seconds"))[2] == (
+        "The challenger's clock loses 30 seconds; the challenger keeps the turn."
+    )
+    assert _said(_row_of("30-seconds", final_play=True))[2] == (
+        "The challenger's clock loses 30 seconds."
+    )
+    assert _said(_row_of("5-per-word", final_play=True))[2] == (
+        "2 words challenged, 5 each: the player adds 10."
+    )
+    assert _said(_row_of("double", final_play=True))[2] == ""  # the game is over
+    assert _said(_row_of("single", final_play=True))[2] == "No penalty."
+    assert _said(_row_of("double", waived=True))[2].startswith("The director waived the penalty")
+    assert _said(_row_of("double", final_play=True, final_play_free=True))[2] == (
+        "No penalty for challenging the final play of the game (school rule 12)."
+    )

@@ -124,13 +124,29 @@ def test_a_void_challenge_leaves_the_flags(staffed, run, home, monkeypatch):
     assert f'id="case-{original.id}"' not in page
 
 
-def test_a_ruling_then_a_void_leaves_it_void(staffed):
-    """NASPA 5.4: an outplay challenge may be rescinded, whatever was decided before."""
+def test_a_ruling_then_a_void_only_over_the_ruling(staffed):
+    """A ruling is final (WESPA 3.10.13, NSA X.G): a plain void is refused; the director may
+    still void it over the ruling (NASPA 5.4: rescinded), and the journal keeps both rows."""
     original = staffed.challenge(["QI", "QX"])
-    record_ruling(staffed.db, original.id, "acceptable", "QX misread", actor="d", station="d")
+    ruling = record_ruling(
+        staffed.db, original.id, "acceptable", "QX misread", actor="d", station="d"
+    )
     assert outcome(staffed, original.id).verdict == "ACCEPTABLE"
-    void(staffed, original.id, "rescinded: tiles found (NASPA 5.4)")
+    with pytest.raises(voids.RulingIsFinal, match=f"final ruling \\(journal row #{ruling.id}\\)"):
+        void(staffed, original.id, "rescinded: tiles found (NASPA 5.4)")
+    assert outcome(staffed, original.id).verdict == "ACCEPTABLE"
+    row = voids.void(
+        staffed.db,
+        original.id,
+        "rescinded: tiles found (NASPA 5.4)",
+        actor="director",
+        station="director",
+        over_ruling=True,
+    )
+    assert row.note.endswith(f"[void over the director's ruling #{ruling.id}]")
     assert outcome(staffed, original.id).verdict == "VOID"
+    kinds = [e.kind for e in journal.follow_ups(staffed.db, original.id)]
+    assert kinds == ["ruling", "void"]
 
 
 # ---------- reissues (WESPA 3.10.12, MSA 13) ----------

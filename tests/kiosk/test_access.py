@@ -47,6 +47,8 @@ ACCESS: dict[tuple[str, str], frozenset[str]] = {
     ("GET", "/"): EVERYONE,  # the kiosk screen when paired, how to pair otherwise
     ("GET", "/pair"): EVERYONE,
     ("GET", "/pair/<code>"): EVERYONE,
+    ("GET", "/hall/ca.crt"): EVERYONE,  # the hall's CA certificate (never its key), for tablets
+    ("GET", "/hall/trust"): EVERYONE,
     ("POST", "/pair"): EVERYONE,
     ("GET", "/language/<code>"): EVERYONE,  # the language switch: a cookie, then back
     ("GET", "/director/login"): EVERYONE,
@@ -70,6 +72,7 @@ ACCESS: dict[tuple[str, str], frozenset[str]] = {
     ("POST", "/director/lexicons/verify"): DIRECTOR_ONLY,
     ("GET", "/director/kiosks"): DIRECTOR_ONLY,
     ("POST", "/director/kiosks"): DIRECTOR_ONLY,
+    ("POST", "/director/kiosks/sheet"): DIRECTOR_ONLY,  # a printable page of pairing codes
     ("POST", "/director/kiosks/<name>/pair"): DIRECTOR_ONLY,
     ("POST", "/director/kiosks/<name>/revoke"): DIRECTOR_ONLY,
     ("POST", "/director/kiosks/<name>/move"): DIRECTOR_ONLY,
@@ -77,6 +80,9 @@ ACCESS: dict[tuple[str, str], frozenset[str]] = {
     ("GET", "/director/journal.csv"): DIRECTOR_ONLY,
     ("GET", "/director/flags"): DIRECTOR_ONLY,
     ("POST", "/director/flags/<int:adjudication_id>/ruling"): DIRECTOR_ONLY,
+    ("POST", "/director/flags/<int:adjudication_id>/dismiss"): DIRECTOR_ONLY,
+    ("POST", "/director/journal/<int:adjudication_id>/revoke-void"): DIRECTOR_ONLY,
+    ("POST", "/director/tournaments/<slug>/rulebook"): DIRECTOR_ONLY,
     ("POST", "/director/journal/<int:adjudication_id>/void"): DIRECTOR_ONLY,
     ("POST", "/director/ruling"): DIRECTOR_ONLY,
     ("POST", "/director/checkpoint"): DIRECTOR_ONLY,

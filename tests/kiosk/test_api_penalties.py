@@ -55,6 +55,7 @@ def test_the_kiosk_status_says_when_the_game_is_needed(client, setup):
         "title": title,
         "shown_title": title,  # in the tournament's language: English here
         "needs_game": True,
+        "asks_final_play": False,  # only under the school-2011 rulebook (issue 20)
     }
 
 

@@ -56,7 +56,7 @@ def test_changing_the_lexicon_shows_on_the_paired_kiosk(browser, server, home):
     page.goto(server.url + "/director/tournaments")
     row = page.locator("#tournament-hall")
     row.locator("select[name=lexicon]").select_option("OTHER")
-    row.locator("button").click()
+    row.get_by_role("button", name="Review change…").click()
     assert page.inner_text("#new-lexicon-words") == "6"
     assert len(page.inner_text("#new-lexicon-fingerprint")) == 64
     shot(page, "confirm-lexicon")
@@ -92,6 +92,9 @@ def test_second_opinion_flow_end_to_end(browser, server, home):
     case = director.locator(f"#case-{original['id']}")
     case.locator("input[value=ACCEPTABLE]").check()
     case.locator("input[name=reason]").fill("ZA was on the board; the slip was miscopied")
+    # the judge typed other words, so the page asks which words the ruling is on (issue 20)
+    assert case.locator("input[name=words]").get_attribute("required") is not None
+    case.locator("input[name=words]").fill("QI ZA")
     shot(director, "flags")
     case.locator("button").click()
     assert f"Final ruling on #{original['id']}: ACCEPTABLE" in director.inner_text(".flash-ok")

@@ -35,6 +35,8 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Home:
     home = Home.prepare(tmp_path_factory.mktemp("game-home"))
     home.tournament("dingle-open", "TINY", "dingle", "Dingle Open")
     home.tournament("double-open", "TINY", "double", "Double Open")
+    home.tournament("school-open", "TINY", "double", "School Open")
+    home.cli("tournament", "set", "school-open", "--rulebook", "school-2011")
     return home
 
 
@@ -157,3 +159,21 @@ def test_the_game_fields_pass_axe(tablet):
     assert axe_violations(page) == []
     judge(page, "QI", round="1", table="2", challenger="Ann")
     assert axe_violations(page) == []
+
+
+def test_school_rule_12_the_kiosk_asks_for_the_final_play_only_under_the_school_rulebook(tablet):
+    """ "There is no penalty for challenging the final play of the game": the box is there
+    under school-2011, sent with the challenge, and cleared for the next one."""
+    page = tablet("double-open")
+    assert page.locator("#final-play-row").is_hidden()
+    page = tablet("school-open")
+    wait_until(page, "!document.getElementById('final-play-row').hidden")
+    page.check("#final-play")
+    verdict = judge(page, "qi")
+    assert verdict["consequence"] == (
+        "The play stands; no penalty for challenging the final play of the game (school rule 12)."
+    )
+    back_to_words(page)
+    assert not page.locator("#final-play").is_checked()
+    verdict = judge(page, "za")
+    assert "the challenger loses their turn" in verdict["consequence"]

@@ -81,7 +81,13 @@ def test_the_overview_counts_todays_challenges_per_tournament_and_open_flags(sta
     page = director.get("/director/").get_data(as_text=True)
     assert "1 second opinion waiting" in page and '<dd class="today">3 challenges</dd>' in page
     final_ruling.record_ruling(
-        staffed.db, original.id, "acceptable", "Checked the slip", actor="director", station="d"
+        staffed.db,
+        original.id,
+        "acceptable",
+        "Checked the slip",
+        actor="director",
+        station="d",
+        words="ZA",  # the second opinion's words differ: the ruling names them
     )
     assert figures() == ({NWL: 3, CSW: 1}, 0)
     assert "0 second opinions waiting" in director.get("/director/").get_data(as_text=True)
@@ -122,7 +128,13 @@ def test_the_flags_page_lists_open_cases_and_recent_closed_ones(staffed):
             station="judge:alice",
         )
     final_ruling.record_ruling(
-        staffed.db, first.id, "acceptable", "As the slip says", actor="director", station="d"
+        staffed.db,
+        first.id,
+        "acceptable",
+        "As the slip says",
+        actor="director",
+        station="d",
+        words="QI",
     )
     assert [c.original.id for c in second_opinion.cases(staffed.db, open_only=True)] == [second.id]
     assert [c.original.id for c in second_opinion.cases(staffed.db, closed_only=True)] == [first.id]

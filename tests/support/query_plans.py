@@ -15,7 +15,14 @@ from adjudicator.hall import export, hall_status, journal_review, kiosks, tourna
 from adjudicator.hall.hall import Hall
 from adjudicator.hall.journal_review import Filters
 from adjudicator.hall.ratelimit import RateLimit
-from adjudicator.judging import final_ruling, lookups, outcomes, second_opinion, voids
+from adjudicator.judging import (
+    director_flags,
+    final_ruling,
+    lookups,
+    outcomes,
+    second_opinion,
+    voids,
+)
 from adjudicator.record import journal, migrations
 from adjudicator.record.db_postgres import PostgresCursor, PostgresDatabase
 
@@ -122,19 +129,39 @@ def exercise(db: PostgresDatabase, root: Path, steps: list[str]) -> None:
     steps.append("kiosk: reissue")
     hall.adjudicate(kiosks.by_token(db, counting.token), ["QI", "ZA"], replaces=first.id, **game)
     steps.append("judge: second opinion")
-    second_opinion.give(db, store, original.id, ["QI", "ZA"], actor="alice", station="judge:a")
+    second_opinion.give(
+        db,
+        store,
+        original.id,
+        ["QI", "ZA"],
+        actor="alice",
+        station="judge:a",
+        confirm_correction=True,  # the table played on (WESPA 3.10.13)
+    )
     steps.append("director: ruling")
     final_ruling.record_ruling(
-        db, original.id, "acceptable", "Slip checked", actor="director", station="director"
+        db,
+        original.id,
+        "acceptable",
+        "Slip checked",
+        actor="director",
+        station="director",
+        words="QI ZA",
+        confirm_correction=True,
     )
     steps.append("director: void")
     voids.void(db, middle + 2, "entered by mistake", actor="director", station="director")
+    steps.append("director: revoke a void")
+    voids.revoke(db, middle + 2, "the wrong row", actor="director", station="director")
     steps.append("director: overview")
     hall_status.build(hall)
     steps.append("director: flags")
     second_opinion.cases(db, open_only=True)
     second_opinion.cases(db, closed_only=True, limit=50)
     list(outcomes.with_outcomes(db, lookups.flagged(db)))
+    steps.append("director: flags (changed penalties, open look-ups)")
+    director_flags.penalty_changes(db)
+    director_flags.separate_lookups(db)
     since = journal_review.parse_time("2024-01-05T00:00")
     until = journal_review.parse_time("2024-01-05T06:00")
     pages = {

@@ -1,0 +1,96 @@
+"""A printed pairing sheet: a kiosk per table, each with a one-time code that lasts until used.
+
+`tables("1-20")` reads the table numbers; `enrol_tables` enrols kiosk "SLUG table N" for each
+(or gives the table's existing kiosk a new code, which replaces its old one) and returns what
+the sheet prints (adjudicator/hall/sheet_page.py). Printing a sheet again replaces every code
+on the sheet before: that is how a lost sheet is revoked (or revoke the kiosk).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from adjudicator.errors import AdjudicatorError
+from adjudicator.hall import kiosks, tournaments
+from adjudicator.record.db import Database
+
+MAX_TABLE = 999
+MAX_TABLES = 200
+_RANGE = re.compile(r"\s*(\d{1,4})\s*(?:-\s*(\d{1,4})\s*)?")
+
+
+class SheetError(AdjudicatorError):
+    """A pairing sheet cannot be made as asked (bad table numbers, a revoked table's kiosk)."""
+
+
+@dataclass(frozen=True)
+class SheetTable:
+    number: int
+    kiosk: str
+    pairing_code: str
+    link: str
+    new: bool  # enrolled for this sheet, rather than the table's kiosk given a new code
+
+
+def tables(text: str) -> list[int]:
+    """Table numbers from '1-20', '1-6,8,10-12': sorted, each once, 1 to MAX_TABLE."""
+    numbers: set[int] = set()
+    for part in (text or "").split(","):
+        match = _RANGE.fullmatch(part)
+        if not match:
+            raise SheetError(
+                f"Invalid tables {text!r}: give numbers and ranges such as 1-20 or 1-6,8,10-12."
+            )
+        first = int(match.group(1))
+        last = int(match.group(2) or first)
+        if not 1 <= first <= last <= MAX_TABLE:
+            raise SheetError(
+                f"Invalid table range {part.strip()!r}: tables run from 1 to {MAX_TABLE}, "
+                "the smaller number first."
+            )
+        numbers.update(range(first, last + 1))
+        if len(numbers) > MAX_TABLES:
+            raise SheetError(f"Too many tables: at most {MAX_TABLES} on one sheet.")
+    return sorted(numbers)
+
+
+def kiosk_name(tournament: str, number: int) -> str:
+    """The kiosk of table `number` (a kiosk name has at most 40 characters)."""
+    return f"{tournament[:28]} table {number}"
+
+
+def enrol_tables(
+    db: Database, tournament: str, numbers: list[int], base_url: str
+) -> list[SheetTable]:
+    """A kiosk per table, each with a fresh code that lasts until used or revoked."""
+    tournaments.get(db, tournament)
+    existing = {k.name: k for k in kiosks.list_all(db)}
+    for number in numbers:  # every refusal before any change: never half a sheet
+        found = existing.get(kiosk_name(tournament, number))
+        if found is None:
+            continue
+        if not found.active:
+            raise SheetError(
+                f"Table {number}'s kiosk {found.name!r} was revoked: leave table {number} out "
+                "of --tables (such as 1-6,8-20) and pair a new kiosk for it by hand."
+            )
+        if found.tournament != tournament:
+            raise SheetError(
+                f"Table {number}'s kiosk {found.name!r} now judges for {found.tournament}: "
+                f"move it back with `adjudicator kiosk move` or leave table {number} out."
+            )
+    sheet = []
+    for number in numbers:
+        name = kiosk_name(tournament, number)
+        if name in existing:
+            enrolment = kiosks.new_pairing(db, name, lasting=True)
+        else:
+            enrolment = kiosks.add(db, name, tournament, lasting=True)
+        code = enrolment.pairing_code
+        sheet.append(
+            SheetTable(
+                number, name, code, kiosks.pairing_link(base_url, code), name not in existing
+            )
+        )
+    return sheet

@@ -1,0 +1,113 @@
+"""Reissues (WESPA 3.10.12, MSA 13): a slip that did not match the board, judged again.
+
+The reissued challenge names the one it replaces (its `refers_to`), which then counts for
+nothing. Only the slip of "the most recent turn" may be reissued from the table: not once the
+game has moved on (a later challenge at that table, a later round at that kiosk), and not once a
+second opinion or the director's ruling exists (a ruling is final: WESPA 3.10.13, NSA X.G).
+Those go to the director (voids.py). Every check runs inside the append transaction.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from adjudicator.judging.voids import (
+    ReissueRefused,
+    RulingIsFinal,
+    VoidRefused,
+    refuse_if_void,
+    ruling_of,
+)
+from adjudicator.record import journal
+
+
+def check_reissue(cur: Any, replaced: int, tournament: str, station: str, details: dict) -> None:
+    """A reissued challenge may replace only a live challenge of the same tournament made at
+    the same station, for the same game where that game was given, and only the latest one
+    made there for that table and round: WESPA 3.10.12 reissues the slip of "the most recent
+    turn", not any earlier challenge (inside the transaction)."""
+    row = cur.execute("SELECT * FROM adjudications WHERE id = ?", (replaced,)).one()
+    entry = journal.from_row(row) if row else None
+    if entry is None or entry.kind != "challenge":
+        raise VoidRefused(f"There is no challenge #{replaced} to replace: check the number.")
+    if entry.tournament != tournament or entry.kiosk != station:
+        raise VoidRefused(
+            f"Challenge #{replaced} was not made here: a reissued challenge replaces one made "
+            "at the same kiosk in the same tournament. Ask the director to void it instead."
+        )
+    for name in ("table", "round", "challenger"):
+        if getattr(entry, name) and getattr(entry, name) != details.get(name):
+            raise VoidRefused(
+                f"Challenge #{replaced} was for {name} {getattr(entry, name)}: a reissued "
+                "challenge keeps the same game and challenger."
+            )
+    refuse_if_void(cur, replaced)
+    _refuse_if_decided(cur, replaced)
+    latest = _latest_challenge(cur, station, entry.table, entry.round)
+    if latest != replaced:
+        raise ReissueRefused(
+            f"Challenge #{replaced} is not the latest one made here (#{latest} came after it): "
+            "only the most recent challenge can be reissued. Ask the director to void it instead."
+        )
+    _refuse_if_moved_on(cur, entry)
+
+
+def _refuse_if_decided(cur: Any, replaced: int) -> None:
+    """A ruling is final (WESPA 3.10.13, NSA X.G), and a second opinion is the word judges':
+    neither may be undone by a reissue from the table."""
+    ruling = ruling_of(cur, replaced)
+    if ruling is not None:
+        raise RulingIsFinal(
+            f"Challenge #{replaced} has the director's final ruling (journal row #{ruling}): a "
+            "ruling is final and cannot be reissued. Call the director."
+        )
+    row = cur.execute(
+        "SELECT MIN(id) AS id FROM adjudications WHERE refers_to = ? AND kind = 'second-opinion'",
+        (replaced,),
+    ).one()
+    if row and row["id"] is not None:
+        raise ReissueRefused(
+            f"Challenge #{replaced} has a second opinion (journal row #{row['id']}): it can no "
+            "longer be reissued. Call the director."
+        )
+
+
+def _refuse_if_moved_on(cur: Any, entry: journal.Entry) -> None:
+    """WESPA 3.10.12 reissues the slip of "the most recent turn": not once a later challenge
+    was made at that table, or the kiosk has gone on to a later round (inside the transaction).
+    """
+    later = []
+    if entry.table:
+        later.append(
+            cur.execute(
+                "SELECT MIN(id) AS id FROM adjudications WHERE tournament = ? AND table_no = ? "
+                "AND kind = 'challenge' AND id > ?",
+                (entry.tournament, entry.table, entry.id),
+            ).one()
+        )
+    if entry.round:
+        later.append(
+            cur.execute(
+                "SELECT MIN(id) AS id FROM adjudications WHERE kiosk = ? AND kind = 'challenge' "
+                "AND id > ? AND round_no IS NOT NULL AND round_no <> ?",
+                (entry.kiosk, entry.id, entry.round),
+            ).one()
+        )
+    found = [row["id"] for row in later if row and row["id"] is not None]
+    if found:
+        raise ReissueRefused(
+            f"The game has moved on since challenge #{entry.id} (#{min(found)} came after it): "
+            "only the most recent turn's slip can be reissued (WESPA 3.10.12). Call the director."
+        )
+
+
+def _latest_challenge(cur: Any, station: str, table: str | None, round_no: str | None) -> int:
+    """The newest challenge made at `station` for this table and round (a few rows, by index)."""
+    rows = cur.execute(
+        "SELECT id, table_no, round_no FROM adjudications WHERE kiosk = ? AND kind = 'challenge' "
+        "ORDER BY id DESC LIMIT 50",  # the journal's clock never runs backwards: newest first
+        (station,),
+    ).all()
+    return next(
+        (row["id"] for row in rows if (row["table_no"], row["round_no"]) == (table, round_no)), 0
+    )

@@ -1,0 +1,37 @@
+"""/hall/ca.crt and /hall/trust: the hall's own CA certificate, and how a tablet trusts it once.
+
+`adjudicator hall` makes the CA in the data home (adjudicator/hall/hall_tls.py); a server
+started otherwise has none, and these pages say so instead of failing.
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response, render_template
+
+from adjudicator.hall import hall_tls, hall_url
+
+bp = Blueprint("hall_trust", __name__, url_prefix="/hall")
+
+
+@bp.get("/ca.crt")
+def ca_certificate():
+    """The CA certificate (never its key), as the type phones and tablets offer to install."""
+    try:
+        pem = hall_tls.ca_cert_path().read_bytes()
+    except OSError:
+        return render_template("hall_trust.html", fingerprint=None, record=None), 404
+    return Response(
+        pem,
+        mimetype="application/x-x509-ca-cert",
+        headers={"Content-Disposition": 'attachment; filename="hall-ca.crt"'},
+    )
+
+
+@bp.get("/trust")
+def trust():
+    """How to trust the hall on an iPad, an Android tablet and a laptop, with the fingerprint."""
+    fingerprint = hall_tls.read_ca_fingerprint()
+    status = 200 if fingerprint else 404
+    return render_template(
+        "hall_trust.html", fingerprint=fingerprint, record=hall_url.recorded()
+    ), status

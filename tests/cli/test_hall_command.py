@@ -1,0 +1,314 @@
+"""`adjudicator hall` for real: HTTPS on this machine's LAN address and on NAME.local (checked
+with Python's ssl and the hall's own CA), NAME.local resolved by mDNS, a printed sheet's codes
+pairing over HTTPS once, the bad input and faults, and a clean stop that withdraws the name.
+Traffic goes only to loopback and this machine's own addresses."""
+
+from __future__ import annotations
+
+import http.client
+import os
+import re
+import secrets
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+import time
+from http.cookies import SimpleCookie
+from pathlib import Path
+from urllib.parse import urlencode
+
+import pytest
+
+from adjudicator.hall import lan
+
+from support.servers import free_port, prepare_home
+
+pytestmark = pytest.mark.slow
+CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
+
+
+def resolve_by_mdns(host: str, timeout_ms: int = 3000) -> list[str]:
+    """NAME.local's IPv4 addresses, asked on the network by zeroconf's own resolver."""
+    from zeroconf import AddressResolverIPv4, IPVersion, Zeroconf
+
+    addresses = lan.hall_addresses().addresses
+    zc = Zeroconf(interfaces=list(addresses), ip_version=IPVersion.V4Only)
+    try:
+        resolver = AddressResolverIPv4(host + ".")
+        if not resolver.request(zc, timeout_ms):
+            return []
+        return resolver.parsed_addresses()
+    finally:
+        zc.close()
+
+
+def qr_texts(page: str, scale: int = 6) -> list[str]:
+    """Decode every QR code (segno's inline SVG) on a page: each path drawn into pixels, then
+    read by zxing-cpp, so the test reads what a tablet's camera would."""
+    import zxingcpp
+
+    texts = []
+    for size, path in re.findall(
+        r'<svg viewBox="0 0 (\d+) \d+"[^>]*>.*?<path[^>]* d="([^"]+)"', page, re.S
+    ):
+        n = int(size)
+        dark = set()
+        x = y = 0.0
+        for op, a, b in re.findall(r"([Mmh])(-?[\d.]+)(?: (-?[\d.]+))?", path):
+            if op == "M":
+                x, y = float(a), float(b)
+            elif op == "m":
+                x, y = x + float(a), y + float(b)
+            else:
+                dark.update((int(x) + i, int(y)) for i in range(int(float(a))))
+                x += float(a)
+        width = n * scale
+        pixels = bytearray(b"\xff" * width * width)
+        for col, row in dark:
+            for dy in range(scale):
+                start = (row * scale + dy) * width + col * scale
+                pixels[start : start + scale] = b"\x00" * scale
+        image = memoryview(bytes(pixels)).cast("B", (width, width))
+        found = zxingcpp.read_barcodes(image)
+        assert len(found) == 1, "a QR code on the sheet does not decode"
+        texts.append(found[0].text)
+    return texts
+
+
+class TlsClient:
+    """HTTPS to `address`, checking the certificate names `host`, trusting only the hall's CA."""
+
+    def __init__(self, address: str, port: int, host: str, cafile: Path):
+        self.address, self.port, self.host = address, port, host
+        self.context = ssl.create_default_context(cafile=str(cafile))
+        self.jar: dict[str, str] = {}
+
+    def request(self, method: str, path: str, fields: dict | None = None):
+        raw = socket.create_connection((self.address, self.port), timeout=15)
+        tls = self.context.wrap_socket(raw, server_hostname=self.host)  # verifies name and chain
+        connection = http.client.HTTPSConnection(self.host, self.port, context=self.context)
+        connection.sock = tls
+        headers = {"Host": f"{self.host}:{self.port}"}
+        body = None
+        if fields is not None:
+            body = urlencode(fields).encode()
+            headers["Content-Type"] = "application/x-www-form-urlencoded"
+        if self.jar:
+            headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.jar.items())
+        try:
+            connection.request(method, path, body=body, headers=headers)
+            response = connection.getresponse()
+            data = response.read()
+        finally:
+            connection.close()
+        for line in response.headers.get_all("Set-Cookie") or []:
+            assert "Secure" in line, f"a cookie sent without Secure over the hall's HTTPS: {line}"
+            cookie = SimpleCookie()
+            cookie.load(line)
+            self.jar.update({name: morsel.value for name, morsel in cookie.items()})
+        return response.status, response.headers, data
+
+    def pair(self, code: str) -> tuple[int, str]:
+        status, _, page = self.request("GET", "/pair")
+        token = CSRF.search(page.decode()).group(1)
+        status, headers, page = self.request("POST", "/pair", {"code": code, "csrf_token": token})
+        if status == 302:
+            status, _, page = self.request("GET", headers["Location"])
+        return status, page.decode()
+
+
+class RunningHall:
+    def __init__(self, home: Path, name: str, port: int):
+        self.home, self.name, self.port = home, name, port
+        self.log = home / f"hall-{port}.log"
+        self.errors = home / f"hall-{port}.err"
+        self.process: subprocess.Popen | None = None
+
+    def env(self) -> dict:
+        return {**os.environ, "ADJUDICATOR_HOME": str(self.home), "ADJUDICATOR_WORKERS": "1"}
+
+    def start(self) -> RunningHall:
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "adjudicator",
+                "hall",
+                "--name",
+                self.name,
+                "--port",
+                str(self.port),
+            ],
+            env=self.env(),
+            stdout=open(self.log, "wb"),
+            stderr=open(self.errors, "wb"),
+            start_new_session=True,
+        )
+        deadline = time.monotonic() + 60
+        while "Ctrl-C stops" not in self.output():
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                self.kill()
+                raise AssertionError(f"the hall did not start: {self.output()}{self.stderr()}")
+            time.sleep(0.2)
+        return self
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace")
+
+    def stderr(self) -> str:
+        return self.errors.read_text(errors="replace")
+
+    def kill(self) -> None:
+        if self.process and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(timeout=10)
+
+
+def run_cli(home: Path, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "adjudicator", *args],
+        env={**os.environ, "ADJUDICATOR_HOME": str(home)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=cwd,
+    )
+
+
+@pytest.fixture
+def lan_address() -> str:
+    where = lan.hall_addresses()
+    if not where.on_lan:
+        pytest.skip("this machine has no LAN address to serve the hall on")
+    return where.addresses[0]
+
+
+@pytest.fixture
+def hall_name() -> str:
+    return f"adj-test-{secrets.token_hex(3)}"
+
+
+def test_the_hall_serves_https_by_name_and_its_sheet_pairs_once(
+    tmp_path: Path, lan_address: str, hall_name: str
+):
+    prepared = prepare_home(tmp_path / "home")
+    home = prepared.path
+    port = free_port()
+    hall = RunningHall(home, hall_name, port).start()
+    try:
+        out = hall.output()
+        assert f"The hall is open at https://{hall_name}.local:{port}" in out
+        assert f"https://{lan_address}:{port}" in out
+        assert "/hall/trust" in out and "/director/login" in out
+        ca = home / "hall" / "ca.crt"
+        assert oct((home / "hall" / "ca.key").stat().st_mode & 0o777) == "0o600"
+
+        # TLS with the hall's own CA, for the LAN address ...
+        by_address = TlsClient(lan_address, port, lan_address, ca)
+        status, headers, body = by_address.request("GET", "/hall/ca.crt")
+        assert status == 200 and body == ca.read_bytes()
+        assert headers["Content-Type"].startswith("application/x-x509-ca-cert")
+        assert b"PRIVATE KEY" not in body
+        # ... and for NAME.local, which mDNS resolves to this machine
+        resolved = resolve_by_mdns(f"{hall_name}.local")
+        assert lan_address in resolved
+        by_name = TlsClient(resolved[0], port, f"{hall_name}.local", ca)
+        status, _, page = by_name.request("GET", "/hall/trust")
+        assert status == 200 and b"Trust this hall once" in page and b"iPad" in page
+        # a client that does not trust the hall's CA is refused, not served in clear
+        with pytest.raises(ssl.SSLCertVerificationError):
+            stranger = ssl.create_default_context()
+            with socket.create_connection((lan_address, port), timeout=10) as raw:
+                stranger.wrap_socket(raw, server_hostname=f"{hall_name}.local")
+
+        # the sheet printed now points at the hall, over HTTPS, by name
+        sheet_file = tmp_path / "sheet.html"
+        done = run_cli(
+            home,
+            "kiosk",
+            "sheet",
+            "--tournament",
+            "hall",
+            "--tables",
+            "1-3",
+            "--output",
+            str(sheet_file),
+        )
+        assert done.returncode == 0, done.stderr
+        assert "3 table(s)" in done.stdout
+        sheet = sheet_file.read_text()
+        links = qr_texts(sheet)
+        assert len(set(links)) == 3
+        assert all(link.startswith(f"https://{hall_name}.local:{port}/pair#") for link in links)
+        codes = [link.partition("#")[2] for link in links]
+        assert all(f'<p class="code">{code}</p>' in sheet for code in codes)
+        assert "works once" in sheet
+        assert oct(sheet_file.stat().st_mode & 0o777) == "0o600"
+
+        # a tablet pairs with its table's code over HTTPS, and gets the challenge screen
+        status, page = TlsClient(resolved[0], port, f"{hall_name}.local", ca).pair(codes[0])
+        assert status == 200 and 'id="judge-button"' in page
+        # the same code on another screen: refused, it was used
+        status, page = TlsClient(lan_address, port, lan_address, ca).pair(codes[0])
+        assert status == 400 and "already used" in page
+
+        # a second hall on the same port: a clear refusal, exit 2
+        clash = run_cli(home, "hall", "--name", hall_name, "--port", str(port))
+        assert clash.returncode == 2
+        assert f"Port {port} is already in use" in clash.stderr and "--port" in clash.stderr
+        assert "Traceback" not in clash.stderr
+
+        # SIGTERM: a clean stop, and the name withdrawn from the network
+        os.kill(hall.process.pid, signal.SIGTERM)
+        assert hall.process.wait(timeout=30) == 0
+        assert "withdrawn" in hall.stderr()
+        assert resolve_by_mdns(f"{hall_name}.local", 1500) == []
+        with pytest.raises(OSError):
+            socket.create_connection((lan_address, port), timeout=2).close()
+    finally:
+        hall.kill()
+
+    # pairing links printed later point at the hall, from its record in the data home
+    pair = run_cli(home, "kiosk", "pair", "k1")
+    assert f"https://{hall_name}.local:{port}/pair#" in pair.stdout
+
+
+def test_a_damaged_ca_stops_the_start_with_what_to_do(tmp_path: Path, lan_address: str):
+    home = prepare_home(tmp_path / "home").path
+    port = free_port()
+    (home / "hall").mkdir(mode=0o700)
+    (home / "hall" / "ca.crt").write_text("not a certificate\n")
+    (home / "hall" / "ca.key").write_text("not a key either\n")
+    done = run_cli(home, "hall", "--name", "damaged", "--port", str(port))
+    assert done.returncode == 2
+    assert "certificate authority cannot be read" in done.stderr
+    assert "delete both" in done.stderr and "Traceback" not in done.stderr
+    with pytest.raises(OSError):  # never a half-started server
+        socket.create_connection(("127.0.0.1", port), timeout=2).close()
+
+
+def test_a_bad_name_is_refused_before_anything_starts(tmp_path: Path):
+    done = run_cli(tmp_path / "home", "hall", "--name", "My Hall!")
+    assert done.returncode == 2
+    assert "Invalid hall name 'My Hall!'" in done.stderr and "lower-case" in done.stderr
+
+
+def test_print_service_is_a_systemd_unit_that_runs_the_hall(tmp_path: Path):
+    done = run_cli(tmp_path / "home", "hall", "--name", "club", "--port", "9443", "--print-service")
+    assert done.returncode == 0, done.stderr
+    unit = done.stdout
+    assert "[Unit]" in unit and "[Service]" in unit and "[Install]" in unit
+    exec_start = re.search(r"^ExecStart=(.+)$", unit, re.M).group(1)
+    assert exec_start.endswith("hall --name club --port 9443")
+    assert f'Environment="ADJUDICATOR_HOME={(tmp_path / "home").resolve()}"' in unit
+    assert "Restart=always" in unit and "WantedBy=multi-user.target" in unit
+    verify = Path("/usr/bin/systemd-analyze")
+    if verify.exists():
+        unit_file = tmp_path / "adjudicator-hall.service"
+        unit_file.write_text(unit)
+        checked = subprocess.run(
+            [str(verify), "verify", str(unit_file)], capture_output=True, text=True
+        )
+        assert "Unknown key" not in checked.stderr and "Unknown section" not in checked.stderr

@@ -1,0 +1,80 @@
+"""The hall's addresses (LAN only, loopback with a reason when there is none), its name, and
+mDNS that fails softly when the network will not carry it."""
+
+from __future__ import annotations
+
+import pytest
+
+from adjudicator.hall import hall_url, lan, mdns
+
+
+def test_lan_addresses_leave_out_loopback_link_local_and_ipv6():
+    found = ["127.0.0.1", "169.254.3.4", "192.168.1.20", "fe80::1", "10.0.0.5", "192.168.1.20"]
+    assert lan.lan_addresses(found) == ["10.0.0.5", "192.168.1.20"]
+
+
+def test_no_lan_address_serves_on_loopback_and_says_why():
+    where = lan.hall_addresses(["127.0.0.1", "169.254.9.9"])
+    assert where.addresses == ("127.0.0.1",) and not where.on_lan
+    assert "No network address found" in where.note and "Wi-Fi" in where.note
+
+
+def test_this_machine_has_its_addresses_read_from_its_interfaces():
+    assert "127.0.0.1" in lan.interface_addresses()
+
+
+@pytest.mark.parametrize("name", ["My Hall", "-hall", "hall-", "hall.local", "", "x" * 64])
+def test_a_hall_name_must_be_one_dns_label(name):
+    with pytest.raises(mdns.HallNameError, match="lower-case letters"):
+        mdns.check_name(name)
+
+
+def test_mdns_on_a_network_that_refuses_it_reports_why_and_raises_nothing():
+    # 203.0.113.7 (TEST-NET-3) is no address of this machine: no multicast socket can join there
+    found = mdns.announce("blocked-hall", 8443, ("203.0.113.7",))
+    assert not found.active
+    assert "multicast" in found.error
+    found.withdraw()  # harmless
+
+
+def test_the_hall_says_to_use_the_address_when_mdns_fails(home, monkeypatch, capsys):
+    from adjudicator.cli import hall_cmd
+
+    failed = mdns.Announcement("club", 8443, ("192.168.1.20",), error="the network refused it")
+    monkeypatch.setattr(mdns, "announce", lambda *a: failed)
+    monkeypatch.delenv("ADJUDICATOR_PUBLIC_URL", raising=False)
+    where = lan.HallAddresses(("192.168.1.20",))
+    hall_cmd.Hall("club", 8443, where, None, [])._announce_and_record()
+    out = capsys.readouterr().out
+    assert "The hall is open at https://192.168.1.20:8443" in out
+    assert "club.local will not open on tablets" in out
+    assert "use the address https://192.168.1.20:8443" in out
+    recorded = hall_url.recorded()
+    assert recorded.url == "https://192.168.1.20:8443" and not recorded.mdns
+    assert "Pairing links and sheets printed from now on point here" in out
+
+
+def test_the_hall_warns_when_public_url_overrides_it(home, monkeypatch, capsys):
+    from adjudicator.cli import hall_cmd
+
+    monkeypatch.setenv("ADJUDICATOR_PUBLIC_URL", "http://old.example:8000")
+    monkeypatch.setattr(mdns, "announce", lambda *a: mdns.Announcement("club", 8443, ()))
+    where = lan.HallAddresses(("192.168.1.20",))
+    hall_cmd.Hall("club", 8443, where, None, [])._announce_and_record()
+    out = capsys.readouterr().out
+    assert "ADJUDICATOR_PUBLIC_URL is set (http://old.example:8000)" in out
+    assert "Unset it" in out
+
+
+def test_pairing_links_follow_the_setting_then_the_record_then_the_fallback(home, monkeypatch):
+    monkeypatch.delenv("ADJUDICATOR_PUBLIC_URL", raising=False)
+    assert hall_url.public_url("http://127.0.0.1:8000/") == "http://127.0.0.1:8000"
+    hall_url.record(
+        hall_url.HallRecord("https://club.local:8443", "club", 8443, ("10.0.0.5",), True)
+    )
+    assert hall_url.public_url("http://127.0.0.1:8000") == "https://club.local:8443"
+    monkeypatch.setenv("ADJUDICATOR_PUBLIC_URL", "https://scrabble.example.org/")
+    assert hall_url.public_url("http://127.0.0.1:8000") == "https://scrabble.example.org"
+    hall_url.record_path().write_text("{not json")
+    monkeypatch.delenv("ADJUDICATOR_PUBLIC_URL")
+    assert hall_url.public_url("http://127.0.0.1:8000") == "http://127.0.0.1:8000"
