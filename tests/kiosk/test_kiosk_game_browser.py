@@ -171,9 +171,9 @@ def test_school_rule_12_the_kiosk_asks_for_the_final_play_only_under_the_school_
     page.check("#final-play")
     verdict = judge(page, "qi")
     assert verdict["consequence"] == (
-        "The play stands; no penalty for challenging the final play of the game (school rule 12)."
+        "No penalty for challenging the final play of the game (school rule 12)."  # gloss: stands
     )
     back_to_words(page)
     assert not page.locator("#final-play").is_checked()
     verdict = judge(page, "za")
-    assert "the challenger loses their turn" in verdict["consequence"]
+    assert "The challenger loses their turn." in verdict["consequence"]
