@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -26,6 +27,10 @@ def webkit_missing_reason() -> str | None:
     except ImportError:
         return "Selenium is not installed (pip install -e '.[test]')"
     return None
+
+
+SESSION_START_SECONDS = 60
+SESSION_ATTEMPTS = 3
 
 
 @contextmanager
@@ -57,8 +62,21 @@ def webkit_driver(display: str) -> Iterator:
     from selenium.webdriver.webkitgtk.service import Service
 
     env = {**os.environ, "DISPLAY": display}
-    service = Service(executable_path=WEBKIT_DRIVER, env=env)
-    driver = webdriver.WebKitGTK(options=Options(), service=service)
+    for attempt in range(SESSION_ATTEMPTS):
+        service = Service(executable_path=WEBKIT_DRIVER, env=env)
+        # WebKitWebDriver sometimes never answers the new-session request on a loaded machine
+        # (seen once in a full run: 10 minutes waiting). Stopping the driver ends the wait;
+        # the session is then tried afresh.
+        watchdog = threading.Timer(SESSION_START_SECONDS, service.stop)
+        watchdog.start()
+        try:
+            driver = webdriver.WebKitGTK(options=Options(), service=service)
+            break
+        except Exception:
+            if attempt == SESSION_ATTEMPTS - 1:
+                raise
+        finally:
+            watchdog.cancel()
     try:
         driver.set_page_load_timeout(30)
         yield driver
