@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PIP := $(BIN)/pip install --quiet --disable-pip-version-check
 
-.PHONY: run test check setup setup-test lint bench screenshots
+.PHONY: run test check setup setup-test lint bench screenshots translations
 
 run: setup
 	$(BIN)/adjudicator quickstart
@@ -39,3 +39,13 @@ $(VENV)/.installed: setup.cfg pyproject.toml
 $(VENV)/.installed-test: $(VENV)/.installed
 	$(PIP) -e '.[test]'
 	touch $@
+
+# The kiosk's catalogues (kiosk/translations): extract the messages, add the new ones to each
+# language's .po (translate them there), and compile the .mo files the package ships.
+BABEL_KEYWORDS := -k N_ -k NP_:1,2 -k _l -k T -k TN:1,2
+translations: setup
+	$(BIN)/pybabel extract -F babel.cfg $(BABEL_KEYWORDS) --no-location --sort-output \
+		--omit-header -o kiosk/translations/messages.pot .
+	$(BIN)/pybabel update -i kiosk/translations/messages.pot -d kiosk/translations \
+		--no-fuzzy-matching --ignore-obsolete
+	$(BIN)/pybabel compile -d kiosk/translations --statistics

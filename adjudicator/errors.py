@@ -10,7 +10,13 @@ class AdjudicatorError(Exception):
 
 
 class ChallengeInputError(AdjudicatorError):
-    """The challenge as typed cannot be judged (bad characters, length, word count)."""
+    """The challenge as typed cannot be judged (bad characters, length, word count).
+
+    `phrase` (a wording.Phrase) is the message as a kiosk says it in its language."""
+
+    def __init__(self, message: str, phrase=None):
+        super().__init__(message)
+        self.phrase = phrase
 
 
 class LexiconError(AdjudicatorError):

@@ -6,7 +6,12 @@ country's date format, so a director in any hall reads and types the same thing.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
+
+TYPE_CHECKING = False  # the typing module costs `adjudicator judge` ms to import
+if TYPE_CHECKING:
+    from typing import Any
 
 TIME_FORM = "YYYY-MM-DD HH:MM"
 TIME_EXAMPLE = "2024-05-01 14:00"
@@ -27,3 +32,39 @@ def utc_time(iso: str | None, seconds: bool = True) -> str:
     except ValueError:
         return iso
     return moment.strftime("%Y-%m-%d %H:%M:%S" if seconds else "%Y-%m-%d %H:%M")
+
+
+# --- messages a web page translates (kiosk/i18n.py) --------------------------------------------
+
+
+def N_(text: str) -> str:
+    """Mark `text` as a message for the catalogues; it is translated where it is shown."""
+    return text
+
+
+def NP_(singular: str, plural: str) -> tuple[str, str]:
+    """Mark a message with a plural form for the catalogues."""
+    return singular, plural
+
+
+@dataclass(frozen=True)
+class Phrase:
+    """A message: its English msgid (and plural, chosen by `n`), and its named fields."""
+
+    msgid: str
+    plural: str | None = None
+    n: int = 1
+    fields: tuple[tuple[str, Any], ...] = ()
+
+    def render(self, gettext, ngettext) -> str:
+        """The phrase in the language of `gettext` and `ngettext` (English: the identity)."""
+        text = ngettext(self.msgid, self.plural, self.n) if self.plural else gettext(self.msgid)
+        return text.format(**dict(self.fields)) if self.fields else text
+
+    @classmethod
+    def of(cls, msgid: str, **fields: Any) -> Phrase:
+        return cls(msgid, fields=tuple(fields.items()))
+
+    @classmethod
+    def counted(cls, marked: tuple[str, str], n: int, **fields: Any) -> Phrase:
+        return cls(marked[0], marked[1], n, (("n", n), *fields.items()))

@@ -30,9 +30,20 @@ def create_app(test_config: dict | None = None) -> Flask:
     if proxies:  # only then is X-Forwarded-For the client's address; else anyone could forge it
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies)
 
-    from kiosk import errors, filters, hall, nul_guard, secret_key, security, sessions, staff_web
+    from kiosk import (
+        errors,
+        filters,
+        hall,
+        i18n,
+        nul_guard,
+        secret_key,
+        security,
+        sessions,
+        staff_web,
+    )
 
     secret_key.init_app(app)
+    i18n.init_app(app)
     sessions.init_app(app)
     filters.init_app(app)
     hall.init_app(app)

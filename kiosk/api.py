@@ -19,6 +19,7 @@ from adjudicator.words.spelling import spell_challenge
 from kiosk.auth import current_kiosk
 from kiosk.errors import ApiError
 from kiosk.hall import get_hall
+from kiosk.i18n import say, say_rule, say_verdict, speak, speak_as_asked
 from kiosk.strict_json import JsonRefused
 
 bp = Blueprint("api", __name__)
@@ -83,10 +84,15 @@ def kiosk_status():
     tournament = tournaments.get(hall.db, kiosk.tournament)
     manifest = hall.store.manifest(tournament.lexicon)
     rule = get_rule(tournament.rule)
+    speak(tournament.language)
     return jsonify(
         ok=True,
         kiosk=kiosk.name,
-        tournament={"slug": tournament.slug, "title": tournament.title},
+        tournament={
+            "slug": tournament.slug,
+            "title": tournament.title,
+            "language": tournament.language,
+        },
         lexicon={
             "name": manifest.name,
             "description": manifest.description,
@@ -99,6 +105,7 @@ def kiosk_status():
         rule={
             "name": rule.name,
             "title": rule.title,
+            "shown_title": say_rule(rule),  # in the tournament's language
             # the kiosk then asks for round, table and challenger (WESPA 3.10.15(c))
             "needs_game": rule.counts_earlier_challenges,
             # the kiosk then asks whether the challenged play went out (school rule 12)
@@ -133,6 +140,8 @@ def adjudicate():
     entry = hall.adjudicate(kiosk, words, **{k: body[k] for k in DETAILS if k in body})
     answer = entry.to_api()
     answer["receipt"] = hall.receipt(entry)
+    speak_as_asked()  # the kiosk page asks in its own language
+    answer["shown"] = say_verdict(entry)
     response = jsonify(answer)
     response.status_code = 201
     return response
@@ -176,7 +185,16 @@ def spell():
     tournament = tournaments.get(hall.db, kiosk.tournament)
     alphabet = hall.store.manifest(tournament.lexicon).get_alphabet()
     spelled = spell_challenge(words, alphabet)
-    return jsonify(ok=True, alphabet=alphabet.name, words=[word.to_api() for word in spelled])
+    speak_as_asked()  # the kiosk page asks in its own language
+    return jsonify(ok=True, alphabet=alphabet.name, words=[_spelled(word) for word in spelled])
+
+
+def _spelled(word) -> dict:
+    """A spelled word for the kiosk; a problem also as the kiosk says it (`shown_problem`)."""
+    answer = word.to_api()
+    if word.problem_phrase is not None:
+        answer["shown_problem"] = say(word.problem_phrase)
+    return answer
 
 
 @bp.route("/api/v1/adjudications", methods=["GET", "PUT", "PATCH", "DELETE"])

@@ -28,6 +28,7 @@ from adjudicator.record.db import DatabaseUnavailable
 from adjudicator.record.journal_health import LOST_MESSAGE, JournalLost
 from adjudicator.record.receipt_key import ReceiptKeyError
 from adjudicator.textcheck import TextError
+from kiosk.i18n import say, speak_as_asked
 
 log = logging.getLogger("kiosk")
 
@@ -80,8 +81,10 @@ def error_response(
     *,
     advice: str = "",
     link: tuple[str, str] = ("/", "Back to the start"),
+    shown: str = "",
 ):
-    """The error as JSON (API, health check, JSON requests) or as a page with `advice`, `link`."""
+    """The error as JSON (API, health check, JSON requests) or as a page with `advice`, `link`;
+    `shown` is the error as a kiosk says it in the language the request asks for."""
     if request.path.startswith("/director"):
         message = for_the_director(message)
     if status == 405:
@@ -89,7 +92,10 @@ def error_response(
             {**(headers or {}), "Allow": "POST"} if request.path.startswith("/api/") else headers
         )
     if request.path.startswith("/api/") or request.path == "/healthz" or request.is_json:
-        response = jsonify(ok=False, status=status, error=f"{message} {advice}".strip())
+        body = {"ok": False, "status": status, "error": f"{message} {advice}".strip()}
+        if shown:
+            body["shown_error"] = shown
+        response = jsonify(body)
     else:
         response = render_template(
             "error.html", status=status, message=message, advice=advice, link=link
@@ -126,6 +132,10 @@ def init_app(app: Flask) -> None:
         if status >= 500:
             log.error("no verdict given: %s: %s", type(exc).__name__, exc)
         headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, RateLimited) else None
+        phrase = getattr(exc, "phrase", None)
+        if phrase is not None and request.path.startswith("/api/"):
+            speak_as_asked()
+            return error_response(status, message, headers, shown=say(phrase))
         return error_response(status, message, headers)
 
     @app.errorhandler(HTTPException)

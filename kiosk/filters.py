@@ -4,6 +4,7 @@ whether a tournament's edition was in force on its date (tournaments.edition_war
 from __future__ import annotations
 
 from flask import Flask
+from markupsafe import Markup
 
 from adjudicator import wording
 from adjudicator.hall.tournaments import edition_warning
@@ -14,6 +15,12 @@ def init_app(app: Flask) -> None:
     """`{{ n|plural("kiosk") }}` -> '2 kiosks'; `{{ iso|utc }}` -> '2024-05-01 14:03:22'."""
     app.add_template_filter(wording.plural, "plural")
     app.add_template_filter(wording.utc_time, "utc")
+    app.add_template_filter(code, "code")
     app.add_template_filter(edition_warning, "edition_warning")  # `{{ t|edition_warning }}`
     app.jinja_env.globals.update(rulebooks=RULEBOOKS)
     app.jinja_env.globals.update(time_form=wording.TIME_FORM, time_example=wording.TIME_EXAMPLE)
+
+
+def code(text: str) -> Markup:
+    """`{{ "adjudicator kiosk add"|code }}`: a command inside a translated sentence, escaped."""
+    return Markup("<code>{}</code>").format(text)

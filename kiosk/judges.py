@@ -9,6 +9,7 @@ kiosk that gave the original verdict is refused.
 from __future__ import annotations
 
 from flask import Blueprint, redirect, render_template, request, url_for
+from flask_babel import gettext as _
 
 from adjudicator.errors import AdjudicatorError, LexiconError
 from adjudicator.judging import second_opinion
@@ -16,6 +17,7 @@ from adjudicator.judging.verdict import Verdict, closed_referral
 from adjudicator.record import journal, receipts
 from kiosk.auth import current_kiosk
 from kiosk.hall import get_hall
+from kiosk.i18n import say_verdict
 from kiosk.staff_web import current_staff, login_page, sign_out, staff_required
 
 bp = Blueprint("judges", __name__, url_prefix="/judge")
@@ -24,7 +26,7 @@ judge_or_director = staff_required("judge", "director")
 
 @bp.route("/login", methods=["GET", "POST"])
 def login():
-    return login_page("Word judge: sign in")
+    return login_page(_("Word judge: sign in"))
 
 
 @bp.post("/logout")
@@ -45,7 +47,7 @@ def case():
     entry_id = journal.parse_id(request.args.get("id"))
     if entry_id is None:
         return render_template(
-            "director/judge_index.html", error="Type the adjudication's number."
+            "director/judge_index.html", error=_("Type the adjudication's number.")
         ), 400
     try:
         original = second_opinion.original_of(get_hall().db, entry_id)
@@ -120,5 +122,8 @@ def give():
         return _case_page(original, error=str(exc), status=400)
     receipt = hall.receipt(opinion.entry)
     return render_template(
-        "director/judge_result.html", opinion=opinion, receipt_code=receipts.code(receipt)
+        "director/judge_result.html",
+        opinion=opinion,
+        receipt_code=receipts.code(receipt),
+        shown=say_verdict(opinion.entry),
     ), 201

@@ -1,5 +1,8 @@
 """The pages: the kiosk screen for a paired browser, pairing for an unpaired one.
 
+The kiosk screen speaks its tournament's language; the pairing pages the language of the
+pairing link (`?lang=`, kept through the form), else the browser's (kiosk/i18n.py).
+
 Wrong pairing codes are counted per address before a code is looked up (attempts.py): after
 a few, each retry waits longer (429 with Retry-After), and after more the address waits
 PAIRING_POLICY.lockout_seconds.
@@ -10,10 +13,15 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from flask import Blueprint, redirect, render_template, request, url_for
+from flask_babel import gettext as _
+from flask_babel import ngettext
 
-from adjudicator.hall import attempts, kiosks
+from adjudicator.hall import attempts, kiosks, tournaments
+from adjudicator.hall.languages import LANGUAGES
 from kiosk.auth import current_kiosk, set_pairing_cookie
 from kiosk.hall import get_hall
+from kiosk.i18n import language, speak
+from kiosk.kiosk_text import for_page
 from kiosk.staff_web import client_address
 
 bp = Blueprint("pages", __name__)
@@ -26,19 +34,23 @@ def index():
     """The challenge screen on a paired kiosk; how to pair on any other browser."""
     kiosk = current_kiosk()
     if kiosk is None:
+        _speak_as_linked()
         return render_template("unpaired.html", error=None), 200
-    return render_template("kiosk.html", kiosk=kiosk)
+    speak(tournaments.get(get_hall().db, kiosk.tournament).language)
+    return render_template("kiosk.html", kiosk=kiosk, kiosk_text=for_page(language()))
 
 
 @bp.get("/pair")
 @bp.get("/pair/<code>")  # links printed before codes moved after '#': the access log hides it
 def pair_form(code: str = ""):
     """Ask before pairing, so a link preview cannot use up the one-time code."""
+    _speak_as_linked()
     return render_template("pair.html", code=code, error=None)
 
 
 @bp.post("/pair")
 def pair():
+    _speak_as_linked()
     db = get_hall().db
     try:
         attempt = attempts.reserve(db, PAIRING_SCOPE, client_address(), "", PAIRING_POLICY)
@@ -46,7 +58,7 @@ def pair():
         return _too_many(waiting.retry_at)
     redeemed = kiosks.redeem_pairing(db, request.form.get("code", ""))
     if redeemed is None:
-        error = (
+        error = _(
             "That pairing code is not valid, was already used, or has expired. "
             "Ask the director for a new one."
         )
@@ -63,8 +75,13 @@ def pair():
 def _too_many(retry_at: datetime, first: str = ""):
     seconds = max(1, int((retry_at - datetime.now(UTC)).total_seconds() + 0.999))
     error = (
-        f"{first} Too many wrong pairing codes from this device: wait {_duration(seconds)}, "
-        "then type the code again. Nothing was changed on this screen."
+        first
+        + " "
+        + _(
+            "Too many wrong pairing codes from this device: wait %(duration)s, then type the "
+            "code again. Nothing was changed on this screen.",
+            duration=_duration(seconds),
+        )
     ).strip()
     page = render_template("pair.html", code="", error=error)
     return page, 429, {"Retry-After": str(seconds)}
@@ -72,5 +89,12 @@ def _too_many(retry_at: datetime, first: str = ""):
 
 def _duration(seconds: int) -> str:
     if seconds < 120:
-        return f"{seconds} seconds"
-    return f"{(seconds + 59) // 60} minutes"
+        return ngettext("%(num)d second", "%(num)d seconds", seconds)
+    return ngettext("%(num)d minute", "%(num)d minutes", (seconds + 59) // 60)
+
+
+def _speak_as_linked() -> None:
+    """The pairing link's language (`?lang=`, or the form's `lang`), when it names one."""
+    asked = request.values.get("lang", "")
+    if asked in LANGUAGES:
+        speak(asked)

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from adjudicator.cli.common import json_option, open_hall, public_url
-from adjudicator.hall import kiosks
+from adjudicator.hall import kiosks, tournaments
 
 
 @click.group()
@@ -22,9 +22,10 @@ def kiosk() -> None:
 @click.option("--tournament", "-t", required=True, help="Tournament slug the kiosk judges for.")
 def add(name: str, tournament: str):
     """Enrol kiosk NAME; prints a one-time pairing link, and its token on the last line."""
-    enrolment = kiosks.add(open_hall().db, name, tournament)
+    hall = open_hall()
+    enrolment = kiosks.add(hall.db, name, tournament)
     click.echo(f"Kiosk {name!r} enrolled for {tournament}.")
-    click.echo(pairing_text(enrolment))
+    click.echo(pairing_text(enrolment, hall=hall))
     click.echo("API token (shown once; send it as 'Authorization: Bearer <token>'):")
     click.echo(enrolment.token)
 
@@ -33,7 +34,8 @@ def add(name: str, tournament: str):
 @click.argument("name")
 def pair(name: str):
     """A new one-time pairing link for kiosk NAME (unpairs the browser paired before)."""
-    click.echo(pairing_text(kiosks.new_pairing(open_hall().db, name)))
+    hall = open_hall()
+    click.echo(pairing_text(kiosks.new_pairing(hall.db, name), hall=hall))
 
 
 @kiosk.command("list")
@@ -117,10 +119,13 @@ def sheet(tournament: str, tables: str, output: str | None):
         )
 
 
-def pairing_text(enrolment: kiosks.Enrolment, recorded: bool = True) -> str:
+def pairing_text(enrolment: kiosks.Enrolment, recorded: bool = True, hall=None) -> str:
     """The pairing link and code, as printed (`recorded=False`: the address `serve` binds,
-    not the hall's recorded URL)."""
+    not the hall's recorded URL); with `hall`, the link speaks the tournament's language."""
     code = enrolment.pairing_code
+    language = "en"
+    if hall is not None:
+        language = tournaments.get(hall.db, enrolment.kiosk.tournament).language
     base = public_url(recorded=recorded)
     if enrolment.pairing_expires_at == kiosks.UNTIL_USED:
         lasts = "one use, until used or revoked"
@@ -128,6 +133,6 @@ def pairing_text(enrolment: kiosks.Enrolment, recorded: bool = True) -> str:
         lasts = f"one use, until {enrolment.pairing_expires_at[:16]} UTC"
     return (
         f"Pairing link ({lasts}): "
-        f"{kiosks.pairing_link(base, code)}\n"
+        f"{kiosks.pairing_link(base, code, language)}\n"
         f"Or open {base}/pair on the kiosk and type the code {code}"
     )

@@ -8,6 +8,7 @@ import click
 
 from adjudicator.cli.common import CliError, json_option, open_hall
 from adjudicator.hall import tournaments
+from adjudicator.hall.languages import LANGUAGES, UnknownLanguage, check_language
 from adjudicator.judging.rulebooks import RULEBOOKS, get_rulebook
 from adjudicator.judging.rules import UnknownRule, get_rule
 
@@ -41,6 +42,18 @@ def _warn_edition(hall, t: tournaments.Tournament) -> None:
         click.echo(f"Warning: {warning}", err=True)
 
 
+LANGUAGE_HELP = f"Language of the kiosks: {', '.join(LANGUAGES)}."
+
+
+def _check_language(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if value is None:
+        return None
+    try:
+        return check_language(value)
+    except UnknownLanguage as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
 @click.group()
 def tournament() -> None:
     """Tournaments and divisions: create, list, show, set."""
@@ -53,13 +66,30 @@ def tournament() -> None:
 @click.option("--title", default="", help="Title shown on every kiosk (default: the slug).")
 @click.option("--rulebook", type=click.Choice(list(RULEBOOKS)), default=None, help=RULEBOOK_HELP)
 @click.option("--date", "event_date", default=None, help=DATE_HELP)
+@click.option(
+    "--language", default="en", callback=_check_language, help=LANGUAGE_HELP + " Default: en."
+)
 def create(
-    slug: str, lexicon: str, rule: str, title: str, rulebook: str | None, event_date: str | None
+    slug: str,
+    lexicon: str,
+    rule: str,
+    title: str,
+    rulebook: str | None,
+    event_date: str | None,
+    language: str,
 ):
     """Create tournament SLUG on a lexicon and a challenge rule."""
     hall = open_hall()
     created = tournaments.create(
-        hall.db, hall.store, slug, lexicon, rule, title, rulebook=rulebook, event_date=event_date
+        hall.db,
+        hall.store,
+        slug,
+        lexicon,
+        rule,
+        title,
+        rulebook=rulebook,
+        event_date=event_date,
+        language=language,
     )
     click.echo(describe(created, hall))
     _warn_edition(hall, created)
@@ -79,7 +109,7 @@ def list_(as_json: bool):
         book = each.rulebook or "-"
         click.echo(
             f"{each.slug:<24} {each.lexicon:<12} {each.rule:<12} {book:<12} "
-            f"{each.event_date or '-':<10} {each.title}"
+            f"{each.event_date or '-':<10} {each.language:<3} {each.title}"
         )
 
 
@@ -107,6 +137,9 @@ def show(slug: str, as_json: bool):
     help="New rulebook (none: no rulebook-only procedures).",
 )
 @click.option("--date", "event_date", default=None, help="New " + DATE_HELP)
+@click.option(
+    "--language", default=None, callback=_check_language, help="New " + LANGUAGE_HELP.lower()
+)
 def set_(
     slug: str,
     lexicon: str | None,
@@ -114,10 +147,14 @@ def set_(
     title: str | None,
     rulebook: str | None,
     event_date: str | None,
+    language: str | None,
 ):
-    """Change a tournament's lexicon, rule or title; kiosks follow from the next challenge."""
-    if all(v is None for v in (lexicon, rule, title, rulebook, event_date)):
-        raise CliError("Nothing to change: give --lexicon, --rule, --title, --rulebook or --date.")
+    """Change a tournament's lexicon, rule, title, rulebook, date or language; kiosks follow
+    from the next challenge."""
+    if all(v is None for v in (lexicon, rule, title, rulebook, event_date, language)):
+        raise CliError(
+            "Nothing to change: give --lexicon, --rule, --title, --rulebook, --date or --language."
+        )
     hall = open_hall()
     changed = tournaments.update(
         hall.db,
@@ -128,6 +165,7 @@ def set_(
         title=title,
         rulebook=rulebook,
         event_date=event_date,
+        language=language,
     )
     click.echo(describe(changed, hall))
     _warn_edition(hall, changed)
@@ -143,6 +181,7 @@ def describe(t: tournaments.Tournament, hall) -> str:
             f"  rule:    {t.rule} ({get_rule(t.rule).title})",
             f"  rulebook: {t.rulebook or 'none'} ({get_rulebook(t.rulebook).title})",
             f"  date:    {t.event_date or '-'}",
+            f"  language: {t.language} ({LANGUAGES.get(t.language, t.language)})",
             *_non_ratable(t.rule),
         )
     )

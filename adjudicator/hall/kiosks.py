@@ -63,9 +63,11 @@ def digest(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
 
-def pairing_link(base_url: str, code: str) -> str:
-    """The link that pairs a browser: the code follows '#', so no server or proxy log sees it."""
-    return f"{base_url.rstrip('/')}/pair#{code}"
+def pairing_link(base_url: str, code: str, language: str = "en") -> str:
+    """The link that pairs a browser: the code follows '#', so no server or proxy log sees it;
+    the pairing page speaks the tournament's `language` (`?lang=`, left out for English)."""
+    asked = "" if language == "en" else f"?lang={language}"
+    return f"{base_url.rstrip('/')}/pair{asked}#{code}"
 
 
 def add(db: Database, name: str, tournament: str, lasting: bool = False) -> Enrolment:

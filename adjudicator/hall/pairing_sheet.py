@@ -81,6 +81,7 @@ def enrol_tables(
                 f"move it back with `adjudicator kiosk move` or leave table {number} out."
             )
     sheet = []
+    language = tournaments.get(db, tournament).language  # each link's page speaks it
     for number in numbers:
         name = kiosk_name(tournament, number)
         if name in existing:
@@ -90,7 +91,11 @@ def enrol_tables(
         code = enrolment.pairing_code
         sheet.append(
             SheetTable(
-                number, name, code, kiosks.pairing_link(base_url, code), name not in existing
+                number,
+                name,
+                code,
+                kiosks.pairing_link(base_url, code, language),
+                name not in existing,
             )
         )
     return sheet

@@ -15,6 +15,8 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 from adjudicator.errors import AdjudicatorError
+from adjudicator.hall.languages import DEFAULT as DEFAULT_LANGUAGE
+from adjudicator.hall.languages import check_language
 from adjudicator.judging.rulebooks import check_rulebook
 from adjudicator.judging.rules import get_rule
 from adjudicator.record.db import Database
@@ -40,6 +42,7 @@ class Tournament:
     updated_at: str
     rulebook: str | None = None  # rulebooks.RULEBOOKS, or None: no rulebook-only procedures
     event_date: str | None = None  # the event's first day, YYYY-MM-DD
+    language: str = DEFAULT_LANGUAGE  # the kiosks' language (hall/languages.py)
 
     def to_api(self) -> dict[str, Any]:
         return {
@@ -48,6 +51,7 @@ class Tournament:
             "lexicon": self.lexicon,
             "lexicon_fingerprint": self.lexicon_fingerprint,
             "rule": self.rule,
+            "language": self.language,
             "updated_at": self.updated_at,
             "rulebook": self.rulebook,
             "date": self.event_date,
@@ -108,13 +112,16 @@ def create(
     *,
     rulebook: str | None = None,
     event_date: str | None = None,
+    language: str = DEFAULT_LANGUAGE,
 ) -> Tournament:
-    """Create a tournament on a compiled lexicon and a rule (and a rulebook and date)."""
+    """Create a tournament on a compiled lexicon and a rule (and a rulebook and date); its
+    kiosks speak `language`."""
     check_slug(slug)
     title = check_text(title, "tournament title", TITLE_MAX)
     get_rule(rule)
     rulebook = _check_rulebook(rulebook)
     event_date = check_date(event_date)
+    language = check_language(language)
     fingerprint = store.open(lexicon).manifest.fingerprint
     now = _now()
     with db.transaction() as cur:
@@ -127,6 +134,7 @@ def create(
             "updated_at, rulebook, event_date) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (slug, title or slug, lexicon, fingerprint, rule, now, now, rulebook, event_date),
         )
+        cur.execute("UPDATE tournaments SET language = ? WHERE slug = ?", (language, slug))
     return get(db, slug)
 
 
@@ -156,10 +164,13 @@ def update(
     title: str | None = None,
     rulebook: str | None = None,
     event_date: str | None = None,
+    language: str | None = None,
 ) -> Tournament:
-    """Change a tournament's lexicon, rule, title, rulebook or date; kiosks use it from their
-    next challenge."""
+    """Change a tournament's lexicon, rule, title, rulebook, date or language; kiosks use it
+    from their next challenge (a language from their next page)."""
     current = get(db, slug)
+    if language is not None:
+        language = check_language(language)
     if rulebook is not None or event_date is not None:
         _set_rulebook_and_date(db, current, rulebook, event_date)
     if title is not None:
@@ -176,6 +187,8 @@ def update(
             "updated_at = ? WHERE slug = ?",
             (title or current.title, new_lexicon, fingerprint, rule or current.rule, _now(), slug),
         )
+        if language is not None:
+            cur.execute("UPDATE tournaments SET language = ? WHERE slug = ?", (language, slug))
     return get(db, slug)
 
 

@@ -252,6 +252,11 @@ MIGRATIONS: tuple[tuple[int, str, tuple[Step, ...]], ...] = (
             PRIMARY KEY (row_id, row_hash))""",
         ),
     ),
+    (
+        9,
+        "each tournament's language, which its kiosks speak (issue 23)",
+        ("ALTER TABLE tournaments ADD COLUMN language TEXT NOT NULL DEFAULT 'en'",),
+    ),
 )
 
 LATEST = max(version for version, _, _ in MIGRATIONS)

@@ -41,10 +41,22 @@ LANGUAGE_CASE = {
 class SpellingError(ValueError):
     """Text that does not spell in an alphabet's tiles; `problem` names what and where."""
 
-    def __init__(self, problem: str, allowed: str):
+    def __init__(
+        self,
+        problem: str,
+        allowed: str,
+        char: str = "",
+        position: int = 0,
+        kind: str = "character",
+        within: str = "",
+    ):
         super().__init__(f"{problem}: {allowed}")
         self.problem = problem
         self.allowed = allowed
+        self.char = char  # the character (or bracketed text) not read
+        self.position = position
+        self.kind = kind  # character, unclosed, unopened, not_a_tile: for a kiosk's wording
+        self.within = within  # the tile(s) the character is only part of
 
 
 @dataclass(frozen=True)
@@ -57,6 +69,7 @@ class Alphabet:
     case: tuple[tuple[str, str], ...] = ()  # (lower, upper) pairs beyond Unicode's default
     language: str = ""
     description: str = ""
+    word_graph: tuple[tuple[str, str], ...] = ()  # (graph character, tile), for Zyzzyva graphs
 
     # --- what other modules ask -------------------------------------------------------------
 
@@ -91,6 +104,8 @@ class Alphabet:
             data["language"] = self.language
         if self.description:
             data["description"] = self.description
+        if self.word_graph:
+            data["word_graph"] = dict(self.word_graph)
         return data
 
     def summary(self) -> dict[str, Any]:
@@ -184,7 +199,7 @@ class Alphabet:
             if mapped is None:
                 if char not in "[]":
                     raise SpellingError(
-                        f"{describe(char)} at position {index}", self.allowed_text()
+                        f"{describe(char)} at position {index}", self.allowed_text(), char, index
                     )
                 mapped = char
             out.append(mapped)
@@ -230,6 +245,9 @@ class Alphabet:
                         f"an opening bracket '[' at position {positions[index]} with no "
                         "closing bracket ']'",
                         self.allowed_text(),
+                        "[",
+                        positions[index],
+                        "unclosed",
                     )
                 inside = text[index + 1 : end]
                 if inside not in tile_set:
@@ -237,6 +255,9 @@ class Alphabet:
                         f"[{inside}] at position {positions[index]}, but brackets hold exactly "
                         f"one tile",
                         self.allowed_text(),
+                        inside,
+                        positions[index],
+                        "not_a_tile",
                     )
                 tiles.append(inside)
                 index = end + 1
@@ -246,6 +267,9 @@ class Alphabet:
                     f"a closing bracket ']' at position {positions[index]} with no opening "
                     "bracket '['",
                     self.allowed_text(),
+                    "]",
+                    positions[index],
+                    "unopened",
                 )
             for tile in by_first.get(char, ()):
                 if text.startswith(tile, index):
@@ -256,7 +280,11 @@ class Alphabet:
                 within = [tile for tile in self.multi_tiles if char in tile]
                 part = f", which is only part of the tile {' or '.join(within)}" if within else ""
                 raise SpellingError(
-                    f"{describe(char)} at position {positions[index]}{part}", self.allowed_text()
+                    f"{describe(char)} at position {positions[index]}{part}",
+                    self.allowed_text(),
+                    char,
+                    positions[index],
+                    within=" ".join(within),
                 )
         return tuple(tiles)
 

@@ -9,6 +9,8 @@ A federation's file has the same shape (ARCHITECTURE.md, "Alphabets"):
     case = { "ı" = "I" }      # optional: lower/upper pairs beyond Unicode's default
     language = "sv"           # optional: tr, az and el get their own upper case
     description = "..."       # optional
+    [word_graph]              # optional: a Zyzzyva graph's characters for tiles (word_graph.py)
+    "1" = "CH"
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from functools import cache, lru_cache
 from pathlib import Path
 
 from adjudicator.errors import ImportRefused
+from adjudicator.words import word_graph
 from adjudicator.words.alphabet import (
     ENGLISH,
     MAX_FOLD_CHARS,
@@ -33,7 +36,7 @@ TYPE_CHECKING = False  # typing, tomllib and importlib.resources cost `adjudicat
 if TYPE_CHECKING:
     from typing import Any
 
-KEYS = ("name", "tiles", "fold", "case", "language", "description")
+KEYS = ("name", "tiles", "fold", "case", "language", "description", "word_graph")
 _NAME = re.compile(r"[a-z0-9][a-z0-9._-]{0,39}")
 _LANGUAGE = re.compile(r"[a-z]{2,3}(-[A-Za-z0-9]{1,8})*")
 _RESERVED = frozenset("[],#")  # brackets mark tiles; commas separate words; # starts a comment
@@ -81,12 +84,17 @@ def load_alphabet_file(path: Path) -> Alphabet:
     import tomllib
 
     try:
-        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise AlphabetError(f"Cannot read alphabet file {path}: {exc}.") from None
+    try:
+        lines = word_graph.table_lines(text)
+        data = tomllib.loads(text)
+    except word_graph.TableError as exc:
+        raise AlphabetError(f"Alphabet file {Path(path).name}, {exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise AlphabetError(f"Alphabet file {Path(path).name} is not valid TOML: {exc}.") from None
-    alphabet = parse_alphabet(data, Path(path).name)
+    alphabet = parse_alphabet(data, Path(path).name, word_graph_lines=lines)
     if builtin(alphabet.name) is not None:
         raise AlphabetError(
             f"Alphabet file {Path(path).name}: the name {alphabet.name!r} belongs to a built-in "
@@ -131,11 +139,16 @@ def _shipped() -> dict[str, str]:
 def _parse_shipped(name: str, text: str) -> Alphabet:
     import tomllib
 
-    return parse_alphabet(tomllib.loads(text), f"{name}.toml")
+    return parse_alphabet(
+        tomllib.loads(text), f"{name}.toml", word_graph_lines=word_graph.table_lines(text)
+    )
 
 
-def parse_alphabet(data: dict[str, Any], source: str) -> Alphabet:
-    """Check an alphabet definition (parsed TOML or JSON) and build it."""
+def parse_alphabet(
+    data: dict[str, Any], source: str, *, word_graph_lines: dict[str, int] | None = None
+) -> Alphabet:
+    """Check an alphabet definition (parsed TOML or JSON) and build it; `word_graph_lines`
+    gives the file's line of each `[word_graph]` key, to name it in a refusal."""
     if not isinstance(data, dict):
         raise AlphabetError(f"Alphabet {source}: the definition must be a table.")
     unknown = sorted(set(data) - set(KEYS))
@@ -163,7 +176,13 @@ def parse_alphabet(data: dict[str, Any], source: str) -> Alphabet:
         raise AlphabetError(
             f"Alphabet {source}: description must be text of 200 characters or less."
         )
-    alphabet = Alphabet(name, tiles, fold, case, language, description.strip())
+    try:
+        graph = word_graph.check_table(
+            data.get("word_graph", {}), tiles, word_graph_lines or {}, upper_text
+        )
+    except word_graph.TableError as exc:
+        raise AlphabetError(f"Alphabet {source}, {exc}") from None
+    alphabet = Alphabet(name, tiles, fold, case, language, description.strip(), graph)
     _check_folds_spell(alphabet, source)
     _check_case_targets(alphabet, source)
     _check_tiles_read_as_themselves(alphabet, source)

@@ -22,6 +22,7 @@ from pathlib import Path
 from adjudicator import settings
 from adjudicator.errors import ImportRefused
 from adjudicator.words.alphabet import ENGLISH, Alphabet
+from adjudicator.words.word_graph import graph_character, graph_text
 from adjudicator.words.word_lines import BadLine, WordLines
 
 __all__ = [
@@ -79,7 +80,7 @@ def read_source(
         lines = WordLines(alphabet, definitions=fmt == "zyzzyva", drop_capitalised=drop_capitalised)
         encoding = "utf-8"
         if fmt == "dwg":
-            lines.feed("\n".join(read_dwg(head, max_bytes=source.limit)))
+            lines.feed(graph_text(read_dwg(head, max_bytes=source.limit), alphabet))
         else:
             encoding = _read_lines(head, source, lines)
         source.finish()
@@ -164,7 +165,7 @@ class _Source:
         if self.gzipped:  # the gzip trailer ends with the content's size (mod 2**32)
             size = struct.unpack("<I", os.pread(self._raw.fileno(), 4, size - 4))[0]
         (count, first) = struct.unpack_from("<II", head)
-        return (4 * (count + 1)) % 2**32 == size and 65 <= first >> 24 <= 90
+        return (4 * (count + 1)) % 2**32 == size and graph_character(chr(first >> 24))
 
     def finish(self) -> None:
         """Hash whatever is left of the file (the checksum is of the file as stored)."""
@@ -252,7 +253,7 @@ def looks_like_dwg(data: bytes) -> bool:
     if 4 * (count + 1) != len(data):
         return False
     (first,) = struct.unpack_from("<I", data, 4)
-    return 65 <= first >> 24 <= 90
+    return graph_character(chr(first >> 24))
 
 
 def read_words(text: str, alphabet: Alphabet = ENGLISH) -> WordLines:
@@ -263,7 +264,8 @@ def read_words(text: str, alphabet: Alphabet = ENGLISH) -> WordLines:
 
 
 def read_dwg(data: bytes, *, max_bytes: int | None = None) -> Iterator[str]:
-    """Decode a Zyzzyva word graph (format in shared/lexicons/README.md) into its words.
+    """Decode a Zyzzyva word graph (format in shared/lexicons/README.md) into its words, each
+    letter the character of its byte (graph_text reads them in an alphabet's tiles).
 
     A graph shares its suffixes, so a small one can spell billions of words: past `max_bytes`
     of words (one line each), ImportRefused, like a gzip bomb."""
@@ -283,10 +285,10 @@ def read_dwg(data: bytes, *, max_bytes: int | None = None) -> Iterator[str]:
                     f"Corrupt word graph: a link points to node {index} of {count}."
                 )
             node = nodes[index - 1]
-            letter = node >> 24
-            if not 65 <= letter <= 90:
-                raise ImportRefused(f"Corrupt word graph: node {index} holds no letter A-Z.")
-            word = prefix + chr(letter)
+            letter = chr(node >> 24)
+            if not graph_character(letter):
+                raise ImportRefused(f"Corrupt word graph: node {index} holds no letter.")
+            word = prefix + letter
             if len(word) > _MAX_GRAPH_DEPTH:
                 raise ImportRefused("Corrupt word graph: its links form a loop.")
             if node >> 23 & 1:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from adjudicator.errors import ChallengeInputError
+from adjudicator.wording import N_, Phrase
 from adjudicator.words.alphabet import Alphabet, SpellingError
 from adjudicator.words.normalize import (
     MAX_LETTERS,
@@ -21,8 +22,10 @@ from adjudicator.words.normalize import (
     normalize_word,
     shown,
     split_words,
+    too_many_words,
 )
 
+NOT_ONE_WORD = N_("Word {position} ({word}) is not one word: give each word on its own.")
 MAX_READINGS = 16  # real words have at most a few digraphs; more ways are not offered
 NEVER = 10**6  # tiles needed where letters cannot be split into tiles at all
 
@@ -47,6 +50,7 @@ class SpelledWord:
     readings: tuple[Reading, ...] = ()
     current: int = 0  # the reading the typed text gives
     problem: str = ""
+    problem_phrase: Any = None  # the problem as a kiosk says it (wording.Phrase)
 
     def to_api(self) -> dict[str, Any]:
         if self.problem:
@@ -64,10 +68,7 @@ def spell_challenge(words: Sequence[Any], alphabet: Alphabet) -> list[SpelledWor
     Raises ChallengeInputError when the list itself is unusable (too many words, not text).
     """
     if len(words) > MAX_WORDS:
-        raise ChallengeInputError(
-            f"Too many words: {len(words)} given, a play forms at most {MAX_WORDS}. "
-            "Remove the extra words."
-        )
+        raise too_many_words(len(words))
     if not all(isinstance(word, str) for word in words):
         raise ChallengeInputError('Each word must be text, such as "QI".')
     return [_spell_one(word, position, alphabet) for position, word in enumerate(words, 1)]
@@ -79,11 +80,12 @@ def _spell_one(typed: str, position: int, alphabet: Alphabet) -> SpelledWord:
         return SpelledWord(
             typed,
             problem=f"Word {position} ({shown(typed)}) is not one word: give each word on its own.",
+            problem_phrase=Phrase.of(NOT_ONE_WORD, position=position, word=shown(typed)),
         )
     try:
         canonical = normalize_word(pieces[0], position, alphabet)
     except ChallengeInputError as exc:
-        return SpelledWord(typed, problem=str(exc))
+        return SpelledWord(typed, problem=str(exc), problem_phrase=exc.phrase)
     tiles = canonical_tiles(canonical)
     ways = tilings(alphabet, tiles)
     readings = tuple(Reading(way, alphabet.canonical(way), written(alphabet, way)) for way in ways)

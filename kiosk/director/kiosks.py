@@ -55,16 +55,18 @@ def kiosk_pair(name: str):
 def _pairing_page(enrolment: kiosks.Enrolment):
     """The code, its link and its QR image, in this one page only: never in a cookie, a
     stored file or a URL the server sees (the link carries the code after '#')."""
-    link = _pairing_link(enrolment.pairing_code)
+    language = tournaments.get(get_hall().db, enrolment.kiosk.tournament).language
+    link = _pairing_link(enrolment.pairing_code, language)
     return render_template(
         "director/kiosk_pairing.html", enrolment=enrolment, link=link, qr=_qr_data_uri(link)
     )
 
 
-def _pairing_link(code: str) -> str:
+def _pairing_link(code: str, language: str = "en") -> str:
     """ADJUDICATOR_PUBLIC_URL, else the URL `adjudicator hall` recorded, else this request's:
-    a director on the hall laptop's 127.0.0.1 still hands tablets the hall's address."""
-    return kiosks.pairing_link(hall_url.public_url(request.host_url), code)
+    a director on the hall laptop's 127.0.0.1 still hands tablets the hall's address; the
+    pairing page speaks the tournament's `language`."""
+    return kiosks.pairing_link(hall_url.public_url(request.host_url), code, language)
 
 
 def _qr_data_uri(link: str) -> str:

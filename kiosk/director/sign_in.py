@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from flask_babel import gettext as _
+
 from kiosk.director.blueprint import bp
 from kiosk.staff_web import login_page, sign_out
 
 
 @bp.route("/login", methods=["GET", "POST"])
 def login():
-    return login_page("Director: sign in")
+    return login_page(_("Director: sign in"))
 
 
 @bp.post("/logout")

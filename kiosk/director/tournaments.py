@@ -48,6 +48,7 @@ def tournament_create():
             form.get("title", "").strip(),
             rulebook=form.get("rulebook") or None,
             event_date=form.get("date") or None,
+            language=form.get("language") or "en",
         )
 
     def done(created) -> str:

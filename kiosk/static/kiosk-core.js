@@ -25,18 +25,15 @@
     requestTimeoutMs: 8000, // until the status says otherwise (request_timeout_seconds)
   };
 
+  // What a verdict is called when an answer does not say it (`shown`, in the page's language).
   var VERDICTS = {
-    ACCEPTABLE: { word: "ACCEPTABLE", gloss: "the play stands", icon: "icon-acceptable" },
+    ACCEPTABLE: { word: T("ACCEPTABLE"), gloss: T("the play stands"), icon: "icon-acceptable" },
     UNACCEPTABLE: {
-      word: "UNACCEPTABLE",
-      gloss: "the play comes off and scores zero",
+      word: T("UNACCEPTABLE"),
+      gloss: T("the play comes off the board"),
       icon: "icon-unacceptable",
     },
-    REFER: {
-      word: "REFER",
-      gloss: "call a word judge; a dictionary check is needed",
-      icon: "icon-refer",
-    },
+    REFER: { word: T("REFER"), gloss: T("call a word judge"), icon: "icon-refer" },
   };
 
   function fetchWithTimeout(url, options) {
@@ -45,6 +42,8 @@
     options = options || {};
     options.signal = controller.signal;
     options.credentials = "same-origin";
+    // Answers say the verdict and errors in the page's language (kiosk/i18n.py).
+    options.headers = Object.assign({ "Accept-Language": KioskText.language }, options.headers);
     options.cache = "no-store";
     return fetch(url, options).finally(function () { clearTimeout(timer); });
   }
@@ -66,7 +65,7 @@
   }
 
   function formatCount(n) {
-    return typeof n === "number" ? n.toLocaleString("en-GB") : "";
+    return typeof n === "number" ? n.toLocaleString(KioskText.language) : "";
   }
 
   function pad(n) { return (n < 10 ? "0" : "") + n; }

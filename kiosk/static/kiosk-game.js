@@ -53,6 +53,8 @@
     } catch (ignored) { /* no storage: nothing remembered */ }
   }
 
+  var FIELD_NAMES = { round: T("round"), table: T("table"), challenger: T("challenger") };
+
   /* The game fields to send, or null (and a hint) if one is missing. */
   function gameDetails() {
     if (!S.needsGame) { return {}; }
@@ -62,8 +64,8 @@
       return !details[name];
     });
     if (missing.length) {
-      K.showHint("Give the " + missing.join(", ") + " first: this rule counts each player's " +
-                 "unsuccessful challenges in a game.");
+      K.showHint(T("Give the {missing} first: this rule counts each player's unsuccessful " +
+                   "challenges in a game.", { missing: missing.map(function (name) { return FIELD_NAMES[name]; }).join(", ") }));
       gameInput(missing[0]).focus();
       return null;
     }
@@ -75,7 +77,8 @@
     var shown = Boolean(entry.round && entry.table && entry.challenger);
     $("verdict-game-row").hidden = !shown;
     K.setText("verdict-game", shown
-      ? "Round " + entry.round + " · table " + entry.table + " · challenger " + entry.challenger
+      ? T("Round {round} · table {table} · challenger {challenger}",
+          { round: entry.round, table: entry.table, challenger: entry.challenger })
       : "");
   }
 

@@ -38,7 +38,8 @@
   }
 
   function showVerdict(entry) {
-    var shown = VERDICTS[entry.verdict];
+    var shown = entry.shown || VERDICTS[entry.verdict];  // said by the server in our language
+    var consequence = entry.shown ? entry.shown.consequence : entry.consequence;
     var english = S.english;
     Object.keys(VERDICTS).forEach(function (name) {
       // an SVG element has no .hidden property: set the attribute itself
@@ -47,7 +48,8 @@
     $("verdict-screen").className = "screen verdict-screen verdict-" + entry.verdict.toLowerCase();
     setText("verdict-word", shown.word);
     setText("verdict-gloss", shown.gloss);
-    setText("verdict-consequence", entry.consequence);
+    setText("verdict-consequence", consequence);
+    $("verdict-consequence").hidden = !consequence;
     var list = $("verdict-words");
     list.textContent = "";
     list.classList.toggle("verdict-tiles", !english);
@@ -69,48 +71,59 @@
       ? status.tournament.title : entry.tournament;
     setText("verdict-tournament", title);
     var lexicon = entry.lexicon || {};
-    setText("verdict-lexicon", lexicon.name + " · " + K.formatCount(lexicon.words) + " words · " +
-            String(lexicon.fingerprint || "").slice(0, 12));
-    var rule = status && status.rule.name === entry.rule ? status.rule.title : entry.rule;
+    setText("verdict-lexicon", lexicon.name + " · " +
+            TN("{n} word", "{n} words", lexicon.words || 0, { n: K.formatCount(lexicon.words) }) +
+            " · " + String(lexicon.fingerprint || "").slice(0, 12));
+    var rule = status && status.rule.name === entry.rule
+      ? status.rule.shown_title || status.rule.title : entry.rule;
     setText("verdict-rule", rule);
     setText("verdict-receipt", entry.receipt ? K.receiptCode(entry.receipt) : "");
     K.keepReceipt(entry.receipt);
     K.loadReceiptQr(entry.receipt);
     K.showVerdictGame(entry);
     showScreen("verdict");
-    K.announce(shown.word + ": " + shown.gloss + ". " + entry.consequence);
+    K.announce(shown.word + ": " + shown.gloss + ". " + consequence);
     $("verdict-title").focus();
     startReturnTimer(S.verdictSeconds);
   }
 
   function showNotJudged(code, body) {
-    var message = body && typeof body.error === "string" ? body.error : "";
+    var message = "";
+    if (body && typeof body.shown_error === "string") {
+      message = body.shown_error;   // an input error, said in the page's language
+    } else if (body && typeof body.error === "string") {
+      message = body.error;
+    }
+    var again = T("Go back to the words and press JUDGE again. If it happens again, call the " +
+                  "director.");
     var advice;
     if (code === 400) {
       advice = S.needsGame
-        ? "Fix the words, round, table or challenger and press JUDGE again. Your words are kept."
-        : "Fix the words and press JUDGE again. Your words are kept.";
+        ? T("Fix the words, round, table or challenger and press JUDGE again. Your words are " +
+            "kept.")
+        : T("Fix the words and press JUDGE again. Your words are kept.");
     } else if (code === 429) {
-      advice = "Too many challenges from this kiosk just now: wait a moment, then press JUDGE again.";
+      advice = T("Too many challenges from this kiosk just now: wait a moment, then press " +
+                 "JUDGE again.");
     } else if (code === 401) {
-      message = "This screen is no longer paired as a kiosk.";
-      advice = "Call the director to pair it again.";
+      message = T("This screen is no longer paired as a kiosk.");
+      advice = T("Call the director to pair it again.");
     } else if (code === "timeout") {
-      message = "The server did not answer in time.";
-      advice = "Go back to the words and press JUDGE again. If it happens again, call the director.";
+      message = T("The server did not answer in time.");
+      advice = again;
     } else if (code === "network") {
-      message = "Cannot reach the adjudication server.";
-      advice = "Go back to the words and press JUDGE again. If it happens again, call the director.";
+      message = T("Cannot reach the adjudication server.");
+      advice = again;
     } else {
-      message = message || "The server could not give a verdict.";
-      advice = "Go back to the words and try again. If it happens again, call the director.";
+      message = message || T("The server could not give a verdict.");
+      advice = T("Go back to the words and try again. If it happens again, call the director.");
     }
-    setText("error-message", message || "The words could not be judged.");
+    setText("error-message", message || T("The words could not be judged."));
     setText("error-advice", advice);
     clearTimeout(returnTimer);
     clearInterval(countdownTimer);
     showScreen("error");
-    K.announce("NOT JUDGED. " + $("error-message").textContent + " " + advice);
+    K.announce(T("NOT JUDGED") + ". " + $("error-message").textContent + " " + advice);
     $("error-title").focus();
     touched();   // the kept words are still cleared after clear_seconds
     K.refreshStatus();   // show at once if the server is unreachable or the lexicon unavailable
@@ -122,7 +135,7 @@
     var endsAt = Date.now() + seconds * 1000;
     var tick = function () {
       var left = Math.max(0, Math.ceil((endsAt - Date.now()) / 1000));
-      var text = "Back to the start in " + left + " s, or press any key.";
+      var text = T("Back to the start in {seconds} s, or press any key.", { seconds: left });
       if ($("verdict-countdown").textContent !== text) { setText("verdict-countdown", text); }
     };
     tick();

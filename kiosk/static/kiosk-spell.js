@@ -53,7 +53,9 @@
   Chip.prototype.take = function (answer) {
     if (!answer || typeof answer !== "object") { return; }
     if (typeof answer.problem === "string" && answer.problem) {
-      this.problem = answer.problem;
+      // said in the page's language when the server can (the English problem otherwise)
+      this.problem = typeof answer.shown_problem === "string" && answer.shown_problem
+        ? answer.shown_problem : answer.problem;
       this.readings = null;
       this.current = 0;
       return;

@@ -38,7 +38,7 @@
             showStatus(body);
           } else {
             showServiceAlert(body && typeof body.error === "string" ? body.error :
-                             "The server cannot judge just now: call the director.");
+                             T("The server cannot judge just now: call the director."));
           }
         });
       })
@@ -51,9 +51,11 @@
     setText("tournament-title", body.tournament.title);
     setText("lexicon-name", lexicon.name);
     setText("lexicon-description", lexicon.description ? "(" + lexicon.description + ")" : "");
+    $("lexicon-description").title = lexicon.description || "";   // cut short on small screens
     setText("lexicon-words", K.formatCount(lexicon.words));
+    setText("lexicon-words-unit", TN("word", "words", lexicon.words || 0));
     setText("lexicon-fingerprint", lexicon.short_fingerprint);
-    setText("rule-title", body.rule.title);
+    setText("rule-title", body.rule.shown_title || body.rule.title);
     $("rule-title").title = body.rule.name;
     $("lexicon-alert").hidden = lexicon.available !== false;
     var journal = body.journal || {};
@@ -69,6 +71,11 @@
     }
     K.showGameDetails(Boolean(body.rule.needs_game));
     K.showFinalPlay(Boolean(body.rule.asks_final_play));
+    var language = body.tournament.language;
+    if (language && language !== KioskText.language && K.root.dataset.state === "idle" &&
+        !S.judging && !S.words.length) {
+      window.location.reload();   // the director changed the tournament's language
+    }
   }
 
   /* What stops judging that is not the lexicon: the journal, or the server refusing. */
@@ -98,6 +105,9 @@
     });
     Tiles.buildRow($("tile-row"), S.english ? [] : alphabet.special_tiles);
     $("tile-help").hidden = $("tile-row").hidden;
+    // French: no special tiles, but accents typed are read as the plain tiles, shown as tiles.
+    $("fold-help").hidden = S.english || !$("tile-row").hidden ||
+      !Object.keys(alphabet.fold || {}).length;
     K.retypeWords();
   }
 

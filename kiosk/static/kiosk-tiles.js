@@ -27,7 +27,7 @@
 
   /* "4 tiles: C H A T". */
   function counted(tiles) {
-    return tiles.length + (tiles.length === 1 ? " tile: " : " tiles: ") + spoken(tiles);
+    return TN("{n} tile: {tiles}", "{n} tiles: {tiles}", tiles.length, { tiles: spoken(tiles) });
   }
 
   /* A typed word (a KioskSpell.Chip) in the box: plain letters in English, else its tiles; a
@@ -39,8 +39,8 @@
       element.type = "button";
       element.className = "chip-word chip-split";
       element.dataset.index = String(index);
-      element.setAttribute("aria-label", word.label() + " as " + counted(word.tiles()) +
-        ". Press to split it into tiles another way.");
+      element.setAttribute("aria-label", T("{word} as {tiles}. Press to split it into tiles " +
+        "another way.", { word: word.label(), tiles: counted(word.tiles()) }));
     } else {
       element = document.createElement("span");
       element.className = "chip-word";
@@ -74,7 +74,7 @@
       key.className = isMulti(tile) ? "tile-key tile-key-multi" : "tile-key";
       key.dataset.tile = tile;
       key.textContent = tile;
-      key.setAttribute("aria-label", "Type the tile " + tile);
+      key.setAttribute("aria-label", T("Type the tile {tile}", { tile: tile }));
       row.appendChild(key);
     });
     row.hidden = !row.childElementCount;

@@ -16,33 +16,33 @@
   var MAX_WORDS = 8;
   var SEPARATORS = /[\s,]+/g;
   var NAMES = {
-    "?": "a question mark",
-    "-": "a hyphen",
-    "\u2010": "a hyphen",
-    "\u2013": "a dash",
-    "\u2014": "a dash",
-    "'": "an apostrophe",
-    "\u2019": "an apostrophe",
-    "\u2018": "a quotation mark",
-    '"': "a quotation mark",
-    "\u201c": "a quotation mark",
-    "\u201d": "a quotation mark",
-    ".": "a full stop",
-    "*": "an asterisk",
-    "_": "an underscore",
-    "/": "a slash",
-    "\\": "a backslash",
-    "!": "an exclamation mark",
-    ";": "a semicolon",
-    ":": "a colon",
-    "(": "a bracket",
-    ")": "a bracket",
-    "[": "a bracket",
-    "]": "a bracket",
-    "&": "an ampersand",
-    "+": "a plus sign",
-    "#": "a hash sign",
-    "@": "an at sign",
+    "?": T("a question mark"),
+    "-": T("a hyphen"),
+    "\u2010": T("a hyphen"),
+    "\u2013": T("a dash"),
+    "\u2014": T("a dash"),
+    "'": T("an apostrophe"),
+    "\u2019": T("an apostrophe"),
+    "\u2018": T("a quotation mark"),
+    '"': T("a quotation mark"),
+    "\u201c": T("a quotation mark"),
+    "\u201d": T("a quotation mark"),
+    ".": T("a full stop"),
+    "*": T("an asterisk"),
+    "_": T("an underscore"),
+    "/": T("a slash"),
+    "\\": T("a backslash"),
+    "!": T("an exclamation mark"),
+    ";": T("a semicolon"),
+    ":": T("a colon"),
+    "(": T("a bracket"),
+    ")": T("a bracket"),
+    "[": T("a bracket"),
+    "]": T("a bracket"),
+    "&": T("an ampersand"),
+    "+": T("a plus sign"),
+    "#": T("a hash sign"),
+    "@": T("an at sign"),
   };
   var INVISIBLE = /[\p{C}\p{Z}]/u;
   var LETTER = /\p{L}/u;
@@ -59,11 +59,12 @@
     reads = new Map(Object.entries(alphabet.reads || {}));
     letterByLetter = alphabet.letter_by_letter !== false;
     if (isEnglish(alphabet)) {
-      lettersName = "the letters A to Z";
-      useOnly = "use the letters A to Z only.";
+      lettersName = T("the letters A to Z");
+      useOnly = T("use the letters A to Z only.");
     } else {
-      lettersName = "the " + alphabet.name + " tiles";
-      useOnly = "use the " + alphabet.name + " tiles only: " + tileList(alphabet) + ".";
+      lettersName = T("the {name} tiles", { name: alphabet.name });
+      useOnly = T("use the {name} tiles only: {tiles}.",
+        { name: alphabet.name, tiles: tileList(alphabet) });
     }
   }
 
@@ -71,12 +72,17 @@
   function tileList(alphabet) {
     var missing = AZ.filter(function (letter) { return alphabet.tiles.indexOf(letter) < 0; });
     if (missing.length > 8) { return alphabet.tiles.join(" "); }
-    var text = "A to Z";
+    var text = T("A to Z");
     if (missing.length) {
-      text += " without " + (missing.length === 1 ? missing[0]
-        : missing.slice(0, -1).join(", ") + " and " + missing[missing.length - 1]);
+      var letters = missing[0];
+      if (missing.length > 1) {
+        letters = T("{first} and {last}",
+          { first: missing.slice(0, -1).join(", "), last: missing[missing.length - 1] });
+      }
+      text = T("A to Z without {letters}", { letters: letters });
     }
-    return alphabet.special_tiles.length ? text + ", and " + alphabet.special_tiles.join(" ")
+    return alphabet.special_tiles.length
+      ? T("{letters}, and {tiles}", { letters: text, tiles: alphabet.special_tiles.join(" ") })
       : text;
   }
 
@@ -96,14 +102,14 @@
 
   /* Name a refused character so a player can find it in the box. */
   function describe(ch) {
-    if (INVISIBLE.test(ch)) { return "an invisible character (" + codePoint(ch) + ")"; }
-    if (NAMES[ch]) { return NAMES[ch] + " \u201c" + ch + "\u201d"; }
-    if (DIGIT.test(ch)) { return "the digit \u201c" + ch + "\u201d"; }
+    if (INVISIBLE.test(ch)) { return T("an invisible character ({code})", { code: codePoint(ch) }); }
+    if (NAMES[ch]) { return T("{name} “{char}”", { name: NAMES[ch], char: ch }); }
+    if (DIGIT.test(ch)) { return T("the digit “{char}”", { char: ch }); }
     if (LETTER.test(ch)) {
-      return "the letter \u201c" + ch + "\u201d (" + codePoint(ch) + "), which is not one of " +
-        lettersName;
+      return T("the letter “{char}” ({code}), which is not one of {letters}",
+        { char: ch, code: codePoint(ch), letters: lettersName });
     }
-    return "the character \u201c" + ch + "\u201d (" + codePoint(ch) + ")";
+    return T("the character “{char}” ({code})", { char: ch, code: codePoint(ch) });
   }
 
   function readable(ch) {
@@ -116,18 +122,20 @@
     var chars = Array.from(nfc(word));
     for (var i = 0; i < chars.length; i++) {
       if (!readable(chars[i])) {
-        return "Word " + position + " (\u201c" + word + "\u201d) has " + describe(chars[i]) +
-          " at position " + (i + 1) + ": " + useOnly + " Type a blank as the " +
-          "letter it stands for. Nothing is judged until it is fixed.";
+        return T("Word {position} (“{word}”) has {what} at position {index}: {use} " +
+          "Type a blank as the letter it stands for. Nothing is judged until it is fixed.",
+          { position: position, word: word, what: describe(chars[i]), index: i + 1,
+            use: useOnly });
       }
     }
     if (letterByLetter && chars.length > MAX_LETTERS) {
-      return "Word " + position + " (\u201c" + word + "\u201d) has " + chars.length +
-        " letters: no word on a 15 x 15 board has more than " + MAX_LETTERS + ".";
+      return T("Word {position} (“{word}”) has {count} letters: no word on a 15 x 15 board " +
+        "has more than {most}.",
+        { position: position, word: word, count: chars.length, most: MAX_LETTERS });
     }
     if (position > MAX_WORDS) {
-      return "Word " + position + " (\u201c" + word + "\u201d) is one too many: a play forms " +
-        "at most " + MAX_WORDS + " words. Remove a word.";
+      return T("Word {position} (“{word}”) is one too many: a play forms at most {most} " +
+        "words. Remove a word.", { position: position, word: word, most: MAX_WORDS });
     }
     return "";
   }

@@ -72,7 +72,7 @@
       if (text) { return text; }
     }
     var troubled = S.words.find(function (chip) { return chip.problem; });
-    return troubled ? troubled.problem + " Tap its \u00d7 to remove it." : "";
+    return troubled ? troubled.problem + " " + T("Tap its × to remove it.") : "";
   }
 
   function renderChips() {
@@ -84,7 +84,7 @@
       var remove = document.createElement("button");
       remove.type = "button";
       remove.className = "chip-remove";
-      remove.setAttribute("aria-label", "Remove " + word.label());
+      remove.setAttribute("aria-label", T("Remove {word}", { word: word.label() }));
       remove.dataset.index = String(index);
       remove.textContent = "×";
       chip.appendChild(Tiles.wordElement(word, index, S.english));
@@ -92,8 +92,8 @@
       chipList.appendChild(chip);
     });
     var count = S.words.length;
-    $("word-count").textContent = count + " of " + MAX_WORDS + " words";
-    input.placeholder = count ? "" : "Type a word";
+    $("word-count").textContent = T("{count} of {most} words", { count: count, most: MAX_WORDS });
+    input.placeholder = count ? "" : T("Type a word");
     root.classList.toggle("has-words", count > 0);
     $("split-help").hidden = !S.words.some(function (w) { return w.canSplitOtherwise(); });
   }
@@ -106,7 +106,7 @@
     renderChips();
     var button = chipList.querySelector('.chip-split[data-index="' + index + '"]');
     if (button) { button.focus(); }
-    showHint(word.label() + " as " + Tiles.counted(word.tiles()) + ".");
+    showHint(T("{word} as {tiles}.", { word: word.label(), tiles: Tiles.counted(word.tiles()) }));
     K.touched();
   }
 
@@ -210,7 +210,7 @@
       return;
     }
     if (!S.words.length) {
-      showHint("Type the challenged words first.");
+      showHint(T("Type the challenged words first."));
       input.focus();
       return;
     }
@@ -236,9 +236,11 @@
     }
     var short = S.words.findIndex(function (w) { return w.tiles().length < MIN_LETTERS; });
     if (short >= 0) {
-      var unit = S.english ? " letter" : " tile";
-      showHint("Word " + (short + 1) + " has 1" + unit + ": a word has at least " + MIN_LETTERS +
-               unit + "s. Tap its × to remove it.");
+      var fields = { position: short + 1, least: MIN_LETTERS };
+      showHint((S.english
+        ? T("Word {position} has 1 letter: a word has at least {least} letters.", fields)
+        : T("Word {position} has 1 tile: a word has at least {least} tiles.", fields)) +
+        " " + T("Tap its × to remove it."));
       input.focus();
       return;
     }

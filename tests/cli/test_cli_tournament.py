@@ -41,6 +41,7 @@ def test_create_prints_the_tournament_its_lexicon_and_rule(run, lexicons):
         "  rule:    5-per-word (5 points per word challenged)",
         "  rulebook: none (no rulebook named)",
         f"  date:    {date.today().isoformat()}",
+        "  language: en (English)",
     ]
     assert listed(run)["spring-nwl"]["lexicon_fingerprint"] == fingerprint
 

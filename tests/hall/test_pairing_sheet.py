@@ -93,3 +93,11 @@ def test_the_page_has_a_card_per_table_four_a_page_and_says_the_code_works_once(
     assert not re.search(r"<(script|link|img)\b", page)  # one file: nothing else to load
     for table in sheet:
         assert f'<p class="code">{table.pairing_code}</p>' in page
+
+
+def test_the_links_speak_the_tournaments_language(hall):
+    tournaments.update(hall.db, hall.store, "spring", language="pl")
+    sheet = pairing_sheet.enrol_tables(hall.db, "spring", [1, 2], BASE)
+    assert [table.link for table in sheet] == [
+        f"{BASE}/pair?lang=pl#{table.pairing_code}" for table in sheet
+    ]

@@ -50,6 +50,7 @@ ACCESS: dict[tuple[str, str], frozenset[str]] = {
     ("GET", "/hall/ca.crt"): EVERYONE,  # the hall's CA certificate (never its key), for tablets
     ("GET", "/hall/trust"): EVERYONE,
     ("POST", "/pair"): EVERYONE,
+    ("GET", "/language/<code>"): EVERYONE,  # the language switch: a cookie, then back
     ("GET", "/director/login"): EVERYONE,
     ("POST", "/director/login"): EVERYONE,
     ("POST", "/director/logout"): EVERYONE,

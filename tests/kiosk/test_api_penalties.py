@@ -46,10 +46,14 @@ def test_the_kiosk_status_says_when_the_game_is_needed(client, setup):
     assert status["rule"]["needs_game"] is False
     tournaments.update(setup.hall.db, setup.store, NWL, rule="escalating")
     status = client.get("/api/v1/kiosk", headers=setup.headers()).get_json()
+    title = (
+        "Escalating: 5, 5, 10, 20, 30, then 30 points for each unsuccessful challenge "
+        "by a player in a game"
+    )
     assert status["rule"] == {
         "name": "escalating",
-        "title": "Escalating: 5, 5, 10, 20, 30, then 30 points for each unsuccessful challenge "
-        "by a player in a game",
+        "title": title,
+        "shown_title": title,  # in the tournament's language: English here
         "needs_game": True,
         "asks_final_play": False,  # only under the school-2011 rulebook (issue 20)
     }

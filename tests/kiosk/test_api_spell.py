@@ -78,6 +78,11 @@ def test_problems_name_the_word_and_the_character_without_a_400(client, setup):
     assert body["words"][1] == {
         "typed": "whisky",
         "problem": body["words"][1]["problem"],
+        "shown_problem": (  # as the kiosk says it, in the language it asks in
+            "Word 2 ('whisky') has “w” at position 1, which the spanish alphabet's tiles do not "
+            "spell: type a blank as the letter it stands for, and a tile of several letters in "
+            "brackets, such as [CH]."
+        ),
     }
     assert body["words"][1]["problem"].startswith(
         "Word 2 ('whisky') has the character 'w' (latin small letter w, U+0077) at position 1: "

@@ -328,7 +328,7 @@ def test_a_federation_alphabet_from_a_toml_file(kiosk):
     assert k.chips() == [["Ö", "G", "A"], ["Ä", "P", "P", "L", "E"], ["I", "D", "E"]]
     assert k.judge() == "ACCEPTABLE"
     assert k.judged == [["ÖGA", "ÄPPLE", "IDE"]]
-    assert page.inner_text("#verdict-consequence").startswith("The play stands")
+    assert page.inner_text("#verdict-gloss") == "the play stands"
     k.done()
     k.box.fill("qi")  # no Q in this set
     assert "\u201cq\u201d (U+0071), which is not one of the swedish-club tiles" in k.hint()

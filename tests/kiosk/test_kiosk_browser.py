@@ -31,8 +31,8 @@ pytestmark = pytest.mark.browser
 
 OPEN_TITLE = "Spring Open, Division A"
 ACCEPTABLE = "ACCEPTABLE: the play stands"
-UNACCEPTABLE = "UNACCEPTABLE: the play comes off and scores zero"
-REFER = "REFER: call a word judge; a dictionary check is needed"
+UNACCEPTABLE = "UNACCEPTABLE: the play comes off the board"
+REFER = "REFER: call a word judge"
 LETTERS_ONLY = "use the letters A to Z only. Type a blank as the letter it stands for."
 
 
@@ -328,8 +328,8 @@ def test_acceptable_verdict_fills_the_screen(home: Home, paired):
     assert page.get_attribute("#icon-acceptable", "aria-label") == "Tick"
     heading = re.compile(r"^ACCEPTABLE ?: the play stands$")  # blocks may add a space
     assert page.get_by_role("heading", name=heading).is_visible()
-    assert verdict["consequence"] == (
-        "The play stands; 5 points x 2 words: the player adds 10; the challenger keeps the turn."
+    assert verdict["consequence"] == (  # the gloss says the play stands: said once (issue 23)
+        "2 words challenged, 5 each: the player adds 10; the challenger keeps the turn."
     )
     assert verdict["words"] == ["QI", "ZA"]
     assert re.fullmatch(r"#\d+", verdict["id"])
@@ -352,7 +352,7 @@ def test_unacceptable_verdict_judged_with_tab_and_its_print_view(paired):
     verdict = wait_for_verdict(page)
     assert verdict["title"] == UNACCEPTABLE
     assert visible_icons(page) == ["icon-unacceptable"]
-    assert verdict["consequence"] == "The play comes off the board and scores zero."
+    assert verdict["consequence"] == "It scores zero, and the turn passes to the challenger."
     assert verdict["words"] == ["QI", "ZZZ"]
     assert page.inner_text("#verdict-tournament") == OPEN_TITLE
     assert page.inner_text("#verdict-lexicon").startswith("TINY")
@@ -380,7 +380,7 @@ def test_refer_verdict(paired):
     verdict = wait_for_verdict(page)
     assert verdict["title"] == REFER
     assert visible_icons(page) == ["icon-refer"]
-    assert "Call a word judge" in verdict["consequence"]
+    assert verdict["consequence"] == "A dictionary check is needed before the play is ruled on."
     save_screenshot(page, "kiosk-refer-hd")
 
 
@@ -605,7 +605,7 @@ def test_tournament_change_shows_without_reload(home: Home, paired):
     assert page.evaluate("window.notReloaded") is True
     judge(page, "ok ew")
     verdict = wait_for_verdict(page)
-    assert verdict["title"] == ACCEPTABLE and "5 points x 2 words" in verdict["consequence"]
+    assert verdict["title"] == ACCEPTABLE and "2 words challenged, 5 each" in verdict["consequence"]
 
 
 def test_lexicon_unavailable_is_shown_and_not_judged(home: Home, paired):

@@ -23,8 +23,11 @@ pytestmark = [
     pytest.mark.browser,
 ]
 
-FIRST = "the challenger's first unsuccessful challenge in this game: no penalty"
-SECOND = "the challenger's 2nd unsuccessful challenge in this game: the challenger loses their turn"
+FIRST = "Unsuccessful challenge number 1 by the challenger in this game. No penalty"
+SECOND = (
+    "Unsuccessful challenge number 2 by the challenger in this game. "
+    "The challenger loses their turn."
+)
 
 
 @pytest.fixture(scope="module")
@@ -110,7 +113,7 @@ def test_wespa_3_10_15_c_i_dingle_on_a_tablet(tablet):
     assert page.input_value("#game-round") == "3" and page.input_value("#game-table") == "12"
     assert page.input_value("#game-challenger") == ""
     third = judge(page, "XI", challenger="Ann")
-    assert "the challenger's 3rd unsuccessful challenge" in third["consequence"]
+    assert "Unsuccessful challenge number 3 by the challenger" in third["consequence"]
     save_screenshot(page, "kiosk-game-dingle-third")
 
 
@@ -132,7 +135,7 @@ def test_a_standard_rule_asks_for_the_words_only(tablet):
     page = tablet("double-open")
     assert page.locator("#game-details").is_hidden()
     verdict = judge(page, "QI")
-    assert verdict["consequence"] == "The play stands; the challenger loses their turn."
+    assert verdict["consequence"] == "The challenger loses their turn."  # the gloss: play stands
 
 
 @pytest.mark.parametrize(
@@ -168,9 +171,9 @@ def test_school_rule_12_the_kiosk_asks_for_the_final_play_only_under_the_school_
     page.check("#final-play")
     verdict = judge(page, "qi")
     assert verdict["consequence"] == (
-        "The play stands; no penalty for challenging the final play of the game (school rule 12)."
+        "No penalty for challenging the final play of the game (school rule 12)."  # gloss: stands
     )
     back_to_words(page)
     assert not page.locator("#final-play").is_checked()
     verdict = judge(page, "za")
-    assert "the challenger loses their turn" in verdict["consequence"]
+    assert "The challenger loses their turn." in verdict["consequence"]

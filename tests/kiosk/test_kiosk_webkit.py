@@ -95,7 +95,7 @@ def test_pair_type_and_judge_both_verdicts_in_webkit(webkit, home: Home, server:
     assert verdict_word(webkit) == "ACCEPTABLE"
     assert text(webkit, "verdict-gloss") == "the play stands"
     assert text(webkit, "verdict-consequence") == (
-        "The play stands; 5 points x 2 words: the player adds 10; the challenger keeps the turn."
+        "2 words challenged, 5 each: the player adds 10; the challenger keeps the turn."
     )
     assert webkit.execute_script(
         "return [...document.querySelectorAll('#verdict-words li')].map(li => li.textContent)"
@@ -108,7 +108,7 @@ def test_pair_type_and_judge_both_verdicts_in_webkit(webkit, home: Home, server:
     wait_for(webkit, "!document.getElementById('idle-screen').hidden")
     type_and_judge(webkit, "qi zzz")
     assert verdict_word(webkit) == "UNACCEPTABLE"
-    assert text(webkit, "verdict-gloss") == "the play comes off and scores zero"
+    assert text(webkit, "verdict-gloss") == "the play comes off the board"
     assert off_screen(webkit) == []
 
     rows = json.loads(home.cli("journal", "export", "--format", "json"))

@@ -135,3 +135,37 @@ def test_the_readme_picture_of_a_spanish_kiosk(browser, home: Home, server: Serv
     for path in (folder / SPANISH_PICTURE, DOCS / SPANISH_PICTURE):
         assert path.is_file(), f"{path} is missing: run make screenshots"
         assert png_size(path) == PICTURES["kiosk-idle.png"], path
+
+
+FRENCH_PICTURE = "kiosk-french.png"
+FRENCH_WORDS = (  # a few French words, typed with their accents: a list made here, not a lexicon
+    "élève", "œuvre", "garçon", "noël", "âme", "où", "zèbre", "kiwi", "jeton", "joker", "mot",
+)  # fmt: skip
+
+
+def test_the_readme_picture_of_a_french_kiosk(browser, home: Home, server: Server, folder: Path):
+    """A French tournament's kiosk: accents typed, words shown as their tiles, the verdict
+    VALABLE with its consequence in French."""
+    source = ARTIFACTS / "french-words.txt"
+    source.parent.mkdir(parents=True, exist_ok=True)
+    source.write_text("\n".join(FRENCH_WORDS) + "\n", encoding="utf-8")
+    home.cli("lexicon", "import", str(source), "--name", "FR-CLUB", "--alphabet", "french",
+             "--description", "liste du club")  # fmt: skip
+    home.cli("tournament", "create", "open-fr", "--lexicon", "FR-CLUB", "--rule", "5-per-word",
+             "--title", "Open de printemps, série A", "--language", "fr")  # fmt: skip
+    page = kiosk(browser, home, server, "table-fr", "open-fr")
+    assert page.get_attribute("html", "lang") == "fr"
+    page.locator("#word-input").fill("élève œuvre ")
+    page.wait_for_selector("#chips .chip-word .tile")
+    page.click("#judge-button")
+    page.wait_for_selector("#verdict-screen:not([hidden])")
+    assert page.inner_text("#verdict-word") == "VALABLE"
+    assert page.inner_text("#verdict-consequence").startswith("2 mots contestés, 5 chacun")
+    page.locator("#verdict-done:enabled").wait_for()
+    page.evaluate(SETTLE_JS)
+    assert off_screen(page) == []
+    page.screenshot(path=str(folder / FRENCH_PICTURE))
+    assert f"docs/images/{FRENCH_PICTURE}" in README.read_text()
+    for path in (folder / FRENCH_PICTURE, DOCS / FRENCH_PICTURE):
+        assert path.is_file(), f"{path} is missing: run make screenshots"
+        assert png_size(path) == PICTURES["kiosk-idle.png"], path

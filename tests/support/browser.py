@@ -37,7 +37,7 @@ HD = {"width": 1920, "height": 1080}
 LAPTOP = {"width": 1280, "height": 900}
 TABLET = {"width": 768, "height": 1024}
 PHONE = {"width": 390, "height": 844}
-PAIRING_LINK = re.compile(r"Pairing link .*?/pair#(\S+)")
+PAIRING_LINK = re.compile(r"Pairing link .*?/pair(?:\?lang=[a-z]+)?#(\S+)")
 
 
 def browser_missing_reason() -> str | None:

@@ -76,7 +76,7 @@ def prepare_home(
         env=env,
     )
     out = cli(path, "kiosk", "add", "k1", "--tournament", "hall", env=env)
-    code = re.search(r"/pair#([A-Z0-9]+)", out).group(1)
+    code = re.search(r"/pair(?:\?lang=[a-z]+)?#([A-Z0-9]+)", out).group(1)
     return PreparedHome(path, out.strip().splitlines()[-1], code, env or {})
 
 

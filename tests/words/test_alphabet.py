@@ -27,7 +27,7 @@ POLISH, SPANISH, CATALAN = builtin("polish"), builtin("spanish"), builtin("catal
 
 
 def test_builtin_names():
-    assert builtin_names() == ["english", "catalan", "polish", "spanish"]
+    assert builtin_names() == ["english", "catalan", "french", "polish", "spanish", "spanish-fise"]
     assert builtin("english") is ENGLISH and builtin("klingon") is None
 
 
@@ -266,7 +266,7 @@ def test_a_bad_federation_file_is_refused_with_what_to_fix(tmp_path, text, messa
 def test_an_unknown_alphabet_lists_the_built_in_ones(tmp_path):
     with pytest.raises(AlphabetError) as caught:
         resolve_alphabet("klingon")
-    assert "english, catalan, polish, spanish" in str(caught.value)
+    assert "english, catalan, french, polish, spanish, spanish-fise" in str(caught.value)
     with pytest.raises(AlphabetError):
         resolve_alphabet(str(tmp_path / "missing.toml"))
 

@@ -100,7 +100,9 @@ def test_lexicon_alphabets_lists_the_built_in_ones(run):
     text = run("lexicon", "alphabets").stdout
     assert "catalan (26 tiles: A B C Ç D E F G H I J L L·L M N NY O P QU" in text
     data = json.loads(run("lexicon", "alphabets", "--json").stdout)
-    assert [a["name"] for a in data] == ["english", "catalan", "polish", "spanish"]
+    assert [a["name"] for a in data] == [
+        "english", "catalan", "french", "polish", "spanish", "spanish-fise"
+    ]  # fmt: skip
 
 
 def test_the_english_default_is_unchanged(run, tmp_path, store):

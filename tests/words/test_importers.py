@@ -150,7 +150,7 @@ class TestDwg:
     def test_node_without_letter_is_refused(self):
         first = ord("A") << 24 | 1 << 22 | 2
         with pytest.raises(ImportRefused, match="node 2 holds no letter"):
-            list(read_dwg(self._graph(first, ord("1") << 24 | 1 << 23 | 1 << 22)))
+            list(read_dwg(self._graph(first, ord(" ") << 24 | 1 << 23 | 1 << 22)))
 
     def test_loop_is_refused(self):
         node = ord("A") << 24 | 1 << 23 | 1 << 22 | 1  # its own child

@@ -1,0 +1,126 @@
+"""The pages' language: Flask-Babel over the gettext catalogues in kiosk/translations/.
+
+A kiosk speaks its tournament's language (`speak(tournament.language)` before a page or an
+answer is made). Any other page (pairing, the director's and the judges' pages) follows the
+language chosen with the switch on the page (a cookie), else the browser's Accept-Language
+where a catalogue exists, else English. Catalogues: `make translations` extracts the messages
+(babel.cfg), updates each language's .po and compiles the .mo files shipped in the package.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from flask import Blueprint, Flask, g, redirect, request
+from flask_babel import Babel, get_locale, get_translations, refresh
+
+from adjudicator.hall.languages import DEFAULT, LANGUAGES
+from adjudicator.judging.rules import Rule
+from adjudicator.judging.verdict_wording import rule_phrase, verdict_phrases
+from adjudicator.wording import Phrase
+
+TRANSLATIONS = Path(__file__).with_name("translations")
+COOKIE = "language"
+YEAR = 365 * 24 * 3600
+bp = Blueprint("language", __name__)
+
+
+def init_app(app: Flask) -> None:
+    app.config.setdefault("BABEL_DEFAULT_LOCALE", DEFAULT)
+    app.config.setdefault("BABEL_TRANSLATION_DIRECTORIES", str(TRANSLATIONS))
+    Babel(app, locale_selector=_select)
+    app.register_blueprint(bp)
+
+    @app.context_processor
+    def languages() -> dict:
+        return {"page_language": language, "languages": LANGUAGES}
+
+
+def speak(code: str) -> None:
+    """Make the rest of this request speak `code` (a tournament's language)."""
+    g.language = code if code in LANGUAGES else DEFAULT
+    refresh()
+
+
+def language() -> str:
+    """The language this request speaks, such as `pl` (for `<html lang>`)."""
+    return str(get_locale() or DEFAULT)
+
+
+def say(phrase: Phrase, translations=None) -> str:
+    """A library phrase in this request's language."""
+    translations = translations or get_translations()
+    return phrase.render(translations.gettext, translations.ngettext)
+
+
+def say_verdict(entry) -> dict[str, str]:
+    """A challenge row's verdict word, gloss and consequence, as the kiosk shows them; the same
+    row shape in the same language is said once per process (a verdict pays a dict look-up)."""
+    spoken = g.get("language") or language()
+    key = (entry.verdict, entry.rule, entry.word_count, entry.penalty, entry.consequence)
+    return dict(_said(spoken, *key))
+
+
+@lru_cache(maxsize=4096)
+def _said(spoken: str, verdict, rule, word_count, penalty, consequence) -> tuple:
+    row = _Row(verdict, rule, word_count, penalty, consequence)
+    phrases = verdict_phrases(row)
+    translations = get_translations()
+    return (
+        ("word", say(phrases["word"], translations)),
+        ("gloss", say(phrases["gloss"], translations)),
+        ("consequence", " ".join(say(p, translations) for p in phrases["consequence"])),
+    )
+
+
+@dataclass(frozen=True)
+class _Row:
+    """What verdict_phrases reads of a journal row."""
+
+    verdict: str
+    rule: str
+    word_count: int
+    penalty: str | None
+    consequence: str
+
+    def penalty_numbers(self):
+        return json.loads(self.penalty) if self.penalty else None
+
+
+def say_rule(rule: Rule) -> str:
+    """A rule's title in this request's language."""
+    return say(rule_phrase(rule))
+
+
+def speak_as_asked() -> None:
+    """Speak the language the request asks for (the kiosk page sends its own as
+    Accept-Language), else English: an API answer never depends on a staff cookie."""
+    asked = request.accept_languages.best_match(list(LANGUAGES), default=DEFAULT)
+    speak(asked or DEFAULT)
+
+
+def _select() -> str:
+    chosen = g.get("language")
+    if chosen:
+        return chosen
+    cookie = request.cookies.get(COOKIE, "")
+    if cookie in LANGUAGES:
+        return cookie
+    return request.accept_languages.best_match(list(LANGUAGES), default=DEFAULT) or DEFAULT
+
+
+@bp.get("/language/<code>")
+def switch(code: str):
+    """The switch on the staff pages: remember the language, go back to the page."""
+    back = request.args.get("next", "/")
+    parts = urlsplit(back)
+    if parts.scheme or parts.netloc or not back.startswith("/") or back[1:2] in ("/", "\\"):
+        back = "/"  # only a page of this site: never an open redirect
+    response = redirect(back)
+    if code in LANGUAGES:
+        response.set_cookie(COOKIE, code, max_age=YEAR, samesite="Lax", httponly=True)
+    return response

@@ -1,0 +1,94 @@
+"""The kiosk API in the tournament's language: the status says the language and the rule in it;
+an adjudication's answer says the verdict in the language the kiosk page asks for, while the
+journal keeps the English consequence (issue 23)."""
+
+from __future__ import annotations
+
+import pytest
+
+from adjudicator.hall import tournaments
+from adjudicator.record import journal
+
+from support.hall import NWL, build_setup, make_app
+
+ADJUDICATIONS = "/api/v1/adjudications"
+SAID = {  # the verdict word and gloss of an UNACCEPTABLE and an ACCEPTABLE play, by language
+    "en": ("UNACCEPTABLE", "the play comes off the board", "ACCEPTABLE", "the play stands"),
+    "fr": ("NON VALABLE", "le coup est retiré du plateau", "VALABLE", "le coup est maintenu"),
+    "pl": ("NIEDOPUSZCZALNE", "ruch zostaje cofnięty z planszy", "DOPUSZCZALNE", None),
+    "es": ("NO VÁLIDA", "la jugada se retira del tablero", "VÁLIDA", None),
+    "ca": ("NO VÀLIDA", "la jugada es retira del tauler", "VÀLIDA", None),
+}
+
+
+@pytest.fixture
+def setup(tmp_path, monkeypatch):
+    monkeypatch.setenv("ADJUDICATOR_HOME", str(tmp_path / "home"))
+    return build_setup(tmp_path)
+
+
+@pytest.mark.parametrize("code", list(SAID))
+def test_the_verdict_is_said_in_the_language_asked(setup, code):
+    client = make_app(setup.hall).test_client()
+    headers = {**setup.headers(), "Accept-Language": code}
+    refused = client.post(ADJUDICATIONS, json={"words": ["QI", "QX"]}, headers=headers)
+    assert refused.status_code == 201
+    body = refused.get_json()
+    word, gloss, ok_word, ok_gloss = SAID[code]
+    assert (body["shown"]["word"], body["shown"]["gloss"]) == (word, gloss)
+    assert body["consequence"] == "The play comes off the board and scores zero."  # as journaled
+    assert journal.get(setup.hall.db, body["id"]).consequence == body["consequence"]
+    stands = client.post(ADJUDICATIONS, json={"words": ["QI", "ZA"]}, headers=headers).get_json()
+    assert stands["shown"]["word"] == ok_word
+    if ok_gloss:
+        assert stands["shown"]["gloss"] == ok_gloss
+    assert "10" in stands["shown"]["consequence"]  # 5-per-word, 2 words: the player adds 10
+
+
+def test_polish_plurals_take_the_right_form(setup):
+    client = make_app(setup.hall).test_client()
+    headers = {**setup.headers(), "Accept-Language": "pl"}
+    shown = [
+        client.post(ADJUDICATIONS, json={"words": words}, headers=headers).get_json()["shown"]
+        for words in (["QI"], ["QI", "ZA"], ["QI", "ZA", "AA", "JO", "XI"])
+    ]
+    assert shown[0]["consequence"].startswith("1 sprawdzane słowo, po 5: gracz dolicza 5;")
+    assert shown[1]["consequence"].startswith("2 sprawdzane słowa, po 5: gracz dolicza 10;")
+    assert shown[2]["consequence"].startswith("5 sprawdzanych słów, po 5: gracz dolicza 25;")
+
+
+def test_without_a_language_the_api_speaks_english(setup):
+    client = make_app(setup.hall).test_client()
+    body = client.post(ADJUDICATIONS, json={"words": ["QI"]}, headers=setup.headers()).get_json()
+    assert body["shown"] == {
+        "word": "ACCEPTABLE",
+        "gloss": "the play stands",
+        "consequence": (
+            "1 word challenged, 5 each: the player adds 5; the challenger keeps the turn."
+        ),
+    }
+
+
+def test_the_status_speaks_the_tournaments_language(setup):
+    client = make_app(setup.hall).test_client()
+    tournaments.update(setup.hall.db, setup.store, NWL, language="fr")
+    status = client.get("/api/v1/kiosk", headers=setup.headers()).get_json()
+    assert status["tournament"]["language"] == "fr"
+    assert status["rule"]["shown_title"] == "5 points par mot contesté"
+    assert status["rule"]["title"] == "5 points per word challenged"
+
+
+def test_an_input_error_is_said_in_the_language_asked_and_gives_no_verdict(setup):
+    client = make_app(setup.hall).test_client()
+    headers = {**setup.headers(), "Accept-Language": "fr"}
+    response = client.post(ADJUDICATIONS, json={"words": ["QI", "Q"]}, headers=headers)
+    assert response.status_code == 400
+    body = response.get_json()
+    assert "verdict" not in body and "shown" not in body
+    assert body["error"] == "Word 2 ('Q') has 1 letter: a word has at least 2 letters."
+    assert body["shown_error"] == "Le mot 2 ('Q') a 1 jeton : un mot a au moins 2 jetons."
+    many = client.post(ADJUDICATIONS, json={"words": ["QI"] * 9}, headers=headers).get_json()
+    assert many["shown_error"].startswith("Trop de mots : 9 donnés")
+    polish = {**setup.headers(), "Accept-Language": "pl"}
+    five = client.post(ADJUDICATIONS, json={"words": ["Q1"]}, headers=polish).get_json()
+    assert five["shown_error"].startswith("Słowo 1 ('Q1') zawiera znak inny niż litery A–Z")
