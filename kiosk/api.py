@@ -15,6 +15,7 @@ from adjudicator.judging.rules import get_rule
 from adjudicator.record import journal_health, receipts, witnesses
 from adjudicator.record.db import DatabaseUnavailable
 from adjudicator.record.receipt_key import signature_ok
+from adjudicator.wording import Phrase
 from adjudicator.words.spelling import spell_challenge
 from kiosk.auth import current_kiosk
 from kiosk.errors import ApiError
@@ -112,11 +113,20 @@ def kiosk_status():
             "asks_final_play": get_rulebook(tournament.rulebook).final_play_free,
         },
         rulebook=tournament.rulebook,
-        journal=health.to_api(),
+        journal=_journal(health),
         verdict_seconds=current_app.config["VERDICT_SECONDS"],
         clear_seconds=current_app.config["CLEAR_SECONDS"],
         request_timeout_seconds=current_app.config["REQUEST_TIMEOUT_SECONDS"],
     )
+
+
+def _journal(health) -> dict:
+    """The journal's health as the API gives it, with its message as the kiosk shows it in the
+    tournament's language (`shown_message`; the English `message` is unchanged)."""
+    answer = health.to_api()
+    if answer["message"]:
+        answer["shown_message"] = say(Phrase(answer["message"]))
+    return answer
 
 
 @bp.post("/api/v1/adjudications")

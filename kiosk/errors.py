@@ -25,20 +25,30 @@ from adjudicator.judging.rules import UnknownRule
 from adjudicator.judging.second_opinion import SecondOpinionRefused
 from adjudicator.judging.voids import ReissueRefused, VoidRefused
 from adjudicator.record.db import DatabaseUnavailable
-from adjudicator.record.journal_health import LOST_MESSAGE, JournalLost
+from adjudicator.record.journal_health import JournalLost
 from adjudicator.record.receipt_key import ReceiptKeyError
 from adjudicator.textcheck import TextError
+from adjudicator.wording import N_, Phrase
 from kiosk.i18n import say, speak_as_asked
 
 log = logging.getLogger("kiosk")
 
-NOT_JUDGED = "NOT JUDGED: the verdict could not be recorded. Try again, or call the director."
-# What the public is told instead of the exception's text (which may name files).
-PUBLIC_MESSAGES = (
-    (JournalLost, f"NOT JUDGED: {LOST_MESSAGE}"),
-    (DatabaseUnavailable, NOT_JUDGED),
-    (ReceiptKeyError, "NOT JUDGED: the hall's signing key cannot be used. Call the director."),
+NOT_JUDGED = N_("NOT JUDGED: the verdict could not be recorded. Try again, or call the director.")
+# What the public is told instead of the exception's text (which may name files); a kiosk shows
+# the same in its language (`shown_error`: the catalogues have each, marked N_).
+_LOST = N_(
+    "NOT JUDGED: The journal is not the one this server opened: no verdict can be recorded. "
+    "Call the director."
 )
+PUBLIC_MESSAGES = (
+    (JournalLost, Phrase(_LOST)),
+    (DatabaseUnavailable, Phrase(NOT_JUDGED)),
+    (
+        ReceiptKeyError,
+        Phrase(N_("NOT JUDGED: the hall's signing key cannot be used. Call the director.")),
+    ),
+)
+INTERNAL = N_("Internal error: no verdict was given. Call the director.")
 
 # Errors about what was sent are 400 (an unknown tournament or kiosk in a URL, a bad filter, a
 # name that lies); any other (the journal, a lexicon, a setting) is 503: not judged.
@@ -128,11 +138,12 @@ def init_app(app: Flask) -> None:
     @app.errorhandler(AdjudicatorError)
     def adjudicator_error(exc: AdjudicatorError):
         status = next((code for kind, code in STATUS_FOR if isinstance(exc, kind)), 503)
-        message = next((m for kind, m in PUBLIC_MESSAGES if isinstance(exc, kind)), str(exc))
+        public = next((m for kind, m in PUBLIC_MESSAGES if isinstance(exc, kind)), None)
+        message = public.render(_same, None) if public is not None else str(exc)
         if status >= 500:
             log.error("no verdict given: %s: %s", type(exc).__name__, exc)
         headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, RateLimited) else None
-        phrase = getattr(exc, "phrase", None)
+        phrase = public or getattr(exc, "phrase", None)
         if phrase is not None and request.path.startswith("/api/"):
             speak_as_asked()
             return error_response(status, message, headers, shown=say(phrase))
@@ -153,4 +164,12 @@ def init_app(app: Flask) -> None:
         log.exception("unexpected error; no verdict given")
         if request.path.startswith("/director"):
             return error_response(500, DIRECTOR_INTERNAL, link=("/director/", "The overview"))
-        return error_response(500, "Internal error: no verdict was given. Call the director.")
+        if request.path.startswith("/api/"):
+            speak_as_asked()
+            return error_response(500, INTERNAL, shown=say(Phrase(INTERNAL)))
+        return error_response(500, INTERNAL)
+
+
+def _same(text: str) -> str:
+    """English: a message is its own msgid."""
+    return text

@@ -33,6 +33,7 @@ from adjudicator.record.backends import connect
 from adjudicator.record.db import Database
 from adjudicator.record.group_commit import GroupCommitter
 from adjudicator.textcheck import TextError, check_text
+from adjudicator.wording import N_, Phrase
 from adjudicator.words.lexicon import CompiledLexicon
 from adjudicator.words.normalize import normalize_challenge
 from adjudicator.words.store import LexiconStore
@@ -45,7 +46,19 @@ MAX_DETAIL = 40
 
 
 class LexiconUnavailable(AdjudicatorError):
-    """The tournament's lexicon cannot be used; the director must fix it before judging."""
+    """The tournament's lexicon cannot be used; the director must fix it before judging.
+    `phrase` is the message as a kiosk says it in its tournament's language."""
+
+    def __init__(self, message: str, phrase: Phrase | None = None):
+        super().__init__(message)
+        self.phrase = phrase
+
+
+# What a kiosk says of it (babel.cfg extracts these for the kiosk's catalogues).
+_UNAVAILABLE = N_("Lexicon unavailable for {title}: call the director.")
+_CHANGED = N_(
+    "Lexicon {lexicon} has changed since the director set it for {title}: call the director."
+)
 
 
 class DetailError(AdjudicatorError):
@@ -129,12 +142,14 @@ class Hall:
             lexicon = self.store.open(tournament.lexicon)
         except LexiconError:
             raise LexiconUnavailable(
-                f"Lexicon unavailable for {tournament.title}: call the director."
+                f"Lexicon unavailable for {tournament.title}: call the director.",
+                Phrase.of(_UNAVAILABLE, title=tournament.title),
             ) from None
         if lexicon.manifest.fingerprint != tournament.lexicon_fingerprint:
             raise LexiconUnavailable(
                 f"Lexicon {tournament.lexicon} has changed since the director set it for "
-                f"{tournament.title}: call the director."
+                f"{tournament.title}: call the director.",
+                Phrase.of(_CHANGED, lexicon=tournament.lexicon, title=tournament.title),
             )
         return lexicon
 

@@ -167,7 +167,8 @@ def get_rule(name: str) -> Rule:
         seconds = int(match.group(1))
         return Rule(
             f"{seconds}-seconds",
-            f"Time penalty: the challenger's clock loses {seconds} seconds for each "
+            f"Time penalty: the challenger's clock loses {seconds} "
+            f"{'second' if seconds == 1 else 'seconds'} for each "
             "unsuccessful challenge",
             seconds=seconds,
         )

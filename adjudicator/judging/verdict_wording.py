@@ -153,6 +153,14 @@ _RULE_TITLES = {
 }
 _PER_WORD_TITLE = NP_("{n} point per word challenged", "{n} points per word challenged")
 _PER_TURN_TITLE = NP_("{n} point per challenged turn", "{n} points per challenged turn")
+_LADDER_TITLE = N_(
+    "Ladder: {steps} points for a player's unsuccessful challenges in a game, then {last} "
+    "for each later one"
+)
+_SECONDS_TITLE = NP_(
+    "Time penalty: the challenger's clock loses {n} second for each unsuccessful challenge",
+    "Time penalty: the challenger's clock loses {n} seconds for each unsuccessful challenge",
+)
 
 
 def rule_phrase(rule: Rule) -> Phrase:
@@ -161,4 +169,9 @@ def rule_phrase(rule: Rule) -> Phrase:
         return Phrase(_RULE_TITLES[rule.name])
     if rule.points and not rule.ladder:
         return _plural(_PER_WORD_TITLE if rule.per_word else _PER_TURN_TITLE, rule.points)
+    if rule.seconds:
+        return _plural(_SECONDS_TITLE, rule.seconds)
+    if rule.ladder and rule.name.startswith("ladder-"):
+        steps = [step.points for step in rule.ladder]
+        return Phrase.of(_LADDER_TITLE, steps=", ".join(map(str, steps)), last=steps[-1])
     return Phrase(rule.title)  # a rule added without a phrase here: its English title

@@ -24,6 +24,7 @@ from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
 from adjudicator.record.db import Database, DatabaseUnavailable
+from adjudicator.wording import N_
 
 log = logging.getLogger("adjudicator.record.journal")
 
@@ -42,10 +43,11 @@ IDENTITY_SQL = (
     "FROM journal_identity"
 )
 
-LOST_MESSAGE = (
+# Marked for the kiosk's catalogues (babel.cfg): a kiosk shows them in its tournament's language.
+LOST_MESSAGE = N_(
     "The journal is not the one this server opened: no verdict can be recorded. Call the director."
 )
-CANNOT_WRITE_MESSAGE = (
+CANNOT_WRITE_MESSAGE = N_(
     "The journal cannot be written just now: no verdict can be recorded. Call the director."
 )
 

@@ -16,10 +16,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 from adjudicator.record.db import Database, DatabaseUnavailable
+from adjudicator.wording import N_
 
 log = logging.getLogger("adjudicator.record.journal")
 
-ROLLED_BACK_MESSAGE = (
+ROLLED_BACK_MESSAGE = N_(  # a kiosk shows it in its language (babel.cfg)
     "The journal is missing verdicts it recorded earlier: no verdict can be recorded. "
     "Call the director."
 )

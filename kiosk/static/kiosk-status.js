@@ -37,7 +37,8 @@
           if (response.ok && body && body.ok) {
             showStatus(body);
           } else {
-            showServiceAlert(body && typeof body.error === "string" ? body.error :
+            showServiceAlert(body && typeof body.shown_error === "string" ? body.shown_error :
+                             body && typeof body.error === "string" ? body.error :
                              T("The server cannot judge just now: call the director."));
           }
         });
@@ -59,7 +60,7 @@
     $("rule-title").title = body.rule.name;
     $("lexicon-alert").hidden = lexicon.available !== false;
     var journal = body.journal || {};
-    showServiceAlert(journal.ok === false ? journal.message : "");
+    showServiceAlert(journal.ok === false ? journal.shown_message || journal.message : "");
     showAlphabet(lexicon.alphabet);
     if (!S.words.every(function (w) { return w.isRead(); }) && !S.judging) {
       K.readWords().catch(function () {});   // words typed while the server was out of reach

@@ -92,3 +92,51 @@ def test_an_input_error_is_said_in_the_language_asked_and_gives_no_verdict(setup
     polish = {**setup.headers(), "Accept-Language": "pl"}
     five = client.post(ADJUDICATIONS, json={"words": ["Q1"]}, headers=polish).get_json()
     assert five["shown_error"].startswith("Słowo 1 ('Q1') zawiera znak inny niż litery A–Z")
+
+
+@pytest.mark.parametrize(
+    ("rule", "code", "title"),
+    [
+        ("ladder-5-10-20", "fr", "Échelle : 5, 10, 20 points pour les contestations"),
+        ("ladder-5-10-20", "pl", "Drabinka: 5, 10, 20 pkt"),
+        ("30-seconds", "fr", "Pénalité de temps : la pendule du joueur qui conteste perd 30 s"),
+        ("2-seconds", "pl", "Kara czasowa: zegar sprawdzającego traci 2 sekundy"),
+        ("25-seconds", "pl", "Kara czasowa: zegar sprawdzającego traci 25 sekund"),
+        ("1-seconds", "es", "Penalización de tiempo: el reloj de quien impugna pierde 1 segundo "),
+    ],
+)
+def test_ladder_and_time_rules_are_titled_in_the_tournaments_language(setup, rule, code, title):
+    client = make_app(setup.hall).test_client()
+    tournaments.update(setup.hall.db, setup.store, NWL, language=code, rule=rule)
+    status = client.get("/api/v1/kiosk", headers=setup.headers()).get_json()
+    assert status["rule"]["shown_title"].startswith(title.replace(" 30 s", " 30 secondes"))
+    assert status["rule"]["title"].startswith(("Ladder: ", "Time penalty: "))  # English kept
+
+
+def test_the_journals_alarm_is_said_in_the_tournaments_language(setup):
+    from adjudicator.record import journal_health
+
+    client = make_app(setup.hall).test_client()
+    tournaments.update(setup.hall.db, setup.store, NWL, language="fr")
+    journal_health.of(setup.hall.db).commit_failed("database or disk is full.")
+    status = client.get("/api/v1/kiosk", headers=setup.headers()).get_json()
+    assert status["journal"]["ok"] is False
+    assert status["journal"]["message"] == journal_health.CANNOT_WRITE_MESSAGE  # English kept
+    assert status["journal"]["shown_message"] == (
+        "Le journal ne peut pas être écrit pour l'instant : aucun verdict ne peut être "
+        "enregistré. Appelez le directeur."
+    )
+
+
+def test_an_unusable_lexicon_is_said_in_the_language_asked(setup):
+    client = make_app(setup.hall).test_client()
+    tournaments.update(setup.hall.db, setup.store, NWL, language="pl")
+    with setup.hall.db.transaction() as cur:  # the director's edition is not the one installed
+        cur.execute("UPDATE tournaments SET lexicon_fingerprint = ?", ("0" * 64,))
+    headers = {**setup.headers(), "Accept-Language": "pl"}
+    answer = client.post(ADJUDICATIONS, json={"words": ["QI"]}, headers=headers)
+    assert answer.status_code == 503
+    body = answer.get_json()
+    assert "call the director" in body["error"]  # the English error is kept
+    assert body["shown_error"].startswith("Słownik ")
+    assert body["shown_error"].endswith(": wezwij dyrektora.")
