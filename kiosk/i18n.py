@@ -19,7 +19,7 @@ from flask import Blueprint, Flask, g, redirect, request
 from flask_babel import Babel, get_locale, get_translations, refresh
 
 from adjudicator.hall.languages import DEFAULT, LANGUAGES
-from adjudicator.judging.rules import Rule
+from adjudicator.judging.rules import Rule, UnknownRule, get_rule
 from adjudicator.judging.verdict_wording import rule_phrase, verdict_phrases
 from adjudicator.wording import Phrase
 
@@ -37,7 +37,12 @@ def init_app(app: Flask) -> None:
 
     @app.context_processor
     def languages() -> dict:
-        return {"page_language": language, "languages": LANGUAGES}
+        return {
+            "page_language": language,
+            "languages": LANGUAGES,
+            "say_rule": say_rule,
+            "rule_title": rule_title,
+        }
 
 
 def speak(code: str) -> None:
@@ -94,6 +99,15 @@ class _Row:
 def say_rule(rule: Rule) -> str:
     """A rule's title in this request's language."""
     return say(rule_phrase(rule))
+
+
+def rule_title(name: str) -> str:
+    """The title of the rule called `name` in this request's language (the name itself if no
+    rule has it: a page never fails over an old row)."""
+    try:
+        return say_rule(get_rule(name))
+    except UnknownRule:
+        return name
 
 
 def speak_as_asked() -> None:

@@ -7,6 +7,7 @@ may treat as non-ratable (3.10.15(d)) is said so."""
 from __future__ import annotations
 
 from flask import flash, redirect, render_template, request, url_for
+from flask_babel import gettext as _
 
 from adjudicator.errors import LexiconError
 from adjudicator.hall import tournaments
@@ -53,7 +54,12 @@ def tournament_create():
 
     def done(created) -> str:
         _warn(created)
-        return f"Tournament {created.slug} created on {created.lexicon}, rule {created.rule}."
+        return _(
+            "Tournament %(slug)s created on %(lexicon)s, rule %(rule)s.",
+            slug=created.slug,
+            lexicon=created.lexicon,
+            rule=created.rule,
+        )
 
     return act_and_return(create, done, url_for("director.tournament_list"))
 
@@ -76,9 +82,11 @@ def set_rulebook(slug: str):
 
     def done(changed) -> str:
         _warn(changed)
-        return (
-            f"Tournament {changed.slug}: rulebook {changed.rulebook or 'none'}, "
-            f"first day {changed.event_date}."
+        return _(
+            "Tournament %(slug)s: rulebook %(rulebook)s, first day %(date)s.",
+            slug=changed.slug,
+            rulebook=changed.rulebook or _("none"),
+            date=changed.event_date,
         )
 
     return act_and_return(change, done, url_for("director.tournament_list"))
@@ -88,9 +96,9 @@ def _warn(tournament: tournaments.Tournament) -> None:
     """Flash the edition-in-force warning and WESPA 3.10.15(d)'s note, where they apply."""
     warning = tournaments.edition_warning(tournament)
     if warning:
-        flash(f"Warning: {warning}", "error")
+        flash(_("Warning: %(warning)s", warning=warning), "error")
     if get_rule(tournament.rule).non_standard:
-        flash("WESPA may treat an event under this rule as non-ratable (3.10.15(d)).", "error")
+        flash(_("WESPA may treat an event under this rule as non-ratable (3.10.15(d))."), "error")
 
 
 @bp.post("/tournaments/<slug>/confirm")
@@ -146,9 +154,13 @@ def tournament_apply(slug: str):
 
     return act_and_return(
         apply,
-        lambda changed: (
-            f"{changed.title} now judges with {changed.lexicon} (fingerprint "
-            f"{changed.lexicon_fingerprint[:12]}) under {changed.rule}, from its next challenge."
+        lambda changed: _(
+            "%(title)s now judges with %(lexicon)s (fingerprint %(fingerprint)s) under %(rule)s, "
+            "from its next challenge.",
+            title=changed.title,
+            lexicon=changed.lexicon,
+            fingerprint=changed.lexicon_fingerprint[:12],
+            rule=changed.rule,
         ),
         url_for("director.tournament_list"),
     )
