@@ -8,6 +8,7 @@ import base64
 import qrcode
 import qrcode.image.svg
 from flask import flash, redirect, render_template, request, url_for
+from flask_babel import gettext as _
 
 from adjudicator.errors import AdjudicatorError
 from adjudicator.hall import hall_url, kiosks, tournaments
@@ -78,11 +79,13 @@ def _qr_data_uri(link: str) -> str:
 @director_only
 def kiosk_revoke(name: str):
     if not request.form.get("confirm"):
-        flash(f"Tick the box to confirm revoking {name}.", "error")
+        flash(_("Tick the box to confirm revoking %(name)s.", name=name), "error")
         return redirect(url_for("director.kiosk_list"))
     return act_and_return(
         lambda: kiosks.revoke(get_hall().db, name),
-        lambda _: f"Kiosk {name} revoked: its token and paired screens no longer work.",
+        lambda revoked: _(
+            "Kiosk %(name)s revoked: its token and paired screens no longer work.", name=name
+        ),
         url_for("director.kiosk_list"),
     )
 
@@ -92,6 +95,10 @@ def kiosk_revoke(name: str):
 def kiosk_move(name: str):
     return act_and_return(
         lambda: kiosks.move(get_hall().db, name, request.form.get("tournament", "")),
-        lambda moved: f"Kiosk {moved.name} now judges for {moved.tournament}.",
+        lambda moved: _(
+            "Kiosk %(name)s now judges for %(tournament)s.",
+            name=moved.name,
+            tournament=moved.tournament,
+        ),
         url_for("director.kiosk_list"),
     )
