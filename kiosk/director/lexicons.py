@@ -8,6 +8,8 @@ import tempfile
 from pathlib import Path
 
 from flask import render_template, request
+from flask_babel import gettext as _
+from flask_babel import ngettext
 from werkzeug.utils import secure_filename
 
 from adjudicator import settings
@@ -51,11 +53,11 @@ def lexicon_import():
     alphabet_name = request.form.get("alphabet", "english")
     alphabet = builtin(alphabet_name)
     if upload is None or not upload.filename:
-        return _lexicons_page(400, import_error="Choose a word list file to upload.")
+        return _lexicons_page(400, import_error=_("Choose a word list file to upload."))
     if fmt not in FORMATS:
-        return _lexicons_page(400, import_error=f"Unknown format {fmt!r}.")
+        return _lexicons_page(400, import_error=_("Unknown format %(format)s.", format=repr(fmt)))
     if alphabet is None:
-        return _lexicons_page(400, import_error="Unknown alphabet: choose one from the list.")
+        return _lexicons_page(400, import_error=_("Unknown alphabet: choose one from the list."))
     folder = Path(tempfile.mkdtemp(prefix="import-", dir=_upload_dir()))
     try:
         path = folder / (secure_filename(upload.filename) or "upload.txt")
@@ -99,7 +101,13 @@ def lexicon_verify():
                 (
                     name,
                     True,
-                    f"ok ({manifest.words:,} words, fingerprint {manifest.short_fingerprint})",
+                    ngettext(
+                        "ok (%(words)s word, fingerprint %(fingerprint)s)",
+                        "ok (%(words)s words, fingerprint %(fingerprint)s)",
+                        manifest.words,
+                        words=f"{manifest.words:,}",
+                        fingerprint=manifest.short_fingerprint,
+                    ),
                 )
             )
     return _lexicons_page(verify_results=results)

@@ -20,6 +20,7 @@ PAGES = [
     ("/director/tournaments", "create-tournament", {"fr": "Tournois", "pl": "Turnieje"}),
     ("/director/kiosks", "enrol-form", {"fr": "Bornes", "pl": "Stanowiska"}),
     ("/director/journal", "journal-filters", {"fr": "Le journal", "pl": "Dziennik"}),
+    ("/director/lexicons", "import-form", {"fr": "Lexiques", "pl": "Słowniki"}),
 ]
 # What a part of each page says beyond its heading.
 SAID = {
@@ -28,12 +29,14 @@ SAID = {
         "/director/tournaments": ("#rule-help", "comptent les contestations infructueuses"),
         "/director/kiosks": ("#enrol", "Inscrire"),
         "/director/journal": ("#export-csv", "Exporter en CSV"),
+        "/director/lexicons": ("#verify", "Vérifier tous les lexiques"),
     },
     "pl": {
         "/director/": ("#glance-kiosks", "w sieci"),
         "/director/tournaments": ("#rule-help", "liczą nieudane sprawdzenia"),
         "/director/kiosks": ("#enrol", "Zarejestruj"),
         "/director/journal": ("#export-csv", "Eksportuj CSV"),
+        "/director/lexicons": ("#verify", "Sprawdź każdy słownik"),
     },
 }
 
