@@ -12,6 +12,7 @@ later turns (WESPA 3.10.13). A look-up or changed-penalty flag is dismissed with
 from __future__ import annotations
 
 from flask import Blueprint, flash, redirect, request, url_for
+from flask_babel import gettext as _
 
 from adjudicator.judging import director_flags, final_ruling, voids
 from adjudicator.record import journal, receipts
@@ -38,9 +39,12 @@ def void(adjudication_id: int):
             over_ruling=bool(request.form.get("over_ruling")),
             ground=request.form.get("ground") or "mistake",
         ),
-        lambda entry: (
-            f"Adjudication #{adjudication_id} is void (row #{entry.id}): {entry.note}. "
-            f"{entry.consequence}"
+        lambda entry: _(
+            "Adjudication #%(id)s is void (row #%(row)s): %(note)s. %(consequence)s",
+            id=adjudication_id,
+            row=entry.id,
+            note=entry.note,
+            consequence=entry.consequence,
         ),
         url_for("director.journal_page", **_journal_filters()),
     )
@@ -59,7 +63,9 @@ def revoke_void(adjudication_id: int):
             actor=member.name,
             station="director",
         ),
-        lambda entry: f"The void on #{adjudication_id} is revoked (row #{entry.id}).",
+        lambda entry: _(
+            "The void on #%(id)s is revoked (row #%(row)s).", id=adjudication_id, row=entry.id
+        ),
         url_for("director.journal_page", **_journal_filters()),
     )
 
@@ -70,7 +76,7 @@ def ruling_on_any():
     """The final ruling on the adjudication numbered in the form (flagged or not)."""
     adjudication_id = journal.parse_id(request.form.get("id"))  # ASCII digits within range
     if adjudication_id is None:
-        flash("Type the number of the adjudication to rule on.", "error")
+        flash(_("Type the number of the adjudication to rule on."), "error")
         return redirect(url_for("director.flags"))
     return record_ruling_from_form(adjudication_id)
 
@@ -98,9 +104,12 @@ def record_ruling_from_form(adjudication_id: int):
 
     def done(entry) -> str:
         code = receipts.code(hall.receipt(entry))  # signed like every verdict
-        return (
-            f"Final ruling on #{adjudication_id}: {entry.verdict}. {entry.consequence} "
-            f"Receipt {code}."
+        return _(
+            "Final ruling on #%(id)s: %(verdict)s. %(consequence)s Receipt %(code)s.",
+            id=adjudication_id,
+            verdict=entry.verdict,
+            consequence=entry.consequence,
+            code=code,
         )
 
     return act_and_return(record, done, url_for("director.flags"))
@@ -115,7 +124,9 @@ def dismiss(adjudication_id: int):
         lambda: director_flags.dismiss(
             get_hall().db, adjudication_id, request.form.get("reason", ""), actor=member.name
         ),
-        lambda which: f"Dismissed the {which} flag on #{adjudication_id}.",
+        lambda which: _(
+            "Dismissed the %(which)s flag on #%(id)s.", which=which, id=adjudication_id
+        ),
         url_for("director.flags"),
     )
 

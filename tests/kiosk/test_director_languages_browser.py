@@ -21,6 +21,14 @@ PAGES = [
     ("/director/kiosks", "enrol-form", {"fr": "Bornes", "pl": "Stanowiska"}),
     ("/director/journal", "journal-filters", {"fr": "Le journal", "pl": "Dziennik"}),
     ("/director/lexicons", "import-form", {"fr": "Lexiques", "pl": "Słowniki"}),
+    (
+        "/director/flags",
+        "rule-any",
+        {
+            "fr": "Seconds avis en attente de votre décision",
+            "pl": "Drugie opinie czekające na twoją decyzję",
+        },
+    ),
 ]
 # What a part of each page says beyond its heading.
 SAID = {
@@ -30,6 +38,7 @@ SAID = {
         "/director/kiosks": ("#enrol", "Inscrire"),
         "/director/journal": ("#export-csv", "Exporter en CSV"),
         "/director/lexicons": ("#verify", "Vérifier tous les lexiques"),
+        "/director/flags": ("#rule-any", "Enregistrer la décision finale"),
     },
     "pl": {
         "/director/": ("#glance-kiosks", "w sieci"),
@@ -37,6 +46,7 @@ SAID = {
         "/director/kiosks": ("#enrol", "Zarejestruj"),
         "/director/journal": ("#export-csv", "Eksportuj CSV"),
         "/director/lexicons": ("#verify", "Sprawdź każdy słownik"),
+        "/director/flags": ("#rule-any", "Zapisz ostateczną decyzję"),
     },
 }
 
