@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from flask import Response, flash, redirect, render_template, request, url_for
+from flask_babel import gettext as _
 
 from adjudicator.errors import AdjudicatorError
 from adjudicator.record import backup, checkpoints, journal, witnesses
@@ -42,7 +43,7 @@ def checkpoint_download():
     """The last checkpoint as a file for `journal verify --checkpoint`."""
     last = checkpoints.last(get_hall().db)
     if last is None:
-        flash("No checkpoint has been made on this journal yet.", "error")
+        flash(_("No checkpoint has been made on this journal yet."), "error")
         return redirect(url_for("director.index"))
     return Response(
         json.dumps(last, sort_keys=True) + "\n",
@@ -90,12 +91,15 @@ def alarm_acknowledge():
     kiosk = request.form.get("kiosk", "")
     row_id = journal.parse_id(request.form.get("row_id"))  # ASCII digits within range only
     if row_id is None:
-        flash("Choose an alarm to acknowledge.", "error")
+        flash(_("Choose an alarm to acknowledge."), "error")
         return redirect(url_for("director.index"))
     if witnesses.acknowledge(get_hall().db, kiosk, row_id, current_staff().name):
-        flash(f"Alarm from kiosk {kiosk} on row {row_id} acknowledged.", "ok")
+        flash(
+            _("Alarm from kiosk %(kiosk)s on row %(row)s acknowledged.", kiosk=kiosk, row=row_id),
+            "ok",
+        )
     else:
-        flash("No open alarm like that.", "error")
+        flash(_("No open alarm like that."), "error")
     return redirect(url_for("director.index"))
 
 

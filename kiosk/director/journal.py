@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 
 from flask import Response, flash, redirect, render_template, request, url_for
+from flask_babel import gettext as _
 
 from adjudicator import settings
 from adjudicator.errors import AdjudicatorError
@@ -75,7 +76,7 @@ def journal_csv():
     try:
         filters = _journal_filters()
     except AdjudicatorError as exc:
-        return error_response(400, str(exc), link=(url_for("director.journal_page"), "Back"))
+        return error_response(400, str(exc), link=(url_for("director.journal_page"), _("Back")))
     db = get_hall().db  # the rows and their outcomes read the database only: no context
     rows = export.csv_records(db, journal_review.select_batches(db, filters))
     chunks = export.csv_chunks(rows)
