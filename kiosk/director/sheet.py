@@ -7,11 +7,13 @@ The sheet holds pairing codes: it is never cached, and its links follow the hall
 from __future__ import annotations
 
 from flask import Response, flash, redirect, request, url_for
+from flask_babel import get_translations
 
 from adjudicator.errors import AdjudicatorError
 from adjudicator.hall import hall_url, pairing_sheet, sheet_page, tournaments
 from kiosk.director.blueprint import bp, director_only
 from kiosk.hall import get_hall
+from kiosk.i18n import speak
 
 
 @bp.context_processor
@@ -34,5 +36,15 @@ def kiosk_sheet():
     except AdjudicatorError as exc:
         flash(str(exc), "error")
         return redirect(url_for("director.kiosk_list"))
-    page = sheet_page.render(tournament.title, slug, sheet, base)
+    speak(tournament.language)  # the cards are read at the tables: the tournament's language
+    said = get_translations()
+    page = sheet_page.render(
+        tournament.title,
+        slug,
+        sheet,
+        base,
+        gettext=said.gettext,
+        ngettext=said.ngettext,
+        language=tournament.language,
+    )
     return Response(page, mimetype="text/html", headers={"Cache-Control": "no-store"})

@@ -132,3 +132,60 @@ def test_the_director_creates_a_tournament_in_a_language_and_pairs_its_kiosks_in
         follow_redirects=True,
     )
     assert "No kiosk translation for language &#39;de&#39;" in refused.get_data(as_text=True)
+
+
+def test_the_pairing_sheet_speaks_the_tournaments_language(staffed):
+    tournaments.update(staffed.db, staffed.store, NWL, language="pl")
+    director = staffed.director()
+    french = {"Accept-Language": "fr"}  # the director reads French; the tables read Polish
+    sheet = post_form(
+        director,
+        "/director/kiosks/sheet",
+        {"tournament": NWL, "tables": "1-2"},
+        page="/director/kiosks",
+        headers=french,
+    ).get_data(as_text=True)
+    assert _lang(sheet) == "pl"
+    assert "<h2>Stolik 2</h2>" in sheet and ", 2 stoliki</h1>" in sheet
+    assert "naciśnij <em>Sparuj ten ekran</em>" in sheet and "Ten kod działa raz" in sheet
+    assert "This code works once" not in sheet
+    page = director.get("/director/kiosks", headers=french).get_data(as_text=True)
+    assert _lang(page) == "fr" and "<h1>Bornes</h1>" in page
+
+
+@pytest.mark.parametrize(
+    ("accept", "said"),
+    [
+        ("fr", "La borne %s juge désormais pour %s."),
+        ("pl", "Stanowisko %s rozstrzyga teraz dla turnieju %s."),
+        ("es", "El terminal %s juzga ahora para %s."),
+        ("ca", "El terminal %s jutja ara per a %s."),
+    ],
+)
+def test_a_directors_flash_message_is_said_in_the_pages_language(staffed, accept, said):
+    director = staffed.director()
+    name = staffed.setup.nwl.kiosk.name
+    moved = post_form(
+        director,
+        f"/director/kiosks/{name}/move",
+        {"tournament": NWL},
+        page="/director/kiosks",
+        headers={"Accept-Language": accept},
+        follow_redirects=True,
+    )
+    assert moved.status_code == 200
+    assert said % (name, NWL) in moved.get_data(as_text=True)
+
+
+def test_the_overview_and_journal_say_counts_with_the_languages_plurals(staffed):
+    for _ in range(2):
+        staffed.challenge(["QI"])
+    polish = {"Accept-Language": "pl"}
+    director = staffed.director()
+    overview = director.get("/director/", headers=polish).get_data(as_text=True)
+    assert "<h1>Przegląd</h1>" in overview and "Odświeża się sama co" in overview
+    assert re.search(r"Dziennik: \d+ wiersz(e|y|y)?", overview)
+    journal = director.get("/director/journal", headers=polish).get_data(as_text=True)
+    assert "<th>Rozstrzygnięcie</th>" in journal and "dziennik ma łącznie" in journal
+    french = director.get("/director/journal", headers={"Accept-Language": "fr"})
+    assert "<h1>Le journal</h1>" in french.get_data(as_text=True)
