@@ -15,7 +15,7 @@ from adjudicator.judging.rules import get_rule
 from adjudicator.record import journal_health, receipts, witnesses
 from adjudicator.record.db import DatabaseUnavailable
 from adjudicator.record.receipt_key import signature_ok
-from adjudicator.wording import Phrase
+from adjudicator.wording import N_, Phrase
 from adjudicator.words.spelling import spell_challenge
 from kiosk.auth import current_kiosk
 from kiosk.errors import ApiError
@@ -24,6 +24,9 @@ from kiosk.i18n import say, say_rule, say_verdict, speak, speak_as_asked
 from kiosk.strict_json import JsonRefused
 
 bp = Blueprint("api", __name__)
+_SPELL_LIMITED = N_(
+    "This kiosk has asked how words read too often just now: wait a moment, then type on."
+)
 
 TOUCH_SECONDS = 60  # last seen: recorded at most once a minute per kiosk
 SPELL_RATE_LIMIT = "120/minute"  # per kiosk and server process: a kiosk asks once a word or so
@@ -189,6 +192,7 @@ def spell():
             f"This kiosk has asked how words read as tiles {limit.count} times in the last "
             f"{limit.describe_period()}: wait a moment, then type on.",
             {"Retry-After": str(limit.seconds)},
+            Phrase(_SPELL_LIMITED),
         )
     words = _typed_words()
     hall = get_hall()

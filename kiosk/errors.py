@@ -77,11 +77,14 @@ STATUS_FOR = (
 class ApiError(Exception):
     """An error raised by a view with its HTTP status and message."""
 
-    def __init__(self, status: int, message: str, headers: dict | None = None):
+    def __init__(
+        self, status: int, message: str, headers: dict | None = None, phrase: Phrase | None = None
+    ):
         super().__init__(message)
         self.status = status
         self.message = message
         self.headers = headers
+        self.phrase = phrase  # the message as a kiosk says it in its language (`shown_error`)
 
 
 def error_response(
@@ -133,6 +136,9 @@ def for_the_director(message: str) -> str:
 def init_app(app: Flask) -> None:
     @app.errorhandler(ApiError)
     def api_error(exc: ApiError):
+        if exc.phrase is not None and request.path.startswith("/api/"):
+            speak_as_asked()
+            return error_response(exc.status, exc.message, exc.headers, shown=say(exc.phrase))
         return error_response(exc.status, exc.message, exc.headers)
 
     @app.errorhandler(AdjudicatorError)

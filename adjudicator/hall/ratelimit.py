@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from adjudicator.errors import AdjudicatorError, SettingError
+from adjudicator.wording import NP_, Phrase
 
 _PERIODS = {"second": 1, "minute": 60, "hour": 3600}
 _SPEC = re.compile(r"\s*(\d+)\s*/\s*(second|minute|hour)s?\s*")
@@ -25,6 +26,16 @@ class RateLimited(AdjudicatorError):
             "please wait a moment, or call the director."
         )
         self.retry_after = limit.seconds
+        self.phrase = Phrase.counted(_LIMITED, limit.count)  # as a kiosk says it
+
+
+# What a kiosk says (babel.cfg extracts it for the kiosk's catalogues).
+_LIMITED = NP_(
+    "This kiosk has judged {n} challenge in a short time: please wait a moment, or call the "
+    "director.",
+    "This kiosk has judged {n} challenges in a short time: please wait a moment, or call the "
+    "director.",
+)
 
 
 @dataclass(frozen=True)

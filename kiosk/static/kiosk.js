@@ -122,7 +122,7 @@
       function (failure) {
         var code = K.failureCode(failure);
         if (code === 429 && failure.body) {
-          showHint(String(failure.body.error || ""));
+          showHint(String(failure.body.shown_error || failure.body.error || ""));
         } else if (code === 401) {
           K.refreshStatus();   // no longer paired: the status shows the pairing page
         } else if (code === "network" || code === "timeout") {

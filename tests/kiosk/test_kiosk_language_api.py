@@ -140,3 +140,22 @@ def test_an_unusable_lexicon_is_said_in_the_language_asked(setup):
     assert "call the director" in body["error"]  # the English error is kept
     assert body["shown_error"].startswith("Słownik ")
     assert body["shown_error"].endswith(": wezwij dyrektora.")
+
+
+def test_the_rate_limit_is_said_in_the_language_asked(tmp_path, monkeypatch):
+    from adjudicator.hall.ratelimit import RateLimit
+
+    monkeypatch.setenv("ADJUDICATOR_HOME", str(tmp_path / "home"))
+    limited = build_setup(tmp_path, rate_limit=RateLimit(2, 60))
+    client = make_app(limited.hall).test_client()
+    headers = {**limited.headers(), "Accept-Language": "pl"}
+    for _ in range(2):
+        assert client.post(ADJUDICATIONS, json={"words": ["QI"]}, headers=headers).status_code
+    refused = client.post(ADJUDICATIONS, json={"words": ["QI"]}, headers=headers)
+    assert refused.status_code == 429
+    body = refused.get_json()
+    assert "please wait a moment" in body["error"]  # the English error is kept
+    assert body["shown_error"] == (
+        "To stanowisko rozstrzygnęło 2 sprawdzenia w krótkim czasie: zaczekaj chwilę albo "
+        "wezwij dyrektora."
+    )
