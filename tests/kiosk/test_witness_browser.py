@@ -30,7 +30,7 @@ pytestmark = [
 ]
 
 DIRECTOR_PASSWORD = "director-witness-1"
-PAIRING = re.compile(r"/pair#([A-Z0-9]+)")  # the code after "#" (issue 10)
+PAIRING = re.compile(r"/pair(?:\?lang=[a-z]+)?#([A-Z0-9]+)")  # the code after "#" (issue 10)
 
 
 def cli(home: PreparedHome, *args: str, stdin: str = "", check: bool = True):
@@ -199,3 +199,22 @@ def test_the_kiosk_shows_the_true_reason_when_the_journal_is_gone(browser, serve
     assert page.locator("#lexicon-alert").is_hidden()  # not blamed on the lexicon
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "kiosk-journal-lost.png"))
+
+
+def test_a_french_kiosk_says_the_journal_is_gone_in_french(browser, server, home):
+    cli(home, "tournament", "set", "hall", "--language", "fr")
+    page = paired_kiosk(browser, server, home, "french-kiosk")
+    assert page.locator("html").get_attribute("lang") == "fr"
+    judge(page, "qi")
+    dismiss(page)
+    (home.path / "journal.sqlite3-wal").unlink()  # the journal is no longer the one opened
+    page.fill("#word-input", "za ")
+    page.click("#judge-button")
+    page.wait_for_selector("#error-screen:not([hidden])")
+    said = "n'est pas celui que ce serveur a ouvert"
+    assert said in page.inner_text("#error-message")
+    assert page.inner_text("#error-message").startswith("NON JUGÉ")
+    page.wait_for_selector("#service-alert:not([hidden])")
+    alert = page.inner_text("#service-alert")
+    assert said in alert and "Appelez le directeur" in alert
+    assert "not the one this server opened" not in alert
