@@ -156,11 +156,16 @@ def _check_ground(db: Database, original: journal.Entry, ground: str) -> Ground:
 
 def ruling_of(cur: Any, adjudication_id: int) -> int | None:
     """The id of the director's ruling on the challenge, if any (inside a transaction)."""
-    row = cur.execute(
-        "SELECT MIN(id) AS id FROM adjudications WHERE refers_to = ? AND kind = 'ruling'",
+    rows = _rows_referring(cur, adjudication_id, "'ruling'")
+    return rows[0]["id"] if rows else None
+
+
+def _rows_referring(cur: Any, adjudication_id: int, kinds: str) -> list:
+    """The rows of the `kinds` (an SQL list of quoted kinds) that refer to the row, by id."""
+    return cur.execute(
+        f"SELECT id, kind FROM adjudications WHERE refers_to = ? AND kind IN ({kinds}) ORDER BY id",
         (adjudication_id,),
-    ).one()
-    return row["id"] if row and row["id"] is not None else None
+    ).all()
 
 
 def challenge_row(db: Database, adjudication_id: int) -> journal.Entry:
@@ -178,11 +183,7 @@ def challenge_row(db: Database, adjudication_id: int) -> journal.Entry:
 
 def live_void_row(cur: Any, adjudication_id: int) -> dict | None:
     """The row that makes the challenge void now (a reissue, or a void not revoked), if any."""
-    rows = cur.execute(
-        "SELECT id, kind FROM adjudications WHERE refers_to = ? "
-        "AND kind IN ('void', 'challenge', 'revocation') ORDER BY id",
-        (adjudication_id,),
-    ).all()
+    rows = _rows_referring(cur, adjudication_id, "'void', 'challenge', 'revocation'")
     live = live_void(rows)
     return next((row for row in rows if row["id"] == live), None)
 
