@@ -22,7 +22,7 @@ from adjudicator.judging.final_ruling import record_ruling
 from adjudicator.judging.rules import UnknownRule, get_rule
 from adjudicator.record import journal
 
-from support.director import Staffed, post_form
+from support.director import Staffed, page_after, post_form
 from support.hall import NWL
 from support.paths import SHARED_LEXICONS
 
@@ -165,14 +165,13 @@ def test_wespa_3_10_13_a_ruling_after_a_later_turn_needs_the_directors_confirmat
     assert "--confirm-correction" in refused.stderr
     # a ruling that changes nothing needs no confirmation... but is final, so try the page
     director = staffed.director()
-    done = post_form(
+    done = page_after(
         director,
         "/director/ruling",
         {"id": first.id, "verdict": "UNACCEPTABLE", "reason": "misread", "confirm_correction": "1"},
         page="/director/flags",
-        follow_redirects=True,
     )
-    assert f"Final ruling on #{first.id}: UNACCEPTABLE" in done.get_data(as_text=True)
+    assert f"Final ruling on #{first.id}: UNACCEPTABLE" in done
     ruling = journal.follow_ups(staffed.db, first.id)[-1]
     assert ruling.kind == "ruling" and ruling.detail("confirmed") is True
 
@@ -280,14 +279,13 @@ def test_the_journal_page_offers_the_revocation_and_records_it(staffed):
     director = staffed.director()
     page = director.get("/director/journal").get_data(as_text=True)
     assert f'action="/director/journal/{row.id}/revoke-void"' in page
-    done = post_form(
+    done = page_after(
         director,
         f"/director/journal/{row.id}/revoke-void",
         {"reason": "voided the wrong row"},
         page="/director/journal",
-        follow_redirects=True,
     )
-    assert f"The void on #{row.id} is revoked" in done.get_data(as_text=True)
+    assert f"The void on #{row.id} is revoked" in done
     assert outcome(staffed, row.id).verdict == "ACCEPTABLE"
 
 
@@ -298,14 +296,13 @@ def test_the_journal_page_voids_over_a_ruling_only_when_the_box_says_so(staffed)
     page = director.get("/director/journal").get_data(as_text=True)
     assert 'name="over_ruling"' in page
     form = {"reason": "rescinded", "ground": "mistake"}
-    done = post_form(
+    done = page_after(
         director,
         f"/director/journal/{row.id}/void",
         form,
         page="/director/journal",
-        follow_redirects=True,
     )
-    assert "a ruling is final" in done.get_data(as_text=True)
+    assert "a ruling is final" in done
     assert outcome(staffed, row.id).verdict == "UNACCEPTABLE"
     post_form(
         director,
@@ -354,14 +351,13 @@ def test_the_tournaments_page_sets_the_rulebook_and_date_and_warns(staffed):
     director = staffed.director()
     page = director.get("/director/tournaments").get_data(as_text=True)
     assert f'action="/director/tournaments/{NWL}/rulebook"' in page
-    done = post_form(
+    done = page_after(
         director,
         f"/director/tournaments/{NWL}/rulebook",
         {"rulebook": "naspa", "date": "2024-05-04"},
         page="/director/tournaments",
-        follow_redirects=True,
     )
-    assert "rulebook naspa, first day 2024-05-04" in done.get_data(as_text=True)
+    assert "rulebook naspa, first day 2024-05-04" in done
     assert (
         tournaments.get(staffed.db, NWL).rulebook,
         tournaments.get(staffed.db, NWL).event_date,
@@ -370,27 +366,25 @@ def test_the_tournaments_page_sets_the_rulebook_and_date_and_warns(staffed):
         "2024-05-04",
     )
     set_event(staffed, rule="dingle")
-    done = post_form(
+    done = page_after(
         director,
         f"/director/tournaments/{NWL}/rulebook",
         {"rulebook": "wespa", "date": "04/05/2024"},
         page="/director/tournaments",
-        follow_redirects=True,
     )
-    assert "YYYY-MM-DD" in done.get_data(as_text=True)
-    done = post_form(
+    assert "YYYY-MM-DD" in done
+    done = page_after(
         director,
         f"/director/tournaments/{NWL}/rulebook",
         {"rulebook": "wespa", "date": "2024-05-04"},
         page="/director/tournaments",
-        follow_redirects=True,
     )
-    assert "non-ratable (3.10.15(d))" in done.get_data(as_text=True)
+    assert "non-ratable (3.10.15(d))" in done
 
 
 def test_the_tournaments_page_creates_an_event_with_its_rulebook_and_first_day(staffed):
     director = staffed.director()
-    done = post_form(
+    text = page_after(
         director,
         "/director/tournaments",
         {
@@ -401,9 +395,7 @@ def test_the_tournaments_page_creates_an_event_with_its_rulebook_and_first_day(s
             "date": "2025-03-01",
         },
         page="/director/tournaments",
-        follow_redirects=True,
     )
-    text = done.get_data(as_text=True)
     assert "Tournament club-ladder created" in text and "non-ratable (3.10.15(d))" in text
     created = tournaments.get(staffed.db, "club-ladder")
     assert (created.rulebook, created.event_date, created.rule) == (

@@ -21,7 +21,7 @@ from adjudicator.judging.final_ruling import record_ruling
 from adjudicator.judging.second_opinion import SecondOpinionRefused
 from adjudicator.record import journal
 
-from support.director import post_form, ruling
+from support.director import page_after, ruling
 from support.hall import NWL
 
 pytestmark = pytest.mark.usefixtures("fast_hashes")  # cheap password hashes for the staff
@@ -192,7 +192,7 @@ def test_the_flags_page_lists_them_and_takes_the_ruling(staffed):
     director = staffed.director()
     page = director.get("/director/flags").get_data(as_text=True)
     assert f'id="lookup-{second.id}"' in page and "NASPA 6.2" in page
-    done = post_form(
+    text = page_after(
         director,
         f"/director/flags/{second.id}/ruling",
         {
@@ -202,9 +202,7 @@ def test_the_flags_page_lists_them_and_takes_the_ruling(staffed):
             "improper_lookup": "1",
         },
         page="/director/flags",
-        follow_redirects=True,
     )
-    text = done.get_data(as_text=True)
     assert "the challenger loses 10 points" in text
     # ruled: the card stays for the record, without a form
     assert f'action="/director/flags/{second.id}/ruling"' not in text

@@ -105,6 +105,13 @@ def post_form(
     )
 
 
+def page_after(
+    client: FlaskClient, path: str, data: dict | None = None, page: str = "/director/"
+) -> str:
+    """POST a form as post_form does, follow the redirect, and return the page it shows."""
+    return post_form(client, path, data, page, follow_redirects=True).get_data(as_text=True)
+
+
 def ruling(run, adjudication, verdict: str, reason: str, *words: str, flags: tuple = ()):
     """`adjudicator ruling ID --verdict V --reason R [FLAGS] --words W...` through `run`."""
     words_args = ("--words", *words) if words else ()
