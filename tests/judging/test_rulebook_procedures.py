@@ -17,12 +17,12 @@ import json
 import pytest
 
 from adjudicator.hall import tournaments
-from adjudicator.judging import corrections, outcomes, second_opinion, voids
+from adjudicator.judging import corrections, second_opinion, voids
 from adjudicator.judging.final_ruling import record_ruling
 from adjudicator.judging.rules import UnknownRule, get_rule
 from adjudicator.record import journal
 
-from support.director import Staffed, page_after, post_form
+from support.director import Staffed, give_opinion, outcome, page_after, post_form
 from support.hall import NWL
 from support.paths import SHARED_LEXICONS
 
@@ -34,18 +34,6 @@ pytestmark = pytest.mark.usefixtures("fast_hashes")  # cheap password hashes for
 
 def set_event(staffed: Staffed, **changes) -> None:
     tournaments.update(staffed.db, staffed.store, NWL, **changes)
-
-
-def outcome(staffed: Staffed, entry_id: int) -> outcomes.Outcome:
-    ((_, found),) = outcomes.with_outcomes(staffed.db, [journal.get(staffed.db, entry_id)])
-    return found
-
-
-@pytest.fixture
-def cli(run, staffed, monkeypatch):
-    monkeypatch.setenv("ADJUDICATOR_DATABASE_URL", staffed.db.url)
-    monkeypatch.setenv("ADJUDICATOR_HOME", str(staffed.setup.store.root.parent))
-    return run
 
 
 # ---------- item 9: school rule 12 ----------
@@ -86,21 +74,21 @@ def test_final_play_must_be_true_or_false(staffed):
     assert journal.newest_id(staffed.db) == 0
 
 
-def test_cli_judge_final_play(staffed, cli):
+def test_cli_judge_final_play(staffed, staffed_cli):
     set_event(staffed, rulebook="school-2011", rule="double")
-    out = cli("judge", "--tournament", NWL, "--final-play", "QI")
+    out = staffed_cli("judge", "--tournament", NWL, "--final-play", "QI")
     assert out.exit_code == 0 and "school rule 12" in out.stdout
 
 
 # ---------- item 10: NSA VI.C, the director's free challenge ----------
 
 
-def test_nsa_vi_c_a_free_challenge_keeps_the_verdict_with_no_penalty(staffed, cli):
+def test_nsa_vi_c_a_free_challenge_keeps_the_verdict_with_no_penalty(staffed, staffed_cli):
     set_event(staffed, rule="dingle")
     first = staffed.challenge(["QI"], **GAME)
     second = staffed.challenge(["ZA"], **GAME)
     assert second.penalty_numbers()["challenger_loses_turn"] is True
-    out = cli(
+    out = staffed_cli(
         "ruling",
         str(second.id),
         "--verdict",
@@ -157,10 +145,14 @@ def test_wespa_3_10_15_d_creating_such_an_event_says_it_may_be_non_ratable(run, 
 # ---------- item 12: WESPA 3.10.13, a correction after later turns ----------
 
 
-def test_wespa_3_10_13_a_ruling_after_a_later_turn_needs_the_directors_confirmation(staffed, cli):
+def test_wespa_3_10_13_a_ruling_after_a_later_turn_needs_the_directors_confirmation(
+    staffed, staffed_cli
+):
     first = staffed.challenge(["QI"], **GAME)
     staffed.challenge(["ZA"], **GAME)  # the table played on
-    refused = cli("ruling", str(first.id), "--verdict", "unacceptable", "--reason", "misread")
+    refused = staffed_cli(
+        "ruling", str(first.id), "--verdict", "unacceptable", "--reason", "misread"
+    )
     assert refused.exit_code == 2 and "WESPA 3.10.13" in refused.stderr
     assert "--confirm-correction" in refused.stderr
     # a ruling that changes nothing needs no confirmation... but is final, so try the page
@@ -180,47 +172,28 @@ def test_wespa_3_10_13_second_opinions_after_later_turns_too(staffed):
     first = staffed.challenge(["QI", "ZA"], **GAME)
     staffed.challenge(["JO"], **GAME)
     with pytest.raises(corrections.ConfirmationNeeded):
-        second_opinion.give(
-            staffed.db,
-            staffed.store,
-            first.id,
-            ["QI", "ZAX"],
-            actor="alice",
-            station="judge:alice",
-        )
-    opinion = second_opinion.give(
-        staffed.db,
-        staffed.store,
-        first.id,
-        ["QI", "ZAX"],
-        actor="alice",
-        station="judge:alice",
-        confirm_correction=True,
-    )
+        give_opinion(staffed, first.id, ["QI", "ZAX"])
+    opinion = give_opinion(staffed, first.id, ["QI", "ZAX"], confirm_correction=True)
     assert opinion.entry.detail("confirmed") is True and opinion.flagged
 
 
 # ---------- item 13: second opinions and voids, as each rulebook has them ----------
 
 
-def test_wespa_3_10_11_c_after_an_agreeing_re_adjudication_only_the_director(staffed, cli):
+def test_wespa_3_10_11_c_after_an_agreeing_re_adjudication_only_the_director(staffed, staffed_cli):
     row = staffed.challenge(["QI", "ZA"])
-    second_opinion.give(
-        staffed.db, staffed.store, row.id, ["QI", "ZA"], actor="alice", station="judge:alice"
-    )
+    give_opinion(staffed, row.id, ["QI", "ZA"])
     with pytest.raises(second_opinion.SecondOpinionRefused, match="WESPA 3.10.11"):
-        second_opinion.give(
-            staffed.db, staffed.store, row.id, ["QI", "ZAX"], actor="bob", station="judge:bob"
-        )
+        give_opinion(staffed, row.id, ["QI", "ZAX"], judge="bob")
     assert not second_opinion.cases(staffed.db, open_only=True)
 
 
 def test_wespa_3_10_10_no_retraction_a_withdrawal_is_offered_only_where_the_rulebook_has_it(
-    staffed, cli
+    staffed, staffed_cli
 ):
     set_event(staffed, rulebook="wespa", rule="double")
     row = staffed.challenge(["QI"])
-    out = cli(
+    out = staffed_cli(
         "void", str(row.id), "--reason", "withdrew after the verdict", "--ground", "withdrawn"
     )
     assert out.exit_code == 2 and "not offered under the wespa rulebook" in out.stderr
@@ -229,10 +202,12 @@ def test_wespa_3_10_10_no_retraction_a_withdrawal_is_offered_only_where_the_rule
     assert 'value="mistake"' in page and 'value="withdrawn"' not in page
 
 
-def test_naspa_4_10_a_withdrawn_challenge_leaves_the_play_standing_and_says_so(staffed, cli):
+def test_naspa_4_10_a_withdrawn_challenge_leaves_the_play_standing_and_says_so(
+    staffed, staffed_cli
+):
     set_event(staffed, rulebook="naspa")
     row = staffed.challenge(["QI"])
-    out = cli("void", str(row.id), "--reason", "blank was an S", "--ground", "withdrawn")
+    out = staffed_cli("void", str(row.id), "--reason", "blank was an S", "--ground", "withdrawn")
     assert out.exit_code == 0, out.stderr
     found = outcome(staffed, row.id)
     assert found.verdict == "VOID" and found.penalty["play_stands"] is True
@@ -248,7 +223,7 @@ def test_naspa_4_10_a_withdrawn_challenge_leaves_the_play_standing_and_says_so(s
     assert outcome(staffed, rescinded.id).consequence.startswith("Rescinded")
 
 
-def test_a_void_on_the_wrong_row_is_revoked_and_the_revocation_recorded(staffed, cli):
+def test_a_void_on_the_wrong_row_is_revoked_and_the_revocation_recorded(staffed, staffed_cli):
     """The director voided #1 meaning #2: revoke it, and the penalties count #1 again."""
     set_event(staffed, rule="dingle")
     first = staffed.challenge(["QI"], **GAME)
@@ -256,7 +231,7 @@ def test_a_void_on_the_wrong_row_is_revoked_and_the_revocation_recorded(staffed,
     voids.void(staffed.db, first.id, "meant the other one", actor="td", station="td")
     assert outcome(staffed, first.id).verdict == "VOID"
     assert not outcome(staffed, second.id).penalty["challenger_loses_turn"]  # recounted
-    out = cli("void", str(first.id), "--revoke", "--reason", "voided the wrong row")
+    out = staffed_cli("void", str(first.id), "--revoke", "--reason", "voided the wrong row")
     assert out.exit_code == 0, out.stderr
     assert f"The void on adjudication #{first.id} is revoked" in out.stdout
     rows = journal.follow_ups(staffed.db, first.id)
@@ -266,7 +241,7 @@ def test_a_void_on_the_wrong_row_is_revoked_and_the_revocation_recorded(staffed,
     assert outcome(staffed, second.id).penalty["challenger_loses_turn"]  # as shown again
     third = staffed.challenge(["JO"], **GAME)  # counted in SQL too: the 3rd, loses the turn
     assert third.penalty_numbers()["challenger_loses_turn"] is True
-    again = cli("void", str(first.id), "--revoke", "--reason", "twice")
+    again = staffed_cli("void", str(first.id), "--revoke", "--reason", "twice")
     assert again.exit_code == 2 and "is not void" in again.stderr
     voids.void(staffed.db, first.id, "really void now", actor="td", station="td")  # may again
     assert outcome(staffed, first.id).verdict == "VOID"

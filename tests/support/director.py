@@ -14,6 +14,8 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from adjudicator.hall import kiosks, staff
+from adjudicator.judging import outcomes, second_opinion
+from adjudicator.record import journal
 
 from .hall import CSRF_INPUT, Setup, build_setup, make_app, pair_browser
 
@@ -61,6 +63,19 @@ class Staffed:
         """A challenge from a kiosk (default: the NWL kiosk) through the hall: its journal entry."""
         kiosk = kiosks.get(self.db, (enrolment or self.setup.nwl).kiosk.name)
         return self.setup.hall.adjudicate(kiosk, words, **details)
+
+
+def outcome(staffed: Staffed, entry_id: int) -> outcomes.Outcome:
+    """The journal row's outcome as it stands, after every later ruling and void."""
+    ((_, found),) = outcomes.with_outcomes(staffed.db, [journal.get(staffed.db, entry_id)])
+    return found
+
+
+def give_opinion(staffed: Staffed, entry_id: int, words, judge: str = JUDGE, **details):
+    """A second opinion on the row by `judge` at the judge's station (second_opinion.give)."""
+    return second_opinion.give(
+        staffed.db, staffed.store, entry_id, words, actor=judge, station=f"judge:{judge}", **details
+    )
 
 
 def build_staffed(tmp_path: Path, **config) -> Staffed:
