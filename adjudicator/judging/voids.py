@@ -154,6 +154,19 @@ def _check_ground(db: Database, original: journal.Entry, ground: str) -> Ground:
     return chosen
 
 
+def challenge_row(db: Database, adjudication_id: int) -> journal.Entry:
+    """The challenge `adjudication_id`, or VoidRefused saying what that id is instead."""
+    entry = journal.get(db, adjudication_id)
+    if entry is None:
+        raise VoidRefused(f"No adjudication #{adjudication_id} in the journal: check the id.")
+    if entry.kind != "challenge":
+        raise VoidRefused(
+            f"#{adjudication_id} is a {entry.kind}, not a challenge: only a challenge can be "
+            f"void or reissued (the challenge is #{entry.refers_to})."
+        )
+    return entry
+
+
 def ruling_of(cur: Any, adjudication_id: int) -> int | None:
     """The id of the director's ruling on the challenge, if any (inside a transaction)."""
     rows = _rows_referring(cur, adjudication_id, "'ruling'")
@@ -166,19 +179,6 @@ def _rows_referring(cur: Any, adjudication_id: int, kinds: str) -> list:
         f"SELECT id, kind FROM adjudications WHERE refers_to = ? AND kind IN ({kinds}) ORDER BY id",
         (adjudication_id,),
     ).all()
-
-
-def challenge_row(db: Database, adjudication_id: int) -> journal.Entry:
-    """The challenge `adjudication_id`, or VoidRefused saying what that id is instead."""
-    entry = journal.get(db, adjudication_id)
-    if entry is None:
-        raise VoidRefused(f"No adjudication #{adjudication_id} in the journal: check the id.")
-    if entry.kind != "challenge":
-        raise VoidRefused(
-            f"#{adjudication_id} is a {entry.kind}, not a challenge: only a challenge can be "
-            f"void or reissued (the challenge is #{entry.refers_to})."
-        )
-    return entry
 
 
 def live_void_row(cur: Any, adjudication_id: int) -> dict | None:

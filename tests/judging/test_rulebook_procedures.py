@@ -22,7 +22,7 @@ from adjudicator.judging.final_ruling import record_ruling
 from adjudicator.judging.rules import UnknownRule, get_rule
 from adjudicator.record import journal
 
-from support.director import Staffed, give_opinion, outcome, page_after, post_form
+from support.director import Staffed, give_opinion, outcome, page_after, post_form, press
 from support.hall import NWL
 from support.paths import SHARED_LEXICONS
 
@@ -251,14 +251,9 @@ def test_a_void_on_the_wrong_row_is_revoked_and_the_revocation_recorded(staffed,
 def test_the_journal_page_offers_the_revocation_and_records_it(staffed):
     row = staffed.challenge(["QI"])
     voids.void(staffed.db, row.id, "wrong row", actor="td", station="td")
-    director = staffed.director()
-    page = director.get("/director/journal").get_data(as_text=True)
-    assert f'action="/director/journal/{row.id}/revoke-void"' in page
-    done = page_after(
-        director,
-        f"/director/journal/{row.id}/revoke-void",
-        {"reason": "voided the wrong row"},
-        page="/director/journal",
+    button = f"/director/journal/{row.id}/revoke-void"
+    done = press(
+        staffed.director(), "/director/journal", button, {"reason": "voided the wrong row"}
     )
     assert f"The void on #{row.id} is revoked" in done
     assert outcome(staffed, row.id).verdict == "ACCEPTABLE"
@@ -324,13 +319,9 @@ def test_an_edition_not_in_force_is_marked_on_the_overview_and_the_tournaments_p
 
 def test_the_tournaments_page_sets_the_rulebook_and_date_and_warns(staffed):
     director = staffed.director()
-    page = director.get("/director/tournaments").get_data(as_text=True)
-    assert f'action="/director/tournaments/{NWL}/rulebook"' in page
-    done = page_after(
-        director,
-        f"/director/tournaments/{NWL}/rulebook",
-        {"rulebook": "naspa", "date": "2024-05-04"},
-        page="/director/tournaments",
+    button = f"/director/tournaments/{NWL}/rulebook"
+    done = press(
+        director, "/director/tournaments", button, {"rulebook": "naspa", "date": "2024-05-04"}
     )
     assert "rulebook naspa, first day 2024-05-04" in done
     assert (
@@ -341,20 +332,9 @@ def test_the_tournaments_page_sets_the_rulebook_and_date_and_warns(staffed):
         "2024-05-04",
     )
     set_event(staffed, rule="dingle")
-    done = page_after(
-        director,
-        f"/director/tournaments/{NWL}/rulebook",
-        {"rulebook": "wespa", "date": "04/05/2024"},
-        page="/director/tournaments",
-    )
-    assert "YYYY-MM-DD" in done
-    done = page_after(
-        director,
-        f"/director/tournaments/{NWL}/rulebook",
-        {"rulebook": "wespa", "date": "2024-05-04"},
-        page="/director/tournaments",
-    )
-    assert "non-ratable (3.10.15(d))" in done
+    for date, shown in (("04/05/2024", "YYYY-MM-DD"), ("2024-05-04", "non-ratable (3.10.15(d))")):
+        form = {"rulebook": "wespa", "date": date}
+        assert shown in page_after(director, button, form, page="/director/tournaments")
 
 
 def test_the_tournaments_page_creates_an_event_with_its_rulebook_and_first_day(staffed):

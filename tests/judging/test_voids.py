@@ -21,7 +21,7 @@ from adjudicator.judging.reasons import ReasonRequired
 from adjudicator.judging.voids import VoidRefused
 from adjudicator.record import journal
 
-from support.director import Staffed, give_opinion, outcome, page_after, post_form
+from support.director import Staffed, give_opinion, outcome, page_after, post_form, press
 from support.hall import refused
 
 pytestmark = pytest.mark.usefixtures("fast_hashes")  # cheap password hashes for the staff
@@ -262,23 +262,13 @@ def test_exports_show_the_effective_outcome(run, home, staffed, monkeypatch):
 def test_the_void_button_on_the_journal_page(staffed):
     original = staffed.challenge(["QI", "ZA"])
     director = staffed.director()
-    page = director.get("/director/journal").get_data(as_text=True)
-    assert f'action="/director/journal/{original.id}/void"' in page
-    text = page_after(
-        director,
-        f"/director/journal/{original.id}/void",
-        {"reason": "withdrawn: blank misunderstood"},
-        page="/director/journal",
-    )
+    button = f"/director/journal/{original.id}/void"
+    form = {"reason": "withdrawn: blank misunderstood"}
+    text = press(director, "/director/journal", button, form)
     assert f"Adjudication #{original.id} is void" in text
     assert "<strong>VOID</strong>" in text and "withdrawn: blank misunderstood" in text
     assert f'action="/director/journal/{original.id}/void"' not in text  # no second button
-    again = page_after(
-        director,
-        f"/director/journal/{original.id}/void",
-        {"reason": "again"},
-        page="/director/journal",
-    )
+    again = page_after(director, button, {"reason": "again"}, page="/director/journal")
     assert "already void" in again
     csv_text = director.get("/director/journal.csv").get_data(as_text=True)
     assert "effective_verdict" in csv_text.splitlines()[0] and ",VOID," in csv_text

@@ -127,6 +127,13 @@ def page_after(
     return post_form(client, path, data, page, follow_redirects=True).get_data(as_text=True)
 
 
+def press(client: FlaskClient, page: str, action: str, data: dict | None = None) -> str:
+    """Open `page`, check it offers the form that posts to `action`, submit that form with
+    `data`, and return the page shown after the redirect."""
+    assert f'action="{action}"' in client.get(page).get_data(as_text=True)
+    return page_after(client, action, data, page)
+
+
 def ruling(run, adjudication, verdict: str, reason: str, *words: str, flags: tuple = ()):
     """`adjudicator ruling ID --verdict V --reason R [FLAGS] --words W...` through `run`."""
     words_args = ("--words", *words) if words else ()
