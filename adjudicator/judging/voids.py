@@ -123,18 +123,16 @@ def void(
             return {"note": f"{reason} {OVER_RULING.format(ruling=ruling)}"}
         return notes
 
-    return journal.append(
+    return _append_wordless(
         db,
-        guard=guard,
+        original,
+        guard,
+        station,
+        actor,
         kind="void",
-        **follow_up_fields(original, station),
-        rule=original.rule,
-        words=(),
-        word_count=0,
         verdict="VOID",
         consequence=consequence.text,
         penalty=consequence.penalty_json(),
-        actor=actor,
         note=reason,
         details=json.dumps({"ground": chosen.name}),
     )
@@ -216,16 +214,31 @@ def revoke(db: Database, adjudication_id: int, reason: str, *, actor: str, stati
             "note": f"{reason} [revokes void #{row['id']}]",
         }
 
+    return _append_wordless(
+        db,
+        original,
+        guard,
+        station,
+        actor,
+        kind="revocation",
+        verdict="REVOKED",
+        consequence="The void is revoked: the challenge counts again as it stood before it.",
+        note=reason,
+    )
+
+
+def _append_wordless(
+    db: Database, original: journal.Entry, guard, station: str, actor: str, **fields
+) -> journal.Entry:
+    """Append a follow-up row with no words (a void or a revocation) on `original`, under
+    its rule, checked by `guard` inside the transaction."""
     return journal.append(
         db,
         guard=guard,
-        kind="revocation",
         **follow_up_fields(original, station),
         rule=original.rule,
         words=(),
         word_count=0,
-        verdict="REVOKED",
-        consequence="The void is revoked: the challenge counts again as it stood before it.",
         actor=actor,
-        note=reason,
+        **fields,
     )
