@@ -17,17 +17,10 @@ from adjudicator.record import migrations
 from adjudicator.record.db_mirror import MirroredDatabase
 from adjudicator.record.db_sqlite import SqliteDatabase
 from adjudicator.record.group_commit import GroupCommitter
-
-from tests.support.journal import challenge_fields
+from benchmarks.synthetic_journal import CHALLENGE
 
 ROUND = 64
-ROW = challenge_fields(
-    tournament="open",
-    lexicon_name="CSW24",
-    lexicon_words=280_887,
-    words=("QI", "ZA", "CAT"),
-    word_count=3,
-)
+ROW = CHALLENGE
 
 
 def journal_of(kind: str, folder):

@@ -1,8 +1,7 @@
-"""Synthetic journal rows for the benchmarks that measure a query against a season's journal.
-
-The rows are spread over 50 tournaments x 20 rounds x 40 tables x 2 players, with one void and
-one ruling in every 100 rows, and are written straight into the table (no hash chain: the chain
-is not what those benchmarks measure).
+"""Synthetic journal rows for the benchmarks: the one challenge the per-verdict benchmarks
+append (CHALLENGE), and a season's rows for the query benchmarks, spread over 50 tournaments x
+20 rounds x 40 tables x 2 players, with one void and one ruling in every 100 rows, and written
+straight into the table (no hash chain: the chain is not what those benchmarks measure).
 """
 
 from __future__ import annotations
@@ -13,7 +12,17 @@ from collections.abc import Iterable, Iterator
 
 from adjudicator.record.db_sqlite import SqliteDatabase
 
+from tests.support.journal import challenge_fields
+
 BATCH = 50_000
+CHALLENGE = challenge_fields(
+    tournament="open",
+    lexicon_name="CSW24",
+    lexicon_words=280_887,
+    words=("QI", "ZA", "CAT"),
+    word_count=3,
+)
+"""A three-word CSW24 challenge: the row the per-verdict benchmarks append."""
 
 
 def season_rows(rows: int, seed: int) -> Iterator[tuple[int, str, int | None, tuple, str]]:

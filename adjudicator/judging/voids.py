@@ -123,19 +123,15 @@ def void(
             return {"note": f"{reason} {OVER_RULING.format(ruling=ruling)}"}
         return notes
 
-    return _append_wordless(
-        db,
-        original,
-        guard,
-        station,
-        actor,
-        kind="void",
-        verdict="VOID",
-        consequence=consequence.text,
-        penalty=consequence.penalty_json(),
-        note=reason,
-        details=json.dumps({"ground": chosen.name}),
-    )
+    row = {
+        "kind": "void",
+        "verdict": "VOID",
+        "consequence": consequence.text,
+        "penalty": consequence.penalty_json(),
+        "note": reason,
+        "details": json.dumps({"ground": chosen.name}),
+    }
+    return _append_wordless(db, original, guard, station, actor, row)
 
 
 def _check_ground(db: Database, original: journal.Entry, ground: str) -> Ground:
@@ -214,24 +210,20 @@ def revoke(db: Database, adjudication_id: int, reason: str, *, actor: str, stati
             "note": f"{reason} [revokes void #{row['id']}]",
         }
 
-    return _append_wordless(
-        db,
-        original,
-        guard,
-        station,
-        actor,
-        kind="revocation",
-        verdict="REVOKED",
-        consequence="The void is revoked: the challenge counts again as it stood before it.",
-        note=reason,
-    )
+    row = {
+        "kind": "revocation",
+        "verdict": "REVOKED",
+        "consequence": "The void is revoked: the challenge counts again as it stood before it.",
+        "note": reason,
+    }
+    return _append_wordless(db, original, guard, station, actor, row)
 
 
 def _append_wordless(
-    db: Database, original: journal.Entry, guard, station: str, actor: str, **fields
+    db: Database, original: journal.Entry, guard, station: str, actor: str, fields: dict
 ) -> journal.Entry:
-    """Append a follow-up row with no words (a void or a revocation) on `original`, under
-    its rule, checked by `guard` inside the transaction."""
+    """Append a follow-up row with no words (a void or a revocation: `fields`) on `original`,
+    under its rule, checked by `guard` inside the transaction."""
     return journal.append(
         db,
         guard=guard,
