@@ -14,15 +14,18 @@ Run: .venv/bin/python -m pytest benchmarks -k game_count --benchmark-only
 from __future__ import annotations
 
 import random
-import sqlite3
+import sys
 import timeit
 from pathlib import Path
 
 import pytest
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
 from adjudicator.judging.game import earlier_unsuccessful
 from adjudicator.record import migrations
 from adjudicator.record.db_sqlite import SqliteDatabase
+from benchmarks.synthetic_journal import insert_all, season_rows  # noqa: E402
 
 SIZES = (10_000, 1_000_000)
 GAME = ("final", "3", "12", "ANN")  # tournament, round, table, challenger: 6 challenges
@@ -41,35 +44,13 @@ def _journal(folder: Path, rows: int) -> SqliteDatabase:
     rows); GAME holds 6 challenges."""
     db = SqliteDatabase(str(folder / f"journal-{rows}.sqlite3"))
     migrations.upgrade(db)
-    rng = random.Random(rows)
     game_rows = {k * (rows // 7) + 3 for k in range(1, 7)}  # six challenges, none void
-    batch = []
-    connection = sqlite3.connect(db.path)
-    for n in range(1, rows + 1):
-        kind, refers = "challenge", None
-        if n % 100 == 0:
-            kind, refers = "void", n - 1
-        elif n % 100 == 50:
-            kind, refers = "ruling", n - 7
-        game = (
-            f"season-{rng.randrange(50)}",
-            str(rng.randrange(20)),
-            str(rng.randrange(40)),
-            rng.choice(("ANN", "BOB")),
-        )
-        if n in game_rows:
-            game = GAME
-        verdict = "ACCEPTABLE" if rng.random() < 0.7 else "UNACCEPTABLE"
-        batch.append((n, kind, refers, game[0], verdict, game[2], game[1], game[3]))
-        if len(batch) == 50_000:
-            connection.executemany(INSERT, batch)
-            connection.commit()
-            batch = []
-    connection.executemany(INSERT, batch)
-    connection.commit()
-    connection.execute("ANALYZE")
-    connection.close()
-    return db
+    values = (
+        (n, kind, refers, g[0], verdict, g[2], g[1], g[3])
+        for n, kind, refers, game, verdict in season_rows(rows, seed=rows)
+        for g in [GAME if n in game_rows else game]
+    )
+    return insert_all(db, INSERT, values)
 
 
 @pytest.fixture(scope="module", params=SIZES, ids=[f"{n:,}-rows" for n in SIZES])

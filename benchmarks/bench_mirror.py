@@ -17,21 +17,10 @@ from adjudicator.record import migrations
 from adjudicator.record.db_mirror import MirroredDatabase
 from adjudicator.record.db_sqlite import SqliteDatabase
 from adjudicator.record.group_commit import GroupCommitter
+from benchmarks.synthetic_journal import CHALLENGE
 
 ROUND = 64
-ROW = dict(
-    kind="challenge",
-    tournament="open",
-    kiosk="table-1",
-    lexicon_name="CSW24",
-    lexicon_fingerprint="a" * 64,
-    lexicon_words=280_887,
-    rule="double",
-    words=("QI", "ZA", "CAT"),
-    word_count=3,
-    verdict="ACCEPTABLE",
-    consequence="The play stands.",
-)
+ROW = CHALLENGE
 
 
 def journal_of(kind: str, folder):

@@ -10,17 +10,10 @@ import pytest
 
 from adjudicator.record import journal, journal_health, migrations, receipt_key, receipts
 from adjudicator.record.db_sqlite import SqliteDatabase
-
-from tests.support.journal import challenge_fields
+from benchmarks.synthetic_journal import CHALLENGE
 
 PLAIN_HEAD = "SELECT id, row_hash FROM adjudications ORDER BY id DESC LIMIT 1"
-ROW = challenge_fields(
-    tournament="open",
-    lexicon_name="CSW24",
-    lexicon_words=280_887,
-    words=("QI", "ZA", "CAT"),
-    word_count=3,
-)
+ROW = CHALLENGE
 
 
 @pytest.fixture(scope="module")

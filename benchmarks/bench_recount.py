@@ -16,15 +16,17 @@ Run: .venv/bin/python -m pytest benchmarks -k recount --benchmark-only
 from __future__ import annotations
 
 import io
-import random
-import sqlite3
+import sys
 from pathlib import Path
 
 import pytest
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
 from adjudicator.hall import export
 from adjudicator.record import journal, migrations
 from adjudicator.record.db_sqlite import SqliteDatabase
+from benchmarks.synthetic_journal import insert_all, season_rows  # noqa: E402
 
 ROWS = 100_000
 INSERT = (
@@ -43,31 +45,14 @@ PENALTY = (
 def _journal(folder: Path, rule: str) -> SqliteDatabase:
     db = SqliteDatabase(str(folder / f"journal-{rule}.sqlite3"))
     migrations.upgrade(db)
-    rng = random.Random(ROWS)
-    connection = sqlite3.connect(db.path)
-    batch, games = [], {}
-    for n in range(1, ROWS + 1):
-        kind, refers = "challenge", None
-        if n % 100 == 0:
-            kind, refers = "void", n - 1
-        elif n % 100 == 50:
-            kind, refers = "ruling", n - 7
-        game = (
-            f"season-{rng.randrange(50)}",
-            str(rng.randrange(20)),
-            str(rng.randrange(40)),
-            rng.choice(("ANN", "BOB")),
-        )
+    games = {}
+    values = []
+    for n, kind, refers, game, verdict in season_rows(ROWS, seed=ROWS):
         if refers is not None:  # a correction copies its challenge's game, as the program does
             game = games[refers]
         games[n] = game
-        verdict = "ACCEPTABLE" if rng.random() < 0.7 else "UNACCEPTABLE"
-        batch.append((n, kind, refers, game[0], rule, verdict, game[2], game[1], game[3], PENALTY))
-    connection.executemany(INSERT, batch)
-    connection.commit()
-    connection.execute("ANALYZE")
-    connection.close()
-    return db
+        values.append((n, kind, refers, game[0], rule, verdict, game[2], game[1], game[3], PENALTY))
+    return insert_all(db, INSERT, values)
 
 
 @pytest.fixture(scope="module", params=["double", "dingle"])

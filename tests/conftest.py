@@ -110,6 +110,14 @@ def client(app):
 
 
 @pytest.fixture
+def staffed_cli(run, staffed, monkeypatch):
+    """`run` (the CLI in-process) on the `staffed` hall's journal and lexicons."""
+    monkeypatch.setenv("ADJUDICATOR_DATABASE_URL", staffed.db.url)
+    monkeypatch.setenv("ADJUDICATOR_HOME", str(staffed.setup.store.root.parent))
+    return run
+
+
+@pytest.fixture
 def staffed(request: pytest.FixtureRequest, tmp_path: Path) -> Staffed:
     """The web app in-process over a hall with two paired kiosks (NWL and CSW tournaments), the
     director's password and judges alice and bob: .director() and .judge() are test clients

@@ -8,6 +8,15 @@ from adjudicator.cli.judging import NO_VERDICT_EXIT, error_message
 from adjudicator.errors import AdjudicatorError
 from adjudicator.words.store import LexiconStore
 
+WORKERS_OPTION = click.option(
+    "--workers",
+    "-w",
+    type=click.IntRange(1, 64),
+    default=None,
+    help="Worker processes (default ADJUDICATOR_WORKERS, 2).",
+)
+"""The `--workers` option that `serve` and `hall` share (a reusable decorator)."""
+
 
 class CliError(click.ClickException):
     """An error shown as `Error: message` on stderr; exit 2, never a verdict code."""

@@ -23,7 +23,7 @@ from pathlib import Path
 import click
 
 from adjudicator import settings
-from adjudicator.cli.common import CliError
+from adjudicator.cli.common import WORKERS_OPTION, CliError
 from adjudicator.cli.serve_cmd import prepare_gunicorn, prepare_journal
 from adjudicator.hall import hall_tls, hall_url, lan, mdns
 
@@ -40,13 +40,7 @@ START_SECONDS = 60
     help="The hall's network name: tablets open https://NAME.local:PORT.",
 )
 @click.option("--port", type=click.IntRange(1, 65535), default=DEFAULT_PORT, show_default=True)
-@click.option(
-    "--workers",
-    "-w",
-    type=click.IntRange(1, 64),
-    default=None,
-    help="Worker processes (default ADJUDICATOR_WORKERS, 2).",
-)
+@WORKERS_OPTION
 @click.option(
     "--print-service",
     is_flag=True,

@@ -8,7 +8,7 @@ import sys
 import click
 
 from adjudicator import settings
-from adjudicator.cli.common import CliError, open_hall
+from adjudicator.cli.common import WORKERS_OPTION, CliError, open_hall
 from adjudicator.record import receipt_key
 from adjudicator.words.lexicon import seal_for_workers
 
@@ -17,13 +17,7 @@ from adjudicator.words.lexicon import seal_for_workers
 @click.option(
     "--bind", "-b", default=None, help="HOST:PORT (default ADJUDICATOR_BIND, 127.0.0.1:8000)."
 )
-@click.option(
-    "--workers",
-    "-w",
-    type=click.IntRange(1, 64),
-    default=None,
-    help="Worker processes (default ADJUDICATOR_WORKERS, 2).",
-)
+@WORKERS_OPTION
 @click.option(
     "--certfile",
     type=click.Path(exists=True, dir_okay=False),

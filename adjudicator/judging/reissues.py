@@ -72,6 +72,14 @@ def _refuse_if_decided(cur: Any, replaced: int) -> None:
         )
 
 
+def _first_later(cur: Any, where: str, params: tuple, after: int) -> Any:
+    """The first challenge after row `after` that matches `where` (MIN(id), NULL if none)."""
+    return cur.execute(
+        f"SELECT MIN(id) AS id FROM adjudications WHERE {where} AND kind = 'challenge' AND id > ?",
+        (*params, after),
+    ).one()
+
+
 def _refuse_if_moved_on(cur: Any, entry: journal.Entry) -> None:
     """WESPA 3.10.12 reissues the slip of "the most recent turn": not once a later challenge
     was made at that table, or the kiosk has gone on to a later round (inside the transaction).
@@ -79,19 +87,18 @@ def _refuse_if_moved_on(cur: Any, entry: journal.Entry) -> None:
     later = []
     if entry.table:
         later.append(
-            cur.execute(
-                "SELECT MIN(id) AS id FROM adjudications WHERE tournament = ? AND table_no = ? "
-                "AND kind = 'challenge' AND id > ?",
-                (entry.tournament, entry.table, entry.id),
-            ).one()
+            _first_later(
+                cur, "tournament = ? AND table_no = ?", (entry.tournament, entry.table), entry.id
+            )
         )
     if entry.round:
         later.append(
-            cur.execute(
-                "SELECT MIN(id) AS id FROM adjudications WHERE kiosk = ? AND kind = 'challenge' "
-                "AND id > ? AND round_no IS NOT NULL AND round_no <> ?",
-                (entry.kiosk, entry.id, entry.round),
-            ).one()
+            _first_later(
+                cur,
+                "kiosk = ? AND round_no IS NOT NULL AND round_no <> ?",
+                (entry.kiosk, entry.round),
+                entry.id,
+            )
         )
     found = [row["id"] for row in later if row and row["id"] is not None]
     if found:

@@ -123,21 +123,15 @@ def void(
             return {"note": f"{reason} {OVER_RULING.format(ruling=ruling)}"}
         return notes
 
-    return journal.append(
-        db,
-        guard=guard,
-        kind="void",
-        **follow_up_fields(original, station),
-        rule=original.rule,
-        words=(),
-        word_count=0,
-        verdict="VOID",
-        consequence=consequence.text,
-        penalty=consequence.penalty_json(),
-        actor=actor,
-        note=reason,
-        details=json.dumps({"ground": chosen.name}),
-    )
+    row = {
+        "kind": "void",
+        "verdict": "VOID",
+        "consequence": consequence.text,
+        "penalty": consequence.penalty_json(),
+        "note": reason,
+        "details": json.dumps({"ground": chosen.name}),
+    }
+    return _append_wordless(db, original, guard, station, actor, row)
 
 
 def _check_ground(db: Database, original: journal.Entry, ground: str) -> Ground:
@@ -154,15 +148,6 @@ def _check_ground(db: Database, original: journal.Entry, ground: str) -> Ground:
     return chosen
 
 
-def ruling_of(cur: Any, adjudication_id: int) -> int | None:
-    """The id of the director's ruling on the challenge, if any (inside a transaction)."""
-    row = cur.execute(
-        "SELECT MIN(id) AS id FROM adjudications WHERE refers_to = ? AND kind = 'ruling'",
-        (adjudication_id,),
-    ).one()
-    return row["id"] if row and row["id"] is not None else None
-
-
 def challenge_row(db: Database, adjudication_id: int) -> journal.Entry:
     """The challenge `adjudication_id`, or VoidRefused saying what that id is instead."""
     entry = journal.get(db, adjudication_id)
@@ -176,13 +161,23 @@ def challenge_row(db: Database, adjudication_id: int) -> journal.Entry:
     return entry
 
 
-def live_void_row(cur: Any, adjudication_id: int) -> dict | None:
-    """The row that makes the challenge void now (a reissue, or a void not revoked), if any."""
-    rows = cur.execute(
-        "SELECT id, kind FROM adjudications WHERE refers_to = ? "
-        "AND kind IN ('void', 'challenge', 'revocation') ORDER BY id",
+def ruling_of(cur: Any, adjudication_id: int) -> int | None:
+    """The id of the director's ruling on the challenge, if any (inside a transaction)."""
+    rows = _rows_referring(cur, adjudication_id, "'ruling'")
+    return rows[0]["id"] if rows else None
+
+
+def _rows_referring(cur: Any, adjudication_id: int, kinds: str) -> list:
+    """The rows of the `kinds` (an SQL list of quoted kinds) that refer to the row, by id."""
+    return cur.execute(
+        f"SELECT id, kind FROM adjudications WHERE refers_to = ? AND kind IN ({kinds}) ORDER BY id",
         (adjudication_id,),
     ).all()
+
+
+def live_void_row(cur: Any, adjudication_id: int) -> dict | None:
+    """The row that makes the challenge void now (a reissue, or a void not revoked), if any."""
+    rows = _rows_referring(cur, adjudication_id, "'void', 'challenge', 'revocation'")
     live = live_void(rows)
     return next((row for row in rows if row["id"] == live), None)
 
@@ -215,16 +210,27 @@ def revoke(db: Database, adjudication_id: int, reason: str, *, actor: str, stati
             "note": f"{reason} [revokes void #{row['id']}]",
         }
 
+    row = {
+        "kind": "revocation",
+        "verdict": "REVOKED",
+        "consequence": "The void is revoked: the challenge counts again as it stood before it.",
+        "note": reason,
+    }
+    return _append_wordless(db, original, guard, station, actor, row)
+
+
+def _append_wordless(
+    db: Database, original: journal.Entry, guard, station: str, actor: str, fields: dict
+) -> journal.Entry:
+    """Append a follow-up row with no words (a void or a revocation: `fields`) on `original`,
+    under its rule, checked by `guard` inside the transaction."""
     return journal.append(
         db,
         guard=guard,
-        kind="revocation",
         **follow_up_fields(original, station),
         rule=original.rule,
         words=(),
         word_count=0,
-        verdict="REVOKED",
-        consequence="The void is revoked: the challenge counts again as it stood before it.",
         actor=actor,
-        note=reason,
+        **fields,
     )

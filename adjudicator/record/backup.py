@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
+from adjudicator.durable import fsync_path, remove_if_there
 from adjudicator.errors import AdjudicatorError
 from adjudicator.record import journal
 from adjudicator.record.db import Database, DatabaseUnavailable
@@ -76,19 +77,19 @@ def make(db: Database, dest: Path) -> Backup:
                 f"The copy does not verify (row {result.first_bad_id}: {result.problem}): the "
                 "journal itself is damaged. Run `adjudicator journal verify`."
             )
-        _fsync(partial)
+        fsync_path(partial)
         try:
             os.link(partial, dest)  # never over a file that appeared meanwhile
         except FileExistsError:
             raise BackupError(f"{dest} already exists: give a new file name.") from None
-        _fsync(dest.parent)
+        fsync_path(dest.parent)
     except OSError as exc:
         raise BackupError(f"The backup to {dest} failed: {exc.strerror or exc}.") from None
     except (sqlite3.Error, DatabaseUnavailable) as exc:
         raise BackupError(f"The backup to {dest} failed: {exc}") from None
     finally:
         for suffix in SUFFIXES:
-            _remove(Path(f"{partial}{suffix}"))
+            remove_if_there(Path(f"{partial}{suffix}"))
     return Backup(dest, result.rows, result.last_hash)
 
 
@@ -103,18 +104,3 @@ def _copy(source: str, target: Path) -> None:
             dst.close()
     finally:
         src.close()
-
-
-def _fsync(path: Path | str) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _remove(path: Path) -> None:
-    try:
-        path.unlink()
-    except FileNotFoundError:
-        pass

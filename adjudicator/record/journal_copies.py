@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import quote
 
+from adjudicator.durable import fsync_path, remove_if_there
 from adjudicator.errors import AdjudicatorError
 from adjudicator.record import copy_heads, copy_markers, journal
 from adjudicator.record.db import DatabaseUnavailable
@@ -54,7 +55,7 @@ def same_disk(db: MirroredDatabase) -> bool:
 def rebuild(source: str, target: str) -> None:
     """Copy `source` (one consistent snapshot) over `target`, atomically and durably."""
     partial = f"{target}.resync-partial"
-    _remove(partial)
+    remove_if_there(partial)
     try:
         src = sqlite3.connect(f"file:{quote(source)}?mode=rw", uri=True, timeout=10)
         try:
@@ -65,13 +66,13 @@ def rebuild(source: str, target: str) -> None:
                 dst.close()
         finally:
             src.close()
-        _fsync(partial)
+        fsync_path(partial)
         for suffix in SUFFIXES[1:]:  # an old WAL must never be replayed into the new file
-            _remove(target + suffix)
+            remove_if_there(target + suffix)
         os.replace(partial, target)
-        _fsync(str(Path(target).parent))
+        fsync_path(str(Path(target).parent))
     except (OSError, sqlite3.Error) as exc:
-        _remove(partial)
+        remove_if_there(partial)
         raise ResyncError(f"{target} could not be rebuilt from {source}: {exc}.") from None
 
 
@@ -199,18 +200,3 @@ def _verify(path: str) -> str | None:
     finally:
         copy.close()
     return None if result.ok else f"row {result.first_bad_id}: {result.problem}"
-
-
-def _fsync(path: str) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _remove(path: str) -> None:
-    try:
-        os.unlink(path)
-    except FileNotFoundError:
-        pass

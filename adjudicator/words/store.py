@@ -23,6 +23,7 @@ from pathlib import Path
 import marisa_trie
 
 from adjudicator import __version__, settings
+from adjudicator.durable import fsync_path
 from adjudicator.errors import LexiconCorrupt, LexiconError, LexiconNotFound
 from adjudicator.words.lexicon import CompiledLexicon, Manifest, file_sha256
 from adjudicator.words.wordlist import WordSet, fingerprint
@@ -281,7 +282,7 @@ class LexiconStore:
             _fsync_file(Path(temp))
             final = self.root / f"{name}.{file_sha256(Path(temp))[:12]}.marisa"
             os.replace(temp, final)
-            _fsync_dir(self.root)
+            fsync_path(self.root)
             return final
         finally:
             Path(temp).unlink(missing_ok=True)
@@ -365,7 +366,7 @@ def _atomic_write(path: Path, data: bytes) -> None:
             out.flush()
             os.fsync(out.fileno())
         os.replace(temp, path)
-        _fsync_dir(path.parent)
+        fsync_path(path.parent)
     finally:
         Path(temp).unlink(missing_ok=True)
 
@@ -373,11 +374,3 @@ def _atomic_write(path: Path, data: bytes) -> None:
 def _fsync_file(path: Path) -> None:
     with open(path, "rb") as handle:
         os.fsync(handle.fileno())
-
-
-def _fsync_dir(folder: Path) -> None:
-    descriptor = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)

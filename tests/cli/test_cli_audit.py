@@ -18,32 +18,19 @@ import pytest
 from adjudicator.hall.hall import Hall
 from adjudicator.record import journal
 from adjudicator.record.db_sqlite import SqliteDatabase
-from adjudicator.words.wordlist import WordSet
 from kiosk import create_app
 
-from support.hall import CSW_WORDS, NWL_WORDS, SECRET_KEY, ok, refused
+from support.hall import SECRET_KEY, judged_by_api, ok, refused, spring_kiosks
 from support.receipts import independent_verify
 
 
 @pytest.fixture
 def judged(run, store, home, monkeypatch):
     """Six adjudications through the API: the 201 answers, in order."""
-    monkeypatch.setenv("ADJUDICATOR_KIOSK_RATE_LIMIT", "off")
-    store.save("TINY-NWL", WordSet.of(NWL_WORDS))
-    store.save("TINY-CSW", WordSet.of(CSW_WORDS))
-    ok(run("tournament", "create", "spring", "--lexicon", "TINY-NWL", "--rule", "double"))
-    token = ok(run("kiosk", "add", "table-1", "--tournament", "spring")).splitlines()[-1]
+    token = spring_kiosks(run, store, monkeypatch, "table-1")["table-1"]
     client = create_app({"HALL": Hall(), "SECRET_KEY": SECRET_KEY}).test_client()
-    answers = []
-    for words in (["QI"], ["QX", "ZA"], ["CAT"], ["JO", "XI"], ["ZEBRA"], ["DOGX"]):
-        response = client.post(
-            "/api/v1/adjudications",
-            json={"words": words},
-            headers={"Authorization": f"Bearer {token}"},
-        )
-        assert response.status_code == 201
-        answers.append(response.get_json())
-    return answers
+    plays = (["QI"], ["QX", "ZA"], ["CAT"], ["JO", "XI"], ["ZEBRA"], ["DOGX"])
+    return [judged_by_api(client, token, words) for words in plays]
 
 
 def receipts_file(folder: Path, answers, name="receipts.jsonl") -> Path:

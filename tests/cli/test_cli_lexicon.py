@@ -287,17 +287,11 @@ def test_install_defaults_from_the_registry(tmp_path):
     assert "TWL06: 178,691 words, fingerprint 576f29fa16c7, verified." in done.stdout
     assert "CSW19: 279,496 words, fingerprint 4f3fcd3f6980, verified." in done.stdout
     assert "ENABLE1: 172,820 words, fingerprint b819e7b67f8f, verified." in done.stdout
-    judged = subprocess.run(
-        [sys.executable, "-m", "adjudicator", "judge", "--lexicon", "CSW19", "ZE", "QI"],
-        capture_output=True,
-        text=True,
-        env=env,
-    )
-    assert judged.returncode == 0 and judged.stdout.startswith("ACCEPTABLE")
-    judged = subprocess.run(
-        [sys.executable, "-m", "adjudicator", "judge", "--lexicon", "TWL06", "ZE", "QI"],
-        capture_output=True,
-        text=True,
-        env=env,
-    )
-    assert judged.returncode == 1 and judged.stdout.startswith("UNACCEPTABLE")
+    for lexicon, code, verdict in (("CSW19", 0, "ACCEPTABLE"), ("TWL06", 1, "UNACCEPTABLE")):
+        judged = subprocess.run(
+            [sys.executable, "-m", "adjudicator", "judge", "--lexicon", lexicon, "ZE", "QI"],
+            capture_output=True,
+            text=True,
+            env=env,
+        )
+        assert judged.returncode == code and judged.stdout.startswith(verdict), lexicon

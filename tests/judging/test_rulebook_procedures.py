@@ -17,12 +17,12 @@ import json
 import pytest
 
 from adjudicator.hall import tournaments
-from adjudicator.judging import corrections, outcomes, second_opinion, voids
+from adjudicator.judging import corrections, second_opinion, voids
 from adjudicator.judging.final_ruling import record_ruling
 from adjudicator.judging.rules import UnknownRule, get_rule
 from adjudicator.record import journal
 
-from support.director import Staffed, post_form
+from support.director import Staffed, give_opinion, outcome, page_after, post_form, press
 from support.hall import NWL
 from support.paths import SHARED_LEXICONS
 
@@ -34,18 +34,6 @@ pytestmark = pytest.mark.usefixtures("fast_hashes")  # cheap password hashes for
 
 def set_event(staffed: Staffed, **changes) -> None:
     tournaments.update(staffed.db, staffed.store, NWL, **changes)
-
-
-def outcome(staffed: Staffed, entry_id: int) -> outcomes.Outcome:
-    ((_, found),) = outcomes.with_outcomes(staffed.db, [journal.get(staffed.db, entry_id)])
-    return found
-
-
-@pytest.fixture
-def cli(run, staffed, monkeypatch):
-    monkeypatch.setenv("ADJUDICATOR_DATABASE_URL", staffed.db.url)
-    monkeypatch.setenv("ADJUDICATOR_HOME", str(staffed.setup.store.root.parent))
-    return run
 
 
 # ---------- item 9: school rule 12 ----------
@@ -86,21 +74,21 @@ def test_final_play_must_be_true_or_false(staffed):
     assert journal.newest_id(staffed.db) == 0
 
 
-def test_cli_judge_final_play(staffed, cli):
+def test_cli_judge_final_play(staffed, staffed_cli):
     set_event(staffed, rulebook="school-2011", rule="double")
-    out = cli("judge", "--tournament", NWL, "--final-play", "QI")
+    out = staffed_cli("judge", "--tournament", NWL, "--final-play", "QI")
     assert out.exit_code == 0 and "school rule 12" in out.stdout
 
 
 # ---------- item 10: NSA VI.C, the director's free challenge ----------
 
 
-def test_nsa_vi_c_a_free_challenge_keeps_the_verdict_with_no_penalty(staffed, cli):
+def test_nsa_vi_c_a_free_challenge_keeps_the_verdict_with_no_penalty(staffed, staffed_cli):
     set_event(staffed, rule="dingle")
     first = staffed.challenge(["QI"], **GAME)
     second = staffed.challenge(["ZA"], **GAME)
     assert second.penalty_numbers()["challenger_loses_turn"] is True
-    out = cli(
+    out = staffed_cli(
         "ruling",
         str(second.id),
         "--verdict",
@@ -157,22 +145,25 @@ def test_wespa_3_10_15_d_creating_such_an_event_says_it_may_be_non_ratable(run, 
 # ---------- item 12: WESPA 3.10.13, a correction after later turns ----------
 
 
-def test_wespa_3_10_13_a_ruling_after_a_later_turn_needs_the_directors_confirmation(staffed, cli):
+def test_wespa_3_10_13_a_ruling_after_a_later_turn_needs_the_directors_confirmation(
+    staffed, staffed_cli
+):
     first = staffed.challenge(["QI"], **GAME)
     staffed.challenge(["ZA"], **GAME)  # the table played on
-    refused = cli("ruling", str(first.id), "--verdict", "unacceptable", "--reason", "misread")
+    refused = staffed_cli(
+        "ruling", str(first.id), "--verdict", "unacceptable", "--reason", "misread"
+    )
     assert refused.exit_code == 2 and "WESPA 3.10.13" in refused.stderr
     assert "--confirm-correction" in refused.stderr
     # a ruling that changes nothing needs no confirmation... but is final, so try the page
     director = staffed.director()
-    done = post_form(
+    done = page_after(
         director,
         "/director/ruling",
         {"id": first.id, "verdict": "UNACCEPTABLE", "reason": "misread", "confirm_correction": "1"},
         page="/director/flags",
-        follow_redirects=True,
     )
-    assert f"Final ruling on #{first.id}: UNACCEPTABLE" in done.get_data(as_text=True)
+    assert f"Final ruling on #{first.id}: UNACCEPTABLE" in done
     ruling = journal.follow_ups(staffed.db, first.id)[-1]
     assert ruling.kind == "ruling" and ruling.detail("confirmed") is True
 
@@ -181,47 +172,28 @@ def test_wespa_3_10_13_second_opinions_after_later_turns_too(staffed):
     first = staffed.challenge(["QI", "ZA"], **GAME)
     staffed.challenge(["JO"], **GAME)
     with pytest.raises(corrections.ConfirmationNeeded):
-        second_opinion.give(
-            staffed.db,
-            staffed.store,
-            first.id,
-            ["QI", "ZAX"],
-            actor="alice",
-            station="judge:alice",
-        )
-    opinion = second_opinion.give(
-        staffed.db,
-        staffed.store,
-        first.id,
-        ["QI", "ZAX"],
-        actor="alice",
-        station="judge:alice",
-        confirm_correction=True,
-    )
+        give_opinion(staffed, first.id, ["QI", "ZAX"])
+    opinion = give_opinion(staffed, first.id, ["QI", "ZAX"], confirm_correction=True)
     assert opinion.entry.detail("confirmed") is True and opinion.flagged
 
 
 # ---------- item 13: second opinions and voids, as each rulebook has them ----------
 
 
-def test_wespa_3_10_11_c_after_an_agreeing_re_adjudication_only_the_director(staffed, cli):
+def test_wespa_3_10_11_c_after_an_agreeing_re_adjudication_only_the_director(staffed, staffed_cli):
     row = staffed.challenge(["QI", "ZA"])
-    second_opinion.give(
-        staffed.db, staffed.store, row.id, ["QI", "ZA"], actor="alice", station="judge:alice"
-    )
+    give_opinion(staffed, row.id, ["QI", "ZA"])
     with pytest.raises(second_opinion.SecondOpinionRefused, match="WESPA 3.10.11"):
-        second_opinion.give(
-            staffed.db, staffed.store, row.id, ["QI", "ZAX"], actor="bob", station="judge:bob"
-        )
+        give_opinion(staffed, row.id, ["QI", "ZAX"], judge="bob")
     assert not second_opinion.cases(staffed.db, open_only=True)
 
 
 def test_wespa_3_10_10_no_retraction_a_withdrawal_is_offered_only_where_the_rulebook_has_it(
-    staffed, cli
+    staffed, staffed_cli
 ):
     set_event(staffed, rulebook="wespa", rule="double")
     row = staffed.challenge(["QI"])
-    out = cli(
+    out = staffed_cli(
         "void", str(row.id), "--reason", "withdrew after the verdict", "--ground", "withdrawn"
     )
     assert out.exit_code == 2 and "not offered under the wespa rulebook" in out.stderr
@@ -230,10 +202,12 @@ def test_wespa_3_10_10_no_retraction_a_withdrawal_is_offered_only_where_the_rule
     assert 'value="mistake"' in page and 'value="withdrawn"' not in page
 
 
-def test_naspa_4_10_a_withdrawn_challenge_leaves_the_play_standing_and_says_so(staffed, cli):
+def test_naspa_4_10_a_withdrawn_challenge_leaves_the_play_standing_and_says_so(
+    staffed, staffed_cli
+):
     set_event(staffed, rulebook="naspa")
     row = staffed.challenge(["QI"])
-    out = cli("void", str(row.id), "--reason", "blank was an S", "--ground", "withdrawn")
+    out = staffed_cli("void", str(row.id), "--reason", "blank was an S", "--ground", "withdrawn")
     assert out.exit_code == 0, out.stderr
     found = outcome(staffed, row.id)
     assert found.verdict == "VOID" and found.penalty["play_stands"] is True
@@ -249,7 +223,7 @@ def test_naspa_4_10_a_withdrawn_challenge_leaves_the_play_standing_and_says_so(s
     assert outcome(staffed, rescinded.id).consequence.startswith("Rescinded")
 
 
-def test_a_void_on_the_wrong_row_is_revoked_and_the_revocation_recorded(staffed, cli):
+def test_a_void_on_the_wrong_row_is_revoked_and_the_revocation_recorded(staffed, staffed_cli):
     """The director voided #1 meaning #2: revoke it, and the penalties count #1 again."""
     set_event(staffed, rule="dingle")
     first = staffed.challenge(["QI"], **GAME)
@@ -257,7 +231,7 @@ def test_a_void_on_the_wrong_row_is_revoked_and_the_revocation_recorded(staffed,
     voids.void(staffed.db, first.id, "meant the other one", actor="td", station="td")
     assert outcome(staffed, first.id).verdict == "VOID"
     assert not outcome(staffed, second.id).penalty["challenger_loses_turn"]  # recounted
-    out = cli("void", str(first.id), "--revoke", "--reason", "voided the wrong row")
+    out = staffed_cli("void", str(first.id), "--revoke", "--reason", "voided the wrong row")
     assert out.exit_code == 0, out.stderr
     assert f"The void on adjudication #{first.id} is revoked" in out.stdout
     rows = journal.follow_ups(staffed.db, first.id)
@@ -267,7 +241,7 @@ def test_a_void_on_the_wrong_row_is_revoked_and_the_revocation_recorded(staffed,
     assert outcome(staffed, second.id).penalty["challenger_loses_turn"]  # as shown again
     third = staffed.challenge(["JO"], **GAME)  # counted in SQL too: the 3rd, loses the turn
     assert third.penalty_numbers()["challenger_loses_turn"] is True
-    again = cli("void", str(first.id), "--revoke", "--reason", "twice")
+    again = staffed_cli("void", str(first.id), "--revoke", "--reason", "twice")
     assert again.exit_code == 2 and "is not void" in again.stderr
     voids.void(staffed.db, first.id, "really void now", actor="td", station="td")  # may again
     assert outcome(staffed, first.id).verdict == "VOID"
@@ -277,17 +251,11 @@ def test_a_void_on_the_wrong_row_is_revoked_and_the_revocation_recorded(staffed,
 def test_the_journal_page_offers_the_revocation_and_records_it(staffed):
     row = staffed.challenge(["QI"])
     voids.void(staffed.db, row.id, "wrong row", actor="td", station="td")
-    director = staffed.director()
-    page = director.get("/director/journal").get_data(as_text=True)
-    assert f'action="/director/journal/{row.id}/revoke-void"' in page
-    done = post_form(
-        director,
-        f"/director/journal/{row.id}/revoke-void",
-        {"reason": "voided the wrong row"},
-        page="/director/journal",
-        follow_redirects=True,
+    button = f"/director/journal/{row.id}/revoke-void"
+    done = press(
+        staffed.director(), "/director/journal", button, {"reason": "voided the wrong row"}
     )
-    assert f"The void on #{row.id} is revoked" in done.get_data(as_text=True)
+    assert f"The void on #{row.id} is revoked" in done
     assert outcome(staffed, row.id).verdict == "ACCEPTABLE"
 
 
@@ -298,14 +266,13 @@ def test_the_journal_page_voids_over_a_ruling_only_when_the_box_says_so(staffed)
     page = director.get("/director/journal").get_data(as_text=True)
     assert 'name="over_ruling"' in page
     form = {"reason": "rescinded", "ground": "mistake"}
-    done = post_form(
+    done = page_after(
         director,
         f"/director/journal/{row.id}/void",
         form,
         page="/director/journal",
-        follow_redirects=True,
     )
-    assert "a ruling is final" in done.get_data(as_text=True)
+    assert "a ruling is final" in done
     assert outcome(staffed, row.id).verdict == "UNACCEPTABLE"
     post_form(
         director,
@@ -352,16 +319,11 @@ def test_an_edition_not_in_force_is_marked_on_the_overview_and_the_tournaments_p
 
 def test_the_tournaments_page_sets_the_rulebook_and_date_and_warns(staffed):
     director = staffed.director()
-    page = director.get("/director/tournaments").get_data(as_text=True)
-    assert f'action="/director/tournaments/{NWL}/rulebook"' in page
-    done = post_form(
-        director,
-        f"/director/tournaments/{NWL}/rulebook",
-        {"rulebook": "naspa", "date": "2024-05-04"},
-        page="/director/tournaments",
-        follow_redirects=True,
+    button = f"/director/tournaments/{NWL}/rulebook"
+    done = press(
+        director, "/director/tournaments", button, {"rulebook": "naspa", "date": "2024-05-04"}
     )
-    assert "rulebook naspa, first day 2024-05-04" in done.get_data(as_text=True)
+    assert "rulebook naspa, first day 2024-05-04" in done
     assert (
         tournaments.get(staffed.db, NWL).rulebook,
         tournaments.get(staffed.db, NWL).event_date,
@@ -370,27 +332,14 @@ def test_the_tournaments_page_sets_the_rulebook_and_date_and_warns(staffed):
         "2024-05-04",
     )
     set_event(staffed, rule="dingle")
-    done = post_form(
-        director,
-        f"/director/tournaments/{NWL}/rulebook",
-        {"rulebook": "wespa", "date": "04/05/2024"},
-        page="/director/tournaments",
-        follow_redirects=True,
-    )
-    assert "YYYY-MM-DD" in done.get_data(as_text=True)
-    done = post_form(
-        director,
-        f"/director/tournaments/{NWL}/rulebook",
-        {"rulebook": "wespa", "date": "2024-05-04"},
-        page="/director/tournaments",
-        follow_redirects=True,
-    )
-    assert "non-ratable (3.10.15(d))" in done.get_data(as_text=True)
+    for date, shown in (("04/05/2024", "YYYY-MM-DD"), ("2024-05-04", "non-ratable (3.10.15(d))")):
+        form = {"rulebook": "wespa", "date": date}
+        assert shown in page_after(director, button, form, page="/director/tournaments")
 
 
 def test_the_tournaments_page_creates_an_event_with_its_rulebook_and_first_day(staffed):
     director = staffed.director()
-    done = post_form(
+    text = page_after(
         director,
         "/director/tournaments",
         {
@@ -401,9 +350,7 @@ def test_the_tournaments_page_creates_an_event_with_its_rulebook_and_first_day(s
             "date": "2025-03-01",
         },
         page="/director/tournaments",
-        follow_redirects=True,
     )
-    text = done.get_data(as_text=True)
     assert "Tournament club-ladder created" in text and "non-ratable (3.10.15(d))" in text
     created = tournaments.get(staffed.db, "club-ladder")
     assert (created.rulebook, created.event_date, created.rule) == (

@@ -28,7 +28,7 @@ from adjudicator.record.tallies import is_flagged
 from adjudicator.words.lexicon_import import import_lexicon
 from adjudicator.words.recipe import import_recipe
 
-from support.director import Staffed
+from support.director import Staffed, give_opinion, outcome
 from support.hall import NWL
 from support.paths import SHARED_LEXICONS
 
@@ -36,11 +36,6 @@ EVE = {"round": "1", "table": "3", "challenger": "Eve"}
 
 
 pytestmark = pytest.mark.usefixtures("fast_hashes")  # cheap password hashes for the staff
-
-
-def outcome(staffed: Staffed, entry_id: int) -> outcomes.Outcome:
-    ((_, found),) = outcomes.with_outcomes(staffed.db, [journal.get(staffed.db, entry_id)])
-    return found
 
 
 def rule(staffed: Staffed, entry_id: int, verdict: str, reason: str = "misadjudicated", **kw):
@@ -53,13 +48,6 @@ def void(staffed: Staffed, entry_id: int, reason: str = "entered by mistake", **
 
 def points(found: outcomes.Outcome) -> tuple[int, bool]:
     return found.penalty["points_to_player"], found.penalty["challenger_loses_turn"]
-
-
-@pytest.fixture
-def cli(run, staffed, monkeypatch):
-    monkeypatch.setenv("ADJUDICATOR_DATABASE_URL", staffed.db.url)
-    monkeypatch.setenv("ADJUDICATOR_HOME", str(staffed.setup.store.root.parent))
-    return run
 
 
 # ---------- item 1: a ruling is final (WESPA 3.10.13, NSA X.G) ----------
@@ -80,14 +68,14 @@ def test_wespa_3_10_13_a_kiosks_reissue_cannot_undo_the_directors_ruling(staffed
     assert (found.verdict, found.decided_by) == ("UNACCEPTABLE", ruling.id)
 
 
-def test_nsa_x_g_void_of_a_ruled_challenge_exits_2_unless_over_ruling(staffed, cli):
+def test_nsa_x_g_void_of_a_ruled_challenge_exits_2_unless_over_ruling(staffed, staffed_cli):
     original = staffed.challenge(["QI", "ZA"])
     ruling = rule(staffed, original.id, "unacceptable")
-    refused = cli("void", str(original.id), "--reason", "withdrawn")
+    refused = staffed_cli("void", str(original.id), "--reason", "withdrawn")
     assert refused.exit_code == 2 and refused.stdout == ""
     assert f"final ruling (journal row #{ruling.id})" in refused.stderr
     assert "--over-ruling" in refused.stderr
-    done = cli("void", str(original.id), "--reason", "withdrawn", "--over-ruling")
+    done = staffed_cli("void", str(original.id), "--reason", "withdrawn", "--over-ruling")
     assert done.exit_code == 0, done.stderr
     assert f"Adjudication #{original.id} is void" in done.stdout
     rows = journal.follow_ups(staffed.db, original.id)
@@ -106,9 +94,7 @@ def test_wespa_3_10_12_a_reissue_only_for_the_most_recent_turn(staffed):
         return browser.post("/api/v1/adjudications", json={"words": words, **details})
 
     opined = post(["QI"], table="4", round="1").get_json()
-    second_opinion.give(
-        staffed.db, staffed.store, opined["id"], ["QI"], actor="alice", station="judge:alice"
-    )
+    give_opinion(staffed, opined["id"], ["QI"])
     answer = post(["ZA"], table="4", round="1", replaces=opined["id"])
     assert answer.status_code == 409 and "has a second opinion" in answer.get_json()["error"]
 
@@ -179,28 +165,14 @@ def test_nsa_x_e_refer_is_the_same_whether_or_not_a_shorter_word_is_good(staffed
 def test_the_check_and_the_flag_are_fields_a_reworded_note_cannot_change(staffed, nsa):
     browser = staffed.kiosk_browser(nsa)
     row = browser.post("/api/v1/adjudications", json={"words": ["EXTRAORDINARYX"]}).get_json()
-    check = second_opinion.give(
-        staffed.db,
-        staffed.store,
-        row["id"],
-        ["EXTRAORDINARYX"],
-        actor="alice",
-        station="judge:alice",
-        dictionary="unacceptable",
-    )
+    check = give_opinion(staffed, row["id"], ["EXTRAORDINARYX"], dictionary="unacceptable")
     original = journal.get(staffed.db, row["id"])
     for note in (None, "reworded by a later version", "flagged for the director: no"):
         reworded = dataclasses.replace(check.entry, note=note)
         assert second_opinion.closes_referral(reworded, original)
         assert not is_flagged(reworded)
-    differing = second_opinion.give(
-        staffed.db,
-        staffed.store,
-        row["id"],
-        ["EXTRAORDINARYY"],
-        actor="bob",
-        station="judge:bob",
-        dictionary="unacceptable",
+    differing = give_opinion(
+        staffed, row["id"], ["EXTRAORDINARYY"], judge="bob", dictionary="unacceptable"
     )
     assert json.loads(differing.entry.flag_reasons) == ["the words differ from the original's"]
     assert is_flagged(dataclasses.replace(differing.entry, note=None))
@@ -209,7 +181,7 @@ def test_the_check_and_the_flag_are_fields_a_reworded_note_cannot_change(staffed
 # ---------- item 3: penalties that follow every later ruling and void ----------
 
 
-def test_wespa_3_10_15_c_ii_a_ruling_on_the_first_recounts_the_later_ones(staffed, cli):
+def test_wespa_3_10_15_c_ii_a_ruling_on_the_first_recounts_the_later_ones(staffed, staffed_cli):
     """5-then-10: Eve's three unsuccessful challenges cost 5, 10, 10; the director rules the
     first one successful: the others now say 5 and 10, and the changed one is flagged."""
     tournaments.update(staffed.db, staffed.store, NWL, rule="5-then-10")
@@ -220,14 +192,16 @@ def test_wespa_3_10_15_c_ii_a_ruling_on_the_first_recounts_the_later_ones(staffe
     changed = outcome(staffed, rows[1].id)
     assert changed.consequence.startswith("The play stands; the challenger's first unsuccessful")
     (flag,) = [
-        f for f in json.loads(cli("flags", "--json").stdout) if f["flag"] != "second-opinion"
+        f
+        for f in json.loads(staffed_cli("flags", "--json").stdout)
+        if f["flag"] != "second-opinion"
     ]
     assert (flag["flag"], flag["id"]) == ("penalty-changed", rows[1].id)
     assert (flag["old_penalty"]["points_to_player"], flag["new_penalty"]["points_to_player"]) == (
         10,
         5,
     )
-    text = cli("flags").stdout
+    text = staffed_cli("flags").stdout
     assert f"#{rows[1].id} |" in text and "was 10 points to the player, now 5" in text
     # the export, the CSV and the journal's JSON say the same
     out = io.StringIO()
@@ -244,7 +218,7 @@ def test_wespa_3_10_15_c_ii_a_ruling_on_the_first_recounts_the_later_ones(staffe
     card = page.split(f'id="penalty-{rows[1].id}"')[1].split("</section>")[0]
     assert "Shown: 10 points" in card and "the player adds 5" in card
     # once the director has told the table, the flag is dismissed with a reason
-    done = cli("flags", "--dismiss", str(rows[1].id), "--reason", "told table 3")
+    done = staffed_cli("flags", "--dismiss", str(rows[1].id), "--reason", "told table 3")
     assert done.exit_code == 0 and "penalty-changed" in done.stdout
     assert director_flags.penalty_changes(staffed.db) == []
 
@@ -275,15 +249,11 @@ def test_corrections_in_sequence_on_one_game(staffed):
     assert four.penalty_numbers()["points_to_player"] == 5  # the first unsuccessful now
     assert outcome(staffed, three.id).verdict == "VOID"
     assert director_flags.penalty_changes(staffed.db) == []  # three is void, four as shown
-    opinion = second_opinion.give(
-        staffed.db, staffed.store, four.id, ["JO", "XI"], actor="alice", station="judge:alice"
-    )
+    opinion = give_opinion(staffed, four.id, ["JO", "XI"])
     assert opinion.agrees and not opinion.flagged
     # WESPA 3.10.11(c): an agreeing re-adjudication is final; only the director goes on
     with pytest.raises(second_opinion.SecondOpinionRefused, match="final"):
-        second_opinion.give(
-            staffed.db, staffed.store, four.id, ["JO", "XU"], actor="bob", station="judge:bob"
-        )
+        give_opinion(staffed, four.id, ["JO", "XU"], judge="bob")
     five = staffed.challenge(["AA"], **EVE)
     assert five.penalty_numbers()["points_to_player"] == 10  # one unsuccessful before it
     with pytest.raises(voids.ReissueRefused):

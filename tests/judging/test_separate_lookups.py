@@ -21,7 +21,7 @@ from adjudicator.judging.final_ruling import record_ruling
 from adjudicator.judging.second_opinion import SecondOpinionRefused
 from adjudicator.record import journal
 
-from support.director import post_form, ruling
+from support.director import page_after, ruling
 from support.hall import NWL
 
 pytestmark = pytest.mark.usefixtures("fast_hashes")  # cheap password hashes for the staff
@@ -35,6 +35,21 @@ def staffed(staffed):
 
 
 GAME = {"table": "7", "round": "2"}
+
+
+def refused_lookup_ruling(staffed, entry_id: int, verdict: str, match: str) -> None:
+    """A ruling with the NASPA 6.2 penalty is refused (`match`), and nothing is recorded."""
+    with pytest.raises(SecondOpinionRefused, match=match):
+        record_ruling(
+            staffed.db,
+            entry_id,
+            verdict,
+            "one play in two parts",
+            actor="td",
+            station="td",
+            improper_lookup=True,
+        )
+    assert journal.get(staffed.db, entry_id + 1) is None
 
 
 def test_naspa_6_2_the_second_part_is_flagged_for_the_director(staffed):
@@ -89,17 +104,7 @@ def test_naspa_6_2_is_naspas_only(staffed, book):
     staffed.challenge(["QI"], **GAME)
     second = staffed.challenge(["ZAX"], **GAME)
     assert second.flag is None
-    with pytest.raises(SecondOpinionRefused, match="not under the naspa rulebook"):
-        record_ruling(
-            staffed.db,
-            second.id,
-            "unacceptable",
-            "one play in two parts",
-            actor="td",
-            station="td",
-            improper_lookup=True,
-        )
-    assert journal.get(staffed.db, second.id + 1) is None
+    refused_lookup_ruling(staffed, second.id, "unacceptable", "not under the naspa rulebook")
 
 
 def test_two_tournaments_challenges_are_never_linked(staffed):
@@ -173,17 +178,7 @@ def test_naspa_6_2_no_penalty_when_the_play_is_acceptable(staffed):
     """ "If it was solely your error and the word is invalid": no invalid word, no 10 points."""
     staffed.challenge(["QI"], **GAME)
     second = staffed.challenge(["ZA"], **GAME)
-    with pytest.raises(SecondOpinionRefused, match="only when the play is unacceptable"):
-        record_ruling(
-            staffed.db,
-            second.id,
-            "acceptable",
-            "one play in two parts",
-            actor="td",
-            station="td",
-            improper_lookup=True,
-        )
-    assert journal.get(staffed.db, second.id + 1) is None
+    refused_lookup_ruling(staffed, second.id, "acceptable", "only when the play is unacceptable")
 
 
 def test_the_flags_page_lists_them_and_takes_the_ruling(staffed):
@@ -192,7 +187,7 @@ def test_the_flags_page_lists_them_and_takes_the_ruling(staffed):
     director = staffed.director()
     page = director.get("/director/flags").get_data(as_text=True)
     assert f'id="lookup-{second.id}"' in page and "NASPA 6.2" in page
-    done = post_form(
+    text = page_after(
         director,
         f"/director/flags/{second.id}/ruling",
         {
@@ -202,9 +197,7 @@ def test_the_flags_page_lists_them_and_takes_the_ruling(staffed):
             "improper_lookup": "1",
         },
         page="/director/flags",
-        follow_redirects=True,
     )
-    text = done.get_data(as_text=True)
     assert "the challenger loses 10 points" in text
     # ruled: the card stays for the record, without a form
     assert f'action="/director/flags/{second.id}/ruling"' not in text

@@ -15,13 +15,13 @@ import threading
 import pytest
 
 from adjudicator.hall import kiosks
-from adjudicator.judging import outcomes, second_opinion, voids
+from adjudicator.judging import voids
 from adjudicator.judging.final_ruling import record_ruling
 from adjudicator.judging.reasons import ReasonRequired
 from adjudicator.judging.voids import VoidRefused
 from adjudicator.record import journal
 
-from support.director import Staffed, post_form
+from support.director import Staffed, give_opinion, outcome, page_after, post_form, press
 from support.hall import refused
 
 pytestmark = pytest.mark.usefixtures("fast_hashes")  # cheap password hashes for the staff
@@ -29,11 +29,6 @@ pytestmark = pytest.mark.usefixtures("fast_hashes")  # cheap password hashes for
 
 def void(staffed: Staffed, entry_id: int, reason: str = "entered at the wrong kiosk"):
     return voids.void(staffed.db, entry_id, reason, actor="director", station="director")
-
-
-def outcome(staffed: Staffed, entry_id: int) -> outcomes.Outcome:
-    ((_, found),) = outcomes.with_outcomes(staffed.db, [journal.get(staffed.db, entry_id)])
-    return found
 
 
 def test_nsa_iv_i_2_a_withdrawn_challenge_is_void_with_no_penalty(staffed):
@@ -69,9 +64,7 @@ def test_voiding_again_is_refused(staffed):
 
 def test_only_a_challenge_can_be_void_and_the_reason_is_required(staffed):
     original = staffed.challenge(["QI"])
-    opinion = second_opinion.give(
-        staffed.db, staffed.store, original.id, ["QI"], actor="alice", station="judge:alice"
-    )
+    opinion = give_opinion(staffed, original.id, ["QI"])
     with pytest.raises(VoidRefused, match="is a second-opinion, not a challenge"):
         void(staffed, opinion.entry.id)
     with pytest.raises(VoidRefused, match="No adjudication #99"):
@@ -104,9 +97,7 @@ def test_a_void_challenge_takes_no_second_opinion_and_no_ruling(staffed):
     original = staffed.challenge(["QI"])
     void(staffed, original.id)
     with pytest.raises(VoidRefused, match="already void"):
-        second_opinion.give(
-            staffed.db, staffed.store, original.id, ["QI"], actor="alice", station="judge:alice"
-        )
+        give_opinion(staffed, original.id, ["QI"])
     with pytest.raises(VoidRefused, match="already void"):
         record_ruling(staffed.db, original.id, "acceptable", "review", actor="d", station="d")
 
@@ -114,9 +105,7 @@ def test_a_void_challenge_takes_no_second_opinion_and_no_ruling(staffed):
 def test_a_void_challenge_leaves_the_flags(staffed, run, home, monkeypatch):
     monkeypatch.setenv("ADJUDICATOR_DATABASE_URL", staffed.db.url)
     original = staffed.challenge(["QI", "ZA"], table="3")
-    second_opinion.give(
-        staffed.db, staffed.store, original.id, "QI ZAX", actor="alice", station="judge:alice"
-    )
+    give_opinion(staffed, original.id, "QI ZAX")
     assert f"#{original.id} |" in run("flags").stdout
     void(staffed, original.id, "typed for the wrong game")
     assert run("flags").stdout == "No second opinion is waiting for a ruling.\n"
@@ -273,27 +262,14 @@ def test_exports_show_the_effective_outcome(run, home, staffed, monkeypatch):
 def test_the_void_button_on_the_journal_page(staffed):
     original = staffed.challenge(["QI", "ZA"])
     director = staffed.director()
-    page = director.get("/director/journal").get_data(as_text=True)
-    assert f'action="/director/journal/{original.id}/void"' in page
-    done = post_form(
-        director,
-        f"/director/journal/{original.id}/void",
-        {"reason": "withdrawn: blank misunderstood"},
-        page="/director/journal",
-        follow_redirects=True,
-    )
-    text = done.get_data(as_text=True)
+    button = f"/director/journal/{original.id}/void"
+    form = {"reason": "withdrawn: blank misunderstood"}
+    text = press(director, "/director/journal", button, form)
     assert f"Adjudication #{original.id} is void" in text
     assert "<strong>VOID</strong>" in text and "withdrawn: blank misunderstood" in text
     assert f'action="/director/journal/{original.id}/void"' not in text  # no second button
-    again = post_form(
-        director,
-        f"/director/journal/{original.id}/void",
-        {"reason": "again"},
-        page="/director/journal",
-        follow_redirects=True,
-    )
-    assert "already void" in again.get_data(as_text=True)
+    again = page_after(director, button, {"reason": "again"}, page="/director/journal")
+    assert "already void" in again
     csv_text = director.get("/director/journal.csv").get_data(as_text=True)
     assert "effective_verdict" in csv_text.splitlines()[0] and ",VOID," in csv_text
 

@@ -51,6 +51,15 @@ def judge(page, words: str, shown: str) -> None:
     page.evaluate(SETTLE_JS)
 
 
+def check_verdict(axe: AxeRecord, page, words: str, verdict: str, label: str) -> None:
+    """Judge `words`: the verdict shown is `verdict`, checked locked and then unlocked."""
+    judge(page, words, "verdict-screen")
+    assert page.inner_text("#verdict-word") == verdict
+    axe.check(page, f"{label}, locked")
+    page.locator("#verdict-done:enabled").wait_for()
+    axe.check(page, label)
+
+
 @pytest.mark.parametrize("screen", list(SCREENS))
 def test_every_kiosk_state_has_no_axe_violation(browser, home: Home, server: Server, screen):
     axe = AxeRecord()
@@ -84,11 +93,7 @@ def test_every_kiosk_state_has_no_axe_violation(browser, home: Home, server: Ser
     axe.check(page, "idle with both banners")
 
     refer = pair(browser, home, server, "refer", screen, axe)
-    judge(refer, "qi abcdefgh", "verdict-screen")
-    assert refer.inner_text("#verdict-word") == "REFER"
-    axe.check(refer, "REFER, locked")
-    refer.locator("#verdict-done:enabled").wait_for()
-    axe.check(refer, "REFER")
+    check_verdict(axe, refer, "qi abcdefgh", "REFER", "REFER")
     page.context.close()
     refer.context.close()
     axe.assert_clean()
@@ -117,11 +122,7 @@ def test_a_spanish_kiosk_with_tiles_has_no_axe_violation(
     axe.check(page, "a word the server refused and a word refused in the box")
     page.locator("#word-input").fill("")
     page.click("#chips .chip-problem .chip-remove")
-    judge(page, "", "verdict-screen")
-    assert page.inner_text("#verdict-word") == "ACCEPTABLE"
-    axe.check(page, "ACCEPTABLE in tiles, locked")
-    page.locator("#verdict-done:enabled").wait_for()
-    axe.check(page, "ACCEPTABLE in tiles")
+    check_verdict(axe, page, "", "ACCEPTABLE", "ACCEPTABLE in tiles")
     page.context.close()
     axe.assert_clean()
 

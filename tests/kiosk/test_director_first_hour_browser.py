@@ -4,16 +4,13 @@ the journal shows each challenge's round, table and challenger. Screenshots: tes
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 
 import pytest
 
 from support.browser import browser_missing_reason, launched_chromium
 from support.paths import ARTIFACTS
-from support.servers import PreparedHome, Server, prepare_home
+from support.servers import Server, cli, prepare_home
 
 DIRECTOR_PASSWORD = "director-laptop-1"
 PAGES = (
@@ -57,25 +54,12 @@ BROKEN_WORDS = """() => {
 }"""
 
 
-def _cli(home: PreparedHome, *args: str, stdin: str = "") -> str:
-    done = subprocess.run(
-        [sys.executable, "-m", "adjudicator", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "ADJUDICATOR_HOME": str(home.path)},
-        timeout=60,
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory) -> Iterator[Server]:
     home = prepare_home(tmp_path_factory.mktemp("laptop-home"))
-    _cli(home, "director", "set-password", "--password-stdin", stdin=DIRECTOR_PASSWORD + "\n")
-    _cli(
-        home,
+    cli(home.path, "director", "set-password", "--password-stdin", stdin=DIRECTOR_PASSWORD + "\n")
+    cli(
+        home.path,
         "tournament",
         "create",
         "spring-open-nwl-division",
@@ -86,7 +70,7 @@ def server(tmp_path_factory) -> Iterator[Server]:
         "--title",
         "Spring Open Tournament, NWL division",
     )
-    _cli(home, "kiosk", "add", "table-12-by-the-window", "--tournament", "hall")
+    cli(home.path, "kiosk", "add", "table-12-by-the-window", "--tournament", "hall")
     with Server(home) as running:
         for words, table in ((["QI", "ZA"], "12"), (["QUIXOTIC", "ZEBRAS"], "7")):
             status, _ = running.adjudicate(

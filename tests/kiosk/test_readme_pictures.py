@@ -75,6 +75,18 @@ def kiosk(browser, home: Home, server: Server, name: str, tournament: str):
     return pair_page(page, server.url, home.pairing_code(name, tournament))
 
 
+def kiosk_picture(page, folder: Path, name: str) -> None:
+    """Take the settled kiosk page as the picture `name` (the idle kiosk's size), which the
+    README shows and docs/images/ holds."""
+    page.evaluate(SETTLE_JS)
+    assert off_screen(page) == []
+    page.screenshot(path=str(folder / name))
+    assert f"docs/images/{name}" in README.read_text()
+    for path in (folder / name, DOCS / name):
+        assert path.is_file(), f"{path} is missing: run make screenshots"
+        assert png_size(path) == PICTURES["kiosk-idle.png"], path
+
+
 def test_the_readme_pictures(browser, home: Home, server: Server, folder: Path):
     page = kiosk(browser, home, server, "table-1", "open-csw")
     page.locator("#word-input").fill("qi ze cat ")
@@ -128,13 +140,7 @@ def test_the_readme_picture_of_a_spanish_kiosk(browser, home: Home, server: Serv
     page.keyboard.type("o churro ")
     page.wait_for_selector("#chips .chip-split")
     assert page.locator("#chips .tile-multi").all_inner_texts() == ["CH", "RR"]
-    page.evaluate(SETTLE_JS)
-    assert off_screen(page) == []
-    page.screenshot(path=str(folder / SPANISH_PICTURE))
-    assert f"docs/images/{SPANISH_PICTURE}" in README.read_text()
-    for path in (folder / SPANISH_PICTURE, DOCS / SPANISH_PICTURE):
-        assert path.is_file(), f"{path} is missing: run make screenshots"
-        assert png_size(path) == PICTURES["kiosk-idle.png"], path
+    kiosk_picture(page, folder, SPANISH_PICTURE)
 
 
 FRENCH_PICTURE = "kiosk-french.png"
@@ -162,10 +168,4 @@ def test_the_readme_picture_of_a_french_kiosk(browser, home: Home, server: Serve
     assert page.inner_text("#verdict-word") == "VALABLE"
     assert page.inner_text("#verdict-consequence").startswith("2 mots contestés, 5 chacun")
     page.locator("#verdict-done:enabled").wait_for()
-    page.evaluate(SETTLE_JS)
-    assert off_screen(page) == []
-    page.screenshot(path=str(folder / FRENCH_PICTURE))
-    assert f"docs/images/{FRENCH_PICTURE}" in README.read_text()
-    for path in (folder / FRENCH_PICTURE, DOCS / FRENCH_PICTURE):
-        assert path.is_file(), f"{path} is missing: run make screenshots"
-        assert png_size(path) == PICTURES["kiosk-idle.png"], path
+    kiosk_picture(page, folder, FRENCH_PICTURE)

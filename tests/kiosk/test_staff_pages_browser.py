@@ -97,6 +97,14 @@ def staff_sign_in(browser, server: Server, path: str, name: str, password: str, 
     return page
 
 
+def submit(page, check, field: str, value: str, button: str, shown: str, label: str) -> None:
+    """Fill `field` with `value` and press `button`: `shown` appears, and the page is checked."""
+    page.fill(field, value)
+    page.click(button)
+    assert page.locator(shown).is_visible()
+    check(page, label)
+
+
 def second_opinion(judge, server: Server, original_id: int, words: str, check=None) -> None:
     judge.goto(server.url + "/judge/")
     judge.fill("#adjudication-id", str(original_id))
@@ -115,10 +123,8 @@ def test_word_judges_pages(browser, server: Server):
     judge = staff_sign_in(browser, server, "/judge/login", "alice", JUDGE_PASSWORD, check)
     judge.wait_for_url(server.url + "/judge/")
     check(judge, "second opinion: the number")
-    judge.fill("#adjudication-id", "999999")
-    judge.click("#open-case")
-    assert judge.locator("#judge-error").is_visible()
-    check(judge, "second opinion: no such number")
+    submit(judge, check, "#adjudication-id", "999999", "#open-case", "#judge-error",
+           "second opinion: no such number")  # fmt: skip
     second_opinion(judge, server, flagged["id"], "qi zax", check)
     assert judge.locator("#flagged").is_visible()
     check(judge, "second opinion: flagged")
@@ -177,22 +183,14 @@ def test_directors_pages(browser, server: Server, home: PreparedHome):
     assert page.locator("#verify-results").is_visible()
     check(page, "lexicons verified")
     page.set_input_files("#file", files=[_upload("bad.txt", b"QI\nZA\nNOT A WORD\n")])
-    page.fill("#lexicon-name", "BAD")
-    page.click("#import")
-    assert page.locator("#import-error").is_visible()
-    check(page, "an import refused")
+    submit(page, check, "#lexicon-name", "BAD", "#import", "#import-error", "an import refused")
     page.set_input_files("#file", files=[_upload("good.txt", b"QI\nZA\nXU\n")])
-    page.fill("#lexicon-name", "GOOD")
-    page.click("#import")
-    assert page.locator("#import-summary").is_visible()
-    check(page, "an import done")
+    submit(page, check, "#lexicon-name", "GOOD", "#import", "#import-summary", "an import done")
 
     page.goto(server.url + "/director/kiosks")
     check(page, "kiosks")
-    page.fill("#kiosk-name", "table-9")
-    page.click("#enrol")
-    assert page.locator("#pairing-code").is_visible()
-    check(page, "a kiosk's pairing code")
+    submit(page, check, "#kiosk-name", "table-9", "#enrol", "#pairing-code",
+           "a kiosk's pairing code")  # fmt: skip
     page.context.close()
     check.assert_clean()
 

@@ -11,11 +11,8 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import sqlite3
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 
@@ -23,7 +20,7 @@ import pytest
 
 from support.browser import ARTIFACTS, LAPTOP, open_page, pair_page, sign_in
 from support.receipts import independent_verify
-from support.servers import PreparedHome, Server, prepare_home
+from support.servers import PreparedHome, Server, cli, prepare_home
 
 pytestmark = [
     pytest.mark.browser,
@@ -33,24 +30,10 @@ DIRECTOR_PASSWORD = "director-witness-1"
 PAIRING = re.compile(r"/pair(?:\?lang=[a-z]+)?#([A-Z0-9]+)")  # the code after "#" (issue 10)
 
 
-def cli(home: PreparedHome, *args: str, stdin: str = "", check: bool = True):
-    done = subprocess.run(
-        [sys.executable, "-m", "adjudicator", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "ADJUDICATOR_HOME": str(home.path)},
-        timeout=60,
-    )
-    if check:
-        assert done.returncode == 0, done.stderr
-    return done
-
-
 @pytest.fixture
 def home(tmp_path) -> PreparedHome:
     home = prepare_home(tmp_path / "home")
-    cli(home, "director", "set-password", "--password-stdin", stdin=DIRECTOR_PASSWORD + "\n")
+    cli(home.path, "director", "set-password", "--password-stdin", stdin=DIRECTOR_PASSWORD + "\n")
     return home
 
 
@@ -62,7 +45,7 @@ def server(home) -> Iterator[Server]:
 
 
 def paired_kiosk(browser, server: Server, home: PreparedHome, name: str):
-    code = PAIRING.search(cli(home, "kiosk", "add", name, "--tournament", "hall").stdout)[1]
+    code = PAIRING.search(cli(home.path, "kiosk", "add", name, "--tournament", "hall"))[1]
     page = open_page(browser, LAPTOP, timeout=10000, accept_downloads=True)
     return pair_page(page, server.url, code)
 
@@ -119,7 +102,7 @@ def test_the_verdict_shows_a_receipt_code_and_the_docket_carries_the_whole_recei
     browser, server, home, tmp_path
 ):
     page = paired_kiosk(browser, server, home, "docket-kiosk")
-    public_pem = cli(home, "journal", "key").stdout
+    public_pem = cli(home.path, "journal", "key")
     shown = judge(page, "qi za")
     (receipt,) = kept_receipts(page, "docket-kiosk")
     assert receipt["id"] == shown["id"] and receipt["verdict"] == "ACCEPTABLE"
@@ -156,8 +139,8 @@ def test_the_verdict_shows_a_receipt_code_and_the_docket_carries_the_whole_recei
     path = tmp_path / "receipts.jsonl"
     download.value.save_as(path)
     assert [json.loads(line) for line in path.read_text().splitlines()] == kept
-    audited = cli(home, "journal", "audit", str(path))
-    assert "2 receipt(s) checked: 2 held unchanged" in audited.stdout
+    audited = cli(home.path, "journal", "audit", str(path))
+    assert "2 receipt(s) checked: 2 held unchanged" in audited
 
 
 def test_a_kiosk_whose_receipt_vanished_raises_the_directors_alarm(browser, server, home):

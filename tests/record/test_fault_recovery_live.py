@@ -16,24 +16,14 @@ import pytest
 from adjudicator.record.journal_health import PROBE_SECONDS
 
 from support.load import Load, assert_served_are_recorded, journal_rows
-from support.servers import Server, get, prepare_home
+from support.servers import NOBODY, Server, as_nobody_argv, get, prepare_home
 
 pytestmark = pytest.mark.slow
-NOBODY = 65534
 
 
 class UnprivilegedServer(Server):
     def command(self) -> list[str]:
-        return [
-            "setpriv",
-            f"--reuid={NOBODY}",
-            f"--regid={NOBODY}",
-            "--clear-groups",
-            # may read and search anything (the Python under /root), never write past permissions
-            "--inh-caps=-all,+dac_read_search",
-            "--ambient-caps=+dac_read_search",
-            *super().command(),
-        ]
+        return as_nobody_argv(*super().command())
 
 
 @pytest.fixture

@@ -85,7 +85,8 @@ def test_an_edit_with_a_recomputed_hash_breaks_the_next_link(db):
         ("ACCEPTABLE", forged.compute_hash()),
     )
     result = journal.verify(db)
-    assert result.first_bad_id == 3 and "does not link" in result.problem
+    assert result.first_bad_id == 3 and result.rows == 2
+    assert "does not link" in result.problem
 
 
 def test_a_deleted_row_is_named(db):

@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from support.servers import NOBODY, as_nobody_argv
+
 pytestmark = pytest.mark.slow
-NOBODY = 65534
 
 SCRIPT = """
 import sys
@@ -34,15 +35,7 @@ print(journal.newest_id(db), lost.role if lost else "-", lost.reason if lost els
 
 def as_nobody(*argv: str, env: dict | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [
-            "setpriv",
-            f"--reuid={NOBODY}",
-            f"--regid={NOBODY}",
-            "--clear-groups",
-            "--inh-caps=-all,+dac_read_search",
-            "--ambient-caps=+dac_read_search",
-            *argv,
-        ],
+        as_nobody_argv(*argv),
         capture_output=True,
         text=True,
         timeout=60,

@@ -11,34 +11,20 @@ import pytest
 
 from adjudicator.hall.hall import Hall
 from adjudicator.record import receipt_key, witnesses
-from adjudicator.words.wordlist import WordSet
 from kiosk import create_app
 
-from support.hall import CSW_WORDS, NWL_WORDS, SECRET_KEY, ok
+from support.hall import SECRET_KEY, judged_by_api, spring_kiosks
 
 
 @pytest.fixture
 def answers(run, store, home, monkeypatch):
     """Two kiosks' 201 answers: {kiosk: [answer, ...]}, and the app."""
-    monkeypatch.setenv("ADJUDICATOR_KIOSK_RATE_LIMIT", "off")
-    store.save("TINY-NWL", WordSet.of(NWL_WORDS))
-    store.save("TINY-CSW", WordSet.of(CSW_WORDS))
-    ok(run("tournament", "create", "spring", "--lexicon", "TINY-NWL", "--rule", "double"))
-    tokens = {
-        name: ok(run("kiosk", "add", name, "--tournament", "spring")).splitlines()[-1]
-        for name in ("k1", "k2")
-    }
+    tokens = spring_kiosks(run, store, monkeypatch, "k1", "k2")
     hall = Hall()
     client = create_app({"HALL": hall, "SECRET_KEY": SECRET_KEY}).test_client()
     given = {}
     for name, words in (("k1", ["QI", "ZA"]), ("k2", ["CAT"]), ("k1", ["QX"])):
-        response = client.post(
-            "/api/v1/adjudications",
-            json={"words": words},
-            headers={"Authorization": f"Bearer {tokens[name]}"},
-        )
-        assert response.status_code == 201
-        given.setdefault(name, []).append(response.get_json())
+        given.setdefault(name, []).append(judged_by_api(client, tokens[name], words))
     return given, client, tokens, hall
 
 

@@ -14,6 +14,8 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from adjudicator.hall import kiosks, staff
+from adjudicator.judging import outcomes, second_opinion
+from adjudicator.record import journal
 
 from .hall import CSRF_INPUT, Setup, build_setup, make_app, pair_browser
 
@@ -63,6 +65,19 @@ class Staffed:
         return self.setup.hall.adjudicate(kiosk, words, **details)
 
 
+def outcome(staffed: Staffed, entry_id: int) -> outcomes.Outcome:
+    """The journal row's outcome as it stands, after every later ruling and void."""
+    ((_, found),) = outcomes.with_outcomes(staffed.db, [journal.get(staffed.db, entry_id)])
+    return found
+
+
+def give_opinion(staffed: Staffed, entry_id: int, words, judge: str = JUDGE, **details):
+    """A second opinion on the row by `judge` at the judge's station (second_opinion.give)."""
+    return second_opinion.give(
+        staffed.db, staffed.store, entry_id, words, actor=judge, station=f"judge:{judge}", **details
+    )
+
+
 def build_staffed(tmp_path: Path, **config) -> Staffed:
     setup = build_setup(tmp_path)
     staff.set_director_password(setup.hall.db, DIRECTOR_PASSWORD)
@@ -103,6 +118,20 @@ def post_form(
     return client.post(
         path, data={**(data or {}), "csrf_token": csrf_token(client, page)}, **kwargs
     )
+
+
+def page_after(
+    client: FlaskClient, path: str, data: dict | None = None, page: str = "/director/"
+) -> str:
+    """POST a form as post_form does, follow the redirect, and return the page it shows."""
+    return post_form(client, path, data, page, follow_redirects=True).get_data(as_text=True)
+
+
+def press(client: FlaskClient, page: str, action: str, data: dict | None = None) -> str:
+    """Open `page`, check it offers the form that posts to `action`, submit that form with
+    `data`, and return the page shown after the redirect."""
+    assert f'action="{action}"' in client.get(page).get_data(as_text=True)
+    return page_after(client, action, data, page)
 
 
 def ruling(run, adjudication, verdict: str, reason: str, *words: str, flags: tuple = ()):

@@ -225,6 +225,28 @@ def ok(outcome) -> str:
     return outcome.stdout
 
 
+def spring_kiosks(run, store, monkeypatch, *names: str) -> dict[str, str]:
+    """Through the CLI: the `spring` tournament (TINY-NWL, double; TINY-CSW saved too) and the
+    kiosks `names`, with no rate limit on them. Returns {kiosk: token}."""
+    monkeypatch.setenv("ADJUDICATOR_KIOSK_RATE_LIMIT", "off")
+    store.save("TINY-NWL", WordSet.of(NWL_WORDS))
+    store.save("TINY-CSW", WordSet.of(CSW_WORDS))
+    ok(run("tournament", "create", "spring", "--lexicon", "TINY-NWL", "--rule", "double"))
+    return {
+        name: ok(run("kiosk", "add", name, "--tournament", "spring")).splitlines()[-1]
+        for name in names
+    }
+
+
+def judged_by_api(client: FlaskClient, token: str, words: list[str]) -> dict:
+    """A challenge through the kiosk API with `token`: its 201 answer."""
+    response = client.post(
+        "/api/v1/adjudications", json={"words": words}, headers={"Authorization": f"Bearer {token}"}
+    )
+    assert response.status_code == 201
+    return response.get_json()
+
+
 def refused(outcome, *fragments: str) -> str:
     """A CLI outcome refused with exit 2: nothing on stdout, the fragments on stderr."""
     assert outcome.exit_code == 2, (outcome.stdout, outcome.stderr)

@@ -29,6 +29,23 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+NOBODY = 65534  # the unprivileged user the read-only tests run as
+
+
+def as_nobody_argv(*argv: str) -> list[str]:
+    """`argv` run as NOBODY: it may read and search anything (the Python under /root), and
+    never write past the files' permissions."""
+    return [
+        "setpriv",
+        f"--reuid={NOBODY}",
+        f"--regid={NOBODY}",
+        "--clear-groups",
+        "--inh-caps=-all,+dac_read_search",
+        "--ambient-caps=+dac_read_search",
+        *argv,
+    ]
+
+
 def cli(home: Path, *args: str, env: dict | None = None, stdin: str | None = None) -> str:
     """Run `python -m adjudicator ARGS` with ADJUDICATOR_HOME=home; return stdout, fail loudly."""
     done = subprocess.run(
@@ -126,16 +143,21 @@ class Server:
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise RuntimeError(f"server exited: {self.log_path.read_text()[-2000:]}")
-            try:
-                with urllib.request.urlopen(self.url + "/healthz", timeout=1) as response:
-                    if response.status == 200:
-                        return self
-            except OSError:
-                time.sleep(0.1)
+            if self.is_up():
+                return self
+            time.sleep(0.1)
         self.kill()
         raise RuntimeError(
             f"server did not answer in {timeout} s: {self.log_path.read_text()[-2000:]}"
         )
+
+    def is_up(self) -> bool:
+        """Whether the server is up: /healthz answers 200 (judging)."""
+        try:
+            with urllib.request.urlopen(self.url + "/healthz", timeout=1) as response:
+                return response.status == 200
+        except OSError:
+            return False
 
     def kill(self, sig: int = signal.SIGKILL) -> None:
         if self.process and self.process.poll() is None:
