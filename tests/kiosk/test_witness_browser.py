@@ -185,7 +185,7 @@ def test_the_kiosk_shows_the_true_reason_when_the_journal_is_gone(browser, serve
 
 
 def test_a_french_kiosk_says_the_journal_is_gone_in_french(browser, server, home):
-    cli(home, "tournament", "set", "hall", "--language", "fr")
+    cli(home.path, "tournament", "set", "hall", "--language", "fr")
     page = paired_kiosk(browser, server, home, "french-kiosk")
     assert page.locator("html").get_attribute("lang") == "fr"
     judge(page, "qi")
