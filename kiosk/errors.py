@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 
 from flask import Flask, jsonify, render_template, request
+from flask_babel import gettext
 from werkzeug.exceptions import HTTPException
 
 from adjudicator.errors import AdjudicatorError, ChallengeInputError
@@ -93,7 +94,7 @@ def error_response(
     headers: dict | None = None,
     *,
     advice: str = "",
-    link: tuple[str, str] = ("/", "Back to the start"),
+    link: tuple[str, str] = ("/", N_("Back to the start")),
     shown: str = "",
 ):
     """The error as JSON (API, health check, JSON requests) or as a page with `advice`, `link`;
@@ -110,13 +111,17 @@ def error_response(
             body["shown_error"] = shown
         response = jsonify(body)
     else:
-        response = render_template(
-            "error.html", status=status, message=message, advice=advice, link=link
+        response = render_template(  # a page: in the page's language where the catalogue has it
+            "error.html",
+            status=status,
+            message=gettext(message) if message else message,
+            advice=gettext(advice) if advice else "",
+            link=(link[0], gettext(link[1])),
         )
     return response, status, headers or {}
 
 
-DIRECTOR_INTERNAL = (
+DIRECTOR_INTERNAL = N_(
     "Internal error: the server hit a fault it did not expect, and logged it. The terminal "
     "running `adjudicator hall` or `adjudicator serve` (or `journalctl -u adjudicator-hall`) "
     "shows what went wrong. Reload the page to see what was saved, then try again; if it "
@@ -158,10 +163,10 @@ def init_app(app: Flask) -> None:
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException):
         messages = {
-            404: "Not found.",
-            405: "That method is not allowed here.",
-            413: "The request is too large.",
-            400: 'The request could not be read: send JSON such as {"words": ["QI"]}.',
+            404: N_("Not found."),
+            405: N_("That method is not allowed here."),
+            413: N_("The request is too large."),
+            400: N_('The request could not be read: send JSON such as {"words": ["QI"]}.'),
         }
         return error_response(exc.code or 500, messages.get(exc.code, exc.description or exc.name))
 
@@ -169,7 +174,7 @@ def init_app(app: Flask) -> None:
     def unexpected(exc: Exception):
         log.exception("unexpected error; no verdict given")
         if request.path.startswith("/director"):
-            return error_response(500, DIRECTOR_INTERNAL, link=("/director/", "The overview"))
+            return error_response(500, DIRECTOR_INTERNAL, link=("/director/", N_("The overview")))
         if request.path.startswith("/api/"):
             speak_as_asked()
             return error_response(500, INTERNAL, shown=say(Phrase(INTERNAL)))

@@ -33,8 +33,11 @@ from werkzeug.exceptions import RequestEntityTooLarge
 
 from adjudicator import settings
 from adjudicator.hall import attempts, staff, staff_sessions
+from adjudicator.hall.languages import LANGUAGES
+from adjudicator.wording import N_
 from kiosk.errors import ApiError, error_response
 from kiosk.hall import get_hall
+from kiosk.i18n import speak
 
 csrf = CSRFProtect()
 UPLOAD_ENDPOINTS = ("director.lexicon_import",)
@@ -93,17 +96,24 @@ def init_app(app: Flask) -> None:
     @app.errorhandler(CSRFError)
     def csrf_error(exc: CSRFError):
         if request.endpoint == "pages.pair":  # on a kiosk screen, often with no Back button
+            language = request.form.get("lang", "")
+            if language in LANGUAGES:
+                speak(language)  # the pairing link's language, as on the pairing page
             return error_response(
                 400,
-                "Not paired: this pairing form has expired.",
-                advice="Nothing was changed on this screen. Reload the pairing page and try "
-                "again: tap the button below, then type the pairing code.",
-                link=(url_for("pages.pair_form"), "Open the pairing form"),
+                N_("Not paired: this pairing form has expired."),
+                advice=N_(
+                    "Nothing was changed on this screen. Reload the pairing page and try "
+                    "again: tap the button below, then type the pairing code."
+                ),
+                link=(url_for("pages.pair_form"), N_("Open the pairing form")),
             )
         return error_response(
             400,
-            "This form has expired or did not come from this site's own page: go back, reload "
-            "the page and submit it again.",
+            N_(
+                "This form has expired or did not come from this site's own page: go back, "
+                "reload the page and submit it again."
+            ),
         )
 
     @app.errorhandler(RequestEntityTooLarge)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import itertools
 
 from flask import Response, flash, redirect, render_template, request, url_for
-from flask_babel import gettext as _
 
 from adjudicator import settings
 from adjudicator.errors import AdjudicatorError
@@ -14,6 +13,7 @@ from adjudicator.hall import bursts, export, journal_review, kiosks, tournaments
 from adjudicator.judging import outcomes, voids
 from adjudicator.judging.rulebooks import rulebook_name
 from adjudicator.record import journal
+from adjudicator.wording import N_
 from kiosk.director.blueprint import bp, director_only
 from kiosk.errors import error_response
 from kiosk.hall import get_hall
@@ -76,7 +76,7 @@ def journal_csv():
     try:
         filters = _journal_filters()
     except AdjudicatorError as exc:
-        return error_response(400, str(exc), link=(url_for("director.journal_page"), _("Back")))
+        return error_response(400, str(exc), link=(url_for("director.journal_page"), N_("Back")))
     db = get_hall().db  # the rows and their outcomes read the database only: no context
     rows = export.csv_records(db, journal_review.select_batches(db, filters))
     chunks = export.csv_chunks(rows)

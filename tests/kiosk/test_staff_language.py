@@ -189,3 +189,19 @@ def test_the_overview_and_journal_say_counts_with_the_languages_plurals(staffed)
     assert "<th>Rozstrzygnięcie</th>" in journal and "dziennik ma łącznie" in journal
     french = director.get("/director/journal", headers={"Accept-Language": "fr"})
     assert "<h1>Le journal</h1>" in french.get_data(as_text=True)
+
+
+def test_an_error_page_speaks_the_browsers_language(staffed):
+    missing = staffed.director().get("/director/no-such-page", headers={"Accept-Language": "fr"})
+    page = missing.get_data(as_text=True)
+    assert missing.status_code == 404
+    assert "<h1>Introuvable.</h1>" in page and "Retour au début" in page
+
+
+def test_an_expired_pairing_form_is_refused_in_the_links_language(staffed):
+    client = staffed.client()
+    refused = client.post("/pair", data={"code": "ABC", "lang": "pl", "csrf_token": "stale"})
+    page = refused.get_data(as_text=True)
+    assert refused.status_code == 400
+    assert "Nie sparowano: ten formularz parowania wygasł." in page
+    assert "Otwórz formularz parowania" in page and _lang(page) == "pl"
