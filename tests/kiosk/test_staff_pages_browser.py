@@ -101,7 +101,7 @@ def submit(page, check, field: str, value: str, button: str, shown: str, label: 
     """Fill `field` with `value` and press `button`: `shown` appears, and the page is checked."""
     page.fill(field, value)
     page.click(button)
-    assert page.locator(shown).is_visible()
+    page.locator(shown).wait_for(state="visible")  # the form's answer is a new page: wait for it
     check(page, label)
 
 
