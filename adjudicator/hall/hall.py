@@ -105,7 +105,7 @@ class Hall:
         up to it: the highest number a receipt carries, kept beside the key)."""
         journal_id = journal_health.of(self.db).journal_id
         issued = receipts.issue(self.signing_key(), entry, journal_id)
-        self.high_water().advance(journal_id, entry.id, entry.row_hash)
+        self.high_water().advance(journal_id, entry.id, entry.row_hash, issued)
         return issued
 
     def high_water(self) -> high_water.HighWater:

@@ -3,9 +3,11 @@
 Kept outside the journal's file, so a journal moved backwards (a restored copy, a swapped disk)
 across a restart is noticed by the server itself, before any kiosk polls: `check` at start
 records a rollback when the journal ends before the mark (rollbacks.py). Advanced as each
-receipt is issued, under a file lock shared by the workers, never backwards. It is one
-512-byte sector rewritten in place (about 20 us, no rename per verdict), not fsynced: a crash
-may keep the previous mark, and the kiosks' receipts still witness the last rows.
+receipt is issued, under a file lock shared by the workers, never backwards. The mark is that
+receipt itself (already signed: no second signature per verdict), or a signed mark of its own
+when no receipt is at hand. It is one slot rewritten in place (no rename per verdict), not
+fsynced: a crash may keep the previous mark, and the kiosks' receipts still witness the last
+rows.
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ from adjudicator.record.db import Database
 from adjudicator.record.receipt_key import SigningKey, signature_ok
 
 SUFFIX = ".high-water"
-SLOT = 512  # the mark, padded: one sector, rewritten in place (a disk writes a sector whole)
+SLOT = 4096  # the mark, padded: one page, rewritten in place
+MARK_TYPES = ("high-water", "receipt")
 
 
 def path_for(key_path: Path) -> Path:
@@ -39,16 +42,22 @@ class HighWater:
         self._open: tuple[int, int] | None = None  # (pid, fd) of the mark file
         self._lock = threading.Lock()
 
-    def advance(self, journal_id: str | None, row_id: int, row_hash: str) -> None:
+    def advance(
+        self, journal_id: str | None, row_id: int, row_hash: str, receipt: dict | None = None
+    ) -> None:
+        """Move the mark up to this row; `receipt`, the row's signed receipt, is kept as the
+        mark when given."""
         if not journal_id or (self._last[0] == journal_id and row_id <= self._last[1]):
             return
         try:
             with self._lock:  # flock excludes other processes; this, this process's threads
-                self._write_if_higher(journal_id, row_id, row_hash)
+                self._write_if_higher(journal_id, row_id, row_hash, receipt)
         except OSError:
             pass  # the mark is a second witness; the receipt itself was issued
 
-    def _write_if_higher(self, journal_id: str, row_id: int, row_hash: str) -> None:
+    def _write_if_higher(
+        self, journal_id: str, row_id: int, row_hash: str, receipt: dict | None
+    ) -> None:
         fd = self._fd()
         fcntl.flock(fd, fcntl.LOCK_EX)
         try:
@@ -56,16 +65,11 @@ class HighWater:
             if mark and mark.get("journal") == journal_id and mark.get("id", 0) >= row_id:
                 self._last = (journal_id, mark["id"])
                 return
-            body = self.key.sign(
-                {
-                    "type": "high-water",
-                    "journal": journal_id,
-                    "id": row_id,
-                    "row_hash": row_hash,
-                }
-            )
-            text = json.dumps(body, sort_keys=True).encode()
-            os.pwrite(fd, text.ljust(SLOT), 0)  # one sector, in place: no rename per verdict
+            text = json.dumps(receipt, sort_keys=True).encode() if receipt else b""
+            if not text or len(text) > SLOT:
+                body = {"type": "high-water", "journal": journal_id, "id": row_id}
+                text = json.dumps(self.key.sign({**body, "row_hash": row_hash})).encode()
+            os.pwrite(fd, text.ljust(SLOT), 0)  # one slot, in place: no rename per verdict
             self._last = (journal_id, row_id)
         finally:
             fcntl.flock(fd, fcntl.LOCK_UN)
@@ -92,7 +96,7 @@ def read(path: Path, public) -> dict[str, Any] | None:
         mark = _parse(path.read_bytes()[:SLOT])
     except OSError:
         return None
-    if not isinstance(mark, dict) or mark.get("type") != "high-water":
+    if not isinstance(mark, dict) or mark.get("type") not in MARK_TYPES:
         return None
     if not isinstance(mark.get("id"), int) or not signature_ok(mark, public):
         return None

@@ -45,3 +45,18 @@ def test_the_mark_only_moves_up_and_verifies(tmp_path):
     forged = {**mark, "id": 1000}
     high_water.path_for(key_path).write_text(json.dumps(forged))
     assert high_water.read(high_water.path_for(key_path), key.public) is None
+
+
+def test_the_receipt_itself_is_the_mark_and_is_not_signed_twice(tmp_path):
+    key_path = tmp_path / "receipt_key.pem"
+    key = receipt_key.load_or_create(key_path)
+    receipt = key.sign(
+        {"type": "receipt", "journal": "j" * 32, "id": 7, "row_hash": "c" * 64, "words": ["QI"]}
+    )
+    high_water.HighWater(key, key_path).advance("j" * 32, 7, "c" * 64, receipt)
+    # The receipt as issued, its one signature: no mark of its own was signed.
+    assert high_water.read(high_water.path_for(key_path), key.public) == receipt
+
+    tampered = {**receipt, "id": 8}
+    high_water.path_for(key_path).write_text(json.dumps(tampered))
+    assert high_water.read(high_water.path_for(key_path), key.public) is None
