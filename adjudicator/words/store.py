@@ -156,12 +156,10 @@ class LexiconStore:
             except LexiconCorrupt:
                 return  # gone: replaced by a new edition, or caught by the next open
             if intact:
-                try:  # the words in service still have the fingerprint the tournaments pin
-                    loaded.lexicon.check_fingerprint()
-                    return
-                except LexiconCorrupt as exc:
-                    self._take_out_of_service(name, str(exc))
-                    raise
+                # The words in service need no second fingerprint: they are a sealed copy,
+                # fingerprinted when loaded, and a manifest or file that changes since is
+                # loaded afresh (and fingerprinted again) by `open`.
+                return
             self._open.pop(name, None)
             reason = (
                 f"Lexicon {name} is damaged: its compiled file {path.name} no longer matches "
