@@ -45,13 +45,17 @@ def healthz():
     if not names:
         raise ApiError(503, "No lexicon is installed: the director must import one.")
     hall.store.open(names[0])
-    lost = journal_health.lost_role(hall.db)
-    if lost:  # still judging, on one copy: say so, which one, and what to do (no file names)
+    if health.state == "degraded":  # still judging, on one copy: which, what to do, no paths
+        advice = (
+            f"Run `adjudicator journal resync`: the {health.copy} is set aside and rebuilt."
+            if health.row is not None
+            else f"Put the {health.copy}'s disk back and run `adjudicator journal resync`."
+        )
         return jsonify(
             ok=True,
             status=200,
-            journal=f"degraded: one copy (the {lost} is lost)",
-            advice=f"Put the {lost}'s disk back and run `adjudicator journal resync`.",
+            journal=f"degraded: one copy ({health.copy_summary})",
+            advice=advice,
         )
     return jsonify(ok=True, status=200, journal="ok")
 

@@ -77,6 +77,8 @@ class Hall:
     ):
         self.store = store or LexiconStore()
         self.db = db or connect()
+        if key_path is not None and hasattr(self.db, "key_path"):
+            self.db.key_path = key_path  # a mirrored journal signs its markers with it
         self.committer = GroupCommitter(self.db)
         self.key_path = key_path  # None: the configured receipt key file
         self._key: receipt_key.SigningKey | None = None
@@ -111,14 +113,20 @@ class Hall:
     def high_water(self) -> high_water.HighWater:
         if self._high_water is None:
             self._high_water = high_water.HighWater(
-                self.signing_key(), self.key_path or receipt_key.key_path()
+                self.signing_key(),
+                self.key_path or receipt_key.key_path(),
+                high_water.copy_paths(self.db),
             )
         return self._high_water
 
     def check_high_water(self) -> rollbacks.Rollback | None:
-        """At a server's start: a rollback if the journal ends before the signed mark."""
+        """At a server's start: a rollback if the journal ends before the highest signed mark,
+        or is not one the key began (journal_begun.py)."""
         return high_water.check(
-            self.db, self.signing_key(), self.key_path or receipt_key.key_path()
+            self.db,
+            self.signing_key(),
+            self.key_path or receipt_key.key_path(),
+            high_water.copy_paths(self.db),
         )
 
     def journal_health(self) -> journal_health.Health:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from adjudicator.hall.hall import Hall
-from adjudicator.record import checkpoints, witnesses
+from adjudicator.record import checkpoints, copy_markers, witnesses
 from adjudicator.record.db import DatabaseUnavailable
 from adjudicator.record.journal_health import Health
 from adjudicator.record.receipt_key import ReceiptKeyError
@@ -26,6 +26,12 @@ class Integrity:
     lexicons_out_of_service: dict[str, str] = field(default_factory=dict)
     key_id: str = ""
     unreadable: list[str] = field(default_factory=list)  # parts that could not be read now
+    forged_markers: dict[str, str] = field(default_factory=dict)  # marker -> copy it names
+
+    @property
+    def warnings(self) -> list[str]:
+        """What the director should look into, though judging goes on unchanged."""
+        return [copy_markers.forged_warning(m, names) for m, names in self.forged_markers.items()]
 
     @property
     def problems(self) -> list[str]:
@@ -39,7 +45,7 @@ class Integrity:
             f"Lexicon {name} is out of service: {reason}"
             for name, reason in self.lexicons_out_of_service.items()
         ]
-        return found + self.unreadable
+        return found + self.unreadable + self.warnings
 
 
 def overview(hall: Hall) -> Integrity:
@@ -57,11 +63,13 @@ def overview(hall: Hall) -> Integrity:
         key_id = hall.signing_key().id
     except ReceiptKeyError as exc:
         unreadable.append(str(exc))
+    journal = hall.journal_health()
     return Integrity(
-        journal=hall.journal_health(),
+        journal=journal,
         alarms=alarms,
         last_checkpoint=last,
         lexicons_out_of_service=hall.store.out_of_service(),
         key_id=key_id,
         unreadable=unreadable,
+        forged_markers=dict(getattr(hall.db, "forged_markers", {})),
     )

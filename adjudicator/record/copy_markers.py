@@ -1,8 +1,11 @@
 """Marker files that say which copy of a mirrored journal was lost, kept beside the survivor.
 
-`<survivor>.copy-lost` holds JSON: the lost copy's path, why, and since when. Every process
-serving the journal reads the markers at each transaction (two stat calls), so all of them drop
-the same copy; a restarted server knows which copy is stale; `journal resync` removes them.
+`<survivor>.copy-lost` holds the lost copy's path, its role, why, since when and (for a copy
+that disagreed with the chain) the row where it parts, signed with the hall's key. Every
+process serving the journal reads the markers at each transaction (two failed opens while
+there are none), so all of them drop the same copy; a restarted server knows which copy is
+stale; `journal resync` removes them. A marker that the hall's key did not sign (written by
+hand on the stick) drops nothing: it is reported, as forged, and otherwise ignored.
 """
 
 from __future__ import annotations
@@ -11,26 +14,45 @@ import json
 import os
 import threading
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+from adjudicator.record.receipt_key import SigningKey, signature_ok
+
 SUFFIX = ".copy-lost"
+TYPE = "copy-lost"
+_VERIFIED: dict[tuple[bytes, bytes], bool] = {}  # (public key, marker bytes) -> signed by it
+_VERIFIED_LOCK = threading.Lock()
+
+
+@dataclass
+class Markers:
+    """The markers beside the copies: those the hall signed (by the lost copy's path) and
+    those it did not (by the marker's own path, with the copy they name as lost)."""
+
+    signed: dict[str, dict[str, Any]] = field(default_factory=dict)
+    forged: dict[str, str] = field(default_factory=dict)
 
 
 def marker_path(copy_path: str) -> Path:
     return Path(str(copy_path) + SUFFIX)
 
 
-def write(survivors: Iterable[str], role: str, lost_path: str, reason: str, since: str) -> bool:
-    """Write the marker beside each survivor (durably, all or nothing per file); True if any
-    was written."""
-    body = json.dumps({"lost": lost_path, "role": role, "reason": reason, "since": since})
+def write(survivors: Iterable[str], fields: dict[str, Any], key: SigningKey) -> bool:
+    """Write the signed marker beside each survivor (durably, all or nothing per file); True
+    if any was written. `fields`: lost, role, reason, since, and row (or None)."""
+    body = json.dumps(key.sign({"type": TYPE, **fields}), sort_keys=True)
     written = False
     for survivor in survivors:
         target = marker_path(survivor)
         partial = target.with_name(f"{target.name}.{os.getpid()}.{threading.get_ident()}")
         try:
-            with open(partial, "w", encoding="utf-8") as handle:
+            fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with open(fd, "w", encoding="utf-8") as handle:
                 handle.write(body)
                 handle.flush()
                 os.fsync(handle.fileno())
@@ -41,20 +63,57 @@ def write(survivors: Iterable[str], role: str, lost_path: str, reason: str, sinc
     return written
 
 
-def read_all(copy_paths: Iterable[str]) -> dict[str, dict[str, Any]]:
-    """The lost copies named by markers beside any of `copy_paths`: lost path -> marker."""
-    found: dict[str, dict[str, Any]] = {}
+def read_all(copy_paths: Iterable[str], public: Ed25519PublicKey) -> Markers:
+    """The markers beside any of `copy_paths`, signed or not."""
+    found = Markers()
     for path in copy_paths:
         target = marker_path(path)
         try:
-            body = json.loads(target.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue  # none (the usual case), or half-written: the writer's own state holds
-        if isinstance(body, dict) and isinstance(body.get("lost"), str):
-            body.setdefault("reason", "")
-            body.setdefault("since", "")
-            found[body["lost"]] = body
+            raw = target.read_bytes()
+        except OSError:
+            continue  # none: the usual case
+        body = _parse(raw)
+        if body is not None and _signed(raw, body, public):
+            found.signed[body["lost"]] = body
+        else:
+            found.forged[str(target)] = body["lost"] if body is not None else ""
     return found
+
+
+def _parse(raw: bytes) -> dict[str, Any] | None:
+    try:
+        body = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return None
+    if not isinstance(body, dict) or not isinstance(body.get("lost"), str):
+        return None
+    body.setdefault("reason", "")
+    body.setdefault("since", "")
+    return body
+
+
+def _signed(raw: bytes, body: dict[str, Any], public: Ed25519PublicKey) -> bool:
+    """Whether the hall's key signed this marker (each text is verified once per process)."""
+    cache_key = (public.public_bytes(Encoding.Raw, PublicFormat.Raw), raw)
+    with _VERIFIED_LOCK:
+        known = _VERIFIED.get(cache_key)
+    if known is None:
+        known = body.get("type") == TYPE and signature_ok(body, public)
+        with _VERIFIED_LOCK:
+            if len(_VERIFIED) > 64:
+                _VERIFIED.clear()
+            _VERIFIED[cache_key] = known
+    return known
+
+
+def forged_warning(marker: str, names: str) -> str:
+    """What the director is told of a marker the hall's key did not sign."""
+    return (
+        f"The marker file {marker} says that the copy {names or '(none named)'} is lost, but it "
+        "is not signed with this hall's key: it was ignored, and both copies are still "
+        "written. It may have been written by hand (on the USB stick?): remove it, and find "
+        "out who wrote it."
+    )
 
 
 def remove_all(copy_paths: Iterable[str]) -> None:

@@ -7,10 +7,16 @@ The group commit batches rows as before, so a batch still costs one commit per d
 
 A copy that fails (its file deleted or replaced, its disk full, read-only or pulled out) is
 dropped and serving goes on from the other: the journal is "degraded: one copy". The loss is
-written in a marker file beside the surviving copy (`copy_markers`), so every process serving
-the journal drops the same copy at its next transaction, under the same write locks, and a
-restarted server knows which copy is stale. Only when the last copy fails is nothing recorded.
-`journal resync` rebuilds a dropped copy and removes the marker; processes then take it back.
+written in a marker file beside the surviving copy (`copy_markers`, signed with the hall's key),
+so every process serving the journal drops the same copy at its next transaction, under the
+same write locks, and a restarted server knows which copy is stale. Only when the last copy
+fails is nothing recorded. `journal resync` rebuilds a dropped copy and removes the marker;
+processes then take it back.
+
+Copies are compared, not assumed: before each chain write, each copy's head must be the head
+last committed (head_check.py, against the records beside the copies: chain_head.py). A copy
+changed behind the hall's back (rows deleted in place) is dropped like a lost one, "disagrees
+at row N"; when no copy holds the head, nothing is written (ChainHeadMissing).
 """
 
 from __future__ import annotations
@@ -27,7 +33,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from adjudicator.record import copy_heads, copy_markers
+from adjudicator.record import (
+    chain_head,
+    copy_heads,
+    copy_markers,
+    head_check,
+    receipt_key,
+    rollbacks,
+)
 from adjudicator.record.db import Cursor, Database, DatabaseUnavailable
 from adjudicator.record.db_sqlite import SqliteDatabase
 
@@ -54,6 +67,13 @@ class LostCopy:
     reason: str
     since: str
     marked: bool
+    row: int | None = None  # where it parts from the chain, if it disagreed with it
+
+    def summary(self) -> str:
+        """'the mirror is lost', 'the mirror disagrees at row 5': for /healthz and status."""
+        if self.row is not None:
+            return f"the {self.role} disagrees at row {self.row}"
+        return f"the {self.role} is lost"
 
 
 def _writes(sql: str) -> bool:
@@ -68,16 +88,40 @@ class MirroredDatabase(Database):
 
     backend = "sqlite"
 
-    def __init__(self, primary: str, mirror: str):
+    def __init__(self, primary: str, mirror: str, key_path: Path | None = None):
         self.url = primary
         self.paths = {PRIMARY: str(primary), MIRROR: str(mirror)}
         self.path = Path(primary)
+        self.key_path = key_path  # the hall's signing key; None: the configured one
         self.copies = {role: self._open(role) for role in ROLES}
         self._lost: dict[str, LostCopy] = {}
         self._lock = threading.Lock()
         self._local = threading.local()
         self._checked_pid = 0
         self._check_lock = threading.Lock()
+        self._key: receipt_key.SigningKey | None = None
+        self._heads: chain_head.HeadFiles | None = None
+        self._known: chain_head.Remembered | None = None  # the head this process last saw
+        self.forged_markers: dict[str, str] = {}  # marker path -> what it claims (ignored)
+        self.check_heads = True  # off only for the benchmark that measures the comparison
+
+    def signing_key(self) -> receipt_key.SigningKey:
+        """The hall's key, which signs the markers and keys the head records."""
+        if self._key is None:
+            self._key = receipt_key.load_or_create(self.key_path)
+        return self._key
+
+    def head_files(self) -> chain_head.HeadFiles:
+        if self._heads is None:
+            key = self.signing_key().derived(chain_head.PURPOSE)
+            self._heads = chain_head.HeadFiles(self.paths.values(), key)
+        return self._heads
+
+    def markers(self) -> copy_markers.Markers:
+        """The marker files beside the copies, signed or forged."""
+        found = copy_markers.read_all(self.paths.values(), self.signing_key().public)
+        self.forged_markers = found.forged
+        return found
 
     def _open(self, role: str) -> SqliteDatabase:
         return SqliteDatabase(self.paths[role], create_folder=role == PRIMARY)
@@ -109,7 +153,7 @@ class MirroredDatabase(Database):
             if verdict in behind:
                 role, stale = behind[verdict]
                 self._checked_pid = os.getpid()  # drop() reads the markers: no recursion
-                if self.paths[role] not in copy_markers.read_all(self.paths.values()):
+                if self.paths[role] not in self.markers().signed:
                     self.drop(role, f"{stale.describe()}, behind the other copy")
                 # else: dropped already, and the marker says why (read at the next sync)
             self._checked_pid = os.getpid()
@@ -131,8 +175,9 @@ class MirroredDatabase(Database):
     def serving(self) -> SqliteDatabase:
         return self.copies[self.live_roles()[0]]
 
-    def drop(self, role: str, reason: str) -> bool:
-        """Stop writing `role` (it failed); False if it is the last copy (then nothing is)."""
+    def drop(self, role: str, reason: str, row: int | None = None) -> bool:
+        """Stop writing `role` (it failed, or it disagrees with the chain at `row`); False if
+        it is the last copy (then nothing is)."""
         with self._lock:
             if role in self._lost:
                 return True
@@ -140,11 +185,15 @@ class MirroredDatabase(Database):
                 return False
             since = datetime.now(UTC).isoformat(timespec="seconds")
             survivors = [self.paths[r] for r in ROLES if r != role and r not in self._lost]
-            marked = copy_markers.write(survivors, role, self.paths[role], reason, since)
-            self._lost[role] = LostCopy(role, self.paths[role], reason, since, marked)
+            fields = {"lost": self.paths[role], "role": role, "reason": reason, "since": since}
+            try:
+                marked = copy_markers.write(survivors, {**fields, "row": row}, self.signing_key())
+            except receipt_key.ReceiptKeyError:
+                marked = False  # this process still drops it; the others find out themselves
+            self._lost[role] = LostCopy(role, self.paths[role], reason, since, marked, row)
         log.error(
-            "journal degraded to one copy: the %s (%s) is lost: %s; serving from the other",
-            role,
+            "journal degraded to one copy: %s (%s): %s; serving from the other",
+            self._lost[role].summary(),
             self.paths[role],
             reason,
         )
@@ -155,7 +204,7 @@ class MirroredDatabase(Database):
 
     def _sync_markers(self) -> None:
         """Drop copies another process found lost; take back copies a resync restored."""
-        named = copy_markers.read_all(self.paths.values())
+        named = self.markers().signed
         with self._lock:
             for role in ROLES:
                 marker = named.get(self.paths[role])
@@ -163,8 +212,14 @@ class MirroredDatabase(Database):
                 if marker is not None and lost is None:
                     if all(other in self._lost for other in ROLES if other != role):
                         continue  # never the last copy: its own commits will say if it fails
+                    row = marker.get("row")
                     self._lost[role] = LostCopy(
-                        role, self.paths[role], marker["reason"], marker["since"], True
+                        role,
+                        self.paths[role],
+                        marker["reason"],
+                        marker["since"],
+                        True,
+                        row if isinstance(row, int) else None,
                     )
                 elif marker is None and lost is not None and lost.marked:
                     del self._lost[role]  # resynced: a fresh connection to the rebuilt file
@@ -181,6 +236,8 @@ class MirroredDatabase(Database):
             self._local.txn = txn
             try:
                 txn.begin(roles if chain_lock else roles[:1])
+                if chain_lock and self.check_heads:
+                    self._check_heads(txn)
                 yield _MirrorCursor(txn)
             except sqlite3.Error as exc:
                 txn.rollback()
@@ -214,6 +271,58 @@ class MirroredDatabase(Database):
                 locks.enter_context(attempt.pop_all())
                 return now
             attempt.close()  # a copy came back meanwhile: lock it too, in order
+
+    def _check_heads(self, txn: _Transaction) -> None:
+        """Under the chain lock, before anything is written: drop each copy that does not end
+        where the chain was last committed (head_check.py). If none does, the rows missing are
+        recorded as a rollback first; copies that part with nothing to tell them apart stop
+        everything (CopiesDisagree)."""
+        heads = txn.read_heads()
+        if heads is None:
+            return  # a journal being made (no identity yet): nothing to compare
+        files = self.head_files()
+        remembered = files.read(None)
+        known = self._known
+        if known is not None and (
+            remembered is None
+            or remembered.committed.journal != known.committed.journal
+            or remembered.committed.id < known.committed.id
+        ):
+            remembered = known  # a record put back from earlier: this process knows better
+        if remembered is not None and all(
+            head.journal != remembered.committed.journal for head in heads.values()
+        ):
+            remembered = None  # another journal's record (a journal begun anew since)
+        outcome = head_check.compare(heads, remembered, txn.hash_at)
+        if outcome.agreed is None and not outcome.disagree:
+            # No copy ends where the chain was left: rows proven committed are missing. Say so
+            # in the journal (a rollback: no row is appended until they are back or their loss
+            # is accepted), then go on from where the copies stand together, if they do.
+            assert remembered is not None
+            txn.record_rollback(remembered.committed, heads[txn.parts[0][0]].id)
+            outcome = head_check.compare(heads, None, txn.hash_at)
+        if outcome.disagree:
+            primary, mirror = (copy_heads.head(self.paths[role]) for role in ROLES)
+            raise CopiesDisagree(disagree_message(primary, mirror))
+        assert outcome.agreed is not None
+        for finding in outcome.drop:
+            self.drop(
+                finding.role,
+                f"the {finding.role} disagrees at row {finding.row}: {finding.reason}"
+                if finding.row is not None
+                else f"the {finding.role} disagrees with the chain: {finding.reason}",
+                finding.row if finding.row is not None else 1,
+            )
+        txn.start_head = outcome.agreed
+        self._known = chain_head.Remembered(outcome.agreed)
+        if remembered is None or not remembered.committed.same(outcome.agreed):
+            files.write(self._known)  # the copies' shared head, now remembered
+
+    def committed_head(self, after: chain_head.Head) -> None:
+        """After a chain commit moved the head: remember it (in this process and beside the
+        copies)."""
+        self._known = chain_head.Remembered(after)
+        self.head_files().write(self._known)
 
     def query_one(self, sql: str, params: Sequence[Any] = ()) -> dict[str, Any] | None:
         while True:
@@ -259,6 +368,53 @@ class _Transaction:
         self.parts: list[tuple[str, sqlite3.Cursor]] = []
         self.all_begun = False
         self.locks = ExitStack()  # write locks a read transaction takes at its first write
+        self.start_head: chain_head.Head | None = None  # where the copies ended when checked
+
+    def read_heads(self) -> dict[str, chain_head.Head] | None:
+        """Each live copy's head, one indexed read each; None before the journal has tables.
+        A copy that cannot be read is dropped (the last one: raised)."""
+        heads: dict[str, chain_head.Head] = {}
+        for role, raw in list(self.parts):
+            try:
+                row = raw.connection.execute(head_check.HEAD_SQL).fetchone()
+            except sqlite3.OperationalError as exc:
+                if "no such table" in str(exc):
+                    return None
+                if not self.db.drop(role, f"its head cannot be read: {exc}"):
+                    raise DatabaseUnavailable(f"The journal cannot be read: {exc}.") from None
+                continue
+            head = head_check.head_from_row(row)
+            if head is None:
+                return None
+            heads[role] = head
+        return heads or None
+
+    def hash_at(self, role: str, row_id: int) -> str | None:
+        """That copy's hash of row `row_id` (inside this transaction), None if it has none."""
+        raw = next(raw for name, raw in self.parts if name == role)
+        found = raw.connection.execute(head_check.HASH_AT_SQL, (row_id,)).fetchone()
+        return found[0] if found else None
+
+    def record_rollback(self, proven: chain_head.Head, head: int) -> None:
+        """Record, and commit at once (the chain lock still held), that rows up to `proven`
+        are missing; then begin again on the live copies."""
+        source = "the journal's head as last committed (kept beside its copies)"
+        params = rollbacks.values(proven.id, proven.hash, source, head)
+        self.run("execute", rollbacks.INSERT_SQL, params)
+        self._commit_parts()
+        rollbacks.logged(proven.id, source, head)
+        for role in self.db.live_roles():
+            self._begin_one(role)
+
+    def new_head(self) -> chain_head.Head | None:
+        """Where the serving copy ends now, before the commit (one indexed read)."""
+        if not self.parts:
+            return None
+        try:
+            row = self.parts[0][1].connection.execute(head_check.HEAD_SQL).fetchone()
+        except sqlite3.OperationalError:
+            return None
+        return head_check.head_from_row(row)
 
     def begin(self, roles: list[str]) -> None:
         """Begin on `roles` (a chain write: every live copy) or on the serving copy alone."""
@@ -332,7 +488,20 @@ class _Transaction:
 
     def commit(self) -> None:
         """Commit on every copy at once (the other copy's in a helper thread: two disks, two
-        fsyncs side by side); fine while one holds it (the others are dropped)."""
+        fsyncs side by side); fine while one holds it (the others are dropped). A chain write
+        that moves the head says so beside the copies first (pending) and after (committed)."""
+        moved = None
+        if self.chain_lock and self.db.check_heads:
+            after = self.new_head()
+            if after is not None and not after.same(self.start_head):
+                moved = after
+                start = self.start_head or after
+                self.db.head_files().write(chain_head.Remembered(start, after))
+        self._commit_parts()
+        if moved is not None:
+            self.db.committed_head(moved)
+
+    def _commit_parts(self) -> None:
         outcomes: dict[str, BaseException | None] = {}
         helpers = [_commit_helper().submit(_commit, raw) for _, raw in self.parts[1:]]
         if self.parts:

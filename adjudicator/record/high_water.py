@@ -1,4 +1,4 @@
-"""The highest row this hall ever issued a receipt for, signed, in a file beside the hall's key.
+"""The highest row this hall ever issued a receipt for, signed, beside the key and every copy.
 
 Kept outside the journal's file, so a journal moved backwards (a restored copy, a swapped disk)
 across a restart is noticed by the server itself, before any kiosk polls: `check` at start
@@ -8,6 +8,12 @@ receipt itself (already signed: no second signature per verdict), or a signed ma
 when no receipt is at hand. It is one slot rewritten in place (no rename per verdict), not
 fsynced: a crash may keep the previous mark, and the kiosks' receipts still witness the last
 rows.
+
+The mark is kept in the data home (beside the key) and beside every SQLite copy of the journal
+(`journal.sqlite3.high-water`, on the USB stick too), and the highest that verifies counts: a
+snapshot of the laptop's disk does not shed the stick's mark, nor the other way round. It is
+bound to the key as well as to the journal's id: a journal the key never began
+(journal_begun.py) is refused, whatever its id says, so changing the id by hand sheds nothing.
 """
 
 from __future__ import annotations
@@ -16,30 +22,57 @@ import fcntl
 import json
 import os
 import threading
+from collections.abc import Iterable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from adjudicator.record import journal_health, rollbacks
+from adjudicator.record import journal_begun, journal_health, rollbacks
 from adjudicator.record.db import Database
 from adjudicator.record.receipt_key import SigningKey, signature_ok
+from adjudicator.record.rollbacks import LOST_TEXT
 
 SUFFIX = ".high-water"
 SLOT = 4096  # the mark, padded: one page, rewritten in place
-MARK_TYPES = ("high-water", "receipt")
+MARK_TYPES = ("high-water", "receipt", journal_begun.TYPE)
 
 
 def path_for(key_path: Path) -> Path:
+    """The mark in the data home, beside the key."""
     return key_path.with_name(key_path.name + SUFFIX)
 
 
-class HighWater:
-    """The mark file of one key; `advance` is cheap when the row is not newer than the last."""
+def beside(copy_path: str) -> Path:
+    """The mark beside one SQLite copy of the journal."""
+    return Path(str(copy_path) + SUFFIX)
 
-    def __init__(self, key: SigningKey, key_path: Path):
+
+def copy_paths(db: Database) -> list[str]:
+    """The SQLite files of a journal (both copies of a mirrored one; none for PostgreSQL)."""
+    paths = getattr(db, "paths", None)
+    if paths is not None:
+        return [str(path) for path in paths.values()]
+    return [str(db.path)] if db.backend == "sqlite" else []  # type: ignore[attr-defined]
+
+
+def places(key_path: Path, copies: Iterable[str]) -> list[Path]:
+    """Every place the mark is kept: the data home's first, then beside each copy."""
+    found = [path_for(key_path)]
+    for copy in copies:
+        if beside(copy) not in found:
+            found.append(beside(copy))
+    return found
+
+
+class HighWater:
+    """The mark files of one key; `advance` is cheap when the row is not newer than the last."""
+
+    def __init__(self, key: SigningKey, key_path: Path, copies: Iterable[str] = ()):
         self.key = key
         self.path = path_for(key_path)
+        self.others = places(key_path, copies)[1:]
         self._last: tuple[str | None, int] = (None, 0)  # (journal, row) last written or read
-        self._open: tuple[int, int] | None = None  # (pid, fd) of the mark file
+        self._open: dict[Path, tuple[int, int]] = {}  # path -> (pid, fd) of each mark file
         self._lock = threading.Lock()
 
     def advance(
@@ -58,8 +91,9 @@ class HighWater:
     def _write_if_higher(
         self, journal_id: str, row_id: int, row_hash: str, receipt: dict | None
     ) -> None:
-        fd = self._fd()
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        fd = self._fd(self.path)
+        assert fd is not None  # the data home's: an error there is raised
+        fcntl.flock(fd, fcntl.LOCK_EX)  # the data home's lock stands for every place
         try:
             mark = _parse(os.pread(fd, SLOT, 0))  # its id only: this process signs its own
             if mark and mark.get("journal") == journal_id and mark.get("id", 0) >= row_id:
@@ -67,19 +101,48 @@ class HighWater:
                 return
             text = json.dumps(receipt, sort_keys=True).encode() if receipt else b""
             if not text or len(text) > SLOT:
-                body = {"type": "high-water", "journal": journal_id, "id": row_id}
+                body = {"type": "high-water", "journal": journal_id, "id": row_id, "at": _now()}
                 text = json.dumps(self.key.sign({**body, "row_hash": row_hash})).encode()
-            os.pwrite(fd, text.ljust(SLOT), 0)  # one slot, in place: no rename per verdict
+            self._write_all(fd, text.ljust(SLOT))
             self._last = (journal_id, row_id)
         finally:
             fcntl.flock(fd, fcntl.LOCK_UN)
 
-    def _fd(self) -> int:
-        """The mark file, opened once per process (a forked worker opens its own)."""
-        if self._open is None or self._open[0] != os.getpid():
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
-            self._open = (os.getpid(), fd)
-        return self._open[1]
+    def put(self, mark: dict[str, Any]) -> None:
+        """Write `mark` (signed) in every place whatever they hold: a journal begun anew."""
+        fd = self._fd(self.path)
+        assert fd is not None
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            self._write_all(fd, json.dumps(mark, sort_keys=True).encode().ljust(SLOT))
+            self._last = (mark["journal"], mark["id"])
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+
+    def _write_all(self, fd: int, slot: bytes) -> None:
+        """One slot, in place (no rename per verdict), in the data home and beside each copy
+        whose disk is there (one that is not is skipped: its copy fails and is dropped too)."""
+        os.pwrite(fd, slot, 0)
+        for other in self.others:
+            other_fd = self._fd(other, must=False)
+            if other_fd is not None:
+                try:
+                    os.pwrite(other_fd, slot, 0)
+                except OSError:
+                    self._open.pop(other, None)
+
+    def _fd(self, path: Path, must: bool = True) -> int | None:
+        """A mark file, opened once per process (a forked worker opens its own)."""
+        opened = self._open.get(path)
+        if opened is None or opened[0] != os.getpid():
+            try:
+                fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+            except OSError:
+                if must:
+                    raise
+                return None
+            opened = self._open[path] = (os.getpid(), fd)
+        return opened[1]
 
 
 def _parse(raw: bytes) -> dict[str, Any] | None:
@@ -103,19 +166,44 @@ def read(path: Path, public) -> dict[str, Any] | None:
     return mark
 
 
-def check(db: Database, key: SigningKey, key_path: Path) -> rollbacks.Rollback | None:
-    """At a server's start: does the journal still reach the mark? If not, a rollback."""
-    mark = read(path_for(key_path), key.public)
-    if mark is None or mark["journal"] != journal_health.journal_id(db):
+def all_marks(paths: Iterable[Path], public) -> list[dict[str, Any]]:
+    """Every mark that verifies with the key, from each of `paths`."""
+    found = (read(path, public) for path in paths)
+    return [mark for mark in found if mark is not None]
+
+
+def highest(marks: Iterable[dict[str, Any]], journal_id: str | None) -> dict[str, Any] | None:
+    """The highest of the marks that name `journal_id`: the one that counts."""
+    named = [mark for mark in marks if journal_id and mark.get("journal") == journal_id]
+    return max(named, key=lambda mark: mark["id"]) if named else None
+
+
+def check(
+    db: Database, key: SigningKey, key_path: Path, copies: Iterable[str] = ()
+) -> rollbacks.Rollback | None:
+    """At a server's start: is the journal one this key began, and does it still reach the
+    highest mark? If not, a rollback (judging stops until the rows are back)."""
+    marks = all_marks(places(key_path, copies), key.public)
+    refusal = journal_begun.check(db, key, marks)
+    if refusal is not None:
+        rollbacks.found(db, *refusal)
+        return rollbacks.current(db)
+    mark = highest(marks, journal_health.journal_id(db))
+    if mark is None or mark["id"] < 1:
         return None
     with db.transaction() as cur:
         row = cur.execute(
             "SELECT (SELECT MAX(id) FROM adjudications) AS head, "
-            "(SELECT row_hash FROM adjudications WHERE id = ?) AS held",
-            (mark["id"],),
+            "(SELECT row_hash FROM adjudications WHERE id = ?) AS held, "
+            "(SELECT consequence FROM adjudications WHERE id = ? AND kind = 'void') AS void",
+            (mark["id"], mark["id"]),
         ).one()
     head = int(row["head"] or 0)
-    if row["held"] == mark["row_hash"]:
-        return None
+    if row["held"] == mark["row_hash"] or row["void"] == LOST_TEXT:
+        return None  # held, or its loss accepted (lost_rows.py)
     rollbacks.found(db, mark["id"], mark["row_hash"], "the server's signed high-water mark", head)
     return rollbacks.current(db)
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")

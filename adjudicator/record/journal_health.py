@@ -78,6 +78,15 @@ class Health:
     message: str = ""  # for kiosks and /healthz: what it means, no file names
     detail: str = ""  # for the director: what happened and what to do
     since: str = ""
+    copy: str = ""  # degraded: the copy no longer written ("primary" or "mirror")
+    row: int | None = None  # degraded: where that copy parts from the chain, if it does
+
+    @property
+    def copy_summary(self) -> str:
+        """'the mirror is lost', 'the mirror disagrees at row 5' (degraded only)."""
+        if self.row is not None:
+            return f"the {self.copy} disagrees at row {self.row}"
+        return f"the {self.copy} is lost"
 
     @property
     def ok(self) -> bool:
@@ -275,14 +284,23 @@ def degraded(db: Database) -> Health | None:
     if lost is None:
         return None
     other = "mirror" if lost.role == "primary" else "primary"
+    what = f"disagrees at row {lost.row}" if lost.row is not None else "is lost"
+    remedy = (
+        f"Run `adjudicator journal resync`: the {lost.role} is set aside (kept, never "
+        f"overwritten) and rebuilt from the {other}, once the {other}'s chain verifies."
+        if lost.row is not None
+        else f"Put the {lost.role}'s disk back (or another at the same path) and run "
+        "`adjudicator journal resync`."
+    )
     return Health(
         "degraded",
         "",
-        f"Degraded: one copy. The journal's {lost.role} copy ({lost.path}) is lost: "
+        f"Degraded: one copy. The journal's {lost.role} copy ({lost.path}) {what}: "
         f"{lost.reason}. Verdicts are recorded on the {other} copy alone, so one more failure "
-        f"stops judging. Put the {lost.role}'s disk back (or another at the same path) and run "
-        "`adjudicator journal resync`.",
+        f"stops judging. {remedy}",
         lost.since,
+        copy=lost.role,
+        row=lost.row,
     )
 
 

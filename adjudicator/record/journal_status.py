@@ -11,7 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from adjudicator.record import copy_heads, journal_health
+from adjudicator.record import (
+    copy_heads,
+    copy_markers,
+    copy_proof,
+    journal_copies,
+    journal_health,
+    rollbacks,
+)
 from adjudicator.record.backends import connect
 from adjudicator.record.db import DatabaseUnavailable
 from adjudicator.record.db_mirror import CopiesDisagree, MirroredDatabase
@@ -23,6 +30,7 @@ class CopyLine:
     path: str
     rows: int | None  # None: cannot be read
     lost: str = ""  # why it is not written now
+    proof: str = ""  # "" when whole (its chain verifies in full, it holds every proven row)
 
 
 @dataclass(frozen=True)
@@ -32,6 +40,7 @@ class Report:
     detail: str = ""
     copies: list[CopyLine] = field(default_factory=list)
     backend: str = "sqlite"
+    warnings: list[str] = field(default_factory=list)  # judging goes on, but look into it
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -40,6 +49,7 @@ class Report:
             "detail": self.detail,
             "backend": self.backend,
             "copies": [vars(copy) for copy in self.copies],
+            "warnings": self.warnings,
         }
 
     def text(self) -> str:
@@ -47,9 +57,12 @@ class Report:
         for copy in self.copies:
             held = "cannot be read" if copy.rows is None else f"{copy.rows:,} rows"
             lost = f", LOST: {copy.lost}" if copy.lost else ""
-            lines.append(f"  {copy.role}: {copy.path} ({held}{lost})")
+            proven = f"; NOT WHOLE: {copy.proof}" if copy.proof else "; whole: verified in full"
+            proven = proven if copy.rows is not None else ""
+            lines.append(f"  {copy.role}: {copy.path} ({held}{lost}{proven})")
         if self.detail:
             lines.append(self.detail)
+        lines += [f"Warning: {warning}" for warning in self.warnings]
         return "\n".join(lines)
 
 
@@ -75,12 +88,62 @@ def read() -> Report:
         return Report("unavailable", "cannot be read", str(exc), copies)
     health = journal_health.check(db)
     lost = db.lost_copy()
-    if lost is not None:
-        copies = [
-            CopyLine(c.role, c.path, c.rows, lost.reason) if c.role == lost.role else c
-            for c in copies
-        ]
-    return Report(health.state, _summary(health), health.detail, copies)
+    proofs = _proofs(db, copies)
+    copies = [
+        CopyLine(
+            c.role,
+            c.path,
+            c.rows,
+            lost.reason if lost is not None and c.role == lost.role else c.lost,
+            proofs.get(c.role, ""),
+        )
+        for c in copies
+    ]
+    warnings = [copy_markers.forged_warning(m, n) for m, n in db.forged_markers.items()]
+    rolled_back = _rolled_back(db)
+    if rolled_back is not None:
+        return Report(*rolled_back, copies, warnings=warnings)
+    unproven = [c for c in copies if c.proof and not c.lost]
+    if health.ok and unproven:
+        detail = "; ".join(f"the {c.role}: {c.proof}" for c in unproven)
+        return Report(
+            "not-whole",
+            "a copy is NOT WHOLE: restore it, or run `adjudicator journal resync`",
+            f"{detail}. {health.detail}".strip(),
+            copies,
+            warnings=warnings,
+        )
+    return Report(health.state, _summary(health), health.detail, copies, warnings=warnings)
+
+
+def _proofs(db: MirroredDatabase, copies: list[CopyLine]) -> dict[str, str]:
+    """Each copy's chain verified in full, and the rows proven recorded looked up in it:
+    role -> what is wrong ('' when whole)."""
+    journal_ids = {copy_heads.head(c.path).journal_id for c in copies if c.rows is not None}
+    journal_ids.discard(None)
+    proofs = [p for j in journal_ids for p in journal_copies.gather_proofs(db, str(j))]
+    found = {}
+    for copy in copies:
+        if copy.rows is not None:
+            examined = copy_proof.examine(copy.role, copy.path, proofs)
+            found[copy.role] = examined.describe()
+    return found
+
+
+def _rolled_back(db) -> tuple[str, str, str] | None:
+    """An open rollback: rows proven recorded are missing, nothing is judged."""
+    try:
+        found = rollbacks.current(db)
+    except DatabaseUnavailable:
+        return None
+    if found is None:
+        return None
+    first, last = found.missing
+    return (
+        "rolled-back",
+        f"ROLLED BACK: rows {first} to {last} are missing; no verdict can be recorded",
+        found.detail(),
+    )
 
 
 def _single(db) -> Report:
@@ -95,6 +158,10 @@ def _single(db) -> Report:
         else "PostgreSQL keeps its own copies: use its streaming replication and pg_basebackup."
     )
     detail = f"{health.detail}\n{note}".strip() if health.detail else note
+    rolled_back = _rolled_back(db)
+    if rolled_back is not None and health.ok:
+        state, summary, what = rolled_back
+        return Report(state, summary, f"{what}\n{note}", backend=db.backend)
     return Report(health.state, _summary(health), detail, backend=db.backend)
 
 

@@ -11,7 +11,7 @@ from adjudicator.errors import AdjudicatorError
 from adjudicator.record import journal, rollbacks
 from adjudicator.record.db import Database
 
-LOST_TEXT = "Lost: this row was recorded, then lost when the journal was rolled back."
+LOST_TEXT = rollbacks.LOST_TEXT
 
 
 class NothingLost(AdjudicatorError):

@@ -257,6 +257,11 @@ MIGRATIONS: tuple[tuple[int, str, tuple[Step, ...]], ...] = (
         "each tournament's language, which its kiosks speak (issue 23)",
         ("ALTER TABLE tournaments ADD COLUMN language TEXT NOT NULL DEFAULT 'en'",),
     ),
+    (
+        14,
+        "the hall's key signs that it began the journal (issue 27): journal_begun.py",
+        ("ALTER TABLE journal_identity ADD COLUMN begun TEXT",),
+    ),
 )
 
 LATEST = max(version for version, _, _ in MIGRATIONS)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+import hmac
 import json
 import os
 import stat
@@ -71,6 +72,16 @@ class SigningKey:
         """`fields` with a `signature` over their canonical JSON."""
         signature = self.private.sign(canonical(fields))
         return {**fields, "signature": base64.urlsafe_b64encode(signature).decode("ascii")}
+
+    def derived(self, purpose: str) -> bytes:
+        """A secret of this key for one purpose (a MAC key): only a holder of the private key
+        can make it, and no two purposes share one."""
+        raw = self.private.private_bytes(
+            serialization.Encoding.Raw,
+            serialization.PrivateFormat.Raw,
+            serialization.NoEncryption(),
+        )
+        return hmac.new(raw, b"adjudicator:" + purpose.encode("ascii"), hashlib.sha256).digest()
 
 
 def public_pem(public: Ed25519PublicKey) -> str:

@@ -25,6 +25,9 @@ ROLLED_BACK_MESSAGE = N_(  # a kiosk shows it in its language (babel.cfg)
     "Call the director."
 )
 
+# The consequence of a row that fills a lost number (lost_rows.py, `journal accept-loss`).
+LOST_TEXT = "Lost: this row was recorded, then lost when the journal was rolled back."
+
 OPEN_SQL = (
     "SELECT row_id, row_hash, source, head, found_at FROM journal_rollbacks "
     "WHERE resolved_at IS NULL ORDER BY row_id DESC LIMIT 1"
@@ -44,34 +47,85 @@ class Rollback:
     found_at: str
 
     def detail(self) -> str:
+        """What happened, which rows are missing, and what the director can do."""
+        return f"{self.what()} {REMEDIES}{self._new_event()}"
+
+    def what(self) -> str:
+        if self.row_hash.startswith(BROKEN):
+            return (
+                f"No copy of the journal is whole: {self.source} so rows {self.head + 1} to "
+                f"{self.row_id} cannot be trusted."
+            )
+        if self.head < self.row_id:
+            missing = (
+                f"row {self.row_id} is missing"
+                if self.head + 1 == self.row_id
+                else f"rows {self.head + 1} to {self.row_id} are missing"
+            )
+            return (
+                f"The journal ends at row {self.head}, but {self.source} proves that row "
+                f"{self.row_id} was recorded: {missing} (a restored file or a swapped disk?)."
+            )
         return (
-            f"The journal ends at row {self.head}, but {self.source} proves that row "
-            f"{self.row_id} was recorded (a restored file or a swapped disk?). No verdict is "
-            "recorded until the rows are back: put the right disk back, or run `adjudicator "
-            "journal resync` (from the mirror) or restore a backup that holds them. If they are "
-            "gone for good, `adjudicator journal accept-loss --reason TEXT` records the loss; "
-            "their numbers are never issued again."
+            f"The journal's row {self.row_id} is not the row that {self.source} proves was "
+            "recorded (a restored file or a swapped disk?)."
         )
+
+    @property
+    def missing(self) -> tuple[int, int]:
+        """The rows missing (or not to be trusted): first and last."""
+        return min(self.head + 1, self.row_id), self.row_id
+
+    def _new_event(self) -> str:
+        if not self.source.startswith(KEY_SOURCE):
+            return ""
+        return (
+            " If this journal is new, for a next event, `adjudicator journal begin --reason "
+            "TEXT` begins it under this hall's key (then judging starts afresh)."
+        )
+
+
+BROKEN = "chain broken at row"  # the row_hash of a rollback found in a broken chain
+KEY_SOURCE = "this hall's key"  # the source of a journal the key never began (journal_begun)
+REMEDIES = (
+    "No verdict is recorded until the rows are back: put the right disk back, run "
+    "`adjudicator journal resync` if the other copy holds them, or restore a backup that holds "
+    "them (stop the hall, copy the backup over the journal, start it again). If they are gone "
+    "for good, `adjudicator journal accept-loss --reason TEXT` records the loss: their numbers "
+    "are never issued again."
+)
+
+
+INSERT_SQL = (
+    "INSERT INTO journal_rollbacks (row_id, row_hash, source, head, found_at) "
+    "VALUES (?, ?, ?, ?, ?) ON CONFLICT (row_id, row_hash) DO NOTHING"
+)
 
 
 def found(db: Database, row_id: int, row_hash: str, source: str, head: int) -> bool:
     """Record that rows up to `row_id` are missing; True if this is news."""
     with db.transaction() as cur:
-        cur.execute(
-            "INSERT INTO journal_rollbacks (row_id, row_hash, source, head, found_at) "
-            "VALUES (?, ?, ?, ?, ?) ON CONFLICT (row_id, row_hash) DO NOTHING",
-            (row_id, row_hash, source, head, _now()),
-        )
+        cur.execute(INSERT_SQL, values(row_id, row_hash, source, head))
         new = cur.rowcount == 1
     if new:
-        log.error(
-            "JOURNAL ROLLED BACK: it ends at row %s but %s proves row %s was recorded; "
-            "no verdict is recorded until the rows are back",
-            head,
-            source,
-            row_id,
-        )
+        logged(row_id, source, head)
     return new
+
+
+def values(row_id: int, row_hash: str, source: str, head: int) -> tuple:
+    """The parameters of INSERT_SQL."""
+    return (row_id, row_hash, source, head, _now())
+
+
+def logged(row_id: int, source: str, head: int) -> None:
+    """Say in the log that rows up to `row_id` are found missing."""
+    log.error(
+        "JOURNAL ROLLED BACK: it ends at row %s but %s proves row %s was recorded; "
+        "no verdict is recorded until the rows are back",
+        head,
+        source,
+        row_id,
+    )
 
 
 def current(db: Database) -> Rollback | None:

@@ -16,7 +16,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from adjudicator.record import journal, receipts, rollbacks
+from adjudicator.record import journal, journal_begun, receipts, rollbacks
 from adjudicator.record.db import Database
 from adjudicator.record.receipt_key import signature_ok
 
@@ -59,14 +59,36 @@ def report(
     problem = receipts.journal_problem(db, receipt, journal_id)
     if problem:
         head = journal.newest_id(db)
-        if receipt["id"] > head and receipt.get("journal") in (journal_id, None):
-            # A number this journal issued, signed, and now missing: never issue it again.
+        named = receipt.get("journal")
+        if named in (journal_id, None, ""):
+            if receipt["id"] > head:
+                # A number this journal issued, signed, and now missing: never issue it again.
+                rollbacks.found(
+                    db, receipt["id"], receipt["row_hash"], f"kiosk {kiosk}'s receipt", head
+                )
+        elif _earlier_journal(db, receipt, public):
+            return None  # a receipt of an event before this journal began: nothing is missing
+        else:
+            # Signed by this hall's key for a journal this one does not follow (its id changed
+            # by hand?): whatever it names, a row it proves may be missing. Judging stops.
             rollbacks.found(
-                db, receipt["id"], receipt["row_hash"], f"kiosk {kiosk}'s receipt", head
+                db,
+                receipt["id"],
+                receipt["row_hash"],
+                f"kiosk {kiosk}'s receipt (of journal {str(named)[:8]})",
+                head,
             )
         return _raise(db, kiosk, receipt, problem)
     _keep_newest(db, kiosk, receipt)
     return None
+
+
+def _earlier_journal(db: Database, receipt: dict[str, Any], public: Ed25519PublicKey) -> bool:
+    """Whether the receipt is of a journal that the key began this one after (or before it)."""
+    journal_id, signed = journal_begun.identity(db)
+    if signed is None or signed.get("journal") != journal_id or not signature_ok(signed, public):
+        return False
+    return journal_begun.follows(signed, receipt)
 
 
 def _raise(db: Database, kiosk: str, receipt: dict[str, Any], problem: str) -> Alarm:

@@ -1,0 +1,166 @@
+"""What a copy of the journal must prove before the hall trusts it, serves it or copies it.
+
+A copy is **whole** when its chain verifies in full (every row, from row 1) and it holds every
+row proven recorded, unchanged: the row of the signed high-water mark, of the head last
+committed (its record beside the copies), of each kiosk's newest signed receipt, of each signed
+checkpoint, and of each rollback still open. A proven row filled by `journal accept-loss` (a
+void "lost" row at its number) counts as held: the loss was recorded. The rows the other copy
+holds are the comparison's (copy_heads): a copy only behind the other lacks them.
+
+Only a whole copy is the source of a rebuild. The proofs kept in a copy (receipts, checkpoints,
+rollbacks) are read from both copies and checked with the hall's key, so a copy cannot vouch
+for itself by forgetting them.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import quote
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+from adjudicator.record import copy_heads, journal
+from adjudicator.record.db import DatabaseUnavailable
+from adjudicator.record.db_sqlite import SqliteDatabase
+from adjudicator.record.receipt_key import signature_ok
+from adjudicator.record.rollbacks import LOST_TEXT
+
+
+@dataclass(frozen=True)
+class Proof:
+    """A row proven recorded: its number, its hash, and what proves it."""
+
+    row: int
+    hash: str
+    source: str
+
+
+@dataclass(frozen=True)
+class Examined:
+    """One copy, examined: its head, whether its chain verifies, and the proven rows it lacks."""
+
+    role: str
+    path: str
+    head: copy_heads.CopyHead
+    broken_at: int | None = None  # the first bad row, if its chain does not verify
+    broken: str = ""  # what is wrong there
+    missing: tuple[Proof, ...] = field(default_factory=tuple)
+
+    @property
+    def whole(self) -> bool:
+        return self.head.exists and self.broken_at is None and not self.missing
+
+    def describe(self) -> str:
+        """What is wrong with it, for the director ('' when it is whole)."""
+        if not self.head.exists:
+            return f"the {self.role} ({self.path}) is missing"
+        if self.broken_at is not None:
+            return f"the {self.role}'s chain is broken at row {self.broken_at} ({self.broken})"
+        if self.missing:
+            last = max(self.missing, key=lambda proof: proof.row)
+            return (
+                f"the {self.role} ends at row {self.head.rows}, but {last.source} proves that "
+                f"row {last.row} was recorded"
+            )
+        return ""
+
+    @property
+    def usable_to(self) -> int:
+        """The rows it holds that can be trusted: up to the first bad row, or all of them."""
+        return self.head.rows if self.broken_at is None else self.broken_at - 1
+
+
+def _connect(path: str) -> sqlite3.Connection:
+    return sqlite3.connect(f"file:{quote(path)}?mode=ro", uri=True, timeout=10)
+
+
+def _rows(path: str, sql: str) -> list[tuple]:
+    if not Path(path).is_file():
+        return []
+    connection = _connect(path)
+    try:
+        return connection.execute(sql).fetchall()
+    except sqlite3.Error:
+        return []  # an old schema, or an unreadable file: it proves nothing
+    finally:
+        connection.close()
+
+
+def kept_in(paths: Iterable[str], journal_id: str, public: Ed25519PublicKey) -> list[Proof]:
+    """The proofs kept inside the copies: kiosks' newest receipts and checkpoints (signed by
+    the hall's key, of this journal), and the rollbacks still open."""
+    proofs = []
+    for path in paths:
+        signed = [
+            (json.loads(body), f"kiosk {kiosk}'s receipt")
+            for kiosk, body in _rows(path, "SELECT kiosk, receipt FROM kiosk_witnesses")
+        ]
+        signed += [
+            (json.loads(body), "a signed checkpoint")
+            for (body,) in _rows(path, "SELECT body FROM checkpoints")
+        ]
+        for item, source in signed:
+            if (
+                isinstance(item, dict)
+                and item.get("journal") == journal_id
+                and isinstance(item.get("id"), int)
+                and isinstance(item.get("row_hash"), str)
+                and signature_ok(item, public)
+            ):
+                proofs.append(Proof(item["id"], item["row_hash"], source))
+        proofs += [
+            Proof(int(row_id), row_hash, source)
+            for row_id, row_hash, source in _rows(
+                path,
+                "SELECT row_id, row_hash, source FROM journal_rollbacks WHERE resolved_at IS NULL",
+            )
+        ]
+    return proofs
+
+
+def examine(role: str, path: str, proofs: Iterable[Proof]) -> Examined:
+    """Verify the copy's chain in full and look up each proven row in it."""
+    head = copy_heads.head(path)
+    if not head.exists:
+        return Examined(role, path, head)
+    copy = SqliteDatabase(path, create_folder=False)
+    try:
+        result = journal.verify(copy)
+    except DatabaseUnavailable as exc:
+        return Examined(role, path, head, 1, str(exc))
+    finally:
+        copy.close()
+    missing = tuple(proof for proof in proofs if not _holds(path, proof))
+    if not result.ok:
+        return Examined(role, path, head, result.first_bad_id, result.problem, missing)
+    return Examined(role, path, head, missing=missing)
+
+
+def _holds(path: str, proof: Proof) -> bool:
+    """The copy holds the proven row unchanged, or the void row of its accepted loss."""
+    connection = _connect(path)
+    try:
+        row = connection.execute(
+            "SELECT row_hash, kind, consequence FROM adjudications WHERE id = ?", (proof.row,)
+        ).fetchone()
+    except sqlite3.Error:
+        return False
+    finally:
+        connection.close()
+    return row is not None and (row[0] == proof.hash or (row[1], row[2]) == ("void", LOST_TEXT))
+
+
+def missing_rows(best: Examined) -> tuple[int, int] | None:
+    """The rows proven recorded that the best copy cannot give: (first, last), or None."""
+    if best.whole:
+        return None
+    last = max([proof.row for proof in best.missing] + [best.head.rows])
+    first = best.usable_to + 1
+    if best.broken_at is None:
+        first = min(proof.row for proof in best.missing) if best.missing else first
+        first = min(first, best.head.rows + 1)
+    return first, max(first, last)

@@ -1,0 +1,130 @@
+"""Before each chain write on a mirrored journal: does each copy end where the chain was left?
+
+Each copy's head (its journal id, newest row number and hash: one indexed read) is compared
+with the head remembered as last committed (chain_head.py: the highest record beside the
+copies that verifies, or this process's own last commit if higher). A copy that ends anywhere
+else was changed behind the hall's back (rows deleted in place, rows written by hand) and is
+dropped; the row where it parts from a good copy is found by bisection and reported. Two copies
+that both end where the chain was left are equal. When no copy does, no row is written: the
+rows proven committed are missing (ChainHeadMissing).
+
+With no remembered head at all (a first commit, or every record gone), the copies are only
+compared with each other: a copy that is a prefix of the other is behind and dropped; two that
+part disagree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from adjudicator.record.chain_head import Head, Remembered
+
+# The copy's journal id and newest row, in one statement (one row even for an empty journal).
+HEAD_SQL = (
+    "SELECT (SELECT journal_id FROM journal_identity LIMIT 1), newest.id, newest.row_hash "
+    "FROM (SELECT 1) LEFT JOIN "
+    "(SELECT id, row_hash FROM adjudications ORDER BY id DESC LIMIT 1) AS newest"
+)
+HASH_AT_SQL = "SELECT row_hash FROM adjudications WHERE id = ?"
+
+HashAt = Callable[[str, int], str | None]  # (role, row id) -> that copy's hash of the row
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A copy to drop: which, where it parts from the chain (None: its journal id differs or
+    nowhere found), and why, for the director."""
+
+    role: str
+    row: int | None
+    reason: str
+
+
+@dataclass
+class Outcome:
+    """What the comparison found: copies to drop, and the head the good copies share."""
+
+    drop: list[Finding] = field(default_factory=list)
+    agreed: Head | None = None
+    disagree: bool = False  # no remembered head, and the copies part: the director chooses
+
+
+def head_from_row(row: tuple | None) -> Head | None:
+    """A Head from HEAD_SQL's row (None when the journal has no identity yet)."""
+    if row is None or not row[0]:
+        return None
+    return Head(row[0], int(row[1] or 0), row[2] or Head(row[0], 0).hash)
+
+
+def first_difference(good: str, bad: str, upto: int, hash_at: HashAt) -> int:
+    """The first row at which copy `bad` parts from copy `good`, looking no further than
+    `upto` (+1 when they agree that far): bisection on the chained hashes, ~20 reads at 1M."""
+    low, high = 0, upto  # rows 1..low agree; the answer is in low+1..high+1
+    while low < high:
+        middle = (low + high + 1) // 2
+        theirs = hash_at(bad, middle)
+        if theirs is not None and theirs == hash_at(good, middle):
+            low = middle
+        else:
+            high = middle - 1
+    return low + 1
+
+
+def compare(heads: dict[str, Head], remembered: Remembered | None, hash_at: HashAt) -> Outcome:
+    """Which copies end where the chain was left (see the module's docstring)."""
+    if remembered is None:
+        return _pairwise(heads, hash_at)
+    good = [role for role, head in heads.items() if remembered.accepts(head)]
+    outcome = Outcome()
+    if not good:
+        return outcome  # agreed stays None: the caller stops (ChainHeadMissing)
+    newest = max((heads[role] for role in good), key=lambda head: head.id)
+    for role, head in heads.items():
+        if role in good and head.same(newest):
+            continue
+        source = next(r for r in good if heads[r].same(newest))
+        outcome.drop.append(_finding(role, head, source, newest, hash_at))
+    outcome.agreed = newest
+    return outcome
+
+
+def _finding(role: str, head: Head, good: str, newest: Head, hash_at: HashAt) -> Finding:
+    if head.journal != newest.journal:
+        return Finding(
+            role,
+            None,
+            f"it names another journal (id {head.journal[:8]}, not {newest.journal[:8]})",
+        )
+    row = first_difference(good, role, min(head.id, newest.id), hash_at)
+    if row > head.id:
+        return Finding(
+            role,
+            row,
+            f"it ends at row {head.id}, but rows up to {newest.id} were recorded "
+            "(rows deleted in place, or a commit it missed)",
+        )
+    return Finding(
+        role, row, f"its row {row} is not the row recorded (written or changed behind the hall)"
+    )
+
+
+def _pairwise(heads: dict[str, Head], hash_at: HashAt) -> Outcome:
+    """No remembered head: equal copies agree; a prefix is behind; copies that part disagree."""
+    roles = list(heads)
+    if len(roles) == 1 or all(heads[r].same(heads[roles[0]]) for r in roles):
+        return Outcome(agreed=heads[roles[0]])
+    first, second = roles[0], roles[1]
+    a, b = heads[first], heads[second]
+    if a.journal != b.journal:
+        return Outcome(disagree=True)
+    longer, shorter = (first, second) if a.id >= b.id else (second, first)
+    row = first_difference(longer, shorter, heads[shorter].id, hash_at)
+    if row <= heads[shorter].id:
+        return Outcome(disagree=True)
+    finding = Finding(
+        shorter,
+        row,
+        f"it ends at row {heads[shorter].id}, behind the other copy (row {heads[longer].id})",
+    )
+    return Outcome(drop=[finding], agreed=heads[longer])
