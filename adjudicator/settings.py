@@ -42,6 +42,13 @@ SETTINGS: tuple[Setting, ...] = (
         "A second SQLite journal on another disk (a USB stick): every verdict is committed to "
         "both before it is shown; empty: no mirror.",
     ),
+    Setting(
+        "journal_verify_minutes",
+        "5",
+        "How often a serving hall verifies both copies of a mirrored journal in full (every "
+        "row's hash, and every row a receipt or the high-water mark proves), in minutes; a copy "
+        "that fails is dropped. 0 turns it off.",
+    ),
     Setting("default_lexicon", "", "Lexicon `judge` uses when --lexicon is not given."),
     Setting(
         "default_rule",

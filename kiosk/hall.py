@@ -5,6 +5,7 @@ from __future__ import annotations
 from flask import Flask, current_app
 
 from adjudicator.hall.hall import Hall
+from adjudicator.record import copy_audit
 
 
 def init_app(app: Flask) -> None:
@@ -17,4 +18,5 @@ def get_hall() -> Hall:
     if hall is None:
         hall = Hall()
         current_app.extensions["hall"] = hall
+        copy_audit.watch(hall.db)  # a mirrored journal: both copies verified in the background
     return hall

@@ -214,8 +214,27 @@ def accept_loss(reason: str):
     from adjudicator.cli.common import cli_actor
     from adjudicator.record import lost_rows
 
-    first, last = lost_rows.accept(open_hall().db, reason, cli_actor())
+    hall = open_hall()
+    first, last = lost_rows.accept(hall.db, reason, cli_actor())
+    hall.adopt_journal(f"loss of rows {first} to {last} accepted: {reason.strip()}")
     click.echo(
         f"Rows {first} to {last} recorded as lost (void rows with your reason): their numbers "
         "are never issued again, and their receipts will fail `journal audit`. Judging resumes."
+    )
+
+
+@journal_group.command("begin")
+@click.option("--reason", required=True, help="What the new journal is for (the event).")
+def begin(reason: str):
+    """Begin this new, empty journal under the hall's key, for a next event (a signed step)."""
+    made = open_hall().begin_journal(reason)
+    after = made.get("after")
+    click.echo(
+        f"Journal {made['journal'][:8]} begun under key {made['key']}"
+        + (
+            f", after journal {after['journal'][:8]} (its newest signed row: {after['id']})."
+            if after
+            else "."
+        )
+        + " Judging starts afresh at row 1."
     )

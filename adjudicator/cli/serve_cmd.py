@@ -105,12 +105,12 @@ def prepare_journal():
 
 def _bring_copies_together() -> None:
     """A mirrored journal: rebuild a copy only behind the other; refuse copies that disagree."""
-    from adjudicator.record import journal_copies
+    from adjudicator.record import start_copies
     from adjudicator.record.backends import connect
     from adjudicator.record.db_mirror import MirroredDatabase
 
     db = connect()
     if isinstance(db, MirroredDatabase):
-        for note in journal_copies.on_start(db):
+        for note in start_copies.on_start(db):
             click.echo(note, err=True)
     db.close()

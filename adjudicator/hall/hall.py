@@ -129,6 +129,16 @@ class Hall:
             high_water.copy_paths(self.db),
         )
 
+    def begin_journal(self, reason: str) -> dict[str, Any]:
+        """`journal begin`: this new, empty journal begun under the hall's key, signed."""
+        key_path = self.key_path or receipt_key.key_path()
+        return high_water.begin_journal(self.db, self.signing_key(), key_path, reason)
+
+    def adopt_journal(self, reason: str) -> None:
+        """After an accepted loss: the journal begun under the hall's key, if it was not."""
+        key_path = self.key_path or receipt_key.key_path()
+        high_water.adopt(self.db, self.signing_key(), key_path, reason)
+
     def journal_health(self) -> journal_health.Health:
         """Whether verdicts can be recorded now, and if not, why (see journal_health)."""
         health = journal_health.check(self.db)
@@ -136,11 +146,14 @@ class Hall:
             return health
         rolled_back = rollbacks.current(self.db)
         if rolled_back is not None:
+            first, last = rolled_back.missing
             return journal_health.Health(
                 "rolled-back",
                 rollbacks.ROLLED_BACK_MESSAGE,
                 rolled_back.detail(),
                 rolled_back.found_at,
+                row=first,
+                last=last,
             )
         return health
 

@@ -10,8 +10,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from adjudicator.hall.hall import Hall
-from adjudicator.record import checkpoints, copy_markers, witnesses
+from adjudicator.record import checkpoints, copy_audit, copy_markers, witnesses
 from adjudicator.record.db import DatabaseUnavailable
+from adjudicator.record.db_mirror import MirroredDatabase
 from adjudicator.record.journal_health import Health
 from adjudicator.record.receipt_key import ReceiptKeyError
 
@@ -27,6 +28,7 @@ class Integrity:
     key_id: str = ""
     unreadable: list[str] = field(default_factory=list)  # parts that could not be read now
     forged_markers: dict[str, str] = field(default_factory=dict)  # marker -> copy it names
+    copies_verified_at: str | None = None  # a mirrored journal: both copies verified in full
 
     @property
     def warnings(self) -> list[str]:
@@ -72,4 +74,7 @@ def overview(hall: Hall) -> Integrity:
         key_id=key_id,
         unreadable=unreadable,
         forged_markers=dict(getattr(hall.db, "forged_markers", {})),
+        copies_verified_at=copy_audit.last_verified(hall.db)
+        if isinstance(hall.db, MirroredDatabase)
+        else None,
     )

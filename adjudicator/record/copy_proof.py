@@ -23,8 +23,9 @@ from urllib.parse import quote
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from adjudicator.record import copy_heads, journal
+from adjudicator.record import chain_head, copy_heads, high_water, journal, receipt_key, rollbacks
 from adjudicator.record.db import DatabaseUnavailable
+from adjudicator.record.db_mirror import MirroredDatabase
 from adjudicator.record.db_sqlite import SqliteDatabase
 from adjudicator.record.receipt_key import signature_ok
 from adjudicator.record.rollbacks import LOST_TEXT
@@ -135,8 +136,8 @@ def examine(role: str, path: str, proofs: Iterable[Proof]) -> Examined:
     finally:
         copy.close()
     missing = tuple(proof for proof in proofs if not _holds(path, proof))
-    if not result.ok:
-        return Examined(role, path, head, result.first_bad_id, result.problem, missing)
+    if not result.ok:  # rows 1..result.rows verified: the chain breaks just after them
+        return Examined(role, path, head, result.rows + 1, result.problem, missing)
     return Examined(role, path, head, missing=missing)
 
 
@@ -164,3 +165,50 @@ def missing_rows(best: Examined) -> tuple[int, int] | None:
         first = min(proof.row for proof in best.missing) if best.missing else first
         first = min(first, best.head.rows + 1)
     return first, max(first, last)
+
+
+HEAD_SOURCE = "the journal's head as last committed (kept beside its copies)"
+MARK_SOURCE = "the server's signed high-water mark"
+
+
+def for_journal(db: MirroredDatabase, journal_id: str) -> list[Proof]:
+    """Every row proven recorded in journal `journal_id`: the highest signed high-water mark
+    (in the data home and beside each copy), the head last committed (beside the copies), and
+    what the copies keep (receipts, checkpoints, rollbacks)."""
+    key = db.signing_key()
+    places = high_water.places(db.key_path or receipt_key.key_path(), db.paths.values())
+    mark = high_water.highest(high_water.all_marks(places, key.public), journal_id)
+    proofs = []
+    if mark is not None and mark["id"] > 0:
+        proofs.append(Proof(mark["id"], mark["row_hash"], MARK_SOURCE))
+    remembered = db.head_files().read(journal_id)
+    if remembered is not None and remembered.committed.id > 0:
+        committed = remembered.committed
+        proofs.append(Proof(committed.id, committed.hash, HEAD_SOURCE))
+    return proofs + kept_in(db.paths.values(), journal_id, key.public)
+
+
+def remember(db: MirroredDatabase, head: copy_heads.CopyHead) -> None:
+    """The copies stand together at `head` (proven): remember it beside them (chain_head)."""
+    if head.journal_id:
+        at = chain_head.Head(head.journal_id, head.rows, head.last_hash)
+        db.head_files().write(chain_head.Remembered(at))
+
+
+def record_missing(db: MirroredDatabase, best: Examined, examined: dict[str, Examined]) -> str:
+    """Record that no copy is whole (a rollback: judging stops); what the director is told."""
+    first, last = missing_rows(best) or (best.head.rows + 1, best.head.rows + 1)
+    if best.broken_at is not None:
+        row_hash = f"{rollbacks.BROKEN} {best.broken_at}"  # no row ever has this hash
+        source = f"the {best.role}'s chain is broken at row {best.broken_at} ({best.broken}),"
+    else:
+        proof = max(best.missing, key=lambda p: p.row)
+        row_hash, source = proof.hash, proof.source
+    rollbacks.found(db, last, row_hash, source, first - 1)
+    states = "; ".join(e.describe() for e in examined.values() if not e.whole)
+    return (
+        f"NO COPY OF THE JOURNAL IS WHOLE ({states}): rows {first} to {last} are missing. "
+        "No verdict is recorded until they are back. Restore a backup that holds them (stop "
+        "the hall, copy the backup over the journal, start it again), or, if they are gone for "
+        "good, run `adjudicator journal accept-loss --reason TEXT`."
+    )

@@ -207,3 +207,19 @@ def check(
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def begin_journal(db: Database, key: SigningKey, key_path: Path, reason: str) -> dict[str, Any]:
+    """`journal begin`: the key begins this new, empty journal after the newest one it signed
+    rows of (journal_begun.begin); the statement becomes the mark in every place."""
+    copies = copy_paths(db)
+    made = journal_begun.begin(db, key, all_marks(places(key_path, copies), key.public), reason)
+    HighWater(key, key_path, copies).put(made)
+    return made
+
+
+def adopt(db: Database, key: SigningKey, key_path: Path, reason: str) -> None:
+    """After the director accepted a loss: a journal the key had not begun is begun now, after
+    the newest journal it signed rows of (the loss of those rows is what was accepted)."""
+    marks = all_marks(places(key_path, copy_paths(db)), key.public)
+    journal_begun.adopt(db, key, marks, reason)

@@ -182,5 +182,18 @@ def begin(
     return made
 
 
+def adopt(db: Database, key: SigningKey, marks: list[dict[str, Any]], reason: str) -> None:
+    """Begin the journal after the newest other journal the key signed rows of, unless the
+    key began it already (after `journal accept-loss` on a journal refused at start)."""
+    journal_id, signed = identity(db)
+    if journal_id is None or begun_by(signed, key, journal_id):
+        return
+    other = newest_other(marks, journal_id)
+    after = None
+    if other is not None:
+        after = {"journal": other["journal"], "id": other["id"], "row_hash": other["row_hash"]}
+    store(db, statement(key, journal_id, after, reason))
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")

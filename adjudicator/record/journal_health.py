@@ -79,7 +79,8 @@ class Health:
     detail: str = ""  # for the director: what happened and what to do
     since: str = ""
     copy: str = ""  # degraded: the copy no longer written ("primary" or "mirror")
-    row: int | None = None  # degraded: where that copy parts from the chain, if it does
+    row: int | None = None  # degraded: where that copy parts from the chain, if it does;
+    last: int | None = None  # rolled back: the rows missing are `row` to `last`
 
     @property
     def copy_summary(self) -> str:

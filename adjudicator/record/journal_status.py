@@ -15,7 +15,6 @@ from adjudicator.record import (
     copy_heads,
     copy_markers,
     copy_proof,
-    journal_copies,
     journal_health,
     rollbacks,
 )
@@ -121,7 +120,7 @@ def _proofs(db: MirroredDatabase, copies: list[CopyLine]) -> dict[str, str]:
     role -> what is wrong ('' when whole)."""
     journal_ids = {copy_heads.head(c.path).journal_id for c in copies if c.rows is not None}
     journal_ids.discard(None)
-    proofs = [p for j in journal_ids for p in journal_copies.gather_proofs(db, str(j))]
+    proofs = [p for j in journal_ids for p in copy_proof.for_journal(db, str(j))]
     found = {}
     for copy in copies:
         if copy.rows is not None:

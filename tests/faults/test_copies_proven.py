@@ -231,8 +231,17 @@ def test_a_mirror_whose_chain_is_broken_is_never_the_source_of_a_rebuild(tmp_pat
     for suffix in ("", "-wal", "-shm"):
         Path(f"{primary}{suffix}").unlink(missing_ok=True)
     with StoppedServer(home, workers=1) as server:
-        assert_refuses_to_judge(server, home, "row 3")
-    assert not primary.exists() and ids(mirror) == [1, 2, 4, 5, 6]
+        assert_refuses_to_judge(server, home, "rows 3 to 6")
+        assert "chain is broken at row 3" in server.read_log()
+        (aside,) = mirror.parent.glob("journal.sqlite3.set-aside-*[0-9]Z")
+        assert ids(aside) == [1, 2, 4, 5, 6]  # kept as it was, for the record
+        assert ids(mirror) == [1, 2]  # the rows that verify, nothing rebuilt from the rest
+        assert not primary.exists()
+        out = cli(home.path, "journal", "accept-loss", "--reason", "disks damaged", env=home.env)
+        assert "Rows 3 to 6 recorded as lost" in out
+        status, body = post(server.url, home.token, ["QI"])
+        assert status == 201 and body["id"] == 7
+    assert ids(mirror) == list(range(1, 8)) and verifies(home, mirror)
 
 
 # -- 3. both copies rolled back, with a changed journal id ------------------------------------
