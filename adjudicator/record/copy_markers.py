@@ -25,6 +25,8 @@ from adjudicator.record.receipt_key import SigningKey, signature_ok
 
 SUFFIX = ".copy-lost"
 TYPE = "copy-lost"
+RESYNCED_SUFFIX = ".resynced"  # a copy rebuilt while serving: processes open it afresh
+RESYNCED_TYPE = "copy-resynced"
 _VERIFIED: dict[tuple[bytes, bytes], bool] = {}  # (public key, marker bytes) -> signed by it
 _VERIFIED_LOCK = threading.Lock()
 
@@ -40,6 +42,47 @@ class Markers:
 
 def marker_path(copy_path: str) -> Path:
     return Path(str(copy_path) + SUFFIX)
+
+
+def resynced_path(copy_path: str) -> Path:
+    return Path(str(copy_path) + RESYNCED_SUFFIX)
+
+
+def write_resynced(copy_paths: Iterable[str], key: SigningKey) -> None:
+    """Say, signed, that the copies were just rebuilt (a new token each time): a serving
+    process opens them afresh instead of taking the rebuilt file for one swapped under it."""
+    body = key.sign({"type": RESYNCED_TYPE, "token": os.urandom(16).hex()})
+    for path in copy_paths:
+        try:
+            target = resynced_path(path)
+            partial = target.with_name(f"{target.name}.{os.getpid()}")
+            fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with open(fd, "w", encoding="utf-8") as handle:
+                json.dump(body, handle)
+            os.replace(partial, target)
+        except OSError:
+            continue
+
+
+def remove_resynced(copy_paths: Iterable[str]) -> None:
+    """Remove the resync notes (when a server starts: its processes open the copies afresh)."""
+    for path in copy_paths:
+        resynced_path(path).unlink(missing_ok=True)
+
+
+def resync_tokens(copy_paths: Iterable[str], public: Ed25519PublicKey) -> frozenset[str]:
+    """The tokens of the signed resync notes beside the copies."""
+    tokens = set()
+    for path in copy_paths:
+        try:
+            raw = resynced_path(path).read_bytes()
+            body = json.loads(raw.decode("utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError):
+            continue
+        if isinstance(body, dict) and body.get("type") == RESYNCED_TYPE:
+            if _signed(raw, body, public):
+                tokens.add(str(body.get("token")))
+    return frozenset(tokens)
 
 
 def write(survivors: Iterable[str], fields: dict[str, Any], key: SigningKey) -> bool:
@@ -98,7 +141,7 @@ def _signed(raw: bytes, body: dict[str, Any], public: Ed25519PublicKey) -> bool:
     with _VERIFIED_LOCK:
         known = _VERIFIED.get(cache_key)
     if known is None:
-        known = body.get("type") == TYPE and signature_ok(body, public)
+        known = body.get("type") in (TYPE, RESYNCED_TYPE) and signature_ok(body, public)
         with _VERIFIED_LOCK:
             if len(_VERIFIED) > 64:
                 _VERIFIED.clear()

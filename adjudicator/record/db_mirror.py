@@ -103,6 +103,7 @@ class MirroredDatabase(Database):
         self._heads: chain_head.HeadFiles | None = None
         self._known: chain_head.Remembered | None = None  # the head this process last saw
         self.forged_markers: dict[str, str] = {}  # marker path -> what it claims (ignored)
+        self._resyncs: frozenset[str] | None = None  # the resync notes seen (copy_markers)
         self.check_heads = True  # off only for the benchmark that measures the comparison
 
     def signing_key(self) -> receipt_key.SigningKey:
@@ -205,7 +206,13 @@ class MirroredDatabase(Database):
     def _sync_markers(self) -> None:
         """Drop copies another process found lost; take back copies a resync restored."""
         named = self.markers().signed
+        tokens = copy_markers.resync_tokens(self.paths.values(), self.signing_key().public)
         with self._lock:
+            if self._resyncs is not None and tokens - self._resyncs:
+                for role in ROLES:  # rebuilt by `journal resync`: not a file swapped under us
+                    if role not in self._lost:
+                        self.copies[role] = self._open(role)
+            self._resyncs = tokens
             for role in ROLES:
                 marker = named.get(self.paths[role])
                 lost = self._lost.get(role)

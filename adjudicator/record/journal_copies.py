@@ -182,6 +182,7 @@ def resync(db: MirroredDatabase, keep: str | None = None) -> list[str]:
                 "(not overwritten). Keep it for the record, and find out how it came to differ."
             )
         rebuild(db.paths[source], db.paths[stale])
+        copy_markers.write_resynced(db.paths.values(), db.signing_key())
         copy_markers.remove_all(db.paths.values())
         copy_proof.remember(db, heads[source])
     rows = heads[source].rows

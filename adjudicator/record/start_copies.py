@@ -49,6 +49,7 @@ def on_start(db: MirroredDatabase) -> list[str]:
     trouble = None
     with ExitStack() as stack:
         locked(db, stack)
+        copy_markers.remove_resynced(db.paths.values())
         verdict, primary, mirror = copy_heads.compare(db.paths[PRIMARY], db.paths[MIRROR])
         if verdict == "disagree":
             raise CopiesDisagree(disagree_message(primary, mirror))

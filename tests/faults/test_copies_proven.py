@@ -303,3 +303,85 @@ def test_a_forged_marker_changes_nothing_but_a_warning(tmp_path):
         assert told.returncode == 0 and "not signed with this hall's key" in told.stdout
     for copy in (primary, mirror):
         assert ids(copy) == [1, 2, 3, 4, 5] and verifies(home, copy)
+
+
+# -- a next event, afresh under the same key --------------------------------------------------
+
+
+def test_a_next_event_begins_afresh_only_as_a_signed_step(tmp_path):
+    home = prepare_home(tmp_path / "home")
+    journal_path = home.path / "journal.sqlite3"
+    with Server(home, workers=1) as server:
+        judge(server, home, 3)
+    for suffix in ("", "-wal", "-shm"):  # last event's journal moved away (kept elsewhere)
+        Path(f"{journal_path}{suffix}").rename(tmp_path / f"last-event.sqlite3{suffix}")
+    cli(home.path, "tournament", "create", "next", "--lexicon", "TINY", "--rule", "double")
+    home.token = cli(home.path, "kiosk", "add", "k1", "--tournament", "next").splitlines()[-1]
+    with StoppedServer(home, workers=1) as server:
+        status, body = post(server.url, home.token, ["QI"])
+        assert status == 503 and "verdict" not in body  # a deleted journal is no new event
+        told = run(home, "journal", "status")
+        assert "journal begin" in told.stdout
+        out = cli(home.path, "journal", "begin", "--reason", "Spring Open")
+        assert "begun under key" in out and "its newest signed row: 3" in out
+        status, body = post(server.url, home.token, ["QI"])
+        assert status == 201 and body["id"] == 1  # afresh, in a journal the key began
+    with Server(home, workers=1) as server:  # and it stays begun across a restart
+        assert get(server.url + "/healthz")[1]["journal"] == "ok"
+
+
+# -- a sequence on one hall -------------------------------------------------------------------
+
+
+def test_lost_copy_resync_rollback_in_place_forged_marker_and_restart_on_one_hall(tmp_path):
+    home, primary, mirror = mirrored_home(tmp_path)
+    served = []
+    with Server(home, workers=2) as server:
+        office = director(server, home)
+        served += judge(server, home, 4)
+
+        for suffix in ("", "-wal", "-shm"):  # the stick's copy lost
+            Path(f"{mirror}{suffix}").unlink(missing_ok=True)
+        served += judge(server, home, 2)
+        health = get(server.url + "/healthz")[1]
+        assert health["journal"] == "degraded: one copy (the mirror is lost)"
+        assert "rebuilt from the primary" in cli(home.path, "journal", "resync", env=home.env)
+        served += judge(server, home, 1)
+        assert get(server.url + "/healthz")[1]["journal"] == "ok"
+
+        delete_rows(mirror, 6)  # the stick's copy rolled back in place
+        served += judge(server, home, 1)
+        health = get(server.url + "/healthz")[1]
+        assert health["journal"] == "degraded: one copy (the mirror disagrees at row 6)", (
+            health,
+            server.read_log()[-3000:],
+        )
+
+        forged = {"lost": str(primary), "role": "primary", "reason": "x", "since": ""}
+        Path(f"{mirror}.copy-lost").write_text(json.dumps(forged))  # and a forged marker
+        served += judge(server, home, 1)
+        page = office.get("/director/").body
+        assert "disagrees at row 6" in page, page[page.find('id="integrity"') :][:3000]
+        assert "not signed with this hall" in page
+
+        assert "rebuilt from the primary" in cli(home.path, "journal", "resync", env=home.env)
+        served += judge(server, home, 1)
+        assert get(server.url + "/healthz")[1]["journal"] == "ok"
+
+        delete_rows(primary, 9)  # now the laptop's copy rolled back in place
+        served += judge(server, home, 1)
+        health = get(server.url + "/healthz")[1]
+        assert health["journal"] == "degraded: one copy (the primary disagrees at row 9)"
+        assert [b["id"] for b in served] == list(range(1, 12))
+
+    with Server(home, workers=2) as server:  # a restart: the laptop's copy rebuilt, proven
+        assert "rebuilt from the mirror" in server.read_log()
+        assert get(server.url + "/healthz")[1]["journal"] == "ok"
+        served += judge(server, home, 1)
+    assert served[-1]["id"] == 12
+    for copy in (primary, mirror):
+        assert ids(copy) == list(range(1, 13)) and verifies(home, copy)
+    receipts = tmp_path / "receipts.jsonl"
+    receipts.write_text("".join(json.dumps(b["receipt"]) + "\n" for b in served))
+    audit = run(home, "journal", "audit", str(receipts))
+    assert audit.returncode == 0 and "12 held unchanged" in audit.stdout, audit.stdout

@@ -1,0 +1,233 @@
+"""Copies compared, not assumed (issue 27), in one process with real files: each copy's head
+checked before each chain write against the head last committed, remembered beside the copies
+(sealed with a secret of the hall's key), even when another worker committed in between; markers
+that prove themselves; the full verification of a serving hall."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from adjudicator.record import (
+    chain_head,
+    copy_audit,
+    copy_markers,
+    head_check,
+    journal,
+    migrations,
+    receipt_key,
+    rollbacks,
+)
+from adjudicator.record.chain_head import Head, Remembered
+from adjudicator.record.db_mirror import MirroredDatabase
+from adjudicator.record.db_sqlite import SqliteDatabase
+
+from support.journal import challenge_fields
+
+
+@pytest.fixture
+def copies(tmp_path):
+    """The paths of a primary, a mirror on a "stick" and the hall's key."""
+    (tmp_path / "usb").mkdir()
+    return tmp_path / "journal.sqlite3", tmp_path / "usb" / "journal.sqlite3", tmp_path / "k.pem"
+
+
+def open_mirrored(copies) -> MirroredDatabase:
+    primary, mirror, key = copies
+    return MirroredDatabase(str(primary), str(mirror), key_path=key)
+
+
+def append(db, count: int = 1) -> list[journal.Entry]:
+    return [journal.append(db, **challenge_fields()) for _ in range(count)]
+
+
+def delete_from(path: Path, first: int) -> None:
+    connection = sqlite3.connect(path)
+    with connection:
+        connection.execute("DELETE FROM adjudications WHERE id >= ?", (first,))
+    connection.close()
+
+
+def ids(path: Path) -> list[int]:
+    connection = sqlite3.connect(path)
+    try:
+        return [r[0] for r in connection.execute("SELECT id FROM adjudications ORDER BY id")]
+    finally:
+        connection.close()
+
+
+# -- the comparison itself ----------------------------------------------------------------
+
+
+def test_the_first_difference_is_found_by_bisection():
+    good = {n: f"h{n}" for n in range(1, 1001)}
+    bad = {**{n: f"h{n}" for n in range(1, 613)}, **{n: f"x{n}" for n in range(613, 900)}}
+    reads = []
+
+    def hash_at(role, row):
+        reads.append(row)
+        return (good if role == "good" else bad).get(row)
+
+    assert head_check.first_difference("good", "bad", 899, hash_at) == 613
+    assert len(reads) <= 2 * 11  # ~log2(1000) rows looked up in each copy
+    assert head_check.first_difference("good", "bad", 612, hash_at) == 613  # a prefix
+
+
+def test_a_copy_is_good_only_at_the_committed_head_or_the_commit_in_flight():
+    committed, pending = Head("j", 10, "a" * 64), Head("j", 12, "b" * 64)
+    remembered = Remembered(committed, pending)
+    chain = {n: f"h{n}" for n in range(1, 13)}
+
+    def hash_at(role, row):
+        return chain.get(row) if row <= {"primary": 12, "mirror": 10}[role] else None
+
+    outcome = head_check.compare({"primary": pending, "mirror": committed}, remembered, hash_at)
+    assert outcome.agreed == pending  # the mirror missed the last commit: behind, dropped
+    assert [(f.role, f.row) for f in outcome.drop] == [("mirror", 11)]
+
+    cut = Head("j", 7, "c" * 64)
+    heads = {"primary": committed, "mirror": cut}
+    outcome = head_check.compare(heads, Remembered(committed), hash_at)
+    assert outcome.agreed == committed and outcome.drop[0].role == "mirror"
+
+    nowhere = head_check.compare({"primary": cut, "mirror": cut}, Remembered(committed), hash_at)
+    assert nowhere.agreed is None and not nowhere.drop  # no copy holds the head
+
+
+def test_a_head_record_written_by_hand_does_not_verify_and_the_highest_counts(tmp_path):
+    key = receipt_key.load_or_create(tmp_path / "k.pem").derived(chain_head.PURPOSE)
+    copies = [str(tmp_path / "a.sqlite3"), str(tmp_path / "b.sqlite3")]
+    chain_head.HeadFiles(copies, key).write(Remembered(Head("j" * 32, 15, "f" * 64)))
+    older = chain_head.encode(Remembered(Head("j" * 32, 9, "e" * 64)), key)
+    (tmp_path / "a.sqlite3.head").write_bytes(older)  # a record put back from earlier
+    assert chain_head.HeadFiles(copies, key).read("j" * 32).committed.id == 15
+    forged = chain_head.encode(Remembered(Head("j" * 32, 99, "0" * 64)), b"not the key")
+    (tmp_path / "b.sqlite3.head").write_bytes(forged)
+    fresh = chain_head.HeadFiles(copies, key)
+    assert fresh.read("j" * 32).committed.id == 9  # the forged one does not count
+    text = (tmp_path / "a.sqlite3.head").read_text().replace(" 9 ", " 99 ")
+    (tmp_path / "a.sqlite3.head").write_text(text)
+    assert fresh.read("j" * 32) is None
+
+
+# -- a mirrored journal, two "workers" on it ------------------------------------------------
+
+
+def test_a_mirror_rolled_back_in_place_is_dropped_at_the_next_commit_of_any_worker(copies):
+    primary, mirror, _ = copies
+    first, second = open_mirrored(copies), open_mirrored(copies)  # two workers, one journal
+    migrations.upgrade(first)
+    append(first, 3)
+    append(second, 3)  # the other worker committed last: rows 4 to 6
+    delete_from(mirror, 5)  # the stick's copy cut back to row 4, in the same file
+
+    entry = append(first)[0]  # this worker last committed row 3: it still knows better
+    assert entry.id == 7
+    lost = first.lost_copy()
+    assert lost is not None and lost.role == "mirror" and lost.row == 5
+    assert lost.summary() == "the mirror disagrees at row 5"
+    assert "ends at row 4, but rows up to 6 were recorded" in lost.reason
+    assert append(second)[0].id == 8  # the other worker follows the signed marker
+    assert second.lost_copy().row == 5
+    assert ids(primary) == list(range(1, 9)) and ids(mirror) == [1, 2, 3, 4]
+
+
+def test_a_laptop_copy_rolled_back_in_place_is_dropped_and_no_number_is_issued_twice(copies):
+    primary, mirror, _ = copies
+    db = open_mirrored(copies)
+    migrations.upgrade(db)
+    append(db, 5)
+    delete_from(primary, 3)
+    assert append(db)[0].id == 6
+    assert db.lost_copy().role == "primary" and db.lost_copy().row == 3
+    assert ids(mirror) == list(range(1, 7))
+
+
+def test_rows_written_by_hand_at_the_head_are_caught(copies):
+    primary, mirror, _ = copies
+    db = open_mirrored(copies)
+    migrations.upgrade(db)
+    append(db, 3)
+    alone = SqliteDatabase(str(mirror))
+    journal.append(alone, **challenge_fields(verdict="UNACCEPTABLE"))  # row 4 on the stick only
+    alone.close()
+    assert append(db)[0].id == 4  # the laptop's row 4: the stick's is not the chain's
+    assert db.lost_copy().role == "mirror" and db.lost_copy().row == 4
+
+
+def test_both_copies_rolled_back_alike_stop_judging_and_no_number_is_issued_twice(copies):
+    primary, mirror, _ = copies
+    db = open_mirrored(copies)
+    migrations.upgrade(db)
+    append(db, 6)
+    delete_from(primary, 4)
+    delete_from(mirror, 4)
+    other = open_mirrored(copies)  # a worker that never committed: the record beside the copies
+    with pytest.raises(rollbacks.JournalRolledBack):
+        append(other)
+    found = rollbacks.current(other)
+    assert (found.row_id, found.head) == (6, 3) and found.missing == (4, 6)
+    assert ids(primary) == ids(mirror) == [1, 2, 3]
+    assert other.lost_copy() is None  # neither copy is dropped: both agree, both short
+
+
+# -- markers that prove themselves ------------------------------------------------------------
+
+
+def test_a_marker_the_hall_did_not_sign_drops_nothing_and_is_reported(copies):
+    primary, mirror, _ = copies
+    db = open_mirrored(copies)
+    migrations.upgrade(db)
+    append(db)
+    marker = copy_markers.marker_path(str(mirror))
+    marker.write_text(json.dumps({"lost": str(primary), "role": "primary", "reason": "x"}))
+    append(db, 2)
+    assert db.lost_copy() is None
+    assert ids(primary) == ids(mirror) == [1, 2, 3]
+    assert db.forged_markers == {str(marker): str(primary)}
+
+    signed = json.loads(marker.read_text())
+    key = receipt_key.load(copies[2])
+    signed = key.sign({"type": "copy-lost", **signed, "since": "", "row": None})
+    edited = {**signed, "lost": str(mirror)}  # a signed marker, re-aimed at the other copy
+    marker.write_text(json.dumps(edited))
+    append(db)
+    assert db.lost_copy() is None and str(marker) in db.forged_markers
+
+
+def test_a_signed_marker_drops_the_copy_in_every_process(copies):
+    primary, mirror, key_path = copies
+    first, second = open_mirrored(copies), open_mirrored(copies)
+    migrations.upgrade(first)
+    append(first)
+    assert first.drop("mirror", "its disk was pulled out")
+    append(second)
+    assert second.lost_copy().role == "mirror"
+    body = json.loads(copy_markers.marker_path(str(primary)).read_text())
+    assert body["type"] == "copy-lost" and "signature" in body
+
+
+# -- the full verification of a serving hall --------------------------------------------------
+
+
+def test_the_full_verification_drops_a_copy_changed_below_its_head(copies):
+    primary, mirror, _ = copies
+    db = open_mirrored(copies)
+    migrations.upgrade(db)
+    append(db, 5)
+    connection = sqlite3.connect(mirror)
+    with connection:  # row 2 changed in place: the head still matches
+        connection.execute("UPDATE adjudications SET verdict = 'UNACCEPTABLE' WHERE id = 2")
+    connection.close()
+    assert append(db)[0].id == 6 and db.lost_copy() is None  # the head comparison cannot see it
+
+    watch = copy_audit.Watch(db, minutes=5)
+    assert watch.run_if_due()
+    assert db.lost_copy().role == "mirror" and db.lost_copy().row == 2
+    assert "chain is broken at row 2" in db.lost_copy().reason
+    assert not watch.run_if_due()  # done within the interval: the next worker skips it
+    assert copy_audit.last_verified(db)
+    assert append(db)[0].id == 7 and ids(mirror) == list(range(1, 7))
