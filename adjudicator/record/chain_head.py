@@ -132,7 +132,7 @@ class HeadFiles:
         self._last = (raw, record)
 
     def _pread(self, path: Path) -> bytes:
-        fd = self._fd(path)
+        fd = self._fd(path, check=True)
         if fd is None:
             return b""
         try:
@@ -141,13 +141,14 @@ class HeadFiles:
             self._forget(path)
             return b""
 
-    def _fd(self, path: Path) -> int | None:
+    def _fd(self, path: Path, check: bool = False) -> int | None:
         """The file, opened once per process (a forked worker opens its own); None if its
-        folder is gone. A file replaced or deleted under us is opened again."""
+        folder is gone. A file deleted under us is opened again (`check`: before each read,
+        so the writes that follow go to the file there now)."""
         opened = self._fds.get(path)
         if opened is not None and opened[0] == os.getpid():
             try:
-                if os.fstat(opened[1]).st_nlink > 0:
+                if not check or os.fstat(opened[1]).st_nlink > 0:
                     return opened[1]
             except OSError:
                 pass

@@ -70,14 +70,16 @@ def remove_resynced(copy_paths: Iterable[str]) -> None:
         resynced_path(path).unlink(missing_ok=True)
 
 
-def resync_tokens(copy_paths: Iterable[str], public: Ed25519PublicKey) -> frozenset[str]:
+def resync_tokens(copy_paths: Iterable[str], public: Ed25519PublicKey | None) -> frozenset[str]:
     """The tokens of the signed resync notes beside the copies."""
     tokens = set()
     for path in copy_paths:
+        raw = _read(path + RESYNCED_SUFFIX)
+        if raw is None:
+            continue  # none: the usual case
         try:
-            raw = resynced_path(path).read_bytes()
             body = json.loads(raw.decode("utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError):
+        except (UnicodeDecodeError, ValueError):
             continue
         if isinstance(body, dict) and body.get("type") == RESYNCED_TYPE:
             if _signed(raw, body, public):
@@ -106,21 +108,35 @@ def write(survivors: Iterable[str], fields: dict[str, Any], key: SigningKey) -> 
     return written
 
 
-def read_all(copy_paths: Iterable[str], public: Ed25519PublicKey) -> Markers:
+def read_all(copy_paths: Iterable[str], public: Ed25519PublicKey | None) -> Markers:
     """The markers beside any of `copy_paths`, signed or not."""
     found = Markers()
     for path in copy_paths:
-        target = marker_path(path)
-        try:
-            raw = target.read_bytes()
-        except OSError:
+        target = path + SUFFIX
+        raw = _read(target)
+        if raw is None:
             continue  # none: the usual case
         body = _parse(raw)
         if body is not None and _signed(raw, body, public):
             found.signed[body["lost"]] = body
         else:
-            found.forged[str(target)] = body["lost"] if body is not None else ""
+            found.forged[target] = body["lost"] if body is not None else ""
     return found
+
+
+def _read(path: str) -> bytes | None:
+    """A small file's bytes, or None if there is none (one failed open: read at every
+    transaction, so no pathlib and no buffered file object)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        return os.read(fd, 65536)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def _parse(raw: bytes) -> dict[str, Any] | None:
@@ -135,8 +151,10 @@ def _parse(raw: bytes) -> dict[str, Any] | None:
     return body
 
 
-def _signed(raw: bytes, body: dict[str, Any], public: Ed25519PublicKey) -> bool:
+def _signed(raw: bytes, body: dict[str, Any], public: Ed25519PublicKey | None) -> bool:
     """Whether the hall's key signed this marker (each text is verified once per process)."""
+    if public is None:
+        return False  # no key yet: the hall signed nothing
     cache_key = (public.public_bytes(Encoding.Raw, PublicFormat.Raw), raw)
     with _VERIFIED_LOCK:
         known = _VERIFIED.get(cache_key)

@@ -181,7 +181,7 @@ def for_journal(db: MirroredDatabase, journal_id: str) -> list[Proof]:
     proofs = []
     if mark is not None and mark["id"] > 0:
         proofs.append(Proof(mark["id"], mark["row_hash"], MARK_SOURCE))
-    remembered = db.head_files().read(journal_id)
+    remembered = db.heads.files().read(journal_id)
     if remembered is not None and remembered.committed.id > 0:
         committed = remembered.committed
         proofs.append(Proof(committed.id, committed.hash, HEAD_SOURCE))
@@ -191,8 +191,7 @@ def for_journal(db: MirroredDatabase, journal_id: str) -> list[Proof]:
 def remember(db: MirroredDatabase, head: copy_heads.CopyHead) -> None:
     """The copies stand together at `head` (proven): remember it beside them (chain_head)."""
     if head.journal_id:
-        at = chain_head.Head(head.journal_id, head.rows, head.last_hash)
-        db.head_files().write(chain_head.Remembered(at))
+        db.heads.remember(chain_head.Head(head.journal_id, head.rows, head.last_hash))
 
 
 def record_missing(db: MirroredDatabase, best: Examined, examined: dict[str, Examined]) -> str:

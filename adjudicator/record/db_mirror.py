@@ -43,6 +43,7 @@ from adjudicator.record import (
 )
 from adjudicator.record.db import Cursor, Database, DatabaseUnavailable
 from adjudicator.record.db_sqlite import SqliteDatabase
+from adjudicator.record.head_guard import HeadGuard
 
 log = logging.getLogger("adjudicator.record.journal")
 
@@ -100,11 +101,9 @@ class MirroredDatabase(Database):
         self._checked_pid = 0
         self._check_lock = threading.Lock()
         self._key: receipt_key.SigningKey | None = None
-        self._heads: chain_head.HeadFiles | None = None
-        self._known: chain_head.Remembered | None = None  # the head this process last saw
+        self.heads = HeadGuard(self.paths.values(), self.signing_key)
         self.forged_markers: dict[str, str] = {}  # marker path -> what it claims (ignored)
         self._resyncs: frozenset[str] | None = None  # the resync notes seen (copy_markers)
-        self.check_heads = True  # off only for the benchmark that measures the comparison
 
     def signing_key(self) -> receipt_key.SigningKey:
         """The hall's key, which signs the markers and keys the head records."""
@@ -112,15 +111,22 @@ class MirroredDatabase(Database):
             self._key = receipt_key.load_or_create(self.key_path)
         return self._key
 
-    def head_files(self) -> chain_head.HeadFiles:
-        if self._heads is None:
-            key = self.signing_key().derived(chain_head.PURPOSE)
-            self._heads = chain_head.HeadFiles(self.paths.values(), key)
-        return self._heads
+    def public_key(self):
+        """The hall's public key, to check markers with; None while there is no key (then no
+        marker counts: the hall has signed none). Never made here: a read makes no key."""
+        if self._key is None:
+            path = self.key_path or receipt_key.key_path()
+            if not path.exists():
+                return None
+            try:
+                self._key = receipt_key.load(path)
+            except receipt_key.ReceiptKeyError:
+                return None
+        return self._key.public
 
     def markers(self) -> copy_markers.Markers:
         """The marker files beside the copies, signed or forged."""
-        found = copy_markers.read_all(self.paths.values(), self.signing_key().public)
+        found = copy_markers.read_all(self.paths.values(), self.public_key())
         self.forged_markers = found.forged
         return found
 
@@ -206,7 +212,7 @@ class MirroredDatabase(Database):
     def _sync_markers(self) -> None:
         """Drop copies another process found lost; take back copies a resync restored."""
         named = self.markers().signed
-        tokens = copy_markers.resync_tokens(self.paths.values(), self.signing_key().public)
+        tokens = copy_markers.resync_tokens(self.paths.values(), self.public_key())
         with self._lock:
             if self._resyncs is not None and tokens - self._resyncs:
                 for role in ROLES:  # rebuilt by `journal resync`: not a file swapped under us
@@ -243,8 +249,8 @@ class MirroredDatabase(Database):
             self._local.txn = txn
             try:
                 txn.begin(roles if chain_lock else roles[:1])
-                if chain_lock and self.check_heads:
-                    self._check_heads(txn)
+                if chain_lock and self.heads.on:
+                    txn.start_head = self.heads.before(txn, self.drop, self._disagree)
                 yield _MirrorCursor(txn)
             except sqlite3.Error as exc:
                 txn.rollback()
@@ -279,57 +285,9 @@ class MirroredDatabase(Database):
                 return now
             attempt.close()  # a copy came back meanwhile: lock it too, in order
 
-    def _check_heads(self, txn: _Transaction) -> None:
-        """Under the chain lock, before anything is written: drop each copy that does not end
-        where the chain was last committed (head_check.py). If none does, the rows missing are
-        recorded as a rollback first; copies that part with nothing to tell them apart stop
-        everything (CopiesDisagree)."""
-        heads = txn.read_heads()
-        if heads is None:
-            return  # a journal being made (no identity yet): nothing to compare
-        files = self.head_files()
-        remembered = files.read(None)
-        known = self._known
-        if known is not None and (
-            remembered is None
-            or remembered.committed.journal != known.committed.journal
-            or remembered.committed.id < known.committed.id
-        ):
-            remembered = known  # a record put back from earlier: this process knows better
-        if remembered is not None and all(
-            head.journal != remembered.committed.journal for head in heads.values()
-        ):
-            remembered = None  # another journal's record (a journal begun anew since)
-        outcome = head_check.compare(heads, remembered, txn.hash_at)
-        if outcome.agreed is None and not outcome.disagree:
-            # No copy ends where the chain was left: rows proven committed are missing. Say so
-            # in the journal (a rollback: no row is appended until they are back or their loss
-            # is accepted), then go on from where the copies stand together, if they do.
-            assert remembered is not None
-            txn.record_rollback(remembered.committed, heads[txn.parts[0][0]].id)
-            outcome = head_check.compare(heads, None, txn.hash_at)
-        if outcome.disagree:
-            primary, mirror = (copy_heads.head(self.paths[role]) for role in ROLES)
-            raise CopiesDisagree(disagree_message(primary, mirror))
-        assert outcome.agreed is not None
-        for finding in outcome.drop:
-            self.drop(
-                finding.role,
-                f"the {finding.role} disagrees at row {finding.row}: {finding.reason}"
-                if finding.row is not None
-                else f"the {finding.role} disagrees with the chain: {finding.reason}",
-                finding.row if finding.row is not None else 1,
-            )
-        txn.start_head = outcome.agreed
-        self._known = chain_head.Remembered(outcome.agreed)
-        if remembered is None or not remembered.committed.same(outcome.agreed):
-            files.write(self._known)  # the copies' shared head, now remembered
-
-    def committed_head(self, after: chain_head.Head) -> None:
-        """After a chain commit moved the head: remember it (in this process and beside the
-        copies)."""
-        self._known = chain_head.Remembered(after)
-        self.head_files().write(self._known)
+    def _disagree(self) -> CopiesDisagree:
+        primary, mirror = (copy_heads.head(self.paths[role]) for role in ROLES)
+        return CopiesDisagree(disagree_message(primary, mirror))
 
     def query_one(self, sql: str, params: Sequence[Any] = ()) -> dict[str, Any] | None:
         while True:
@@ -395,6 +353,9 @@ class _Transaction:
                 return None
             heads[role] = head
         return heads or None
+
+    def serving_role(self) -> str:
+        return self.parts[0][0]
 
     def hash_at(self, role: str, row_id: int) -> str | None:
         """That copy's hash of row `row_id` (inside this transaction), None if it has none."""
@@ -497,16 +458,10 @@ class _Transaction:
         """Commit on every copy at once (the other copy's in a helper thread: two disks, two
         fsyncs side by side); fine while one holds it (the others are dropped). A chain write
         that moves the head says so beside the copies first (pending) and after (committed)."""
-        moved = None
-        if self.chain_lock and self.db.check_heads:
-            after = self.new_head()
-            if after is not None and not after.same(self.start_head):
-                moved = after
-                start = self.start_head or after
-                self.db.head_files().write(chain_head.Remembered(start, after))
-        self._commit_parts()
-        if moved is not None:
-            self.db.committed_head(moved)
+        if self.chain_lock and self.db.heads.on:
+            self.db.heads.around_commit(self.start_head, self.new_head(), self._commit_parts)
+        else:
+            self._commit_parts()
 
     def _commit_parts(self) -> None:
         outcomes: dict[str, BaseException | None] = {}

@@ -167,7 +167,7 @@ def _single(db) -> Report:
 def _summary(health: journal_health.Health) -> str:
     return {
         "ok": "ok: recording verdicts",
-        "degraded": "degraded: one copy",
+        "degraded": f"degraded: one copy ({health.copy_summary})",
         "cannot-write": "CANNOT WRITE: no verdict can be recorded",
         "lost": "LOST: no verdict can be recorded",
     }.get(health.state, health.state)

@@ -147,3 +147,37 @@ def test_the_mark_is_kept_beside_every_copy_and_the_highest_counts(tmp_path, key
         cur.execute("DELETE FROM adjudications WHERE id > 3")
     found = start(db, key_path)
     assert found is not None and found.missing == (4, 6)  # the copy's own mark still counts
+
+
+def test_a_kiosks_receipt_stops_judging_whatever_journal_it_names(migrated_db, key_path):
+    from adjudicator.record import receipts, witnesses
+
+    start(migrated_db, key_path)
+    key = receipt_key.load(key_path)
+    old_id = journal_begun.identity(migrated_db)[0]
+    issued = [receipts.issue(key, entry, old_id) for entry in judged(migrated_db, key_path, 4)]
+    with migrated_db.transaction() as cur:  # a new event's journal, begun after row 2 only
+        cur.execute("DELETE FROM adjudications")
+        cur.execute("UPDATE journal_identity SET journal_id = ?, begun = NULL", ("c" * 32,))
+    served = restarted(migrated_db)
+    served_id = journal_begun.identity(served)[0]
+    journal_begun.store(
+        served,
+        journal_begun.statement(
+            key,
+            served_id,
+            {"journal": old_id, "id": 2, "row_hash": issued[1]["row_hash"]},
+            "next event",
+        ),
+    )
+    journal.append(served, **challenge_fields())
+
+    kiosk = issued[0]["kiosk"]
+    assert witnesses.report(served, kiosk, issued[1], key.public, served_id) is None
+    assert rollbacks.current(served) is None  # a receipt of the event before: nothing missing
+    alarm = witnesses.report(served, kiosk, issued[3], key.public, served_id)
+    assert alarm is not None  # row 4 of the old journal, past the head the key began after
+    found = rollbacks.current(served)
+    assert found is not None and found.row_id == 4 and "of journal" in found.source
+    with pytest.raises(rollbacks.JournalRolledBack):
+        journal.append(served, **challenge_fields())

@@ -1,0 +1,211 @@
+"""Issue 27: the head comparison's cost per verdict, on a mirrored journal, against the same
+mirror without it, at an empty journal and at 100,000 and 1,000,000 rows (goal: under 10% per
+verdict, and flat as the journal grows).
+
+Before each chain write the mirror reads each copy's head (one indexed read a copy), reads the
+head records beside the copies (two preads, a MAC), and around the commit reads the new head
+and writes the records twice (pending, committed: four pwrites, no fsync). "off" skips all of
+it (the mirror as it was before issue 27).
+
+- pytest-benchmark (`.venv/bin/python -m pytest benchmarks/bench_copies_compared.py
+  --benchmark-only`): rounds of 64 verdicts through the group commit, 16 threads (a busy hall)
+  and 1 (a quiet one), comparison on and off, at each size.
+- Side by side (`.venv/bin/python -m benchmarks.bench_copies_compared [ROUNDS]`): rounds on and
+  off alternate, so a load swing hits both, and each pair's ratio is kept; and the comparison
+  alone, timed over empty chain transactions (no fsync: what it costs the CPU per commit).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from adjudicator.record import chain_head, copy_heads, db_mirror, journal_copies, migrations
+from adjudicator.record.db_mirror import MirroredDatabase
+from adjudicator.record.db_sqlite import SqliteDatabase
+from adjudicator.record.group_commit import GroupCommitter
+from adjudicator.record.head_guard import HeadGuard
+from adjudicator.record.journal_entry import INSERT, new_entry, stored_values
+from benchmarks.synthetic_journal import CHALLENGE, insert_all
+
+ROUND = 64
+SIZES = (0, 100_000, 1_000_000)
+
+
+def filled_rows(count: int):
+    """`count` challenge rows in FIELDS order, chained by cheap stand-in hashes (the head
+    comparison reads only the newest row; the chain's own check is not what is measured)."""
+    template = list(stored_values(new_entry({**CHALLENGE, "id": 1, "recorded_at": "x"})))
+    previous = "0" * 64
+    for n in range(1, count + 1):
+        values = list(template)
+        row_hash = hashlib.sha256(str(n).encode()).hexdigest()
+        values[0], values[1] = n, "2026-01-01T00:00:00+00:00"
+        values[-2], values[-1] = previous, row_hash
+        previous = row_hash
+        yield tuple(values)
+
+
+def mirrored_journal(folder: Path, rows: int) -> MirroredDatabase:
+    """A mirrored journal whose two copies hold `rows` rows (the mirror copied from the first)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "usb").mkdir(exist_ok=True)
+    primary, mirror = folder / "journal.sqlite3", folder / "usb" / "journal.sqlite3"
+    single = SqliteDatabase(str(primary))
+    migrations.upgrade(single)
+    single.close()
+    if rows:
+        insert_all(single, INSERT, filled_rows(rows))
+    journal_copies.rebuild(str(primary), str(mirror))
+    return MirroredDatabase(str(primary), str(mirror), key_path=folder / "receipt_key.pem")
+
+
+def compare(db: MirroredDatabase, on: bool) -> None:
+    """Turn the comparison on or off; on, from the head the copies hold now (the records are
+    not kept while it is off, as before issue 27)."""
+    if on and not db.heads.on:
+        head = copy_heads.head(db.paths["primary"])
+        db.heads.remember(chain_head.Head(head.journal_id, head.rows, head.last_hash))
+    db.heads.on = on
+
+
+def a_round(committer: GroupCommitter, threads: int) -> None:
+    def record(count: int) -> None:
+        for _ in range(count):
+            committer.append(**CHALLENGE)
+
+    workers = [threading.Thread(target=record, args=(ROUND // threads,)) for _ in range(threads)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+
+
+def empty_commits(db: MirroredDatabase, count: int) -> float:
+    """Microseconds per chain transaction that writes nothing: the comparison's CPU alone."""
+    started = time.perf_counter()
+    for _ in range(count):
+        with db.transaction(chain_lock=True):
+            pass
+    return (time.perf_counter() - started) / count * 1e6
+
+
+@pytest.fixture(scope="module", params=SIZES, ids=[f"{size:,}rows" for size in SIZES])
+def mirrored(request, tmp_path_factory):
+    db = mirrored_journal(tmp_path_factory.mktemp("copies"), request.param)
+    yield db
+    db.close()
+
+
+@pytest.mark.parametrize("threads", [16, 1])
+@pytest.mark.parametrize("compared", ["on", "off"])
+def test_verdicts_per_round(benchmark, mirrored, compared, threads):
+    compare(mirrored, compared == "on")
+    committer = GroupCommitter(mirrored)
+    benchmark.extra_info["per_verdict_of"] = ROUND
+    benchmark.pedantic(a_round, args=(committer, threads), rounds=15, warmup_rounds=2)
+    assert mirrored.lost_copy() is None
+
+
+class Stopwatch:
+    """The time spent in the comparison's own steps (the check before, the new head and the
+    records around each commit), timed in place while real rounds run."""
+
+    def __init__(self) -> None:
+        self.spent = 0.0
+        self._patched: list[tuple[object, str, object]] = []
+
+    def wrap(self, owner: object, name: str) -> None:
+        original = getattr(owner, name)
+
+        def timed(*args, **kwargs):
+            started = time.perf_counter()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                self.spent += time.perf_counter() - started
+
+        self._patched.append((owner, name, original))
+        setattr(owner, name, timed)
+
+    def __enter__(self) -> Stopwatch:
+        self.wrap(HeadGuard, "before")
+        self.wrap(db_mirror._Transaction, "new_head")
+        self.wrap(chain_head.HeadFiles, "write")
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for owner, name, original in reversed(self._patched):
+            setattr(owner, name, original)
+
+
+def side_by_side(db: MirroredDatabase, rounds: int) -> list[str]:
+    """Rounds with and without the comparison, alternating; a line per thread count."""
+    committer = GroupCommitter(db)
+    lines = []
+    for threads in (16, 1):
+        times: dict[bool, list[float]] = {True: [], False: []}
+        inside: list[float] = []  # the comparison's own time per verdict, in rounds "on"
+        for on in (True, False):  # warm-up
+            compare(db, on)
+            a_round(committer, threads)
+        for index in range(rounds):
+            for on in (True, False) if index % 2 == 0 else (False, True):
+                compare(db, on)
+                with Stopwatch() as watch:
+                    started = time.perf_counter()
+                    a_round(committer, threads)
+                    elapsed = time.perf_counter() - started
+                times[on].append(elapsed / ROUND * 1000)
+                if on:
+                    inside.append(watch.spent / ROUND * 1000)
+        ratios = sorted(a / b for a, b in zip(times[True], times[False], strict=True))
+        low, _, high = statistics.quantiles(ratios, n=4)
+        share = sorted(i / t for i, t in zip(inside, times[True], strict=True))
+        lines.append(
+            f"{threads:2d} thread(s): per verdict, median off {statistics.median(times[False]):.3f}"
+            f" ms, on {statistics.median(times[True]):.3f} ms; on/off per pair: median "
+            f"{statistics.median(ratios):.3f}x (quartiles {low:.3f}-{high:.3f}); the "
+            f"comparison itself: {statistics.median(inside) * 1000:.1f} us per verdict, "
+            f"{statistics.median(share):.1%} of the verdict (quartiles "
+            f"{statistics.quantiles(share, n=4)[0]:.1%}-{statistics.quantiles(share, n=4)[2]:.1%})"
+        )
+    cost = {}
+    for on in (True, False):
+        compare(db, on)
+        empty_commits(db, 200)
+        cost[on] = statistics.median(empty_commits(db, 500) for _ in range(7))
+    lines.append(
+        f"an empty chain transaction: {cost[False]:.1f} us off, {cost[True]:.1f} us on: the "
+        f"comparison costs {cost[True] - cost[False]:.1f} us per commit"
+    )
+    assert db.lost_copy() is None
+    return lines
+
+
+def main(rounds: int = 30) -> None:
+    folder = Path(tempfile.mkdtemp(prefix="copies-compared-"))
+    try:
+        for size in SIZES:
+            started = time.perf_counter()
+            db = mirrored_journal(folder / str(size), size)
+            built = time.perf_counter() - started
+            print(f"{size:,} rows (built in {built:.0f} s):", flush=True)
+            for line in side_by_side(db, rounds):
+                print("  " + line, flush=True)
+            db.close()
+            shutil.rmtree(folder / str(size))
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 30)
