@@ -58,12 +58,13 @@ def folder():
 
 def test_a_read_only_mirror_is_dropped_and_resynced(folder):
     primary, mirror = folder / "disk" / "journal.sqlite3", folder / "usb" / "journal.sqlite3"
-    first = as_nobody(sys.executable, "-c", SCRIPT, str(primary), str(mirror), "3")
+    home = {"ADJUDICATOR_HOME": str(folder / "disk")}  # the hall's key, which signs the markers
+    first = as_nobody(sys.executable, "-c", SCRIPT, str(primary), str(mirror), "3", env=home)
     assert first.returncode == 0, first.stderr
     assert first.stdout.split()[:2] == ["3", "-"]  # both copies written
 
     mirror.chmod(0o444)  # the stick's write-protect switch
-    second = as_nobody(sys.executable, "-c", SCRIPT, str(primary), str(mirror), "2")
+    second = as_nobody(sys.executable, "-c", SCRIPT, str(primary), str(mirror), "2", env=home)
     assert second.returncode == 0, second.stderr
     newest, lost, *reason = second.stdout.split()
     assert (newest, lost) == ("5", "mirror") and "read-only" in " ".join(reason)
@@ -80,5 +81,5 @@ def test_a_read_only_mirror_is_dropped_and_resynced(folder):
     resync = as_nobody(sys.executable, "-m", "adjudicator", "journal", "resync", env=env)
     assert resync.returncode == 0, resync.stderr
     assert "rebuilt from the primary: both copies now hold 5 rows" in resync.stdout
-    again = as_nobody(sys.executable, "-c", SCRIPT, str(primary), str(mirror), "1")
+    again = as_nobody(sys.executable, "-c", SCRIPT, str(primary), str(mirror), "1", env=home)
     assert again.stdout.split()[:2] == ["6", "-"], again.stderr
