@@ -120,18 +120,20 @@ class Stopwatch:
     records around each commit), timed in place while real rounds run."""
 
     def __init__(self) -> None:
-        self.spent = 0.0
+        self.spent = 0.0  # wall time (a thread put aside by the scheduler counts too)
+        self.cpu = 0.0  # the CPU time of the threads running it
         self._patched: list[tuple[object, str, object]] = []
 
     def wrap(self, owner: object, name: str) -> None:
         original = getattr(owner, name)
 
         def timed(*args, **kwargs):
-            started = time.perf_counter()
+            started, cpu = time.perf_counter(), time.thread_time()
             try:
                 return original(*args, **kwargs)
             finally:
                 self.spent += time.perf_counter() - started
+                self.cpu += time.thread_time() - cpu
 
         self._patched.append((owner, name, original))
         setattr(owner, name, timed)
@@ -154,6 +156,7 @@ def side_by_side(db: MirroredDatabase, rounds: int) -> list[str]:
     for threads in (16, 1):
         times: dict[bool, list[float]] = {True: [], False: []}
         inside: list[float] = []  # the comparison's own time per verdict, in rounds "on"
+        cpu: list[float] = []
         for on in (True, False):  # warm-up
             compare(db, on)
             a_round(committer, threads)
@@ -167,6 +170,7 @@ def side_by_side(db: MirroredDatabase, rounds: int) -> list[str]:
                 times[on].append(elapsed / ROUND * 1000)
                 if on:
                     inside.append(watch.spent / ROUND * 1000)
+                    cpu.append(watch.cpu / ROUND * 1000)
         ratios = sorted(a / b for a, b in zip(times[True], times[False], strict=True))
         low, _, high = statistics.quantiles(ratios, n=4)
         share = sorted(i / t for i, t in zip(inside, times[True], strict=True))
@@ -177,15 +181,18 @@ def side_by_side(db: MirroredDatabase, rounds: int) -> list[str]:
             f"comparison itself: {statistics.median(inside) * 1000:.1f} us per verdict, "
             f"{statistics.median(share):.1%} of the verdict (quartiles "
             f"{statistics.quantiles(share, n=4)[0]:.1%}-{statistics.quantiles(share, n=4)[2]:.1%})"
+            f", of which CPU {statistics.median(cpu) * 1000:.1f} us"
         )
-    cost = {}
-    for on in (True, False):
+    cost: dict[bool, list[float]] = {True: [], False: []}
+    for index in range(14):  # alternating, so a load swing hits both
+        on = index % 2 == 0
         compare(db, on)
-        empty_commits(db, 200)
-        cost[on] = statistics.median(empty_commits(db, 500) for _ in range(7))
+        cost[on].append(empty_commits(db, 300))
+    extra = sorted(a - b for a, b in zip(cost[True], cost[False], strict=True))
     lines.append(
-        f"an empty chain transaction: {cost[False]:.1f} us off, {cost[True]:.1f} us on: the "
-        f"comparison costs {cost[True] - cost[False]:.1f} us per commit"
+        f"an empty chain transaction: {statistics.median(cost[False]):.1f} us off, "
+        f"{statistics.median(cost[True]):.1f} us on: the comparison costs "
+        f"{statistics.median(extra):.1f} us per commit (pairs: {extra[0]:.0f} to {extra[-1]:.0f})"
     )
     assert db.lost_copy() is None
     return lines

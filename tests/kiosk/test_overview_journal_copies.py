@@ -3,13 +3,14 @@ one copy ("degraded: one copy", which copy, what to do) while kiosks see nothing
 
 from __future__ import annotations
 
+import json
 import sqlite3
 
 import pytest
 
 from adjudicator.hall import kiosks
 from adjudicator.hall.hall import Hall
-from adjudicator.record import journal, journal_copies
+from adjudicator.record import journal, journal_copies, rollbacks
 from adjudicator.record.db_mirror import MirroredDatabase
 from adjudicator.record.db_sqlite import SqliteDatabase
 
@@ -65,3 +66,68 @@ def test_a_mirrored_journal_on_one_copy_is_the_directors_business(staffed, tmp_p
     with sqlite3.connect(primary) as connection:
         assert connection.execute("SELECT MAX(id) FROM adjudications").fetchone()[0] == kiosk.id
     connection.close()
+
+
+def mirrored_hall(staffed, tmp_path):
+    """The staffed hall's journal with a mirror on a "stick"; the app and a signed-in director."""
+    primary = str(staffed.setup.db_path)
+    (tmp_path / "usb").mkdir()
+    mirror = str(tmp_path / "usb" / "journal.sqlite3")
+    journal_copies.rebuild(primary, mirror)
+    hall = Hall(staffed.store, MirroredDatabase(primary, mirror), key_path=tmp_path / "k.pem")
+    app = make_app(hall)
+    director = signed_in(app.test_client(), "director", DIRECTOR_PASSWORD, "/director/login")
+    return hall, app, director, primary, mirror
+
+
+def test_a_copy_rolled_back_in_place_is_named_on_the_overview_in_the_directors_language(
+    staffed, tmp_path
+):
+    hall, app, director, primary, mirror = mirrored_hall(staffed, tmp_path)
+    table = kiosks.get(hall.db, "table-1")
+    for _ in range(4):
+        hall.adjudicate(table, ["QI"])
+    with sqlite3.connect(mirror) as connection:
+        connection.execute("DELETE FROM adjudications WHERE id >= 3")
+    connection.close()
+    assert hall.adjudicate(table, ["QI"]).id == 5
+    page = director.get("/director/").get_data(as_text=True)
+    assert 'id="journal-copy-disagrees"' in page
+    assert "the mirror (second disk) disagrees at row 3" in page
+    french = director.get("/director/", headers={"Accept-Language": "fr"}).get_data(as_text=True)
+    assert "le miroir (second disque) diverge à la ligne 3" in french
+    assert app.test_client().get("/healthz").get_json()["journal"] == (
+        "degraded: one copy (the mirror disagrees at row 3)"
+    )
+
+
+def test_a_forged_marker_is_a_warning_on_the_overview_and_nothing_else(staffed, tmp_path):
+    hall, _, director, primary, mirror = mirrored_hall(staffed, tmp_path)
+    marker = tmp_path / "usb" / "journal.sqlite3.copy-lost"
+    marker.write_text(json.dumps({"lost": primary, "role": "primary", "reason": "forged"}))
+    hall.adjudicate(kiosks.get(hall.db, "table-1"), ["QI"])
+    page = director.get("/director/").get_data(as_text=True)
+    assert "Journal: recording verdicts." in page
+    assert "is not signed with this hall" in page and str(marker) in page
+    polish = director.get("/director/", headers={"Accept-Language": "pl"}).get_data(as_text=True)
+    assert "nie jest podpisany kluczem tej sali" in polish
+
+
+def test_rows_missing_are_named_on_the_overview(staffed, tmp_path):
+    hall, _, director, primary, mirror = mirrored_hall(staffed, tmp_path)
+    table = kiosks.get(hall.db, "table-1")
+    for _ in range(5):
+        hall.adjudicate(table, ["QI"])
+    for path in (primary, mirror):  # both copies rolled back alike
+        with sqlite3.connect(path) as connection:
+            connection.execute("DELETE FROM adjudications WHERE id >= 3")
+        connection.close()
+    other = Hall(staffed.store, MirroredDatabase(primary, mirror), key_path=tmp_path / "k.pem")
+    with pytest.raises(rollbacks.JournalRolledBack):
+        other.adjudicate(kiosks.get(other.db, "table-1"), ["QI"])
+    app = make_app(other)
+    director = signed_in(app.test_client(), "director", DIRECTOR_PASSWORD, "/director/login")
+    page = director.get("/director/").get_data(as_text=True)
+    assert 'id="journal-rows-missing"' in page and "Rows 3 to 5 of the journal are missing" in page
+    spanish = director.get("/director/", headers={"Accept-Language": "es"}).get_data(as_text=True)
+    assert "Faltan las filas 3 a 5 del registro" in spanish
