@@ -11,12 +11,12 @@ it (head_check.py).
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 SUFFIX = ".head"
 SLOT = 512  # one record, padded, rewritten in place
@@ -24,20 +24,16 @@ GENESIS = "0" * 64
 PURPOSE = "journal-head"
 
 
-@dataclass(frozen=True)
-class Head:
-    """A copy's newest row: its journal's id, its number (0: no rows) and its hash."""
+class Head(NamedTuple):
+    """A copy's newest row: its journal's id, its number (0: no rows) and its hash. A tuple:
+    made and compared at every chain write."""
 
     journal: str
     id: int
     hash: str = GENESIS
 
     def same(self, other: Head | None) -> bool:
-        return other is not None and (self.journal, self.id, self.hash) == (
-            other.journal,
-            other.id,
-            other.hash,
-        )
+        return other is not None and tuple.__eq__(self, other)
 
 
 @dataclass(frozen=True)
@@ -64,7 +60,7 @@ def _text(record: Remembered) -> str:
 
 
 def _mac(key: bytes, text: str) -> str:
-    return hmac.new(key, text.encode("ascii"), hashlib.sha256).hexdigest()
+    return hmac.digest(key, text.encode("ascii"), "sha256").hex()
 
 
 def encode(record: Remembered, key: bytes) -> bytes:
@@ -95,9 +91,10 @@ class HeadFiles:
     """The head records beside each copy of one journal, opened once per process."""
 
     def __init__(self, copy_paths: Iterable[str], key: bytes):
-        self.paths = [path_for(path) for path in copy_paths]
+        self.paths = [str(copy_path) + SUFFIX for copy_path in copy_paths]
         self.key = key
-        self._fds: dict[Path, tuple[int, int]] = {}  # path -> (pid, fd)
+        self._fds: dict[str, int] = {}  # path -> fd, in the process `_pid`
+        self._pid = 0
         self._last: tuple[bytes, Remembered] | None = None  # what this process wrote last
 
     def read(self, journal: str | None) -> Remembered | None:
@@ -121,49 +118,60 @@ class HeadFiles:
         """Write `record` beside every copy that can be written (a copy whose disk is gone
         is skipped: the commit on it fails too, and it is dropped)."""
         raw = encode(record, self.key)
+        self._own()
         for path in self.paths:
-            fd = self._fd(path)
+            fd = self._fds.get(path)
             if fd is None:
-                continue
+                fd = self._open(path)
+                if fd is None:
+                    continue
             try:
                 os.pwrite(fd, raw, 0)
             except OSError:
                 self._forget(path)
         self._last = (raw, record)
 
-    def _pread(self, path: Path) -> bytes:
-        fd = self._fd(path, check=True)
+    def _pread(self, path: str) -> bytes:
+        """The record beside one copy; a file deleted under us is opened again, so the writes
+        that follow go to the file there now."""
+        self._own()
+        fd = self._fds.get(path)
+        if fd is not None:
+            try:
+                if os.fstat(fd).st_nlink == 0:
+                    self._forget(path)
+                    fd = None
+            except OSError:
+                self._forget(path)
+                fd = None
         if fd is None:
-            return b""
+            fd = self._open(path)
+            if fd is None:
+                return b""
         try:
             return os.pread(fd, SLOT, 0)
         except OSError:
             self._forget(path)
             return b""
 
-    def _fd(self, path: Path, check: bool = False) -> int | None:
-        """The file, opened once per process (a forked worker opens its own); None if its
-        folder is gone. A file deleted under us is opened again (`check`: before each read,
-        so the writes that follow go to the file there now)."""
-        opened = self._fds.get(path)
-        if opened is not None and opened[0] == os.getpid():
-            try:
-                if not check or os.fstat(opened[1]).st_nlink > 0:
-                    return opened[1]
-            except OSError:
-                pass
-            self._forget(path)
+    def _own(self) -> None:
+        """Files opened by the process that forked this one are not ours: open our own."""
+        pid = os.getpid()
+        if pid != self._pid:
+            self._fds, self._pid = {}, pid
+
+    def _open(self, path: str) -> int | None:
         try:
             fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
         except OSError:
-            return None
-        self._fds[path] = (os.getpid(), fd)
+            return None  # its folder is gone (the stick pulled out)
+        self._fds[path] = fd
         return fd
 
-    def _forget(self, path: Path) -> None:
-        opened = self._fds.pop(path, None)
-        if opened is not None and opened[0] == os.getpid():
+    def _forget(self, path: str) -> None:
+        fd = self._fds.pop(path, None)
+        if fd is not None:
             try:
-                os.close(opened[1])
+                os.close(fd)
             except OSError:
                 pass

@@ -20,11 +20,12 @@ from dataclasses import dataclass, field
 
 from adjudicator.record.chain_head import Head, Remembered
 
-# The copy's journal id and newest row, in one statement (one row even for an empty journal).
+# The copy's journal id and newest row, in one statement of three indexed look-ups (one row,
+# NULLs for an empty journal).
 HEAD_SQL = (
-    "SELECT (SELECT journal_id FROM journal_identity LIMIT 1), newest.id, newest.row_hash "
-    "FROM (SELECT 1) LEFT JOIN "
-    "(SELECT id, row_hash FROM adjudications ORDER BY id DESC LIMIT 1) AS newest"
+    "SELECT (SELECT journal_id FROM journal_identity LIMIT 1), "
+    "(SELECT id FROM adjudications ORDER BY id DESC LIMIT 1), "
+    "(SELECT row_hash FROM adjudications ORDER BY id DESC LIMIT 1)"
 )
 HASH_AT_SQL = "SELECT row_hash FROM adjudications WHERE id = ?"
 
@@ -75,6 +76,9 @@ def compare(heads: dict[str, Head], remembered: Remembered | None, hash_at: Hash
     """Which copies end where the chain was left (see the module's docstring)."""
     if remembered is None:
         return _pairwise(heads, hash_at)
+    committed = remembered.committed
+    if all(head == committed for head in heads.values()):
+        return Outcome(agreed=committed)  # the usual case: every copy where it was left
     good = [role for role, head in heads.items() if remembered.accepts(head)]
     outcome = Outcome()
     if not good:
