@@ -1,27 +1,26 @@
-"""The head of a mirrored journal's chain as last committed, remembered beside each copy.
+"""The head of a mirrored journal's chain as last committed, kept inside each copy.
 
-Whoever holds the chain lock (any worker, any server on the machine) writes, before its commit,
-the head it starts from and the head it is about to commit (`pending`), and after the commit the
-head it committed, into a small file beside each copy (`journal.sqlite3.head`): one pwrite in
-place, no fsync. Each record carries a MAC made with a secret of the hall's signing key, so a
-record written by hand does not verify, and the highest record that verifies counts (a record
-put back from earlier is lower). The next chain transaction compares each copy's own head with
-it (head_check.py).
+Each copy holds, in its one-row table `journal_head`, the head (journal id, newest row number
+and hash) that the last chain write committed, written in the same transaction as the rows, so
+it is committed atomically with them on each copy. The record carries a MAC made with a secret
+of the hall's signing key: one written by hand does not verify. A copy rolled back in place
+(rows deleted through SQLite) still says where it was, or, if its record was put back from an
+older snapshot, says less than the other copy's: the highest record that verifies, across the
+copies and this process's own last commit, is the head every copy must end at (head_check.py).
 """
 
 from __future__ import annotations
 
 import hmac
-import os
-from collections.abc import Iterable
-from dataclasses import dataclass
-from pathlib import Path
 from typing import NamedTuple
 
-SUFFIX = ".head"
-SLOT = 512  # one record, padded, rewritten in place
 GENESIS = "0" * 64
 PURPOSE = "journal-head"
+WRITE_SQL = (
+    "INSERT INTO journal_head (slot, record) VALUES (1, ?) "
+    "ON CONFLICT (slot) DO UPDATE SET record = excluded.record"
+)
+READ_SQL = "SELECT record FROM journal_head WHERE slot = 1"
 
 
 class Head(NamedTuple):
@@ -36,142 +35,59 @@ class Head(NamedTuple):
         return other is not None and tuple.__eq__(self, other)
 
 
-@dataclass(frozen=True)
-class Remembered:
-    """The head last committed, and the one a commit in progress will make (if any)."""
-
-    committed: Head
-    pending: Head | None = None
-
-    def accepts(self, head: Head) -> bool:
-        """Whether a copy ending at `head` holds what was committed (or the commit in flight)."""
-        return self.committed.same(head) or (self.pending is not None and self.pending.same(head))
-
-
-def path_for(copy_path: str) -> Path:
-    return Path(str(copy_path) + SUFFIX)
-
-
-def _text(record: Remembered) -> str:
-    c, p = record.committed, record.pending
-    fields = [c.journal, str(c.id), c.hash]
-    fields += [str(p.id), p.hash] if p is not None else ["-", "-"]
-    return " ".join(fields)
-
-
 def _mac(key: bytes, text: str) -> str:
     return hmac.digest(key, text.encode("ascii"), "sha256").hex()
 
 
-def encode(record: Remembered, key: bytes) -> bytes:
-    text = _text(record)
-    return f"{text} {_mac(key, text)}\n".encode("ascii").ljust(SLOT)
+def encode(head: Head, key: bytes) -> str:
+    """The record of `head`, sealed with `key`."""
+    text = f"{head.journal} {head.id} {head.hash}"
+    return f"{text} {_mac(key, text)}"
 
 
-def decode(raw: bytes, key: bytes) -> Remembered | None:
-    """The record in `raw` if its MAC verifies with `key`, else None."""
-    try:
-        parts = raw.decode("ascii").split()
-    except UnicodeDecodeError:
-        return None
-    if len(parts) != 6:
-        return None
-    journal, cid, chash, pid, phash, mac = parts
-    if not hmac.compare_digest(mac, _mac(key, " ".join(parts[:5]))):
+def decode(record: str | None, key: bytes) -> Head | None:
+    """The head in `record` if its MAC verifies with `key`, else None."""
+    parts = (record or "").split()
+    if len(parts) != 4 or not hmac.compare_digest(parts[3], _mac(key, " ".join(parts[:3]))):
         return None
     try:
-        committed = Head(journal, int(cid), chash)
-        pending = None if pid == "-" else Head(journal, int(pid), phash)
+        return Head(parts[0], int(parts[1]), parts[2])
     except ValueError:
         return None
-    return Remembered(committed, pending)
 
 
-class HeadFiles:
-    """The head records beside each copy of one journal, opened once per process."""
+class Records:
+    """Records read back, each text verified once (the same record is read at every commit)."""
 
-    def __init__(self, copy_paths: Iterable[str], key: bytes):
-        self.paths = [str(copy_path) + SUFFIX for copy_path in copy_paths]
+    def __init__(self, key: bytes):
         self.key = key
-        self._fds: dict[str, int] = {}  # path -> fd, in the process `_pid`
-        self._pid = 0
-        self._last: tuple[bytes, Remembered] | None = None  # what this process wrote last
+        self._seen: dict[str, Head | None] = {}
 
-    def read(self, journal: str | None) -> Remembered | None:
-        """The highest record that verifies and names `journal` (any journal when None)."""
-        best: Remembered | None = None
-        for path in self.paths:
-            raw = self._pread(path)
-            if not raw:
+    def sealed(self, head: Head) -> str:
+        """The record of `head` (known from now on: it is read back at the next commit)."""
+        record = encode(head, self.key)
+        self._keep(record, head)
+        return record
+
+    def _keep(self, record: str, head: Head | None) -> None:
+        if len(self._seen) > 16:
+            self._seen.clear()
+        self._seen[record] = head
+
+    def head(self, record: str | None) -> Head | None:
+        if not record:
+            return None
+        if record not in self._seen:
+            self._keep(record, decode(record, self.key))
+        return self._seen[record]
+
+    def highest(self, records, journal: str | None = None) -> Head | None:
+        """The highest of `records` that verifies (and names `journal`, when given)."""
+        best = None
+        for record in records:
+            head = self.head(record)
+            if head is None or (journal is not None and head.journal != journal):
                 continue
-            if self._last is not None and raw == self._last[0]:
-                record: Remembered | None = self._last[1]  # as written: no MAC to recompute
-            else:
-                record = decode(raw, self.key)
-            if record is None or (journal is not None and record.committed.journal != journal):
-                continue
-            if best is None or record.committed.id > best.committed.id:
-                best = record
+            if best is None or head.id > best.id:
+                best = head
         return best
-
-    def write(self, record: Remembered) -> None:
-        """Write `record` beside every copy that can be written (a copy whose disk is gone
-        is skipped: the commit on it fails too, and it is dropped)."""
-        raw = encode(record, self.key)
-        self._own()
-        for path in self.paths:
-            fd = self._fds.get(path)
-            if fd is None:
-                fd = self._open(path)
-                if fd is None:
-                    continue
-            try:
-                os.pwrite(fd, raw, 0)
-            except OSError:
-                self._forget(path)
-        self._last = (raw, record)
-
-    def _pread(self, path: str) -> bytes:
-        """The record beside one copy; a file deleted under us is opened again, so the writes
-        that follow go to the file there now."""
-        self._own()
-        fd = self._fds.get(path)
-        if fd is not None:
-            try:
-                if os.fstat(fd).st_nlink == 0:
-                    self._forget(path)
-                    fd = None
-            except OSError:
-                self._forget(path)
-                fd = None
-        if fd is None:
-            fd = self._open(path)
-            if fd is None:
-                return b""
-        try:
-            return os.pread(fd, SLOT, 0)
-        except OSError:
-            self._forget(path)
-            return b""
-
-    def _own(self) -> None:
-        """Files opened by the process that forked this one are not ours: open our own."""
-        pid = os.getpid()
-        if pid != self._pid:
-            self._fds, self._pid = {}, pid
-
-    def _open(self, path: str) -> int | None:
-        try:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-        except OSError:
-            return None  # its folder is gone (the stick pulled out)
-        self._fds[path] = fd
-        return fd
-
-    def _forget(self, path: str) -> None:
-        fd = self._fds.pop(path, None)
-        if fd is not None:
-            try:
-                os.close(fd)
-            except OSError:
-                pass

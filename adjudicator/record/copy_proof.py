@@ -2,7 +2,7 @@
 
 A copy is **whole** when its chain verifies in full (every row, from row 1) and it holds every
 row proven recorded, unchanged: the row of the signed high-water mark, of the head last
-committed (its record beside the copies), of each kiosk's newest signed receipt, of each signed
+committed (the record the copies keep), of each kiosk's newest signed receipt, of each signed
 checkpoint, and of each rollback still open. A proven row filled by `journal accept-loss` (a
 void "lost" row at its number) counts as held: the loss was recorded. The rows the other copy
 holds are the comparison's (copy_heads): a copy only behind the other lacks them.
@@ -167,13 +167,13 @@ def missing_rows(best: Examined) -> tuple[int, int] | None:
     return first, max(first, last)
 
 
-HEAD_SOURCE = "the journal's head as last committed (kept beside its copies)"
+HEAD_SOURCE = "the journal's head as last committed (kept in its copies)"
 MARK_SOURCE = "the server's signed high-water mark"
 
 
 def for_journal(db: MirroredDatabase, journal_id: str) -> list[Proof]:
     """Every row proven recorded in journal `journal_id`: the highest signed high-water mark
-    (in the data home and beside each copy), the head last committed (beside the copies), and
+    (in the data home and beside each copy), the head last committed (kept in the copies), and
     what the copies keep (receipts, checkpoints, rollbacks)."""
     key = db.signing_key()
     places = high_water.places(db.key_path or receipt_key.key_path(), db.paths.values())
@@ -181,17 +181,36 @@ def for_journal(db: MirroredDatabase, journal_id: str) -> list[Proof]:
     proofs = []
     if mark is not None and mark["id"] > 0:
         proofs.append(Proof(mark["id"], mark["row_hash"], MARK_SOURCE))
-    remembered = db.heads.files().read(journal_id)
-    if remembered is not None and remembered.committed.id > 0:
-        committed = remembered.committed
+    records = [_record(path) for path in db.paths.values()]
+    committed = db.heads.records().highest(records, journal_id)
+    if committed is not None and committed.id > 0:
         proofs.append(Proof(committed.id, committed.hash, HEAD_SOURCE))
     return proofs + kept_in(db.paths.values(), journal_id, key.public)
 
 
 def remember(db: MirroredDatabase, head: copy_heads.CopyHead) -> None:
-    """The copies stand together at `head` (proven): remember it beside them (chain_head)."""
-    if head.journal_id:
-        db.heads.remember(chain_head.Head(head.journal_id, head.rows, head.last_hash))
+    """The copies were proven to stand together at `head` (at start, after a resync): keep
+    its sealed record in each (their commits write it from then on)."""
+    if not head.journal_id:
+        return
+    record = db.heads.record_of(chain_head.Head(head.journal_id, head.rows, head.last_hash))
+    for path in db.paths.values():
+        if not Path(path).is_file():
+            continue
+        connection = sqlite3.connect(f"file:{quote(path)}?mode=rw", uri=True, timeout=10)
+        try:
+            with connection:
+                connection.execute(chain_head.WRITE_SQL, (record,))
+        except sqlite3.Error:
+            pass  # an older schema: the migrations make the table, the next commit the record
+        finally:
+            connection.close()
+
+
+def _record(path: str) -> str | None:
+    """The head record a copy keeps (chain_head.py), if any."""
+    found = _rows(path, chain_head.READ_SQL)
+    return found[0][0] if found else None
 
 
 def record_missing(db: MirroredDatabase, best: Examined, examined: dict[str, Examined]) -> str:

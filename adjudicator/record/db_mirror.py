@@ -14,7 +14,7 @@ fails is nothing recorded. `journal resync` rebuilds a dropped copy and removes 
 processes then take it back.
 
 Copies are compared, not assumed: before each chain write, each copy's head must be the head
-last committed (head_check.py, against the records beside the copies: chain_head.py). A copy
+last committed (head_check.py, against the records the copies keep: chain_head.py). A copy
 changed behind the hall's back (rows deleted in place) is dropped like a lost one, "disagrees
 at row N"; when no copy holds the head, nothing is written (ChainHeadMissing).
 """
@@ -101,7 +101,7 @@ class MirroredDatabase(Database):
         self._checked_pid = 0
         self._check_lock = threading.Lock()
         self._key: receipt_key.SigningKey | None = None
-        self.heads = HeadGuard(self.paths.values(), self.signing_key)
+        self.heads = HeadGuard(self.signing_key)
         self.forged_markers: dict[str, str] = {}  # marker path -> what it claims (ignored)
         self._resyncs: frozenset[str] | None = None  # the resync notes seen (copy_markers)
 
@@ -215,8 +215,12 @@ class MirroredDatabase(Database):
         tokens = copy_markers.resync_tokens(self.paths.values(), self.public_key())
         with self._lock:
             if self._resyncs is not None and tokens - self._resyncs:
-                for role in ROLES:  # rebuilt by `journal resync`: not a file swapped under us
-                    if role not in self._lost:
+                # Rebuilt by `journal resync` (not a file swapped under us): open both afresh,
+                # and forget losses marked before it (a marker there now is newer: read below).
+                for role in ROLES:
+                    lost = self._lost.get(role)
+                    if lost is None or lost.marked:
+                        self._lost.pop(role, None)
                         self.copies[role] = self._open(role)
             self._resyncs = tokens
             for role in ROLES:
@@ -335,10 +339,11 @@ class _Transaction:
         self.locks = ExitStack()  # write locks a read transaction takes at its first write
         self.start_head: chain_head.Head | None = None  # where the copies ended when checked
 
-    def read_heads(self) -> dict[str, chain_head.Head] | None:
-        """Each live copy's head, one indexed read each; None before the journal has tables.
-        A copy that cannot be read is dropped (the last one: raised)."""
+    def read_heads(self) -> tuple[dict[str, chain_head.Head], list[str | None]] | None:
+        """Each live copy's head and head record, one statement each; None before the journal
+        has its tables. A copy that cannot be read is dropped (the last one: raised)."""
         heads: dict[str, chain_head.Head] = {}
+        records: list[str | None] = []
         for role, raw in list(self.parts):
             try:
                 row = raw.connection.execute(head_check.HEAD_SQL).fetchone()
@@ -352,7 +357,8 @@ class _Transaction:
             if head is None:
                 return None
             heads[role] = head
-        return heads or None
+            records.append(head_check.record_from_row(row))
+        return (heads, records) if heads else None
 
     def serving_role(self) -> str:
         return self.parts[0][0]
@@ -363,16 +369,22 @@ class _Transaction:
         found = raw.connection.execute(head_check.HASH_AT_SQL, (row_id,)).fetchone()
         return found[0] if found else None
 
-    def record_rollback(self, proven: chain_head.Head, head: int) -> None:
+    def record_rollback(self, proven: chain_head.Head, head: int, record: str) -> None:
         """Record, and commit at once (the chain lock still held), that rows up to `proven`
-        are missing; then begin again on the live copies."""
-        source = "the journal's head as last committed (kept beside its copies)"
+        are missing, with the copies' head record now where they stand (the proof is in the
+        rollback); then begin again on the live copies."""
+        source = "the journal's head as last committed (kept in its copies)"
         params = rollbacks.values(proven.id, proven.hash, source, head)
         self.run("execute", rollbacks.INSERT_SQL, params)
+        self.write_record(record)
         self._commit_parts()
         rollbacks.logged(proven.id, source, head)
         for role in self.db.live_roles():
             self._begin_one(role)
+
+    def write_record(self, record: str) -> None:
+        """Keep the head's sealed record in every live copy, in this transaction."""
+        self.run("execute", chain_head.WRITE_SQL, (record,))
 
     def new_head(self) -> chain_head.Head | None:
         """Where the serving copy ends now, before the commit (one indexed read)."""
@@ -457,11 +469,14 @@ class _Transaction:
     def commit(self) -> None:
         """Commit on every copy at once (the other copy's in a helper thread: two disks, two
         fsyncs side by side); fine while one holds it (the others are dropped). A chain write
-        that moves the head says so beside the copies first (pending) and after (committed)."""
-        if self.chain_lock and self.db.heads.on:
-            self.db.heads.around_commit(self.start_head, self.new_head(), self._commit_parts)
-        else:
+        that moves the head writes the new head's sealed record into every copy, in itself."""
+        if not (self.chain_lock and self.db.heads.on):
             self._commit_parts()
+            return
+        after = self.new_head()
+        self.db.heads.at_commit(self, self.start_head, after)
+        self._commit_parts()
+        self.db.heads.committed(after)
 
     def _commit_parts(self) -> None:
         outcomes: dict[str, BaseException | None] = {}

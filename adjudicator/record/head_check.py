@@ -1,12 +1,12 @@
 """Before each chain write on a mirrored journal: does each copy end where the chain was left?
 
-Each copy's head (its journal id, newest row number and hash: one indexed read) is compared
-with the head remembered as last committed (chain_head.py: the highest record beside the
-copies that verifies, or this process's own last commit if higher). A copy that ends anywhere
-else was changed behind the hall's back (rows deleted in place, rows written by hand) and is
-dropped; the row where it parts from a good copy is found by bisection and reported. Two copies
-that both end where the chain was left are equal. When no copy does, no row is written: the
-rows proven committed are missing (ChainHeadMissing).
+Each copy's head (its journal id, newest row number and hash: indexed look-ups in one
+statement) is compared with the head last committed (chain_head.py: the highest record kept in
+the copies that verifies, or this process's own last commit if higher). A copy that ends
+anywhere else was changed behind the hall's back (rows deleted in place, rows written by hand)
+and is dropped; the row where it parts from a good copy is found by bisection and reported. Two
+copies that both end where the chain was left are equal. When no copy does, the rows proven
+committed are missing (the caller records a rollback).
 
 With no remembered head at all (a first commit, or every record gone), the copies are only
 compared with each other: a copy that is a prefix of the other is behind and dropped; two that
@@ -18,14 +18,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from adjudicator.record.chain_head import Head, Remembered
+from adjudicator.record.chain_head import Head
 
-# The copy's journal id and newest row, in one statement of three indexed look-ups (one row,
-# NULLs for an empty journal).
+# The copy's journal id, newest row and head record, in one statement of indexed look-ups (one
+# row; NULLs for an empty journal or a copy with no record yet).
 HEAD_SQL = (
     "SELECT (SELECT journal_id FROM journal_identity LIMIT 1), "
     "(SELECT id FROM adjudications ORDER BY id DESC LIMIT 1), "
-    "(SELECT row_hash FROM adjudications ORDER BY id DESC LIMIT 1)"
+    "(SELECT row_hash FROM adjudications ORDER BY id DESC LIMIT 1), "
+    "(SELECT record FROM journal_head WHERE slot = 1)"
 )
 HASH_AT_SQL = "SELECT row_hash FROM adjudications WHERE id = ?"
 
@@ -58,6 +59,11 @@ def head_from_row(row: tuple | None) -> Head | None:
     return Head(row[0], int(row[1] or 0), row[2] or Head(row[0], 0).hash)
 
 
+def record_from_row(row: tuple | None) -> str | None:
+    """The head record in HEAD_SQL's row, if the copy has one."""
+    return row[3] if row is not None and len(row) > 3 else None
+
+
 def first_difference(good: str, bad: str, upto: int, hash_at: HashAt) -> int:
     """The first row at which copy `bad` parts from copy `good`, looking no further than
     `upto` (+1 when they agree that far): bisection on the chained hashes, ~20 reads at 1M."""
@@ -72,24 +78,20 @@ def first_difference(good: str, bad: str, upto: int, hash_at: HashAt) -> int:
     return low + 1
 
 
-def compare(heads: dict[str, Head], remembered: Remembered | None, hash_at: HashAt) -> Outcome:
+def compare(heads: dict[str, Head], remembered: Head | None, hash_at: HashAt) -> Outcome:
     """Which copies end where the chain was left (see the module's docstring)."""
     if remembered is None:
         return _pairwise(heads, hash_at)
-    committed = remembered.committed
-    if all(head == committed for head in heads.values()):
-        return Outcome(agreed=committed)  # the usual case: every copy where it was left
-    good = [role for role, head in heads.items() if remembered.accepts(head)]
+    if all(head == remembered for head in heads.values()):
+        return Outcome(agreed=remembered)  # the usual case: every copy where it was left
+    good = [role for role, head in heads.items() if head == remembered]
     outcome = Outcome()
     if not good:
-        return outcome  # agreed stays None: the caller stops (ChainHeadMissing)
-    newest = max((heads[role] for role in good), key=lambda head: head.id)
+        return outcome  # agreed stays None: the caller records the rows missing
     for role, head in heads.items():
-        if role in good and head.same(newest):
-            continue
-        source = next(r for r in good if heads[r].same(newest))
-        outcome.drop.append(_finding(role, head, source, newest, hash_at))
-    outcome.agreed = newest
+        if role not in good:
+            outcome.drop.append(_finding(role, head, good[0], remembered, hash_at))
+    outcome.agreed = remembered
     return outcome
 
 

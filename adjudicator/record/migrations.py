@@ -259,8 +259,14 @@ MIGRATIONS: tuple[tuple[int, str, tuple[Step, ...]], ...] = (
     ),
     (
         14,
-        "the hall's key signs that it began the journal (issue 27): journal_begun.py",
-        ("ALTER TABLE journal_identity ADD COLUMN begun TEXT",),
+        "the hall's key signs that it began the journal, and each copy keeps the head last "
+        "committed, sealed (issue 27): journal_begun.py, chain_head.py",
+        (
+            "ALTER TABLE journal_identity ADD COLUMN begun TEXT",
+            """CREATE TABLE journal_head (
+            slot INTEGER PRIMARY KEY CHECK (slot = 1),
+            record TEXT NOT NULL)""",
+        ),
     ),
 )
 

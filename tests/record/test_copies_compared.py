@@ -21,7 +21,7 @@ from adjudicator.record import (
     receipt_key,
     rollbacks,
 )
-from adjudicator.record.chain_head import Head, Remembered
+from adjudicator.record.chain_head import Head
 from adjudicator.record.db_mirror import MirroredDatabase
 from adjudicator.record.db_sqlite import SqliteDatabase
 
@@ -76,41 +76,36 @@ def test_the_first_difference_is_found_by_bisection():
     assert head_check.first_difference("good", "bad", 612, hash_at) == 613  # a prefix
 
 
-def test_a_copy_is_good_only_at_the_committed_head_or_the_commit_in_flight():
-    committed, pending = Head("j", 10, "a" * 64), Head("j", 12, "b" * 64)
-    remembered = Remembered(committed, pending)
+def test_a_copy_is_good_only_where_the_chain_was_left():
+    committed = Head("j", 10, "a" * 64)
     chain = {n: f"h{n}" for n in range(1, 13)}
 
     def hash_at(role, row):
-        return chain.get(row) if row <= {"primary": 12, "mirror": 10}[role] else None
-
-    outcome = head_check.compare({"primary": pending, "mirror": committed}, remembered, hash_at)
-    assert outcome.agreed == pending  # the mirror missed the last commit: behind, dropped
-    assert [(f.role, f.row) for f in outcome.drop] == [("mirror", 11)]
+        return chain.get(row) if row <= {"primary": 10, "mirror": 7}[role] else None
 
     cut = Head("j", 7, "c" * 64)
-    heads = {"primary": committed, "mirror": cut}
-    outcome = head_check.compare(heads, Remembered(committed), hash_at)
-    assert outcome.agreed == committed and outcome.drop[0].role == "mirror"
+    outcome = head_check.compare({"primary": committed, "mirror": cut}, committed, hash_at)
+    assert outcome.agreed == committed
+    assert [(f.role, f.row) for f in outcome.drop] == [("mirror", 8)]
 
-    nowhere = head_check.compare({"primary": cut, "mirror": cut}, Remembered(committed), hash_at)
+    nowhere = head_check.compare({"primary": cut, "mirror": cut}, committed, hash_at)
     assert nowhere.agreed is None and not nowhere.drop  # no copy holds the head
+
+    ahead = Head("j", 12, "b" * 64)  # rows past the head that no commit wrote
+    outcome = head_check.compare({"primary": ahead, "mirror": committed}, committed, hash_at)
+    assert outcome.agreed == committed and outcome.drop[0].role == "primary"
 
 
 def test_a_head_record_written_by_hand_does_not_verify_and_the_highest_counts(tmp_path):
     key = receipt_key.load_or_create(tmp_path / "k.pem").derived(chain_head.PURPOSE)
-    copies = [str(tmp_path / "a.sqlite3"), str(tmp_path / "b.sqlite3")]
-    chain_head.HeadFiles(copies, key).write(Remembered(Head("j" * 32, 15, "f" * 64)))
-    older = chain_head.encode(Remembered(Head("j" * 32, 9, "e" * 64)), key)
-    (tmp_path / "a.sqlite3.head").write_bytes(older)  # a record put back from earlier
-    assert chain_head.HeadFiles(copies, key).read("j" * 32).committed.id == 15
-    forged = chain_head.encode(Remembered(Head("j" * 32, 99, "0" * 64)), b"not the key")
-    (tmp_path / "b.sqlite3.head").write_bytes(forged)
-    fresh = chain_head.HeadFiles(copies, key)
-    assert fresh.read("j" * 32).committed.id == 9  # the forged one does not count
-    text = (tmp_path / "a.sqlite3.head").read_text().replace(" 9 ", " 99 ")
-    (tmp_path / "a.sqlite3.head").write_text(text)
-    assert fresh.read("j" * 32) is None
+    records = chain_head.Records(key)
+    newer = chain_head.encode(Head("j" * 32, 15, "f" * 64), key)
+    older = chain_head.encode(Head("j" * 32, 9, "e" * 64), key)  # put back from a snapshot
+    forged = chain_head.encode(Head("j" * 32, 99, "0" * 64), b"not the key")
+    assert records.highest([older, newer, forged]).id == 15
+    assert records.highest([older, forged]).id == 9  # the forged one does not count
+    assert chain_head.decode(older.replace(" 9 ", " 99 "), key) is None
+    assert records.highest([newer], journal="k" * 32) is None
 
 
 # -- a mirrored journal, two "workers" on it ------------------------------------------------
