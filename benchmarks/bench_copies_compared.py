@@ -11,21 +11,23 @@ it was before issue 27).
 - pytest-benchmark (`.venv/bin/python -m pytest benchmarks/bench_copies_compared.py
   --benchmark-only`): rounds of 64 verdicts through the group commit, 16 threads (a busy hall)
   and 1 (a quiet one), comparison on and off, at each size.
-- Side by side (`.venv/bin/python -m benchmarks.bench_copies_compared [ROUNDS]`): rounds on and
-  off alternate, so a load swing hits both, and each pair's ratio is kept; and the comparison
-  alone, timed over empty chain transactions (no fsync: what it costs the CPU per commit).
+- Side by side (`.venv/bin/python -m benchmarks.bench_copies_compared [ROUNDS]
+  [--no-stopwatch]`): two journals
+  of the same size, one with the comparison and one without; their rounds alternate, so a load
+  swing hits both, and each pair's ratio is kept. The comparison's own steps are also timed in
+  place (a stopwatch around them), and alone over empty chain transactions (no fsync).
 """
 
 from __future__ import annotations
 
 import hashlib
 import shutil
-import sqlite3
 import statistics
 import sys
 import tempfile
 import threading
 import time
+from contextlib import nullcontext
 from pathlib import Path
 
 import pytest
@@ -73,14 +75,11 @@ def mirrored_journal(folder: Path, rows: int) -> MirroredDatabase:
 def compare(db: MirroredDatabase, on: bool) -> None:
     """Turn the comparison on or off; on, from the head the copies hold now (their records
     are not kept while it is off, as before issue 27)."""
-    if on and not db.heads.on:
+    if on and not db.heads.on:  # through the journal's own connections: their caches stay
         head = copy_heads.head(db.paths["primary"])
         record = db.heads.record_of(chain_head.Head(head.journal_id, head.rows, head.last_hash))
-        for path in db.paths.values():
-            connection = sqlite3.connect(path, timeout=30)
-            with connection:
-                connection.execute(chain_head.WRITE_SQL, (record,))
-            connection.close()
+        with db.transaction(chain_lock=True) as cur:
+            cur.execute(chain_head.WRITE_SQL, (record,))
         db.heads.forget()
     db.heads.on = on
 
@@ -109,6 +108,7 @@ def empty_commits(db: MirroredDatabase, count: int) -> float:
 @pytest.fixture(scope="module", params=SIZES, ids=[f"{size:,}rows" for size in SIZES])
 def mirrored(request, tmp_path_factory):
     db = mirrored_journal(tmp_path_factory.mktemp("copies"), request.param)
+    empty_commits(db, 1)  # a connection that lives, as a server's threads do
     yield db
     db.close()
 
@@ -157,70 +157,80 @@ class Stopwatch:
             setattr(owner, name, original)
 
 
-def side_by_side(db: MirroredDatabase, rounds: int) -> list[str]:
-    """Rounds with and without the comparison, alternating; a line per thread count."""
-    committer = GroupCommitter(db)
+def side_by_side(
+    journals: dict[bool, MirroredDatabase], rounds: int, watched: bool = True
+) -> list[str]:
+    """Rounds on a journal with the comparison and on one without (same size), alternating;
+    a line per thread count, and the comparison's cost per commit. `watched`: its own steps
+    timed in place too (the stopwatch costs the rounds "on" a few microseconds a commit)."""
+    committers = {on: GroupCommitter(db) for on, db in journals.items()}
     lines = []
     for threads in (16, 1):
         times: dict[bool, list[float]] = {True: [], False: []}
         inside: list[float] = []  # the comparison's own time per verdict, in rounds "on"
         cpu: list[float] = []
         for on in (True, False):  # warm-up
-            compare(db, on)
-            a_round(committer, threads)
+            a_round(committers[on], threads)
         for index in range(rounds):
             for on in (True, False) if index % 2 == 0 else (False, True):
-                compare(db, on)
-                with Stopwatch() as watch:
+                with Stopwatch() if watched else nullcontext(Stopwatch()) as watch:
                     started = time.perf_counter()
-                    a_round(committer, threads)
+                    a_round(committers[on], threads)
                     elapsed = time.perf_counter() - started
                 times[on].append(elapsed / ROUND * 1000)
-                if on:
+                if on and watched:
                     inside.append(watch.spent / ROUND * 1000)
                     cpu.append(watch.cpu / ROUND * 1000)
         ratios = sorted(a / b for a, b in zip(times[True], times[False], strict=True))
         low, _, high = statistics.quantiles(ratios, n=4)
-        share = sorted(i / t for i, t in zip(inside, times[True], strict=True))
-        lines.append(
+        line = (
             f"{threads:2d} thread(s): per verdict, median off {statistics.median(times[False]):.3f}"
             f" ms, on {statistics.median(times[True]):.3f} ms; on/off per pair: median "
-            f"{statistics.median(ratios):.3f}x (quartiles {low:.3f}-{high:.3f}); the "
-            f"comparison itself: {statistics.median(inside) * 1000:.1f} us per verdict, "
-            f"{statistics.median(share):.1%} of the verdict (quartiles "
-            f"{statistics.quantiles(share, n=4)[0]:.1%}-{statistics.quantiles(share, n=4)[2]:.1%})"
-            f", of which CPU {statistics.median(cpu) * 1000:.1f} us"
+            f"{statistics.median(ratios):.3f}x (quartiles {low:.3f}-{high:.3f})"
+        )
+        if not watched:
+            lines.append(line + " (no stopwatch)")
+            continue
+        share = sorted(i / t for i, t in zip(inside, times[True], strict=True))
+        share_low, _, share_high = statistics.quantiles(share, n=4)
+        lines.append(
+            f"{line}; the comparison itself: {statistics.median(inside) * 1000:.1f} us a verdict, "
+            f"{statistics.median(share):.1%} of the verdict (quartiles {share_low:.1%}-"
+            f"{share_high:.1%}), of which CPU {statistics.median(cpu) * 1000:.1f} us"
         )
     cost: dict[bool, list[float]] = {True: [], False: []}
     for index in range(14):  # alternating, so a load swing hits both
         on = index % 2 == 0
-        compare(db, on)
-        cost[on].append(empty_commits(db, 300))
+        cost[on].append(empty_commits(journals[on], 300))
     extra = sorted(a - b for a, b in zip(cost[True], cost[False], strict=True))
     lines.append(
         f"an empty chain transaction: {statistics.median(cost[False]):.1f} us off, "
         f"{statistics.median(cost[True]):.1f} us on: the comparison costs "
         f"{statistics.median(extra):.1f} us per commit (pairs: {extra[0]:.0f} to {extra[-1]:.0f})"
     )
-    assert db.lost_copy() is None
+    assert all(db.lost_copy() is None for db in journals.values())
     return lines
 
 
-def main(rounds: int = 30) -> None:
+def main(rounds: int = 30, watched: bool = True) -> None:
     folder = Path(tempfile.mkdtemp(prefix="copies-compared-"))
     try:
         for size in SIZES:
             started = time.perf_counter()
-            db = mirrored_journal(folder / str(size), size)
+            journals = {on: mirrored_journal(folder / f"{size}-{on}", size) for on in (True, False)}
+            compare(journals[False], False)
+            for db in journals.values():  # a connection that lives, as a server's threads do
+                empty_commits(db, 1)  # (the last one to close would take the WAL with it)
             built = time.perf_counter() - started
-            print(f"{size:,} rows (built in {built:.0f} s):", flush=True)
-            for line in side_by_side(db, rounds):
+            print(f"{size:,} rows (two journals built in {built:.0f} s):", flush=True)
+            for line in side_by_side(journals, rounds, watched):
                 print("  " + line, flush=True)
-            db.close()
-            shutil.rmtree(folder / str(size))
+            for on, db in journals.items():
+                db.close()
+                shutil.rmtree(folder / f"{size}-{on}")
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 30)
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 30, "--no-stopwatch" not in sys.argv)
