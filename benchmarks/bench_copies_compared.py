@@ -25,7 +25,6 @@ import shutil
 import statistics
 import sys
 import tempfile
-import threading
 import time
 from contextlib import nullcontext
 from pathlib import Path
@@ -38,9 +37,9 @@ from adjudicator.record.db_sqlite import SqliteDatabase
 from adjudicator.record.group_commit import GroupCommitter
 from adjudicator.record.head_guard import HeadGuard
 from adjudicator.record.journal_entry import INSERT, new_entry, stored_values
+from benchmarks.bench_mirror import ROUND, a_round
 from benchmarks.synthetic_journal import CHALLENGE, insert_all
 
-ROUND = 64
 SIZES = (0, 100_000, 1_000_000)
 
 
@@ -82,18 +81,6 @@ def compare(db: MirroredDatabase, on: bool) -> None:
             cur.execute(chain_head.WRITE_SQL, (record,))
         db.heads.forget()
     db.heads.on = on
-
-
-def a_round(committer: GroupCommitter, threads: int) -> None:
-    def record(count: int) -> None:
-        for _ in range(count):
-            committer.append(**CHALLENGE)
-
-    workers = [threading.Thread(target=record, args=(ROUND // threads,)) for _ in range(threads)]
-    for worker in workers:
-        worker.start()
-    for worker in workers:
-        worker.join()
 
 
 def empty_commits(db: MirroredDatabase, count: int) -> float:

@@ -44,13 +44,7 @@ def test_the_overview_offers_a_verified_backup(staffed, tmp_path):
 
 
 def test_a_mirrored_journal_on_one_copy_is_the_directors_business(staffed, tmp_path):
-    primary = str(staffed.setup.db_path)
-    (tmp_path / "usb").mkdir()
-    mirror = str(tmp_path / "usb" / "journal.sqlite3")
-    journal_copies.rebuild(primary, mirror)
-    hall = Hall(staffed.store, MirroredDatabase(primary, mirror), key_path=tmp_path / "k.pem")
-    app = make_app(hall)
-    director = signed_in(app.test_client(), "director", DIRECTOR_PASSWORD, "/director/login")
+    hall, app, director, primary, mirror = mirrored_hall(staffed, tmp_path)
     assert "Journal: recording verdicts." in director.get("/director/").get_data(as_text=True)
 
     for suffix in ("", "-wal", "-shm"):

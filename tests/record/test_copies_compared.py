@@ -40,6 +40,14 @@ def open_mirrored(copies) -> MirroredDatabase:
     return MirroredDatabase(str(primary), str(mirror), key_path=key)
 
 
+def judged(copies, rows: int) -> MirroredDatabase:
+    """A mirrored journal (a worker on it) that recorded `rows` rows on both copies."""
+    db = open_mirrored(copies)
+    migrations.upgrade(db)
+    append(db, rows)
+    return db
+
+
 def append(db, count: int = 1) -> list[journal.Entry]:
     return [journal.append(db, **challenge_fields()) for _ in range(count)]
 
@@ -132,9 +140,7 @@ def test_a_mirror_rolled_back_in_place_is_dropped_at_the_next_commit_of_any_work
 
 def test_a_laptop_copy_rolled_back_in_place_is_dropped_and_no_number_is_issued_twice(copies):
     primary, mirror, _ = copies
-    db = open_mirrored(copies)
-    migrations.upgrade(db)
-    append(db, 5)
+    db = judged(copies, 5)
     delete_from(primary, 3)
     assert append(db)[0].id == 6
     assert db.lost_copy().role == "primary" and db.lost_copy().row == 3
@@ -143,9 +149,7 @@ def test_a_laptop_copy_rolled_back_in_place_is_dropped_and_no_number_is_issued_t
 
 def test_rows_written_by_hand_at_the_head_are_caught(copies):
     primary, mirror, _ = copies
-    db = open_mirrored(copies)
-    migrations.upgrade(db)
-    append(db, 3)
+    db = judged(copies, 3)
     alone = SqliteDatabase(str(mirror))
     journal.append(alone, **challenge_fields(verdict="UNACCEPTABLE"))  # row 4 on the stick only
     alone.close()
@@ -155,12 +159,10 @@ def test_rows_written_by_hand_at_the_head_are_caught(copies):
 
 def test_both_copies_rolled_back_alike_stop_judging_and_no_number_is_issued_twice(copies):
     primary, mirror, _ = copies
-    db = open_mirrored(copies)
-    migrations.upgrade(db)
-    append(db, 6)
+    judged(copies, 6)
     delete_from(primary, 4)
     delete_from(mirror, 4)
-    other = open_mirrored(copies)  # a worker that never committed: the record beside the copies
+    other = open_mirrored(copies)  # a worker that never committed: the records in the copies
     with pytest.raises(rollbacks.JournalRolledBack):
         append(other)
     found = rollbacks.current(other)
