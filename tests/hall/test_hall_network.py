@@ -38,13 +38,13 @@ def test_mdns_on_a_network_that_refuses_it_reports_why_and_raises_nothing():
 
 
 def test_the_hall_says_to_use_the_address_when_mdns_fails(home, monkeypatch, capsys):
-    from adjudicator.cli import hall_cmd
+    from adjudicator.hall import hall_process
 
     failed = mdns.Announcement("club", 8443, ("192.168.1.20",), error="the network refused it")
     monkeypatch.setattr(mdns, "announce", lambda *a: failed)
     monkeypatch.delenv("ADJUDICATOR_PUBLIC_URL", raising=False)
     where = lan.HallAddresses(("192.168.1.20",))
-    hall_cmd.Hall("club", 8443, where, None, [])._announce_and_record()
+    hall_process.HallProcess("club", 8443, where, None, [], say=print)._announce_and_record()
     out = capsys.readouterr().out
     assert "The hall is open at https://192.168.1.20:8443" in out
     assert "club.local will not open on tablets" in out
@@ -55,12 +55,12 @@ def test_the_hall_says_to_use_the_address_when_mdns_fails(home, monkeypatch, cap
 
 
 def test_the_hall_warns_when_public_url_overrides_it(home, monkeypatch, capsys):
-    from adjudicator.cli import hall_cmd
+    from adjudicator.hall import hall_process
 
     monkeypatch.setenv("ADJUDICATOR_PUBLIC_URL", "http://old.example:8000")
     monkeypatch.setattr(mdns, "announce", lambda *a: mdns.Announcement("club", 8443, ()))
     where = lan.HallAddresses(("192.168.1.20",))
-    hall_cmd.Hall("club", 8443, where, None, [])._announce_and_record()
+    hall_process.HallProcess("club", 8443, where, None, [], say=print)._announce_and_record()
     out = capsys.readouterr().out
     assert "ADJUDICATOR_PUBLIC_URL is set (http://old.example:8000)" in out
     assert "Unset it" in out
