@@ -40,8 +40,8 @@ def test_mdns_on_a_network_that_refuses_it_reports_why_and_raises_nothing():
 def test_the_hall_says_to_use_the_address_when_mdns_fails(home, monkeypatch, capsys):
     from adjudicator.hall import hall_process
 
-    failed = mdns.Announcement("club", 8443, ("192.168.1.20",), error="the network refused it")
-    monkeypatch.setattr(mdns, "announce", lambda *a: failed)
+    failed = mdns.HallName("club", 8443, ("192.168.1.20",), error="the network refused it")
+    monkeypatch.setattr(mdns, "open_name", lambda *a: failed)
     monkeypatch.delenv("ADJUDICATOR_PUBLIC_URL", raising=False)
     where = lan.HallAddresses(("192.168.1.20",))
     hall_process.HallProcess("club", 8443, where, None, [], say=print)._announce_and_record()
@@ -58,7 +58,7 @@ def test_the_hall_warns_when_public_url_overrides_it(home, monkeypatch, capsys):
     from adjudicator.hall import hall_process
 
     monkeypatch.setenv("ADJUDICATOR_PUBLIC_URL", "http://old.example:8000")
-    monkeypatch.setattr(mdns, "announce", lambda *a: mdns.Announcement("club", 8443, ()))
+    monkeypatch.setattr(mdns, "open_name", lambda *a: mdns.HallName("club", 8443, ()))
     where = lan.HallAddresses(("192.168.1.20",))
     hall_process.HallProcess("club", 8443, where, None, [], say=print)._announce_and_record()
     out = capsys.readouterr().out

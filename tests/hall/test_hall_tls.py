@@ -82,7 +82,7 @@ def test_a_second_run_keeps_both_and_new_addresses_renew_only_the_server_certifi
 def test_a_certificate_about_to_expire_is_renewed(home, monkeypatch):
     hall_tls.ensure("club", ["192.168.1.20"])
     later = dt.datetime.now(dt.UTC) + dt.timedelta(days=hall_tls.SERVER_DAYS - 10)
-    monkeypatch.setattr(hall_tls, "_now", lambda: later)
+    monkeypatch.setattr(hall_tls, "now_utc", lambda: later)
     tls = hall_tls.ensure("club", ["192.168.1.20"])
     assert tls.made == "it was about to expire"
     cert = x509.load_pem_x509_certificate(tls.cert.read_bytes())
