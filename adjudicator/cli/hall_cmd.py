@@ -47,6 +47,8 @@ def hall(name: str, port: int, workers: int | None, print_service: bool):
     binds = list(where.addresses) + ([lan.LOOPBACK] if where.on_lan else [])
     check_port_free(binds, port)
     tls = hall_tls.ensure(name, where.addresses)
+    for note in tls.notes:  # a CA replaced (tablets must trust the new one), an address left out
+        click.echo(f"\n{note}\n", err=True)
     if tls.made:
         click.echo(f"Made the hall's server certificate ({tls.made}).", err=True)
     argv = prepare_gunicorn(
