@@ -127,6 +127,8 @@ class HallProcess:
                 self.announcement.register()
                 if self.announcement.active:
                     url = f"https://{self.name}.local:{self.port}"
+                else:  # another device announces the hall's service name: who, if it said
+                    self.others = self._others()
         self._record(url)
         self.say(f"The hall is open at {url}")
         for address in self.where.addresses:
@@ -170,6 +172,9 @@ class HallProcess:
         self.announcement.ask()
         _wait(ASK_SECONDS - ASK_AGAIN_SECONDS, self)
         self.next_check = time.monotonic() + self.check_seconds
+        return self._others()
+
+    def _others(self) -> tuple[name_claims.OtherDevice, ...]:
         return name_claims.others_from(self.announcement.heard(), lan.own_addresses())
 
     def _watch_name(self) -> None:
@@ -179,7 +184,7 @@ class HallProcess:
         if time.monotonic() < self.next_check:
             return
         self.next_check = time.monotonic() + self.check_seconds
-        found = name_claims.others_from(self.announcement.heard(), lan.own_addresses())
+        found = self._others()
         self.announcement.ask()  # its answers are read at the next check
         if found == self.others:
             return

@@ -104,8 +104,19 @@ class HallName:
             self._zeroconf.register_service(info, allow_name_change=False)
         except Exception as exc:  # noqa: BLE001 - zeroconf's own (a service name taken, ...)
             self.error = _reason(exc)
+            if type(exc).__name__ == "NonUniqueNameException":
+                self._note_service_owner(info.name)
             return
         self._info = info
+
+    def _note_service_owner(self, service: str) -> None:
+        """Another device announces the hall's service name: its addresses count as heard."""
+        try:
+            other = self._zeroconf.get_service_info(SERVICE_TYPE, service, timeout=2000)
+        except Exception:  # noqa: BLE001 - no answer in time: the error already says why
+            return
+        for address in other.parsed_addresses() if other is not None else ():
+            self._heard.note(address)
 
     def withdraw(self) -> None:
         """Say goodbye on the network (tablets forget NAME.local), then close the sockets."""
@@ -170,12 +181,15 @@ def _heard_listener(host: str):
                     address = socket.inet_ntop(family, record.address)
                 except (OSError, ValueError):
                     continue
-                moment = time.time()
-                with self.lock:
-                    if address not in self.seen and len(self.seen) >= MOST_KEPT:
-                        continue  # a flood of addresses: the ones kept already tell the story
-                    first = self.seen.get(address, (moment, moment))[0]
-                    self.seen[address] = (first, moment)
+                self.note(address)
+
+        def note(self, address: str) -> None:
+            moment = time.time()
+            with self.lock:
+                if address not in self.seen and len(self.seen) >= MOST_KEPT:
+                    return  # a flood of addresses: the ones kept already tell the story
+                first = self.seen.get(address, (moment, moment))[0]
+                self.seen[address] = (first, moment)
 
         def async_update_records_complete(self) -> None:
             return None

@@ -10,12 +10,15 @@ parsed again only when it changed. A file left by a hall that is no longer runni
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import threading
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 
+from adjudicator import settings
 from adjudicator.settings import data_home
 from adjudicator.wording import N_, Phrase, utc_time
 
@@ -88,12 +91,19 @@ def others_from(heard: dict[str, tuple[float, float]], own: frozenset[str]):
     )
 
 
-def state_path():
-    return data_home() / "hall" / "name-claims.json"
+def state_path() -> Path:
+    """hall/name-claims.json in the data home (not made here: a read must cost a stat only)."""
+    return _path_in(settings.get("home"))
+
+
+@functools.lru_cache(maxsize=8)
+def _path_in(home: str) -> Path:
+    return Path(home).expanduser() / "hall" / "name-claims.json"
 
 
 def write(claims: NameClaims) -> None:
     """Share what the hall found with its workers (written whole, then renamed)."""
+    data_home()  # made if missing
     path = state_path()
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")

@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import ipaddress
-import socket
 import ssl
-import threading
 from pathlib import Path
 
 import pytest
@@ -21,7 +19,7 @@ from cryptography.x509.verification import PolicyBuilder, Store, VerificationErr
 
 from adjudicator.hall import hall_ca, hall_tls
 
-from support.running_hall import write_unconstrained_ca
+from support.running_hall import tls_handshake, write_unconstrained_ca
 
 THIS_NETWORK = ipaddress.ip_network("192.0.2.0/24")  # TEST-NET-1: not a private range
 
@@ -84,8 +82,8 @@ def verify(ca: x509.Certificate, leaf: x509.Certificate, host: str, chain=()) ->
 
 
 def handshake(cafile: Path, cert, key, host: str, chain=()) -> None:
-    """A real TLS handshake (OpenSSL, through Python's ssl): a server presenting `cert`, a
-    client trusting only `cafile` and checking `host`. Raises what the client raises."""
+    """A real TLS handshake (OpenSSL): a server presenting `cert` (and `chain`), a client
+    trusting only `cafile` and checking `host`. Raises what the client raises."""
     folder = cafile.parent
     pem = cert.public_bytes(serialization.Encoding.PEM)
     pem += b"".join(c.public_bytes(serialization.Encoding.PEM) for c in chain)
@@ -97,26 +95,7 @@ def handshake(cafile: Path, cert, key, host: str, chain=()) -> None:
             serialization.NoEncryption(),
         )
     )
-    serving = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    serving.load_cert_chain(folder / "test-leaf.crt", folder / "test-leaf.key")
-    client = ssl.create_default_context(cafile=str(cafile))
-    server_side, client_side = socket.socketpair()
-
-    def serve():
-        try:
-            with serving.wrap_socket(server_side, server_side=True) as s:
-                s.recv(1)
-        except (ssl.SSLError, OSError):
-            pass
-
-    thread = threading.Thread(target=serve)
-    thread.start()
-    try:
-        with client.wrap_socket(client_side, server_hostname=host) as c:
-            c.sendall(b"x")
-    finally:
-        client_side.close()
-        thread.join(5)
+    tls_handshake(cafile, folder / "test-leaf.crt", folder / "test-leaf.key", host)
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ import socket
 import ssl
 import subprocess
 import sys
+import threading
 import time
 from http.cookies import SimpleCookie
 from pathlib import Path
@@ -238,3 +239,29 @@ def write_unconstrained_ca(folder: Path, name: str = "club") -> str:
     os.chmod(folder / "ca.key", 0o600)
     (folder / "ca.crt").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
     return hall_tls.fingerprint(cert)
+
+
+def tls_handshake(cafile: Path, certfile: Path, keyfile: Path, host: str) -> None:
+    """A real TLS handshake (OpenSSL, through Python's ssl) over a socket pair: a server with
+    `certfile` (and any chain after it), a client trusting only `cafile` and checking `host`.
+    Raises what the client raises (ssl.SSLCertVerificationError for a refused certificate)."""
+    server_side, client_side = socket.socketpair()
+    serving = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    serving.load_cert_chain(certfile, keyfile)
+    client = ssl.create_default_context(cafile=str(cafile))
+
+    def serve():
+        try:
+            with serving.wrap_socket(server_side, server_side=True) as s:
+                s.recv(1)
+        except (ssl.SSLError, OSError):
+            pass
+
+    thread = threading.Thread(target=serve)
+    thread.start()
+    try:
+        with client.wrap_socket(client_side, server_hostname=host) as c:
+            c.sendall(b"x")
+    finally:
+        client_side.close()
+        thread.join(5)
