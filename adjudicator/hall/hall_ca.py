@@ -35,15 +35,28 @@ PERMITTED_RANGES = (
     "fe80::/10",
 )
 
+# An interface's network wider than this is narrowed to NARROWED around its address.
+WIDEST_OWN = {4: 16, 6: 48}
+NARROWED = {4: 24, 6: 64}
+
 
 class HallCertificateError(AdjudicatorError):
     """The hall's CA or server certificate in the data home cannot be used."""
 
 
 def permitted_networks(own_networks) -> list:
-    """The address ranges a CA made now may sign for: PERMITTED_RANGES and `own_networks`."""
+    """The address ranges a CA made now may sign for: PERMITTED_RANGES and `own_networks`
+    (interfaces, such as 192.0.2.2/24, or networks). One wider than WIDEST_OWN, such as a VPN's
+    0.0.0.0/0, is narrowed to its address's NARROWED: an interface must not widen the CA to
+    every address."""
     every = [ipaddress.ip_network(r) for r in PERMITTED_RANGES]
-    every += [ipaddress.ip_network(n, strict=False) for n in own_networks]
+    for own in own_networks:
+        interface = ipaddress.ip_interface(own)
+        network = interface.network
+        if network.prefixlen < WIDEST_OWN[network.version]:
+            narrowed = f"{interface.ip}/{NARROWED[network.version]}"
+            network = ipaddress.ip_network(narrowed, strict=False)
+        every.append(network)
     found = []
     for version in (4, 6):
         found += ipaddress.collapse_addresses(n for n in every if n.version == version)

@@ -74,9 +74,11 @@ class HallProcess:
             signal.signal(sig, self._on_signal)
         name_claims.clear()  # what an earlier run found is not this run's
         process = subprocess.Popen(self.argv)
+        announced = False
         try:
             self._wait_until_serving(process)
             self._announce_and_record()
+            announced = bool(self.announcement and self.announcement.active)
             while not self.stopping and process.poll() is None:
                 time.sleep(0.2)
                 self._watch_name()
@@ -88,7 +90,10 @@ class HallProcess:
             raise HallServerError(
                 f"The server stopped (exit {process.returncode}); see its log above."
             )
-        self.warn(f"Hall stopped; {self.name}.local withdrawn from the network.")
+        if announced:
+            self.warn(f"Hall stopped; {self.name}.local withdrawn from the network.")
+        else:
+            self.warn("Hall stopped.")
 
     def _on_signal(self, signum, frame) -> None:
         self.stopping = True

@@ -33,9 +33,9 @@ def interface_addresses() -> list[str]:
     return found
 
 
-def interface_networks() -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
-    """The network of every address of every interface, with its netmask (ifaddr): IPv4 and
-    IPv6, loopback and link-local included."""
+def interface_networks() -> list[ipaddress.IPv4Interface | ipaddress.IPv6Interface]:
+    """Every address of every interface with its netmask (ifaddr), such as 192.0.2.2/24: IPv4
+    and IPv6, loopback and link-local included."""
     import ifaddr
 
     found = []
@@ -43,7 +43,7 @@ def interface_networks() -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
         for ip in adapter.ips:
             address = ip.ip if isinstance(ip.ip, str) else ip.ip[0]  # IPv6: (address, flow, scope)
             try:
-                found.append(ipaddress.ip_network(f"{address}/{ip.network_prefix}", strict=False))
+                found.append(ipaddress.ip_interface(f"{address.split('%')[0]}/{ip.network_prefix}"))
             except ValueError:
                 continue
     return found

@@ -114,6 +114,7 @@ def test_a_name_another_device_answers_for_before_the_start_is_not_taken(
 
             stop(hall)
             assert not (home / "hall" / "name-claims.json").exists()
+            assert "Hall stopped." in hall.stderr() and "withdrawn" not in hall.stderr()
         finally:
             hall.kill()
 

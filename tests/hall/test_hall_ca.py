@@ -135,8 +135,23 @@ def test_a_ca_made_here_takes_this_machines_own_networks_with_their_netmasks(hom
 
     made = hall_tls.ensure("club", ["192.0.2.2"])  # own networks read from the interfaces
     ranges = hall_ca.ca_networks(load(made.ca_cert))
-    for network in lan.interface_networks():
+    for interface in lan.interface_networks():
+        network = interface.network
         assert any(network.subnet_of(r) for r in ranges if r.version == network.version)
+
+
+def test_an_interface_claiming_every_address_does_not_widen_the_ca(home):
+    vpn = [ipaddress.ip_interface("203.0.113.5/0"), ipaddress.ip_interface("2001:db8::5/1")]
+    tls = hall_tls.ensure("club", ["203.0.113.5"], own_networks=vpn)
+    ranges = hall_ca.ca_networks(load(tls.ca_cert))
+    assert ipaddress.ip_network("203.0.113.0/24") in ranges  # its own address's /24
+    assert ipaddress.ip_network("2001:db8::/64") in ranges
+    assert not any(r.prefixlen < 7 for r in ranges)
+    ca = load(tls.ca_cert)
+    verify(ca, load(tls.cert), "203.0.113.5")  # the hall's own address still works
+    leaf, key = issue(ca, ca_key(tls), ["8.8.8.8"])
+    with pytest.raises(VerificationError, match="name constraint"):
+        verify(ca, leaf, "8.8.8.8")
 
 
 @pytest.mark.parametrize(
