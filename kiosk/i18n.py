@@ -42,6 +42,7 @@ def init_app(app: Flask) -> None:
             "languages": LANGUAGES,
             "say_rule": say_rule,
             "rule_title": rule_title,
+            "say": say,
         }
 
 

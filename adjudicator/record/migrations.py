@@ -257,6 +257,17 @@ MIGRATIONS: tuple[tuple[int, str, tuple[Step, ...]], ...] = (
         "each tournament's language, which its kiosks speak (issue 23)",
         ("ALTER TABLE tournaments ADD COLUMN language TEXT NOT NULL DEFAULT 'en'",),
     ),
+    (
+        15,
+        "each tournament's lexicon pin: every field that decides a verdict (issue 27)",
+        (
+            # The pin (hex) and the values it covers (canonical JSON), recorded when the
+            # director sets the lexicon. Older tournaments get NULL here, and the current pin of
+            # their lexicon when the hall next opens (hall.tournaments.record_missing_pins).
+            "ALTER TABLE tournaments ADD COLUMN lexicon_pin TEXT",
+            "ALTER TABLE tournaments ADD COLUMN lexicon_pinned TEXT",
+        ),
+    ),
 )
 
 LATEST = max(version for version, _, _ in MIGRATIONS)
