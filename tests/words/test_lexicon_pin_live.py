@@ -28,6 +28,7 @@ from support.servers import Server, cli, post
 
 pytestmark = pytest.mark.slow
 
+ENGLISH = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 RECHECK = 2  # seconds: ADJUDICATOR_LEXICON_RECHECK_SECONDS for these servers
 NAME = "OWL-NSA1998"
 LONG_MISSING = "ABDOMINOPLASTY"  # 14 letters, not in OWL: REFER under the 9-letter rule
@@ -168,3 +169,73 @@ def test_a_reimport_with_a_new_limit_waits_for_the_director(hall, tmp_path):
         assert post(server.url, hall.token, ["CAT"])[1]["verdict"] == "ACCEPTABLE"
     listed = json.loads(cli(hall.path, "tournament", "list", "--json"))
     assert listed[0]["lexicon_pin"] == LexiconStore(hall.path / "lexicons").manifest(NAME).pin
+
+
+def test_a_forged_alphabet_name_is_out_of_service_within_one_recheck(hall):
+    manifest = hall.path / "lexicons" / f"{NAME}.json"
+    with serving(hall) as server:
+        assert post(server.url, hall.token, ["STREET"])[1]["verdict"] == "ACCEPTABLE"
+        edit_in_place(manifest, alphabet={"name": "english-club", "tiles": list(ENGLISH)})
+        status, body = answers_within_recheck(server, hall.token, ["STREET"])[-1]
+        assert status == 503 and "lexicon unavailable" in body["error"].lower()
+    checked = run(hall.path, "lexicon", "verify", NAME)
+    assert checked.returncode == 1
+    assert 'alphabet.name is "english-club" in the manifest, but the pin says "english"' in (
+        checked.stderr
+    )
+
+
+SWEDISH = """name = "swedish-club"
+tiles = ["A", "B", "C", "D", "E", "F", "G", "H", "I", "J", "K", "L", "M", "N", "O", "P", "R",
+         "S", "T", "U", "V", "X", "Y", "Z", "Å", "Ä", "Ö"]
+"""
+
+
+def test_a_federations_alphabet_file_edited_is_a_new_lexicon(tmp_path):
+    """The manifest records the alphabet as imported: the file edited on disk changes nothing
+    until it is imported again, and then the tournament waits for the director."""
+    home = tmp_path / "home"
+    alphabet, words = tmp_path / "swedish.toml", tmp_path / "words.txt"
+    alphabet.write_text(SWEDISH, encoding="utf-8")
+    words.write_text("ÅR\nÖL\nVÅR\n", encoding="utf-8")
+    importing = ("lexicon", "import", str(words), "--name", "SE", "--alphabet", str(alphabet))
+    cli(home, *importing)
+    cli(home, "tournament", "create", "club", "--lexicon", "SE", "--rule", "double")
+    token = cli(home, "kiosk", "add", "k1", "--tournament", "club").strip().splitlines()[-1]
+    club = type("Home", (), {"path": home, "token": token, "env": {}})()
+    with serving(club) as server:
+        status, body = post(server.url, token, ["WÅR"])
+        assert status == 400 and "verdict" not in body  # W is no tile of this alphabet
+        alphabet.write_text(SWEDISH + 'fold = { "W" = "V" }\n', encoding="utf-8")
+        time.sleep(RECHECK + 1)
+        assert post(server.url, token, ["WÅR"])[0] == 400  # the file alone changes nothing
+        assert run(home, "lexicon", "verify", "SE").returncode == 0
+
+        refused = run(home, *importing)
+        assert refused.returncode == 2 and "reads challenges differently" in refused.stderr
+        again = run(home, *importing, "--force")
+        assert again.returncode == 0 and "tournament set club --lexicon SE" in again.stderr
+        status, body = post(server.url, token, ["VÅR"])
+        assert status == 503 and "has changed since the director set it" in body["error"]
+
+        cli(home, "tournament", "set", "club", "--lexicon", "SE")
+        status, body = post(server.url, token, ["WÅR"])
+        assert status == 201 and body["verdict"] == "ACCEPTABLE" and body["words"] == ["VÅR"]
+    assert [verdict for _, verdict in verdicts(home)] == ["ACCEPTABLE"]
+
+
+def test_an_old_nsa_1998_manifest_is_believed_only_as_its_recipe_says(hall):
+    """A manifest written before pins: the shipped recipe's recorded text vouches for 9."""
+    store = LexiconStore(root=hall.path / "lexicons")
+    path = store.manifest_path(NAME)
+    old = json.loads(path.read_text())
+    del old["pin"], old["pinned"]
+    path.write_text(json.dumps(old))
+    assert LexiconStore(root=store.root).manifest(NAME).pin_problem is None
+    path.write_text(json.dumps({**old, "refer_longer_than": 4, "refer_even_if_listed": True}))
+    checked = run(hall.path, "lexicon", "verify", NAME)
+    assert checked.returncode == 1
+    assert (
+        "written before lexicons had pins, and refer_longer_than is 4 in the manifest, but the "
+        "recipe it was built from (nsa-1998.toml) says 9" in checked.stderr
+    )
