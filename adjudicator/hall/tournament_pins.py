@@ -14,7 +14,8 @@ import json
 
 from adjudicator.errors import LexiconError
 from adjudicator.hall import tournaments
-from adjudicator.hall.tournaments import Tournament
+from adjudicator.hall.tournaments import Tournament, TournamentError
+from adjudicator.record import journal
 from adjudicator.record.db import Database
 from adjudicator.wording import N_, Phrase
 from adjudicator.words import lexicon_pin
@@ -80,6 +81,20 @@ def record_missing_pins(db: Database, store: LexiconStore) -> list[str]:
             tournaments.record_pin(cur, row["slug"], manifest, only_if_missing=True)
         pinned.append(row["slug"])
     return pinned
+
+
+def pin_for(db: Database, adjudication_id: int) -> str | None:
+    """The pin a second opinion on `adjudication_id` must find: its tournament's, while that
+    tournament is still on the lexicon the row names; None when nobody recorded one (the row's
+    fingerprint is then all there is to check)."""
+    entry = journal.get(db, adjudication_id)
+    if entry is None:
+        return None
+    try:
+        tournament = tournaments.get(db, entry.tournament)
+    except TournamentError:
+        return None
+    return tournament.lexicon_pin if tournament.lexicon == entry.lexicon_name else None
 
 
 def set_with_another_pin(db: Database, lexicon: str, pin: str) -> list[Tournament]:

@@ -7,17 +7,19 @@ contradicts the old manifest."""
 from __future__ import annotations
 
 import json
+from io import BytesIO
 
 import pytest
 
 from adjudicator.hall import hall_status, tournament_pins, tournaments
 from adjudicator.hall.hall import Hall, LexiconUnavailable
+from adjudicator.judging.second_opinion import SecondOpinionRefused
 from adjudicator.record import migrations
 from adjudicator.record.db_sqlite import SqliteDatabase
 from adjudicator.words.store import LexiconStore
 from adjudicator.words.wordlist import WordSet
 
-from support.director import post_form
+from support.director import give_opinion, post_form
 from support.hall import CSW, NWL, NWL_WORDS, ok
 
 pytestmark = pytest.mark.usefixtures("fast_hashes")  # cheap password hashes for the staff
@@ -203,3 +205,41 @@ def test_an_old_tournament_whose_lexicon_has_other_words_is_left_unpinned(before
     hall = Hall(LexiconStore(store.root), database, rate_limit=None)
     hall.upgrade()
     assert tournaments.get(database, "old").lexicon_pin is None
+
+
+def upload(client, body: bytes, name: str, **extra):
+    data = {"file": (BytesIO(body), "words.txt"), "name": name, "format": "auto", **extra}
+    return post_form(
+        client,
+        "/director/lexicons/import",
+        data,
+        page="/director/lexicons",
+        content_type="multipart/form-data",
+    )
+
+
+def test_a_forced_upload_on_the_lexicons_page_names_the_tournaments_left_behind(staffed, home):
+    director = staffed.director()
+    words = "\n".join([*NWL_WORDS, "ZZZ"]).encode()
+    response = upload(director, words, name="TINY-NWL", force="1")
+    page = response.get_data(as_text=True)
+    assert response.status_code == 201
+    assert f"Tournament {NWL} was set with another pin of this lexicon" in page
+    assert f"Tournament {CSW} was set" not in page
+    with pytest.raises(LexiconUnavailable):
+        staffed.challenge(["QI"])
+
+
+def test_no_second_opinion_from_a_lexicon_out_of_service_for_its_tournament(staffed):
+    """The word judge's re-adjudication uses the rules of the tournament's lexicon as set."""
+    original = staffed.challenge(["QI", "ZZ"])
+    same_words_new_rule(staffed.store, "TINY-NWL", 1)
+    pin = tournament_pins.pin_for(staffed.db, original.id)
+    assert pin == tournaments.get(staffed.db, NWL).lexicon_pin
+    with pytest.raises(SecondOpinionRefused, match="a second opinion must use the same rules"):
+        give_opinion(staffed, original.id, ["QI", "ZZ"], pin=pin)
+    tournaments.update(staffed.db, staffed.store, NWL, lexicon="TINY-NWL")
+    pin = tournament_pins.pin_for(staffed.db, original.id)
+    opinion = give_opinion(staffed, original.id, ["QI", "ZZ"], pin=pin, dictionary="unacceptable")
+    assert opinion.entry.verdict == "UNACCEPTABLE"
+    assert tournament_pins.pin_for(staffed.db, 999) is None
