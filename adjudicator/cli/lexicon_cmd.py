@@ -12,6 +12,7 @@ import click
 from adjudicator.cli.common import CliError, json_option, open_store
 from adjudicator.errors import AdjudicatorError, LexiconError
 from adjudicator.wording import plural
+from adjudicator.words import lexicon_pin
 from adjudicator.words.alphabet import ENGLISH, Alphabet
 from adjudicator.words.alphabet_files import builtin, builtin_names, resolve_alphabet
 from adjudicator.words.defaults import install_defaults
@@ -180,6 +181,8 @@ def show(name: str, as_json: bool):
     for key, value in data.items():
         if key == "alphabet":
             value = alphabet_text(manifest.get_alphabet())
+        if key == "pinned":
+            value = lexicon_pin.canonical(value).decode()  # exactly what the pin hashes
         if key != "recipe":
             click.echo(f"{key + ':':<20} {value}")
     referral = referral_text(manifest.refer_longer_than, manifest.refer_even_if_listed)

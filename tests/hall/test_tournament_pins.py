@@ -7,7 +7,6 @@ contradicts the old manifest."""
 from __future__ import annotations
 
 import json
-from io import BytesIO
 
 import pytest
 
@@ -15,11 +14,11 @@ from adjudicator.hall import hall_status, tournament_pins, tournaments
 from adjudicator.hall.hall import Hall, LexiconUnavailable
 from adjudicator.judging.second_opinion import SecondOpinionRefused
 from adjudicator.record import migrations
-from adjudicator.record.db_sqlite import SqliteDatabase
+from adjudicator.record.backends import connect
 from adjudicator.words.store import LexiconStore
 from adjudicator.words.wordlist import WordSet
 
-from support.director import give_opinion, post_form
+from support.director import give_opinion, post_form, upload_list
 from support.hall import CSW, NWL, NWL_WORDS, ok
 
 pytestmark = pytest.mark.usefixtures("fast_hashes")  # cheap password hashes for the staff
@@ -147,16 +146,16 @@ def test_a_new_lexicon_name_makes_no_journal(run, home, tmp_path):
 
 
 @pytest.fixture
-def before_pins(tmp_path, monkeypatch):
-    """A journal at the schema before migration 15, with tournament `old` on TINY-NWL whose
-    manifest carries no pin (both as an older program left them)."""
+def before_pins(tmp_path, monkeypatch, db_url):
+    """A journal at the schema before migration 15 (on SQLite, then PostgreSQL), with tournament
+    `old` on TINY-NWL whose manifest carries no pin (both as an older program left them)."""
     store = LexiconStore(root=tmp_path / "lexicons")
     manifest = store.save("TINY-NWL", WordSet.of(NWL_WORDS))
     path = store.manifest_path("TINY-NWL")
     data = json.loads(path.read_text())
     del data["pin"], data["pinned"]
     path.write_text(json.dumps(data))
-    database = SqliteDatabase(str(tmp_path / "journal.sqlite3"))
+    database = connect(db_url)
     everything = migrations.MIGRATIONS
     monkeypatch.setattr(migrations, "MIGRATIONS", tuple(m for m in everything if m[0] != 15))
     migrations.upgrade(database)
@@ -167,7 +166,8 @@ def before_pins(tmp_path, monkeypatch):
             (manifest.fingerprint,),
         )
     monkeypatch.setattr(migrations, "MIGRATIONS", everything)
-    return store, database
+    yield store, database
+    database.close()
 
 
 def test_an_old_tournament_gets_its_lexicons_pin_at_the_upgrade(before_pins):
@@ -207,21 +207,10 @@ def test_an_old_tournament_whose_lexicon_has_other_words_is_left_unpinned(before
     assert tournaments.get(database, "old").lexicon_pin is None
 
 
-def upload(client, body: bytes, name: str, **extra):
-    data = {"file": (BytesIO(body), "words.txt"), "name": name, "format": "auto", **extra}
-    return post_form(
-        client,
-        "/director/lexicons/import",
-        data,
-        page="/director/lexicons",
-        content_type="multipart/form-data",
-    )
-
-
 def test_a_forced_upload_on_the_lexicons_page_names_the_tournaments_left_behind(staffed, home):
     director = staffed.director()
     words = "\n".join([*NWL_WORDS, "ZZZ"]).encode()
-    response = upload(director, words, name="TINY-NWL", force="1")
+    response = upload_list(director, words, name="TINY-NWL", force="1")
     page = response.get_data(as_text=True)
     assert response.status_code == 201
     assert f"Tournament {NWL} was set with another pin of this lexicon" in page
@@ -243,3 +232,13 @@ def test_no_second_opinion_from_a_lexicon_out_of_service_for_its_tournament(staf
     opinion = give_opinion(staffed, original.id, ["QI", "ZZ"], pin=pin, dictionary="unacceptable")
     assert opinion.entry.verdict == "UNACCEPTABLE"
     assert tournament_pins.pin_for(staffed.db, 999) is None
+
+
+def test_the_overview_names_a_forged_field(staffed):
+    path = staffed.store.manifest_path("TINY-NWL")
+    path.write_text(json.dumps({**json.loads(path.read_text()), "refer_longer_than": 4}))
+    with pytest.raises(LexiconUnavailable, match="Lexicon unavailable for Spring Open"):
+        staffed.challenge(["QI"])
+    page = staffed.director().get("/director/").get_data(as_text=True)
+    assert "Lexicon TINY-NWL is out of service: Lexicon TINY-NWL does not match its pin: " in page
+    assert "refer_longer_than is 4 in the manifest, but the pin says 0" in page

@@ -24,6 +24,7 @@ from support.director import (
     csrf_token,
     login,
     post_form,
+    upload_list,
 )
 from support.hall import CSW, NWL, build_setup, make_app, submit_pairing_code
 from support.sessions import session_contents
@@ -161,17 +162,7 @@ def test_passwords_are_stored_as_argon2_hashes_only(staffed):
 # ---------- uploads ----------
 
 
-def _upload(client, body: bytes, name: str = "NEW", filename: str = "words.txt", **extra):
-    from io import BytesIO
-
-    data = {"file": (BytesIO(body), filename), "name": name, "format": "auto", **extra}
-    return post_form(
-        client,
-        "/director/lexicons/import",
-        data,
-        page="/director/lexicons",
-        content_type="multipart/form-data",
-    )
+_upload = upload_list
 
 
 def _uploads_left(staffed) -> list:

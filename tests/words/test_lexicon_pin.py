@@ -316,3 +316,16 @@ def test_the_cli_says_a_pin_was_written(run, home):
     out = ok(run("lexicon", "verify", "PLAIN"))
     assert ", written into its manifest now)" in out
     assert ", written into its manifest now)" not in ok(run("lexicon", "verify", "PLAIN"))
+
+
+def test_lexicon_show_prints_exactly_what_the_pin_hashes(run, home):
+    store = LexiconStore(home / "lexicons")
+    store.save("REF9", WordSet.of(TINY_WORDS), refer_longer_than=9)
+    shown = dict(
+        line.split(":", 1)
+        for line in ok(run("lexicon", "show", "REF9")).splitlines()
+        if ":" in line
+    )
+    canonical = shown["pinned"].strip()
+    assert hashlib.sha256(canonical.encode()).hexdigest() == shown["pin"].strip()
+    assert json.loads(ok(run("lexicon", "list", "--json")))[0]["pin"] == shown["pin"].strip()

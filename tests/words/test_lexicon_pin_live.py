@@ -11,10 +11,7 @@ a new limit is a new lexicon the director must set on the tournament."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -25,6 +22,7 @@ from adjudicator.words.store import LexiconStore
 
 from support.paths import SHARED_LEXICONS, present
 from support.servers import Server, cli, post
+from support.servers import run_cli as run
 
 pytestmark = pytest.mark.slow
 
@@ -56,16 +54,6 @@ def hall(built, tmp_path):
 
 def serving(hall) -> Server:
     return Server(hall, workers=2, env={"ADJUDICATOR_LEXICON_RECHECK_SECONDS": str(RECHECK)})
-
-
-def run(home: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "adjudicator", *args],
-        env={**os.environ, "ADJUDICATOR_HOME": str(home)},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
 
 
 def edit_in_place(path: Path, **changes) -> None:
