@@ -48,6 +48,7 @@ class TournamentStatus:
     kiosks: tuple[KioskStatus, ...]
     challenges_today: int | None = None
     edition_warning: str | None = None  # the lexicon was not in force on the event's date
+    off_rulebook: tuple[str, ...] = ()  # what its rulebook does not allow (the reason: tournament)
 
     @property
     def kiosks_online(self) -> int:
@@ -149,6 +150,7 @@ def _tournament_status(
         kiosks=tuple(sorted(kiosk_list, key=lambda k: k.name)),
         challenges_today=challenges_today,
         edition_warning=tournaments.edition_warning(tournament),
+        off_rulebook=tuple(map(str, tournaments.rulebook_problems(hall.store, tournament))),
     )
 
 

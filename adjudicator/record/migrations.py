@@ -257,6 +257,12 @@ MIGRATIONS: tuple[tuple[int, str, tuple[Step, ...]], ...] = (
         "each tournament's language, which its kiosks speak (issue 23)",
         ("ALTER TABLE tournaments ADD COLUMN language TEXT NOT NULL DEFAULT 'en'",),
     ),
+    (
+        11,
+        "why a tournament is off its rulebook's lists or rules, as the director recorded it "
+        "(issue 28)",
+        ("ALTER TABLE tournaments ADD COLUMN off_rulebook TEXT",),
+    ),
 )
 
 LATEST = max(version for version, _, _ in MIGRATIONS)

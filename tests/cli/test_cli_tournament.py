@@ -39,7 +39,7 @@ def test_create_prints_the_tournament_its_lexicon_and_rule(run, lexicons):
         "Tournament spring-nwl: Spring Open NWL",
         f"  lexicon: TINY-NWL (12 words, fingerprint {fingerprint[:12]})",
         "  rule:    5-per-word (5 points per word challenged)",
-        "  rulebook: none (no rulebook named)",
+        "  rulebook: none (no rulebook named: every procedure is offered)",
         f"  date:    {date.today().isoformat()}",
         "  language: en (English)",
     ]
