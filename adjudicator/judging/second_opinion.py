@@ -239,14 +239,18 @@ def _closes_referral_note(book: Rulebook) -> str:
 
 def _third_after_contrary(case: Case, words: tuple[str, ...], verdict: Verdict) -> bool:
     """NSA X.G: "if the second opinion is contrary to the original ruling, then either player
-    may ask and receive a third opinion". True for that third opinion: one earlier opinion,
-    flagged only because its verdict differed, and this one on the original's words."""
+    may ask and receive a third opinion". True for that third opinion when it reads the slip as
+    the original or the second did (the same words, so the same verdict): two of the three then
+    agree, and decide. A third reading of its own goes to the director."""
     original = case.original
     if original.verdict == Verdict.REFER.value or verdict is Verdict.REFER:
         return False
-    if len(case.opinions) != 1 or Counter(words) != Counter(original.words):
+    if len(case.opinions) != 1:
         return False
-    return recorded_flag_reasons(case.opinions[0]) == (VERDICT_DIFFERS,)
+    second = case.opinions[0]
+    if VERDICT_DIFFERS not in recorded_flag_reasons(second):
+        return False
+    return Counter(words) in (Counter(original.words), Counter(second.words))
 
 
 def _refuse_same_judge(case: Case, actor: str) -> None:
