@@ -5,7 +5,8 @@
   a real PostgreSQL: `postgres` (shared, fresh databases), `own_postgres` (private).
 - A hall in-process: `setup`, its web app `app` and test `client`, the app with staff
   `staffed`; over the real lists, each rulebook's lists built once a session: `rulebook_lists`,
-  and a hall over them with a journal of its own: `rulebooks_hall` (support.rulebook_lexicons).
+  and a hall over them with a journal of its own: `rulebooks_hall` (support.rulebook_lexicons),
+  the CLI on that hall: `rulebooks_cli`.
 - The staff's cheap password hashes: `fast_hashes` (a module asks for it); a migrated SQLite
   journal in tmp_path: `db` (support.hall.migrated_journal).
 - A served app over a module's own `home`: `server`; headless Chromium: `browser`; a page at
@@ -105,6 +106,15 @@ def rulebooks_hall(
     (cheap password hashes)."""
     request.getfixturevalue("fast_hashes")
     return rulebook_lexicons.rulebook_hall(rulebook_lists, tmp_path)
+
+
+@pytest.fixture
+def rulebooks_cli(rulebooks_hall, run, home: Path, monkeypatch: pytest.MonkeyPatch):
+    """`run` (the CLI in-process) on `rulebooks_hall`'s journal, its lists linked into `home`."""
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "lexicons").symlink_to(rulebooks_hall.store.root)
+    monkeypatch.setenv("ADJUDICATOR_DATABASE_URL", rulebooks_hall.db.url)
+    return run
 
 
 @pytest.fixture

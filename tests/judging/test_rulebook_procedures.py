@@ -386,3 +386,21 @@ def test_the_tournaments_page_creates_an_event_with_its_rulebook_and_first_day(s
         "2025-03-01",
         "ladder-5-10",
     )
+
+
+# ---------- issue 28: what `ruling --help` says is what it does ----------
+
+
+def test_ruling_help_describes_the_default_it_has(staffed, staffed_cli):
+    """The default words are the original's; after a second opinion with other words, the
+    ruling is refused until the director names them (it never takes the opinion's)."""
+    text = " ".join(staffed_cli("ruling", "--help").stdout.split())
+    assert "default: the original's" in text and "latest second opinion's" not in text
+    assert "the ruling is refused without" in text
+    assert "It rules on nothing else: the verdict stays as decided and may still be reviewed" in (
+        text
+    )
+    row = staffed.challenge(["QI", "ZA"])
+    give_opinion(staffed, row.id, ["QI", "ZAX"])
+    refused = staffed_cli("ruling", str(row.id), "--verdict", "unacceptable", "--reason", "slip")
+    assert refused.exit_code == 2 and "name the words you rule on" in refused.stderr

@@ -372,19 +372,21 @@ def test_nsa_x_g_after_a_free_challenge_the_review_is_still_open(rulebooks_hall)
     assert not second_opinion.cases(hall.db, open_only=True)
 
 
-def test_the_free_challenge_on_the_command_line_needs_no_verdict(rulebooks_hall, cli):
+def test_the_free_challenge_on_the_command_line_needs_no_verdict(rulebooks_hall, rulebooks_cli):
     hall = rulebooks_hall
     kiosk = event(hall, "nsa-1998")
     row = hall.challenge(kiosk, GOOD)
-    out = cli("ruling", str(row.id), "--waive-penalty", "--reason", "score recorded early")
+    out = rulebooks_cli(
+        "ruling", str(row.id), "--waive-penalty", "--reason", "score recorded early"
+    )
     assert out.exit_code == 0, out.stderr
     assert f"Penalty waived on adjudication #{row.id}" in out.stdout
     assert "(a free challenge, NSA VI.C)" in out.stdout and "may still be reviewed" in out.stdout
     assert [e.kind for e in journal.follow_ups(hall.db, row.id)] == ["waiver"]
-    none = cli("ruling", str(row.id), "--reason", "no verdict")
+    none = rulebooks_cli("ruling", str(row.id), "--reason", "no verdict")
     assert none.exit_code == 2 and "--waive-penalty" in none.stderr
     # the review X.G grants is still open: the director may rule
-    ruled = cli("ruling", str(row.id), "--verdict", "acceptable", "--reason", "reviewed")
+    ruled = rulebooks_cli("ruling", str(row.id), "--verdict", "acceptable", "--reason", "reviewed")
     assert ruled.exit_code == 0, ruled.stderr
     assert found(hall, row.id).penalty["waived"] is True
 
@@ -392,16 +394,18 @@ def test_the_free_challenge_on_the_command_line_needs_no_verdict(rulebooks_hall,
 # ---------- item 2: voids, as each rulebook has them ----------
 
 
-def test_naspa_5_4_rescinded_only_for_a_challenge_of_the_outplay(rulebooks_hall, cli):
+def test_naspa_5_4_rescinded_only_for_a_challenge_of_the_outplay(rulebooks_hall, rulebooks_cli):
     hall = rulebooks_hall
     kiosk = event(hall, "naspa")
     mid_game = hall.challenge(kiosk, GOOD, **GAME)
-    out = cli("void", str(mid_game.id), "--ground", "rescinded", "--reason", "tiles found")
+    out = rulebooks_cli(
+        "void", str(mid_game.id), "--ground", "rescinded", "--reason", "tiles found"
+    )
     assert out.exit_code == 2
     assert "not of the play that went out" in cites_only("naspa", out.stderr)
     assert "(NASPA 5.4)" in out.stderr
     outplay = hall.challenge(kiosk, ["ZEBRA"], final_play=True, **GAME)
-    out = cli("void", str(outplay.id), "--ground", "rescinded", "--reason", "tiles found")
+    out = rulebooks_cli("void", str(outplay.id), "--ground", "rescinded", "--reason", "tiles found")
     assert out.exit_code == 0, out.stderr
     assert found(hall, outplay.id).consequence.startswith("Rescinded")
 
@@ -530,10 +534,12 @@ def test_nsa_x_g_a_third_opinion_agreeing_with_the_second_decides_two_of_three(r
     assert found(hall, row.id).verdict == "UNACCEPTABLE"
 
 
-def test_nsa_x_g_a_third_opinion_agreeing_with_the_original_upholds_it(rulebooks_hall, cli):
+def test_nsa_x_g_a_third_opinion_agreeing_with_the_original_upholds_it(
+    rulebooks_hall, rulebooks_cli
+):
     hall = rulebooks_hall
     row, _ = _contrary_second(hall, "nsa-1998")
-    out = cli("second-opinion", str(row.id), *BAD)
+    out = rulebooks_cli("second-opinion", str(row.id), *BAD)
     assert out.exit_code == 1, out.stderr  # UNACCEPTABLE, as the original
     assert "Two of three opinions agree: this third opinion decides the challenge (NSA X.G)" in (
         cites_only("nsa-1998", out.stdout)
@@ -577,15 +583,3 @@ def test_the_judges_page_says_two_of_three_decided(rulebooks_hall):
     assert answer.status_code == 201
     assert "this third opinion decides the challenge (NSA X.G)" in page
     assert "WESPA" not in page
-
-
-# ---------- the command line, on the same hall ----------
-
-
-@pytest.fixture
-def cli(rulebooks_hall, run, home, monkeypatch):
-    """`run` (the CLI in-process) on the rulebooks hall's journal and the shared lists."""
-    home.mkdir(parents=True, exist_ok=True)
-    (home / "lexicons").symlink_to(rulebooks_hall.store.root)
-    monkeypatch.setenv("ADJUDICATOR_DATABASE_URL", rulebooks_hall.db.url)
-    return run
