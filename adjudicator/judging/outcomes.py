@@ -166,6 +166,7 @@ class Games:
     def __init__(self, db: Database, whole_journal: bool = False):
         self.db = db
         self._games: dict[recount.GameKey, dict[int, Outcome]] = {}
+        self._final_play_free: dict[str, bool] = {}  # by tournament: school rule 12
         self._corrected: set[tuple] | None = None
         # An export reads the set of corrected games once and recounts only those; a page
         # (a few rows) recounts the games it shows instead of reading that set.
@@ -200,7 +201,9 @@ class Games:
             "ORDER BY id",
         )
         follow_ups = follow_ups_of(self.db, [c.id for c in challenges])
-        free = rulebook_of(self.db, key[0]).final_play_free  # school rule 12
+        if key[0] not in self._final_play_free:  # read once a tournament
+            self._final_play_free[key[0]] = rulebook_of(self.db, key[0]).final_play_free
+        free = self._final_play_free[key[0]]
         found: dict[int, Outcome] = {}
         earlier = 0
         for challenge in challenges:

@@ -410,6 +410,21 @@ def test_naspa_5_4_rescinded_only_for_a_challenge_of_the_outplay(rulebooks_hall,
     assert found(hall, outplay.id).consequence.startswith("Rescinded")
 
 
+def test_naspa_5_4_the_journal_page_offers_rescinded_only_beside_an_outplay(rulebooks_hall):
+    hall = rulebooks_hall
+    kiosk = event(hall, "naspa")
+    mid_game = hall.challenge(kiosk, GOOD)
+    outplay = hall.challenge(kiosk, ["ZEBRA"], final_play=True)
+    page = hall.director().get("/director/journal").get_data(as_text=True)
+
+    def grounds(entry_id: int) -> str:
+        return page.split(f'id="void-ground-{entry_id}"')[1].split("</select>")[0]
+
+    assert 'value="rescinded"' not in grounds(mid_game.id)
+    assert 'value="withdrawn"' in grounds(mid_game.id)  # NASPA 4.10
+    assert 'value="rescinded"' in grounds(outplay.id)
+
+
 @pytest.mark.parametrize("book", ["wespa", "nsa-1998", "school-2011", "msa"])
 def test_naspa_5_4_rescinded_is_naspas_only(rulebooks_hall, book):
     hall = rulebooks_hall
