@@ -265,10 +265,15 @@ def _off_rulebook_reason(
     found = off_rulebook(book, manifest, get_rule(rule))
     reason = _check_reason(given) if given is not None else None
     if not found:
+        if reason and not book.named:
+            raise TournamentError(
+                f"Tournament {slug} names no rulebook, so nothing is off it: leave out the "
+                "off-the-rulebook reason."
+            )
         if reason:
             raise TournamentError(
-                f"Tournament {slug}: nothing is off the {book.name or 'no'} rulebook here (its "
-                "lexicon and rule are allowed): leave out the off-the-rulebook reason."
+                f"Tournament {slug}: nothing is off the {book.name} rulebook here (its lexicon "
+                "and rule are allowed): leave out the off-the-rulebook reason."
             )
         return None
     newly = changed is None or "rulebook" in changed or any(p.what in changed for p in found)

@@ -72,6 +72,8 @@ def test_set_refuses_a_rule_off_the_rulebook_and_clears_the_reason_once_back(rul
     assert pointless.exit_code == 2 and "nothing is off the nsa-1998 rulebook" in pointless.stderr
     bare = cli("tournament", "set", "nsa", "--rulebook", "none")
     assert bare.exit_code == 0 and "every procedure is offered" in bare.stdout
+    none = cli("tournament", "set", "nsa", "--off-rulebook", "just in case")
+    assert none.exit_code == 2 and "names no rulebook, so nothing is off it" in none.stderr
 
 
 def test_a_reason_is_checked_like_any_text_a_director_types(rulebooks_cli):
@@ -132,9 +134,9 @@ def test_the_change_page_names_what_is_off_and_takes_the_reason(rulebooks_hall):
 
 def test_the_tournaments_page_in_polish(rulebooks_hall):
     hall = rulebooks_hall
-    hall.event("klub", "msa", "NWL2023", "double", off="klubowa lista")
+    hall.event("klub", "msa", "NWL2023", "double", off="klubowa lista <b>NWL</b>")
     director = hall.director()
     director.get("/language/pl?next=/director/tournaments")
     page = director.get("/director/tournaments").get_data(as_text=True)
-    assert "Poza regulaminem:" in page and "klubowa lista" in page
+    assert "Poza regulaminem:" in page and "klubowa lista &lt;b&gt;NWL&lt;/b&gt;" in page
     assert "Poza regulaminem (powód)" in page

@@ -44,7 +44,7 @@ ALLOWED = {
 REFUSED = {
     "naspa": ("OSWI", "NSWL2023", "OSPD4", "OWL-NSA1998", "MSA-UNION"),
     "wespa": ("NWL2023", "OSWI", "MSA-UNION", "OWL"),
-    "nsa-1998": ("OWL", "TWL06", "NWL2023", "MSA-UNION"),
+    "nsa-1998": ("OWL", "TWL06", "NWL2023", "CSW07", "MSA-UNION"),
     "school-2011": ("OSPD4", "TWL06", "NSWL2023", "OWL-NSA1998"),
     "msa": ("OSWI", "OWL", "OWL-NSA1998", "CSW24", "NWL2023"),
 }
