@@ -14,6 +14,7 @@ from flask_babel import gettext as _
 from adjudicator.errors import AdjudicatorError, LexiconError
 from adjudicator.hall import tournament_pins
 from adjudicator.judging import second_opinion
+from adjudicator.judging.rulebooks import NONE
 from adjudicator.judging.verdict import Verdict, closed_referral
 from adjudicator.record import journal, receipts
 from kiosk.auth import current_kiosk
@@ -129,4 +130,5 @@ def give():
         opinion=opinion,
         receipt_code=receipts.code(receipt),
         shown=say_verdict(opinion.entry),
+        book=opinion.book or NONE,
     ), 201

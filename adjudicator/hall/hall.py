@@ -203,18 +203,20 @@ class Hall:
         normalised = normalize_challenge(words, lexicon.alphabet)  # read in the lexicon's tiles
         rule = get_rule(tournament.rule)
         clean = game.require_game(rule, clean)
+        book = get_rulebook(tournament.rulebook)
+        if replaces is not None:  # only where the rulebook has reissues: nothing is judged
+            reissues.refuse_unless_offered(book, replaces)
         ruling = rule_on(lexicon, rule, normalised)
         manifest = ruling.lexicon.manifest
         # NASPA 6.2's look-up flags only under the naspa rulebook, and only where the table is
         # known (a shared computer's unrelated tables would flood the director).
-        book = get_rulebook(tournament.rulebook)
         window = lookups.lookup_window_seconds() if book.improper_lookup else 0
 
         def settle(cur) -> dict:
             if guard is not None:
                 guard(cur)
             if replaces is not None:
-                reissues.check_reissue(cur, replaces, tournament.slug, station, clean)
+                reissues.check_reissue(cur, replaces, tournament.slug, station, clean, book)
             earlier = game.earlier_unsuccessful(
                 cur,
                 tournament.slug,

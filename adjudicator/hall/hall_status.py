@@ -59,6 +59,7 @@ class TournamentStatus:
     challenges_today: int | None = None
     edition_warning: str | None = None  # the lexicon was not in force on the event's date
     lexicon_problem_phrase: Phrase | None = None  # the same, for a page to translate
+    off_rulebook: tuple[str, ...] = ()  # what its rulebook does not allow (the reason: tournament)
 
     @property
     def kiosks_online(self) -> int:
@@ -179,6 +180,7 @@ def _tournament_status(
         challenges_today=challenges_today,
         edition_warning=tournaments.edition_warning(tournament),
         lexicon_problem_phrase=phrase,
+        off_rulebook=tuple(map(str, tournaments.rulebook_problems(hall.store, tournament))),
     )
 
 

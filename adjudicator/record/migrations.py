@@ -274,6 +274,12 @@ MIGRATIONS: tuple[tuple[int, str, tuple[Step, ...]], ...] = (
         ("ALTER TABLE kiosks ADD COLUMN table_no INTEGER", _sheet_kiosks_tables),
     ),
     (
+        11,
+        "why a tournament is off its rulebook's lists or rules, as the director recorded it "
+        "(issue 28)",
+        ("ALTER TABLE tournaments ADD COLUMN off_rulebook TEXT",),
+    ),
+    (
         15,
         "each tournament's lexicon pin: every field that decides a verdict (issue 27)",
         (

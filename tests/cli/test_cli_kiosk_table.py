@@ -31,7 +31,7 @@ def hall_home(run, store, monkeypatch):
     ok(run("tournament", "create", "open", "--lexicon", "TINY-NWL", "--rule", "double"))
     outcome = run(
         "tournament", "create", "naspa-open", "--lexicon", "TINY-NWL", "--rule", "double",
-        "--rulebook", "naspa",
+        "--rulebook", "naspa", "--off-rulebook", "a tiny test list",
     )  # fmt: skip
     assert outcome.exit_code == 0, outcome.stderr
     return store

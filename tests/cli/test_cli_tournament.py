@@ -41,7 +41,7 @@ def test_create_prints_the_tournament_its_lexicon_and_rule(run, lexicons):
         f"  lexicon: TINY-NWL (12 words, fingerprint {fingerprint[:12]})",
         f"  pin:     {pin[:12]} (words, referral rule, alphabet, as set)",
         "  rule:    5-per-word (5 points per word challenged)",
-        "  rulebook: none (no rulebook named)",
+        "  rulebook: none (no rulebook named: every procedure is offered)",
         f"  date:    {date.today().isoformat()}",
         "  language: en (English)",
     ]

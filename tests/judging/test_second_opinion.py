@@ -171,7 +171,16 @@ def _refer_tournament(staffed: Staffed):
         "REFER9", WordSet.of(["QI", "ZA", "CAT"]), description="refers", refer_longer_than=9
     )
     assert staffed.store.manifest("REFER9").refer_longer_than == 9, manifest
-    tournaments.create(staffed.db, staffed.store, "refer", "REFER9", "single", "Referral")
+    tournaments.create(
+        staffed.db,
+        staffed.store,
+        "refer",
+        "REFER9",
+        "single",
+        "Referral",
+        rulebook="nsa-1998",  # its referral rule (NSA I.B) is cited
+        off_rulebook="a tiny list standing in for OWL",
+    )
     return kiosks.add(staffed.db, "table-9", "refer")
 
 

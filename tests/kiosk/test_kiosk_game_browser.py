@@ -37,7 +37,15 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Home:
     home.tournament("dingle-open", "TINY", "dingle", "Dingle Open")
     home.tournament("double-open", "TINY", "double", "Double Open")
     home.tournament("school-open", "TINY", "double", "School Open")
-    home.cli("tournament", "set", "school-open", "--rulebook", "school-2011")
+    home.cli(
+        "tournament",
+        "set",
+        "school-open",
+        "--rulebook",
+        "school-2011",
+        "--off-rulebook",
+        "tiny list",
+    )
     return home
 
 

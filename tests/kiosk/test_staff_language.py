@@ -62,6 +62,11 @@ def test_an_unknown_language_sets_nothing(staffed):
 
 
 def test_a_second_opinion_is_given_in_the_judges_language(staffed):
+    from adjudicator.hall import tournaments
+
+    tournaments.update(
+        staffed.db, staffed.store, NWL, rulebook="wespa", off_rulebook="a tiny test list"
+    )
     first = staffed.challenge(["QI", "ZA"])
     judge = staffed.judge()
     judge.get("/language/fr?next=/judge/")
