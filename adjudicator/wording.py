@@ -6,6 +6,7 @@ country's date format, so a director in any hall reads and types the same thing.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -15,12 +16,23 @@ if TYPE_CHECKING:
 
 TIME_FORM = "YYYY-MM-DD HH:MM"
 TIME_EXAMPLE = "2024-05-01 14:00"
+_DIGITS = re.compile(r"([0-9]+)")
 
 
 def plural(count: int, noun: str, plural_noun: str | None = None) -> str:
     """'1 kiosk', '2 kiosks', '1,204 rows' ('second opinion' -> 'second opinions')."""
     word = noun if count == 1 else (plural_noun or noun + "s")
     return f"{count:,} {word}"
+
+
+def natural_key(name: str) -> tuple:
+    """A sort key that reads the numbers in a name as numbers: 'table 2' before 'table 10'
+    (then case-blind, and the name itself to break ties)."""
+    parts = _DIGITS.split(name)  # text, number, text, number, ..., text
+    return (
+        tuple(int(part) if index % 2 else part.casefold() for index, part in enumerate(parts)),
+        name,
+    )
 
 
 def utc_time(iso: str | None, seconds: bool = True) -> str:

@@ -323,6 +323,27 @@ def test_enrol_a_kiosk_with_a_pairing_code_and_qr(staffed):
     assert browser.get("/api/v1/kiosk").json["kiosk"] == "table-7"
 
 
+def test_kiosks_are_listed_by_their_numbers_on_every_page(staffed):
+    for name in ("table-10", "table-3", "table-20", "table-11"):
+        kiosks.add(staffed.db, name, NWL)
+    in_order = ["table-1", "table-2", "table-3", "table-10", "table-11", "table-20"]
+    director = staffed.director()
+    page = director.get("/director/kiosks").get_data(as_text=True)
+    assert _order(page, [f'id="kiosk-{name}"' for name in in_order]) == in_order
+    journal_page = director.get("/director/journal").get_data(as_text=True)
+    assert _order(journal_page, [f'<option value="{name}"' for name in in_order]) == in_order
+    overview = director.get("/director/").get_data(as_text=True)
+    nwl_kiosks = [name for name in in_order if name != "table-2"]  # table-2 is CSW's
+    assert _order(overview, [f'id="overview-kiosk-{name}"' for name in nwl_kiosks]) == nwl_kiosks
+
+
+def _order(page: str, marks: list[str]) -> list[str]:
+    """The names whose marks the page holds, in the order the page shows them."""
+    found = sorted((page.index(mark), mark) for mark in marks)
+    return [mark.split('"')[1].removeprefix("kiosk-").removeprefix("overview-kiosk-")
+            for _, mark in found]  # fmt: skip
+
+
 def test_revoke_is_immediate_for_token_and_paired_browser(staffed):
     director = staffed.director()
     browser = staffed.kiosk_browser()

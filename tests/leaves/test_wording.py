@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from adjudicator import wording
 from adjudicator.hall.journal_review import FilterError, parse_time
 from adjudicator.wording import plural, utc_time
 
@@ -66,3 +67,10 @@ def test_a_time_in_another_form_is_refused_with_the_form_to_use(typed):
 
 def test_no_time_is_no_filter():
     assert parse_time("") is None and parse_time(None) is None and parse_time("  ") is None
+
+
+def test_names_sort_by_their_numbers_as_people_count():
+    names = ["table 10", "table 2", "Table 1", "table 02x", "table 2a", "hall", "10", "9", "a9b10"]
+    assert sorted(names, key=wording.natural_key) == [
+        "9", "10", "a9b10", "hall", "Table 1", "table 2", "table 2a", "table 02x", "table 10",
+    ]  # fmt: skip
