@@ -68,10 +68,16 @@ class Phrase:
     n: int = 1
     fields: tuple[tuple[str, Any], ...] = ()
 
-    def render(self, gettext, ngettext) -> str:
-        """The phrase in the language of `gettext` and `ngettext` (English: the identity)."""
+    def render(self, gettext, ngettext, number=str) -> str:
+        """The phrase in the language of `gettext` and `ngettext` (English: the identity), its
+        whole numbers written by `number` (the language's digit grouping); a field that is
+        itself a Phrase (an alphabet's name) is said in the same language."""
         text = ngettext(self.msgid, self.plural, self.n) if self.plural else gettext(self.msgid)
-        return text.format(**dict(self.fields)) if self.fields else text
+        if not self.fields:
+            return text
+        return text.format(
+            **{name: _said(value, gettext, ngettext, number) for name, value in self.fields}
+        )
 
     @classmethod
     def of(cls, msgid: str, **fields: Any) -> Phrase:
@@ -80,3 +86,12 @@ class Phrase:
     @classmethod
     def counted(cls, marked: tuple[str, str], n: int, **fields: Any) -> Phrase:
         return cls(marked[0], marked[1], n, (("n", n), *fields.items()))
+
+
+def _said(value: Any, gettext, ngettext, number) -> Any:
+    """A phrase's field as the phrase says it."""
+    if isinstance(value, Phrase):
+        return value.render(gettext, ngettext, number)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return number(value)
+    return value

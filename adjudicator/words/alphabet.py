@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
+
+from adjudicator.wording import N_
 
 TYPE_CHECKING = False  # the typing module costs `adjudicator judge` several ms to import
 if TYPE_CHECKING:
@@ -72,6 +74,14 @@ class Alphabet:
     language: str = ""
     description: str = ""
     word_graph: tuple[tuple[str, str], ...] = ()  # (graph character, tile), for Zyzzyva graphs
+    # The name a person reads ("Catalan"; a built-in's is translated in the catalogues); it
+    # changes nothing the alphabet reads, so two alphabets differing only in it are equal.
+    title: str = field(default="", compare=False)
+
+    @property
+    def shown_name(self) -> str:
+        """The name a person reads: the title, else the name ("swedish-club")."""
+        return self.title or self.name
 
     # --- what other modules ask -------------------------------------------------------------
 
@@ -108,13 +118,16 @@ class Alphabet:
             data["description"] = self.description
         if self.word_graph:
             data["word_graph"] = dict(self.word_graph)
+        if self.title:
+            data["title"] = self.title
         return data
 
     def summary(self) -> dict[str, Any]:
-        """What a kiosk needs to show and type the tiles: name, tiles, special tiles, folds,
-        and the characters it reads (each to its upper case)."""
+        """What a kiosk needs to show and type the tiles: name and title, tiles, special tiles,
+        folds, and the characters it reads (each to its upper case)."""
         return {
             "name": self.name,
+            "title": self.shown_name,  # in English (or the federation's words): translate it
             "tiles": list(self.tiles),
             "special_tiles": list(self.special_tiles),
             "fold": dict(self.fold),
@@ -412,4 +425,4 @@ def describe(char: str) -> str:
     return f"an invisible or control character ({code})"
 
 
-ENGLISH = Alphabet("english", ENGLISH_TILES, description="A to Z")
+ENGLISH = Alphabet("english", ENGLISH_TILES, description="A to Z", title=N_("English"))

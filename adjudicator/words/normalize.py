@@ -162,7 +162,7 @@ def _unreadable(position: int, word: str, alphabet: Alphabet, exc: SpellingError
     if alphabet.is_english:
         return Phrase.of(UNREADABLE_AZ, position=position, word=shown(word))
     example = exc.example or alphabet.default_example  # the tile the typing reached for
-    fields = {"position": position, "word": shown(word), "name": alphabet.name}
+    fields = {"position": position, "word": shown(word), "name": Phrase(alphabet.shown_name)}
     if not exc.char:
         return Phrase.of(UNREADABLE, **fields, example=example)
     fields.update(char=exc.char, index=exc.position, example=example)

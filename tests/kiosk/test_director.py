@@ -184,12 +184,14 @@ def _uploads_left(staffed) -> list:
 def test_an_upload_in_another_alphabet(staffed, home):
     director = staffed.director()
     form = director.get("/director/lexicons").get_data(as_text=True)
-    assert '<select id="alphabet" name="alphabet"><option>english</option>' in form
+    assert '<select id="alphabet" name="alphabet"><option value="english">English (english)' in form
     response = _upload(director, "żółw\ngęś\n".encode(), name="PL", alphabet="polish")
     page = response.get_data(as_text=True)
     assert response.status_code == 201 and "alphabet:    polish (A Ą B" in page
     assert staffed.store.manifest("PL").get_alphabet().name == "polish"
-    assert '<td data-label="Alphabet">polish</td>' in page  # each lexicon's alphabet
+    assert '<td data-label="Alphabet">Polish</td>' in page  # each lexicon's alphabet
+    polish_page = director.get("/director/lexicons", headers={"Accept-Language": "pl"})
+    assert '<td data-label="Alfabet">polski</td>' in polish_page.get_data(as_text=True)
     refused = _upload(director, "żółw\n".encode(), name="PL2")  # english by default
     assert refused.status_code == 400 and "--alphabet NAME" in refused.get_data(as_text=True)
     unknown = _upload(director, b"qi\n", name="X", alphabet="klingon")
