@@ -24,6 +24,7 @@ from support.director import (
     csrf_token,
     login,
     post_form,
+    press,
 )
 from support.hall import CSW, NWL, build_setup, make_app, submit_pairing_code
 from support.sessions import session_contents
@@ -303,6 +304,25 @@ def test_creating_a_tournament(staffed):
         follow_redirects=True,
     )
     assert "Invalid tournament slug" in bad.get_data(as_text=True)
+
+
+def test_the_tournaments_page_creates_a_tournament_in_a_language_and_changes_it(staffed):
+    director = staffed.director()
+    created = {"slug": "otono", "lexicon": "TINY-CSW", "rule": "double", "language": "es"}
+    post_form(director, "/director/tournaments", created)
+    assert tournaments.get(staffed.db, "otono").language == "es"
+    page = press(director, "/director/tournaments", f"/director/tournaments/{NWL}/language",
+                 {"language": "pl"})  # fmt: skip
+    assert tournaments.get(staffed.db, NWL).language == "pl"
+    assert f"Tournament {NWL}: its kiosks now speak Polski (pl)." in page
+    assert '<option value="pl" selected>Polski (pl)</option>' in page
+    assert staffed.kiosk_browser().get("/").get_data(as_text=True).startswith(
+        "<!doctype html>\n<html lang=\"pl\""
+    )  # its kiosk's next page speaks Polish
+    refused = press(director, "/director/tournaments", f"/director/tournaments/{NWL}/language",
+                    {"language": "tlh"})  # fmt: skip
+    assert "No kiosk translation for language &#39;tlh&#39;" in refused
+    assert tournaments.get(staffed.db, NWL).language == "pl"  # unchanged
 
 
 # ---------- kiosks ----------
