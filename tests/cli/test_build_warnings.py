@@ -5,7 +5,6 @@ tests/cli/test_wheel_install.py checks that the wheel then carries and serves ev
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 import zipfile
@@ -13,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from support.paths import copy_checkout
+
 pytestmark = pytest.mark.slow
-CHECKOUT = Path(__file__).resolve().parents[2]
 DATA_FOLDERS = (
     "kiosk/static/",
     "kiosk/templates/director/",
@@ -28,21 +28,7 @@ DATA_FOLDERS = (
 def built(tmp_path_factory) -> tuple[subprocess.CompletedProcess, Path]:
     """`python -m build` (isolated, as a user runs it) on a copy of the checkout."""
     work = tmp_path_factory.mktemp("build")
-    source = work / "source"
-    shutil.copytree(
-        CHECKOUT,
-        source,
-        ignore=shutil.ignore_patterns(
-            ".git",
-            ".venv",
-            "build",
-            "dist",
-            "*.egg-info",
-            "__pycache__",
-            ".pytest_cache",
-            "test-artifacts",
-        ),  # fmt: skip
-    )
+    source = copy_checkout(work / "source")
     done = subprocess.run(
         [sys.executable, "-m", "build", "--sdist", "--wheel", "-o", str(work / "dist"), "."],
         cwd=source,
