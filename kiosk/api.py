@@ -20,7 +20,7 @@ from adjudicator.words.spelling import spell_challenge
 from kiosk.auth import current_kiosk
 from kiosk.errors import ApiError
 from kiosk.hall import get_hall
-from kiosk.i18n import say, say_rule, say_verdict, speak, speak_as_asked
+from kiosk.i18n import say, say_alphabet, say_rule, say_verdict, speak, speak_as_asked
 from kiosk.strict_json import JsonRefused
 
 bp = Blueprint("api", __name__)
@@ -93,6 +93,7 @@ def kiosk_status():
     manifest = hall.store.manifest(tournament.lexicon)
     rule = get_rule(tournament.rule)
     speak(tournament.language)
+    alphabet = manifest.get_alphabet()
     return jsonify(
         ok=True,
         kiosk=kiosk.name,
@@ -108,7 +109,8 @@ def kiosk_status():
             "fingerprint": tournament.lexicon_fingerprint,
             "short_fingerprint": tournament.lexicon_fingerprint[:12],
             "available": _lexicon_available(hall, tournament),
-            "alphabet": manifest.get_alphabet().summary(),
+            # its name in the tournament's language too (`shown_title`: "català")
+            "alphabet": {**alphabet.summary(), "shown_title": say_alphabet(alphabet)},
         },
         rule={
             "name": rule.name,

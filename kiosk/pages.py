@@ -20,7 +20,7 @@ from adjudicator.hall import attempts, kiosks, tournaments
 from adjudicator.hall.languages import LANGUAGES
 from kiosk.auth import current_kiosk, set_pairing_cookie
 from kiosk.hall import get_hall
-from kiosk.i18n import language, speak
+from kiosk.i18n import language, number, speak
 from kiosk.kiosk_text import for_page
 from kiosk.staff_web import client_address
 
@@ -89,8 +89,9 @@ def _too_many(retry_at: datetime, first: str = ""):
 
 def _duration(seconds: int) -> str:
     if seconds < 120:
-        return ngettext("%(num)d second", "%(num)d seconds", seconds)
-    return ngettext("%(num)d minute", "%(num)d minutes", (seconds + 59) // 60)
+        return ngettext("%(num)s second", "%(num)s seconds", seconds, num=number(seconds))
+    minutes = (seconds + 59) // 60
+    return ngettext("%(num)s minute", "%(num)s minutes", minutes, num=number(minutes))
 
 
 def _speak_as_linked() -> None:

@@ -176,7 +176,7 @@ def _tournament_status(
         rule_title=rule_title,
         lexicon_words=words,
         lexicon_problem=problem,
-        kiosks=tuple(sorted(kiosk_list, key=lambda k: k.name)),
+        kiosks=tuple(kiosk_list),  # as kiosks.list_all gives them: table 2 before table 10
         challenges_today=challenges_today,
         edition_warning=tournaments.edition_warning(tournament),
         lexicon_problem_phrase=phrase,

@@ -19,6 +19,7 @@ from adjudicator.words.alphabet_files import builtin, builtin_names
 from adjudicator.words.import_job import import_isolated
 from kiosk.director.blueprint import bp, director_only
 from kiosk.hall import get_hall
+from kiosk.i18n import number
 
 FORMATS = ("auto", "text", "zyzzyva", "dwg")
 
@@ -36,7 +37,7 @@ def _lexicons_page(status: int = 200, **extra):
         "director/lexicons.html",
         manifests=hall.store.manifests(),
         formats=FORMATS,
-        alphabets=builtin_names(),
+        alphabets=[builtin(name) for name in builtin_names()],
         upload_limit_mb=limit,
         **extra,
     )
@@ -117,7 +118,7 @@ def lexicon_verify():
                         "ok (%(words)s word, fingerprint %(fingerprint)s)",
                         "ok (%(words)s words, fingerprint %(fingerprint)s)",
                         manifest.words,
-                        words=f"{manifest.words:,}",
+                        words=number(manifest.words),
                         fingerprint=manifest.short_fingerprint,
                     ),
                 )

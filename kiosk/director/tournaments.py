@@ -1,9 +1,10 @@
 """The director's tournaments page: list, create, and change a tournament's lexicon, rule
 or title through a confirmation step that shows the new lexicon's fingerprint first; set its
-rulebook and first day. A catalogue edition not in force on that day is accepted with a warning
-naming the editions in force then (a club may choose an old list on purpose), and a rule WESPA
-may treat as non-ratable (3.10.15(d)) is said so. A list or rule the rulebook does not allow is
-refused, naming the clause, unless the form gives the reason the event is off its rulebook."""
+rulebook and first day, and the language its kiosks speak. A catalogue edition not in force on
+that day is accepted with a warning naming the editions in force then (a club may choose an old
+list on purpose), and a rule WESPA may treat as non-ratable (3.10.15(d)) is said so. A list or
+rule the rulebook does not allow is refused, naming the clause, unless the form gives the reason
+the event is off its rulebook."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from flask_babel import gettext as _
 
 from adjudicator.errors import LexiconError
 from adjudicator.hall import tournaments
+from adjudicator.hall.languages import LANGUAGES
 from adjudicator.judging.rulebooks import get_rulebook, off_rulebook
 from adjudicator.judging.rules import RULES, UnknownRule, get_rule
 from kiosk.director.blueprint import bp, director_only
@@ -93,6 +95,28 @@ def set_rulebook(slug: str):
             slug=changed.slug,
             rulebook=changed.rulebook or _("none"),
             date=changed.event_date,
+        )
+
+    return act_and_return(change, done, url_for("director.tournament_list"))
+
+
+@bp.post("/tournaments/<slug>/language")
+@director_only
+def set_language(slug: str):
+    """Set the language a tournament's kiosks speak; an idle kiosk changes at its next poll."""
+    hall = get_hall()
+
+    def change():
+        return tournaments.update(
+            hall.db, hall.store, slug, language=request.form.get("language", "")
+        )
+
+    def done(changed) -> str:
+        spoken = f"{LANGUAGES[changed.language]} ({changed.language})"  # Polski (pl)
+        return _(
+            "Tournament %(slug)s: its kiosks now speak %(language)s.",
+            slug=changed.slug,
+            language=spoken,
         )
 
     return act_and_return(change, done, url_for("director.tournament_list"))

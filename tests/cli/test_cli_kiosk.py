@@ -139,6 +139,14 @@ def test_list_shows_tournament_and_state(run, app):
     assert "revoked" in lines["table-3"]
 
 
+def test_list_sorts_kiosks_by_their_numbers(run, app):
+    for name in ("table-10", "table-2", "Table-1", "table-2b", "hall", "table-100", "table-9"):
+        add(run, name)
+    in_order = ["hall", "Table-1", "table-2", "table-2b", "table-9", "table-10", "table-100"]
+    assert [k["name"] for k in json.loads(ok(run("kiosk", "list", "--json")))] == in_order
+    assert [line.split()[0] for line in ok(run("kiosk", "list")).splitlines()] == in_order
+
+
 def test_revoke_locks_out_the_token_and_the_paired_browser(run, app):
     _, token, code = add(run)
     browser = app.test_client()

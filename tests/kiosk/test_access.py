@@ -83,6 +83,7 @@ ACCESS: dict[tuple[str, str], frozenset[str]] = {
     ("POST", "/director/flags/<int:adjudication_id>/dismiss"): DIRECTOR_ONLY,
     ("POST", "/director/journal/<int:adjudication_id>/revoke-void"): DIRECTOR_ONLY,
     ("POST", "/director/tournaments/<slug>/rulebook"): DIRECTOR_ONLY,
+    ("POST", "/director/tournaments/<slug>/language"): DIRECTOR_ONLY,
     ("POST", "/director/journal/<int:adjudication_id>/void"): DIRECTOR_ONLY,
     ("POST", "/director/ruling"): DIRECTOR_ONLY,
     ("POST", "/director/checkpoint"): DIRECTOR_ONLY,

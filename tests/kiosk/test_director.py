@@ -24,6 +24,7 @@ from support.director import (
     csrf_token,
     login,
     post_form,
+    press,
     upload_list,
 )
 from support.hall import CSW, NWL, build_setup, make_app, submit_pairing_code
@@ -175,12 +176,14 @@ def _uploads_left(staffed) -> list:
 def test_an_upload_in_another_alphabet(staffed, home):
     director = staffed.director()
     form = director.get("/director/lexicons").get_data(as_text=True)
-    assert '<select id="alphabet" name="alphabet"><option>english</option>' in form
+    assert '<select id="alphabet" name="alphabet"><option value="english">English (english)' in form
     response = _upload(director, "żółw\ngęś\n".encode(), name="PL", alphabet="polish")
     page = response.get_data(as_text=True)
     assert response.status_code == 201 and "alphabet:    polish (A Ą B" in page
     assert staffed.store.manifest("PL").get_alphabet().name == "polish"
-    assert '<td data-label="Alphabet">polish</td>' in page  # each lexicon's alphabet
+    assert '<td data-label="Alphabet">Polish</td>' in page  # each lexicon's alphabet
+    polish_page = director.get("/director/lexicons", headers={"Accept-Language": "pl"})
+    assert '<td data-label="Alfabet">polski</td>' in polish_page.get_data(as_text=True)
     refused = _upload(director, "żółw\n".encode(), name="PL2")  # english by default
     assert refused.status_code == 400 and "--alphabet NAME" in refused.get_data(as_text=True)
     unknown = _upload(director, b"qi\n", name="X", alphabet="klingon")
@@ -324,6 +327,25 @@ def test_creating_a_tournament(staffed):
     assert "Invalid tournament slug" in bad.get_data(as_text=True)
 
 
+def test_the_tournaments_page_creates_a_tournament_in_a_language_and_changes_it(staffed):
+    director = staffed.director()
+    created = {"slug": "otono", "lexicon": "TINY-CSW", "rule": "double", "language": "es"}
+    post_form(director, "/director/tournaments", created)
+    assert tournaments.get(staffed.db, "otono").language == "es"
+    page = press(director, "/director/tournaments", f"/director/tournaments/{NWL}/language",
+                 {"language": "pl"})  # fmt: skip
+    assert tournaments.get(staffed.db, NWL).language == "pl"
+    assert f"Tournament {NWL}: its kiosks now speak Polski (pl)." in page
+    assert '<option value="pl" selected>Polski (pl)</option>' in page
+    assert staffed.kiosk_browser().get("/").get_data(as_text=True).startswith(
+        "<!doctype html>\n<html lang=\"pl\""
+    )  # its kiosk's next page speaks Polish
+    refused = press(director, "/director/tournaments", f"/director/tournaments/{NWL}/language",
+                    {"language": "tlh"})  # fmt: skip
+    assert "No kiosk translation for language &#39;tlh&#39;" in refused
+    assert tournaments.get(staffed.db, NWL).language == "pl"  # unchanged
+
+
 # ---------- kiosks ----------
 
 
@@ -342,6 +364,27 @@ def test_enrol_a_kiosk_with_a_pairing_code_and_qr(staffed):
     browser = staffed.client()
     assert submit_pairing_code(browser, code).status_code == 302
     assert browser.get("/api/v1/kiosk").json["kiosk"] == "table-7"
+
+
+def test_kiosks_are_listed_by_their_numbers_on_every_page(staffed):
+    for name in ("table-10", "table-3", "table-20", "table-11"):
+        kiosks.add(staffed.db, name, NWL)
+    in_order = ["table-1", "table-2", "table-3", "table-10", "table-11", "table-20"]
+    director = staffed.director()
+    page = director.get("/director/kiosks").get_data(as_text=True)
+    assert _order(page, [f'id="kiosk-{name}"' for name in in_order]) == in_order
+    journal_page = director.get("/director/journal").get_data(as_text=True)
+    assert _order(journal_page, [f'<option value="{name}"' for name in in_order]) == in_order
+    overview = director.get("/director/").get_data(as_text=True)
+    nwl_kiosks = [name for name in in_order if name != "table-2"]  # table-2 is CSW's
+    assert _order(overview, [f'id="overview-kiosk-{name}"' for name in nwl_kiosks]) == nwl_kiosks
+
+
+def _order(page: str, marks: list[str]) -> list[str]:
+    """The names whose marks the page holds, in the order the page shows them."""
+    found = sorted((page.index(mark), mark) for mark in marks)
+    return [mark.split('"')[1].removeprefix("kiosk-").removeprefix("overview-kiosk-")
+            for _, mark in found]  # fmt: skip
 
 
 def test_revoke_is_immediate_for_token_and_paired_browser(staffed):

@@ -121,7 +121,8 @@ def test_the_director_creates_a_tournament_in_a_language_and_pairs_its_kiosks_in
     assert created.status_code == 302
     assert tournaments.get(staffed.db, "open-fr").language == "fr"
     page = director.get("/director/tournaments").get_data(as_text=True)
-    assert '<td data-label="Language">fr</td>' in page
+    row = page.split('id="tournament-open-fr"')[1].split("</tr>")[0]
+    assert '<option value="fr" selected>Français (fr)</option>' in row  # the language it speaks
     enrolled = post_form(
         director,
         "/director/kiosks",
