@@ -16,6 +16,7 @@ from adjudicator import settings
 from adjudicator.errors import AdjudicatorError, LexiconError
 from adjudicator.hall import kiosks, tournaments
 from adjudicator.hall.ratelimit import RateLimit, RateLimited, parse_rate_limit
+from adjudicator.hall.tsh import seating
 from adjudicator.judging import game, lookups, reissues
 from adjudicator.judging.rulebooks import get_rulebook
 from adjudicator.judging.rules import consequence, get_rule
@@ -189,6 +190,7 @@ class Hall:
         final_play = check_final_play(final_play)
         self.signing_key()  # a verdict that could not be signed is not recorded either
         tournament = tournaments.get(self.db, tournament_slug)
+        clean = seating.seat_challenge(self.db, tournament.slug, clean)  # TSH's game, if linked
         lexicon = self.lexicon_for(tournament)
         normalised = normalize_challenge(words, lexicon.alphabet)  # read in the lexicon's tiles
         rule = get_rule(tournament.rule)
