@@ -15,7 +15,7 @@ from adjudicator.errors import AdjudicatorError
 from adjudicator.hall import kiosks, tournaments
 from adjudicator.record.db import Database
 
-MAX_TABLE = 999
+MAX_TABLE = kiosks.MAX_TABLE
 MAX_TABLES = 200
 _RANGE = re.compile(r"\s*(\d{1,4})\s*(?:-\s*(\d{1,4})\s*)?")
 
@@ -63,7 +63,8 @@ def kiosk_name(tournament: str, number: int) -> str:
 def enrol_tables(
     db: Database, tournament: str, numbers: list[int], base_url: str
 ) -> list[SheetTable]:
-    """A kiosk per table, each with a fresh code that lasts until used or revoked."""
+    """A kiosk per table, seated at it, each with a fresh code that lasts until used or
+    revoked."""
     tournaments.get(db, tournament)
     existing = {k.name: k for k in kiosks.list_all(db)}
     for number in numbers:  # every refusal before any change: never half a sheet
@@ -86,8 +87,10 @@ def enrol_tables(
         name = kiosk_name(tournament, number)
         if name in existing:
             enrolment = kiosks.new_pairing(db, name, lasting=True)
+            if existing[name].table_no != number:  # enrolled before kiosks had tables
+                kiosks.set_table(db, name, number)
         else:
-            enrolment = kiosks.add(db, name, tournament, lasting=True)
+            enrolment = kiosks.add(db, name, tournament, lasting=True, table=number)
         code = enrolment.pairing_code
         sheet.append(
             SheetTable(
