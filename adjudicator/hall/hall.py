@@ -225,7 +225,13 @@ class Hall:
                 final_play_free=book.final_play_free,
             )
             flag = lookups.separate_lookup(
-                cur, station, clean.get("table"), clean.get("round"), window, tournament.slug
+                cur,
+                station,
+                clean.get("table"),
+                clean.get("round"),
+                window,
+                tournament.slug,
+                challenger=clean.get("challenger") if clean.get("players") else None,
             )
             return {"consequence": result.text, "penalty": result.penalty_json(), **(flag or {})}
 

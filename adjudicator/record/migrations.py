@@ -306,6 +306,10 @@ MIGRATIONS: tuple[tuple[int, str, tuple[Step, ...]], ...] = (
             # the first player first). Older rows keep NULL (and their hashes).
             "ALTER TABLE adjudications ADD COLUMN division TEXT",
             "ALTER TABLE adjudications ADD COLUMN players TEXT",
+            # The director's journal filtered by player: the games a player sat at, one seek
+            # each; a row of no linked game needs no entry.
+            "CREATE INDEX adjudications_by_players ON adjudications (players, id) "
+            "WHERE players IS NOT NULL",
         ),
     ),
 )

@@ -227,6 +227,38 @@ def game_at(
     return _game(row) if row else None
 
 
+def player_names(db: Database, tournament: str | None = None) -> list[str]:
+    """Every player of the linked games (of one tournament), by name: the journal's filter."""
+    sql, params = "SELECT DISTINCT players FROM tsh_games", ()
+    if tournament:
+        sql, params = sql + " WHERE tournament = ?", (tournament,)
+    with db.transaction() as cur:
+        rows = cur.execute(sql, params).tuples()
+    return sorted({item["name"] for (players,) in rows for item in json.loads(players)})
+
+
+def games_of_player(db: Database, name: str, tournament: str | None = None) -> list[str]:
+    """The `players` values a challenge row records (seating) for every linked game the named
+    player sits at: the journal rows of a player's games are those holding one of them."""
+    wanted = " ".join(str(name).split()).casefold()
+    sql, params = "SELECT DISTINCT players FROM tsh_games", ()
+    if tournament:
+        sql, params = sql + " WHERE tournament = ?", (tournament,)
+    with db.transaction() as cur:
+        rows = cur.execute(sql, params).tuples()
+    found = set()
+    for (players,) in rows:
+        names = [item["name"] for item in json.loads(players)]
+        if any(n.casefold() == wanted for n in names):
+            found.add(recorded_players(names))
+    return sorted(found)
+
+
+def recorded_players(names: Sequence[str]) -> str:
+    """A game's players as a challenge row records them: a JSON list, the first player first."""
+    return json.dumps(list(names))
+
+
 def claim(db: Database, found: Link, stamp: str | None) -> str | None:
     """Take the next read of a link for this process: the claim's mark, or None if another
     process (or a new `tsh link`) took it first. A read stored under an older claim is

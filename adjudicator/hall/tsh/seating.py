@@ -10,7 +10,6 @@ the challenge is recorded as typed: a kiosk with no game this round still judges
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
@@ -52,7 +51,7 @@ def seat_challenge(db: Database, slug: str, details: dict[str, Any]) -> dict[str
     seated = dict(details)
     seated["round"], seated["table"] = str(game.round), game.table
     seated["division"] = game.division
-    seated["players"] = json.dumps([seat.name for seat in game.seats])
+    seated["players"] = links.recorded_players([seat.name for seat in game.seats])
     if details.get("challenger"):
         seated["challenger"] = seat_of(game, details["challenger"]).name
     return seated
