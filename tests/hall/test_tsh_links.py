@@ -10,7 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from adjudicator.hall.tsh import follow, links
+from adjudicator.hall.tsh import follow, links, source
 from adjudicator.hall.tsh.event import TshError
 
 from support import tsh_files
@@ -152,6 +152,22 @@ def test_a_failed_read_keeps_the_last_good_pairings_and_says_since_when(hall, tm
     assert links.get(hall.db, NWL).failure is None
 
 
+def test_a_read_claimed_and_never_stored_is_read_again(hall, tmp_path):
+    made = tsh_files.make_event({"A": 6}, 2, 2)
+    path = event_file(tmp_path, made)
+    links.link(hall.db, NWL, str(path))
+    assert not links.get(hall.db, NWL).unfinished
+    tsh_files.pair_round(made, "A")
+    tsh_files.write_tourney_js(path, made)
+    stamp = source.file_stamp(source.parse(str(path)))
+    assert links.claim(hall.db, links.get(hall.db, NWL), stamp)  # its process dies here
+    assert links.get(hall.db, NWL).unfinished
+    assert follow.Follower(hall.db, 1, 30).run_once() == {}  # not yet: 30 s after the claim
+    assert follow.Follower(hall.db, 1, 0).run_once() == {NWL: "updated"}
+    assert not links.get(hall.db, NWL).unfinished
+    assert links.current_game(hall.db, NWL, "1").round == 3
+
+
 def test_an_event_folder_is_followed_through_its_t_files(hall, tmp_path):
     made = tsh_files.make_event({"A": 6}, 2, 2)
     folder = tsh_files.write_folder(tmp_path / "event", made)
@@ -170,8 +186,6 @@ def test_a_relink_during_a_read_wins(hall, tmp_path):
     found = links.get(hall.db, NWL)
     mark = links.claim(hall.db, found, "new stamp")
     links.link(hall.db, NWL, str(path))  # the director links again meanwhile
-    from adjudicator.hall.tsh import source
-
     reading = source.read(source.parse(str(path)))
     assert links.store_reading(hall.db, found, mark, reading) == "superseded"
     assert links.claim(hall.db, found, None) is None  # an old claim is taken no more

@@ -3,7 +3,7 @@
 Every server process runs one `Follower` thread (kiosk/wsgi.py starts it), off the request
 path: every `ADJUDICATOR_TSH_POLL_SECONDS` it reads the links (one small query) and, for a file
 or folder, the files' sizes and times. A link whose file changed, or whose URL was last asked
-`ADJUDICATOR_TSH_URL_SECONDS` ago (and a failed link, as often), is claimed with one
+`ADJUDICATOR_TSH_URL_SECONDS` ago (and a failed or unfinished read, as often), is claimed with one
 conditional update: the process whose update lands reads the source, the others leave it. So
 one process fetches a URL every 30 s however many workers serve, and sends the last ETag and
 Last-Modified back, so an unchanged tourney.js costs the web server a 304. A good read replaces
@@ -81,10 +81,13 @@ class Follower:
         return done
 
     def _due(self, found: links.Link, stamp: str | None) -> bool:
-        age = _seconds_since(found.checked_at)
-        if found.kind == "url" or found.failure:
-            return age >= self.url_seconds or (found.kind != "url" and stamp != found.stamp)
-        return stamp != found.stamp
+        """A URL every url_seconds; a file or folder when its stamp changes; a failed or
+        unfinished read of either again after url_seconds."""
+        if found.kind != "url" and stamp != found.stamp:
+            return True
+        if found.kind == "url" or found.failure or found.unfinished:
+            return _seconds_since(found.checked_at) >= self.url_seconds
+        return False
 
 
 def read_claimed(db: Database, found: links.Link, mark: str, source: sources.Source) -> str:

@@ -6,7 +6,8 @@ stays. The games are kept in the journal's database (`tsh_games`), replaced whol
 transaction at each good read, so every server process reads the same pairings, and a kiosk's
 game is one indexed query (`game_at`, `current_game`). Without TSH's tables map a tournament
 links one division: boards are numbered within each division, so two divisions' board 1 would
-be one table.
+be one table. Writes take the journal's write lock (`chain_lock`): they are rare and short, and a
+read followed by a write in one transaction then never meets a writer that came between.
 """
 
 from __future__ import annotations
@@ -53,11 +54,17 @@ class Link:
     event_name: str
     linked_at: str
     read_at: str  # the last good read
-    checked_at: str
+    checked_at: str  # the last claim's mark (claim)
     stamp: str | None
     content_hash: str
     failure: str | None = None  # what the last read failed with; None: it was good
     failed_since: str | None = None
+
+    @property
+    def unfinished(self) -> bool:
+        """A claimed read that stored neither games nor a failure (its process died, or the
+        database refused the write): the next check must read it again."""
+        return self.failure is None and self.checked_at.split("~", 1)[0] > self.read_at
 
     def to_api(self) -> dict[str, Any]:
         return {
@@ -128,7 +135,7 @@ def link(db: Database, slug: str, source_text: str, divisions: Sequence[str] = (
     now = _now()
     names = tuple(division.name for division in chosen)
     rows = _game_rows(found)
-    with db.transaction() as cur:
+    with db.transaction(chain_lock=True) as cur:
         cur.execute("DELETE FROM tsh_links WHERE tournament = ?", (slug,))
         cur.execute(
             f"INSERT INTO tsh_links ({_LINK_FIELDS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -140,7 +147,7 @@ def link(db: Database, slug: str, source_text: str, divisions: Sequence[str] = (
                 reading.event.name,
                 now,
                 now,
-                _claim_time(),
+                _claim_time(now),
                 reading.stamp,
                 _content_hash(reading.event.name, rows),
                 None,
@@ -153,7 +160,7 @@ def link(db: Database, slug: str, source_text: str, divisions: Sequence[str] = (
 
 def unlink(db: Database, slug: str) -> bool:
     """Take the tournament's TSH link away (its games with it); False if it had none."""
-    with db.transaction() as cur:
+    with db.transaction(chain_lock=True) as cur:
         cur.execute("DELETE FROM tsh_games WHERE tournament = ?", (slug,))
         cur.execute("DELETE FROM tsh_links WHERE tournament = ?", (slug,))
         return cur.rowcount > 0
@@ -264,7 +271,7 @@ def claim(db: Database, found: Link, stamp: str | None) -> str | None:
     process (or a new `tsh link`) took it first. A read stored under an older claim is
     dropped (`store_reading`)."""
     mark = _claim_time()
-    with db.transaction() as cur:
+    with db.transaction(chain_lock=True) as cur:
         cur.execute(
             "UPDATE tsh_links SET checked_at = ?, stamp = ? WHERE tournament = ? "
             "AND linked_at = ? AND checked_at = ?",
@@ -290,7 +297,7 @@ def store_reading(db: Database, found: Link, mark: str, reading: sources.Reading
         if digest == found.content_hash:
             rows = None
     now = _now()
-    with db.transaction() as cur:
+    with db.transaction(chain_lock=True) as cur:
         if not _still_claimed(cur, found, mark):
             return "superseded"
         if rows is not None and reading.event is not None:
@@ -310,7 +317,7 @@ def store_reading(db: Database, found: Link, mark: str, reading: sources.Reading
 def store_failure(db: Database, found: Link, mark: str, message: str) -> None:
     """Record that a claimed read failed: the last good games stay; the overview says what
     failed and since when (the first failure since the last good read)."""
-    with db.transaction() as cur:
+    with db.transaction(chain_lock=True) as cur:
         if _still_claimed(cur, found, mark):
             cur.execute(
                 "UPDATE tsh_links SET failure = ?, failed_since = COALESCE(failed_since, ?) "
@@ -393,9 +400,9 @@ def _link(row: dict[str, Any]) -> Link:
     return Link(**{**row, "divisions": tuple(json.loads(row["divisions"]))})
 
 
-def _claim_time() -> str:
+def _claim_time(now: str | None = None) -> str:
     """A claim's mark: the time, and a random tail so two claims never carry the same mark."""
-    return f"{_now()}~{secrets.token_hex(4)}"
+    return f"{now or _now()}~{secrets.token_hex(4)}"
 
 
 def _now() -> str:
