@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
@@ -32,7 +31,10 @@ def test_link_keeps_the_games_and_says_what_it_linked(hall, tmp_path):
     assert summary.event_name == "Spring Open"
     (division,) = summary.divisions
     assert (division.name, division.players, division.rounds_paired, division.current_round) == (
-        "A", 8, 4, 3
+        "A",
+        8,
+        4,
+        3,
     )
     assert summary.games == 16
     shown = links.show(hall.db, NWL, 3)
@@ -68,7 +70,10 @@ def test_several_divisions_need_tsh_tables_map(hall, tmp_path):
     summary = links.link(hall.db, NWL, str(event_file(tmp_path, mapped)))
     assert [d.name for d in summary.divisions] == ["A", "B"]
     assert {g.table: g.division for g in links.show(hall.db, NWL, 1)} == {
-        "1": "A", "2": "A", "3": "B", "4": "B"
+        "1": "A",
+        "2": "A",
+        "3": "B",
+        "4": "B",
     }
 
 
@@ -191,44 +196,9 @@ def test_a_relink_during_a_read_wins(hall, tmp_path):
     assert links.claim(hall.db, found, None) is None  # an old claim is taken no more
 
 
-class TourneyJsServer:
-    """A web server publishing one tourney.js with an ETag, counting requests and 304s."""
-
-    def __init__(self, body: bytes):
-        self.body = body
-        self.requests: list[dict] = []
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self):
-                outer.requests.append(dict(self.headers))
-                etag = f'"{hash(outer.body) & 0xFFFFFFFF:x}"'
-                if self.headers.get("If-None-Match") == etag:
-                    self.send_response(304)
-                    self.end_headers()
-                    return
-                self.send_response(200)
-                self.send_header("Content-Type", "application/javascript")
-                self.send_header("ETag", etag)
-                self.send_header("Content-Length", str(len(outer.body)))
-                self.end_headers()
-                self.wfile.write(outer.body)
-
-            def log_message(self, *args):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/html/tourney.js"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
-
-
 @pytest.fixture
 def published():
-    served = TourneyJsServer(tsh_files.tourney_js(tsh_files.make_event({"A": 6}, 2, 2)))
+    served = tsh_files.TourneyJsServer(tsh_files.tourney_js(tsh_files.make_event({"A": 6}, 2, 2)))
     yield served
     served.close()
 

@@ -69,16 +69,15 @@ def test_no_game_is_404_and_says_why(linked, client):
 def test_the_404_is_said_in_the_kiosks_language(linked, client):
     setup, _, _, _ = linked
     far = kiosks.add(setup.hall.db, "board-8", NWL, table=8)
-    body = client.get(
-        "/api/v1/table", headers={**bearer(far), "Accept-Language": "pl"}
-    ).get_json()
+    body = client.get("/api/v1/table", headers={**bearer(far), "Accept-Language": "pl"}).get_json()
     assert body["error"] == "No game at table 8 this round."
     assert body["shown_error"] != body["error"] and "8" in body["shown_error"]
 
 
 def adjudicate(client, enrolment, **body):
-    return client.post("/api/v1/adjudications", json={"words": ["QI"], **body},
-                       headers=bearer(enrolment))
+    return client.post(
+        "/api/v1/adjudications", json={"words": ["QI"], **body}, headers=bearer(enrolment)
+    )
 
 
 def test_a_challenge_by_number_or_name_is_recorded_with_its_game(linked, client):
@@ -121,7 +120,10 @@ def test_a_table_with_no_game_judges_as_typed(linked, client):
     assert answer.status_code == 201
     row = answer.get_json()
     assert (row["table"], row["round"], row["challenger"], row["players"]) == (
-        "7", "3", "Ann", None
+        "7",
+        "3",
+        "Ann",
+        None,
     )
 
 
@@ -152,8 +154,7 @@ def test_the_counting_rules_count_by_tshs_game_and_player(linked, client, tmp_pa
 def test_naspa_6_2_flags_a_second_look_up_by_the_same_player_not_the_opponents(linked, client):
     setup, made, path, _ = linked
     hall = setup.hall
-    tournaments.create(hall.db, setup.store, "naspa-open", "TINY-NWL", "double",
-                       rulebook="naspa")
+    tournaments.create(hall.db, setup.store, "naspa-open", "TINY-NWL", "double", rulebook="naspa")
     links.link(hall.db, "naspa-open", str(path))
     seated = kiosks.add(hall.db, "naspa-2", "naspa-open", table=2)
     first, second = tsh_files.seated(made, "A", 3, 2)

@@ -17,6 +17,8 @@ written either way, as tourney.js or as an event folder.
 from __future__ import annotations
 
 import re
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -323,3 +325,38 @@ def seated(event: dict[str, Any], division: str, round_number: int, board: int) 
         found.sort(key=lambda p: p["etc"]["p12"][round_number - 1])
         return [p["name"] for p in found]
     raise KeyError(division)
+
+
+class TourneyJsServer:
+    """A web server publishing one tourney.js with an ETag, counting requests and 304s."""
+
+    def __init__(self, body: bytes):
+        self.body = body
+        self.requests: list[dict] = []
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self):
+                outer.requests.append(dict(self.headers))
+                etag = f'"{hash(outer.body) & 0xFFFFFFFF:x}"'
+                if self.headers.get("If-None-Match") == etag:
+                    self.send_response(304)
+                    self.end_headers()
+                    return
+                self.send_response(200)
+                self.send_header("Content-Type", "application/javascript")
+                self.send_header("ETag", etag)
+                self.send_header("Content-Length", str(len(outer.body)))
+                self.end_headers()
+                self.wfile.write(outer.body)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/html/tourney.js"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
