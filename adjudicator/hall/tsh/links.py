@@ -17,6 +17,7 @@ import json
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from datetime import UTC, datetime
 from typing import Any
 
@@ -266,6 +267,12 @@ def recorded_players(names: Sequence[str]) -> str:
     return json.dumps(list(names))
 
 
+@lru_cache(maxsize=4096)
+def players_of(game: Game) -> str:
+    """recorded_players of a game, made once per process and game."""
+    return recorded_players([seat.name for seat in game.seats])
+
+
 def claim(db: Database, found: Link, stamp: str | None) -> str | None:
     """Take the next read of a link for this process: the claim's mark, or None if another
     process (or a new `tsh link`) took it first. A read stored under an older claim is
@@ -382,17 +389,22 @@ def _content_hash(event_name: str, rows: list[tuple]) -> str:
 
 
 def _game(row: dict[str, Any]) -> Game:
-    seats = tuple(
-        Seat(item["id"], item["name"], bool(item["first"]), item.get("xtid"))
-        for item in json.loads(row["players"])
-    )
     return Game(
         row["division"],
         int(row["round_no"]),
         row["board"],
         row["table_no"],
-        seats,
+        _seats(row["players"]),
         bool(row["scored"]),
+    )
+
+
+@lru_cache(maxsize=4096)
+def _seats(players: str) -> tuple[Seat, ...]:
+    """A stored game's seats, read once per process: a challenge pays a dict look-up."""
+    return tuple(
+        Seat(item["id"], item["name"], bool(item["first"]), item.get("xtid"))
+        for item in json.loads(players)
     )
 
 

@@ -51,7 +51,7 @@ def seat_challenge(db: Database, slug: str, details: dict[str, Any]) -> dict[str
     seated = dict(details)
     seated["round"], seated["table"] = str(game.round), game.table
     seated["division"] = game.division
-    seated["players"] = links.recorded_players([seat.name for seat in game.seats])
+    seated["players"] = links.players_of(game)
     if details.get("challenger"):
         seated["challenger"] = seat_of(game, details["challenger"]).name
     return seated
