@@ -17,8 +17,8 @@ import json
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any
 
 from adjudicator.hall import tournaments
