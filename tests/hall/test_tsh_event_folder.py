@@ -77,7 +77,7 @@ def test_config_tsh_as_tsh_reads_it():
         b"prize rank 1 A 100\n"
     )
     assert config.divisions == [("A", "a.t"), ("B", "b.t")]
-    assert config.event_name == "Open '24"
+    assert config.options["event_name"] == "Open '24"
     assert config.options["tables"] == {"A": [1, 2, 3, 7], "B": ["X1", "X2"]}
     assert config_tsh.division_tables(config, {"A": 8, "B": 4}) == {
         "A": [1, 2, 3, 7],

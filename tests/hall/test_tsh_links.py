@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
@@ -245,3 +246,29 @@ def test_a_url_that_fails_keeps_the_pairings(hall, published):
     published.close()
     assert follow.Follower(hall.db, 1, 0).run_once() == {NWL: "failed"}
     assert "Cannot fetch" in links.get(hall.db, NWL).failure
+
+
+def test_a_url_too_large_or_redirected_off_the_web_is_refused(hall, published, monkeypatch):
+    monkeypatch.setattr(source, "MAX_BYTES", 1000)
+    with pytest.raises(TshError, match="larger than 1000 bytes"):
+        links.link(hall.db, NWL, published.url)
+    monkeypatch.undo()
+
+    class Redirect(BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(302)
+            self.send_header("Location", "ftp://127.0.0.1/tourney.js")
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Redirect)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with pytest.raises(TshError, match="not an http"):
+            links.link(hall.db, NWL, f"http://127.0.0.1:{server.server_address[1]}/t.js")
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert links.get(hall.db, NWL) is None

@@ -139,6 +139,11 @@ def test_a_pairing_only_one_side_names_is_no_game():
             "invisible or control character",
         ),
         (b"\xff\xfe n\x00e\x00w\x00", "not UTF-8"),
+        (
+            b'newt={"config":{"event_name":"Open\x1b[2J"},"divisions":[{"name":"A","players":'
+            b"[undefined]}]};",
+            "event name holds an invisible or control character",
+        ),
         (b"newt=" + b"[" * 5000 + b"]" * 5000 + b";", "nests too deeply|not TSH's"),
     ],
 )

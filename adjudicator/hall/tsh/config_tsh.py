@@ -41,11 +41,6 @@ class Config:
     options: dict[str, Any] = field(default_factory=dict)
     attachments: dict[str, str] = field(default_factory=dict)  # file name (lower case) -> text
 
-    @property
-    def event_name(self) -> str:
-        name = self.options.get("event_name")
-        return str(name).strip() if name else "Unnamed Event"
-
     def tfile_encoding(self) -> str:
         """How TSH reads this event's `.t` files."""
         given = self.options.get("tfile_encoding")

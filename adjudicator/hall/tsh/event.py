@@ -105,6 +105,15 @@ def canonical_division(name: object) -> str:
     return _DIVISION_JUNK.sub("", str(name or "")).upper()
 
 
+def event_name(raw: object) -> str:
+    """The event's name as TSH's `config event_name` gives it (TSH's default when unset)."""
+    name = " ".join(str(raw).split()) if raw else ""
+    try:
+        return check_text(name, "event name", NAME_MAX) or "Unnamed Event"
+    except TextError as exc:
+        raise TshError(f"{exc} Fix `config event_name` in TSH.") from None
+
+
 def player_name(raw: object, where: str) -> tuple[str, str | None]:
     """A player's name as TSH shows it ("Last, First") and their cross-tables id, if the name
     carries one (":XT017175"). TSH stores a name ending in a digit with a trailing comma and

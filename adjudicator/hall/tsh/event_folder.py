@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from adjudicator.hall.tsh import config_tsh, tfile
-from adjudicator.hall.tsh.event import Event, TshError, tables_map
+from adjudicator.hall.tsh.event import Event, TshError, event_name, tables_map
 
 CONFIG_NAMES = ("config.tsh", "tsh.config")
 MAX_FILE_BYTES = 16 * 1024 * 1024
@@ -63,7 +63,7 @@ def read(folder: Path) -> Event:
         )
         for division in divisions
     )
-    return Event(config.event_name, with_tables)
+    return Event(event_name(config.options.get("event_name")), with_tables)
 
 
 def _inside(folder: Path, file_name: str) -> Path:

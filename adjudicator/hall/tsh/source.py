@@ -101,6 +101,18 @@ def _read(path: Path) -> bytes:
         raise TshError(f"Cannot read {path}: {exc.strerror or exc}.") from None
 
 
+class _HttpOnlyRedirects(urllib.request.HTTPRedirectHandler):
+    """Redirects are followed to http(s) URLs only (urllib would follow one to ftp)."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        if not newurl.lower().startswith(("http://", "https://")):
+            raise TshError(f"{req.full_url} redirects to {newurl}: not an http(s) URL.")
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+
+_OPENER = urllib.request.build_opener(_HttpOnlyRedirects)
+
+
 def _fetch(url: str, stamp: str | None) -> Reading:
     validators = json.loads(stamp) if stamp else {}
     request = urllib.request.Request(url, headers={"User-Agent": "adjudicator-tsh-link"})
@@ -109,7 +121,7 @@ def _fetch(url: str, stamp: str | None) -> Reading:
     if validators.get("last_modified"):
         request.add_header("If-Modified-Since", validators["last_modified"])
     try:
-        with urllib.request.urlopen(request, timeout=FETCH_TIMEOUT_SECONDS) as answer:
+        with _OPENER.open(request, timeout=FETCH_TIMEOUT_SECONDS) as answer:
             data = answer.read(MAX_BYTES + 1)
             headers = answer.headers
     except urllib.error.HTTPError as exc:

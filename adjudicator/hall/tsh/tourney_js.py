@@ -34,6 +34,7 @@ from adjudicator.hall.tsh.event import (
     Player,
     TshError,
     canonical_division,
+    event_name,
     numbers,
     player_name,
     tables_map,
@@ -119,8 +120,7 @@ def event_from_value(value: dict[str, Any], where: str = "The file") -> Event:
     names = [division.name for division in read]
     if len(set(names)) != len(names):
         raise TshError(f"{where} names a division twice: it {_NOT_TSH}")
-    name = config.get("event_name")
-    return Event(str(name).strip() if name else "Unnamed Event", read)
+    return Event(event_name(config.get("event_name")), read)
 
 
 def _tables(value: Any, division_count: int) -> dict[str, Any]:
