@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from flask import Blueprint, jsonify
 
-from adjudicator.hall.tsh import links
+from adjudicator.hall.tsh import games, links
 from adjudicator.wording import N_, Phrase
 from kiosk.api import _require_kiosk
 from kiosk.hall import get_hall
@@ -30,7 +30,7 @@ def table_game():
     db = get_hall().db
     if kiosk.table is None:
         return _none(Phrase(_NO_TABLE), linked=None)
-    game = links.current_game(db, kiosk.tournament, kiosk.table)
+    game = games.current_game(db, kiosk.tournament, kiosk.table)
     if game is not None:
         return jsonify(game.to_api())
     if links.get(db, kiosk.tournament) is None:

@@ -7,6 +7,7 @@ import json
 import click
 
 from adjudicator.cli.common import CliError, json_option, open_hall
+from adjudicator.hall.tsh import games as linked_games
 from adjudicator.hall.tsh import links
 
 
@@ -53,7 +54,7 @@ def show_cmd(slug: str, round_number: int | None, as_json: bool) -> None:
     hall = open_hall()
     if links.get(hall.db, slug) is None:
         raise CliError(f"Tournament {slug} is not linked to TSH: run `adjudicator tsh link`.")
-    games = links.show(hall.db, slug, round_number)
+    games = linked_games.show(hall.db, slug, round_number)
     if as_json:
         click.echo(json.dumps([game.to_api() for game in games], indent=2, ensure_ascii=False))
         return

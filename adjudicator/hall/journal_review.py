@@ -19,7 +19,7 @@ from adjudicator import wording
 from adjudicator.errors import AdjudicatorError
 from adjudicator.hall import bursts
 from adjudicator.hall.bursts import Burst
-from adjudicator.hall.tsh import links
+from adjudicator.hall.tsh import games as tsh_games
 from adjudicator.record import journal, tallies
 from adjudicator.record.db import Database
 
@@ -164,7 +164,7 @@ def _where(db: Database, filters: Filters) -> tuple[list[str], list] | None:
             conditions.append(f"{column} = ?")
             params.append(value)
     if filters.player:
-        games = links.games_of_player(db, filters.player, filters.tournament)
+        games = tsh_games.games_of_player(db, filters.player, filters.tournament)
         if not games:
             return None
         conditions.append(f"players IN ({', '.join('?' for _ in games)})")

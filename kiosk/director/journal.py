@@ -10,7 +10,7 @@ from flask import Response, flash, redirect, render_template, request, url_for
 from adjudicator import settings
 from adjudicator.errors import AdjudicatorError
 from adjudicator.hall import bursts, export, journal_review, kiosks, tournaments
-from adjudicator.hall.tsh import links
+from adjudicator.hall.tsh import games as tsh_games
 from adjudicator.judging import outcomes, voids
 from adjudicator.judging.rulebooks import rulebook_name
 from adjudicator.record import journal
@@ -68,7 +68,7 @@ def journal_page():
         tournaments=tournaments.list_all(hall.db),
         kiosk_names=sorted({k.name for k in kiosks.list_all(hall.db)}),
         kinds=journal.KINDS,
-        player_names=links.player_names(hall.db),
+        player_names=tsh_games.player_names(hall.db),
     )
 
 

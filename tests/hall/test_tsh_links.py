@@ -10,7 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from adjudicator.hall.tsh import follow, links, source
+from adjudicator.hall.tsh import follow, games, links, source
 from adjudicator.hall.tsh.event import TshError
 
 from support import tsh_files
@@ -38,7 +38,7 @@ def test_link_keeps_the_games_and_says_what_it_linked(hall, tmp_path):
         3,
     )
     assert summary.games == 16
-    shown = links.show(hall.db, NWL, 3)
+    shown = games.show(hall.db, NWL, 3)
     assert [g.table for g in shown] == ["1", "2", "3", "4"]
     assert [s.name for s in shown[0].seats] == tsh_files.seated(made, "A", 3, 1)
     assert links.summary(hall.db, NWL).divisions == summary.divisions
@@ -48,17 +48,17 @@ def test_a_tables_current_round_is_the_earliest_unscored_then_the_latest(hall, t
     made = tsh_files.make_event({"A": 6}, 5, 2)
     path = event_file(tmp_path, made)
     links.link(hall.db, NWL, str(path))
-    assert links.current_game(hall.db, NWL, "1").round == 3  # paired ahead to round 5
-    assert links.current_game(hall.db, NWL, "01").round == 3  # '01' is table 1
-    assert links.game_at(hall.db, NWL, "5", "2").round == 5
-    assert links.game_at(hall.db, NWL, "six", "2") is None
+    assert games.current_game(hall.db, NWL, "1").round == 3  # paired ahead to round 5
+    assert games.current_game(hall.db, NWL, "01").round == 3  # '01' is table 1
+    assert games.game_at(hall.db, NWL, "5", "2").round == 5
+    assert games.game_at(hall.db, NWL, "six", "2") is None
     for round_number in (3, 4, 5):
         tsh_files.score_round(made, "A", round_number)
     tsh_files.write_tourney_js(path, made)
     links.link(hall.db, NWL, str(path))
-    assert links.current_game(hall.db, NWL, "1").round == 5
-    assert links.current_game(hall.db, NWL, "9") is None  # no such board
-    assert links.current_game(hall.db, NWL, None) is None
+    assert games.current_game(hall.db, NWL, "1").round == 5
+    assert games.current_game(hall.db, NWL, "9") is None  # no such board
+    assert games.current_game(hall.db, NWL, None) is None
 
 
 def test_several_divisions_need_tsh_tables_map(hall, tmp_path):
@@ -70,7 +70,7 @@ def test_several_divisions_need_tsh_tables_map(hall, tmp_path):
     mapped = tsh_files.make_event({"A": 4, "B": 4}, 2, 1, tables={"A": [1, 2], "B": [3, 4]})
     summary = links.link(hall.db, NWL, str(event_file(tmp_path, mapped)))
     assert [d.name for d in summary.divisions] == ["A", "B"]
-    assert {g.table: g.division for g in links.show(hall.db, NWL, 1)} == {
+    assert {g.table: g.division for g in games.show(hall.db, NWL, 1)} == {
         "1": "A",
         "2": "A",
         "3": "B",
@@ -95,30 +95,30 @@ def test_two_games_at_one_table_are_refused(hall, tmp_path):
 def test_a_bad_source_changes_nothing(hall, tmp_path, source, says):
     made = tsh_files.make_event({"A": 4}, 2, 1)
     links.link(hall.db, NWL, str(event_file(tmp_path, made)))
-    before = (links.get(hall.db, NWL), links.show(hall.db, NWL))
+    before = (links.get(hall.db, NWL), games.show(hall.db, NWL))
     with pytest.raises(TshError, match=says):
         links.link(hall.db, NWL, str(tmp_path / source) if source.startswith("no") else source)
-    assert (links.get(hall.db, NWL), links.show(hall.db, NWL)) == before
+    assert (links.get(hall.db, NWL), games.show(hall.db, NWL)) == before
 
 
 def test_a_damaged_file_or_a_missing_division_changes_nothing(hall, tmp_path):
     made = tsh_files.make_event({"A": 4}, 2, 1)
     good = event_file(tmp_path, made)
     links.link(hall.db, NWL, str(good))
-    before = (links.get(hall.db, NWL), links.show(hall.db, NWL))
+    before = (links.get(hall.db, NWL), games.show(hall.db, NWL))
     cut = tmp_path / "cut.js"
     cut.write_bytes(good.read_bytes()[:200])
     with pytest.raises(TshError, match="ends early"):
         links.link(hall.db, NWL, str(cut))
     with pytest.raises(TshError, match="no division 'Z'"):
         links.link(hall.db, NWL, str(good), ["Z"])
-    assert (links.get(hall.db, NWL), links.show(hall.db, NWL)) == before
+    assert (links.get(hall.db, NWL), games.show(hall.db, NWL)) == before
 
 
 def test_unlink_takes_the_games_away(hall, tmp_path):
     links.link(hall.db, NWL, str(event_file(tmp_path, tsh_files.make_event({"A": 4}, 1, 0))))
     assert links.unlink(hall.db, NWL) is True
-    assert links.get(hall.db, NWL) is None and links.show(hall.db, NWL) == []
+    assert links.get(hall.db, NWL) is None and games.show(hall.db, NWL) == []
     assert links.unlink(hall.db, NWL) is False
 
 
@@ -131,25 +131,25 @@ def test_a_rewritten_file_is_read_again_by_one_follower(hall, tmp_path):
     links.link(hall.db, NWL, str(path))
     one, two = follow.Follower(hall.db, 1, 30), follow.Follower(hall.db, 1, 30)
     assert one.run_once() == {} and two.run_once() == {}  # nothing changed
-    assert links.current_game(hall.db, NWL, "1").round == 2
+    assert games.current_game(hall.db, NWL, "1").round == 2
     tsh_files.pair_round(made, "A")
     tsh_files.write_tourney_js(path, made)
     assert one.run_once() == {NWL: "updated"}
     assert two.run_once() == {}  # the change was read once, by the first to claim it
-    assert links.current_game(hall.db, NWL, "1").round == 3
+    assert games.current_game(hall.db, NWL, "1").round == 3
 
 
 def test_a_failed_read_keeps_the_last_good_pairings_and_says_since_when(hall, tmp_path):
     made = tsh_files.make_event({"A": 6}, 3, 1)
     path = event_file(tmp_path, made)
     links.link(hall.db, NWL, str(path))
-    games = links.show(hall.db, NWL)
+    shown = games.show(hall.db, NWL)
     follower = follow.Follower(hall.db, 1, 0)
     path.write_bytes(path.read_bytes()[:300])  # TSH caught mid-write
     assert follower.run_once() == {NWL: "failed"}
     failed = links.get(hall.db, NWL)
     assert "ends early" in failed.failure and failed.failed_since
-    assert links.show(hall.db, NWL) == games
+    assert games.show(hall.db, NWL) == shown
     path.unlink()
     assert follower.run_once() == {NWL: "failed"}
     assert links.get(hall.db, NWL).failed_since == failed.failed_since  # since the first
@@ -171,7 +171,7 @@ def test_a_read_claimed_and_never_stored_is_read_again(hall, tmp_path):
     assert follow.Follower(hall.db, 1, 30).run_once() == {}  # not yet: 30 s after the claim
     assert follow.Follower(hall.db, 1, 0).run_once() == {NWL: "updated"}
     assert not links.get(hall.db, NWL).unfinished
-    assert links.current_game(hall.db, NWL, "1").round == 3
+    assert games.current_game(hall.db, NWL, "1").round == 3
 
 
 def test_an_event_folder_is_followed_through_its_t_files(hall, tmp_path):
@@ -182,7 +182,7 @@ def test_an_event_folder_is_followed_through_its_t_files(hall, tmp_path):
     tsh_files.pair_round(made, "A")
     tsh_files.write_folder(folder, made)
     assert follow.Follower(hall.db, 1, 30).run_once() == {NWL: "updated"}
-    assert links.current_game(hall.db, NWL, "2").round == 3
+    assert games.current_game(hall.db, NWL, "2").round == 3
 
 
 def test_a_relink_during_a_read_wins(hall, tmp_path):
@@ -214,7 +214,7 @@ def test_a_url_is_asked_with_its_etag_and_a_new_round_is_read(hall, published):
     tsh_files.pair_round(made, "A")
     published.body = tsh_files.tourney_js(made)
     assert follower.run_once() == {NWL: "updated"}
-    assert links.current_game(hall.db, NWL, "1").round == 3
+    assert games.current_game(hall.db, NWL, "1").round == 3
 
 
 def test_a_url_is_asked_only_when_due_and_by_one_process(hall, published):
@@ -238,11 +238,11 @@ def test_a_url_is_asked_only_when_due_and_by_one_process(hall, published):
 
 def test_a_url_that_fails_keeps_the_pairings(hall, published):
     links.link(hall.db, NWL, published.url)
-    games = links.show(hall.db, NWL)
+    shown = games.show(hall.db, NWL)
     published.body = b"<html>gateway timeout</html>"
     assert follow.Follower(hall.db, 1, 0).run_once() == {NWL: "failed"}
     assert "not TSH's tourney.js" in links.get(hall.db, NWL).failure
-    assert links.show(hall.db, NWL) == games
+    assert games.show(hall.db, NWL) == shown
     published.close()
     assert follow.Follower(hall.db, 1, 0).run_once() == {NWL: "failed"}
     assert "Cannot fetch" in links.get(hall.db, NWL).failure

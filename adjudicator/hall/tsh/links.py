@@ -4,7 +4,7 @@
 TSH's, is cut short, or names a division the event lacks changes nothing, and the previous link
 stays. The games are kept in the journal's database (`tsh_games`), replaced whole in one
 transaction at each good read, so every server process reads the same pairings, and a kiosk's
-game is one indexed query (`game_at`, `current_game`). Without TSH's tables map a tournament
+game is one indexed query (games.py). Without TSH's tables map a tournament
 links one division: boards are numbered within each division, so two divisions' board 1 would
 be one table. Writes take the journal's write lock (`chain_lock`): they are rare and short, and a
 read followed by a write in one transaction then never meets a writer that came between.
@@ -18,10 +18,10 @@ import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from functools import lru_cache
 from typing import Any
 
 from adjudicator.hall import tournaments
+from adjudicator.hall.tsh import games
 from adjudicator.hall.tsh import source as sources
 from adjudicator.hall.tsh.event import (
     Division,
@@ -31,17 +31,15 @@ from adjudicator.hall.tsh.event import (
     TshError,
     check_one_game_a_table,
     current_round,
-    games,
     rounds_paired,
 )
-from adjudicator.judging.game import canonical
+from adjudicator.hall.tsh.event import games as division_games
 from adjudicator.record.db import Database
 
 _LINK_FIELDS = (
     "tournament, source, kind, divisions, event_name, linked_at, read_at, checked_at, stamp, "
     "content_hash, failure, failed_since"
 )
-_GAME_FIELDS = "division, round_no, table_no, board, players, scored"
 
 
 @dataclass(frozen=True)
@@ -119,7 +117,7 @@ def choose_divisions(event: Event, asked: Sequence[str] = ()) -> tuple[Division,
 
 def event_games(divisions: Sequence[Division]) -> list[Game]:
     """Every game of the linked divisions, checked: one game a table in each round."""
-    found = [game for division in divisions for game in games(division)]
+    found = [game for division in divisions for game in division_games(division)]
     check_one_game_a_table(found)
     return found
 
@@ -180,23 +178,12 @@ def all_links(db: Database) -> list[Link]:
     return [_link(row) for row in rows]
 
 
-def show(db: Database, slug: str, round_number: int | None = None) -> list[Game]:
-    """The linked games of a tournament (of one round), by round, division and board."""
-    sql = f"SELECT {_GAME_FIELDS} FROM tsh_games WHERE tournament = ?"
-    params: tuple = (slug,)
-    if round_number is not None:
-        sql, params = sql + " AND round_no = ?", (slug, round_number)
-    with db.transaction() as cur:
-        rows = cur.execute(sql + " ORDER BY round_no, division, board, table_no", params).all()
-    return [_game(row) for row in rows]
-
-
 def summary(db: Database, slug: str) -> Summary | None:
     """What the link holds now, as `tsh link` printed it; None if not linked."""
     found = get(db, slug)
     if found is None:
         return None
-    shown = show(db, slug)
+    shown = games.show(db, slug)
     parts = []
     for name in found.divisions:
         mine = [game for game in shown if game.division == name]
@@ -204,73 +191,6 @@ def summary(db: Database, slug: str) -> Summary | None:
         rounds = max((game.round for game in mine), default=0)
         parts.append(DivisionSummary(name, len(players), rounds, current_round(mine)))
     return Summary(found.event_name, found.source, tuple(parts), len(shown))
-
-
-def current_game(db: Database, slug: str, table: str | None) -> Game | None:
-    """The game at a table in its current round: the earliest round paired there whose game
-    has no score yet; when every one is scored, the latest. One indexed query."""
-    table = canonical(table)
-    if not table:
-        return None
-    row = db.query_one(
-        f"SELECT {_GAME_FIELDS} FROM tsh_games WHERE tournament = ? AND table_no = ? "
-        "ORDER BY scored, CASE WHEN scored = 0 THEN round_no ELSE -round_no END LIMIT 1",
-        (slug, table),
-    )
-    return _game(row) if row else None
-
-
-def game_at(
-    db: Database, slug: str, round_number: str | int | None, table: str | None
-) -> Game | None:
-    """The game at a table in a given round (None if the round is not a number TSH uses)."""
-    table, text = canonical(table), canonical(None if round_number is None else str(round_number))
-    if not table or not text or not text.isdecimal() or len(text) > 6:
-        return None
-    row = db.query_one(
-        f"SELECT {_GAME_FIELDS} FROM tsh_games WHERE tournament = ? AND table_no = ? "
-        "AND round_no = ?",
-        (slug, table, int(text)),
-    )
-    return _game(row) if row else None
-
-
-def player_names(db: Database, tournament: str | None = None) -> list[str]:
-    """Every player of the linked games (of one tournament), by name: the journal's filter."""
-    sql, params = "SELECT DISTINCT players FROM tsh_games", ()
-    if tournament:
-        sql, params = sql + " WHERE tournament = ?", (tournament,)
-    with db.transaction() as cur:
-        rows = cur.execute(sql, params).tuples()
-    return sorted({item["name"] for (players,) in rows for item in json.loads(players)})
-
-
-def games_of_player(db: Database, name: str, tournament: str | None = None) -> list[str]:
-    """The `players` values a challenge row records (seating) for every linked game the named
-    player sits at: the journal rows of a player's games are those holding one of them."""
-    wanted = " ".join(str(name).split()).casefold()
-    sql, params = "SELECT DISTINCT players FROM tsh_games", ()
-    if tournament:
-        sql, params = sql + " WHERE tournament = ?", (tournament,)
-    with db.transaction() as cur:
-        rows = cur.execute(sql, params).tuples()
-    found = set()
-    for (players,) in rows:
-        names = [item["name"] for item in json.loads(players)]
-        if any(n.casefold() == wanted for n in names):
-            found.add(recorded_players(names))
-    return sorted(found)
-
-
-def recorded_players(names: Sequence[str]) -> str:
-    """A game's players as a challenge row records them: a JSON list, the first player first."""
-    return json.dumps(list(names))
-
-
-@lru_cache(maxsize=4096)
-def players_of(game: Game) -> str:
-    """recorded_players of a game, made once per process and game."""
-    return recorded_players([seat.name for seat in game.seats])
 
 
 def claim(db: Database, found: Link, stamp: str | None) -> str | None:
@@ -378,7 +298,7 @@ def _replace_games(cur, slug: str, rows: list[tuple]) -> None:
     cur.execute("DELETE FROM tsh_games WHERE tournament = ?", (slug,))
     if rows:
         cur.executemany(
-            f"INSERT INTO tsh_games (tournament, {_GAME_FIELDS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            f"INSERT INTO tsh_games (tournament, {games.FIELDS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
             [(slug, *row) for row in rows],
         )
 
@@ -386,26 +306,6 @@ def _replace_games(cur, slug: str, rows: list[tuple]) -> None:
 def _content_hash(event_name: str, rows: list[tuple]) -> str:
     text = json.dumps([event_name, [list(row) for row in rows]], sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()
-
-
-def _game(row: dict[str, Any]) -> Game:
-    return Game(
-        row["division"],
-        int(row["round_no"]),
-        row["board"],
-        row["table_no"],
-        _seats(row["players"]),
-        bool(row["scored"]),
-    )
-
-
-@lru_cache(maxsize=4096)
-def _seats(players: str) -> tuple[Seat, ...]:
-    """A stored game's seats, read once per process: a challenge pays a dict look-up."""
-    return tuple(
-        Seat(item["id"], item["name"], bool(item["first"]), item.get("xtid"))
-        for item in json.loads(players)
-    )
 
 
 def _link(row: dict[str, Any]) -> Link:

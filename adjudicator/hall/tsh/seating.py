@@ -2,7 +2,7 @@
 division, both players, and the challenger as TSH names them.
 
 The game is the one at the challenge's table (the kiosk's, unless the challenge names one) in
-the round it names, else in the table's current round (links.current_game). The challenger
+the round it names, else in the table's current round (games.current_game). The challenger
 may be given by TSH number or by name; one not seated at that game is refused, naming who is.
 With no linked game there (no table known, a table TSH does not use, an unlinked tournament),
 the challenge is recorded as typed: a kiosk with no game this round still judges.
@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 from adjudicator.errors import AdjudicatorError
-from adjudicator.hall.tsh import links
+from adjudicator.hall.tsh import games
 from adjudicator.hall.tsh.event import Game, Seat
 from adjudicator.record.db import Database
 from adjudicator.wording import N_, Phrase
@@ -42,16 +42,16 @@ def seat_challenge(db: Database, slug: str, details: dict[str, Any]) -> dict[str
         return details
     round_given = details.get("round")
     game = (
-        links.game_at(db, slug, round_given, table)
+        games.game_at(db, slug, round_given, table)
         if round_given
-        else links.current_game(db, slug, table)
+        else games.current_game(db, slug, table)
     )
     if game is None:
         return details
     seated = dict(details)
     seated["round"], seated["table"] = str(game.round), game.table
     seated["division"] = game.division
-    seated["players"] = links.players_of(game)
+    seated["players"] = games.players_of(game)
     if details.get("challenger"):
         seated["challenger"] = seat_of(game, details["challenger"]).name
     return seated
