@@ -77,13 +77,19 @@ def _inside(folder: Path, file_name: str) -> Path:
     return path
 
 
-def _read_bytes(path: Path) -> bytes:
+def read_file(path: Path, missing: str = "", limit: int = MAX_FILE_BYTES) -> bytes:
+    """A TSH file's bytes, or TshError: missing (`missing` says why it was expected), too large
+    to be TSH's (more than `limit` bytes), or unreadable."""
     try:
         size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
+        if size > limit:
             raise TshError(f"{path.name} is {size} bytes: too large to be TSH's.")
         return path.read_bytes()
     except FileNotFoundError:
-        raise TshError(f"{path} is missing: config.tsh names it as a division's file.") from None
+        raise TshError(f"{path} is missing{missing}.") from None
     except OSError as exc:
         raise TshError(f"Cannot read {path}: {exc.strerror or exc}.") from None
+
+
+def _read_bytes(path: Path) -> bytes:
+    return read_file(path, ": config.tsh names it as a division's file")

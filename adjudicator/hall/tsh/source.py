@@ -70,7 +70,10 @@ def read(source: Source, stamp: str | None = None) -> Reading:
     before = file_stamp(source)  # taken first: a write during the read makes a new stamp
     if source.kind == "folder":
         return Reading(event_folder.read(source.path), before)
-    return Reading(tourney_js.read(_read(source.path), source.path.name), before)
+    return Reading(
+        tourney_js.read(event_folder.read_file(source.path, limit=MAX_BYTES), source.path.name),
+        before,
+    )
 
 
 def file_stamp(source: Source) -> str | None:
@@ -87,18 +90,6 @@ def file_stamp(source: Source) -> str | None:
         return "|".join(parts)
     except (OSError, TshError) as exc:
         return f"unreadable:{exc}"
-
-
-def _read(path: Path) -> bytes:
-    try:
-        size = path.stat().st_size
-        if size > MAX_BYTES:
-            raise TshError(f"{path.name} is {size} bytes: too large to be TSH's tourney.js.")
-        return path.read_bytes()
-    except FileNotFoundError:
-        raise TshError(f"{path} is missing.") from None
-    except OSError as exc:
-        raise TshError(f"Cannot read {path}: {exc.strerror or exc}.") from None
 
 
 class _HttpOnlyRedirects(urllib.request.HTTPRedirectHandler):
