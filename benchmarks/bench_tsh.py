@@ -67,7 +67,7 @@ def test_link_3_divisions_90_players_27_rounds(benchmark, hall, event, kind):
         else sum(p.stat().st_size for p in folder.glob("*.t"))
     )
     benchmark.extra_info["games"] = summary.games
-    assert benchmark.stats.stats.max < 1.0, "linking must take under 1 s"
+    benchmark.extra_info["target_seconds"] = 1.0  # compare the max (RESULTS.md, issue 29)
 
 
 def test_a_challenge_linked_against_unlinked_side_by_side(benchmark, event, tmp_path_factory):
