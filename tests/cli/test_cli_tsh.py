@@ -63,6 +63,27 @@ def test_show_lists_the_games_first_player_first(run, linked_home):
     assert len(everything) == 24
 
 
+def test_a_cross_tables_suffix_is_the_players_id_not_their_name(run, linked_home, tmp_path):
+    made = tsh_files.make_event(
+        {"A": 4},
+        1,
+        0,
+        names={"A": ["Tunnicliffe, Matthew:XT017175", "Lee, Ann", "Park, Ben", "Xu, Wei"]},
+    )
+    run("tsh", "link", "open", str(tsh_files.write_tourney_js(tmp_path / "t.js", made)))
+    players = [
+        p for g in json.loads(run("tsh", "show", "open", "--json").stdout) for p in g["players"]
+    ]
+    matthew = next(p for p in players if p["id"] == 1)
+    assert matthew == {
+        "id": 1,
+        "name": "Tunnicliffe, Matthew",
+        "first": matthew["first"],
+        "xtid": "XT017175",
+    }
+    assert "XT" not in run("tsh", "show", "open").stdout
+
+
 @pytest.mark.parametrize(
     "args, says",
     [

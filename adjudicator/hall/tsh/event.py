@@ -78,7 +78,11 @@ class Seat:
     xtid: str | None = None
 
     def to_api(self) -> dict[str, Any]:
-        return {"id": self.number, "name": self.name, "first": self.first}
+        """`id` (TSH's number), `name`, `first`; and `xtid`, the cross-tables id, when known."""
+        found: dict[str, Any] = {"id": self.number, "name": self.name, "first": self.first}
+        if self.xtid:
+            found["xtid"] = self.xtid
+        return found
 
 
 @dataclass(frozen=True)
