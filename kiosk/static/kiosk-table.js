@@ -2,7 +2,8 @@
  * players, the first player first; the challenger is chosen with one tap, and the challenge
  * then names that player (by TSH number) and the round shown. With no game at the table this
  * round, the page says so and the game is typed as before (kiosk-game.js). Asked again every
- * few seconds and after each verdict, so a new round reaches the kiosk by itself.
+ * 5 s and after each verdict, so a new round reaches the kiosk by itself (every 30 s where the
+ * kiosk has no table or its tournament is not linked).
  */
 (function (K) {
   "use strict";
@@ -10,20 +11,29 @@
   var $ = K.$;
   var S = K.state;
   var POLL_MS = 5000;
+  var IDLE_POLL_MS = 30000;   // no table of its own, or a tournament not linked: asked less
   var shownKey = "";
+  var pollTimer = null;
+  var linked = true;
 
   function refreshTable() {
+    clearTimeout(pollTimer);
     return K.fetchWithTimeout("/api/v1/table", { headers: { Accept: "application/json" } })
       .then(function (response) {
         return response.json().then(function (body) {
+          linked = true;
           if (response.ok && body && Array.isArray(body.players)) {
             showGame(body);
           } else if (response.status === 404) {
+            linked = Boolean(body && body.linked);
             showNoGame(body || {});
           }
         });
       })
-      .catch(function () { /* the status poll says when the server is out of reach */ });
+      .catch(function () { /* the status poll says when the server is out of reach */ })
+      .finally(function () {
+        pollTimer = setTimeout(refreshTable, linked ? POLL_MS : IDLE_POLL_MS);
+      });
   }
 
   function showGame(game) {
@@ -96,7 +106,6 @@
   function wireTable() {
     $("table-game").addEventListener("click", choose);
     refreshTable();
-    setInterval(refreshTable, POLL_MS);
   }
 
   K.refreshTable = refreshTable;
