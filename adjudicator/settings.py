@@ -84,7 +84,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "lexicon_recheck_seconds",
         "60",
-        "How often a serving process re-hashes the compiled lexicons it has open.",
+        "How often a serving process re-hashes the compiled lexicons it has open and reads "
+        "their manifests again (checking each against its pin).",
     ),
     Setting("upload_limit_mb", "20", "Largest word list the director's page accepts, in MB."),
     Setting(
@@ -134,6 +135,12 @@ SETTINGS: tuple[Setting, ...] = (
         "(three times as many for any names).",
     ),
     Setting("login_lockout_minutes", "15", "How long a lock-out lasts, in minutes."),
+    Setting(
+        "name_check_seconds",
+        "5",
+        "How often `adjudicator hall` asks the network who answers for NAME.local, in seconds: "
+        "another device answering is reported in the log, /healthz and the overview.",
+    ),
     Setting(
         "trusted_proxies",
         "0",
