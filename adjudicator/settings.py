@@ -105,6 +105,18 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting("burst_minutes", "5", "The window, in minutes, for flagging bursts from one kiosk."),
     Setting(
+        "tsh_poll_seconds",
+        "2",
+        "How often each server process looks at the TSH files its tournaments are linked to "
+        "(`tsh link`): a changed file is read again, by one process.",
+    ),
+    Setting(
+        "tsh_url_seconds",
+        "30",
+        "How often a linked TSH URL is asked for its tourney.js (by one process, with its ETag "
+        "and Last-Modified), and a failed read of a file or URL tried again.",
+    ),
+    Setting(
         "separate_lookup_seconds",
         "60",
         "Under the naspa rulebook, two challenges from one kiosk for the same tournament, "

@@ -16,6 +16,7 @@ from adjudicator import settings
 from adjudicator.errors import AdjudicatorError, LexiconError
 from adjudicator.hall import kiosks, tournament_pins, tournaments
 from adjudicator.hall.ratelimit import RateLimit, RateLimited, parse_rate_limit
+from adjudicator.hall.tsh import seating
 from adjudicator.judging import game, lookups, reissues
 from adjudicator.judging.rulebooks import get_rulebook
 from adjudicator.judging.rules import consequence, get_rule
@@ -199,6 +200,7 @@ class Hall:
         final_play = check_final_play(final_play)
         self.signing_key()  # a verdict that could not be signed is not recorded either
         tournament = tournaments.get(self.db, tournament_slug)
+        clean = seating.seat_challenge(self.db, tournament.slug, clean)  # TSH's game, if linked
         lexicon = self.lexicon_for(tournament)
         normalised = normalize_challenge(words, lexicon.alphabet)  # read in the lexicon's tiles
         rule = get_rule(tournament.rule)
@@ -232,7 +234,13 @@ class Hall:
                 final_play_free=book.final_play_free,
             )
             flag = lookups.separate_lookup(
-                cur, station, clean.get("table"), clean.get("round"), window, tournament.slug
+                cur,
+                station,
+                clean.get("table"),
+                clean.get("round"),
+                window,
+                tournament.slug,
+                challenger=clean.get("challenger") if clean.get("players") else None,
             )
             return {"consequence": result.text, "penalty": result.penalty_json(), **(flag or {})}
 

@@ -3,7 +3,8 @@
 Each tournament with its lexicon (fingerprint, and whether kiosks can judge with it now), its
 rule and its kiosks (online or offline, last seen); every compiled lexicon's integrity; the
 second opinions waiting for a ruling; the journal's newest row; each tournament's challenges
-today. It reads the tournaments and kiosks tables, the lexicon manifests, the tallies kept
+today; each tournament's TSH link (and what failed, since when, if its last read failed). It
+reads the tournaments and kiosks tables, the lexicon manifests, the TSH links, the tallies kept
 beside the journal (tallies.py) and one journal row by its key, so it costs the same however
 long the journal grows.
 
@@ -28,6 +29,7 @@ from adjudicator.hall import (
     tournaments,
 )
 from adjudicator.hall.hall import Hall, LexiconUnavailable
+from adjudicator.hall.tsh import links
 from adjudicator.judging import director_flags, second_opinion
 from adjudicator.judging.rules import get_rule
 from adjudicator.wording import Phrase
@@ -60,6 +62,7 @@ class TournamentStatus:
     edition_warning: str | None = None  # the lexicon was not in force on the event's date
     lexicon_problem_phrase: Phrase | None = None  # the same, for a page to translate
     off_rulebook: tuple[str, ...] = ()  # what its rulebook does not allow (the reason: tournament)
+    tsh: links.Link | None = None  # its TSH link, and how the last read of it went
 
     @property
     def kiosks_online(self) -> int:
@@ -116,8 +119,10 @@ def build(hall: Hall, now: datetime | None = None) -> HallStatus:
         if kiosk.active and kiosk.tournament in by_tournament:
             by_tournament[kiosk.tournament].append(kiosk_status(kiosk, now))
     today = overview.challenges_today(hall.db, now)
+    linked = {found.tournament: found for found in links.all_links(hall.db)}
     shown = tuple(
-        _tournament_status(hall, t, by_tournament[t.slug], today.get(t.slug, 0)) for t in every
+        _tournament_status(hall, t, by_tournament[t.slug], today.get(t.slug, 0), linked.get(t.slug))
+        for t in every
     )
     lexicons = tuple(_lexicon_status(hall, m, every) for m in hall.store.manifests())
     said = [
@@ -156,7 +161,11 @@ def kiosk_status(kiosk: kiosks.Kiosk, now: datetime) -> KioskStatus:
 
 
 def _tournament_status(
-    hall: Hall, tournament, kiosk_list: list[KioskStatus], challenges_today: int
+    hall: Hall,
+    tournament,
+    kiosk_list: list[KioskStatus],
+    challenges_today: int,
+    tsh: links.Link | None = None,
 ) -> TournamentStatus:
     phrase = None
     try:
@@ -181,6 +190,7 @@ def _tournament_status(
         edition_warning=tournaments.edition_warning(tournament),
         lexicon_problem_phrase=phrase,
         off_rulebook=tuple(map(str, tournaments.rulebook_problems(hall.store, tournament))),
+        tsh=tsh,
     )
 
 

@@ -280,6 +280,45 @@ MIGRATIONS: tuple[tuple[int, str, tuple[Step, ...]], ...] = (
         ("ALTER TABLE tournaments ADD COLUMN off_rulebook TEXT",),
     ),
     (
+        12,
+        "the tournament's own pairings (issue 29): TSH links, their games, a challenge's game",
+        (
+            # A tournament's link to its TSH event: where it is read from, which divisions,
+            # and how the last read went (the director's overview says what failed, since when).
+            """CREATE TABLE tsh_links (
+            tournament TEXT PRIMARY KEY,
+            source TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            divisions TEXT NOT NULL,
+            event_name TEXT NOT NULL,
+            linked_at TEXT NOT NULL,
+            read_at TEXT NOT NULL,
+            checked_at TEXT NOT NULL,
+            stamp TEXT,
+            content_hash TEXT NOT NULL,
+            failure TEXT,
+            failed_since TEXT)""",
+            # The linked games, replaced whole at each good read: a kiosk's game is one seek.
+            """CREATE TABLE tsh_games (
+            tournament TEXT NOT NULL,
+            division TEXT NOT NULL,
+            round_no INTEGER NOT NULL,
+            table_no TEXT,
+            board INTEGER,
+            players TEXT NOT NULL,
+            scored INTEGER NOT NULL)""",
+            "CREATE INDEX tsh_games_by_table ON tsh_games (tournament, table_no, round_no)",
+            # A challenge's game as TSH has it: the division and both players (a JSON list,
+            # the first player first). Older rows keep NULL (and their hashes).
+            "ALTER TABLE adjudications ADD COLUMN division TEXT",
+            "ALTER TABLE adjudications ADD COLUMN players TEXT",
+            # The director's journal filtered by player: the games a player sat at, one seek
+            # each; a row of no linked game needs no entry.
+            "CREATE INDEX adjudications_by_players ON adjudications (players, id) "
+            "WHERE players IS NOT NULL",
+        ),
+    ),
+    (
         15,
         "each tournament's lexicon pin: every field that decides a verdict (issue 27)",
         (

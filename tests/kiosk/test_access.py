@@ -38,6 +38,7 @@ ACCESS: dict[tuple[str, str], frozenset[str]] = {
     ("POST", "/api/v1/kiosk/receipt-qr"): KIOSKS,
     ("POST", "/api/v1/adjudications"): KIOSKS,
     ("POST", "/api/v1/spell"): KIOSKS,
+    ("GET", "/api/v1/table"): KIOSKS,  # the kiosk's game as TSH pairs it (404: none)
     # other methods on the adjudications endpoint: 405 for everyone
     **{(m, "/api/v1/adjudications"): EVERYONE for m in ("GET", "PUT", "PATCH", "DELETE")},
     **{
