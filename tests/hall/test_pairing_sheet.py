@@ -193,3 +193,28 @@ def test_the_links_speak_the_tournaments_language(hall):
     assert [table.link for table in sheet] == [
         f"{BASE}/pair?lang=pl#{table.pairing_code}" for table in sheet
     ]
+
+
+def test_codes_kept_the_old_way_end_at_the_upgrade(hall):
+    """Migration 13: a code kept as its plain SHA-256 (before keyed hashes), such as an old
+    sheet's that lasted until used, no longer pairs, and its digest is gone from the row."""
+    import hashlib
+
+    from adjudicator.record import migrations
+
+    (table,) = pairing_sheet.enrol_tables(hall.db, "spring", [1], BASE)
+    old = hashlib.sha256(table.pairing_code.encode()).hexdigest()
+    with hall.db.transaction(chain_lock=True) as cur:
+        cur.execute(
+            "UPDATE kiosks SET pairing_hash = ?, pairing_expires_at = ? WHERE name = ?",
+            (old, "9999-12-31T23:59:59.999999+00:00", table.kiosk),
+        )
+        cur.execute("DELETE FROM schema_migrations WHERE version = 13")
+    assert migrations.upgrade(hall.db) == [13]
+    row = hall.db.query_one(
+        "SELECT pairing_hash, pairing_expires_at FROM kiosks WHERE name = ?", (table.kiosk,)
+    )
+    assert row == {"pairing_hash": None, "pairing_expires_at": None}
+    assert kiosks.redeem_pairing(hall.db, table.pairing_code) is None
+    (again,) = pairing_sheet.enrol_tables(hall.db, "spring", [1], BASE)  # printed anew: pairs
+    assert kiosks.redeem_pairing(hall.db, again.pairing_code) is not None
