@@ -129,3 +129,67 @@ def test_nine_tables_print_on_three_pages_each_with_the_fingerprint(browser, ser
         assert page.locator(".fingerprint", has_text=fingerprint).count() == 3
     finally:
         page.context.close()
+
+
+def open_card(browser, server, link: str):
+    """A tablet scans a card's QR code and presses Pair: the page it is left on, and the
+    status of the answer to its press."""
+    from support.browser import open_page
+
+    tablet = open_page(browser, {"width": 768, "height": 1024})
+    tablet.goto(link.replace("https://club.local:8443", server.url))
+    with tablet.expect_response(
+        lambda r: r.url.endswith("/pair") and r.request.method == "POST"
+    ) as answer:
+        tablet.click("#pair-button")
+    return tablet, answer.value.status
+
+
+def test_an_expired_card_is_refused_saying_to_ask_the_director_for_a_new_card(
+    browser, server, home, monkeypatch
+):
+    from datetime import UTC, datetime, timedelta
+
+    from adjudicator.hall import pairing_sheet
+    from adjudicator.hall.hall import Hall
+
+    monkeypatch.setenv("ADJUDICATOR_HOME", str(home.path))  # the server's journal and key
+    printed = datetime.now(UTC) - timedelta(hours=3)  # a frozen clock: printed 3 hours ago
+    (card,) = pairing_sheet.enrol_tables(
+        Hall().db, "hall", [31], "https://club.local:8443", hours=2, now=printed
+    )
+    tablet, status = open_card(browser, server, card.link)
+    try:
+        assert status == 400
+        said = tablet.inner_text("#pair .error")
+        ends = (printed + timedelta(hours=2)).astimezone().strftime("%Y-%m-%d %H:%M")
+        assert said == (
+            f"This card's code expired at {ends} (the hall's clock). "
+            "Ask the director for a new card."
+        )
+        assert not tablet.locator("#word-input").count()  # not paired
+    finally:
+        tablet.context.close()
+
+
+def test_a_moved_or_revoked_kiosks_card_no_longer_pairs(browser, server, home, monkeypatch):
+    from adjudicator.hall import pairing_sheet
+    from adjudicator.hall.hall import Hall
+
+    from support.servers import cli
+
+    monkeypatch.setenv("ADJUDICATOR_HOME", str(home.path))
+    cli(home.path, "tournament", "create", "annex", "--lexicon", "TINY", "--rule", "double")
+    moved, revoked = pairing_sheet.enrol_tables(
+        Hall().db, "hall", [41, 42], "https://club.local:8443"
+    )
+    cli(home.path, "kiosk", "move", moved.kiosk, "--tournament", "annex")
+    cli(home.path, "kiosk", "revoke", revoked.kiosk)
+    for card in (moved, revoked):
+        tablet, status = open_card(browser, server, card.link)
+        try:
+            assert status == 400
+            assert "Ask the director for a new one." in tablet.inner_text("#pair .error")
+            assert not tablet.locator("#word-input").count()
+        finally:
+            tablet.context.close()
