@@ -42,7 +42,9 @@ def open_owner_only(path: Path | str, flags: int) -> int:
 def create_owner_only(path: Path | str) -> None:
     """Make `path` an empty file of mode 600 if it is not there (SQLite then opens it as a new
     database, and gives its -wal and -shm the same mode); never raises: whoever opens the file
-    next says what is wrong."""
+    next says what is wrong. Only for a file no connection of this process has open: closing
+    any descriptor of a file drops every POSIX lock the process holds on it, SQLite's too (for
+    an open journal, `make_owner_only` works by path)."""
     try:
         os.close(open_owner_only(path, os.O_RDONLY))
     except OSError:
@@ -51,7 +53,8 @@ def create_owner_only(path: Path | str) -> None:
 
 def make_owner_only(path: Path | str) -> None:
     """Take other users' permissions off an existing file of ours (a journal made before files
-    were kept owner-only); quietly nothing when it is missing, not ours, or cannot change."""
+    were kept owner-only), by its path (no descriptor opened: safe on a database in use);
+    quietly nothing when it is missing, not ours, or cannot change."""
     try:
         info = os.stat(path)
         if info.st_mode & _OTHERS and info.st_uid == os.geteuid():

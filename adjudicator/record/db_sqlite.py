@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from adjudicator.durable import create_owner_only, make_owner_only, open_owner_only
+from adjudicator.durable import make_owner_only, open_owner_only
 from adjudicator.record import journal_health
 from adjudicator.record.db import Cursor, Database, DatabaseUnavailable
 
@@ -51,14 +51,13 @@ class SqliteDatabase(Database):
             try:
                 if self.create_folder:
                     self.path.parent.mkdir(parents=True, exist_ok=True)
-                if first:  # the files are their owner's alone (SQLite copies the mode)
-                    create_owner_only(self.path)
-                    for _suffix, path in self._files:
-                        make_owner_only(path)
                 target = self.path if first else f"file:{quote(str(self.path))}?mode=rw"
                 connection = sqlite3.connect(
                     target, timeout=10, isolation_level=None, check_same_thread=False, uri=not first
                 )
+                if first:  # owner-only before the -wal and -shm, which SQLite gives its mode
+                    for _suffix, path in self._files:
+                        make_owner_only(path)  # by path: never a descriptor SQLite's locks need
                 if self.path.exists() and not os.access(self.path, os.W_OK):
                     # SQLite would open it read-only without a word, and while that connection
                     # lives every other one this process opens on the file is read-only too:
