@@ -20,11 +20,17 @@ def kiosk() -> None:
 @kiosk.command("add")
 @click.argument("name")
 @click.option("--tournament", "-t", required=True, help="Tournament slug the kiosk judges for.")
-def add(name: str, tournament: str):
+@click.option(
+    "--table",
+    default=None,
+    help="The table it sits at: every challenge made there that names no table is that table's.",
+)
+def add(name: str, tournament: str, table: str | None):
     """Enrol kiosk NAME; prints a one-time pairing link, and its token on the last line."""
     hall = open_hall()
-    enrolment = kiosks.add(hall.db, name, tournament)
-    click.echo(f"Kiosk {name!r} enrolled for {tournament}.")
+    enrolment = kiosks.add(hall.db, name, tournament, table=table)
+    seat = f" at table {enrolment.kiosk.table}" if enrolment.kiosk.table else ""
+    click.echo(f"Kiosk {name!r} enrolled for {tournament}{seat}.")
     click.echo(pairing_text(enrolment, hall=hall))
     click.echo("API token (shown once; send it as 'Authorization: Bearer <token>'):")
     click.echo(enrolment.token)
@@ -47,6 +53,7 @@ def list_(as_json: bool):
         {
             "name": k.name,
             "tournament": k.tournament,
+            "table": k.table_no,
             "active": k.active,
             "revoked_at": k.revoked_at,
             "last_seen_at": k.last_seen_at,
@@ -59,8 +66,9 @@ def list_(as_json: bool):
         return
     for row in rows:
         state = "revoked" if not row["active"] else ("paired" if row["paired"] else "not paired")
+        table = f"table {row['table']}" if row["table"] else "no table"
         click.echo(
-            f"{row['name']:<20} {row['tournament']:<24} {state:<10} "
+            f"{row['name']:<20} {row['tournament']:<24} {table:<10} {state:<10} "
             f"last seen {row['last_seen_at'] or '-'}"
         )
 
@@ -86,6 +94,16 @@ def move(name: str, tournament: str):
         f"Kiosk {name!r} now judges for {tournament}. Its pairing code and paired screens no "
         f"longer work: pair it again (`adjudicator kiosk pair {name!r}`, or print a sheet)."
     )
+
+
+@kiosk.command("table")
+@click.argument("name")
+@click.argument("table")
+def table_(name: str, table: str):
+    """Seat kiosk NAME at table TABLE (a number; `none` for a kiosk of several tables)."""
+    moved = kiosks.set_table(open_hall().db, name, None if table.lower() == "none" else table)
+    where = f"at table {moved.table}" if moved.table else "at no table of its own"
+    click.echo(f"Kiosk {name!r} now sits {where}.")
 
 
 @kiosk.command("sheet")

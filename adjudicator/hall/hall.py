@@ -160,7 +160,10 @@ class Hall:
         replaces: int | None = None,
         **details: str | None,
     ) -> journal.Entry:
-        """Judge a challenge from `kiosk` and return it once it is in the journal."""
+        """Judge a challenge from `kiosk` and return it once it is in the journal; a challenge
+        that names no table is made at the kiosk's own table, if it has one."""
+        if kiosk.table is not None and details.get("table") in (None, ""):
+            details["table"] = kiosk.table
         return self.record_challenge(
             kiosk.tournament,
             kiosk.name,

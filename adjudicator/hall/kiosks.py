@@ -29,7 +29,8 @@ _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 ._-]{0,39}")
 # Pairing codes are typed on tablets: no 0/O or 1/I/L to misread.
 _CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 10
-_FIELDS = "name, tournament, created_at, revoked_at, last_seen_at, session_nonce"
+MAX_TABLE = 999
+_FIELDS = "name, tournament, created_at, revoked_at, last_seen_at, session_nonce, table_no"
 
 
 class KioskError(AdjudicatorError):
@@ -55,10 +56,16 @@ class Kiosk:
     revoked_at: str | None = None
     last_seen_at: str | None = None
     session_nonce: str | None = None
+    table_no: int | None = None  # the table it sits at: every challenge there that names none
 
     @property
     def active(self) -> bool:
         return self.revoked_at is None
+
+    @property
+    def table(self) -> str | None:
+        """The kiosk's table as a challenge records it (text, like a typed table), or None."""
+        return None if self.table_no is None else str(self.table_no)
 
 
 @dataclass(frozen=True)
@@ -88,15 +95,32 @@ def pairing_link(base_url: str, code: str, language: str = "en") -> str:
     return f"{base_url.rstrip('/')}/pair{asked}#{code}"
 
 
+def check_table(table: int | str | None) -> int | None:
+    """A kiosk's table: a whole number from 1 to MAX_TABLE, or None for a kiosk of no table."""
+    if table is None or (isinstance(table, str) and not table.strip()):
+        return None
+    text = str(table).strip()
+    number = int(text) if text.isascii() and text.isdigit() else 0
+    if isinstance(table, bool) or not 1 <= number <= MAX_TABLE:
+        raise KioskError(
+            f"Invalid table {text[:20]!r}: give the table's number, 1 to {MAX_TABLE} "
+            "(or none, for a kiosk that serves several tables)."
+        )
+    return number
+
+
 def add(
     db: Database,
     name: str,
     tournament: str,
     hours: int = PAIRING_HOURS,
     now: datetime | None = None,
+    table: int | None = None,
 ) -> Enrolment:
     """Enrol a kiosk for a tournament: a new token and a one-time pairing code that expires
-    `hours` after `now` (a printed sheet's codes last longer than one made by hand)."""
+    `hours` after `now` (a printed sheet's codes last longer than one made by hand); `table`
+    is the table it sits at, given to every challenge made there that names none."""
+    table = check_table(table)
     check_name(
         name,
         "kiosk name",
@@ -113,8 +137,8 @@ def add(
             raise KioskError(f"Kiosk {name!r} already exists: pair it again with `kiosk pair`.")
         cur.execute(
             "INSERT INTO kiosks (name, tournament, token_hash, pairing_hash, pairing_expires_at, "
-            "created_at) VALUES (?, ?, ?, ?, ?, ?)",
-            (name, tournament, digest(token), code_hash(code), expires, _now()),
+            "created_at, table_no) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (name, tournament, digest(token), code_hash(code), expires, _now(), table),
         )
     return Enrolment(get(db, name), token, code, expires)
 
@@ -232,6 +256,15 @@ def move(db: Database, name: str, tournament: str) -> Kiosk:
             "session_nonce = NULL WHERE name = ?",
             (tournament, name),
         )
+    return get(db, name)
+
+
+def set_table(db: Database, name: str, table: int | str | None) -> Kiosk:
+    """Seat a kiosk at another table (None: no table of its own)."""
+    table = check_table(table)
+    get(db, name)
+    with db.transaction() as cur:
+        cur.execute("UPDATE kiosks SET table_no = ? WHERE name = ?", (table, name))
     return get(db, name)
 
 

@@ -18,7 +18,7 @@ from adjudicator.errors import AdjudicatorError
 from adjudicator.hall import kiosks, tournaments
 from adjudicator.record.db import Database
 
-MAX_TABLE = 999
+MAX_TABLE = kiosks.MAX_TABLE
 MAX_TABLES = 200
 DEFAULT_HOURS = 72  # printed on Friday, still good on Sunday
 MAX_HOURS = 24 * 30  # a month: longer, and a card is as good as a code that never expires
@@ -88,7 +88,8 @@ def enrol_tables(
     hours: int = DEFAULT_HOURS,
     now: datetime | None = None,
 ) -> list[SheetTable]:
-    """A kiosk per table, each with a fresh code that expires `hours` after `now`."""
+    """A kiosk per table, seated at it, each with a fresh code that expires `hours` after
+    `now`."""
     hours = valid_hours(hours)
     now = now or datetime.now(UTC)  # one time for the whole sheet
     tournaments.get(db, tournament)
@@ -113,8 +114,10 @@ def enrol_tables(
         name = kiosk_name(tournament, number)
         if name in existing:
             enrolment = kiosks.new_pairing(db, name, hours, now)
+            if existing[name].table_no != number:  # enrolled before kiosks had tables
+                kiosks.set_table(db, name, number)
         else:
-            enrolment = kiosks.add(db, name, tournament, hours, now)
+            enrolment = kiosks.add(db, name, tournament, hours, now, table=number)
         code = enrolment.pairing_code
         sheet.append(
             SheetTable(

@@ -8,6 +8,7 @@ already applied: versions are reserved by parallel work and may land out of orde
 
 from __future__ import annotations
 
+import re
 import secrets
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -24,6 +25,16 @@ def _new_journal_id(cur) -> None:
         "INSERT INTO journal_identity (journal_id, created_at) VALUES (?, ?)",
         (secrets.token_hex(16), datetime.now(UTC).isoformat(timespec="seconds")),
     )
+
+
+def _sheet_kiosks_tables(cur) -> None:
+    """Kiosks a pairing sheet enrolled ("SLUG table N") sit at table N: give them it."""
+    for row in cur.execute("SELECT name, tournament FROM kiosks").all():
+        match = re.fullmatch(re.escape(row["tournament"][:28]) + r" table (\d{1,3})", row["name"])
+        if match and int(match.group(1)) >= 1:
+            cur.execute(
+                "UPDATE kiosks SET table_no = ? WHERE name = ?", (int(match.group(1)), row["name"])
+            )
 
 
 MIGRATIONS: tuple[tuple[int, str, tuple[Step, ...]], ...] = (
@@ -256,6 +267,11 @@ MIGRATIONS: tuple[tuple[int, str, tuple[Step, ...]], ...] = (
         9,
         "each tournament's language, which its kiosks speak (issue 23)",
         ("ALTER TABLE tournaments ADD COLUMN language TEXT NOT NULL DEFAULT 'en'",),
+    ),
+    (
+        10,
+        "a kiosk's table, given to every challenge made there that names none (issue 28)",
+        ("ALTER TABLE kiosks ADD COLUMN table_no INTEGER", _sheet_kiosks_tables),
     ),
     (
         13,

@@ -31,7 +31,10 @@ def kiosk_add():
     hall = get_hall()
     try:
         enrolment = kiosks.add(
-            hall.db, request.form.get("name", "").strip(), request.form.get("tournament", "")
+            hall.db,
+            request.form.get("name", "").strip(),
+            request.form.get("tournament", ""),
+            table=request.form.get("table", ""),
         )
     except AdjudicatorError as exc:
         flash(str(exc), "error")

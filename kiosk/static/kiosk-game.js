@@ -36,12 +36,14 @@
   function clearFinalPlay() { $("final-play").checked = false; }
 
   /* Round and table are remembered between challenges on this screen (a tablet stays at one
-   * table for a round); the challenger is asked each time. */
+   * table for a round); the challenger is asked each time. A kiosk seated at a table by the
+   * director keeps that table (the field is read-only). */
   function restoreGame() {
     try {
       var saved = JSON.parse(window.localStorage.getItem(GAME_KEY) || "{}");
       gameInput("round").value = saved.round || "";
-      gameInput("table").value = saved.table || "";
+      var table = gameInput("table");
+      table.value = table.dataset.kioskTable || saved.table || "";
     } catch (ignored) { /* no storage: the fields start empty */ }
   }
 
