@@ -123,6 +123,12 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting("login_lockout_minutes", "15", "How long a lock-out lasts, in minutes."),
     Setting(
+        "name_check_seconds",
+        "5",
+        "How often `adjudicator hall` asks the network who answers for NAME.local, in seconds: "
+        "another device answering is reported in the log, /healthz and the overview.",
+    ),
+    Setting(
         "trusted_proxies",
         "0",
         "Reverse proxies in front of the server whose X-Forwarded-For and X-Forwarded-Proto "

@@ -41,6 +41,7 @@ def init_app(app: Flask) -> None:
             "page_language": language,
             "languages": LANGUAGES,
             "say_rule": say_rule,
+            "say": say,
             "rule_title": rule_title,
         }
 

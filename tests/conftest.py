@@ -37,6 +37,7 @@ from support.browser import browser_missing_reason, launched_chromium, open_page
 from support.director import Staffed, build_staffed, fast_hashes  # noqa: F401 - fixtures
 from support.hall import Setup, build_setup, make_app, migrated_journal  # noqa: F401
 from support.postgres import own_postgres, postgres  # noqa: F401
+from support.running_hall import hall_name, lan_address  # noqa: F401 - fixtures
 from support.webkit import webkit_driver, webkit_missing_reason, xvfb_display
 from support.words import TINY_WORDS
 

@@ -8,7 +8,8 @@ beside the journal (tallies.py) and one journal row by its key, so it costs the 
 long the journal grows.
 
 Other figures slot in beside these: the journal's health (checkpoint, verify state, alarms:
-`JournalStatus`).
+`JournalStatus`), and the hall's identity: its CA's fingerprint (as the printed sheets show it)
+and any other device answering for its name (name_claims.py).
 """
 
 from __future__ import annotations
@@ -17,10 +18,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from adjudicator.errors import AdjudicatorError, LexiconError
-from adjudicator.hall import integrity, kiosks, overview, tournaments
+from adjudicator.hall import hall_tls, integrity, kiosks, name_claims, overview, tournaments
 from adjudicator.hall.hall import Hall
 from adjudicator.judging import director_flags, second_opinion
 from adjudicator.judging.rules import get_rule
+from adjudicator.wording import Phrase
 from adjudicator.words.lexicon import Manifest
 
 # A paired kiosk asks for its status every 5 s and is recorded as seen at most once a minute
@@ -86,6 +88,8 @@ class HallStatus:
     problems: tuple[str, ...] = field(default=())
     record: integrity.Integrity | None = None  # journal health, witness alarms, checkpoints
     other_flags: int = 0  # open look-up and changed-penalty flags (director_flags.py)
+    ca_fingerprint: str | None = None  # the hall's CA (SHA-256, AB:CD:...); None without one
+    name_warnings: tuple[Phrase, ...] = ()  # other devices answering for the hall's name
 
     @property
     def kiosks(self) -> tuple[KioskStatus, ...]:
@@ -117,7 +121,14 @@ def build(hall: Hall, now: datetime | None = None) -> HallStatus:
         journal=_journal_status(hall),
         problems=tuple(problems),
         record=integrity.overview(hall),
+        ca_fingerprint=hall_tls.read_ca_fingerprint(),
+        name_warnings=_name_warnings(),
     )
+
+
+def _name_warnings() -> tuple[Phrase, ...]:
+    claims = name_claims.current()
+    return claims.phrases() if claims is not None else ()
 
 
 def kiosk_status(kiosk: kiosks.Kiosk, now: datetime) -> KioskStatus:
