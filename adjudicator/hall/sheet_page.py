@@ -64,7 +64,7 @@ body { font-family: system-ui, sans-serif; margin: 0; color: #000; background: #
 .sheet-page + .sheet-page { break-before: page; page-break-before: always; }
 .cards { display: grid; grid-template-columns: 1fr 1fr; gap: 5mm; }
 .fingerprint { font-size: 8pt; margin: 0 0 2mm; overflow-wrap: anywhere; }
-.fingerprint code { font: bold 8pt ui-monospace, monospace; }
+.fingerprint code { font: bold 8pt ui-monospace, monospace; overflow-wrap: normal; }
 .table-card { border: 0.4mm dashed #555; padding: 4mm; height: 104mm; break-inside: avoid;
   page-break-inside: avoid; display: flex; flex-direction: column; align-items: center;
   text-align: center; overflow: hidden; }
@@ -138,7 +138,8 @@ def render(
 def _identity(fingerprint: str | None, _=_english) -> str:
     """The line every page of the sheet begins with: the hall CA's fingerprint."""
     if fingerprint:
-        said = escape(_(_FINGERPRINT)).format(fingerprint=f"<code>{escape(fingerprint)}</code>")
+        pairs = ":<wbr>".join(escape(pair) for pair in fingerprint.split(":"))  # breaks between
+        said = escape(_(_FINGERPRINT)).format(fingerprint=f"<code>{pairs}</code>")  # pairs only
     else:
         said = escape(_(_NO_FINGERPRINT)).format(command="<code>adjudicator hall</code>")
     return f'<p class="fingerprint">{said}</p>'
