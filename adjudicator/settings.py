@@ -84,7 +84,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "lexicon_recheck_seconds",
         "60",
-        "How often a serving process re-hashes the compiled lexicons it has open.",
+        "How often a serving process re-hashes the compiled lexicons it has open and reads "
+        "their manifests again (checking each against its pin).",
     ),
     Setting("upload_limit_mb", "20", "Largest word list the director's page accepts, in MB."),
     Setting(

@@ -12,6 +12,7 @@ from flask import Blueprint, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 
 from adjudicator.errors import AdjudicatorError, LexiconError
+from adjudicator.hall import tournament_pins
 from adjudicator.judging import second_opinion
 from adjudicator.judging.verdict import Verdict, closed_referral
 from adjudicator.record import journal, receipts
@@ -84,7 +85,8 @@ def _no_lookup_needed(hall, original, limit: int) -> bool:
     if original.verdict != Verdict.REFER.value or not limit:
         return False
     try:
-        lexicon = second_opinion.lexicon_of(hall.store, original)
+        pin = tournament_pins.pin_for(hall.db, original.id)
+        lexicon = second_opinion.lexicon_of(hall.store, original, pin)
     except AdjudicatorError:
         return False
     keys = lexicon.alphabet.keys_of(original.words)
@@ -117,6 +119,7 @@ def give():
             station=station,
             dictionary=dictionary,
             confirm_correction=bool(request.form.get("confirm_correction")),
+            pin=tournament_pins.pin_for(hall.db, original.id),
         )
     except AdjudicatorError as exc:
         return _case_page(original, error=str(exc), status=400)

@@ -9,6 +9,7 @@ import click
 
 from adjudicator.cli.common import CliError, cli_actor, json_option, open_hall
 from adjudicator.cli.judge_cmd import HEADLINES
+from adjudicator.hall import tournament_pins
 from adjudicator.judging import director_flags, final_ruling, lookups, second_opinion
 from adjudicator.judging.verdict import Verdict
 from adjudicator.record import receipts
@@ -138,6 +139,7 @@ def second_opinion_cmd(
         station=actor,
         dictionary=dictionary,
         confirm_correction=confirm_correction,
+        pin=tournament_pins.pin_for(hall.db, adjudication_id),
     )
     if as_json:
         click.echo(json.dumps({**opinion_json(opinion), "receipt": hall.receipt(opinion.entry)}))

@@ -7,7 +7,7 @@ import json
 import click
 
 from adjudicator.cli.common import CliError, json_option, open_hall
-from adjudicator.hall import tournaments
+from adjudicator.hall import tournament_pins, tournaments
 from adjudicator.hall.languages import LANGUAGES, UnknownLanguage, check_language
 from adjudicator.judging.rulebooks import RULEBOOKS, get_rulebook
 from adjudicator.judging.rules import UnknownRule, get_rule
@@ -173,11 +173,15 @@ def set_(
 
 def describe(t: tournaments.Tournament, hall) -> str:
     manifest = hall.store.manifest(t.lexicon)
+    changed = tournament_pins.pin_change(t, manifest)
     return "\n".join(
         (
             f"Tournament {t.slug}: {t.title}",
             f"  lexicon: {t.lexicon} ({manifest.words:,} words, "
             f"fingerprint {t.lexicon_fingerprint[:12]})",
+            f"  pin:     {(t.lexicon_pin or 'none recorded')[:12]} (words, referral rule, "
+            "alphabet, as set)",
+            *([f"  NOT IN SERVICE: {tournament_pins.in_english(changed)}"] if changed else []),
             f"  rule:    {t.rule} ({get_rule(t.rule).title})",
             f"  rulebook: {t.rulebook or 'none'} ({get_rulebook(t.rulebook).title})",
             f"  date:    {t.event_date or '-'}",

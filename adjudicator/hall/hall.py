@@ -14,7 +14,7 @@ from typing import Any
 
 from adjudicator import settings
 from adjudicator.errors import AdjudicatorError, LexiconError
-from adjudicator.hall import kiosks, tournaments
+from adjudicator.hall import kiosks, tournament_pins, tournaments
 from adjudicator.hall.ratelimit import RateLimit, RateLimited, parse_rate_limit
 from adjudicator.judging import game, lookups, reissues
 from adjudicator.judging.rulebooks import get_rulebook
@@ -47,11 +47,13 @@ MAX_DETAIL = 40
 
 class LexiconUnavailable(AdjudicatorError):
     """The tournament's lexicon cannot be used; the director must fix it before judging.
-    `phrase` is the message as a kiosk says it in its tournament's language."""
+    `phrase` is the message as a kiosk says it in its tournament's language; `detail`, when
+    given, says to the director why and what to do (the overview shows it)."""
 
-    def __init__(self, message: str, phrase: Phrase | None = None):
+    def __init__(self, message: str, phrase: Phrase | None = None, detail: Phrase | None = None):
         super().__init__(message)
         self.phrase = phrase
+        self.detail = detail
 
 
 # What a kiosk says of it (babel.cfg extracts these for the kiosk's catalogues).
@@ -89,8 +91,11 @@ class Hall:
         )
 
     def upgrade(self) -> list[int]:
-        """Apply pending schema migrations."""
-        return migrations.upgrade(self.db)
+        """Apply pending schema migrations; tournaments set before lexicon pins existed get
+        their lexicon's pin (tournament_pins.record_missing_pins)."""
+        applied = migrations.upgrade(self.db)
+        tournament_pins.record_missing_pins(self.db, self.store)
+        return applied
 
     def signing_key(self) -> receipt_key.SigningKey:
         """The hall's receipt key, loaded (or made) once per process."""
@@ -145,11 +150,13 @@ class Hall:
                 f"Lexicon unavailable for {tournament.title}: call the director.",
                 Phrase.of(_UNAVAILABLE, title=tournament.title),
             ) from None
-        if lexicon.manifest.fingerprint != tournament.lexicon_fingerprint:
+        changed = tournament_pins.pin_change(tournament, lexicon.manifest)
+        if changed is not None or lexicon.manifest.fingerprint != tournament.lexicon_fingerprint:
             raise LexiconUnavailable(
                 f"Lexicon {tournament.lexicon} has changed since the director set it for "
                 f"{tournament.title}: call the director.",
                 Phrase.of(_CHANGED, lexicon=tournament.lexicon, title=tournament.title),
+                changed,
             )
         return lexicon
 

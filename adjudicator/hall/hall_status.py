@@ -18,8 +18,16 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from adjudicator.errors import AdjudicatorError, LexiconError
-from adjudicator.hall import hall_tls, integrity, kiosks, name_claims, overview, tournaments
-from adjudicator.hall.hall import Hall
+from adjudicator.hall import (
+    hall_tls,
+    integrity,
+    kiosks,
+    name_claims,
+    overview,
+    tournament_pins,
+    tournaments,
+)
+from adjudicator.hall.hall import Hall, LexiconUnavailable
 from adjudicator.judging import director_flags, second_opinion
 from adjudicator.judging.rules import get_rule
 from adjudicator.wording import Phrase
@@ -50,6 +58,7 @@ class TournamentStatus:
     kiosks: tuple[KioskStatus, ...]
     challenges_today: int | None = None
     edition_warning: str | None = None  # the lexicon was not in force on the event's date
+    lexicon_problem_phrase: Phrase | None = None  # the same, for a page to translate
 
     @property
     def kiosks_online(self) -> int:
@@ -90,6 +99,7 @@ class HallStatus:
     other_flags: int = 0  # open look-up and changed-penalty flags (director_flags.py)
     ca_fingerprint: str | None = None  # the hall's CA (SHA-256, AB:CD:...); None without one
     name_warnings: tuple[Phrase, ...] = ()  # other devices answering for the hall's name
+    problem_phrases: tuple[Phrase, ...] = field(default=())  # `problems`, for a page to translate
 
     @property
     def kiosks(self) -> tuple[KioskStatus, ...]:
@@ -109,9 +119,12 @@ def build(hall: Hall, now: datetime | None = None) -> HallStatus:
         _tournament_status(hall, t, by_tournament[t.slug], today.get(t.slug, 0)) for t in every
     )
     lexicons = tuple(_lexicon_status(hall, m, every) for m in hall.store.manifests())
-    problems = [
-        f"{t.tournament.title}: {t.lexicon_problem}" for t in shown if t.lexicon_problem
-    ] + [f"Lexicon {x.manifest.name}: {x.problem}" for x in lexicons if x.problem]
+    said = [
+        (f"{t.tournament.title}: {t.lexicon_problem}", t.lexicon_problem_phrase)
+        for t in shown
+        if t.lexicon_problem
+    ] + [(f"Lexicon {x.manifest.name}: {x.problem}", None) for x in lexicons if x.problem]
+    problems = [english for english, _ in said]
     return HallStatus(
         checked_at=now.isoformat(timespec="seconds"),
         tournaments=shown,
@@ -120,6 +133,7 @@ def build(hall: Hall, now: datetime | None = None) -> HallStatus:
         other_flags=director_flags.open_count(hall.db),
         journal=_journal_status(hall),
         problems=tuple(problems),
+        problem_phrases=tuple(phrase or Phrase(english) for english, phrase in said),
         record=integrity.overview(hall),
         ca_fingerprint=hall_tls.read_ca_fingerprint(),
         name_warnings=_name_warnings(),
@@ -143,9 +157,13 @@ def kiosk_status(kiosk: kiosks.Kiosk, now: datetime) -> KioskStatus:
 def _tournament_status(
     hall: Hall, tournament, kiosk_list: list[KioskStatus], challenges_today: int
 ) -> TournamentStatus:
+    phrase = None
     try:
         words = hall.lexicon_for(tournament).manifest.words
         problem = None
+    except LexiconUnavailable as exc:  # the pin's detail, where there is one, says what to do
+        words, problem, phrase = None, str(exc), exc.detail
+        problem = tournament_pins.in_english(phrase) if phrase else problem
     except AdjudicatorError as exc:
         words, problem = None, str(exc)
     try:
@@ -160,6 +178,7 @@ def _tournament_status(
         kiosks=tuple(sorted(kiosk_list, key=lambda k: k.name)),
         challenges_today=challenges_today,
         edition_warning=tournaments.edition_warning(tournament),
+        lexicon_problem_phrase=phrase,
     )
 
 

@@ -1,7 +1,10 @@
 """Tournaments (or divisions): each binds one compiled lexicon edition and one challenge rule.
 
 The tournament pins the lexicon's fingerprint when it is set, so a lexicon re-imported with
-different words is refused at the kiosk ("call the director") rather than used silently. It may
+different words is refused at the kiosk ("call the director") rather than used silently; and
+its pin (words/lexicon_pin.py: the words, the referral rule and the alphabet), so a lexicon
+whose referral rule or alphabet changed is refused the same way until the director sets it
+again (tournament_pins.py). It may
 name its rulebook (rulebooks.py: which rulebook-only procedures apply) and has a date, its first
 day: a catalogue edition not in force on that date is accepted with a warning
 (`edition_warning`), since a club may choose an old list on purpose.
@@ -21,7 +24,8 @@ from adjudicator.judging.rulebooks import check_rulebook
 from adjudicator.judging.rules import get_rule
 from adjudicator.record.db import Database
 from adjudicator.textcheck import TITLE_MAX, check_name, check_text
-from adjudicator.words import catalogue
+from adjudicator.words import catalogue, lexicon_pin
+from adjudicator.words.lexicon import Manifest
 from adjudicator.words.store import LexiconStore
 
 _SLUG = re.compile(r"[a-z0-9][a-z0-9-]{0,62}")
@@ -43,6 +47,8 @@ class Tournament:
     rulebook: str | None = None  # rulebooks.RULEBOOKS, or None: no rulebook-only procedures
     event_date: str | None = None  # the event's first day, YYYY-MM-DD
     language: str = DEFAULT_LANGUAGE  # the kiosks' language (hall/languages.py)
+    lexicon_pin: str | None = None  # the lexicon's pin when set; None: not recorded yet
+    lexicon_pinned: str | None = None  # the values that pin covers (canonical JSON)
 
     def to_api(self) -> dict[str, Any]:
         return {
@@ -50,6 +56,7 @@ class Tournament:
             "title": self.title,
             "lexicon": self.lexicon,
             "lexicon_fingerprint": self.lexicon_fingerprint,
+            "lexicon_pin": self.lexicon_pin,
             "rule": self.rule,
             "language": self.language,
             "updated_at": self.updated_at,
@@ -122,7 +129,8 @@ def create(
     rulebook = _check_rulebook(rulebook)
     event_date = check_date(event_date)
     language = check_language(language)
-    fingerprint = store.open(lexicon).manifest.fingerprint
+    manifest = store.open(lexicon).manifest
+    fingerprint = manifest.fingerprint
     now = _now()
     with db.transaction() as cur:
         if cur.execute("SELECT slug FROM tournaments WHERE slug = ?", (slug,)).one():
@@ -135,6 +143,7 @@ def create(
             (slug, title or slug, lexicon, fingerprint, rule, now, now, rulebook, event_date),
         )
         cur.execute("UPDATE tournaments SET language = ? WHERE slug = ?", (language, slug))
+        record_pin(cur, slug, manifest)
     return get(db, slug)
 
 
@@ -178,18 +187,30 @@ def update(
     if rule is not None:
         get_rule(rule)
     new_lexicon = lexicon or current.lexicon
-    fingerprint = (
-        store.open(new_lexicon).manifest.fingerprint if lexicon else current.lexicon_fingerprint
-    )
+    manifest = store.open(new_lexicon).manifest if lexicon else None  # set again: pinned anew
+    fingerprint = manifest.fingerprint if manifest else current.lexicon_fingerprint
     with db.transaction() as cur:
         cur.execute(
             "UPDATE tournaments SET title = ?, lexicon = ?, lexicon_fingerprint = ?, rule = ?, "
             "updated_at = ? WHERE slug = ?",
             (title or current.title, new_lexicon, fingerprint, rule or current.rule, _now(), slug),
         )
+        if manifest is not None:
+            record_pin(cur, slug, manifest)
         if language is not None:
             cur.execute("UPDATE tournaments SET language = ? WHERE slug = ?", (language, slug))
     return get(db, slug)
+
+
+def record_pin(cur, slug: str, manifest: Manifest, only_if_missing: bool = False) -> None:
+    """Record the pin of `manifest`'s verdict fields as the tournament's, in the caller's
+    transaction (tournament_pins.py checks it); `only_if_missing`: unless one is recorded."""
+    pinned = lexicon_pin.canonical(manifest.verdict_values).decode()
+    cur.execute(
+        "UPDATE tournaments SET lexicon_pin = ?, lexicon_pinned = ? WHERE slug = ?"
+        + (" AND lexicon_pin IS NULL" if only_if_missing else ""),
+        (manifest.current_pin, pinned, slug),
+    )
 
 
 def _check_rulebook(name: str | None) -> str | None:

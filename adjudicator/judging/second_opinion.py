@@ -110,8 +110,12 @@ def original_of(db: Database, adjudication_id: int) -> journal.Entry:
     return entry
 
 
-def lexicon_of(store: LexiconStore, original: journal.Entry) -> CompiledLexicon:
-    """The compiled lexicon the original was judged with, refused if it has changed since."""
+def lexicon_of(
+    store: LexiconStore, original: journal.Entry, pin: str | None = None
+) -> CompiledLexicon:
+    """The compiled lexicon the original was judged with, refused if it has changed since: its
+    words (the row's fingerprint) or, when the caller knows it (`pin`: the one the original's
+    tournament was set with), any field that decides a verdict."""
     try:
         lexicon = store.open(original.lexicon_name)
     except LexiconError:
@@ -126,6 +130,12 @@ def lexicon_of(store: LexiconStore, original: journal.Entry) -> CompiledLexicon:
             f"been re-imported since (fingerprint {lexicon.manifest.fingerprint[:12]}): a second "
             "opinion must use the same edition. Call the director."
         )
+    if pin is not None and lexicon.manifest.current_pin != pin:
+        raise SecondOpinionRefused(
+            f"Adjudication #{original.id} was judged with {original.lexicon_name}, which has "
+            "changed since the director set it for its tournament (its referral rule or "
+            "alphabet): a second opinion must use the same rules. Call the director."
+        )
     return lexicon
 
 
@@ -139,12 +149,14 @@ def give(
     station: str,
     dictionary: str | None = None,
     confirm_correction: bool = False,
+    pin: str | None = None,
 ) -> SecondOpinion:
     """Re-adjudicate challenge `adjudication_id` from the words on the slip, and journal it.
 
     `station` is where the request comes from (a kiosk's name if made on a kiosk's screen);
     `dictionary` ('acceptable' or 'unacceptable') is the judge's dictionary check, used when
-    the lexicon refers the words (REFER) and required when the original was REFER.
+    the lexicon refers the words (REFER) and required when the original was REFER; `pin`, the
+    lexicon pin the original's tournament was set with (see `lexicon_of`).
     """
     original = original_of(db, adjudication_id)
     case = case_of(db, original)
@@ -161,7 +173,7 @@ def give(
             f"Adjudication #{original.id} was referred for a dictionary check (REFER): look the "
             "words up in the dictionary and give its outcome (acceptable or unacceptable)."
         )
-    lexicon = lexicon_of(store, original)
+    lexicon = lexicon_of(store, original, pin)
     normalised = normalize_challenge(words, lexicon.alphabet)
     refuse_if_ruled(db, original.id)
     _refuse_after_final(case)

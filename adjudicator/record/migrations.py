@@ -285,6 +285,17 @@ MIGRATIONS: tuple[tuple[int, str, tuple[Step, ...]], ...] = (
             "WHERE pairing_hash IS NOT NULL",
         ),
     ),
+    (
+        15,
+        "each tournament's lexicon pin: every field that decides a verdict (issue 27)",
+        (
+            # The pin (hex) and the values it covers (canonical JSON), recorded when the
+            # director sets the lexicon. Older tournaments get NULL here, and the current pin of
+            # their lexicon when the hall next opens (hall.tournaments.record_missing_pins).
+            "ALTER TABLE tournaments ADD COLUMN lexicon_pin TEXT",
+            "ALTER TABLE tournaments ADD COLUMN lexicon_pinned TEXT",
+        ),
+    ),
 )
 
 LATEST = max(version for version, _, _ in MIGRATIONS)

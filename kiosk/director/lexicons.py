@@ -14,6 +14,7 @@ from werkzeug.utils import secure_filename
 
 from adjudicator import settings
 from adjudicator.errors import AdjudicatorError, LexiconError
+from adjudicator.hall import tournament_pins
 from adjudicator.words.alphabet_files import builtin, builtin_names
 from adjudicator.words.import_job import import_isolated
 from kiosk.director.blueprint import bp, director_only
@@ -77,7 +78,18 @@ def lexicon_import():
         return _lexicons_page(400, import_error=message)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-    return _lexicons_page(201, import_summary=report)
+    return _lexicons_page(201, import_summary=report, left_behind=_left_behind(name))
+
+
+def _left_behind(name: str) -> list[str]:
+    """Tournaments set with another pin of the lexicon just imported: they judge nothing until
+    the director sets it again (tournament_pins)."""
+    hall = get_hall()
+    try:
+        pin = hall.store.manifest(name).pin
+    except LexiconError:
+        return []
+    return [t.slug for t in tournament_pins.set_with_another_pin(hall.db, name, pin)]
 
 
 def _upload_dir() -> Path:

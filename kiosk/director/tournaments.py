@@ -137,9 +137,11 @@ def tournament_apply(slug: str):
     hall = get_hall()
     form = request.form
     lexicon, fingerprint = form.get("lexicon", ""), form.get("fingerprint", "")
+    pin = form.get("pin", "")
 
     def apply():
-        if hall.store.manifest(lexicon).fingerprint != fingerprint:
+        manifest = hall.store.manifest(lexicon)
+        if manifest.fingerprint != fingerprint or manifest.current_pin != pin:
             raise LexiconChangedSinceConfirmed(
                 f"Lexicon {lexicon} changed after you confirmed: confirm the change again."
             )

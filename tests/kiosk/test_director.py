@@ -25,6 +25,7 @@ from support.director import (
     csrf_token,
     login,
     post_form,
+    upload_list,
 )
 from support.hall import CSW, NWL, build_setup, make_app, submit_pairing_code
 from support.sessions import session_contents
@@ -162,17 +163,7 @@ def test_passwords_are_stored_as_argon2_hashes_only(staffed):
 # ---------- uploads ----------
 
 
-def _upload(client, body: bytes, name: str = "NEW", filename: str = "words.txt", **extra):
-    from io import BytesIO
-
-    data = {"file": (BytesIO(body), filename), "name": name, "format": "auto", **extra}
-    return post_form(
-        client,
-        "/director/lexicons/import",
-        data,
-        page="/director/lexicons",
-        content_type="multipart/form-data",
-    )
+_upload = upload_list
 
 
 def _uploads_left(staffed) -> list:
@@ -261,9 +252,16 @@ def test_changing_a_tournaments_lexicon_needs_a_confirmation(staffed):
     done = post_form(
         director,
         f"/director/tournaments/{NWL}/apply",
-        {"lexicon": "TINY-CSW", "fingerprint": csw.fingerprint, "rule": "double", "title": "X"},
+        {
+            "lexicon": "TINY-CSW",
+            "fingerprint": csw.fingerprint,
+            "pin": csw.current_pin,
+            "rule": "double",
+            "title": "X",
+        },
         follow_redirects=True,
     )
+    assert f'id="new-lexicon-pin">{csw.current_pin}<' in page
     assert "now judges with TINY-CSW" in done.get_data(as_text=True)
     changed = tournaments.get(staffed.db, NWL)
     assert (changed.lexicon, changed.lexicon_fingerprint, changed.rule) == (
@@ -281,6 +279,29 @@ def test_a_lexicon_reimported_after_the_confirmation_is_not_applied(staffed):
         director,
         f"/director/tournaments/{NWL}/apply",
         {"lexicon": "TINY-CSW", "fingerprint": stale, "rule": "double"},
+        follow_redirects=True,
+    )
+    assert "changed after you confirmed" in done.get_data(as_text=True)
+    assert tournaments.get(staffed.db, NWL).lexicon == "TINY-NWL"
+
+
+def test_a_referral_rule_changed_after_the_confirmation_is_not_applied(staffed):
+    """The same words with another referral rule: the pin the director confirmed is not the
+    lexicon's any more."""
+    director = staffed.director()
+    confirmed = staffed.store.manifest("TINY-CSW")
+    words = WordSet.of(staffed.store.open("TINY-CSW"))
+    staffed.store.save("TINY-CSW", words, refer_longer_than=4)
+    assert staffed.store.manifest("TINY-CSW").fingerprint == confirmed.fingerprint
+    done = post_form(
+        director,
+        f"/director/tournaments/{NWL}/apply",
+        {
+            "lexicon": "TINY-CSW",
+            "fingerprint": confirmed.fingerprint,
+            "pin": confirmed.current_pin,
+            "rule": "double",
+        },
         follow_redirects=True,
     )
     assert "changed after you confirmed" in done.get_data(as_text=True)
