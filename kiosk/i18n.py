@@ -43,7 +43,6 @@ def init_app(app: Flask) -> None:
             "say_rule": say_rule,
             "say": say,
             "rule_title": rule_title,
-            "say": say,
         }
 
 
