@@ -74,6 +74,16 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.slow)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _no_real_data_home(tmp_path_factory: pytest.TempPathFactory):
+    """No test writes the data home of whoever runs them: a test with no `home` of its own
+    (a hall built in-process, whose pairing codes are keyed under the data home's receipt key)
+    gets one data home for the whole session."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("ADJUDICATOR_HOME", str(tmp_path_factory.mktemp("session-home")))
+        yield
+
+
 @pytest.fixture(params=["sqlite", "postgresql"])
 def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     """A fresh, empty journal database on each backend: a SQLite file, then a new database on

@@ -319,6 +319,18 @@ MIGRATIONS: tuple[tuple[int, str, tuple[Step, ...]], ...] = (
         ),
     ),
     (
+        13,
+        "pairing codes kept as keyed hashes (issue 26): every unused code kept the old way "
+        "(plain SHA-256, which a copy of the journal could be searched for) ends; pair again",
+        (
+            # A code kept as its plain SHA-256 is short enough to find by trying them all, in
+            # any copy of the journal: it must not be usable any longer. Codes made from now on
+            # are kept as HMAC-SHA256 under a key outside the journal (hall/pairing_key.py).
+            "UPDATE kiosks SET pairing_hash = NULL, pairing_expires_at = NULL "
+            "WHERE pairing_hash IS NOT NULL",
+        ),
+    ),
+    (
         15,
         "each tournament's lexicon pin: every field that decides a verdict (issue 27)",
         (

@@ -152,7 +152,9 @@ def test_revoke_locks_out_the_token_and_the_paired_browser(run, app):
     browser = app.test_client()
     submit_pairing_code(browser, code)
     assert browser.post("/api/v1/adjudications", json={"words": ["QI"]}).status_code == 201
-    assert ok(run("kiosk", "revoke", "table-1")).strip() == "Kiosk 'table-1' revoked."
+    assert ok(run("kiosk", "revoke", "table-1")).strip() == (
+        "Kiosk 'table-1' revoked: its token, pairing code and paired screens no longer work."
+    )
     assert judge(app, token).status_code == 401
     assert browser.post("/api/v1/adjudications", json={"words": ["QI"]}).status_code == 401
     refused(run("kiosk", "pair", "table-1"), "revoked")
@@ -163,7 +165,7 @@ def test_move_sends_the_kiosk_to_another_tournament(run, app):
     _, token, _ = add(run)
     assert judge(app, token, ["CH"]).get_json()["verdict"] == "UNACCEPTABLE"
     out = ok(run("kiosk", "move", "table-1", "--tournament", "spring-csw"))
-    assert out.strip() == "Kiosk 'table-1' now judges for spring-csw."
+    assert out.startswith("Kiosk 'table-1' now judges for spring-csw. Its pairing code and paired")
     body = judge(app, token, ["CH"]).get_json()
     assert (body["verdict"], body["tournament"]) == ("ACCEPTABLE", "spring-csw")
     refused(run("kiosk", "move", "table-1", "--tournament", "autumn"), "No tournament 'autumn'")

@@ -74,6 +74,7 @@ ACCESS: dict[tuple[str, str], frozenset[str]] = {
     ("GET", "/director/kiosks"): DIRECTOR_ONLY,
     ("POST", "/director/kiosks"): DIRECTOR_ONLY,
     ("POST", "/director/kiosks/sheet"): DIRECTOR_ONLY,  # a printable page of pairing codes
+    ("GET", "/director/kiosks/sheet.css"): DIRECTOR_ONLY,  # its stylesheet
     ("POST", "/director/kiosks/<name>/pair"): DIRECTOR_ONLY,
     ("POST", "/director/kiosks/<name>/revoke"): DIRECTOR_ONLY,
     ("POST", "/director/kiosks/<name>/move"): DIRECTOR_ONLY,

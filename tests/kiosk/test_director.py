@@ -3,11 +3,12 @@ uploads, tournaments, kiosks, the journal view, rate limits, revocation and the 
 
 from __future__ import annotations
 
-import base64
+import html
 import json
 import os
 import sqlite3
 import stat
+import urllib.parse
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -356,9 +357,10 @@ def test_enrol_a_kiosk_with_a_pairing_code_and_qr(staffed):
     assert response.status_code == 200 and 'id="pairing-code"' in page
     code = page.split('id="pairing-code">')[1].split("<")[0]
     assert f"/pair#{code}" in page  # after '#': the server never sees it in a URL
-    qr = page.split('id="pairing-qr"')[0].rsplit('src="data:image/svg+xml;base64,', 1)[1]
-    svg = base64.b64decode(qr.split('"')[0])
-    assert b"<svg" in svg and code.encode() not in svg  # an image, not text
+    qr = page.split('id="pairing-qr"')[0].rsplit('src="data:image/svg+xml;charset=utf-8,', 1)[1]
+    svg = urllib.parse.unquote(html.unescape(qr.split('"')[0]))
+    assert svg.startswith("<svg") and "viewBox='0 0 " in svg  # drawn by segno, scaled by size
+    assert code not in svg  # an image, not text
     assert code not in json.dumps(session_contents(staffed.app, director))  # nor in the cookie
     # the code pairs a browser
     browser = staffed.client()

@@ -11,7 +11,7 @@ import pytest
 from adjudicator.hall import kiosks, tournaments
 
 from support.director import post_form
-from support.hall import NWL
+from support.hall import CSW, NWL
 
 
 def _lang(page: str) -> str:
@@ -162,10 +162,10 @@ def test_the_pairing_sheet_speaks_the_tournaments_language(staffed):
 @pytest.mark.parametrize(
     ("accept", "said"),
     [
-        ("fr", "La borne %s juge désormais pour %s."),
-        ("pl", "Stanowisko %s rozstrzyga teraz dla turnieju %s."),
-        ("es", "El terminal %s juzga ahora para %s."),
-        ("ca", "El terminal %s jutja ara per a %s."),
+        ("fr", "La borne %s juge désormais pour %s. Son code d&#39;appairage"),
+        ("pl", "Stanowisko %s rozstrzyga teraz dla turnieju %s. Jego kod parowania"),
+        ("es", "El terminal %s juzga ahora para %s. Su código de vinculación"),
+        ("ca", "El terminal %s jutja ara per a %s. El seu codi de vinculació"),
     ],
 )
 def test_a_directors_flash_message_is_said_in_the_pages_language(staffed, accept, said):
@@ -174,13 +174,13 @@ def test_a_directors_flash_message_is_said_in_the_pages_language(staffed, accept
     moved = post_form(
         director,
         f"/director/kiosks/{name}/move",
-        {"tournament": NWL},
+        {"tournament": CSW},
         page="/director/kiosks",
         headers={"Accept-Language": accept},
         follow_redirects=True,
     )
     assert moved.status_code == 200
-    assert said % (name, NWL) in moved.get_data(as_text=True)
+    assert said % (name, CSW) in moved.get_data(as_text=True)
 
 
 def test_the_overview_and_journal_say_counts_with_the_languages_plurals(staffed):
