@@ -20,7 +20,7 @@ from adjudicator.hall import attempts, kiosks, tournaments
 from adjudicator.hall.languages import LANGUAGES
 from kiosk.auth import current_kiosk, set_pairing_cookie
 from kiosk.hall import get_hall
-from kiosk.i18n import language, number, speak
+from kiosk.i18n import language, speak
 from kiosk.kiosk_text import for_page
 from kiosk.staff_web import client_address
 
@@ -101,10 +101,12 @@ def _too_many(retry_at: datetime, first: str = ""):
 
 
 def _duration(seconds: int) -> str:
+    # Flask-Babel's ngettext fills %(num)s with its count itself (a `num=` keyword is a
+    # TypeError): a wait of seconds or minutes never needs a group separator.
     if seconds < 120:
-        return ngettext("%(num)s second", "%(num)s seconds", seconds, num=number(seconds))
+        return ngettext("%(num)s second", "%(num)s seconds", seconds)
     minutes = (seconds + 59) // 60
-    return ngettext("%(num)s minute", "%(num)s minutes", minutes, num=number(minutes))
+    return ngettext("%(num)s minute", "%(num)s minutes", minutes)
 
 
 def _speak_as_linked() -> None:
