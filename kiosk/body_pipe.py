@@ -75,15 +75,19 @@ class BodyPipe(io.RawIOBase):
         return True
 
     def readinto(self, target) -> int:
-        """Wait (at most read_seconds) for bytes; 0 at the end, or when the client stalled."""
+        """Wait (at most read_seconds) for bytes; 0 at the body's end. A client that stalled
+        or went away raises OSError (the app sees a client that disconnected, never a short
+        body taken for a whole one)."""
         with self._ready:
             deadline = time.monotonic() + self.read_seconds
             while not self._buffer and not self._ended and not self._broken:
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    self._broken = True  # the app sees a short body: a client that went away
-                    break
+                    self._broken = True
+                    raise TimeoutError("the request's body stopped coming")
                 self._ready.wait(left)
+            if self._broken:
+                raise ConnectionResetError("the client went away")
             size = min(len(target), len(self._buffer))
             target[:size] = self._buffer[:size]
             del self._buffer[:size]

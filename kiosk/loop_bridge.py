@@ -22,10 +22,12 @@ from typing import Any
 
 from tornado import httputil
 from tornado.escape import url_unescape
+from tornado.httpserver import HTTPServer
 from tornado.wsgi import WSGIContainer, to_wsgi_str
 
 from kiosk.loop_requests import SERVER_SOFTWARE, RequestReader, answer_plainly
 
+UNLIMITED = 1 << 62  # bodies are limited by the app's own checks (its 413s), not Tornado's 400
 FAILED = (  # the app itself raised (Flask answers its own errors): no traceback to the client
     b"The server could not answer this request. Nothing was shown; try again, and tell the "
     b"director if it keeps happening.\n"
@@ -75,7 +77,6 @@ class ThreadedWSGI(WSGIContainer, httputil.HTTPServerConnectionDelegate):
             "wsgi.version": (1, 0),
             "wsgi.url_scheme": request.protocol,
             "wsgi.input": pipe if pipe is not None else BytesIO(request.body),
-            "wsgi.input_terminated": True,
             "wsgi.errors": sys.stderr,
             "wsgi.multithread": True,
             "wsgi.multiprocess": True,
@@ -95,6 +96,8 @@ class ThreadedWSGI(WSGIContainer, httputil.HTTPServerConnectionDelegate):
         if pipe is None:  # the body is all here (a chunked one, de-chunked): say its length
             environ.pop("HTTP_TRANSFER_ENCODING", None)
             environ["CONTENT_LENGTH"] = str(len(request.body))
+        elif "CONTENT_LENGTH" not in environ:  # chunked, still coming: the pipe ends it
+            environ["wsgi.input_terminated"] = True
         return environ
 
     def _log(self, status_code: int, request: httputil.HTTPServerRequest) -> None:
@@ -110,6 +113,27 @@ class ThreadedWSGI(WSGIContainer, httputil.HTTPServerConnectionDelegate):
         answer = SimpleNamespace(status=status_code, headers=[], sent=None)
         took = timedelta(seconds=request.request_time())
         self.log.access(answer, request, environ, took)
+
+
+def deadline_server(
+    bridge: ThreadedWSGI,
+    ssl_options=None,
+    keep_alive: bool = True,
+    server_class=HTTPServer,
+    **more,
+) -> HTTPServer:
+    """Tornado's HTTP server for `bridge`, with its deadline (`read_seconds`) on each whole
+    head, TLS handshake included, on each wait between kept-alive requests, and on a small
+    body; `more` goes to `server_class`."""
+    return server_class(
+        bridge,
+        ssl_options=ssl_options,
+        idle_connection_timeout=bridge.read_seconds,  # Tornado's deadline for every head
+        body_timeout=bridge.read_seconds,
+        max_body_size=UNLIMITED,
+        no_keep_alive=not keep_alive,
+        **more,
+    )
 
 
 def _with_server_header(app):

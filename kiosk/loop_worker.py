@@ -12,6 +12,8 @@ loop) serves with `tornado.httpserver.HTTPServer`:
   every head), or the connection is closed; a small body has the same deadline;
 - the app runs in a pool of ADJUDICATOR_THREADS threads (`kiosk.loop_bridge.ThreadedWSGI`),
   so a journal commit's fsync blocks one thread, never the loop;
+- at most `worker_connections` connections are open at once, fewer if the file descriptors
+  would run out first (`kiosk.capped_server`): a flood of connections waits in the backlog;
 - gunicorn stays the master: the workers fork from it after `serve` sealed the lexicons, its
   heartbeat is sent from the loop every second, and its TLS settings make the SSL context.
   On a stop the worker stops accepting, lets the requests in the app finish (at most the
@@ -27,14 +29,13 @@ from concurrent.futures import ThreadPoolExecutor
 
 from gunicorn.sock import ssl_context
 from gunicorn.workers.gtornado import TornadoWorker
-from tornado.httpserver import HTTPServer
 
 from adjudicator import settings
 from kiosk import MAX_REQUEST_BYTES
-from kiosk.loop_bridge import ThreadedWSGI
+from kiosk.capped_server import CappedHTTPServer, connection_limit
+from kiosk.loop_bridge import ThreadedWSGI, deadline_server
 
 TICK_SECONDS = 0.25  # how often the loop checks for a stop (the heartbeat is every second)
-UNLIMITED = 1 << 62  # bodies are limited by the app's own checks (its 413s), not Tornado's 400
 
 
 class LoopWorker(TornadoWorker):
@@ -49,19 +50,16 @@ class LoopWorker(TornadoWorker):
         seconds = float(settings.get_int("header_timeout_seconds", 1))
         executor = ThreadPoolExecutor(max(1, self.cfg.threads), thread_name_prefix="app")
         bridge = ThreadedWSGI(self.wsgi, executor, self.log, MAX_REQUEST_BYTES, seconds)
-        server = _CountingServer(
+        server = deadline_server(
             bridge,
             ssl_options=ssl_context(self.cfg) if self.cfg.is_ssl else None,
-            idle_connection_timeout=seconds,  # Tornado's deadline for each whole head
-            body_timeout=seconds,
-            max_body_size=UNLIMITED,
-            no_keep_alive=self.cfg.keepalive <= 0,
+            keep_alive=self.cfg.keepalive > 0,
+            server_class=CappedHTTPServer,
+            limit=connection_limit(self.cfg.worker_connections, self.cfg.threads),
+            closed=self.handle_request,  # gunicorn's count towards max_requests
         )
-        server.worker = self
         self.server = server
-        for sock in self.sockets:
-            sock.setblocking(False)
-            server.add_socket(sock)
+        server.listen_on(self.sockets)
         beat = time.monotonic()
         while self.alive:
             if time.monotonic() - beat >= 1:
@@ -71,9 +69,9 @@ class LoopWorker(TornadoWorker):
         await self.drain(server, bridge)
         executor.shutdown(wait=False, cancel_futures=True)
 
-    async def drain(self, server: HTTPServer, bridge: ThreadedWSGI) -> None:
+    async def drain(self, server: CappedHTTPServer, bridge: ThreadedWSGI) -> None:
         """Stop accepting, let the app finish what it is answering, then close every connection."""
-        server.stop()
+        server.stop_listening()
         server.conn_params.no_keep_alive = True  # answers from now on close their connections
         deadline = time.monotonic() + self.cfg.graceful_timeout
         while bridge.in_flight and time.monotonic() < deadline:
@@ -84,23 +82,15 @@ class LoopWorker(TornadoWorker):
             pass
 
 
-class _CountingServer(HTTPServer):
-    """Tornado's server, counting closed connections towards gunicorn's max_requests."""
-
-    worker: TornadoWorker
-
-    def on_close(self, server_conn) -> None:
-        self.worker.handle_request()
-        super().on_close(server_conn)
-
-
 def _tornado_logs_to(log) -> None:
-    """Tornado's own messages go to gunicorn's error log: its errors, never its chatter (a
-    client's malformed head or broken handshake is the client's affair, and would flood it)."""
+    """Tornado's (and asyncio's) own messages go to gunicorn's error log: their errors, never
+    their chatter (a client's malformed head or broken handshake is the client's affair, and
+    would flood it)."""
     for name, level in (
         ("tornado.application", logging.ERROR),
         ("tornado.general", logging.ERROR),
         ("tornado.access", logging.CRITICAL),
+        ("asyncio", logging.ERROR),
     ):
         logger = logging.getLogger(name)
         logger.setLevel(level)
