@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import resource
 import secrets
 import shutil
 import statistics
@@ -56,6 +57,25 @@ def probe_healthz(hall: RunningHall, stop: threading.Event, waits: list) -> None
         stop.wait(max(0.0, 0.5 - (time.monotonic() - started)))
 
 
+def group_cpu_seconds(group: int) -> float:
+    """CPU seconds (user and system) used so far by the live processes of process `group`."""
+    total = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == group:  # pgrp; utime and stime are fields 14 and 15
+            total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def own_cpu_seconds() -> float:
+    """CPU seconds used by this process (the slow clients' and the probe's threads)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def one_run(tree: Path, slow: bool, args) -> dict:
     """One hall from `tree`, loaded by wrk for args.seconds, with or without slow clients."""
     with tempfile.TemporaryDirectory(prefix="hall-tls-bench-") as folder:
@@ -78,12 +98,15 @@ def one_run(tree: Path, slow: bool, args) -> dict:
                 time.sleep(2)
             probe = threading.Thread(target=probe_healthz, args=(hall, stop, waits))
             probe.start()
+            server_cpu, client_cpu = group_cpu_seconds(hall.process.pid), own_cpu_seconds()
             result = wrk(
                 f"https://127.0.0.1:{hall.port}/api/v1/adjudications",
                 LUA_POST.format(token=home.token),
                 args.connections,
                 args.seconds,
             )
+            server_cpu = group_cpu_seconds(hall.process.pid) - server_cpu
+            client_cpu = own_cpu_seconds() - client_cpu
         finally:
             stop.set()
             if attack is not None:
@@ -93,6 +116,9 @@ def one_run(tree: Path, slow: bool, args) -> dict:
     answered = [w for w in waits if w is not None]
     result.update(
         tree=tree.name,
+        server_cpu_ms_per_verdict=server_cpu * 1000 / max(1, result["requests"]),
+        server_cpu_share=server_cpu / result["seconds"],
+        slow_clients_cpu_share=client_cpu / result["seconds"],
         worker=worker.group(1) if worker else "?",
         slow=slow,
         healthz_max_s=max(answered) if answered else None,
@@ -110,7 +136,10 @@ def line(r: dict) -> str:
         f"{r['worker'].rsplit('.', 1)[-1]:<20} slow={'yes' if r['slow'] else 'no ':<3} "
         f"{r['per_second']:7.1f} verdicts/s  p50 {r['p50_ms']:7.1f} ms  p99 {r['p99_ms']:7.1f} ms"
         f"  errors {r['errors'] + r['non2xx']}  /healthz worst {healthz}, failed "
-        f"{r['healthz_failed']}/{r['healthz_probes']}  slow clients cut {r['cuts']}"
+        f"{r['healthz_failed']}/{r['healthz_probes']}  slow clients cut {r['cuts']}  "
+        f"server CPU {r['server_cpu_ms_per_verdict']:.2f} ms/verdict "
+        f"({r['server_cpu_share']:.0%} of a core), slow clients' and probe's "
+        f"{r['slow_clients_cpu_share']:.0%}"
     )
 
 

@@ -2,14 +2,14 @@
 
 Tornado's server reads a connection's TLS handshake, request line and headers on its event
 loop, with a deadline for the whole head (and for each wait between kept-alive requests), so a
-slow client costs a file descriptor, never a thread. `ThreadedWSGI` is what it hands the
-request to: a small body (at most `buffer_limit`, the app's own limit for all but the
-director's upload) is read whole on the loop too, with its own deadline; then the WSGI app runs
-in the thread pool (`tornado.wsgi.WSGIContainer` with an executor). A body declared larger goes
-to the app at once, so the app refuses it with its 413 before reading a byte (or, for the
-director's upload, reads it through a `BodyPipe`, each read with the deadline). The access log
-goes to gunicorn's logger, the same lines as before; headers named with `_` are dropped, as
-gunicorn drops them, so `X_Forwarded_For` cannot pose as `X-Forwarded-For`.
+slow client costs a file descriptor, never a thread. `ThreadedWSGI` is what it hands each
+request to (`kiosk.loop_requests` reads its body), to run the WSGI app in the thread pool and
+write the answer back: a short answer in one piece, a long one (a journal backup) in pieces,
+each read in a thread and written before the next, so it is never all in memory. (Tornado's
+own `WSGIContainer` collects a whole answer first, with three trips to the pool for even a
+short one.) The environ is what gunicorn gave the app, and the access log line goes through
+gunicorn's logger as before; headers named with `_` are dropped, as gunicorn drops them, so
+`X_Forwarded_For` cannot pose as `X-Forwarded-For`.
 """
 
 from __future__ import annotations
@@ -20,13 +20,15 @@ from io import BytesIO
 from types import SimpleNamespace
 from typing import Any
 
-from tornado import httputil
+from tornado import httputil, iostream
 from tornado.escape import url_unescape
 from tornado.httpserver import HTTPServer
-from tornado.wsgi import WSGIContainer, to_wsgi_str
+from tornado.ioloop import IOLoop
+from tornado.wsgi import to_wsgi_str
 
 from kiosk.loop_requests import SERVER_SOFTWARE, RequestReader, answer_plainly
 
+FIRST_BYTES = 1 << 16  # an answer this long is written in one piece; a longer one in pieces
 UNLIMITED = 1 << 62  # bodies are limited by the app's own checks (its 413s), not Tornado's 400
 FAILED = (  # the app itself raised (Flask answers its own errors): no traceback to the client
     b"The server could not answer this request. Nothing was shown; try again, and tell the "
@@ -34,11 +36,11 @@ FAILED = (  # the app itself raised (Flask answers its own errors): no traceback
 )
 
 
-class ThreadedWSGI(WSGIContainer, httputil.HTTPServerConnectionDelegate):
+class ThreadedWSGI(httputil.HTTPServerConnectionDelegate):
     """A WSGI app run in `executor`'s threads, its requests read first on Tornado's loop."""
 
     def __init__(self, app, executor, log, buffer_limit: int, read_seconds: float):
-        super().__init__(_with_server_header(app), executor=executor)
+        self.app, self.executor = app, executor
         self.log = log  # gunicorn's: the access log and the error log
         self.buffer_limit = buffer_limit
         self.read_seconds = read_seconds
@@ -52,12 +54,46 @@ class ThreadedWSGI(WSGIContainer, httputil.HTTPServerConnectionDelegate):
         """Run the app in a thread and write its answer; never leave the client hanging."""
         self.in_flight += 1
         try:
-            await super().handle_request(request)
-        except Exception:
+            status = await self._answer(request)
+        except Exception:  # before a byte of the answer was written
             self.log.exception("The web app failed on %s %s", request.method, request.path)
             answer_plainly(request.connection, 503, "Service Unavailable", FAILED)
+            status = 503
         finally:
             self.in_flight -= 1
+        self._log(status, request)
+
+    async def _answer(self, request: httputil.HTTPServerRequest) -> int:
+        """The app's answer, written as it comes: in one piece when it is short (the usual),
+        else in pieces of FIRST_BYTES, each read in a thread and written before the next."""
+        loop = IOLoop.current()
+        answer = await loop.run_in_executor(
+            self.executor, Answer.start, self.app, self.environ(request)
+        )
+        code, _, reason = answer.status.partition(" ")
+        headers = httputil.HTTPHeaders()
+        for name, value in answer.headers:
+            headers.add(name, value)
+        if "Server" not in headers:
+            headers["Server"] = SERVER_SOFTWARE
+        if answer.ended and "Content-Length" not in headers and int(code) not in (204, 304):
+            headers["Content-Length"] = str(answer.size)
+        connection = request.connection
+        first = httputil.ResponseStartLine("HTTP/1.1", int(code), reason)
+        try:
+            written = connection.write_headers(first, headers, b"".join(answer.chunks))
+            while not answer.ended:  # a long answer (a journal backup): never all in memory
+                await written
+                await loop.run_in_executor(self.executor, answer.read_on)
+                written = connection.write(b"".join(answer.chunks))
+        except Exception as exc:  # the client went, or the app failed half-way: cut it short
+            if not isinstance(exc, iostream.StreamClosedError):
+                self.log.exception("The web app failed while answering %s", request.path)
+            connection.close()
+            await loop.run_in_executor(self.executor, answer.close)
+            return int(code)
+        connection.finish()
+        return int(code)
 
     def environ(self, request: httputil.HTTPServerRequest) -> dict[str, Any]:
         """The WSGI environ, as gunicorn made it (the peer's address, the scheme, RAW_URI)."""
@@ -136,15 +172,58 @@ def deadline_server(
     )
 
 
-def _with_server_header(app):
-    """`app`, naming this server in a `Server` header (not Tornado's name and version)."""
+class Answer:
+    """The app's answer as a thread reads it: its status and headers, the pieces read so far."""
 
-    def named(environ, start_response):
-        def start(status, headers, exc_info=None):
-            if not any(name.lower() == "server" for name, _ in headers):
-                headers.append(("Server", SERVER_SOFTWARE))
-            return start_response(status, headers, exc_info)
+    def __init__(self):
+        self.result = None
+        self.pieces = iter(())
+        self.status, self.headers = "", []
+        self.written: list[bytes] = []  # by WSGI's old write(), if an app uses it
+        self.chunks: list[bytes] = []
+        self.size = 0
+        self.ended = False
+        self.sent = False
 
-        return app(environ, start)
+    @classmethod
+    def start(cls, app, environ) -> Answer:
+        """In a thread: call the app and read the first FIRST_BYTES of its answer."""
+        answer = cls()
+        answer.result = app(environ, answer.start_response)
+        try:
+            answer.pieces = iter(answer.result)
+            answer.read_on()  # an app may start its answer only once it is iterated
+            if not answer.status:
+                raise RuntimeError("the app gave no status")
+        except BaseException:
+            answer.close()
+            raise
+        answer.sent = True
+        return answer
 
-    return named
+    def start_response(self, status, headers, exc_info=None):
+        """WSGI's start_response (the headers are sent only once `start` returns)."""
+        if exc_info and self.sent:
+            raise exc_info[1].with_traceback(exc_info[2])
+        self.status, self.headers = status, headers
+        return self.written.append
+
+    def read_on(self) -> None:
+        """In a thread: the next pieces, up to FIRST_BYTES; at the end, close the answer."""
+        self.chunks, self.written, size = self.written, [], sum(map(len, self.written))
+        for chunk in self.pieces:
+            if chunk:
+                self.chunks.append(chunk)
+                size += len(chunk)
+            if size >= FIRST_BYTES:
+                break
+        else:
+            self.ended = True
+            self.close()
+        self.size += size
+
+    def close(self) -> None:
+        """In a thread: the WSGI answer's close() (once read, or cut short)."""
+        close, self.result = getattr(self.result, "close", None), None
+        if close is not None:
+            close()

@@ -27,7 +27,19 @@ SECONDS = 1.0  # the deadline for heads, small bodies and each read of a large o
 SMALL = 1024  # bodies up to this are read whole before the app runs
 LIMIT = 256 * 1024  # the app's own limit for the large bodies it reads
 
-seen: list[str] = []  # what the app noticed about a body
+seen: list[str] = []  # what the app noticed about a body, or about its answer
+
+
+def long_answer(path: str):
+    """3 MB in 10 KB pieces (as a journal backup streams); "/long-fails" fails half-way."""
+    try:
+        for n in range(300):
+            if n == 150 and path == "/long-fails":
+                raise OSError("the disk went away")
+            yield bytes([n % 256]) * 10_000
+        seen.append("all sent")
+    finally:
+        seen.append("closed")
 
 
 def echo(environ, start_response):
@@ -36,6 +48,10 @@ def echo(environ, start_response):
     request.max_content_length = LIMIT
     if request.path == "/raise":
         raise RuntimeError("a bug in the app")
+    if request.path.startswith("/long"):
+        return Response(long_answer(request.path), mimetype="application/octet-stream")(
+            environ, start_response
+        )
     if request.path == "/refuse":
         response = Response("refused before reading", status=403)
         return response(environ, start_response)
@@ -212,3 +228,37 @@ def test_a_request_without_a_host_gets_a_400_that_says_so(served):
         sock.sendall(b"GET / HTTP/1.1\r\n\r\n")
         answer = read_answer(sock)
     assert answer.startswith(b"HTTP/1.1 400") and b"Host header" in answer
+
+
+def test_a_long_answer_is_streamed_whole_and_closed(served):
+    status, headers, body = request(served["port"], "GET", "/long")
+    assert status == 200 and len(body) == 3_000_000
+    assert body[:10_000] == b"\0" * 10_000 and body[-10_000:] == bytes([299 % 256]) * 10_000
+    assert headers["Transfer-Encoding"] == "chunked"  # written as it was read, never whole
+    deadline = time.monotonic() + 5
+    while "closed" not in seen and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert seen == ["all sent", "closed"]
+
+
+def test_a_long_answer_to_a_client_gone_is_stopped_and_closed(served):
+    with socket.create_connection(("127.0.0.1", served["port"]), timeout=10) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sock.sendall(b"GET /long HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert sock.recv(100).startswith(b"HTTP/1.1 200")
+    deadline = time.monotonic() + 5
+    while "closed" not in seen and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert seen == ["closed"]  # the app's answer was closed, not read to its end
+
+
+def test_a_long_answer_that_fails_half_way_is_cut_short_without_a_traceback(served):
+    with socket.create_connection(("127.0.0.1", served["port"]), timeout=10) as sock:
+        sock.sendall(b"GET /long-fails HTTP/1.1\r\nHost: x\r\n\r\n")
+        received = b""
+        while chunk := sock.recv(65536):
+            received += chunk
+    assert received.startswith(b"HTTP/1.1 200") and b"Traceback" not in received
+    assert b"0\r\n\r\n" not in received[-10:]  # no last chunk: the client sees it cut short
+    assert 1_000_000 < len(received) < 3_000_000
+    assert seen == ["closed"]
