@@ -4,7 +4,9 @@ A laptop can open connections faster than their deadlines close them. Past the p
 descriptor limit, every accept fails at once and is tried again at once: a loop spinning and
 an error log flooding. So the worker raises its soft limit to the hard one, and this server
 stops accepting at `limit` open connections (those in their TLS handshake included), leaving
-the rest in the kernel's backlog until the deadlines free places.
+the rest in the kernel's backlog until the deadlines free places. It takes one connection each
+time the listening socket wakes it, as gunicorn's own workers do, so the workers sharing that
+socket share a burst of connections out among them.
 """
 
 from __future__ import annotations
@@ -12,11 +14,13 @@ from __future__ import annotations
 import resource
 import socket
 from collections.abc import Callable
+from functools import partial
 
 from tornado.httpserver import HTTPServer
-from tornado.netutil import add_accept_handler
+from tornado.ioloop import IOLoop
 
 RESERVED_FILES = 100  # the journal and its mirror, lexicons, logs, pipes: besides the threads'
+BUSY_DEFER_SECONDS = 0.002  # a busy worker lets an idle one take a new connection first
 FILES_PER_THREAD = 8  # a journal connection per thread, with its -wal and -shm, twice if mirrored
 
 
@@ -41,11 +45,18 @@ class CappedHTTPServer(HTTPServer):
     connections are open; `closed` is told of each one that closes."""
 
     def initialize(
-        self, *args, limit: int = 1000, closed: Callable[[], None] | None = None, **kwargs
+        self,
+        *args,
+        limit: int = 1000,
+        closed: Callable[[], None] | None = None,
+        busy: Callable[[], bool] = lambda: False,
+        **kwargs,
     ):
         super().initialize(*args, **kwargs)
         self.limit = limit
         self.closed = closed
+        self.busy = busy
+        self.deferred = False
         self.open = 0
         self.listening: list[socket.socket] = []
         self.removers: list[Callable[[], None]] = []
@@ -71,13 +82,39 @@ class CappedHTTPServer(HTTPServer):
         self.open -= 1
         if self.closed is not None:
             self.closed()
-        if not self.removers and self.open < self.limit:
-            self._accept()
+        self._resume()
 
     def _accept(self) -> None:
+        loop = IOLoop.current()
         for sock in self.listening:
             sock.setblocking(False)
-            self.removers.append(add_accept_handler(sock, self._handle_connection))
+            loop.add_handler(sock, self._accept_one, IOLoop.READ)
+            self.removers.append(partial(loop.remove_handler, sock))
+
+    def _accept_one(self, sock: socket.socket, events: int) -> None:
+        """One connection per wake-up, as gunicorn's own workers take them; a worker that
+        has connections already waits BUSY_DEFER_SECONDS first, so one without any, sharing
+        the listening socket, takes it (a burst of connections all into one worker would
+        leave the other's core idle)."""
+        if (self.open or self.busy()) and not self.deferred:
+            self.deferred = True
+            self._pause()
+            IOLoop.current().call_later(BUSY_DEFER_SECONDS, self._resume)
+            return
+        self.deferred = False
+        try:
+            connection, address = sock.accept()
+        except (BlockingIOError, InterruptedError, ConnectionAbortedError):
+            return  # another worker took it, or the client gave up
+        except OSError:  # out of files after all: wait a second rather than spin
+            self._pause()
+            IOLoop.current().call_later(1.0, self._resume)
+            return
+        self._handle_connection(connection, address)
+
+    def _resume(self) -> None:
+        if not self.removers and self.open < self.limit:
+            self._accept()
 
     def _pause(self) -> None:
         removers, self.removers = self.removers, []

@@ -7,7 +7,9 @@ app may refuse it before reading a byte (a 413, or the sign-in page for an uploa
 but the director). An answer given before the body has all arrived is written at once, and
 the rest of the body is read and thrown away, each wait at most the read deadline and all of
 it within LINGER_SECONDS, before the connection goes on (or closes): a browser still sending
-its upload then shows the answer, not a reset connection.
+its upload then shows the answer, not a reset connection. A chunked body (browsers send none)
+is read on the loop until it passes `buffer_limit`, then handed over the same way; all of it
+must arrive within the one deadline Tornado set when it began.
 """
 
 from __future__ import annotations

@@ -57,6 +57,7 @@ class LoopWorker(TornadoWorker):
             server_class=CappedHTTPServer,
             limit=connection_limit(self.cfg.worker_connections, self.cfg.threads),
             closed=self.handle_request,  # gunicorn's count towards max_requests
+            busy=lambda: bridge.in_flight > 0,
         )
         self.server = server
         server.listen_on(self.sockets)
