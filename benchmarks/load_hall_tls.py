@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.load_kiosk import LUA_POST, wrk  # noqa: E402
 
-from tests.support.halls import RunningHall, TlsClient  # noqa: E402
+from tests.support.running_hall import RunningHall, TlsClient  # noqa: E402
 from tests.support.servers import cli, free_port, prepare_home  # noqa: E402
 from tests.support.slow_clients import SlowClients, tls_connector  # noqa: E402
 

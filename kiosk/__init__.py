@@ -54,12 +54,14 @@ def create_app(test_config: dict | None = None) -> Flask:
     staff_web.init_app(app)
     nul_guard.init_app(app)
 
-    from kiosk import api, director, hall_trust, judges, pages
+    from kiosk import api, director, hall_trust, judges, pages, table_api
 
     app.register_blueprint(api.bp)
+    app.register_blueprint(table_api.bp)
     app.register_blueprint(pages.bp)
     director.init_app(app)
     app.register_blueprint(judges.bp)
     app.register_blueprint(hall_trust.bp)
     staff_web.csrf.exempt(api.bp)  # JSON only, bearer token or pairing cookie
+    staff_web.csrf.exempt(table_api.bp)
     return app

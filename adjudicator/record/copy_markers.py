@@ -14,6 +14,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from adjudicator.durable import open_owner_only
+
 SUFFIX = ".copy-lost"
 
 
@@ -30,7 +32,8 @@ def write(survivors: Iterable[str], role: str, lost_path: str, reason: str, sinc
         target = marker_path(survivor)
         partial = target.with_name(f"{target.name}.{os.getpid()}.{threading.get_ident()}")
         try:
-            with open(partial, "w", encoding="utf-8") as handle:
+            fd = open_owner_only(partial, os.O_WRONLY | os.O_TRUNC)
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 handle.write(body)
                 handle.flush()
                 os.fsync(handle.fileno())

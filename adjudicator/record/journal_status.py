@@ -8,10 +8,10 @@ own health ("cannot write").
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from adjudicator.record import copy_heads, journal_health
+from adjudicator.record import copy_heads, journal_files, journal_health
 from adjudicator.record.backends import connect
 from adjudicator.record.db import DatabaseUnavailable
 from adjudicator.record.db_mirror import CopiesDisagree, MirroredDatabase
@@ -32,6 +32,7 @@ class Report:
     detail: str = ""
     copies: list[CopyLine] = field(default_factory=list)
     backend: str = "sqlite"
+    readable_by_others: list[str] = field(default_factory=list)  # copies on FAT, say
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -40,6 +41,7 @@ class Report:
             "detail": self.detail,
             "backend": self.backend,
             "copies": [vars(copy) for copy in self.copies],
+            "readable_by_others": self.readable_by_others,
         }
 
     def text(self) -> str:
@@ -50,12 +52,18 @@ class Report:
             lines.append(f"  {copy.role}: {copy.path} ({held}{lost})")
         if self.detail:
             lines.append(self.detail)
+        lines += [journal_files.warning(path) for path in self.readable_by_others]
         return "\n".join(lines)
 
 
 def read() -> Report:
-    """The configured journal's status now."""
+    """The configured journal's status now, with the copies other users can read."""
     db = connect()
+    report = _read(db)
+    return replace(report, readable_by_others=journal_files.readable_copies(db))
+
+
+def _read(db) -> Report:
     if not isinstance(db, MirroredDatabase):
         return _single(db)
     copies = []

@@ -18,7 +18,7 @@ import pytest
 from adjudicator.hall import lan
 
 from support.attacks import DIRECTOR_PASSWORD, cheaply_staffed_home
-from support.halls import RunningHall, TlsClient
+from support.running_hall import RunningHall, TlsClient
 from support.servers import free_port
 from support.slow_clients import SlowClients, tls_connector, wait_for_close
 
@@ -180,13 +180,7 @@ def made_up_words(count: int) -> bytes:
 
 def test_the_directors_large_upload_goes_through_and_one_over_the_limit_gets_its_413(hall):
     director = client(hall)
-    token = director.csrf("/director/login")
-    status, headers, _ = director.request(
-        "POST",
-        "/director/login",
-        {"name": "director", "password": DIRECTOR_PASSWORD, "csrf_token": token},
-    )
-    assert status == 302 and headers["Location"].endswith("/director/")
+    director.sign_in("director", DIRECTOR_PASSWORD)
 
     listing = made_up_words(450_000)  # 2.7 MB: read in pieces as it arrives
     assert 2.5e6 < len(listing) < UPLOAD_LIMIT_MB * 1024 * 1024

@@ -7,38 +7,18 @@ from __future__ import annotations
 
 import os
 import re
-import secrets
 import signal
 import socket
 import ssl
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from adjudicator.hall import lan
-
-from support.halls import RunningHall, TlsClient
+from support.running_hall import RunningHall, TlsClient, resolve_by_mdns, run_cli
 from support.servers import free_port, prepare_home
 
 pytestmark = pytest.mark.slow
-CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
-
-
-def resolve_by_mdns(host: str, timeout_ms: int = 3000) -> list[str]:
-    """NAME.local's IPv4 addresses, asked on the network by zeroconf's own resolver."""
-    from zeroconf import AddressResolverIPv4, IPVersion, Zeroconf
-
-    addresses = lan.hall_addresses().addresses
-    zc = Zeroconf(interfaces=list(addresses), ip_version=IPVersion.V4Only)
-    try:
-        resolver = AddressResolverIPv4(host + ".")
-        if not resolver.request(zc, timeout_ms):
-            return []
-        return resolver.parsed_addresses()
-    finally:
-        zc.close()
 
 
 def qr_texts(page: str, scale: int = 6) -> list[str]:
@@ -72,30 +52,6 @@ def qr_texts(page: str, scale: int = 6) -> list[str]:
         assert len(found) == 1, "a QR code on the sheet does not decode"
         texts.append(found[0].text)
     return texts
-
-
-def run_cli(home: Path, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "adjudicator", *args],
-        env={**os.environ, "ADJUDICATOR_HOME": str(home)},
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=cwd,
-    )
-
-
-@pytest.fixture
-def lan_address() -> str:
-    where = lan.hall_addresses()
-    if not where.on_lan:
-        pytest.skip("this machine has no LAN address to serve the hall on")
-    return where.addresses[0]
-
-
-@pytest.fixture
-def hall_name() -> str:
-    return f"adj-test-{secrets.token_hex(3)}"
 
 
 def test_the_hall_serves_https_by_name_and_its_sheet_pairs_once(
