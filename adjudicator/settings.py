@@ -58,8 +58,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "header_timeout_seconds",
         "4",
-        "Seconds a connection has to send a request's headers (and any one read): slow "
-        "clients are disconnected instead of holding a server thread.",
+        "Seconds a connection has for each request's head (the TLS handshake, request line "
+        "and headers), each wait between kept-alive requests, a small body, and each read of "
+        "an upload: slower clients are disconnected, and never hold a server thread.",
     ),
     Setting("threads", "16", "Threads per worker: concurrent requests share journal commits."),
     Setting(

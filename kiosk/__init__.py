@@ -11,12 +11,14 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from adjudicator import settings
 
+MAX_REQUEST_BYTES = 64 * 1024  # any request's body, but the director's upload (staff_web)
+
 
 def create_app(test_config: dict | None = None) -> Flask:
     """Build the Flask app; `test_config` overrides settings (HALL, RATE_LIMIT, ...)."""
     app = Flask(__name__)
     app.config.from_mapping(
-        MAX_CONTENT_LENGTH=64 * 1024,
+        MAX_CONTENT_LENGTH=MAX_REQUEST_BYTES,
         VERDICT_SECONDS=settings.get_int("verdict_seconds", 1),
         CLEAR_SECONDS=settings.get_int("clear_seconds", 5),
         REQUEST_TIMEOUT_SECONDS=settings.get_int("request_timeout_seconds", 1),

@@ -48,13 +48,23 @@ class TlsClient:
         self.context = ssl.create_default_context(cafile=str(cafile))
         self.jar: dict[str, str] = {}
 
-    def request(self, method: str, path: str, fields: dict | None = None):
+    def request(
+        self,
+        method: str,
+        path: str,
+        fields: dict | None = None,
+        body: bytes | None = None,
+        content_type: str | None = None,
+    ):
+        """Send one request on a new connection: (status, headers, body bytes). `fields` is
+        sent as a form; else `body` as it is, with `content_type`."""
         raw = socket.create_connection((self.address, self.port), timeout=15)
         tls = self.context.wrap_socket(raw, server_hostname=self.host)  # verifies name and chain
         connection = http.client.HTTPSConnection(self.host, self.port, context=self.context)
         connection.sock = tls
         headers = {"Host": f"{self.host}:{self.port}"}
-        body = None
+        if content_type:
+            headers["Content-Type"] = content_type
         if fields is not None:
             body = urlencode(fields).encode()
             headers["Content-Type"] = "application/x-www-form-urlencoded"
@@ -72,6 +82,11 @@ class TlsClient:
             cookie.load(line)
             self.jar.update({name: morsel.value for name, morsel in cookie.items()})
         return response.status, response.headers, data
+
+    def csrf(self, path: str) -> str:
+        """The CSRF token of the form on `path` (starting this client's session)."""
+        status, _, page = self.request("GET", path)
+        return CSRF.search(page.decode()).group(1)
 
     def sign_in(self, name: str, password: str, login: str = "/director/login") -> None:
         """Sign in through the form, as a person would (CSRF token and all)."""
@@ -91,14 +106,21 @@ class TlsClient:
 
 
 class RunningHall:
-    def __init__(self, home: Path, name: str, port: int):
-        self.home, self.name, self.port = home, name, port
+    """`adjudicator hall` in its own process group; `env` adds settings to its environment."""
+
+    def __init__(self, home: Path, name: str, port: int, env: dict | None = None):
+        self.home, self.name, self.port, self.extra_env = home, name, port, env or {}
         self.log = home / f"hall-{port}.log"
         self.errors = home / f"hall-{port}.err"
         self.process: subprocess.Popen | None = None
 
     def env(self) -> dict:
-        return {**os.environ, "ADJUDICATOR_HOME": str(self.home), "ADJUDICATOR_WORKERS": "1"}
+        return {
+            **os.environ,
+            "ADJUDICATOR_HOME": str(self.home),
+            "ADJUDICATOR_WORKERS": "1",
+            **self.extra_env,
+        }
 
     def start(self) -> RunningHall:
         self.process = subprocess.Popen(
