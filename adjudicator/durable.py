@@ -1,9 +1,14 @@
-"""Durable file steps the journal's copies and the lexicon store share: fsync, quiet remove."""
+"""Durable file steps the journal's copies and the lexicon store share: fsync, quiet remove,
+and files readable by their owner only (the journal's, whatever the umask)."""
 
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
+
+OWNER_ONLY = 0o600
+_OTHERS = stat.S_IRWXG | stat.S_IRWXO
 
 
 def fsync_path(path: Path | str) -> None:
@@ -18,3 +23,51 @@ def fsync_path(path: Path | str) -> None:
 def remove_if_there(path: Path | str) -> None:
     """Remove a file; a file already gone is not an error."""
     Path(path).unlink(missing_ok=True)
+
+
+def open_owner_only(path: Path | str, flags: int) -> int:
+    """`os.open` with O_CREAT, a new file being mode 600 whatever the umask (and an existing
+    one has other users' permissions taken off, where its file system keeps permissions); the
+    descriptor."""
+    fd = os.open(path, flags | os.O_CREAT, OWNER_ONLY)
+    try:
+        mode = os.fstat(fd).st_mode
+        if mode & _OTHERS:
+            os.fchmod(fd, stat.S_IMODE(mode) & ~_OTHERS)
+    except OSError:
+        pass  # FAT or exFAT refuses or ignores it: `readable_by_others` tells
+    return fd
+
+
+def create_owner_only(path: Path | str) -> None:
+    """Make `path` an empty file of mode 600 if it is not there (SQLite then opens it as a new
+    database, and gives its -wal and -shm the same mode); never raises: whoever opens the file
+    next says what is wrong. Only for a file no connection of this process has open: closing
+    any descriptor of a file drops every POSIX lock the process holds on it, SQLite's too (for
+    an open journal, `make_owner_only` works by path)."""
+    try:
+        os.close(open_owner_only(path, os.O_RDONLY))
+    except OSError:
+        pass
+
+
+def make_owner_only(path: Path | str) -> None:
+    """Take other users' permissions off an existing file of ours (a journal made before files
+    were kept owner-only), by its path (no descriptor opened: safe on a database in use);
+    quietly nothing when it is missing, not ours, or cannot change."""
+    try:
+        info = os.stat(path)
+        if info.st_mode & _OTHERS and info.st_uid == os.geteuid():
+            os.chmod(path, stat.S_IMODE(info.st_mode) & ~_OTHERS)
+    except OSError:
+        pass
+
+
+def readable_by_others(path: Path | str) -> bool:
+    """Whether a file others may read stays so once made owner-only (its file system keeps no
+    permissions, as FAT and exFAT, or it is not ours): False for a missing file."""
+    make_owner_only(path)
+    try:
+        return bool(os.stat(path).st_mode & (stat.S_IRGRP | stat.S_IROTH))
+    except OSError:
+        return False

@@ -65,8 +65,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "header_timeout_seconds",
         "4",
-        "Seconds a connection has to send a request's headers (and any one read): slow "
-        "clients are disconnected instead of holding a server thread.",
+        "Seconds a connection has for each request's head (the TLS handshake, request line "
+        "and headers), each wait between kept-alive requests, a small body, and each read of "
+        "an upload: slower clients are disconnected, and never hold a server thread.",
     ),
     Setting("threads", "16", "Threads per worker: concurrent requests share journal commits."),
     Setting(
@@ -91,7 +92,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "lexicon_recheck_seconds",
         "60",
-        "How often a serving process re-hashes the compiled lexicons it has open.",
+        "How often a serving process re-hashes the compiled lexicons it has open and reads "
+        "their manifests again (checking each against its pin).",
     ),
     Setting("upload_limit_mb", "20", "Largest word list the director's page accepts, in MB."),
     Setting(
@@ -111,6 +113,18 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting("burst_minutes", "5", "The window, in minutes, for flagging bursts from one kiosk."),
     Setting(
+        "tsh_poll_seconds",
+        "2",
+        "How often each server process looks at the TSH files its tournaments are linked to "
+        "(`tsh link`): a changed file is read again, by one process.",
+    ),
+    Setting(
+        "tsh_url_seconds",
+        "30",
+        "How often a linked TSH URL is asked for its tourney.js (by one process, with its ETag "
+        "and Last-Modified), and a failed read of a file or URL tried again.",
+    ),
+    Setting(
         "separate_lookup_seconds",
         "60",
         "Under the naspa rulebook, two challenges from one kiosk for the same tournament, "
@@ -129,6 +143,12 @@ SETTINGS: tuple[Setting, ...] = (
         "(three times as many for any names).",
     ),
     Setting("login_lockout_minutes", "15", "How long a lock-out lasts, in minutes."),
+    Setting(
+        "name_check_seconds",
+        "5",
+        "How often `adjudicator hall` asks the network who answers for NAME.local, in seconds: "
+        "another device answering is reported in the log, /healthz and the overview.",
+    ),
     Setting(
         "trusted_proxies",
         "0",

@@ -29,7 +29,9 @@ def journal_of(kind: str, folder):
     else:
         (folder / "usb").mkdir()
         db = MirroredDatabase(
-            str(folder / "journal.sqlite3"), str(folder / "usb" / "mirror.sqlite3")
+            str(folder / "journal.sqlite3"),
+            str(folder / "usb" / "mirror.sqlite3"),
+            key_path=folder / "receipt_key.pem",  # its markers' and head records' key
         )
     migrations.upgrade(db)
     return db

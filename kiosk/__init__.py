@@ -11,12 +11,14 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from adjudicator import settings
 
+MAX_REQUEST_BYTES = 64 * 1024  # any request's body, but the director's upload (staff_web)
+
 
 def create_app(test_config: dict | None = None) -> Flask:
     """Build the Flask app; `test_config` overrides settings (HALL, RATE_LIMIT, ...)."""
     app = Flask(__name__)
     app.config.from_mapping(
-        MAX_CONTENT_LENGTH=64 * 1024,
+        MAX_CONTENT_LENGTH=MAX_REQUEST_BYTES,
         VERDICT_SECONDS=settings.get_int("verdict_seconds", 1),
         CLEAR_SECONDS=settings.get_int("clear_seconds", 5),
         REQUEST_TIMEOUT_SECONDS=settings.get_int("request_timeout_seconds", 1),
@@ -52,12 +54,14 @@ def create_app(test_config: dict | None = None) -> Flask:
     staff_web.init_app(app)
     nul_guard.init_app(app)
 
-    from kiosk import api, director, hall_trust, judges, pages
+    from kiosk import api, director, hall_trust, judges, pages, table_api
 
     app.register_blueprint(api.bp)
+    app.register_blueprint(table_api.bp)
     app.register_blueprint(pages.bp)
     director.init_app(app)
     app.register_blueprint(judges.bp)
     app.register_blueprint(hall_trust.bp)
     staff_web.csrf.exempt(api.bp)  # JSON only, bearer token or pairing cookie
+    staff_web.csrf.exempt(table_api.bp)
     return app

@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
-from adjudicator.hall import kiosks, tournaments
+from adjudicator.hall import kiosks, name_claims, tournaments
 from adjudicator.hall.hall import OPTIONAL_FIELDS as DETAILS
 from adjudicator.hall.hall import LexiconUnavailable
 from adjudicator.hall.ratelimit import RecentRequests, parse_rate_limit
@@ -20,7 +20,7 @@ from adjudicator.words.spelling import spell_challenge
 from kiosk.auth import current_kiosk
 from kiosk.errors import ApiError
 from kiosk.hall import get_hall
-from kiosk.i18n import say, say_rule, say_verdict, speak, speak_as_asked
+from kiosk.i18n import say, say_alphabet, say_rule, say_verdict, speak, speak_as_asked
 from kiosk.strict_json import JsonRefused
 
 bp = Blueprint("api", __name__)
@@ -35,7 +35,8 @@ SPELL_RATE_LIMIT = "120/minute"  # per kiosk and server process: a kiosk asks on
 @bp.get("/healthz")
 def healthz():
     """200 when the app can judge: the journal is the one opened and writable, the database
-    answers, and at least one lexicon opens."""
+    answers, and at least one lexicon opens; `warnings` names any other device answering for
+    the hall's name."""
     hall = get_hall()
     health = hall.journal_health()
     if not health.ok:
@@ -45,6 +46,8 @@ def healthz():
     if not names:
         raise ApiError(503, "No lexicon is installed: the director must import one.")
     hall.store.open(names[0])
+    claims = name_claims.current()  # another device answering for the hall's name (a stat)
+    warnings = claims.warnings() if claims is not None else []
     if health.state == "degraded":  # still judging, on one copy: which, what to do, no paths
         advice = (
             f"Run `adjudicator journal resync`: the {health.copy} is set aside and rebuilt."
@@ -56,8 +59,9 @@ def healthz():
             status=200,
             journal=f"degraded: one copy ({health.copy_summary})",
             advice=advice,
+            warnings=warnings,
         )
-    return jsonify(ok=True, status=200, journal="ok")
+    return jsonify(ok=True, status=200, journal="ok", warnings=warnings)
 
 
 @bp.get("/api/v1/lexicons")
@@ -93,6 +97,7 @@ def kiosk_status():
     manifest = hall.store.manifest(tournament.lexicon)
     rule = get_rule(tournament.rule)
     speak(tournament.language)
+    alphabet = manifest.get_alphabet()
     return jsonify(
         ok=True,
         kiosk=kiosk.name,
@@ -108,7 +113,8 @@ def kiosk_status():
             "fingerprint": tournament.lexicon_fingerprint,
             "short_fingerprint": tournament.lexicon_fingerprint[:12],
             "available": _lexicon_available(hall, tournament),
-            "alphabet": manifest.get_alphabet().summary(),
+            # its name in the tournament's language too (`shown_title`: "català")
+            "alphabet": {**alphabet.summary(), "shown_title": say_alphabet(alphabet)},
         },
         rule={
             "name": rule.name,

@@ -18,6 +18,7 @@ from adjudicator.hall.kiosks import KioskError
 from adjudicator.hall.ratelimit import RateLimited
 from adjudicator.hall.staff import StaffError
 from adjudicator.hall.tournaments import TournamentError
+from adjudicator.hall.tsh.seating import NotSeated
 from adjudicator.judging.corrections import ConfirmationNeeded
 from adjudicator.judging.director_flags import DismissRefused
 from adjudicator.judging.game import GameDetailsRequired
@@ -56,6 +57,7 @@ INTERNAL = N_("Internal error: no verdict was given. Call the director.")
 STATUS_FOR = (
     (ChallengeInputError, 400),
     (DetailError, 400),
+    (NotSeated, 400),
     (FilterError, 400),
     (TextError, 400),
     (TournamentError, 400),

@@ -16,6 +16,7 @@ def init_app(app: Flask) -> None:
     app.add_template_filter(wording.plural, "plural")
     app.add_template_filter(wording.utc_time, "utc")
     app.add_template_filter(code, "code")
+    app.add_template_filter(fingerprint_pairs, "fingerprint_pairs")
     app.add_template_filter(edition_warning, "edition_warning")  # `{{ t|edition_warning }}`
     app.jinja_env.globals.update(rulebooks=RULEBOOKS)
     app.jinja_env.globals.update(time_form=wording.TIME_FORM, time_example=wording.TIME_EXAMPLE)
@@ -24,3 +25,8 @@ def init_app(app: Flask) -> None:
 def code(text: str) -> Markup:
     """`{{ "adjudicator kiosk add"|code }}`: a command inside a translated sentence, escaped."""
     return Markup("<code>{}</code>").format(text)
+
+
+def fingerprint_pairs(fingerprint: str) -> Markup:
+    """`AB:CD:...` that a narrow screen breaks only between pairs, never inside one."""
+    return Markup(":<wbr>").join(fingerprint.split(":"))

@@ -16,7 +16,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from flask import Blueprint, Flask, g, redirect, request
-from flask_babel import Babel, get_locale, get_translations, refresh
+from flask_babel import Babel, format_number, get_locale, get_translations, refresh
 
 from adjudicator.hall.languages import DEFAULT, LANGUAGES
 from adjudicator.judging.rules import Rule, UnknownRule, get_rule
@@ -34,6 +34,7 @@ def init_app(app: Flask) -> None:
     app.config.setdefault("BABEL_TRANSLATION_DIRECTORIES", str(TRANSLATIONS))
     Babel(app, locale_selector=_select)
     app.register_blueprint(bp)
+    app.add_template_filter(number, "number")  # `{{ m.words|number }}`: "279 496" in Polish
 
     @app.context_processor
     def languages() -> dict:
@@ -41,6 +42,8 @@ def init_app(app: Flask) -> None:
             "page_language": language,
             "languages": LANGUAGES,
             "say_rule": say_rule,
+            "say": say,
+            "say_alphabet": say_alphabet,
             "rule_title": rule_title,
         }
 
@@ -57,9 +60,17 @@ def language() -> str:
 
 
 def say(phrase: Phrase, translations=None) -> str:
-    """A library phrase in this request's language."""
+    """A library phrase in this request's language, its numbers written as the language does."""
     translations = translations or get_translations()
-    return phrase.render(translations.gettext, translations.ngettext)
+    return phrase.render(translations.gettext, translations.ngettext, number)
+
+
+def number(value) -> str:
+    """A number as this request's language writes it, by Babel: "279,496" in English,
+    "279 496" in Polish (a no-break space), "279.496" in Spanish; '' for none."""
+    if value is None or value == "":
+        return ""
+    return format_number(value)
 
 
 def say_verdict(entry) -> dict[str, str]:
@@ -99,6 +110,12 @@ class _Row:
 def say_rule(rule: Rule) -> str:
     """A rule's title in this request's language."""
     return say(rule_phrase(rule))
+
+
+def say_alphabet(alphabet) -> str:
+    """An alphabet's name in this request's language ("français"; a federation's own title, or
+    its name, as its file gives it)."""
+    return say(Phrase(alphabet.shown_name))
 
 
 def rule_title(name: str) -> str:

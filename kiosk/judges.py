@@ -12,7 +12,9 @@ from flask import Blueprint, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 
 from adjudicator.errors import AdjudicatorError, LexiconError
+from adjudicator.hall import tournament_pins
 from adjudicator.judging import second_opinion
+from adjudicator.judging.rulebooks import NONE
 from adjudicator.judging.verdict import Verdict, closed_referral
 from adjudicator.record import journal, receipts
 from kiosk.auth import current_kiosk
@@ -84,7 +86,8 @@ def _no_lookup_needed(hall, original, limit: int) -> bool:
     if original.verdict != Verdict.REFER.value or not limit:
         return False
     try:
-        lexicon = second_opinion.lexicon_of(hall.store, original)
+        pin = tournament_pins.pin_for(hall.db, original.id)
+        lexicon = second_opinion.lexicon_of(hall.store, original, pin)
     except AdjudicatorError:
         return False
     keys = lexicon.alphabet.keys_of(original.words)
@@ -117,6 +120,7 @@ def give():
             station=station,
             dictionary=dictionary,
             confirm_correction=bool(request.form.get("confirm_correction")),
+            pin=tournament_pins.pin_for(hall.db, original.id),
         )
     except AdjudicatorError as exc:
         return _case_page(original, error=str(exc), status=400)
@@ -126,4 +130,5 @@ def give():
         opinion=opinion,
         receipt_code=receipts.code(receipt),
         shown=say_verdict(opinion.entry),
+        book=opinion.book or NONE,
     ), 201

@@ -55,7 +55,7 @@ def _json(language: str, translations) -> Markup:
 def _for_language(language: str, translations) -> dict:
     plain, plural = script_messages()
     if language == "en":
-        return {"messages": {}, "plurals": {}, "plural_index": []}
+        return {"messages": {}, "plurals": {}, "plural_index": [], "number": numbers(language)}
     forms = getattr(translations, "plural", lambda n: int(n != 1))
     largest = max((forms(n) for n in range(COUNTS)), default=1)
     return {
@@ -65,6 +65,21 @@ def _for_language(language: str, translations) -> dict:
             for one, many in plural
         },
         "plural_index": [forms(n) for n in range(COUNTS)],
+        "number": numbers(language),
+    }
+
+
+def numbers(language: str) -> dict:
+    """How the language writes whole numbers, from Babel (as the pages write them with
+    format_number): the group separator and the sizes of the groups (3 then 3 in most)."""
+    from babel import Locale
+    from babel.numbers import get_group_symbol, get_minus_sign_symbol
+
+    primary, secondary = Locale.parse(language).decimal_formats[None].grouping
+    return {
+        "group": get_group_symbol(language),
+        "grouping": [primary, secondary],
+        "minus": get_minus_sign_symbol(language),
     }
 
 

@@ -56,7 +56,10 @@ def pair():
         attempt = attempts.reserve(db, PAIRING_SCOPE, client_address(), "", PAIRING_POLICY)
     except attempts.TooManyAttempts as waiting:
         return _too_many(waiting.retry_at)
-    redeemed = kiosks.redeem_pairing(db, request.form.get("code", ""))
+    try:
+        redeemed = kiosks.redeem_pairing(db, request.form.get("code", ""))
+    except kiosks.PairingExpired as expired:
+        return _expired(expired.expires_at)
     if redeemed is None:
         error = _(
             "That pairing code is not valid, was already used, or has expired. "
@@ -70,6 +73,16 @@ def pair():
     response = redirect(url_for("pages.index"))
     set_pairing_cookie(response, kiosk, nonce)
     return response
+
+
+def _expired(expires_at: str):
+    """A right code past its time: the card is dead, and a new one is the only way on (the
+    attempt stays counted: guessing at expired cards is still guessing)."""
+    error = _(
+        "This card's code expired at %(time)s (the hall's clock). Ask the director for a new card.",
+        time=kiosks.local_time(expires_at),
+    )
+    return render_template("pair.html", code="", error=error), 400
 
 
 def _too_many(retry_at: datetime, first: str = ""):
@@ -88,9 +101,12 @@ def _too_many(retry_at: datetime, first: str = ""):
 
 
 def _duration(seconds: int) -> str:
+    # Flask-Babel's ngettext fills %(num)s with its count itself (a `num=` keyword is a
+    # TypeError): a wait of seconds or minutes never needs a group separator.
     if seconds < 120:
-        return ngettext("%(num)d second", "%(num)d seconds", seconds)
-    return ngettext("%(num)d minute", "%(num)d minutes", (seconds + 59) // 60)
+        return ngettext("%(num)s second", "%(num)s seconds", seconds)
+    minutes = (seconds + 59) // 60
+    return ngettext("%(num)s minute", "%(num)s minutes", minutes)
 
 
 def _speak_as_linked() -> None:

@@ -4,7 +4,9 @@
 - A journal database on each backend: `db_url`, `migrated_db` (SQLite, then PostgreSQL);
   a real PostgreSQL: `postgres` (shared, fresh databases), `own_postgres` (private).
 - A hall in-process: `setup`, its web app `app` and test `client`, the app with staff
-  `staffed`.
+  `staffed`; over the real lists, each rulebook's lists built once a session: `rulebook_lists`,
+  and a hall over them with a journal of its own: `rulebooks_hall` (support.rulebook_lexicons),
+  the CLI on that hall: `rulebooks_cli`.
 - The staff's cheap password hashes: `fast_hashes` (a module asks for it); a migrated SQLite
   journal in tmp_path: `db` (support.hall.migrated_journal).
 - A served app over a module's own `home`: `server`; headless Chromium: `browser`; a page at
@@ -32,11 +34,12 @@ from adjudicator.record.backends import connect
 from adjudicator.words.store import LexiconStore
 from adjudicator.words.wordlist import WordSet
 
-from support import servers
+from support import rulebook_lexicons, servers
 from support.browser import browser_missing_reason, launched_chromium, open_page, pair_page
 from support.director import Staffed, build_staffed, fast_hashes  # noqa: F401 - fixtures
 from support.hall import Setup, build_setup, make_app, migrated_journal  # noqa: F401
 from support.postgres import own_postgres, postgres  # noqa: F401
+from support.running_hall import hall_name, lan_address  # noqa: F401 - fixtures
 from support.webkit import webkit_driver, webkit_missing_reason, xvfb_display
 from support.words import TINY_WORDS
 
@@ -52,7 +55,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 POSTGRES_FIXTURES = {"postgres", "own_postgres"}
 BROWSER_FIXTURES = {"browser", "new_page", "paired", "webkit"}
 # Module-wide builds of the big real lists (tests/words, tests/cli): seconds each.
-SLOW_FIXTURES = {"real", "real_sets", "real_home", "editions"}
+SLOW_FIXTURES = {"real", "real_sets", "real_home", "editions", "rulebook_lists"}
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -71,6 +74,16 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.slow)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _no_real_data_home(tmp_path_factory: pytest.TempPathFactory):
+    """No test writes the data home of whoever runs them: a test with no `home` of its own
+    (a hall built in-process, whose pairing codes are keyed under the data home's receipt key)
+    gets one data home for the whole session."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("ADJUDICATOR_HOME", str(tmp_path_factory.mktemp("session-home")))
+        yield
+
+
 @pytest.fixture(params=["sqlite", "postgresql"])
 def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     """A fresh, empty journal database on each backend: a SQLite file, then a new database on
@@ -87,6 +100,32 @@ def migrated_db(db_url: str):
     migrations.upgrade(database)
     yield database
     database.close()
+
+
+@pytest.fixture(scope="session")
+def rulebook_lists(tmp_path_factory: pytest.TempPathFactory) -> LexiconStore:
+    """Every rulebook's lists (and others) built from the real lists, once a session: the
+    builds take seconds each (support.rulebook_lexicons; skipped when the lists are missing)."""
+    return rulebook_lexicons.build(tmp_path_factory.mktemp("rulebook-lists"))
+
+
+@pytest.fixture
+def rulebooks_hall(
+    request: pytest.FixtureRequest, rulebook_lists, tmp_path: Path
+) -> rulebook_lexicons.RulebookHall:
+    """A hall over `rulebook_lists` (read only) with its own journal, director and judges
+    (cheap password hashes)."""
+    request.getfixturevalue("fast_hashes")
+    return rulebook_lexicons.rulebook_hall(rulebook_lists, tmp_path)
+
+
+@pytest.fixture
+def rulebooks_cli(rulebooks_hall, run, home: Path, monkeypatch: pytest.MonkeyPatch):
+    """`run` (the CLI in-process) on `rulebooks_hall`'s journal, its lists linked into `home`."""
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "lexicons").symlink_to(rulebooks_hall.store.root)
+    monkeypatch.setenv("ADJUDICATOR_DATABASE_URL", rulebooks_hall.db.url)
+    return run
 
 
 @pytest.fixture

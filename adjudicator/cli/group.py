@@ -27,6 +27,7 @@ COMMANDS = {
     "flags": "adjudicator.cli.staff_cmd:flags_cmd",
     "ruling": "adjudicator.cli.staff_cmd:ruling_cmd",
     "void": "adjudicator.cli.void_cmd:void_cmd",
+    "tsh": "adjudicator.cli.tsh_cmd:tsh",
 }
 
 

@@ -61,7 +61,8 @@ def _game_option(name: str, text: str):
     default=None,
     metavar="ID",
     help="With --tournament: the challenge this one reissues (a slip that did not match the "
-    "board, WESPA 3.10.12); that one then counts for nothing.",
+    "board); that one then counts for nothing. Only where the rulebook has reissues (WESPA "
+    "3.10.12, MSA 13, or no rulebook named); elsewhere refused, citing the rulebook.",
 )
 @click.option(
     "--final-play",

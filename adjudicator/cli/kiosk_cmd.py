@@ -20,11 +20,17 @@ def kiosk() -> None:
 @kiosk.command("add")
 @click.argument("name")
 @click.option("--tournament", "-t", required=True, help="Tournament slug the kiosk judges for.")
-def add(name: str, tournament: str):
+@click.option(
+    "--table",
+    default=None,
+    help="The table it sits at: every challenge made there that names no table is that table's.",
+)
+def add(name: str, tournament: str, table: str | None):
     """Enrol kiosk NAME; prints a one-time pairing link, and its token on the last line."""
     hall = open_hall()
-    enrolment = kiosks.add(hall.db, name, tournament)
-    click.echo(f"Kiosk {name!r} enrolled for {tournament}.")
+    enrolment = kiosks.add(hall.db, name, tournament, table=table)
+    seat = f" at table {enrolment.kiosk.table}" if enrolment.kiosk.table else ""
+    click.echo(f"Kiosk {name!r} enrolled for {tournament}{seat}.")
     click.echo(pairing_text(enrolment, hall=hall))
     click.echo("API token (shown once; send it as 'Authorization: Bearer <token>'):")
     click.echo(enrolment.token)
@@ -47,6 +53,7 @@ def list_(as_json: bool):
         {
             "name": k.name,
             "tournament": k.tournament,
+            "table": k.table_no,
             "active": k.active,
             "revoked_at": k.revoked_at,
             "last_seen_at": k.last_seen_at,
@@ -59,8 +66,9 @@ def list_(as_json: bool):
         return
     for row in rows:
         state = "revoked" if not row["active"] else ("paired" if row["paired"] else "not paired")
+        table = f"table {row['table']}" if row["table"] else "no table"
         click.echo(
-            f"{row['name']:<20} {row['tournament']:<24} {state:<10} "
+            f"{row['name']:<20} {row['tournament']:<24} {table:<10} {state:<10} "
             f"last seen {row['last_seen_at'] or '-'}"
         )
 
@@ -68,18 +76,34 @@ def list_(as_json: bool):
 @kiosk.command("revoke")
 @click.argument("name")
 def revoke(name: str):
-    """Lock kiosk NAME out at once: its token and paired browsers stop working."""
+    """Lock kiosk NAME out at once: its token, pairing code and paired browsers stop working."""
     kiosks.revoke(open_hall().db, name)
-    click.echo(f"Kiosk {name!r} revoked.")
+    click.echo(
+        f"Kiosk {name!r} revoked: its token, pairing code and paired screens no longer work."
+    )
 
 
 @kiosk.command("move")
 @click.argument("name")
-@click.option("--tournament", "-t", required=True)
+@click.option("--tournament", "-t", required=True, help="Tournament slug it judges for now.")
 def move(name: str, tournament: str):
-    """Assign kiosk NAME to another tournament."""
+    """Assign kiosk NAME to another tournament: its pairing code and paired browsers stop
+    working (its token goes on)."""
     kiosks.move(open_hall().db, name, tournament)
-    click.echo(f"Kiosk {name!r} now judges for {tournament}.")
+    click.echo(
+        f"Kiosk {name!r} now judges for {tournament}. Its pairing code and paired screens no "
+        f"longer work: pair it again (`adjudicator kiosk pair {name!r}`, or print a sheet)."
+    )
+
+
+@kiosk.command("table")
+@click.argument("name")
+@click.argument("table")
+def table_(name: str, table: str):
+    """Seat kiosk NAME at table TABLE (a number; `none` for a kiosk of several tables)."""
+    moved = kiosks.set_table(open_hall().db, name, None if table.lower() == "none" else table)
+    where = f"at table {moved.table}" if moved.table else "at no table of its own"
+    click.echo(f"Kiosk {name!r} now sits {where}.")
 
 
 @kiosk.command("sheet")
@@ -92,17 +116,26 @@ def move(name: str, tournament: str):
     default=None,
     help="The HTML file to write (default pairing-sheet-SLUG.html here).",
 )
-def sheet(tournament: str, tables: str, output: str | None):
+@click.option(
+    "--valid-hours",
+    default="72",
+    show_default=True,
+    metavar="N",
+    help="The codes expire N hours after printing (1 to 720); each card prints when.",
+)
+def sheet(tournament: str, tables: str, output: str | None, valid_hours: str):
     """Print a pairing sheet: a kiosk per table, each with a QR code that pairs it once."""
-    from adjudicator.hall import pairing_sheet, sheet_page, tournaments
+    from adjudicator.hall import hall_tls, pairing_sheet, sheet_page, tournaments
 
+    hours = pairing_sheet.valid_hours(valid_hours)
     numbers = pairing_sheet.tables(tables)
     hall = open_hall()
     found = tournaments.get(hall.db, tournament)
     base = public_url()
-    entries = pairing_sheet.enrol_tables(hall.db, tournament, numbers, base)
+    entries = pairing_sheet.enrol_tables(hall.db, tournament, numbers, base, hours)
     path = Path(output or f"pairing-sheet-{tournament}.html")
-    page = sheet_page.render(found.title, tournament, entries, base)
+    fingerprint = hall_tls.read_ca_fingerprint()
+    page = sheet_page.render(found.title, tournament, entries, base, fingerprint=fingerprint)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # it holds pairing codes
     with os.fdopen(fd, "w", encoding="utf-8") as out:
         out.write(page)
@@ -111,7 +144,15 @@ def sheet(tournament: str, tables: str, output: str | None):
         f"Wrote {path}: {len(entries)} table(s) of {tournament} ({new} kiosk(s) enrolled, "
         f"{len(entries) - new} given a new code), pairing at {base}."
     )
-    click.echo("Open it in a browser and print it (A4 or Letter). Each code pairs once.")
+    expires = kiosks.local_time(entries[0].expires_at)
+    click.echo(
+        "Open it in a browser and print it (A4 or Letter). Each code pairs once, until "
+        f"{expires} (this computer's clock)."
+    )
+    if fingerprint:
+        click.echo(f"The sheet shows the hall's certificate fingerprint: {fingerprint}")
+    else:
+        click.echo("No hall certificate yet: the sheet has no fingerprint to compare.")
     if not base.startswith("https://"):
         click.echo(
             "Note: these links are not HTTPS; on the hall's Wi-Fi start `adjudicator hall` "
@@ -127,10 +168,7 @@ def pairing_text(enrolment: kiosks.Enrolment, recorded: bool = True, hall=None) 
     if hall is not None:
         language = tournaments.get(hall.db, enrolment.kiosk.tournament).language
     base = public_url(recorded=recorded)
-    if enrolment.pairing_expires_at == kiosks.UNTIL_USED:
-        lasts = "one use, until used or revoked"
-    else:
-        lasts = f"one use, until {enrolment.pairing_expires_at[:16]} UTC"
+    lasts = f"one use, until {enrolment.pairing_expires_at[:16].replace('T', ' ')} UTC"
     return (
         f"Pairing link ({lasts}): "
         f"{kiosks.pairing_link(base, code, language)}\n"

@@ -10,8 +10,9 @@ from pathlib import Path
 import click
 
 from adjudicator.cli.common import CliError, json_option, open_store
-from adjudicator.errors import LexiconError
+from adjudicator.errors import AdjudicatorError, LexiconError
 from adjudicator.wording import plural
+from adjudicator.words import lexicon_pin
 from adjudicator.words.alphabet import ENGLISH, Alphabet
 from adjudicator.words.alphabet_files import builtin, builtin_names, resolve_alphabet
 from adjudicator.words.defaults import install_defaults
@@ -82,6 +83,8 @@ def import_(
     if (path is None) == (recipe is None):
         raise click.UsageError("Give exactly one of PATH or --recipe FILE.")
     alphabet = resolve_alphabet(alphabet_spec) if alphabet_spec else None
+    store = open_store()
+    before = set(store.names())
     if recipe is not None:
         if fmt != "auto" or skip_invalid:
             raise click.UsageError(
@@ -89,14 +92,15 @@ def import_(
                 "sources are detected automatically and must hold only words."
             )
         summary = import_recipe(
-            open_store(), recipe, name, force=force, description=description, alphabet=alphabet
+            store, recipe, name, force=force, description=description, alphabet=alphabet
         )
         click.echo(format_recipe_import(summary))
+        _warn_tournaments_left_behind(summary.manifest, summary.manifest.name in before)
         return
     if not name:
         raise click.UsageError("Missing option '--name' / '-n': name the edition, such as NWL2023.")
     summary = import_lexicon(
-        open_store(),
+        store,
         path,
         name,
         fmt,
@@ -106,6 +110,30 @@ def import_(
         alphabet=alphabet or ENGLISH,
     )
     click.echo(format_import(summary))
+    _warn_tournaments_left_behind(summary.manifest, summary.manifest.name in before)
+
+
+def _warn_tournaments_left_behind(manifest: Manifest, replaced: bool) -> None:
+    """On stderr, after a lexicon was replaced: each tournament set with its previous pin judges
+    nothing until the director sets it again (a deliberate change is never taken silently)."""
+    if not replaced:
+        return  # a new name: no tournament can be set with it yet (and no journal is made)
+    from adjudicator.cli.common import open_hall
+    from adjudicator.hall import tournament_pins
+
+    try:
+        hall = open_hall()
+        behind = tournament_pins.set_with_another_pin(hall.db, manifest.name, manifest.pin)
+    except (AdjudicatorError, OSError):
+        return  # no journal to read here: the overview and `tournament show` still say it
+    for t in behind:
+        click.echo(
+            f"Warning: tournament {t.slug} was set with another pin of {manifest.name} "
+            f"({(t.lexicon_pin or 'none recorded')[:12]}; now {manifest.pin[:12]}): it judges "
+            "nothing until you set the lexicon again, if this change is what you mean: "
+            f"adjudicator tournament set {t.slug} --lexicon {manifest.name}",
+            err=True,
+        )
 
 
 @lexicon.command("list")
@@ -153,6 +181,8 @@ def show(name: str, as_json: bool):
     for key, value in data.items():
         if key == "alphabet":
             value = alphabet_text(manifest.get_alphabet())
+        if key == "pinned":
+            value = lexicon_pin.canonical(value).decode()  # exactly what the pin hashes
         if key != "recipe":
             click.echo(f"{key + ':':<20} {value}")
     referral = referral_text(manifest.refer_longer_than, manifest.refer_even_if_listed)
@@ -225,13 +255,16 @@ def verify(name: str | None):
     failures = 0
     for each in names:
         try:
+            pinned_before = bool(store.manifest(each).pin)
             manifest = store.verify(each)
         except LexiconError as exc:
             failures += 1
             click.echo(f"{each}: FAILED: {exc}", err=True)
         else:
+            written = "" if pinned_before else ", written into its manifest now"
             click.echo(
-                f"{each}: ok ({manifest.words:,} words, fingerprint {manifest.short_fingerprint})"
+                f"{each}: ok ({manifest.words:,} words, fingerprint {manifest.short_fingerprint}, "
+                f"pin {manifest.pin[:12]}{written})"
             )
     sys.exit(1 if failures else 0)
 

@@ -70,7 +70,7 @@ def prepare_gunicorn(hall, binds, workers: int, certfile=None, keyfile=None) -> 
         "--workers",
         str(workers),
         "--worker-class",
-        "kiosk.slow_clients.HeaderTimeoutWorker",  # gthread, with slow clients timed out
+        "kiosk.loop_worker.LoopWorker",  # heads read by an event loop, with deadlines
         "--threads",
         str(threads),
         "--access-logfile",

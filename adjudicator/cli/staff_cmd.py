@@ -9,7 +9,9 @@ import click
 
 from adjudicator.cli.common import CliError, cli_actor, json_option, open_hall
 from adjudicator.cli.judge_cmd import HEADLINES
+from adjudicator.hall import tournament_pins
 from adjudicator.judging import director_flags, final_ruling, lookups, second_opinion
+from adjudicator.judging.rulebooks import NONE
 from adjudicator.judging.verdict import Verdict
 from adjudicator.record import receipts
 from adjudicator.record.journal import Entry
@@ -138,6 +140,7 @@ def second_opinion_cmd(
         station=actor,
         dictionary=dictionary,
         confirm_correction=confirm_correction,
+        pin=tournament_pins.pin_for(hall.db, adjudication_id),
     )
     if as_json:
         click.echo(json.dumps({**opinion_json(opinion), "receipt": hall.receipt(opinion.entry)}))
@@ -161,10 +164,8 @@ def format_opinion(opinion: second_opinion.SecondOpinion) -> str:
             f"FLAGGED FOR THE DIRECTOR: {'; '.join(opinion.flag_reasons)}. "
             f"This second opinion ({entry.verdict}) decides nothing until the director rules."
         )
-    elif opinion.closes_referral:
-        lines.append("Your dictionary check closes the referral: this verdict is final (NSA I.B).")
-    elif entry.verdict != Verdict.REFER.value:
-        lines.append("This second opinion is final (WESPA 3.10.11(c)).")
+    else:
+        lines.extend(opinion_status(opinion))
     lines += [
         f"Lexicon: {entry.lexicon_name} "
         f"(fingerprint {entry.lexicon_fingerprint[:12]}, as the original)",
@@ -176,12 +177,37 @@ def format_opinion(opinion: second_opinion.SecondOpinion) -> str:
     return "\n".join(lines)
 
 
+def opinion_status(opinion: second_opinion.SecondOpinion) -> tuple[str, ...]:
+    """What an opinion that is not flagged decides, citing the tournament's own rulebook."""
+    book = opinion.book or NONE
+    if opinion.closes_referral:
+        return (
+            "Your dictionary check closes the referral: this verdict is final"
+            f"{book.cite(book.referral_clause)}.",
+        )
+    if opinion.decides:
+        return (
+            "Two of three opinions agree: this third opinion decides the challenge"
+            f"{book.cite(book.opinion_final_clause)}. The director may still review it.",
+        )
+    if opinion.awaits_director:
+        return (
+            "An earlier second opinion differs from the original: the case still waits for the "
+            f"director's ruling{book.cite(book.opinion_final_clause)}.",
+        )
+    if opinion.entry.verdict != Verdict.REFER.value:
+        return (f"This second opinion is final{book.cite(book.opinion_final_clause)}.",)
+    return ()
+
+
 def opinion_json(opinion: second_opinion.SecondOpinion) -> dict:
     return {
         **opinion.entry.to_api(),
         "actor": opinion.entry.actor,
         "agrees": opinion.agrees,
         "flagged": opinion.flagged,
+        "decides": opinion.decides,
+        "awaits_director": opinion.awaits_director,
         "flag_reasons": list(opinion.flag_reasons),
         "original": {
             "id": opinion.original.id,
@@ -249,6 +275,7 @@ def format_change(change: director_flags.PenaltyChange) -> str:
             _when(c),
             f"penalty changed: was {_penalty_text(change.old)}, now {_penalty_text(change.new)}",
             f"tell the table: {change.outcome.consequence}",
+            *((change.result_note,) if change.result_note else ()),
         )
     )
 
@@ -352,17 +379,18 @@ def case_json(case: second_opinion.Case) -> dict:
 @click.argument("words", nargs=-1)
 @click.option(
     "--verdict",
-    required=True,
     type=click.Choice(["ACCEPTABLE", "UNACCEPTABLE"], case_sensitive=False),
-    help="The director's final verdict.",
+    default=None,
+    help="The director's final verdict (required, unless you only waive the penalty).",
 )
 @click.option("--reason", required=True, help="Why (recorded in the journal).")
 @click.option(
     "--words",
     "with_words",
     is_flag=True,
-    help="The words ruled on follow (WORD...); default: the latest second opinion's, else "
-    "the original's. The consequence counts these words.",
+    help="The words ruled on follow (WORD...); default: the original's. When a second opinion "
+    "was given with other words, name them (the ruling is refused without). The consequence "
+    "counts these words.",
 )
 @click.option(
     "--improper-lookup",
@@ -373,42 +401,66 @@ def case_json(case: second_opinion.Case) -> dict:
 @click.option(
     "--waive-penalty",
     is_flag=True,
-    help="The verdict as ruled, with no penalty to anyone (NSA VI.C: the director's free "
-    "challenge).",
+    help="A free challenge: the challenge costs the challenger nothing, whatever its verdict. "
+    "It rules on nothing else: the verdict stays as decided and may still be reviewed (NSA X.G). "
+    "NSA VI.C names it; elsewhere it is the director's discretion, cited from the tournament's "
+    "rulebook. With --verdict, the ruling is recorded too.",
 )
 @click.option("--confirm-correction", is_flag=True, help=CONFIRM_HELP)
 def ruling_cmd(
     adjudication_id: int,
     words: tuple[str, ...],
-    verdict: str,
+    verdict: str | None,
     reason: str,
     with_words: bool,
     improper_lookup: bool,
     waive_penalty: bool,
     confirm_correction: bool,
 ):
-    """The director's final ruling on ADJUDICATION_ID (any challenge, flagged or not)."""
+    """The director's final ruling on ADJUDICATION_ID (any challenge, flagged or not), or the
+    penalty waived (--waive-penalty)."""
     if words and not with_words:
         raise CliError("Put --words before the words ruled on: ruling ID --words WORD...")
     if with_words and not words:
         raise CliError("--words needs the words ruled on: ruling ID --words WORD...")
+    if verdict is None and not waive_penalty:
+        raise CliError(
+            "Give the verdict (--verdict acceptable|unacceptable), or --waive-penalty to waive "
+            "the challenge's penalty without ruling on it."
+        )
+    if verdict is None and (words or improper_lookup or confirm_correction):
+        raise CliError(
+            "--words, --improper-lookup and --confirm-correction go with a ruling on the "
+            "verdict: give --verdict too."
+        )
     hall = open_hall()
     actor = cli_actor()
-    entry = final_ruling.record_ruling(
-        hall.db,
-        adjudication_id,
-        verdict,
-        reason,
-        actor=actor,
-        station=actor,
-        words=" ".join(words) if words else None,
-        improper_lookup=improper_lookup,
-        store=hall.store,
-        waive_penalty=waive_penalty,
-        confirm_correction=confirm_correction,
-    )
-    click.echo(format_ruling_entry(entry))
-    click.echo(f"Receipt: {receipts.code(hall.receipt(entry))}")  # signed like every verdict
+    if verdict is not None:
+        entry = final_ruling.record_ruling(
+            hall.db,
+            adjudication_id,
+            verdict,
+            reason,
+            actor=actor,
+            station=actor,
+            words=" ".join(words) if words else None,
+            improper_lookup=improper_lookup,
+            store=hall.store,
+            confirm_correction=confirm_correction,
+        )
+        click.echo(format_ruling_entry(entry))
+        click.echo(f"Receipt: {receipts.code(hall.receipt(entry))}")  # signed like every verdict
+    if waive_penalty:
+        from adjudicator.judging import waivers
+
+        waiver = waivers.waive(hall.db, adjudication_id, reason, actor=actor, station=actor)
+        click.echo(
+            f"Penalty waived on adjudication #{waiver.refers_to} (journal row #{waiver.id}, by "
+            f"{actor})."
+        )
+        click.echo(waiver.consequence)
+        click.echo(f"Reason: {waiver.note}")
+        click.echo(f"Receipt: {receipts.code(hall.receipt(waiver))}")
 
 
 def format_ruling_entry(entry: Entry) -> str:

@@ -7,9 +7,9 @@ import json
 import click
 
 from adjudicator.cli.common import CliError, json_option, open_hall
-from adjudicator.hall import tournaments
+from adjudicator.hall import tournament_pins, tournaments
 from adjudicator.hall.languages import LANGUAGES, UnknownLanguage, check_language
-from adjudicator.judging.rulebooks import RULEBOOKS, get_rulebook
+from adjudicator.judging.rulebooks import RULEBOOKS, allowed_as, get_rulebook
 from adjudicator.judging.rules import UnknownRule, get_rule
 
 RULE_HELP = (
@@ -29,8 +29,14 @@ def _check_rule(ctx: click.Context, param: click.Parameter, value: str | None) -
 
 
 RULEBOOK_HELP = (
-    "The rulebook the event follows; its own procedures apply only under it "
-    "(NASPA 6.2's look-up penalty under naspa, school rule 12 under school-2011)."
+    "The rulebook the event follows: it allows its own lists and penalty rules (others are "
+    "refused, naming the clause, unless --off-rulebook), and its own procedures apply only "
+    "under it (reissues under wespa and msa, NASPA 6.2's look-up penalty under naspa, school "
+    "rule 12 under school-2011, ...). Without one, every procedure is offered."
+)
+OFF_RULEBOOK_HELP = (
+    "Make the tournament although its lexicon or rule is not one its rulebook allows; REASON "
+    "(why this event is off its rulebook) is recorded and shown with the tournament."
 )
 DATE_HELP = "The event's first day, YYYY-MM-DD (default: today)."
 
@@ -69,6 +75,9 @@ def tournament() -> None:
 @click.option(
     "--language", default="en", callback=_check_language, help=LANGUAGE_HELP + " Default: en."
 )
+@click.option(
+    "--off-rulebook", "off_rulebook", metavar="REASON", default=None, help=OFF_RULEBOOK_HELP
+)
 def create(
     slug: str,
     lexicon: str,
@@ -77,6 +86,7 @@ def create(
     rulebook: str | None,
     event_date: str | None,
     language: str,
+    off_rulebook: str | None,
 ):
     """Create tournament SLUG on a lexicon and a challenge rule."""
     hall = open_hall()
@@ -90,6 +100,7 @@ def create(
         rulebook=rulebook,
         event_date=event_date,
         language=language,
+        off_rulebook=off_rulebook,
     )
     click.echo(describe(created, hall))
     _warn_edition(hall, created)
@@ -111,6 +122,8 @@ def list_(as_json: bool):
             f"{each.slug:<24} {each.lexicon:<12} {each.rule:<12} {book:<12} "
             f"{each.event_date or '-':<10} {each.language:<3} {each.title}"
         )
+        if each.off_rulebook:
+            click.echo(f"{'':<24} off the rulebook: {each.off_rulebook}")
 
 
 @tournament.command("show")
@@ -140,6 +153,9 @@ def show(slug: str, as_json: bool):
 @click.option(
     "--language", default=None, callback=_check_language, help="New " + LANGUAGE_HELP.lower()
 )
+@click.option(
+    "--off-rulebook", "off_rulebook", metavar="REASON", default=None, help=OFF_RULEBOOK_HELP
+)
 def set_(
     slug: str,
     lexicon: str | None,
@@ -148,12 +164,16 @@ def set_(
     rulebook: str | None,
     event_date: str | None,
     language: str | None,
+    off_rulebook: str | None,
 ):
     """Change a tournament's lexicon, rule, title, rulebook, date or language; kiosks follow
-    from the next challenge."""
-    if all(v is None for v in (lexicon, rule, title, rulebook, event_date, language)):
+    from the next challenge. A lexicon or rule its rulebook does not allow needs --off-rulebook;
+    once the tournament is back on its rulebook, the reason recorded before is cleared."""
+    given = (lexicon, rule, title, rulebook, event_date, language, off_rulebook)
+    if all(v is None for v in given):
         raise CliError(
-            "Nothing to change: give --lexicon, --rule, --title, --rulebook, --date or --language."
+            "Nothing to change: give --lexicon, --rule, --title, --rulebook, --date, --language "
+            "or --off-rulebook."
         )
     hall = open_hall()
     changed = tournaments.update(
@@ -166,6 +186,7 @@ def set_(
         rulebook=rulebook,
         event_date=event_date,
         language=language,
+        off_rulebook=off_rulebook,
     )
     click.echo(describe(changed, hall))
     _warn_edition(hall, changed)
@@ -173,22 +194,44 @@ def set_(
 
 def describe(t: tournaments.Tournament, hall) -> str:
     manifest = hall.store.manifest(t.lexicon)
+    changed = tournament_pins.pin_change(t, manifest)
+    book = get_rulebook(t.rulebook)
     return "\n".join(
         (
             f"Tournament {t.slug}: {t.title}",
             f"  lexicon: {t.lexicon} ({manifest.words:,} words, "
-            f"fingerprint {t.lexicon_fingerprint[:12]})",
+            f"fingerprint {t.lexicon_fingerprint[:12]}){_allowed(book, manifest)}",
+            f"  pin:     {(t.lexicon_pin or 'none recorded')[:12]} (words, referral rule, "
+            "alphabet, as set)",
+            *([f"  NOT IN SERVICE: {tournament_pins.in_english(changed)}"] if changed else []),
             f"  rule:    {t.rule} ({get_rule(t.rule).title})",
-            f"  rulebook: {t.rulebook or 'none'} ({get_rulebook(t.rulebook).title})",
+            f"  rulebook: {t.rulebook or 'none'} ({book.title}"
+            f"{'' if book.named else ': every procedure is offered'})",
             f"  date:    {t.event_date or '-'}",
             f"  language: {t.language} ({LANGUAGES.get(t.language, t.language)})",
-            *_non_ratable(t.rule),
+            *_off_rulebook(t, hall),
+            *_rule_note(book, t.rule),
         )
     )
 
 
-def _non_ratable(rule: str) -> tuple[str, ...]:
-    """WESPA 3.10.15(d): the rules that count a game's challenges may make it non-ratable."""
-    if not get_rule(rule).non_standard:
+def _allowed(book, manifest) -> str:
+    """': CSW24, as the wespa rulebook allows' when the lexicon is one of the rulebook's."""
+    found = allowed_as(book, manifest)
+    return f": {found}, as the {book.name} rulebook allows" if found else ""
+
+
+def _off_rulebook(t: tournaments.Tournament, hall) -> tuple[str, ...]:
+    """The recorded reason the event is off its rulebook, and what is off."""
+    problems = tournaments.rulebook_problems(hall.store, t)
+    if not problems and not t.off_rulebook:
         return ()
-    return ("  note:    WESPA may treat an event under this rule as non-ratable (3.10.15(d)).",)
+    lines = [f"  off the rulebook: {t.off_rulebook or '(no reason recorded)'}"]
+    lines.extend(f"    {problem}" for problem in problems)
+    return tuple(lines)
+
+
+def _rule_note(book, rule: str) -> tuple[str, ...]:
+    """WESPA 3.10.15(d): a rule outside (b) may make the event non-ratable."""
+    note = book.rule_note(get_rule(rule))
+    return (f"  note:    {note}",) if note else ()

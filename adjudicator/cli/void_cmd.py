@@ -20,9 +20,10 @@ from adjudicator.cli.common import cli_actor, open_hall
     type=click.Choice(["withdrawn", "rescinded", "mistake"]),
     default="mistake",
     show_default=True,
-    help="withdrawn: over a blank (NASPA 4.10, NSA IV.I.2; the play stands); rescinded: an "
-    "outplay challenge (NASPA 5.4); mistake: entered by mistake. Each only where the "
-    "tournament's rulebook has it.",
+    help="withdrawn: over a blank (NASPA 4.10, NSA IV.I.2; the play stands); rescinded: a "
+    "challenge of the final play, rescinded when tiles the player going out should have drawn "
+    "are found (NASPA 5.4); mistake: entered by mistake. Each only where the tournament's "
+    "rulebook has it.",
 )
 @click.option(
     "--revoke",
@@ -34,8 +35,8 @@ def void_cmd(adjudication_id: int, reason: str, over_ruling: bool, ground: str, 
 
     For a challenge withdrawn (NSA IV.I.2, NASPA 4.10), rescinded (NASPA 5.4) or entered by
     mistake. Appends a `void` row linked to it; the original row is kept. Voiding it again
-    is refused (exit 2), and so is voiding a challenge with a ruling (a ruling is final: WESPA
-    3.10.13, NSA X.G) unless --over-ruling. A void given on the wrong row is revoked with
+    is refused (exit 2), and so is voiding a challenge with a ruling (a ruling is final, as the
+    tournament's rulebook says) unless --over-ruling. A void given on the wrong row is revoked with
     --revoke (a `revocation` row; both stay in the journal).
     """
     from adjudicator.judging import voids

@@ -14,8 +14,9 @@ from typing import Any
 
 from adjudicator import settings
 from adjudicator.errors import AdjudicatorError, LexiconError
-from adjudicator.hall import kiosks, tournaments
+from adjudicator.hall import kiosks, tournament_pins, tournaments
 from adjudicator.hall.ratelimit import RateLimit, RateLimited, parse_rate_limit
+from adjudicator.hall.tsh import seating
 from adjudicator.judging import game, lookups, reissues
 from adjudicator.judging.rulebooks import get_rulebook
 from adjudicator.judging.rules import consequence, get_rule
@@ -47,11 +48,13 @@ MAX_DETAIL = 40
 
 class LexiconUnavailable(AdjudicatorError):
     """The tournament's lexicon cannot be used; the director must fix it before judging.
-    `phrase` is the message as a kiosk says it in its tournament's language."""
+    `phrase` is the message as a kiosk says it in its tournament's language; `detail`, when
+    given, says to the director why and what to do (the overview shows it)."""
 
-    def __init__(self, message: str, phrase: Phrase | None = None):
+    def __init__(self, message: str, phrase: Phrase | None = None, detail: Phrase | None = None):
         super().__init__(message)
         self.phrase = phrase
+        self.detail = detail
 
 
 # What a kiosk says of it (babel.cfg extracts these for the kiosk's catalogues).
@@ -91,8 +94,11 @@ class Hall:
         )
 
     def upgrade(self) -> list[int]:
-        """Apply pending schema migrations."""
-        return migrations.upgrade(self.db)
+        """Apply pending schema migrations; tournaments set before lexicon pins existed get
+        their lexicon's pin (tournament_pins.record_missing_pins)."""
+        applied = migrations.upgrade(self.db)
+        tournament_pins.record_missing_pins(self.db, self.store)
+        return applied
 
     def signing_key(self) -> receipt_key.SigningKey:
         """The hall's receipt key, loaded (or made) once per process."""
@@ -166,11 +172,13 @@ class Hall:
                 f"Lexicon unavailable for {tournament.title}: call the director.",
                 Phrase.of(_UNAVAILABLE, title=tournament.title),
             ) from None
-        if lexicon.manifest.fingerprint != tournament.lexicon_fingerprint:
+        changed = tournament_pins.pin_change(tournament, lexicon.manifest)
+        if changed is not None or lexicon.manifest.fingerprint != tournament.lexicon_fingerprint:
             raise LexiconUnavailable(
                 f"Lexicon {tournament.lexicon} has changed since the director set it for "
                 f"{tournament.title}: call the director.",
                 Phrase.of(_CHANGED, lexicon=tournament.lexicon, title=tournament.title),
+                changed,
             )
         return lexicon
 
@@ -181,7 +189,10 @@ class Hall:
         replaces: int | None = None,
         **details: str | None,
     ) -> journal.Entry:
-        """Judge a challenge from `kiosk` and return it once it is in the journal."""
+        """Judge a challenge from `kiosk` and return it once it is in the journal; a challenge
+        that names no table is made at the kiosk's own table, if it has one."""
+        if kiosk.table is not None and details.get("table") in (None, ""):
+            details["table"] = kiosk.table
         return self.record_challenge(
             kiosk.tournament,
             kiosk.name,
@@ -210,22 +221,25 @@ class Hall:
         final_play = check_final_play(final_play)
         self.signing_key()  # a verdict that could not be signed is not recorded either
         tournament = tournaments.get(self.db, tournament_slug)
+        clean = seating.seat_challenge(self.db, tournament.slug, clean)  # TSH's game, if linked
         lexicon = self.lexicon_for(tournament)
         normalised = normalize_challenge(words, lexicon.alphabet)  # read in the lexicon's tiles
         rule = get_rule(tournament.rule)
         clean = game.require_game(rule, clean)
+        book = get_rulebook(tournament.rulebook)
+        if replaces is not None:  # only where the rulebook has reissues: nothing is judged
+            reissues.refuse_unless_offered(book, replaces)
         ruling = rule_on(lexicon, rule, normalised)
         manifest = ruling.lexicon.manifest
         # NASPA 6.2's look-up flags only under the naspa rulebook, and only where the table is
         # known (a shared computer's unrelated tables would flood the director).
-        book = get_rulebook(tournament.rulebook)
         window = lookups.lookup_window_seconds() if book.improper_lookup else 0
 
         def settle(cur) -> dict:
             if guard is not None:
                 guard(cur)
             if replaces is not None:
-                reissues.check_reissue(cur, replaces, tournament.slug, station, clean)
+                reissues.check_reissue(cur, replaces, tournament.slug, station, clean, book)
             earlier = game.earlier_unsuccessful(
                 cur,
                 tournament.slug,
@@ -241,7 +255,13 @@ class Hall:
                 final_play_free=book.final_play_free,
             )
             flag = lookups.separate_lookup(
-                cur, station, clean.get("table"), clean.get("round"), window, tournament.slug
+                cur,
+                station,
+                clean.get("table"),
+                clean.get("round"),
+                window,
+                tournament.slug,
+                challenger=clean.get("challenger") if clean.get("players") else None,
             )
             return {"consequence": result.text, "penalty": result.penalty_json(), **(flag or {})}
 

@@ -3,12 +3,14 @@
 Each tournament with its lexicon (fingerprint, and whether kiosks can judge with it now), its
 rule and its kiosks (online or offline, last seen); every compiled lexicon's integrity; the
 second opinions waiting for a ruling; the journal's newest row; each tournament's challenges
-today. It reads the tournaments and kiosks tables, the lexicon manifests, the tallies kept
+today; each tournament's TSH link (and what failed, since when, if its last read failed). It
+reads the tournaments and kiosks tables, the lexicon manifests, the TSH links, the tallies kept
 beside the journal (tallies.py) and one journal row by its key, so it costs the same however
 long the journal grows.
 
 Other figures slot in beside these: the journal's health (checkpoint, verify state, alarms:
-`JournalStatus`).
+`JournalStatus`), and the hall's identity: its CA's fingerprint (as the printed sheets show it)
+and any other device answering for its name (name_claims.py).
 """
 
 from __future__ import annotations
@@ -17,10 +19,20 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from adjudicator.errors import AdjudicatorError, LexiconError
-from adjudicator.hall import integrity, kiosks, overview, tournaments
-from adjudicator.hall.hall import Hall
+from adjudicator.hall import (
+    hall_tls,
+    integrity,
+    kiosks,
+    name_claims,
+    overview,
+    tournament_pins,
+    tournaments,
+)
+from adjudicator.hall.hall import Hall, LexiconUnavailable
+from adjudicator.hall.tsh import links
 from adjudicator.judging import director_flags, second_opinion
 from adjudicator.judging.rules import get_rule
+from adjudicator.wording import Phrase
 from adjudicator.words.lexicon import Manifest
 
 # A paired kiosk asks for its status every 5 s and is recorded as seen at most once a minute
@@ -48,6 +60,9 @@ class TournamentStatus:
     kiosks: tuple[KioskStatus, ...]
     challenges_today: int | None = None
     edition_warning: str | None = None  # the lexicon was not in force on the event's date
+    lexicon_problem_phrase: Phrase | None = None  # the same, for a page to translate
+    off_rulebook: tuple[str, ...] = ()  # what its rulebook does not allow (the reason: tournament)
+    tsh: links.Link | None = None  # its TSH link, and how the last read of it went
 
     @property
     def kiosks_online(self) -> int:
@@ -86,6 +101,9 @@ class HallStatus:
     problems: tuple[str, ...] = field(default=())
     record: integrity.Integrity | None = None  # journal health, witness alarms, checkpoints
     other_flags: int = 0  # open look-up and changed-penalty flags (director_flags.py)
+    ca_fingerprint: str | None = None  # the hall's CA (SHA-256, AB:CD:...); None without one
+    name_warnings: tuple[Phrase, ...] = ()  # other devices answering for the hall's name
+    problem_phrases: tuple[Phrase, ...] = field(default=())  # `problems`, for a page to translate
 
     @property
     def kiosks(self) -> tuple[KioskStatus, ...]:
@@ -101,13 +119,18 @@ def build(hall: Hall, now: datetime | None = None) -> HallStatus:
         if kiosk.active and kiosk.tournament in by_tournament:
             by_tournament[kiosk.tournament].append(kiosk_status(kiosk, now))
     today = overview.challenges_today(hall.db, now)
+    linked = {found.tournament: found for found in links.all_links(hall.db)}
     shown = tuple(
-        _tournament_status(hall, t, by_tournament[t.slug], today.get(t.slug, 0)) for t in every
+        _tournament_status(hall, t, by_tournament[t.slug], today.get(t.slug, 0), linked.get(t.slug))
+        for t in every
     )
     lexicons = tuple(_lexicon_status(hall, m, every) for m in hall.store.manifests())
-    problems = [
-        f"{t.tournament.title}: {t.lexicon_problem}" for t in shown if t.lexicon_problem
-    ] + [f"Lexicon {x.manifest.name}: {x.problem}" for x in lexicons if x.problem]
+    said = [
+        (f"{t.tournament.title}: {t.lexicon_problem}", t.lexicon_problem_phrase)
+        for t in shown
+        if t.lexicon_problem
+    ] + [(f"Lexicon {x.manifest.name}: {x.problem}", None) for x in lexicons if x.problem]
+    problems = [english for english, _ in said]
     return HallStatus(
         checked_at=now.isoformat(timespec="seconds"),
         tournaments=shown,
@@ -116,8 +139,16 @@ def build(hall: Hall, now: datetime | None = None) -> HallStatus:
         other_flags=director_flags.open_count(hall.db),
         journal=_journal_status(hall),
         problems=tuple(problems),
+        problem_phrases=tuple(phrase or Phrase(english) for english, phrase in said),
         record=integrity.overview(hall),
+        ca_fingerprint=hall_tls.read_ca_fingerprint(),
+        name_warnings=_name_warnings(),
     )
+
+
+def _name_warnings() -> tuple[Phrase, ...]:
+    claims = name_claims.current()
+    return claims.phrases() if claims is not None else ()
 
 
 def kiosk_status(kiosk: kiosks.Kiosk, now: datetime) -> KioskStatus:
@@ -130,11 +161,19 @@ def kiosk_status(kiosk: kiosks.Kiosk, now: datetime) -> KioskStatus:
 
 
 def _tournament_status(
-    hall: Hall, tournament, kiosk_list: list[KioskStatus], challenges_today: int
+    hall: Hall,
+    tournament,
+    kiosk_list: list[KioskStatus],
+    challenges_today: int,
+    tsh: links.Link | None = None,
 ) -> TournamentStatus:
+    phrase = None
     try:
         words = hall.lexicon_for(tournament).manifest.words
         problem = None
+    except LexiconUnavailable as exc:  # the pin's detail, where there is one, says what to do
+        words, problem, phrase = None, str(exc), exc.detail
+        problem = tournament_pins.in_english(phrase) if phrase else problem
     except AdjudicatorError as exc:
         words, problem = None, str(exc)
     try:
@@ -146,9 +185,12 @@ def _tournament_status(
         rule_title=rule_title,
         lexicon_words=words,
         lexicon_problem=problem,
-        kiosks=tuple(sorted(kiosk_list, key=lambda k: k.name)),
+        kiosks=tuple(kiosk_list),  # as kiosks.list_all gives them: table 2 before table 10
         challenges_today=challenges_today,
         edition_warning=tournaments.edition_warning(tournament),
+        lexicon_problem_phrase=phrase,
+        off_rulebook=tuple(map(str, tournaments.rulebook_problems(hall.store, tournament))),
+        tsh=tsh,
     )
 
 

@@ -2,8 +2,8 @@
 
 On first run `adjudicator hall` makes a CA for this hall (tablets trust it once, from
 /hall/ca.crt) and a server certificate it signs, for the hall's addresses, NAME.local, localhost
-and 127.0.0.1. The CA key never leaves the data home (mode 0600). The server certificate is
-made anew when it is within RENEW_DAYS of expiring, or when the addresses or the name change.
+and 127.0.0.1 (the CA itself, and what it may sign: hall_ca.py). The server certificate is made
+anew when it is within RENEW_DAYS of expiring, or when the addresses or the name change.
 A CA that cannot be read, or a certificate that does not match its key, stops the start with a
 message saying what to do: the server never starts half-configured.
 """
@@ -17,16 +17,12 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from adjudicator.errors import AdjudicatorError
+from adjudicator.hall import hall_ca
+from adjudicator.hall.hall_ca import HallCertificateError, now_utc, same_key, write_cert, write_key
 from adjudicator.settings import data_home
 
-CA_DAYS = 3650
 SERVER_DAYS = 365  # well under the 825 days Apple devices accept from a CA users installed
 RENEW_DAYS = 30
-
-
-class HallCertificateError(AdjudicatorError):
-    """The hall's CA or server certificate in the data home cannot be used."""
 
 
 @dataclass(frozen=True)
@@ -39,6 +35,7 @@ class HallTls:
     key: Path
     made: str  # "" (kept), or why it was made: "first run", "expiring", "addresses changed", ...
     ca_fingerprint: str
+    notes: tuple[str, ...] = ()  # what the director must know: a CA replaced, an address left out
 
 
 def tls_folder() -> Path:
@@ -49,18 +46,32 @@ def ca_cert_path() -> Path:
     return tls_folder() / "ca.crt"
 
 
-def ensure(name: str, addresses: tuple[str, ...] | list[str]) -> HallTls:
-    """The hall's CA and a current server certificate for `addresses` and NAME.local."""
+def ensure(name: str, addresses: tuple[str, ...] | list[str], own_networks=None) -> HallTls:
+    """The hall's CA and a current server certificate for `addresses` and NAME.local.
+
+    `own_networks` (default: this machine's, from its interfaces) go into a CA made now. An
+    address the CA may not sign for is left out of the server certificate, with a note."""
     folder = tls_folder()
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     os.chmod(folder, 0o700)
-    ca_key, ca_cert = _load_or_make_ca(folder, name)
-    wanted = _wanted_names(name, addresses)
+    if own_networks is None:
+        from adjudicator.hall import lan
+
+        own_networks = lan.interface_networks()
+    ca_key, ca_cert, notes = hall_ca.load_or_make(folder, name, own_networks)
+    allowed = hall_ca.ca_networks(ca_cert)
+    inside = tuple(a for a in addresses if _within(a, allowed))
+    outside = [a for a in addresses if a not in inside]
+    if outside:
+        notes.append(_outside_note(name, outside))
+    wanted = _wanted_names(name, inside)
     cert_path, key_path = folder / "server.crt", folder / "server.key"
     why = _why_renew(cert_path, key_path, ca_cert, wanted)
     if why:
         _make_server(cert_path, key_path, ca_key, ca_cert, name, wanted)
-    return HallTls(folder, folder / "ca.crt", cert_path, key_path, why, fingerprint(ca_cert))
+    return HallTls(
+        folder, folder / "ca.crt", cert_path, key_path, why, fingerprint(ca_cert), tuple(notes)
+    )
 
 
 def fingerprint(cert) -> str:
@@ -79,80 +90,6 @@ def read_ca_fingerprint() -> str | None:
         return fingerprint(x509.load_pem_x509_certificate(ca_cert_path().read_bytes()))
     except (OSError, ValueError):
         return None
-
-
-# ---------- the CA ----------
-
-
-def _load_or_make_ca(folder: Path, name: str):
-    from cryptography import x509
-    from cryptography.hazmat.primitives import serialization
-
-    cert_path, key_path = folder / "ca.crt", folder / "ca.key"
-    if not cert_path.exists() and not key_path.exists():
-        return _make_ca(cert_path, key_path, name)
-    fix = (
-        f"Restore {cert_path.name} and {key_path.name} in {folder} from a backup, or delete both "
-        "to make a new CA (every tablet must then trust the new one)."
-    )
-    try:
-        cert = x509.load_pem_x509_certificate(cert_path.read_bytes())
-        key = serialization.load_pem_private_key(key_path.read_bytes(), password=None)
-    except (OSError, ValueError, TypeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not a PEM file"
-        raise HallCertificateError(
-            f"The hall's certificate authority cannot be read ({reason}). {fix}"
-        ) from None
-    if not _same_key(cert, key):
-        raise HallCertificateError(
-            f"The hall's CA certificate {cert_path} does not match its key {key_path}. {fix}"
-        )
-    return key, cert
-
-
-def _make_ca(cert_path: Path, key_path: Path, name: str):
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
-
-    key = ec.generate_private_key(ec.SECP256R1())
-    subject = x509.Name(
-        [
-            x509.NameAttribute(NameOID.ORGANIZATION_NAME, "Challenge adjudicator"),
-            x509.NameAttribute(NameOID.COMMON_NAME, f"{name} hall CA"[:64]),
-        ]
-    )
-    now = _now()
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(subject)
-        .issuer_name(subject)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - dt.timedelta(hours=1))
-        .not_valid_after(now + dt.timedelta(days=CA_DAYS))
-        .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
-        .add_extension(
-            x509.KeyUsage(
-                digital_signature=False,
-                content_commitment=False,
-                key_encipherment=False,
-                data_encipherment=False,
-                key_agreement=False,
-                key_cert_sign=True,
-                crl_sign=True,
-                encipher_only=False,
-                decipher_only=False,
-            ),
-            critical=True,
-        )
-        .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
-        .sign(key, hashes.SHA256())
-    )
-    _write_key(key_path, key)
-    _write_cert(cert_path, cert)
-    return key, cert
 
 
 # ---------- the server certificate ----------
@@ -176,13 +113,13 @@ def _why_renew(cert_path: Path, key_path: Path, ca_cert, wanted) -> str:
         key = serialization.load_pem_private_key(key_path.read_bytes(), password=None)
     except (OSError, ValueError, TypeError):
         raise HallCertificateError(f"The hall's server certificate cannot be read. {fix}") from None
-    if not _same_key(cert, key):
+    if not same_key(cert, key):
         raise HallCertificateError(
             f"The hall's server certificate {cert_path} does not match its key {key_path}. {fix}"
         )
     if cert.issuer != ca_cert.subject or not _signed_by(cert, ca_cert):
         return "the hall's CA changed"
-    if cert.not_valid_after_utc - _now() < dt.timedelta(days=RENEW_DAYS):
+    if cert.not_valid_after_utc - now_utc() < dt.timedelta(days=RENEW_DAYS):
         return "it was about to expire"
     if _names_of(cert) != wanted:
         return "the addresses or the name changed"
@@ -197,7 +134,7 @@ def _make_server(cert_path: Path, key_path: Path, ca_key, ca_cert, name: str, wa
 
     dns, ips = wanted
     key = ec.generate_private_key(ec.SECP256R1())
-    now = _now()
+    now = now_utc()
     alt_names = [x509.DNSName(d) for d in sorted(dns)] + [
         x509.IPAddress(ipaddress.ip_address(a)) for a in sorted(ips)
     ]
@@ -218,8 +155,27 @@ def _make_server(cert_path: Path, key_path: Path, ca_key, ca_cert, name: str, wa
         )
         .sign(ca_key, hashes.SHA256())
     )
-    _write_key(key_path, key)
-    _write_cert(cert_path, cert)
+    write_key(key_path, key)
+    write_cert(cert_path, cert)
+
+
+def _outside_note(name: str, outside: list[str]) -> str:
+    listed = ", ".join(outside)
+    return (
+        f"This laptop's address {listed} is outside the networks the hall's certificate "
+        f"authority may sign for (it was made on another network): tablets can open "
+        f"https://{name}.local, but not that address. To make a CA for this network, stop the "
+        f"hall, delete ca.crt and ca.key in {tls_folder()}, and start it again (every tablet "
+        "must then trust the new one)."
+    )
+
+
+def _within(address: str, networks) -> bool:
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    return any(ip.version == n.version and ip in n for n in networks)
 
 
 def _names_of(cert) -> tuple[frozenset[str], frozenset[str]]:
@@ -235,15 +191,6 @@ def _names_of(cert) -> tuple[frozenset[str], frozenset[str]]:
     )
 
 
-def _same_key(cert, key) -> bool:
-    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
-
-    def raw(public) -> bytes:
-        return public.public_bytes(Encoding.DER, PublicFormat.SubjectPublicKeyInfo)
-
-    return raw(cert.public_key()) == raw(key.public_key())
-
-
 def _signed_by(cert, ca_cert) -> bool:
     from cryptography.exceptions import InvalidSignature
 
@@ -252,32 +199,3 @@ def _signed_by(cert, ca_cert) -> bool:
     except (ValueError, TypeError, InvalidSignature):
         return False
     return True
-
-
-def _write_key(path: Path, key) -> None:
-    from cryptography.hazmat.primitives import serialization
-
-    data = key.private_bytes(
-        serialization.Encoding.PEM,
-        serialization.PrivateFormat.PKCS8,
-        serialization.NoEncryption(),
-    )
-    tmp = path.with_suffix(".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as out:
-        out.write(data)
-        out.flush()
-        os.fsync(out.fileno())
-    os.replace(tmp, path)
-
-
-def _write_cert(path: Path, cert) -> None:
-    from cryptography.hazmat.primitives.serialization import Encoding
-
-    tmp = path.with_suffix(".tmp")
-    tmp.write_bytes(cert.public_bytes(Encoding.PEM))
-    os.replace(tmp, path)
-
-
-def _now() -> dt.datetime:
-    return dt.datetime.now(dt.UTC)

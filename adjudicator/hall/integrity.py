@@ -1,7 +1,8 @@
 """What the director's overview says about the record's integrity, in one place.
 
 The journal's health (lost, cannot write), kiosks' witness alarms, the last checkpoint, lexicons
-out of service and the signing key's id: read together so any page can present them.
+out of service, the signing key's id and the journal's copies other users can read (on a file
+system with no permissions): read together so any page can present them.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from adjudicator.hall.hall import Hall
-from adjudicator.record import checkpoints, copy_audit, copy_markers, witnesses
+from adjudicator.record import checkpoints, copy_audit, copy_markers, journal_files, witnesses
 from adjudicator.record.db import DatabaseUnavailable
 from adjudicator.record.db_mirror import MirroredDatabase
 from adjudicator.record.journal_health import Health
@@ -27,6 +28,7 @@ class Integrity:
     lexicons_out_of_service: dict[str, str] = field(default_factory=dict)
     key_id: str = ""
     unreadable: list[str] = field(default_factory=list)  # parts that could not be read now
+    readable_copies: list[str] = field(default_factory=list)  # journal files others can read
     forged_markers: dict[str, str] = field(default_factory=dict)  # marker -> copy it names
     copies_verified_at: str | None = None  # a mirrored journal: both copies verified in full
 
@@ -73,6 +75,7 @@ def overview(hall: Hall) -> Integrity:
         lexicons_out_of_service=hall.store.out_of_service(),
         key_id=key_id,
         unreadable=unreadable,
+        readable_copies=journal_files.readable_copies(hall.db),
         forged_markers=dict(getattr(hall.db, "forged_markers", {})),
         copies_verified_at=copy_audit.last_verified(hall.db)
         if isinstance(hall.db, MirroredDatabase)

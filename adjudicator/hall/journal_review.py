@@ -1,10 +1,11 @@
 """The director's review of the journal: pages, newest first, filtered by tournament, kiosk,
-kind and time, with the bursts around the rows shown.
+kind, time and TSH player, with the bursts around the rows shown.
 
 Every read here is bounded, whatever the journal's size: a page is one index range read
 newest first from an id (keyset pagination), a time filter becomes an id range through the
-hourly tallies (the journal's clock never runs backwards), and bursts (bursts.py) are looked
-for only among the challenges around the rows shown.
+hourly tallies (the journal's clock never runs backwards), a player becomes the few linked games
+they sat at (one index seek each), and bursts (bursts.py) are looked for only among the
+challenges around the rows shown.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from adjudicator import wording
 from adjudicator.errors import AdjudicatorError
 from adjudicator.hall import bursts
 from adjudicator.hall.bursts import Burst
+from adjudicator.hall.tsh import games as tsh_games
 from adjudicator.record import journal, tallies
 from adjudicator.record.db import Database
 
@@ -39,6 +41,7 @@ class Filters:
     kind: str | None = None
     since: str | None = None
     until: str | None = None
+    player: str | None = None  # a TSH player's name: the rows of the linked games they sat at
 
 
 @dataclass(frozen=True)
@@ -160,6 +163,12 @@ def _where(db: Database, filters: Filters) -> tuple[list[str], list] | None:
         if value:
             conditions.append(f"{column} = ?")
             params.append(value)
+    if filters.player:
+        games = tsh_games.games_of_player(db, filters.player, filters.tournament)
+        if not games:
+            return None
+        conditions.append(f"players IN ({', '.join('?' for _ in games)})")
+        params += games
     if filters.kind and filters.kind != "challenge":
         conditions.append("kind <> 'challenge'")  # as the partial index says: it is then used
     for moment, comparison in ((filters.since, ">="), (filters.until, "<=")):

@@ -1,9 +1,12 @@
 """Kiosks: the challenge computers and tablets enrolled for a tournament.
 
 A kiosk has a bearer token for API clients and, for browsers, one-time pairing codes; a paired
-browser holds a signed cookie naming the kiosk and the pairing's nonce. Tokens and codes are
-stored only as SHA-256 hashes (they are long random strings, so a fast hash is enough) and
-compared in constant time. Revoking a kiosk locks out its token and every paired browser at once.
+browser holds a signed cookie naming the kiosk and the pairing's nonce. A token is 256 random
+bits, kept as its SHA-256 (nothing to guess); a pairing code is short, so it is kept as a keyed
+hash whose key is never in the journal (pairing_key.py). Both are compared in constant time.
+Every code expires: a code made by hand after PAIRING_HOURS, a printed sheet's when the sheet
+says. Revoking a kiosk locks out its token, its code and every paired browser at once; moving
+it to another tournament ends its code and its paired browsers (its token goes on).
 """
 
 from __future__ import annotations
@@ -17,22 +20,33 @@ from datetime import UTC, datetime, timedelta
 
 from adjudicator.errors import AdjudicatorError
 from adjudicator.hall import tournaments
+from adjudicator.hall.pairing_key import code_hash
 from adjudicator.record.db import Database
 from adjudicator.textcheck import check_name
+from adjudicator.wording import natural_key
 
-PAIRING_HOURS = 24
-# A printed sheet's codes last until used, or until revoked (the kiosk revoked, or a new code
-# made for it): a code on paper that expires in hours is useless on the day.
-UNTIL_USED = "9999-12-31T23:59:59.999999+00:00"
+PAIRING_HOURS = 24  # a code made by hand (`kiosk add`, `kiosk pair`, the Kiosks page)
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 ._-]{0,39}")
 # Pairing codes are typed on tablets: no 0/O or 1/I/L to misread.
 _CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 10
-_FIELDS = "name, tournament, created_at, revoked_at, last_seen_at, session_nonce"
+MAX_TABLE = 999
+_FIELDS = "name, tournament, created_at, revoked_at, last_seen_at, session_nonce, table_no"
 
 
 class KioskError(AdjudicatorError):
     """A kiosk cannot be enrolled, found or paired as asked."""
+
+
+class PairingExpired(KioskError):
+    """A pairing code that was right, but is past its time: the card must be printed anew."""
+
+    def __init__(self, expires_at: str):
+        self.expires_at = expires_at
+        super().__init__(
+            f"This pairing code expired at {local_time(expires_at)}: "
+            "ask the director for a new card."
+        )
 
 
 @dataclass(frozen=True)
@@ -43,10 +57,16 @@ class Kiosk:
     revoked_at: str | None = None
     last_seen_at: str | None = None
     session_nonce: str | None = None
+    table_no: int | None = None  # the table it sits at: every challenge there that names none
 
     @property
     def active(self) -> bool:
         return self.revoked_at is None
+
+    @property
+    def table(self) -> str | None:
+        """The kiosk's table as a challenge records it (text, like a typed table), or None."""
+        return None if self.table_no is None else str(self.table_no)
 
 
 @dataclass(frozen=True)
@@ -60,7 +80,13 @@ class Enrolment:
 
 
 def digest(secret: str) -> str:
+    """SHA-256 of a token (256 random bits: nothing to guess, so no key is needed)."""
     return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def local_time(instant: str) -> str:
+    """An ISO time as the hall's clock shows it: `YYYY-MM-DD HH:MM`, the hall's local time."""
+    return datetime.fromisoformat(instant).astimezone().strftime("%Y-%m-%d %H:%M")
 
 
 def pairing_link(base_url: str, code: str, language: str = "en") -> str:
@@ -70,9 +96,32 @@ def pairing_link(base_url: str, code: str, language: str = "en") -> str:
     return f"{base_url.rstrip('/')}/pair{asked}#{code}"
 
 
-def add(db: Database, name: str, tournament: str, lasting: bool = False) -> Enrolment:
-    """Enrol a kiosk for a tournament: a new token and a one-time pairing code (with
-    `lasting`, one that lasts until used or revoked, for a printed sheet)."""
+def check_table(table: int | str | None) -> int | None:
+    """A kiosk's table: a whole number from 1 to MAX_TABLE, or None for a kiosk of no table."""
+    if table is None or (isinstance(table, str) and not table.strip()):
+        return None
+    text = str(table).strip()
+    number = int(text) if text.isascii() and text.isdigit() else 0
+    if isinstance(table, bool) or not 1 <= number <= MAX_TABLE:
+        raise KioskError(
+            f"Invalid table {text[:20]!r}: give the table's number, 1 to {MAX_TABLE} "
+            "(or none, for a kiosk that serves several tables)."
+        )
+    return number
+
+
+def add(
+    db: Database,
+    name: str,
+    tournament: str,
+    hours: int = PAIRING_HOURS,
+    now: datetime | None = None,
+    table: int | None = None,
+) -> Enrolment:
+    """Enrol a kiosk for a tournament: a new token and a one-time pairing code that expires
+    `hours` after `now` (a printed sheet's codes last longer than one made by hand); `table`
+    is the table it sits at, given to every challenge made there that names none."""
+    table = check_table(table)
     check_name(
         name,
         "kiosk name",
@@ -83,52 +132,60 @@ def add(db: Database, name: str, tournament: str, lasting: bool = False) -> Enro
     )
     tournaments.get(db, tournament)
     token = "k_" + secrets.token_urlsafe(32)
-    code, expires = _new_code(lasting)
+    code, expires = _new_code(hours, now)
     with db.transaction() as cur:
         if cur.execute("SELECT name FROM kiosks WHERE name = ?", (name,)).one():
             raise KioskError(f"Kiosk {name!r} already exists: pair it again with `kiosk pair`.")
         cur.execute(
             "INSERT INTO kiosks (name, tournament, token_hash, pairing_hash, pairing_expires_at, "
-            "created_at) VALUES (?, ?, ?, ?, ?, ?)",
-            (name, tournament, digest(token), digest(code), expires, _now()),
+            "created_at, table_no) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (name, tournament, digest(token), code_hash(code), expires, _now(), table),
         )
     return Enrolment(get(db, name), token, code, expires)
 
 
-def new_pairing(db: Database, name: str, lasting: bool = False) -> Enrolment:
+def new_pairing(
+    db: Database, name: str, hours: int = PAIRING_HOURS, now: datetime | None = None
+) -> Enrolment:
     """A fresh one-time pairing code for an existing, active kiosk (it replaces the one
-    before, which then no longer works); `lasting` as for `add`."""
+    before, which then no longer works); `hours` and `now` as for `add`."""
     kiosk = get(db, name)
     if not kiosk.active:
         raise KioskError(f"Kiosk {name!r} was revoked; enrol a new kiosk instead.")
-    code, expires = _new_code(lasting)
+    code, expires = _new_code(hours, now)
     with db.transaction() as cur:
         cur.execute(
             "UPDATE kiosks SET pairing_hash = ?, pairing_expires_at = ? WHERE name = ?",
-            (digest(code), expires, name),
+            (code_hash(code), expires, name),
         )
     return Enrolment(kiosk, None, code, expires)
 
 
 def redeem_pairing(db: Database, code: str) -> tuple[Kiosk, str] | None:
-    """Use a pairing code once: returns the kiosk and a new session nonce, or None."""
+    """Use a pairing code once: returns the kiosk and a new session nonce, or None for a code
+    that is not (or no longer) any kiosk's; PairingExpired for one past its time."""
     code = (code or "").strip().upper().replace("-", "").replace(" ", "")
     if not code or len(code) > 64:
         return None
     nonce = secrets.token_urlsafe(16)
+    wanted = code_hash(code)
     with db.transaction() as cur:
         row = cur.execute(
-            "SELECT name, pairing_expires_at FROM kiosks "
+            "SELECT name, pairing_hash, pairing_expires_at FROM kiosks "
             "WHERE pairing_hash = ? AND revoked_at IS NULL",
-            (digest(code),),
+            (wanted,),
         ).one()
-        if row is None or row["pairing_expires_at"] < _now():
+        if row is None or not hmac.compare_digest(row["pairing_hash"], wanted):
             return None
-        cur.execute(
-            "UPDATE kiosks SET pairing_hash = NULL, pairing_expires_at = NULL, session_nonce = ? "
-            "WHERE name = ?",
-            (nonce, row["name"]),
-        )
+        live = (row["pairing_expires_at"] or "") >= _now()
+        if live:
+            cur.execute(
+                "UPDATE kiosks SET pairing_hash = NULL, pairing_expires_at = NULL, "
+                "session_nonce = ? WHERE name = ?",
+                (nonce, row["name"]),
+            )
+    if not live:
+        raise PairingExpired(row["pairing_expires_at"] or _now())
     return get(db, row["name"]), nonce
 
 
@@ -170,9 +227,10 @@ def get(db: Database, name: str) -> Kiosk:
 
 
 def list_all(db: Database) -> list[Kiosk]:
+    """Every kiosk, by name as people count ('table 2' before 'table 10')."""
     with db.transaction() as cur:
-        rows = cur.execute(f"SELECT {_FIELDS} FROM kiosks ORDER BY name").all()
-    return [Kiosk(**row) for row in rows]
+        rows = cur.execute(f"SELECT {_FIELDS} FROM kiosks").all()
+    return sorted((Kiosk(**row) for row in rows), key=lambda kiosk: natural_key(kiosk.name))
 
 
 def revoke(db: Database, name: str) -> Kiosk:
@@ -188,11 +246,27 @@ def revoke(db: Database, name: str) -> Kiosk:
 
 
 def move(db: Database, name: str, tournament: str) -> Kiosk:
-    """Assign a kiosk to another tournament."""
-    get(db, name)
+    """Assign a kiosk to another tournament: its pairing code and its paired browsers stop
+    working (a card printed for the old tournament no longer pairs); its token goes on."""
+    kiosk = get(db, name)
     tournaments.get(db, tournament)
+    if kiosk.tournament == tournament:
+        raise KioskError(f"Kiosk {name!r} already judges for {tournament}: nothing to move.")
     with db.transaction() as cur:
-        cur.execute("UPDATE kiosks SET tournament = ? WHERE name = ?", (tournament, name))
+        cur.execute(
+            "UPDATE kiosks SET tournament = ?, pairing_hash = NULL, pairing_expires_at = NULL, "
+            "session_nonce = NULL WHERE name = ?",
+            (tournament, name),
+        )
+    return get(db, name)
+
+
+def set_table(db: Database, name: str, table: int | str | None) -> Kiosk:
+    """Seat a kiosk at another table (None: no table of its own)."""
+    table = check_table(table)
+    get(db, name)
+    with db.transaction() as cur:
+        cur.execute("UPDATE kiosks SET table_no = ? WHERE name = ?", (table, name))
     return get(db, name)
 
 
@@ -202,14 +276,10 @@ def touch(db: Database, name: str) -> None:
         cur.execute("UPDATE kiosks SET last_seen_at = ? WHERE name = ?", (_now(), name))
 
 
-def _new_code(lasting: bool = False) -> tuple[str, str]:
+def _new_code(hours: int, now: datetime | None) -> tuple[str, str]:
     code = "".join(secrets.choice(_CODE_ALPHABET) for _ in range(CODE_LENGTH))
-    if lasting:
-        return code, UNTIL_USED
-    expires = (datetime.now(UTC) + timedelta(hours=PAIRING_HOURS)).isoformat(
-        timespec="microseconds"
-    )
-    return code, expires
+    expires = ((now or datetime.now(UTC)) + timedelta(hours=hours)).astimezone(UTC)
+    return code, expires.isoformat(timespec="microseconds")
 
 
 def _now() -> str:

@@ -33,6 +33,37 @@ def interface_addresses() -> list[str]:
     return found
 
 
+def interface_networks() -> list[ipaddress.IPv4Interface | ipaddress.IPv6Interface]:
+    """Every address of every interface with its netmask (ifaddr), such as 192.0.2.2/24: IPv4
+    and IPv6, loopback and link-local included."""
+    import ifaddr
+
+    found = []
+    for adapter in ifaddr.get_adapters():
+        for ip in adapter.ips:
+            address = ip.ip if isinstance(ip.ip, str) else ip.ip[0]  # IPv6: (address, flow, scope)
+            try:
+                found.append(ipaddress.ip_interface(f"{address.split('%')[0]}/{ip.network_prefix}"))
+            except ValueError:
+                continue
+    return found
+
+
+def own_addresses() -> frozenset[str]:
+    """Every address of this machine, IPv4 and IPv6, as text (ifaddr; no packet sent)."""
+    import ifaddr
+
+    found = set()
+    for adapter in ifaddr.get_adapters():
+        for ip in adapter.ips:
+            text = ip.ip if isinstance(ip.ip, str) else ip.ip[0]
+            try:
+                found.add(str(ipaddress.ip_address(text.split("%")[0])))
+            except ValueError:
+                continue
+    return frozenset(found)
+
+
 def lan_addresses(found: Iterable[str]) -> list[str]:
     """The addresses a tablet can reach: IPv4, neither loopback nor link-local, sorted."""
     chosen = set()

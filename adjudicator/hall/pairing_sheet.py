@@ -1,22 +1,27 @@
-"""A printed pairing sheet: a kiosk per table, each with a one-time code that lasts until used.
+"""A printed pairing sheet: a kiosk per table, each with a one-time code that expires.
 
 `tables("1-20")` reads the table numbers; `enrol_tables` enrols kiosk "SLUG table N" for each
 (or gives the table's existing kiosk a new code, which replaces its old one) and returns what
-the sheet prints (adjudicator/hall/sheet_page.py). Printing a sheet again replaces every code
-on the sheet before: that is how a lost sheet is revoked (or revoke the kiosk).
+the sheet prints (adjudicator/hall/sheet_page.py). A sheet's codes expire `valid_hours` after
+printing (DEFAULT_HOURS, at most MAX_HOURS): a card lost or kept is dead by then. Printing a
+sheet again replaces every code on the sheet before: that is how a lost sheet is revoked (or
+revoke or move the kiosk).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from adjudicator.errors import AdjudicatorError
 from adjudicator.hall import kiosks, tournaments
 from adjudicator.record.db import Database
 
-MAX_TABLE = 999
+MAX_TABLE = kiosks.MAX_TABLE
 MAX_TABLES = 200
+DEFAULT_HOURS = 72  # printed on Friday, still good on Sunday
+MAX_HOURS = 24 * 30  # a month: longer, and a card is as good as a code that never expires
 _RANGE = re.compile(r"\s*(\d{1,4})\s*(?:-\s*(\d{1,4})\s*)?")
 
 
@@ -31,6 +36,21 @@ class SheetTable:
     pairing_code: str
     link: str
     new: bool  # enrolled for this sheet, rather than the table's kiosk given a new code
+    expires_at: str  # ISO time, UTC; the card prints it in the hall's local time
+
+
+def valid_hours(value: int | str | None) -> int:
+    """How long a sheet's codes last, in whole hours from 1 to MAX_HOURS (a form's text
+    too; empty means DEFAULT_HOURS); SheetError otherwise."""
+    text = str(value).strip() if value is not None else ""
+    if not text:
+        return DEFAULT_HOURS
+    if not re.fullmatch(r"[+-]?\d{1,12}", text) or not 1 <= int(text) <= MAX_HOURS:
+        raise SheetError(
+            f"Invalid hours {text!r}: a sheet's codes last from 1 to {MAX_HOURS} whole hours "
+            f"({MAX_HOURS // 24} days), such as {DEFAULT_HOURS}."
+        )
+    return int(text)
 
 
 def tables(text: str) -> list[int]:
@@ -61,9 +81,17 @@ def kiosk_name(tournament: str, number: int) -> str:
 
 
 def enrol_tables(
-    db: Database, tournament: str, numbers: list[int], base_url: str
+    db: Database,
+    tournament: str,
+    numbers: list[int],
+    base_url: str,
+    hours: int = DEFAULT_HOURS,
+    now: datetime | None = None,
 ) -> list[SheetTable]:
-    """A kiosk per table, each with a fresh code that lasts until used or revoked."""
+    """A kiosk per table, seated at it, each with a fresh code that expires `hours` after
+    `now`."""
+    hours = valid_hours(hours)
+    now = now or datetime.now(UTC)  # one time for the whole sheet
     tournaments.get(db, tournament)
     existing = {k.name: k for k in kiosks.list_all(db)}
     for number in numbers:  # every refusal before any change: never half a sheet
@@ -85,9 +113,11 @@ def enrol_tables(
     for number in numbers:
         name = kiosk_name(tournament, number)
         if name in existing:
-            enrolment = kiosks.new_pairing(db, name, lasting=True)
+            enrolment = kiosks.new_pairing(db, name, hours, now)
+            if existing[name].table_no != number:  # enrolled before kiosks had tables
+                kiosks.set_table(db, name, number)
         else:
-            enrolment = kiosks.add(db, name, tournament, lasting=True)
+            enrolment = kiosks.add(db, name, tournament, hours, now, table=number)
         code = enrolment.pairing_code
         sheet.append(
             SheetTable(
@@ -96,6 +126,7 @@ def enrol_tables(
                 code,
                 kiosks.pairing_link(base_url, code, language),
                 name not in existing,
+                enrolment.pairing_expires_at,
             )
         )
     return sheet

@@ -1,10 +1,15 @@
 """Tournaments (or divisions): each binds one compiled lexicon edition and one challenge rule.
 
 The tournament pins the lexicon's fingerprint when it is set, so a lexicon re-imported with
-different words is refused at the kiosk ("call the director") rather than used silently. It may
-name its rulebook (rulebooks.py: which rulebook-only procedures apply) and has a date, its first
-day: a catalogue edition not in force on that date is accepted with a warning
-(`edition_warning`), since a club may choose an old list on purpose.
+different words is refused at the kiosk ("call the director") rather than used silently; and
+its pin (words/lexicon_pin.py: the words, the referral rule and the alphabet), so a lexicon
+whose referral rule or alphabet changed is refused the same way until the director sets it
+again (tournament_pins.py). It may name its rulebook (rulebooks.py: its lists, its rules and
+its own procedures) and has a date, its first day: a catalogue edition not in force on that
+date is accepted with a warning (`edition_warning`), since a club may choose an old list on
+purpose. A list or rule the rulebook does not allow is refused, naming the clause, unless the
+director gives the reason the event is off its rulebook: the reason is recorded and shown with
+the tournament.
 """
 
 from __future__ import annotations
@@ -17,11 +22,12 @@ from typing import Any
 from adjudicator.errors import AdjudicatorError
 from adjudicator.hall.languages import DEFAULT as DEFAULT_LANGUAGE
 from adjudicator.hall.languages import check_language
-from adjudicator.judging.rulebooks import check_rulebook
+from adjudicator.judging.rulebooks import OffRulebook, check_rulebook, get_rulebook, off_rulebook
 from adjudicator.judging.rules import get_rule
 from adjudicator.record.db import Database
 from adjudicator.textcheck import TITLE_MAX, check_name, check_text
-from adjudicator.words import catalogue
+from adjudicator.words import catalogue, lexicon_pin
+from adjudicator.words.lexicon import Manifest
 from adjudicator.words.store import LexiconStore
 
 _SLUG = re.compile(r"[a-z0-9][a-z0-9-]{0,62}")
@@ -43,6 +49,9 @@ class Tournament:
     rulebook: str | None = None  # rulebooks.RULEBOOKS, or None: no rulebook-only procedures
     event_date: str | None = None  # the event's first day, YYYY-MM-DD
     language: str = DEFAULT_LANGUAGE  # the kiosks' language (hall/languages.py)
+    lexicon_pin: str | None = None  # the lexicon's pin when set; None: not recorded yet
+    lexicon_pinned: str | None = None  # the values that pin covers (canonical JSON)
+    off_rulebook: str | None = None  # why its list or rule is not its rulebook's (the director's)
 
     def to_api(self) -> dict[str, Any]:
         return {
@@ -50,11 +59,13 @@ class Tournament:
             "title": self.title,
             "lexicon": self.lexicon,
             "lexicon_fingerprint": self.lexicon_fingerprint,
+            "lexicon_pin": self.lexicon_pin,
             "rule": self.rule,
             "language": self.language,
             "updated_at": self.updated_at,
             "rulebook": self.rulebook,
             "date": self.event_date,
+            "off_rulebook": self.off_rulebook,
         }
 
 
@@ -113,16 +124,19 @@ def create(
     rulebook: str | None = None,
     event_date: str | None = None,
     language: str = DEFAULT_LANGUAGE,
+    off_rulebook: str | None = None,
 ) -> Tournament:
     """Create a tournament on a compiled lexicon and a rule (and a rulebook and date); its
-    kiosks speak `language`."""
+    kiosks speak `language`. A list or rule the rulebook does not allow is refused unless
+    `off_rulebook` gives the reason."""
     check_slug(slug)
     title = check_text(title, "tournament title", TITLE_MAX)
     get_rule(rule)
     rulebook = _check_rulebook(rulebook)
     event_date = check_date(event_date)
     language = check_language(language)
-    fingerprint = store.open(lexicon).manifest.fingerprint
+    manifest = store.open(lexicon).manifest
+    reason = _off_rulebook_reason(slug, rulebook, manifest, rule, off_rulebook, changed=None)
     now = _now()
     with db.transaction() as cur:
         if cur.execute("SELECT slug FROM tournaments WHERE slug = ?", (slug,)).one():
@@ -132,9 +146,23 @@ def create(
         cur.execute(
             "INSERT INTO tournaments (slug, title, lexicon, lexicon_fingerprint, rule, created_at, "
             "updated_at, rulebook, event_date) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (slug, title or slug, lexicon, fingerprint, rule, now, now, rulebook, event_date),
+            (
+                slug,
+                title or slug,
+                lexicon,
+                manifest.fingerprint,
+                rule,
+                now,
+                now,
+                rulebook,
+                event_date,
+            ),
         )
-        cur.execute("UPDATE tournaments SET language = ? WHERE slug = ?", (language, slug))
+        cur.execute(
+            "UPDATE tournaments SET language = ?, off_rulebook = ? WHERE slug = ?",
+            (language, reason, slug),
+        )
+        record_pin(cur, slug, manifest)
     return get(db, slug)
 
 
@@ -165,31 +193,69 @@ def update(
     rulebook: str | None = None,
     event_date: str | None = None,
     language: str | None = None,
+    off_rulebook: str | None = None,
 ) -> Tournament:
-    """Change a tournament's lexicon, rule, title, rulebook, date or language; kiosks use it
-    from their next challenge (a language from their next page)."""
+    """Change a tournament's lexicon, rule, title, rulebook ('none' takes it away), date or
+    language; kiosks use it from their next challenge (a language from their next page). A
+    change that takes it off its rulebook needs `off_rulebook`, the reason; once it is back on
+    its rulebook, the reason recorded before is cleared."""
     current = get(db, slug)
     if language is not None:
         language = check_language(language)
-    if rulebook is not None or event_date is not None:
-        _set_rulebook_and_date(db, current, rulebook, event_date)
+    book = current.rulebook
+    if rulebook is not None:
+        book = None if rulebook.strip().lower() == "none" else _check_rulebook(rulebook)
+    day = check_date(event_date) if event_date is not None else current.event_date
     if title is not None:
         title = check_text(title, "tournament title", TITLE_MAX)
-    if rule is not None:
-        get_rule(rule)
+    new_rule = get_rule(rule).name if rule is not None else current.rule
     new_lexicon = lexicon or current.lexicon
-    fingerprint = (
-        store.open(new_lexicon).manifest.fingerprint if lexicon else current.lexicon_fingerprint
-    )
+    manifest = store.open(new_lexicon).manifest if lexicon else None  # set again: pinned anew
+    fingerprint = manifest.fingerprint if manifest else current.lexicon_fingerprint
+    changed = {
+        name
+        for name, given in (("lexicon", lexicon), ("rule", rule), ("rulebook", rulebook))
+        if given is not None
+    }
+    reason = current.off_rulebook
+    if changed or off_rulebook is not None:
+        checked = manifest or _manifest_or_none(store, current.lexicon)
+        if checked is not None:
+            reason = _off_rulebook_reason(
+                slug, book, checked, new_rule, off_rulebook, changed, current.off_rulebook
+            )
     with db.transaction() as cur:
         cur.execute(
             "UPDATE tournaments SET title = ?, lexicon = ?, lexicon_fingerprint = ?, rule = ?, "
-            "updated_at = ? WHERE slug = ?",
-            (title or current.title, new_lexicon, fingerprint, rule or current.rule, _now(), slug),
+            "updated_at = ?, rulebook = ?, event_date = ?, off_rulebook = ? WHERE slug = ?",
+            (
+                title or current.title,
+                new_lexicon,
+                fingerprint,
+                new_rule,
+                _now(),
+                book,
+                day,
+                reason,
+                slug,
+            ),
         )
+        if manifest is not None:
+            record_pin(cur, slug, manifest)
         if language is not None:
             cur.execute("UPDATE tournaments SET language = ? WHERE slug = ?", (language, slug))
     return get(db, slug)
+
+
+def record_pin(cur, slug: str, manifest: Manifest, only_if_missing: bool = False) -> None:
+    """Record the pin of `manifest`'s verdict fields as the tournament's, in the caller's
+    transaction (tournament_pins.py checks it); `only_if_missing`: unless one is recorded."""
+    pinned = lexicon_pin.canonical(manifest.verdict_values).decode()
+    cur.execute(
+        "UPDATE tournaments SET lexicon_pin = ?, lexicon_pinned = ? WHERE slug = ?"
+        + (" AND lexicon_pin IS NULL" if only_if_missing else ""),
+        (manifest.current_pin, pinned, slug),
+    )
 
 
 def _check_rulebook(name: str | None) -> str | None:
@@ -199,19 +265,80 @@ def _check_rulebook(name: str | None) -> str | None:
         raise TournamentError(str(exc)) from None
 
 
-def _set_rulebook_and_date(
-    db: Database, current: Tournament, rulebook: str | None, event_date: str | None
-) -> None:
-    """Set the rulebook ('none' takes it away) and the date, each only if given."""
-    book = current.rulebook
-    if rulebook is not None:
-        book = None if rulebook.strip().lower() == "none" else _check_rulebook(rulebook)
-    day = check_date(event_date) if event_date is not None else current.event_date
-    with db.transaction() as cur:
-        cur.execute(
-            "UPDATE tournaments SET rulebook = ?, event_date = ? WHERE slug = ?",
-            (book, day, current.slug),
+OFF_RULEBOOK_MAX = 500
+
+
+def _off_rulebook_reason(
+    slug: str,
+    book_name: str | None,
+    manifest: Any,
+    rule: str,
+    given: str | None,
+    changed: set[str] | None,
+    recorded: str | None = None,
+) -> str | None:
+    """The off-rulebook reason to store: None when the lexicon and rule are the rulebook's;
+    `given` when something is off; the one `recorded` before when nothing newly off came with
+    this change (`changed`: the fields changed, None for a new tournament). Refused, naming
+    the clause, when something is newly off and no reason is given, and when a reason is
+    given for nothing off."""
+    book = get_rulebook(book_name)
+    found = off_rulebook(book, manifest, get_rule(rule))
+    reason = _check_reason(given) if given is not None else None
+    if not found:
+        if reason and not book.named:
+            raise TournamentError(
+                f"Tournament {slug} names no rulebook, so nothing is off it: leave out the "
+                "off-the-rulebook reason."
+            )
+        if reason:
+            raise TournamentError(
+                f"Tournament {slug}: nothing is off the {book.name} rulebook here (its lexicon "
+                "and rule are allowed): leave out the off-the-rulebook reason."
+            )
+        return None
+    newly = changed is None or "rulebook" in changed or any(p.what in changed for p in found)
+    if reason:
+        return reason
+    if not newly and recorded:
+        return recorded
+    raise TournamentError(refusal(slug, book.name, found))
+
+
+def refusal(slug: str, book: str, found: tuple[OffRulebook, ...]) -> str:
+    """The message refusing tournament `slug` its list or rule under rulebook `book`."""
+    return (
+        f"Tournament {slug} is refused under the {book} rulebook: {'; and '.join(map(str, found))}."
+        " Choose what it allows, or give the reason this event is off its rulebook (--off-rulebook"
+        ' "REASON"; on the Tournaments page, "Off the rulebook"): it is recorded and shown with '
+        "the tournament."
+    )
+
+
+def _check_reason(text: str) -> str:
+    reason = " ".join(check_text(text, "off-the-rulebook reason", OFF_RULEBOOK_MAX).split())
+    if len(reason) < 3:
+        raise TournamentError(
+            "Give the reason this event is off its rulebook (3 to 500 characters): it is "
+            "recorded and shown with the tournament."
         )
+    return reason
+
+
+def rulebook_problems(store: LexiconStore, tournament: Tournament) -> tuple[OffRulebook, ...]:
+    """What of the tournament its rulebook does not allow, as it stands (() when the lexicon
+    is missing: the kiosks say so)."""
+    manifest = _manifest_or_none(store, tournament.lexicon)
+    if manifest is None:
+        return ()
+    return off_rulebook(get_rulebook(tournament.rulebook), manifest, get_rule(tournament.rule))
+
+
+def _manifest_or_none(store: LexiconStore, name: str) -> Any:
+    try:
+        return store.manifest(name)
+    except AdjudicatorError:
+        return None
 
 
 def _now() -> str:

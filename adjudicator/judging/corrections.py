@@ -4,12 +4,15 @@ WESPA 3.10.13 allows a correction only while no newly drawn tile has touched the
 The program cannot see the rack, but it can see that the game went on: a later challenge at the
 same table. When a ruling (or a second opinion) would change a challenge's outcome after that,
 the director must confirm that the correction is still allowed; the row records that they did
-(`details.confirmed`).
+(`details.confirmed`). Only WESPA has that limit: under another rulebook nothing is asked (NSA
+X.G lets the director review a challenge again), and with no rulebook named it is asked, as
+before.
 """
 
 from __future__ import annotations
 
 from adjudicator.errors import AdjudicatorError
+from adjudicator.judging.rulebooks import rulebook_of
 from adjudicator.record import journal
 from adjudicator.record.db import Database
 
@@ -36,8 +39,12 @@ def require_confirmation(
     db: Database, original: journal.Entry, changes_outcome: bool, confirmed: bool, what: str
 ) -> bool:
     """True when the row must record the director's confirmation; ConfirmationNeeded when it is
-    needed and not given. Needed only when `changes_outcome` and the table has moved on."""
+    needed and not given. Needed only under a rulebook with that limit (WESPA 3.10.13), when
+    `changes_outcome` and the table has moved on."""
     if not changes_outcome:
+        return False
+    book = rulebook_of(db, original.tournament)
+    if not book.confirms_corrections:
         return False
     later = later_challenge(db, original)
     if later is None:
@@ -45,8 +52,8 @@ def require_confirmation(
     if not confirmed:
         raise ConfirmationNeeded(
             f"Challenge #{later} came after #{original.id} at table {original.table}: this "
-            f"{what} changes #{original.id}'s outcome, which WESPA 3.10.13 allows only while no "
-            "newly drawn tile has touched the player's rack. If that is so, confirm it "
+            f"{what} changes #{original.id}'s outcome, which {book.confirm_clause} allows only "
+            "while no newly drawn tile has touched the player's rack. If that is so, confirm it "
             "(--confirm-correction, or the box on the page)."
         )
     return True

@@ -2,9 +2,12 @@
 players were told, and possible improper separate look-ups (NASPA 6.2); and their dismissals.
 
 - A **changed penalty**: under a rule that counts the game's earlier challenges, a later ruling
-  or void changed a challenge's effective penalty (recount.py); the players were shown the old
-  one, so the director tells the table. Found from the games that have a correction (the rows
-  referring to a challenge: a few), never by scanning the journal.
+  or void changed a challenge's effective penalty (recount.py), a final play's included; the
+  players were shown the old one, so the director tells the table. Once the game is over (its
+  final play was challenged), whether its signed result may still change is the director's
+  call, and the flag cites the rulebook on it (WESPA 5.4.1, NASPA 7.8, school rule 13, ...).
+  Found from the games that have a correction (the rows referring to a challenge: a few), never
+  by scanning the journal.
 - A **separate look-up** (lookups.py): a challenge flagged when it was recorded. It leaves the
   list once ruled on, void, or dismissed.
 The director may dismiss either with a reason (`flags --dismiss ID --reason TEXT`); the
@@ -21,6 +24,7 @@ from adjudicator.errors import AdjudicatorError
 from adjudicator.judging import lookups, outcomes, recount
 from adjudicator.judging.outcomes import Outcome
 from adjudicator.judging.reasons import check_reason
+from adjudicator.judging.rulebooks import rulebook_of
 from adjudicator.record import journal
 from adjudicator.record.db import Database
 
@@ -42,6 +46,20 @@ class PenaltyChange:
 
     challenge: journal.Entry
     outcome: Outcome
+    # The game is over: the rulebook's clause on whether a signed result may still change
+    # ("" when no rulebook is named); None while the game goes on.
+    result_clause: str | None = None
+
+    @property
+    def result_note(self) -> str | None:
+        """Whether the game's signed result may still change: the director's call."""
+        if self.result_clause is None:
+            return None
+        cited = f" ({self.result_clause})" if self.result_clause else ""
+        return (
+            "The game is over (its final play was challenged): whether its signed result may "
+            f"still change is your call{cited}."
+        )
 
     @property
     def old(self) -> dict[str, Any] | None:
@@ -66,6 +84,8 @@ class PenaltyChange:
             "new_penalty": self.new,
             "consequence": self.outcome.consequence,
             "flag_reasons": ["the penalty the players were shown has changed"],
+            "game_over": self.result_note is not None,
+            "result_note": self.result_note,
         }
 
 
@@ -92,7 +112,30 @@ def penalty_changes(db: Database) -> list[PenaltyChange]:
         return []
     marks = ", ".join("?" for _ in wanted)
     rows = {e.id: e for e in journal.select(db, f"id IN ({marks})", tuple(wanted))}
-    return [PenaltyChange(rows[i], by_id[i]) for i in wanted if i in rows]
+    return [
+        PenaltyChange(rows[i], by_id[i], result_clause(db, rows[i])) for i in wanted if i in rows
+    ]
+
+
+def result_clause(db: Database, challenge: journal.Entry) -> str | None:
+    """For a challenge of a game that is over (its final play was challenged), the rulebook's
+    clause on whether a signed result may still change ("" for none); None otherwise."""
+    if not (challenge.detail("final_play") or _game_over(db, challenge)):
+        return None
+    return rulebook_of(db, challenge.tournament).result_clause
+
+
+def _game_over(db: Database, challenge: journal.Entry) -> bool:
+    """True when a challenge of the final play was recorded at the challenge's table and round
+    (by the game's index)."""
+    with db.transaction() as cur:
+        row = cur.execute(
+            "SELECT id FROM adjudications WHERE tournament = ? AND round_no = ? AND table_no = ? "
+            "AND challenger IS NOT NULL AND kind = 'challenge' "
+            """AND details LIKE '%"final_play": true%' LIMIT 1""",
+            (challenge.tournament, challenge.round, challenge.table),
+        ).one()
+    return row is not None
 
 
 def separate_lookups(db: Database) -> list[journal.Entry]:

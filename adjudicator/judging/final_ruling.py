@@ -6,9 +6,9 @@ be corrected. So a ruling may be given on any challenge (flagged or not), once; 
 Its consequence counts the words ruled on: those given with the ruling, else the original's;
 when a second opinion was given with other words, the director must name them. With
 `improper_lookup`, it also records NASPA 6.2's 10-point penalty for a play whose words were
-looked up separately; with `waive_penalty`, no penalty to anyone (NSA VI.C).
-A ruling that changes the outcome after a later challenge at that table needs the director's
-confirmation (corrections.py, WESPA 3.10.13).
+looked up separately. (The free challenge is no ruling: waivers.py.)
+Under WESPA, a ruling that changes the outcome after a later challenge at that table needs the
+director's confirmation (corrections.py, WESPA 3.10.13).
 """
 
 from __future__ import annotations
@@ -50,7 +50,6 @@ def record_ruling(
     words: str | Iterable[str] | None = None,
     improper_lookup: bool = False,
     store: LexiconStore | None = None,
-    waive_penalty: bool = False,
     confirm_correction: bool = False,
 ) -> journal.Entry:
     """Journal the director's final ruling on challenge `adjudication_id`.
@@ -83,19 +82,15 @@ def record_ruling(
         confirm_correction,
         "ruling",
     )
-    details = {"waived": True} if waive_penalty else {}
-    if confirmed:
-        details["confirmed"] = True
-    if waive_penalty and improper_lookup:
+    details = {"confirmed": True} if confirmed else {}
+    if improper_lookup and any(row.kind == "waiver" for row in journal.follow_ups(db, original.id)):
         raise SecondOpinionRefused(
-            "A free challenge (--waive-penalty) charges nobody: leave out the improper look-up "
-            "penalty, or the waiver."
+            f"The penalty of #{original.id} was waived (a free challenge), which charges nobody: "
+            "leave out the improper look-up penalty."
         )
     note = reason
     if improper_lookup:
         note = f"{reason} [improper separate look-ups, NASPA 6.2]"
-    if waive_penalty:
-        note = f"{reason} [penalty waived: a free challenge, NSA VI.C]"
     return append_follow_up(
         db,
         original,
@@ -107,7 +102,6 @@ def record_ruling(
         verdict=Verdict(verdict),
         note=note,
         improper_lookup=improper_lookup,
-        waived=waive_penalty,
         details=json.dumps(details, sort_keys=True) if details else None,
     )
 

@@ -67,7 +67,8 @@ def canonical(value: str | None) -> str | None:
 
 def require_game(rule: Rule, details: dict[str, str | None]) -> dict[str, str | None]:
     """For a rule that counts earlier challenges: the details with round, table and challenger
-    in canonical form, or GameDetailsRequired naming what is missing. Other rules: unchanged."""
+    in canonical form (a challenger TSH named, in a linked game, as TSH names them), or
+    GameDetailsRequired naming what is missing. Other rules: unchanged."""
     if not rule.counts_earlier_challenges:
         return details
     missing = [name for name in GAME_FIELDS if not details.get(name)]
@@ -77,7 +78,15 @@ def require_game(rule: Rule, details: dict[str, str | None]) -> dict[str, str | 
             f"challenges in the game: give the {', '.join(missing)} (round, table and "
             "challenger are needed). Nothing was judged."
         )
-    return {**details, **{name: canonical(details[name]) for name in GAME_FIELDS}}
+    linked = details.get("players") is not None  # TSH's game: its names as TSH has them
+    return {
+        **details,
+        **{
+            name: canonical(details[name])
+            for name in GAME_FIELDS
+            if not (linked and name == "challenger")
+        },
+    }
 
 
 def earlier_unsuccessful(

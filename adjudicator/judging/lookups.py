@@ -36,9 +36,12 @@ def separate_lookup(
     round_no: str | None,
     seconds: int,
     tournament: str | None = None,
+    challenger: str | None = None,
 ) -> dict[str, str] | None:
     """The flag and note for a challenge that may be part of the previous one at the same
-    table, round and tournament (inside the append transaction), else None. No table: None."""
+    table, round and tournament (inside the append transaction), else None. No table: None.
+    In a game TSH pairs, `challenger` is the player as TSH names them: a previous challenge
+    there by the other player was another play, so it is no separate look-up."""
     if seconds <= 0 or not table:
         return None
     now = datetime.now(UTC)
@@ -47,7 +50,7 @@ def separate_lookup(
     # backwards, so they are also its latest, and the read stops after RECENT rows however
     # long the kiosk's history (a time condition in SQL would walk all of it).
     cur.execute(
-        "SELECT id, recorded_at, table_no, round_no, tournament FROM adjudications "
+        "SELECT id, recorded_at, table_no, round_no, tournament, challenger FROM adjudications "
         f"WHERE kiosk = ? AND kind = 'challenge' ORDER BY id DESC LIMIT {RECENT}",
         (kiosk,),
     )
@@ -57,6 +60,8 @@ def separate_lookup(
             break
         same_event = tournament is None or row["tournament"] == tournament
         if same_event and row["table_no"] == table and row["round_no"] == round_no:
+            if challenger and row["challenger"] and row["challenger"] != challenger:
+                return None  # the other player's challenge: a play of theirs came between
             gap = (now - datetime.fromisoformat(row["recorded_at"])).total_seconds()
             where = _where(table, round_no)
             return {

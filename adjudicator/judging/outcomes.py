@@ -6,12 +6,14 @@ decide what it finally means. In order of precedence:
    a later `revocation` row revoked it (a void given on the wrong row);
 2. a challenge that names it as the one it replaces (a reissued slip): VOID, reissued;
 3. the director's ruling: its verdict and consequence;
-4. a second opinion that is final (it agrees, or a word judge's dictionary check closed a
-   referral): its verdict and consequence;
+4. a second opinion that is final (it agrees, a word judge's dictionary check closed a
+   referral, or a third opinion decided two of three: NSA X.G): its verdict and consequence;
 5. otherwise the challenge as judged (pending while a flagged second opinion awaits a ruling).
-`game.earlier_unsuccessful` counts challenges by the same order, in SQL. Under a rule that counts
-the game's earlier challenges, the penalty is then recounted from the game as it now stands
-(recount.py), so it follows every later ruling and void.
+A `waiver` (the director's free challenge, waivers.py) then takes the penalty off an unsuccessful
+challenge, whatever decided it. `game.earlier_unsuccessful` counts challenges by the same order,
+in SQL. Under a rule that counts the game's earlier challenges, the penalty is then recounted from
+the game as it now stands (recount.py), so it follows every later ruling and void, a final play's
+included.
 """
 
 from __future__ import annotations
@@ -22,8 +24,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from adjudicator.judging import recount
-from adjudicator.judging.rules import void_consequence
-from adjudicator.judging.second_opinion import is_flagged
+from adjudicator.judging.rulebooks import rulebook_of
+from adjudicator.judging.rules import UnknownRule, get_rule, void_consequence, waived_consequence
+from adjudicator.judging.second_opinion import decides_two_of_three, is_flagged
 from adjudicator.record import journal
 from adjudicator.record.db import Database
 
@@ -67,6 +70,15 @@ class Outcome:
 
 def outcome_of(challenge: journal.Entry, follow_ups: Sequence[journal.Entry]) -> Outcome:
     """The effective outcome of `challenge` given every row that refers to it."""
+    found = _decided(challenge, follow_ups)
+    waiver = next((row for row in follow_ups if row.kind == "waiver"), None)
+    if waiver is None or found.verdict != "ACCEPTABLE":
+        return found
+    return _waived(challenge, found, waiver)
+
+
+def _decided(challenge: journal.Entry, follow_ups: Sequence[journal.Entry]) -> Outcome:
+    """The outcome the voids, reissues, rulings and opinions give, before any waiver."""
     latest: dict[str, journal.Entry] = {}
     final_opinion = None
     pending = False
@@ -76,6 +88,7 @@ def outcome_of(challenge: journal.Entry, follow_ups: Sequence[journal.Entry]) ->
                 pending = True
             else:
                 final_opinion = row
+                pending = pending and not decides_two_of_three(row)  # NSA X.G
         elif row.kind == "challenge":
             latest.setdefault("challenge", row)  # the first reissue decides
         elif row.kind == "void":
@@ -103,16 +116,40 @@ def outcome_of(challenge: journal.Entry, follow_ups: Sequence[journal.Entry]) ->
     if "ruling" in latest:
         ruling = latest["ruling"]
         return _from(ruling, f"ruling #{ruling.id} by {ruling.actor}")
+    majority = final_opinion is not None and decides_two_of_three(final_opinion)
     if final_opinion is not None and final_opinion.verdict != challenge.verdict:
-        return _from(final_opinion, f"second opinion #{final_opinion.id} by {final_opinion.actor}")
+        what = "third opinion" if majority else "second opinion"
+        how = f"{what} #{final_opinion.id} by {final_opinion.actor}"
+        return _from(final_opinion, how + (", two of three (NSA X.G)" if majority else ""))
+    how = "awaiting the director's ruling" if pending else AS_JUDGED
+    if majority and not pending:
+        how = f"as judged: third opinion #{final_opinion.id} agreed, two of three (NSA X.G)"
     return Outcome(
         challenge.verdict,
         challenge.consequence,
         challenge.penalty_numbers(),
         challenge.id,
-        "awaiting the director's ruling" if pending else AS_JUDGED,
+        how,
         pending,
         challenge.word_count,
+    )
+
+
+def _waived(challenge: journal.Entry, found: Outcome, waiver: journal.Entry) -> Outcome:
+    """`found`, an unsuccessful challenge, with its penalty waived by `waiver`."""
+    try:
+        rule = get_rule(challenge.rule)
+    except UnknownRule:
+        return found
+    free = waived_consequence(rule, str(waiver.detail("ref") or ""), bool(waiver.detail("named")))
+    return Outcome(
+        found.verdict,
+        free.text,
+        free.penalty(),
+        found.decided_by,
+        f"{found.how}; penalty waived #{waiver.id}",
+        found.pending,
+        found.word_count,
     )
 
 
@@ -129,6 +166,7 @@ class Games:
     def __init__(self, db: Database, whole_journal: bool = False):
         self.db = db
         self._games: dict[recount.GameKey, dict[int, Outcome]] = {}
+        self._final_play_free: dict[str, bool] = {}  # by tournament: school rule 12
         self._corrected: set[tuple] | None = None
         # An export reads the set of corrected games once and recounts only those; a page
         # (a few rows) recounts the games it shows instead of reading that set.
@@ -163,13 +201,17 @@ class Games:
             "ORDER BY id",
         )
         follow_ups = follow_ups_of(self.db, [c.id for c in challenges])
+        if key[0] not in self._final_play_free:  # read once a tournament
+            self._final_play_free[key[0]] = rulebook_of(self.db, key[0]).final_play_free
+        free = self._final_play_free[key[0]]
         found: dict[int, Outcome] = {}
         earlier = 0
         for challenge in challenges:
             outcome = outcome_of(challenge, follow_ups[challenge.id])
             rule = recount.counting_rule(challenge.rule)
-            if rule is not None and not challenge.detail("final_play"):  # the game is over
-                outcome = recount.recount(rule, outcome, earlier)
+            if rule is not None:  # a final play's too (WESPA 3.10.15(c)(ii))
+                final = bool(challenge.detail("final_play"))
+                outcome = recount.recount(rule, outcome, earlier, final, final and free)
             found[challenge.id] = outcome
             earlier += outcome.verdict == "ACCEPTABLE"
         return found

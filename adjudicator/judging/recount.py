@@ -5,7 +5,9 @@ Under the rules that count the challenger's earlier unsuccessful challenges in a
 the count known then. A later ruling or void on an earlier challenge changes that count, so
 each challenge's penalty is recounted from the game as it now stands: the challenges in id
 order, each by its effective outcome (outcomes.outcome_of), an ACCEPTABLE one counting as one
-unsuccessful challenge for those after it. Other rules charge no count: nothing changes.
+unsuccessful challenge for those after it; a final play's challenge too (WESPA 3.10.15(c)(ii):
+"ten-point penalty for subsequent unsuccessful challenges", whichever turn). Other rules charge
+no count: nothing changes.
 """
 
 from __future__ import annotations
@@ -39,18 +41,39 @@ def game_key(tournament: str, round_no, table, challenger) -> GameKey | None:
     return (tournament, round_no, table, challenger)
 
 
-def recount(rule: Rule, found: Outcome, earlier_unsuccessful: int) -> Outcome:
+def recount(
+    rule: Rule,
+    found: Outcome,
+    earlier_unsuccessful: int,
+    final_play: bool = False,
+    final_play_free: bool = False,
+) -> Outcome:
     """`found` with its penalty and consequence recounted after `earlier_unsuccessful`
-    unsuccessful challenges (as effective now); unchanged when the count changes nothing."""
+    unsuccessful challenges (as effective now): a final play's too, worded for the end of the
+    game (and free under school rule 12). The consequence follows the count ("2nd unsuccessful
+    challenge") even where the penalty does not change; `shown_penalty` is set only when the
+    penalty itself changed (the players must be told)."""
     if found.verdict != Verdict.ACCEPTABLE.value or (found.penalty or {}).get("waived"):
-        return found  # nothing to count, or the director's free challenge (NSA VI.C)
-    result = consequence(rule, Verdict.ACCEPTABLE, found.word_count, earlier_unsuccessful)
+        return found  # nothing to count, or the director's free challenge (waivers.py)
+    result = consequence(
+        rule,
+        Verdict.ACCEPTABLE,
+        found.word_count,
+        earlier_unsuccessful,
+        final_play=final_play,
+        final_play_free=final_play_free,
+    )
     if result.penalty() == found.penalty:
-        return found
+        if result.text == found.consequence:
+            return found
+        return replace(found, consequence=result.text, how=f"{found.how}; {RECOUNTED}")
     return replace(
         found,
         consequence=result.text,
         penalty=result.penalty(),
         shown_penalty=found.penalty,
-        how=f"{found.how}; penalty recounted after later rulings and voids in the game",
+        how=f"{found.how}; {RECOUNTED}",
     )
+
+
+RECOUNTED = "penalty recounted after later rulings and voids in the game"

@@ -1,10 +1,20 @@
-"""Rulebooks: which rulebook-only procedures a tournament's events have.
+"""Rulebooks: each names its word lists, its penalty rules and its own procedures, in one place.
 
-A tournament may name its rulebook (`naspa`, `wespa`, `nsa-1998`, `school-2011`, `msa`). Each
-rulebook's own procedures are offered only under it, so one rulebook's penalty never leaks into
-another's events: NASPA 6.2's 10-point penalty for improper separate look-ups (and the flags
-that find them) only under `naspa`; school rule 12 (no penalty for challenging the final play)
-only under `school-2011`. A tournament without a rulebook has none of them.
+A tournament may name its rulebook (`naspa`, `wespa`, `nsa-1998`, `school-2011`, `msa`, the texts
+in ../shared/seeds). Each rulebook allows the word lists it names (rulebook_lists.py: by catalogue
+family or recipe, never by a list's name) and the penalty rules it names; a tournament with
+another is refused unless the director records why it is off the rulebook
+(hall/tournaments.py). Each has its own corrections and nothing else:
+- reissues (a slip that did not match the board) only under WESPA 3.10.12 and MSA 13; school
+  rule 12, NSA X.D and NASPA 6.2 settle the slip before adjudication;
+- the free challenge (a waiver of the penalty, leaving the verdict and its review open) is
+  NSA VI.C's; elsewhere it rests on the director's discretion, cited from that rulebook;
+- WESPA 3.10.13's confirmation of a correction after later turns only under WESPA;
+- NSA X.G: a third opinion after a contrary second decides, two of three;
+- NASPA 6.2's penalty for improper separate look-ups only under NASPA; school rule 12's free
+  challenge of the final play only under the school rules.
+Every message cites the tournament's own rulebook. A tournament with no rulebook keeps every
+procedure, as before, and the messages cite where each procedure comes from.
 """
 
 from __future__ import annotations
@@ -13,6 +23,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from adjudicator.errors import AdjudicatorError
+from adjudicator.judging.rulebook_lists import CatalogueFamily, ListKind, RecipeWords, recognise
+from adjudicator.judging.rules import Rule
+
+NWL = CatalogueFamily("NWL", "the NASPA Word List, every edition")
+COLLINS = CatalogueFamily("CSW", "Collins Scrabble Words, CSW07 on", since="2007-01-01")
+# WESPA 3.10.15(b): the standard penalties; any other may make the event non-ratable (d).
+WESPA_STANDARD = ("single", "5-per-word", "5-per-turn", "10-per-word", "10-per-turn", "double")
 
 
 @dataclass(frozen=True)
@@ -21,25 +38,201 @@ class Rulebook:
     title: str
     improper_lookup: bool = False  # NASPA 6.2: improper separate look-ups cost 10 points
     final_play_free: bool = False  # school rule 12: no penalty for challenging the final play
+    # The word lists it allows (empty: any) and the clause that names them.
+    lists: tuple[ListKind, ...] = ()
+    lists_clause: str = ""
+    # The penalty rules it allows (empty: any) and the clause.
+    rules: tuple[str, ...] = ()
+    rules_clause: str = ""
+    rated_rules: tuple[str, ...] = ()  # WESPA 3.10.15(b): others "may not be rated" (d)
+    # Reissues: allowed (the clause that allows them) or refused (the clause that settles the
+    # slip before adjudication).
+    reissues: bool = True
+    reissue_clause: str = ""
+    # The director's free challenge: the clause it rests on (`waiver_ref` as a consequence
+    # cites it), and whether that clause names it (NSA VI.C) or it is the director's discretion.
+    waiver_clause: str = ""
+    waiver_ref: str = ""
+    waiver_named: bool = False
+    # WESPA 3.10.13: a correction after later turns needs the director's confirmation.
+    confirms_corrections: bool = False
+    confirm_clause: str = "WESPA 3.10.13"
+    ruling_final_clause: str = ""  # a ruling is final
+    opinion_final_clause: str = ""  # a re-adjudication that agrees is final
+    third_opinion_decides: bool = False  # NSA X.G: two of three
+    referral_clause: str = ""  # a word judge's dictionary check closes a referral
+    result_clause: str = ""  # whether a signed result may still change
+
+    @property
+    def named(self) -> bool:
+        return bool(self.name)
+
+    def cite(self, clause: str) -> str:
+        """' (CLAUSE)' for a message, or '' when the rulebook has no clause for it."""
+        return f" ({clause})" if clause else ""
+
+    def rule_note(self, rule: Rule) -> str | None:
+        """A note for a rule the rulebook allows but may not rate: WESPA 3.10.15(d); with no
+        rulebook, WESPA's note on its non-standard systems, as before."""
+        if self.rated_rules and rule.name not in self.rated_rules:
+            return (
+                f"WESPA may not rate this event: {rule.name} is not one of the standard penalties "
+                "of 3.10.15(b) (single, 5 or 10 points per word or per turn, double) (3.10.15(d))."
+            )
+        if not self.named and rule.non_standard:
+            return "WESPA may treat an event under this rule as non-ratable (3.10.15(d))."
+        return None
 
 
 RULEBOOKS: dict[str, Rulebook] = {
     book.name: book
     for book in (
-        Rulebook("naspa", "NASPA Official Tournament Rules", improper_lookup=True),
-        Rulebook("wespa", "WESPA Rules"),
-        Rulebook("nsa-1998", "NSA Official Tournament Rules, 1998"),
         Rulebook(
-            "school-2011", "National School Scrabble Championship rules, 2011", final_play_free=True
+            "naspa",
+            "NASPA Official Tournament Rules",
+            improper_lookup=True,
+            lists=(NWL, COLLINS),
+            lists_clause="NASPA 1.3: the NASPA Word List (NWL) and Collins Scrabble Words (CSW)",
+            rules_clause="NASPA 1.3: directors may sanction tournaments with different challenge "
+            "rules",
+            reissues=False,
+            reissue_clause="NASPA 6.2: words may be added to or removed from a challenge only "
+            '"before the play is adjudicated"',
+            waiver_ref="NASPA 1.2",
+            waiver_clause="NASPA 1.2: where the rules are silent, the director decides what is "
+            "fair",
+            ruling_final_clause="NASPA 1.2: the director makes the final ruling",
+            opinion_final_clause="NASPA 1.2: the director makes the final ruling",
+            result_clause="NASPA 7.8: submitted results are adjusted only when the scores were "
+            "misentered, never for counting errors",
         ),
-        Rulebook("msa", "Malaysia Scrabble Association rules"),
+        Rulebook(
+            "wespa",
+            "WESPA Rules",
+            lists=(COLLINS,),
+            lists_clause="WESPA 1.2 and Appendix 2: the official word source, Collins (the 2007 "
+            "edition on: 1.2(a), it may change)",
+            rules_clause="WESPA 3.10.15",
+            rated_rules=WESPA_STANDARD,
+            reissue_clause="WESPA 3.10.12",
+            waiver_ref="WESPA 6.1.2(e)",
+            waiver_clause="WESPA 6.1.2(e): the director's wide discretion in dealing with "
+            "improper conduct",
+            confirms_corrections=True,
+            ruling_final_clause="WESPA 3.10.11(c)",
+            opinion_final_clause="WESPA 3.10.11(c)",
+            result_clause="WESPA 5.4.1: a result sheet signed by both players is final, unless "
+            "both players agree to correct it before it is handed in, or petition the director "
+            "before the next game starts",
+        ),
+        Rulebook(
+            "nsa-1998",
+            "NSA Official Tournament Rules, 1998",
+            lists=(
+                RecipeWords(
+                    "nsa-1998", "the 1998 OWL, with MW10 beyond 9 letters", "OWL", 9, False
+                ),
+            ),
+            lists_clause="NSA I.A and I.B: OWL for words of 2 to 9 letters, MW10 beyond",
+            rules=("double",),
+            rules_clause="NSA X.F: an unsuccessful challenger loses the turn",
+            reissues=False,
+            reissue_clause="NSA X.D: the word judge checks the slip against the board before "
+            "adjudicating, and hands back a slip that does not match",
+            waiver_ref="NSA VI.C",
+            waiver_clause="NSA VI.C",
+            waiver_named=True,
+            ruling_final_clause="NSA X.G",
+            opinion_final_clause="NSA X.G",
+            third_opinion_decides=True,
+            referral_clause="NSA I.B",
+            result_clause="NSA VII.H: once the players sign each other's score cards no other "
+            "scoring adjustment is made, unless both agree, before the last round ends, that "
+            "the score is wrong",
+        ),
+        Rulebook(
+            "school-2011",
+            "National School Scrabble Championship rules, 2011",
+            final_play_free=True,
+            lists=(
+                RecipeWords(
+                    "school",
+                    "OSPD4 with every word over 8 letters to MW11, and the event's Official "
+                    "Adjustments",
+                    "OSPD4",
+                    8,
+                    True,
+                    adjustments=True,
+                ),
+            ),
+            lists_clause="school rule 10: OSPD4, MW11 for words of more than 8 letters, and the "
+            '"Official Adjustments to OSPD4" sheet',
+            rules=("double",),
+            rules_clause="school rule 12: if all the words challenged are acceptable, the "
+            "challenger loses their turn",
+            reissues=False,
+            reissue_clause='school rule 12: "Only the words written down will be used to '
+            'determine the result of the challenge"',
+            waiver_ref="school rules, closing note",
+            waiver_clause="the school rules' closing note: final decisions on all rulings are at "
+            "the director's discretion",
+            ruling_final_clause="the school rules' closing note: final decisions on all rulings "
+            "are at the director's discretion",
+            opinion_final_clause="the school rules' closing note: final decisions on all rulings "
+            "are at the director's discretion",
+            referral_clause="school rule 10",
+            result_clause="school rule 13: games are not recounted later; a score may be "
+            "corrected only before the game ends",
+        ),
+        Rulebook(
+            "msa",
+            "Malaysia Scrabble Association rules",
+            lists=(
+                RecipeWords(
+                    "msa",
+                    "the union of OSWI and the 1998 OWL, with Chambers or MW10 beyond 9 letters",
+                    "OSWI",  # OSWI holds every word of the 1998 OWL: the union is OSWI's words
+                    9,
+                    False,
+                ),
+            ),
+            lists_clause="MSA 15: OSW (4th edition) and OSPD (2nd edition), Chambers (1998) and "
+            "MW10 beyond",
+            rules_clause="MSA 13(i): the tournament announces its penalty challenge system",
+            reissue_clause="MSA 13",
+            waiver_ref="MSA 20",
+            waiver_clause="MSA 20: matters in doubt or dispute go to the director, whose "
+            "decision is final",
+            ruling_final_clause="MSA 20: the director's decision is final",
+            opinion_final_clause="MSA 20: the director's decision is final",
+            referral_clause="MSA 15",
+            result_clause="MSA 3.2: a score may be corrected until both players have signed the "
+            "result slip",
+        ),
     )
 }
-NONE = Rulebook("", "no rulebook named")
+# No rulebook named: every procedure is offered, as before, each citing where it comes from.
+NONE = Rulebook(
+    "",
+    "no rulebook named",
+    reissue_clause="WESPA 3.10.12",
+    confirms_corrections=True,
+)
 
 
 class UnknownRulebook(AdjudicatorError):
     """No rulebook has that name."""
+
+
+@dataclass(frozen=True)
+class OffRulebook:
+    """Something a tournament has that its rulebook does not allow: what, and why not."""
+
+    what: str  # "lexicon" or "rule"
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
 
 
 def check_rulebook(name: str | None) -> str | None:
@@ -55,7 +248,7 @@ def check_rulebook(name: str | None) -> str | None:
 
 
 def get_rulebook(name: str | None) -> Rulebook:
-    """The rulebook called `name`; NONE (no rulebook-only procedures) for None."""
+    """The rulebook called `name`; NONE (every procedure offered) for None."""
     return RULEBOOKS.get(name or "", NONE)
 
 
@@ -68,3 +261,32 @@ def rulebook_name(db: Any, tournament: str) -> str | None:
 def rulebook_of(db: Any, tournament: str) -> Rulebook:
     """The rulebook of tournament `tournament` as stored (NONE if it names none)."""
     return get_rulebook(rulebook_name(db, tournament))
+
+
+def off_rulebook(book: Rulebook, manifest: Any, rule: Rule) -> tuple[OffRulebook, ...]:
+    """What of a lexicon (its manifest) and a rule the rulebook does not allow, each naming
+    the clause; () when both are allowed (or no rulebook is named)."""
+    found = []
+    if book.lists and recognise(book.lists, manifest) is None:
+        allowed = "; ".join(kind.describe() for kind in book.lists)
+        found.append(
+            OffRulebook(
+                "lexicon",
+                f"lexicon {manifest.name} is not a list the {book.name} rulebook allows "
+                f"({book.lists_clause}): it allows {allowed}",
+            )
+        )
+    if book.rules and rule.name not in book.rules:
+        found.append(
+            OffRulebook(
+                "rule",
+                f"rule {rule.name} is not a penalty the {book.name} rulebook allows "
+                f"({book.rules_clause}): it allows {', '.join(book.rules)}",
+            )
+        )
+    return tuple(found)
+
+
+def allowed_as(book: Rulebook, manifest: Any) -> str | None:
+    """What the lexicon is among the rulebook's lists ('CSW24', 'the school recipe'), if any."""
+    return recognise(book.lists, manifest) if book.lists else None

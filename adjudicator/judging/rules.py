@@ -124,7 +124,7 @@ class Consequence:
     challenger_loses_turn: bool = False
     points_to_challenger: int = 0  # negative: points the challenger loses (NASPA 6.2)
     seconds_to_challenger: int | None = None  # a time rule's: seconds off the challenger's clock
-    waived: bool = False  # the director's free challenge (NSA VI.C): no penalty to anyone
+    waived: bool = False  # the director's free challenge (waivers.py): no penalty to anyone
 
     def penalty(self) -> dict[str, bool | int | None]:
         """The consequence as numbers, as the API's `penalty` object gives it (a time rule's
@@ -201,15 +201,13 @@ def consequence(
     *,
     final_play: bool = False,
     final_play_free: bool = False,
-    waived: bool = False,
 ) -> Consequence:
     """The consequence of `verdict` under `rule` for a challenge of `word_count` words.
 
     `earlier_unsuccessful` counts the challenger's unsuccessful challenges earlier in the
     same game; only the rules of WESPA 3.10.15(c) use it. `final_play`: the challenged play
     went out, so no turn is kept or lost; with `final_play_free` (school rule 12) an
-    unsuccessful challenge of it costs nothing. `waived`: the director's free challenge
-    (NSA VI.C): the verdict stands, no penalty to anyone.
+    unsuccessful challenge of it costs nothing.
     """
     seconds = 0 if rule.seconds else None
     if verdict is Verdict.UNACCEPTABLE:
@@ -223,14 +221,6 @@ def consequence(
             "Call a word judge: a dictionary check is needed before the play is ruled on.",
             play_stands=None,
             seconds_to_challenger=seconds,
-        )
-    if waived:
-        return Consequence(
-            "The play stands; the director waived the penalty (a free challenge, NSA VI.C): "
-            "no penalty to either player.",
-            play_stands=True,
-            seconds_to_challenger=seconds,
-            waived=True,
         )
     if final_play and final_play_free:
         return Consequence(
@@ -276,6 +266,19 @@ def consequence(
             points_to_player=step.points,
         )
     return Consequence(f"{prefix}no penalty{keeps}", play_stands=True)
+
+
+def waived_consequence(rule: Rule, ref: str = "", named: bool = False) -> Consequence:
+    """An unsuccessful challenge whose penalty the director waived: a free challenge, named by
+    the rulebook (NSA VI.C) or at the director's discretion (`ref`: the rulebook's clause)."""
+    how = "a free challenge" if named else "a free challenge at the director's discretion"
+    how += f", {ref}" if ref else ""
+    return Consequence(
+        f"The play stands; the director waived the penalty ({how}): no penalty to either player.",
+        play_stands=True,
+        seconds_to_challenger=0 if rule.seconds else None,
+        waived=True,
+    )
 
 
 def with_improper_lookup(result: Consequence) -> Consequence:

@@ -4,9 +4,11 @@ A word judge re-enters the words from the challenge slip; the verdict is compute
 function as every other (ruling.rule_on) against the lexicon edition and rule the original
 used. The second opinion is refused from the station that gave the original verdict, and from
 anyone who already judged that challenge (NSA Guideline 11g). If the words or the verdict
-differ, the case is flagged and the director records the final ruling (final_ruling.py). A
-referral (REFER) is closed by the word judge's dictionary check without a director step
-(NSA I.B), and the record says so. Everything is a journal row; nothing anywhere says which
+differ, the case is flagged and the director records the final ruling (final_ruling.py);
+under NSA X.G, a third opinion after a contrary second decides it instead, two of three (the
+director may still review it). A referral (REFER) is closed by the word judge's dictionary check
+without a director step (NSA I.B, school rule 10, MSA 15), and the record says so. Each message
+cites the tournament's own rulebook. Everything is a journal row; nothing anywhere says which
 word was bad.
 """
 
@@ -20,7 +22,7 @@ from dataclasses import dataclass, field
 from adjudicator.errors import AdjudicatorError, LexiconError
 from adjudicator.judging import corrections, game, voids
 from adjudicator.judging.follow_up import follow_up_fields
-from adjudicator.judging.rulebooks import rulebook_of
+from adjudicator.judging.rulebooks import Rulebook, rulebook_of
 from adjudicator.judging.rules import Rule, consequence, get_rule, with_improper_lookup
 from adjudicator.judging.ruling import rule_on
 from adjudicator.judging.verdict import Verdict, closed_referral
@@ -32,8 +34,11 @@ from adjudicator.words.normalize import normalize_challenge
 from adjudicator.words.store import LexiconStore
 
 # NSA I.B and X.J (school rule 10 alike): a word judge's dictionary check decides a long word.
+# The note of a row from before schema 7 said so in these words (closes_referral reads them).
 CLOSES_REFERRAL = "closes the referral: the word judge's dictionary check decides (NSA I.B)"
 DICTIONARY = {"acceptable": Verdict.ACCEPTABLE, "unacceptable": Verdict.UNACCEPTABLE}
+TWO_OF_THREE = "two of three"  # NSA X.G: a third opinion after a contrary second decides
+VERDICT_DIFFERS = "the verdict differs from the original's"
 
 
 class SecondOpinionRefused(AdjudicatorError):
@@ -45,6 +50,13 @@ class SecondOpinion:
     entry: journal.Entry
     original: journal.Entry
     flag_reasons: tuple[str, ...]
+    book: Rulebook | None = None  # the tournament's rulebook, whose clauses the messages cite
+    awaits_director: bool = False  # an earlier opinion is flagged and still waits for a ruling
+
+    @property
+    def decides(self) -> bool:
+        """A third opinion after a contrary second: two of three decide (NSA X.G)."""
+        return decides_two_of_three(self.entry)
 
     @property
     def flagged(self) -> bool:
@@ -71,12 +83,21 @@ class Case:
 
     @property
     def flagged(self) -> bool:
-        return any(is_flagged(opinion) for opinion in self.opinions)
+        """An opinion is flagged, and no third opinion decided it since (NSA X.G)."""
+        flagged = False
+        for opinion in self.opinions:
+            flagged = (flagged or is_flagged(opinion)) and not decides_two_of_three(opinion)
+        return flagged
 
     @property
     def open(self) -> bool:
         """Flagged and waiting for the director: not ruled on, not void (voids.py)."""
         return self.flagged and self.ruling is None and self.void is None
+
+
+def decides_two_of_three(entry: journal.Entry) -> bool:
+    """True for a third opinion that decided its challenge, two of three (NSA X.G)."""
+    return entry.kind == "second-opinion" and entry.detail("decides") == TWO_OF_THREE
 
 
 def recorded_flag_reasons(entry: journal.Entry) -> tuple[str, ...]:
@@ -110,8 +131,12 @@ def original_of(db: Database, adjudication_id: int) -> journal.Entry:
     return entry
 
 
-def lexicon_of(store: LexiconStore, original: journal.Entry) -> CompiledLexicon:
-    """The compiled lexicon the original was judged with, refused if it has changed since."""
+def lexicon_of(
+    store: LexiconStore, original: journal.Entry, pin: str | None = None
+) -> CompiledLexicon:
+    """The compiled lexicon the original was judged with, refused if it has changed since: its
+    words (the row's fingerprint) or, when the caller knows it (`pin`: the one the original's
+    tournament was set with), any field that decides a verdict."""
     try:
         lexicon = store.open(original.lexicon_name)
     except LexiconError:
@@ -126,6 +151,12 @@ def lexicon_of(store: LexiconStore, original: journal.Entry) -> CompiledLexicon:
             f"been re-imported since (fingerprint {lexicon.manifest.fingerprint[:12]}): a second "
             "opinion must use the same edition. Call the director."
         )
+    if pin is not None and lexicon.manifest.current_pin != pin:
+        raise SecondOpinionRefused(
+            f"Adjudication #{original.id} was judged with {original.lexicon_name}, which has "
+            "changed since the director set it for its tournament (its referral rule or "
+            "alphabet): a second opinion must use the same rules. Call the director."
+        )
     return lexicon
 
 
@@ -139,15 +170,18 @@ def give(
     station: str,
     dictionary: str | None = None,
     confirm_correction: bool = False,
+    pin: str | None = None,
 ) -> SecondOpinion:
     """Re-adjudicate challenge `adjudication_id` from the words on the slip, and journal it.
 
     `station` is where the request comes from (a kiosk's name if made on a kiosk's screen);
     `dictionary` ('acceptable' or 'unacceptable') is the judge's dictionary check, used when
-    the lexicon refers the words (REFER) and required when the original was REFER.
+    the lexicon refers the words (REFER) and required when the original was REFER; `pin`, the
+    lexicon pin the original's tournament was set with (see `lexicon_of`).
     """
     original = original_of(db, adjudication_id)
     case = case_of(db, original)
+    book = rulebook_of(db, original.tournament)
     _refuse_same_judge(case, actor)
     if station == original.kiosk:
         raise SecondOpinionRefused(
@@ -161,10 +195,10 @@ def give(
             f"Adjudication #{original.id} was referred for a dictionary check (REFER): look the "
             "words up in the dictionary and give its outcome (acceptable or unacceptable)."
         )
-    lexicon = lexicon_of(store, original)
+    lexicon = lexicon_of(store, original, pin)
     normalised = normalize_challenge(words, lexicon.alphabet)
     refuse_if_ruled(db, original.id)
-    _refuse_after_final(case)
+    _refuse_after_final(case, book)
     rule = get_rule(original.rule)
     ruling = rule_on(lexicon, rule, normalised)
     verdict, notes, checked = ruling.verdict, [], None
@@ -175,13 +209,20 @@ def give(
         verdict = closed_referral(lexicon.trie, keys, limit, checked)
         notes.append(f"dictionary check: {dictionary}")
     reasons = flag_reasons(original, normalised, verdict, closed_by=closing_opinion(case))
+    details: dict[str, object] = {}
+    if book.third_opinion_decides and _third_after_contrary(case, normalised, verdict):
+        reasons = ()  # two of three decide, whichever way this one goes (NSA X.G)
+        details["decides"] = TWO_OF_THREE
+        notes.append(f"third opinion: two of three decide ({book.opinion_final_clause})")
     confirmed = corrections.require_confirmation(
         db, original, verdict.value != original.verdict, confirm_correction, "second opinion"
     )
+    if confirmed:
+        details["confirmed"] = True
     if reasons:
         notes.append(f"{FLAGGED}: {'; '.join(reasons)}")
     elif original.verdict == Verdict.REFER.value:
-        notes.append(CLOSES_REFERRAL)
+        notes.append(_closes_referral_note(book))
     entry = append_follow_up(
         db,
         original,
@@ -194,9 +235,34 @@ def give(
         note="; ".join(notes) or None,
         dictionary=checked.value if checked else None,
         flag_reasons=json.dumps(list(reasons)),
-        details=json.dumps({"confirmed": True}) if confirmed else None,
+        details=json.dumps(details, sort_keys=True) if details else None,
     )
-    return SecondOpinion(entry, original, reasons)
+    awaits = not reasons and not details.get("decides") and case.flagged
+    return SecondOpinion(entry, original, reasons, book, awaits)
+
+
+def _closes_referral_note(book: Rulebook) -> str:
+    """The note of a dictionary check that closed a referral, citing the rulebook's clause."""
+    return (
+        "closes the referral: the word judge's dictionary check decides"
+        f"{book.cite(book.referral_clause)}"
+    )
+
+
+def _third_after_contrary(case: Case, words: tuple[str, ...], verdict: Verdict) -> bool:
+    """NSA X.G: "if the second opinion is contrary to the original ruling, then either player
+    may ask and receive a third opinion". True for that third opinion when it reads the slip as
+    the original or the second did (the same words, so the same verdict): two of the three then
+    agree, and decide. A third reading of its own goes to the director."""
+    original = case.original
+    if original.verdict == Verdict.REFER.value or verdict is Verdict.REFER:
+        return False
+    if len(case.opinions) != 1:
+        return False
+    second = case.opinions[0]
+    if VERDICT_DIFFERS not in recorded_flag_reasons(second):
+        return False
+    return Counter(words) in (Counter(original.words), Counter(second.words))
 
 
 def _refuse_same_judge(case: Case, actor: str) -> None:
@@ -209,17 +275,25 @@ def _refuse_same_judge(case: Case, actor: str) -> None:
         )
 
 
-def _refuse_after_final(case: Case) -> None:
-    """WESPA 3.10.11(c): a re-adjudication that agreed with the original is final; after it
-    only the director's ruling goes on (a referral's checks are the word judges' own: NSA I.B)."""
+def _refuse_after_final(case: Case, book: Rulebook) -> None:
+    """A re-adjudication that agreed with the original is final (WESPA 3.10.11(c), NSA X.G),
+    and so is a third opinion that decided two of three (NSA X.G): after it only the director's
+    ruling goes on (a referral's checks are the word judges' own: NSA I.B)."""
     if case.original.verdict == Verdict.REFER.value:
         return
     final = next((o for o in case.opinions if not is_flagged(o)), None)
-    if final is not None:
+    if final is None:
+        return
+    cited = book.cite(book.opinion_final_clause)
+    if decides_two_of_three(final):
         raise SecondOpinionRefused(
-            f"Second opinion #{final.id} agreed with adjudication #{case.original.id}, so it is "
-            "final (WESPA 3.10.11(c)): only the director can rule on it now."
+            f"Third opinion #{final.id} decided adjudication #{case.original.id}, two of three"
+            f"{cited}: only the director can review it now."
         )
+    raise SecondOpinionRefused(
+        f"Second opinion #{final.id} agreed with adjudication #{case.original.id}, so it is "
+        f"final{cited}: only the director can rule on it now."
+    )
 
 
 def closing_opinion(case: Case) -> journal.Entry | None:
@@ -240,7 +314,7 @@ def flag_reasons(
         reasons.append("the words differ from the original's")
     if original.verdict != Verdict.REFER.value:
         if verdict.value != original.verdict:
-            reasons.append("the verdict differs from the original's")
+            reasons.append(VERDICT_DIFFERS)
     elif closed_by is not None and verdict.value != closed_by.verdict:
         reasons.append(f"the verdict differs from the dictionary check #{closed_by.id}")
     return tuple(reasons)
@@ -258,7 +332,6 @@ def append_follow_up(
     verdict: Verdict,
     note: str | None,
     improper_lookup: bool = False,
-    waived: bool = False,
     **extra: str | None,
 ) -> journal.Entry:
     """Journal a second opinion or ruling on `original`, unless the director has ruled or the
@@ -285,7 +358,6 @@ def append_follow_up(
             earlier,
             final_play=bool(original.detail("final_play")),
             final_play_free=free,
-            waived=waived,
         )
         if improper_lookup:
             result = with_improper_lookup(result)

@@ -58,7 +58,20 @@ _CLOCK_FINAL = NP_(
     "The challenger's clock loses {n} second.", "The challenger's clock loses {n} seconds."
 )
 _WAIVED = N_(
-    "The director waived the penalty (a free challenge, NSA VI.C): no penalty to either player."
+    "The director waived the penalty (a free challenge, {clause}): no penalty to either player."
+)
+_WAIVED_DISCRETION = N_(
+    "The director waived the penalty (a free challenge at the director's discretion, {clause}): "
+    "no penalty to either player."
+)
+_WAIVED_PLAIN = N_(
+    "The director waived the penalty (a free challenge at the director's discretion): no "
+    "penalty to either player."
+)
+# rules.waived_consequence's English: the clause the waiver cites, if any.
+_WAIVER = re.compile(
+    r"waived the penalty \(a free challenge(?P<discretion> at the director's discretion)?"
+    r"(?:, (?P<clause>.*?))?\): no penalty"
 )
 _FINAL_FREE = N_("No penalty for challenging the final play of the game (school rule 12).")
 _CHALLENGER_LOSES = NP_("The challenger loses {n} point.", "The challenger loses {n} points.")
@@ -87,7 +100,7 @@ def consequence_phrases(entry: Any) -> list[Phrase]:
     if entry.verdict == "UNACCEPTABLE":
         phrases.append(Phrase(_UNACCEPTABLE_DETAIL))
     elif penalty.get("waived"):
-        phrases.append(Phrase(_WAIVED))
+        phrases.append(_waived(entry.consequence or ""))
     elif "school rule 12" in (entry.consequence or ""):
         phrases.append(Phrase(_FINAL_FREE))
     else:
@@ -96,6 +109,15 @@ def consequence_phrases(entry: Any) -> list[Phrase]:
     if lost > 0:
         phrases.append(_plural(_CHALLENGER_LOSES, lost))
     return phrases
+
+
+def _waived(english: str) -> Phrase:
+    """The free challenge as its row words it, citing the same clause."""
+    match = _WAIVER.search(english)
+    clause = match.group("clause") if match else None
+    if match and match.group("discretion"):
+        return Phrase.of(_WAIVED_DISCRETION, clause=clause) if clause else Phrase(_WAIVED_PLAIN)
+    return Phrase.of(_WAIVED, clause=clause or "NSA VI.C")  # the third round's wording
 
 
 def _acceptable(entry: Any, penalty: dict) -> list[Phrase]:

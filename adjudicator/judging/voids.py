@@ -1,10 +1,11 @@
 """Voids: a challenge that counts for nothing, recorded as a row linked to it.
 
 NSA IV.I.2 and NASPA 4.10 let a challenge be withdrawn once a misunderstood blank is cleared up;
-NASPA 5.4 lets an outplay challenge be rescinded; a challenge typed at the wrong kiosk or for the
-wrong game was entered by mistake. `void` appends a row of kind `void` referring to it, with the
-reason and its ground (offered only where the tournament's rulebook has it); a void of a ruled
-challenge needs `over_ruling`. A void given on the wrong row is revoked by a `revocation` row.
+NASPA 5.4 lets an outplay challenge be rescinded (only a challenge of the play that went out,
+`final_play`); a challenge typed at the wrong kiosk or for the wrong game was entered by
+mistake. `void` appends a row of kind `void` referring to it, with the reason and its ground
+(offered only where the tournament's rulebook has it); a void of a ruled challenge needs
+`over_ruling`. A void given on the wrong row is revoked by a `revocation` row.
 A reissue (reissues.py) also makes the challenge it replaces count for nothing. The original
 row is never changed; journal views and exports show the effective outcome.
 """
@@ -18,7 +19,7 @@ from typing import Any
 from adjudicator.errors import AdjudicatorError
 from adjudicator.judging.follow_up import follow_up_fields
 from adjudicator.judging.reasons import check_reason
-from adjudicator.judging.rulebooks import rulebook_name
+from adjudicator.judging.rulebooks import rulebook_name, rulebook_of
 from adjudicator.judging.rules import Consequence
 from adjudicator.record import journal
 from adjudicator.record.db import Database
@@ -110,14 +111,16 @@ def void(
     consequence = Consequence(chosen.text, play_stands=chosen.play_stands)
     notes = {"note": reason}
 
+    final = ruling_is_final(rulebook_of(db, original.tournament).ruling_final_clause)
+
     def guard(cur) -> dict:
         refuse_if_void(cur, original.id)
         ruling = ruling_of(cur, original.id)
         if ruling is not None and not over_ruling:
             raise RulingIsFinal(
                 f"Adjudication #{original.id} has the director's final ruling (journal row "
-                f"#{ruling}): a ruling is final (WESPA 3.10.13, NSA X.G). To void it anyway, "
-                "give --over-ruling (the journal keeps both rows)."
+                f"#{ruling}): {final}. To void it anyway, give --over-ruling (the journal keeps "
+                "both rows)."
             )
         if ruling is not None:
             return {"note": f"{reason} {OVER_RULING.format(ruling=ruling)}"}
@@ -134,16 +137,35 @@ def void(
     return _append_wordless(db, original, guard, station, actor, row)
 
 
+def ruling_is_final(clause: str) -> str:
+    """'a ruling is final (CLAUSE)', citing the tournament's own rulebook where it has one."""
+    return f"a ruling is final ({clause})" if clause else "a ruling is final"
+
+
+RESCIND = "NASPA 5.4"  # the one rulebook (or none named) where the ground is offered
+# Why a rulebook has no such ground, where its text says so.
+_NOT_OFFERED = {("wespa", "withdrawn"): "WESPA 3.10.10: a challenge may not be retracted"}
+
+
 def _check_ground(db: Database, original: journal.Entry, ground: str) -> Ground:
-    """The ground, if the tournament's rulebook has it (WESPA 3.10.10 allows no retraction)."""
+    """The ground, if the tournament's rulebook has it (WESPA 3.10.10 allows no retraction),
+    and `rescinded` only for a challenge of the final play (NASPA 5.4: an outplay challenge)."""
     book = rulebook_name(db, original.tournament)
     offered = grounds_for(book)
     chosen = GROUNDS.get((ground or "").strip().lower())
     if chosen is None or chosen not in offered:
         under = f"the {book} rulebook" if book else "this tournament"
+        why = _NOT_OFFERED.get((book or "", chosen.name if chosen else ""))
         raise VoidRefused(
-            f"A void on the ground {ground!r} is not offered under {under}: choose "
-            f"{' or '.join(g.name for g in offered)}."
+            f"A void on the ground {ground!r} is not offered under {under}"
+            f"{f' ({why})' if why else ''}: choose {' or '.join(g.name for g in offered)}."
+        )
+    if chosen.name == "rescinded" and not original.detail("final_play"):
+        raise VoidRefused(
+            f"Challenge #{original.id} was not of the play that went out (final_play): a "
+            "challenge is rescinded only during an outplay challenge, when tiles are found that "
+            f"the player going out should have drawn ({RESCIND}). "
+            "Choose another ground."
         )
     return chosen
 

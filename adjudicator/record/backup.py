@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
-from adjudicator.durable import fsync_path, remove_if_there
+from adjudicator.durable import create_owner_only, fsync_path, remove_if_there
 from adjudicator.errors import AdjudicatorError
 from adjudicator.record import journal
 from adjudicator.record.db import Database, DatabaseUnavailable
@@ -96,6 +96,7 @@ def make(db: Database, dest: Path) -> Backup:
 def _copy(source: str, target: Path) -> None:
     src = sqlite3.connect(f"file:{quote(source)}?mode=rw", uri=True, timeout=10)
     try:
+        create_owner_only(target)  # a backup is the journal: its owner's alone
         dst = sqlite3.connect(str(target))
         try:
             src.backup(dst)  # one step: one consistent snapshot, while others write

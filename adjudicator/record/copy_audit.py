@@ -23,6 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from adjudicator import settings
+from adjudicator.durable import open_owner_only
 from adjudicator.record import copy_heads, copy_proof
 from adjudicator.record.db import DatabaseUnavailable
 from adjudicator.record.db_mirror import MirroredDatabase
@@ -82,8 +83,9 @@ def watch(db) -> Watch | None:
 def stamp_now(db: MirroredDatabase) -> None:
     """Both copies were just verified in full (at a server's start): say when."""
     try:
-        stamp_path(db).write_text(datetime.now(UTC).isoformat(timespec="seconds"), "ascii")
-        os.chmod(stamp_path(db), 0o600)
+        fd = open_owner_only(stamp_path(db), os.O_WRONLY | os.O_TRUNC)
+        os.write(fd, datetime.now(UTC).isoformat(timespec="seconds").encode("ascii"))
+        os.close(fd)
     except OSError:
         pass
 
@@ -116,7 +118,7 @@ class Watch:
     def run_if_due(self) -> bool:
         """Verify now if no process did within the interval (and none is doing it)."""
         try:
-            fd = os.open(stamp_path(self.db), os.O_RDWR | os.O_CREAT, 0o600)
+            fd = open_owner_only(stamp_path(self.db), os.O_RDWR)
         except OSError:
             return False
         try:

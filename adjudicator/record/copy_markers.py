@@ -21,6 +21,7 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
+from adjudicator.durable import open_owner_only
 from adjudicator.record.receipt_key import SigningKey, signature_ok
 
 SUFFIX = ".copy-lost"
@@ -56,8 +57,8 @@ def write_resynced(copy_paths: Iterable[str], key: SigningKey) -> None:
         try:
             target = resynced_path(path)
             partial = target.with_name(f"{target.name}.{os.getpid()}")
-            fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with open(fd, "w", encoding="utf-8") as handle:
+            fd = open_owner_only(partial, os.O_WRONLY | os.O_TRUNC)
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 json.dump(body, handle)
             os.replace(partial, target)
         except OSError:
@@ -96,8 +97,8 @@ def write(survivors: Iterable[str], fields: dict[str, Any], key: SigningKey) -> 
         target = marker_path(survivor)
         partial = target.with_name(f"{target.name}.{os.getpid()}.{threading.get_ident()}")
         try:
-            fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with open(fd, "w", encoding="utf-8") as handle:
+            fd = open_owner_only(partial, os.O_WRONLY | os.O_TRUNC)
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 handle.write(body)
                 handle.flush()
                 os.fsync(handle.fileno())

@@ -1,5 +1,7 @@
 """The journal on SQLite: one file in the data home, WAL mode, synchronous=FULL.
 
+Its files (the database, -wal, -shm and .lock) are readable by their owner only (mode 600).
+
 The files this process opened (the database, its -wal and -shm) are remembered by device and
 inode. A connection to a file that was deleted or replaced goes on reading and writing the old
 inode, which no one else will ever see; `file_problem` notices, so the journal's health turns
@@ -19,6 +21,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from adjudicator.durable import make_owner_only, open_owner_only
 from adjudicator.record import journal_health
 from adjudicator.record.db import Cursor, Database, DatabaseUnavailable
 
@@ -52,6 +55,9 @@ class SqliteDatabase(Database):
                 connection = sqlite3.connect(
                     target, timeout=10, isolation_level=None, check_same_thread=False, uri=not first
                 )
+                if first:  # owner-only before the -wal and -shm, which SQLite gives its mode
+                    for _suffix, path in self._files:
+                        make_owner_only(path)  # by path: never a descriptor SQLite's locks need
                 if self.path.exists() and not os.access(self.path, os.W_OK):
                     # SQLite would open it read-only without a word, and while that connection
                     # lives every other one this process opens on the file is read-only too:
@@ -192,7 +198,8 @@ class SqliteDatabase(Database):
         owner, handle = getattr(self._local, "lock_file", (None, None))
         if owner != os.getpid():  # a forked child must not share its parent's open file
             try:
-                handle = open(self.path.with_name(self.path.name + ".lock"), "a")  # noqa: SIM115
+                lock_path = self.path.with_name(self.path.name + ".lock")
+                handle = os.fdopen(open_owner_only(lock_path, os.O_WRONLY | os.O_APPEND), "a")
             except OSError as exc:
                 raise DatabaseUnavailable(
                     f"The journal database is not available: {exc}."

@@ -27,6 +27,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from adjudicator.durable import open_owner_only
 from adjudicator.record import journal_begun, journal_health, rollbacks
 from adjudicator.record.db import Database
 from adjudicator.record.receipt_key import SigningKey, signature_ok
@@ -136,7 +137,7 @@ class HighWater:
         opened = self._open.get(path)
         if opened is None or opened[0] != os.getpid():
             try:
-                fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+                fd = open_owner_only(path, os.O_RDWR)
             except OSError:
                 if must:
                     raise

@@ -33,8 +33,9 @@ from adjudicator.record.journal_entry import from_values as from_values
 from adjudicator.record.journal_health import GENESIS as GENESIS
 
 MAX_ID = 2**63 - 1  # the largest id a database integer holds
-# A revocation undoes a void given on the wrong row (its details name the void it revokes).
-KINDS = ("challenge", "second-opinion", "ruling", "void", "revocation")
+# A revocation undoes a void given on the wrong row (its details name the void it revokes); a
+# waiver is the director's free challenge: the penalty waived, the verdict left as decided.
+KINDS = ("challenge", "second-opinion", "ruling", "void", "revocation", "waiver")
 
 
 @dataclass

@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import quote
 
-from adjudicator.durable import fsync_path, remove_if_there
+from adjudicator.durable import create_owner_only, fsync_path, remove_if_there
 from adjudicator.errors import AdjudicatorError
 from adjudicator.record import copy_heads, copy_markers, copy_proof, journal_entry, tallies
 from adjudicator.record.db import Cursor, DatabaseUnavailable
@@ -59,6 +59,7 @@ def rebuild(source: str, target: str) -> None:
     try:
         src = sqlite3.connect(f"file:{quote(source)}?mode=rw", uri=True, timeout=10)
         try:
+            create_owner_only(partial)  # the journal's copy: its owner's alone
             dst = sqlite3.connect(partial)
             try:
                 src.backup(dst)

@@ -2,9 +2,9 @@
 
 The hash is SHA-256 over the canonical JSON of every field but `row_hash` (words as a list),
 exactly `json.dumps(fields, sort_keys=True, separators=(",", ":"))`; a field added after the
-first schema (penalty, flag, dictionary, flag_reasons, details) is hashed only when set, so
-older rows keep their hashes. Rows are built and read as plain tuples in FIELDS order: this
-runs for every row written or read.
+first schema (penalty, flag, dictionary, flag_reasons, details, division, players) is hashed
+only when set, so older rows keep their hashes. Rows are built and read as plain tuples in
+FIELDS order: this runs for every row written or read.
 """
 
 from __future__ import annotations
@@ -47,6 +47,8 @@ class Entry:
     dictionary: str | None = None  # a word judge's dictionary check: ACCEPTABLE/UNACCEPTABLE
     flag_reasons: str | None = None  # a second opinion's: JSON list of why it is flagged ('[]')
     details: str | None = None  # JSON object: final_play, waived, confirmed, ground, revokes
+    division: str | None = None  # the TSH division of a challenge's game (schema 12)
+    players: str | None = None  # its players as TSH names them: JSON list, first player first
     prev_hash: str = GENESIS
     row_hash: str = ""
 
@@ -74,11 +76,17 @@ class Entry:
             "round": self.round,
             "challenger": self.challenger,
             "player": self.player,
+            "division": self.division,
+            "players": self.player_names(),
         }
 
     def detail(self, name: str, default: Any = None) -> Any:
         """One value of the row's `details` (final_play, waived, confirmed, ground, ...)."""
         return json.loads(self.details).get(name, default) if self.details else default
+
+    def player_names(self) -> list[str] | None:
+        """The game's two players as TSH names them, the first player first (linked games)."""
+        return json.loads(self.players) if self.players else None
 
     def penalty_numbers(self) -> dict[str, Any] | None:
         """The recorded penalty object (play_stands, points_to_player, ...), if any."""
@@ -101,7 +109,9 @@ _LATER_FIELDS = (
     "dictionary",
     "flag_reasons",
     "details",
-)  # schema versions 6 and 7
+    "division",
+    "players",
+)  # schema versions 6, 7 and 12
 _RENAMED = {"table": "table_no", "round": "round_no"}  # TABLE and ROUND are SQL keywords
 COLUMNS = tuple(_RENAMED.get(name, name) for name in FIELDS)
 INSERT = (

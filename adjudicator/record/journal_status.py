@@ -8,13 +8,14 @@ own health ("cannot write").
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from adjudicator.record import (
     copy_heads,
     copy_markers,
     copy_proof,
+    journal_files,
     journal_health,
     rollbacks,
 )
@@ -40,6 +41,7 @@ class Report:
     copies: list[CopyLine] = field(default_factory=list)
     backend: str = "sqlite"
     warnings: list[str] = field(default_factory=list)  # judging goes on, but look into it
+    readable_by_others: list[str] = field(default_factory=list)  # copies on FAT, say
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -49,6 +51,7 @@ class Report:
             "backend": self.backend,
             "copies": [vars(copy) for copy in self.copies],
             "warnings": self.warnings,
+            "readable_by_others": self.readable_by_others,
         }
 
     def text(self) -> str:
@@ -62,12 +65,18 @@ class Report:
         if self.detail:
             lines.append(self.detail)
         lines += [f"Warning: {warning}" for warning in self.warnings]
+        lines += [journal_files.warning(path) for path in self.readable_by_others]
         return "\n".join(lines)
 
 
 def read() -> Report:
-    """The configured journal's status now."""
+    """The configured journal's status now, with the copies other users can read."""
     db = connect()
+    report = _read(db)
+    return replace(report, readable_by_others=journal_files.readable_copies(db))
+
+
+def _read(db) -> Report:
     if not isinstance(db, MirroredDatabase):
         return _single(db)
     copies = []

@@ -8,6 +8,7 @@ already applied: versions are reserved by parallel work and may land out of orde
 
 from __future__ import annotations
 
+import re
 import secrets
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -24,6 +25,16 @@ def _new_journal_id(cur) -> None:
         "INSERT INTO journal_identity (journal_id, created_at) VALUES (?, ?)",
         (secrets.token_hex(16), datetime.now(UTC).isoformat(timespec="seconds")),
     )
+
+
+def _sheet_kiosks_tables(cur) -> None:
+    """Kiosks a pairing sheet enrolled ("SLUG table N") sit at table N: give them it."""
+    for row in cur.execute("SELECT name, tournament FROM kiosks").all():
+        match = re.fullmatch(re.escape(row["tournament"][:28]) + r" table (\d{1,3})", row["name"])
+        if match and int(match.group(1)) >= 1:
+            cur.execute(
+                "UPDATE kiosks SET table_no = ? WHERE name = ?", (int(match.group(1)), row["name"])
+            )
 
 
 MIGRATIONS: tuple[tuple[int, str, tuple[Step, ...]], ...] = (
@@ -258,6 +269,68 @@ MIGRATIONS: tuple[tuple[int, str, tuple[Step, ...]], ...] = (
         ("ALTER TABLE tournaments ADD COLUMN language TEXT NOT NULL DEFAULT 'en'",),
     ),
     (
+        10,
+        "a kiosk's table, given to every challenge made there that names none (issue 28)",
+        ("ALTER TABLE kiosks ADD COLUMN table_no INTEGER", _sheet_kiosks_tables),
+    ),
+    (
+        11,
+        "why a tournament is off its rulebook's lists or rules, as the director recorded it "
+        "(issue 28)",
+        ("ALTER TABLE tournaments ADD COLUMN off_rulebook TEXT",),
+    ),
+    (
+        12,
+        "the tournament's own pairings (issue 29): TSH links, their games, a challenge's game",
+        (
+            # A tournament's link to its TSH event: where it is read from, which divisions,
+            # and how the last read went (the director's overview says what failed, since when).
+            """CREATE TABLE tsh_links (
+            tournament TEXT PRIMARY KEY,
+            source TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            divisions TEXT NOT NULL,
+            event_name TEXT NOT NULL,
+            linked_at TEXT NOT NULL,
+            read_at TEXT NOT NULL,
+            checked_at TEXT NOT NULL,
+            stamp TEXT,
+            content_hash TEXT NOT NULL,
+            failure TEXT,
+            failed_since TEXT)""",
+            # The linked games, replaced whole at each good read: a kiosk's game is one seek.
+            """CREATE TABLE tsh_games (
+            tournament TEXT NOT NULL,
+            division TEXT NOT NULL,
+            round_no INTEGER NOT NULL,
+            table_no TEXT,
+            board INTEGER,
+            players TEXT NOT NULL,
+            scored INTEGER NOT NULL)""",
+            "CREATE INDEX tsh_games_by_table ON tsh_games (tournament, table_no, round_no)",
+            # A challenge's game as TSH has it: the division and both players (a JSON list,
+            # the first player first). Older rows keep NULL (and their hashes).
+            "ALTER TABLE adjudications ADD COLUMN division TEXT",
+            "ALTER TABLE adjudications ADD COLUMN players TEXT",
+            # The director's journal filtered by player: the games a player sat at, one seek
+            # each; a row of no linked game needs no entry.
+            "CREATE INDEX adjudications_by_players ON adjudications (players, id) "
+            "WHERE players IS NOT NULL",
+        ),
+    ),
+    (
+        13,
+        "pairing codes kept as keyed hashes (issue 26): every unused code kept the old way "
+        "(plain SHA-256, which a copy of the journal could be searched for) ends; pair again",
+        (
+            # A code kept as its plain SHA-256 is short enough to find by trying them all, in
+            # any copy of the journal: it must not be usable any longer. Codes made from now on
+            # are kept as HMAC-SHA256 under a key outside the journal (hall/pairing_key.py).
+            "UPDATE kiosks SET pairing_hash = NULL, pairing_expires_at = NULL "
+            "WHERE pairing_hash IS NOT NULL",
+        ),
+    ),
+    (
         14,
         "the hall's key signs that it began the journal, and each copy keeps the head last "
         "committed, sealed (issue 27): journal_begun.py, chain_head.py",
@@ -266,6 +339,17 @@ MIGRATIONS: tuple[tuple[int, str, tuple[Step, ...]], ...] = (
             """CREATE TABLE journal_head (
             slot INTEGER PRIMARY KEY CHECK (slot = 1),
             record TEXT NOT NULL)""",
+        ),
+    ),
+    (
+        15,
+        "each tournament's lexicon pin: every field that decides a verdict (issue 27)",
+        (
+            # The pin (hex) and the values it covers (canonical JSON), recorded when the
+            # director sets the lexicon. Older tournaments get NULL here, and the current pin of
+            # their lexicon when the hall next opens (hall.tournaments.record_missing_pins).
+            "ALTER TABLE tournaments ADD COLUMN lexicon_pin TEXT",
+            "ALTER TABLE tournaments ADD COLUMN lexicon_pinned TEXT",
         ),
     ),
 )

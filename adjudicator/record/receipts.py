@@ -51,18 +51,15 @@ def code(receipt: dict[str, Any]) -> str:
 
 
 def qr_svg(receipt: dict[str, Any]) -> bytes:
-    """The whole receipt as a QR code (SVG), for the player's docket."""
-    import qrcode
-    import qrcode.image.svg
+    """The whole receipt as a QR code (SVG, sized by its viewBox), for the player's docket."""
+    import io
+
+    import segno
 
     text = json.dumps(receipt, sort_keys=True, separators=(",", ":"))
-    image = qrcode.make(
-        text,
-        image_factory=qrcode.image.svg.SvgPathImage,
-        box_size=4,
-        error_correction=qrcode.constants.ERROR_CORRECT_M,
-    )
-    return image.to_string()
+    drawn = io.BytesIO()
+    segno.make(text, error="m").save(drawn, kind="svg", scale=4, omitsize=True)
+    return drawn.getvalue()
 
 
 def parse(value: Any) -> dict[str, Any]:

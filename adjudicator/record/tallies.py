@@ -5,8 +5,9 @@ the journal, so they cost the same at a thousand rows or a million:
 - `journal_tallies`: rows per UTC hour, tournament and kind, with the first and last id of
   each (the journal's clock never runs backwards, so these turn a time into an id range);
 - `journal_cases`: one row per adjudication that has a second opinion or a ruling, saying
-  whether it is flagged for the director, whether the director has ruled, and whether it is
-  void (a `void` row, or a challenge that reissues it: voids.py); open = flagged, neither.
+  whether it is flagged for the director (until a third opinion decides it, two of three: NSA
+  X.G), whether the director has ruled, and whether it is void (a `void` row, or a challenge
+  that reissues it: voids.py); open = flagged, neither.
 They are derived data: migration 3 builds them from the journal, and every append keeps them.
 """
 
@@ -91,6 +92,8 @@ def _record_case(cur: Any, entry: Any) -> None:
         (entry.refers_to,),
     ).one()
     flagged = int(bool(row and row["flagged"]) or is_flagged(entry))
+    if entry.kind == "second-opinion" and _decides(entry):  # NSA X.G: two of three decided it
+        flagged = 0
     ruling_id = row["ruling_id"] if row else None
     if ruling_id is None and entry.kind == "ruling":
         ruling_id = entry.id
@@ -108,6 +111,11 @@ def _record_case(cur: Any, entry: Any) -> None:
             "WHERE original_id = ?",
             (flagged, ruling_id, is_open, entry.id, entry.refers_to),
         )
+
+
+def _decides(entry: Any) -> bool:
+    """A third opinion that decided its challenge, two of three (second_opinion.py)."""
+    return bool(entry.details) and json.loads(entry.details).get("decides") == "two of three"
 
 
 def _first_void(cur: Any, original_id: int) -> int | None:

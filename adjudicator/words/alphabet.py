@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
+
+from adjudicator.wording import N_
 
 TYPE_CHECKING = False  # the typing module costs `adjudicator judge` several ms to import
 if TYPE_CHECKING:
@@ -49,6 +51,7 @@ class SpellingError(ValueError):
         position: int = 0,
         kind: str = "character",
         within: str = "",
+        example: str = "",
     ):
         super().__init__(f"{problem}: {allowed}")
         self.problem = problem
@@ -57,6 +60,7 @@ class SpellingError(ValueError):
         self.position = position
         self.kind = kind  # character, unclosed, unopened, not_a_tile: for a kiosk's wording
         self.within = within  # the tile(s) the character is only part of
+        self.example = example  # the tile the refusal shows, the one the typing reached for
 
 
 @dataclass(frozen=True)
@@ -70,6 +74,14 @@ class Alphabet:
     language: str = ""
     description: str = ""
     word_graph: tuple[tuple[str, str], ...] = ()  # (graph character, tile), for Zyzzyva graphs
+    # The name a person reads ("Catalan"; a built-in's is translated in the catalogues); it
+    # changes nothing the alphabet reads, so two alphabets differing only in it are equal.
+    title: str = field(default="", compare=False)
+
+    @property
+    def shown_name(self) -> str:
+        """The name a person reads: the title, else the name ("swedish-club")."""
+        return self.title or self.name
 
     # --- what other modules ask -------------------------------------------------------------
 
@@ -106,13 +118,16 @@ class Alphabet:
             data["description"] = self.description
         if self.word_graph:
             data["word_graph"] = dict(self.word_graph)
+        if self.title:
+            data["title"] = self.title
         return data
 
     def summary(self) -> dict[str, Any]:
-        """What a kiosk needs to show and type the tiles: name, tiles, special tiles, folds,
-        and the characters it reads (each to its upper case)."""
+        """What a kiosk needs to show and type the tiles: name and title, tiles, special tiles,
+        folds, and the characters it reads (each to its upper case)."""
         return {
             "name": self.name,
+            "title": self.shown_name,  # in English (or the federation's words): translate it
             "tiles": list(self.tiles),
             "special_tiles": list(self.special_tiles),
             "fold": dict(self.fold),
@@ -161,19 +176,80 @@ class Alphabet:
         """How many tiles a canonical spelling has."""
         return len(self.key_of(canonical))
 
-    def allowed_text(self) -> str:
-        """What the alphabet allows, for the end of every refusal."""
+    def allowed_text(self, example: str = "") -> str:
+        """What the alphabet allows, for the end of every refusal (a tile in brackets shown
+        with `example`, else the first tile of several letters)."""
         if self.is_english:
             return "use the letters A to Z only (type a blank as the letter it stands for)."
         text = f"the {self.name} alphabet's tiles are {' '.join(self.tiles)}"
         if self.multi_tiles:
-            example = self.multi_tiles[0]
+            example = example or self.multi_tiles[0]
             text += f"; a tile of several letters may be written in brackets, such as [{example}]"
         if self.fold:
             shown = ", ".join(f"{source} as {target}" for source, target in self.fold[:8])
             more = ", ..." if len(self.fold) > 8 else ""
             text += f"; it reads {shown}{more}"
         return text + " (type a blank as the letter it stands for)."
+
+    def example_tile(self, text: str, kind: str = "character", index: int = 0) -> str:
+        """The tile a refusal of `text` (upper case) shows as its example: the one the typing
+        at `index` (0-based) reached for, such as NY for Catalan XYZ, or L·L for [LL].
+
+        `kind` is the SpellingError's: a character only part of a tile (that tile), an
+        unclosed bracket (the tile that follows it), an unopened one (the tile before it), a
+        bracket holding no tile (the tile most like what it holds), a character read by no
+        tile (a tile of several letters in the word); else the first tile of several letters."""
+        if kind == "unclosed":
+            found = self._longest_tile(text[index + 1 :], at_start=True)
+        elif kind == "unopened":
+            found = self._longest_tile(text[:index], at_start=False)
+        elif kind == "not_a_tile":
+            found = self._tile_like(text[index + 1 : text.find("]", index + 1)])
+        elif kind == "part_of_tile":
+            found = self._tile_reached_for(text, index)
+        else:
+            found = next((tile for tile in self.multi_tiles if tile in text), "")
+        return found or self.default_example
+
+    @property
+    def default_example(self) -> str:
+        """The tile a refusal shows when the typing reached for none: a tile of several letters,
+        else one a plain keyboard lacks, else the first."""
+        return (self.multi_tiles or self.special_tiles or self.tiles)[0]
+
+    def _longest_tile(self, text: str, *, at_start: bool) -> str:
+        """The longest tile `text` starts with (or ends with)."""
+        fits = [t for t in self.tiles if (text.startswith(t) if at_start else text.endswith(t))]
+        return max(fits, key=len, default="")
+
+    def _tile_like(self, inside: str) -> str:
+        """The tile most like text typed in brackets that is no tile: the same letters without
+        the marks between them ([LL] for L·L), else a tile of several letters that starts the
+        same, else the tile of its first character."""
+        letters = "".join(char for char in inside if char.isalpha())
+        for tile in self.multi_tiles:
+            if letters and "".join(char for char in tile if char.isalpha()) == letters:
+                return tile
+        for tile in self.multi_tiles:
+            if inside and tile[0] == inside[0]:
+                return tile
+        return self._longest_tile(inside, at_start=True)
+
+    def _tile_reached_for(self, text: str, index: int) -> str:
+        """Of the tiles holding the character at `index`, the one whose letters the text
+        around it shares most (QU for a Q before U), else the first."""
+        char = text[index]
+        holding = [tile for tile in self.multi_tiles if char in tile]
+
+        def shared(tile: str) -> int:
+            start = index - tile.index(char)  # where the tile would begin in the text
+            return sum(
+                1
+                for offset, letter in enumerate(tile)
+                if 0 <= start + offset < len(text) and text[start + offset] == letter
+            )
+
+        return max(holding, key=shared, default="")
 
     # --- internals ---------------------------------------------------------------------------
 
@@ -198,12 +274,22 @@ class Alphabet:
             mapped = upper.get(char)
             if mapped is None:
                 if char not in "[]":
+                    example = self.example_tile(self._upper_known(text))
                     raise SpellingError(
-                        f"{describe(char)} at position {index}", self.allowed_text(), char, index
+                        f"{describe(char)} at position {index}",
+                        self.allowed_text(example),
+                        char,
+                        index,
+                        example=example,
                     )
                 mapped = char
             out.append(mapped)
         return "".join(out)
+
+    def _upper_known(self, text: str) -> str:
+        """`text` in upper case where the alphabet reads it (the rest as typed)."""
+        upper = self.upper_map
+        return "".join(upper.get(char, char) for char in text)
 
     def _apply_folds(self, text: str) -> tuple[str, list[int]]:
         """Apply the fold table left to right (longest first); positions map back to `text`.
@@ -241,35 +327,41 @@ class Alphabet:
             if char == "[":
                 end = text.find("]", index + 1)
                 if end < 0:
+                    example = self.example_tile(text, "unclosed", index)
                     raise SpellingError(
                         f"an opening bracket '[' at position {positions[index]} with no "
                         "closing bracket ']'",
-                        self.allowed_text(),
+                        self.allowed_text(example),
                         "[",
                         positions[index],
                         "unclosed",
+                        example=example,
                     )
                 inside = text[index + 1 : end]
                 if inside not in tile_set:
+                    example = self.example_tile(text, "not_a_tile", index)
                     raise SpellingError(
                         f"[{inside}] at position {positions[index]}, but brackets hold exactly "
                         f"one tile",
-                        self.allowed_text(),
+                        self.allowed_text(example),
                         inside,
                         positions[index],
                         "not_a_tile",
+                        example=example,
                     )
                 tiles.append(inside)
                 index = end + 1
                 continue
             if char == "]":
+                example = self.example_tile(text, "unopened", index)
                 raise SpellingError(
                     f"a closing bracket ']' at position {positions[index]} with no opening "
                     "bracket '['",
-                    self.allowed_text(),
+                    self.allowed_text(example),
                     "]",
                     positions[index],
                     "unopened",
+                    example=example,
                 )
             for tile in by_first.get(char, ()):
                 if text.startswith(tile, index):
@@ -279,12 +371,14 @@ class Alphabet:
             else:
                 within = [tile for tile in self.multi_tiles if char in tile]
                 part = f", which is only part of the tile {' or '.join(within)}" if within else ""
+                example = self.example_tile(text, "part_of_tile" if within else "", index)
                 raise SpellingError(
                     f"{describe(char)} at position {positions[index]}{part}",
-                    self.allowed_text(),
+                    self.allowed_text(example),
                     char,
                     positions[index],
                     within=" ".join(within),
+                    example=example,
                 )
         return tuple(tiles)
 
@@ -331,4 +425,4 @@ def describe(char: str) -> str:
     return f"an invisible or control character ({code})"
 
 
-ENGLISH = Alphabet("english", ENGLISH_TILES, description="A to Z")
+ENGLISH = Alphabet("english", ENGLISH_TILES, description="A to Z", title=N_("English"))

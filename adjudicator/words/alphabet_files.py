@@ -9,6 +9,7 @@ A federation's file has the same shape (ARCHITECTURE.md, "Alphabets"):
     case = { "ı" = "I" }      # optional: lower/upper pairs beyond Unicode's default
     language = "sv"           # optional: tr, az and el get their own upper case
     description = "..."       # optional
+    title = "Swedish"         # optional: the name a person reads (else `name`)
     [word_graph]              # optional: a Zyzzyva graph's characters for tiles (word_graph.py)
     "1" = "CH"
 """
@@ -18,6 +19,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from dataclasses import replace
 from functools import cache, lru_cache
 from pathlib import Path
 
@@ -36,7 +38,8 @@ TYPE_CHECKING = False  # typing, tomllib and importlib.resources cost `adjudicat
 if TYPE_CHECKING:
     from typing import Any
 
-KEYS = ("name", "tiles", "fold", "case", "language", "description", "word_graph")
+KEYS = ("name", "tiles", "fold", "case", "language", "description", "word_graph", "title")
+TITLE_MAX = 60
 _NAME = re.compile(r"[a-z0-9][a-z0-9._-]{0,39}")
 _LANGUAGE = re.compile(r"[a-z]{2,3}(-[A-Za-z0-9]{1,8})*")
 _RESERVED = frozenset("[],#")  # brackets mark tiles; commas separate words; # starts a comment
@@ -105,7 +108,9 @@ def load_alphabet_file(path: Path) -> Alphabet:
 
 
 def from_manifest(data: dict[str, Any]) -> Alphabet:
-    """The alphabet a manifest records (english when it records none); ValueError if unusable."""
+    """The alphabet a manifest records (english when it records none); ValueError if unusable.
+    A built-in alphabet recorded before titles has its title from the program (a federation's
+    file cannot take a built-in's name)."""
     if not data:
         return ENGLISH
     if not isinstance(data, dict):
@@ -113,12 +118,26 @@ def from_manifest(data: dict[str, Any]) -> Alphabet:
     return _from_json(json.dumps(data, sort_keys=True, ensure_ascii=False))
 
 
+def extract_titles(fileobj, keywords, comment_tags, options):
+    """Babel's extractor for the built-in alphabet files (babel.cfg): each file's `title`, a
+    message for the catalogues."""
+    import tomllib
+
+    text = fileobj.read().decode("utf-8")
+    title = tomllib.loads(text).get("title")
+    if isinstance(title, str) and title:
+        line = next((n for n, row in enumerate(text.splitlines(), 1) if row.startswith("title")), 1)
+        yield line, None, title, ["An alphabet's name, as in “the tiles of the alphabet {name}”"]
+
+
 @lru_cache(maxsize=64)
 def _from_json(text: str) -> Alphabet:
     try:
-        return parse_alphabet(json.loads(text), "the manifest")
+        alphabet = parse_alphabet(json.loads(text), "the manifest")
     except AlphabetError as exc:
         raise ValueError(str(exc)) from None
+    program = None if alphabet.title else builtin(alphabet.name)
+    return replace(alphabet, title=program.title) if program is not None else alphabet
 
 
 @cache
@@ -176,17 +195,29 @@ def parse_alphabet(
         raise AlphabetError(
             f"Alphabet {source}: description must be text of 200 characters or less."
         )
+    title = _title(data.get("title", ""), source)
     try:
         graph = word_graph.check_table(
             data.get("word_graph", {}), tiles, word_graph_lines or {}, upper_text
         )
     except word_graph.TableError as exc:
         raise AlphabetError(f"Alphabet {source}, {exc}") from None
-    alphabet = Alphabet(name, tiles, fold, case, language, description.strip(), graph)
+    alphabet = Alphabet(name, tiles, fold, case, language, description.strip(), graph, title)
     _check_folds_spell(alphabet, source)
     _check_case_targets(alphabet, source)
     _check_tiles_read_as_themselves(alphabet, source)
     return alphabet
+
+
+def _title(value: Any, source: str) -> str:
+    if not isinstance(value, str) or len(value.strip()) > TITLE_MAX:
+        raise AlphabetError(
+            f"Alphabet {source}: title must be text of {TITLE_MAX} characters or less, such "
+            "as 'Swedish'."
+        )
+    if any(unicodedata.category(char)[0] == "C" for char in value):
+        raise AlphabetError(f"Alphabet {source}: title holds an invisible or control character.")
+    return value.strip()
 
 
 def upper_text(text: str) -> str:

@@ -73,6 +73,11 @@ def _list_line(record) -> str:
 def _catalogue_line(m: Manifest) -> str:
     if m.verified:
         return f"verified: matches {m.name} in the catalogue"
+    if m.catalogue_name and m.refer_longer_than:
+        return (
+            f"the same words as catalogue edition {m.catalogue_name}, judged with the referral "
+            f"rule below (which {m.catalogue_name} alone does not have)"
+        )
     if m.catalogue_name:
         return f"the same words as catalogue edition {m.catalogue_name}"
     if catalogue.by_name(m.name):

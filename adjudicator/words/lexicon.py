@@ -18,13 +18,14 @@ import fcntl
 import hashlib
 import json
 import os
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 
 import marisa_trie
 
 from adjudicator.errors import LexiconCorrupt, LexiconError
+from adjudicator.words import lexicon_pin
 from adjudicator.words.alphabet import Alphabet
 from adjudicator.words.alphabet_files import from_manifest
 from adjudicator.words.sealed_lexicons import HANDOFF_VARIABLE, inherited_copy
@@ -60,10 +61,35 @@ class Manifest:
     refer_even_if_listed: bool = False  # every word over refer_longer_than goes to a person
     recipe: dict[str, Any] = field(default_factory=dict)
     alphabet: dict[str, Any] = field(default_factory=dict)  # its definition; empty: english
+    pin: str = ""  # SHA-256 of `pinned` (lexicon_pin.py); empty: written before pins
+    pinned: dict[str, Any] = field(default_factory=dict)  # the verdict fields, as pinned
 
     @property
     def short_fingerprint(self) -> str:
         return short_fingerprint(self.fingerprint)
+
+    @cached_property
+    def verdict_values(self) -> dict[str, Any]:
+        """The fields that decide a verdict, as a pin covers them (lexicon_pin.values_of)."""
+        return lexicon_pin.values_of(
+            self.fingerprint, self.refer_longer_than, self.refer_even_if_listed, self.get_alphabet()
+        )
+
+    @cached_property
+    def current_pin(self) -> str:
+        """The pin of the verdict fields as this manifest has them now (what a tournament
+        records); equal to `pin` unless the manifest was edited."""
+        return lexicon_pin.pin_of(self.verdict_values)
+
+    @cached_property
+    def pin_problem(self) -> str | None:
+        """Why the verdict fields are not what the pin vouches for (naming the field); None
+        when they are."""
+        return lexicon_pin.problem(self)
+
+    def with_pin(self) -> Manifest:
+        """This manifest carrying the pin of its verdict fields as they are."""
+        return replace(self, pin=self.current_pin, pinned=self.verdict_values)
 
     def get_alphabet(self) -> Alphabet:
         """The alphabet the words are spelled in (from the recorded definition)."""
@@ -88,6 +114,12 @@ class Manifest:
                 raise ValueError(f"its field {name!r} is not text")
         if not isinstance(manifest.words, int):
             raise ValueError("its field 'words' is not a whole number")
+        if type(manifest.refer_longer_than) is not int or manifest.refer_longer_than < 0:
+            raise ValueError("its field 'refer_longer_than' is not a whole number")
+        if not isinstance(manifest.refer_even_if_listed, bool):
+            raise ValueError("its field 'refer_even_if_listed' is not true or false")
+        if not isinstance(manifest.pin, str) or not isinstance(manifest.pinned, dict):
+            raise ValueError("its pin is not text, or its pinned values are not an object")
         manifest.get_alphabet()  # an unusable alphabet makes the manifest unreadable
         return manifest
 
@@ -105,6 +137,7 @@ class Manifest:
             "tournament_list": self.tournament_list,
             "refer_longer_than": self.refer_longer_than,
             "refer_even_if_listed": self.refer_even_if_listed,
+            "pin": self.current_pin,
             "longest_word": self.longest_word,
             "words_over_15": self.words_over_15,
             "built_at": self.built_at,
@@ -139,7 +172,14 @@ class CompiledLexicon:
 
     @classmethod
     def open(cls, manifest: Manifest, path: Path) -> CompiledLexicon:
-        """Load the trie at `path` from a private copy that matched `manifest` first."""
+        """Load the trie at `path` from a private copy that matched `manifest` first; refused
+        when the manifest's verdict fields are not what its pin vouches for."""
+        problem = manifest.pin_problem
+        if problem:
+            raise LexiconCorrupt(
+                f"Lexicon {manifest.name} does not match its pin: {problem}. A deliberate "
+                "change is a new import; otherwise put the manifest back and verify it."
+            )
         try:
             trie = _load_verified(manifest, path)
         except LexiconCorrupt:

@@ -39,6 +39,10 @@ UNREAD_CHARACTER = N_(
     "tiles do not spell: type a blank as the letter it stands for, and a tile of several "
     "letters in brackets, such as [{example}]."
 )
+UNREAD_LETTER_BY_LETTER = N_(
+    "Word {position} ({word}) has “{char}” at position {index}, which the {name} alphabet's "
+    "tiles do not spell: type a blank as the letter it stands for."
+)
 PART_OF_TILE = N_(
     "Word {position} ({word}) has “{char}” at position {index}, which is only part of the tile "
     "{tiles}: type the whole tile, or the tile in brackets, such as [{example}]."
@@ -157,12 +161,14 @@ def _check_word(word: str, position: int, alphabet: Alphabet) -> str:
 def _unreadable(position: int, word: str, alphabet: Alphabet, exc: SpellingError) -> Phrase:
     if alphabet.is_english:
         return Phrase.of(UNREADABLE_AZ, position=position, word=shown(word))
-    example = (alphabet.multi_tiles or alphabet.special_tiles or alphabet.tiles)[0]
-    fields = {"position": position, "word": shown(word), "name": alphabet.name}
+    example = exc.example or alphabet.default_example  # the tile the typing reached for
+    fields = {"position": position, "word": shown(word), "name": Phrase(alphabet.shown_name)}
     if not exc.char:
         return Phrase.of(UNREADABLE, **fields, example=example)
     fields.update(char=exc.char, index=exc.position, example=example)
     if exc.kind == "character" and exc.within:
         return Phrase.of(PART_OF_TILE, **fields, tiles=exc.within)
+    if exc.kind == "character" and not alphabet.multi_tiles:  # no tile to write in brackets
+        return Phrase.of(UNREAD_LETTER_BY_LETTER, **fields)
     wording = {"unclosed": UNCLOSED, "unopened": UNOPENED, "not_a_tile": NOT_A_TILE}
     return Phrase.of(wording.get(exc.kind, UNREAD_CHARACTER), **fields)

@@ -218,6 +218,12 @@ def _read_adjustments(recipe: Recipe, entry: str, key: str) -> tuple[list[str], 
     return words, ListRecord(entry, "file", len(unique), unique.fingerprint, sha)
 
 
+def adjustment_fingerprint(recipe: Recipe, entry: str) -> str:
+    """The fingerprint of the add or remove list `entry` beside `recipe`, as a build records
+    it (so a manifest's recipe record can be matched against a shipped list)."""
+    return _read_adjustments(recipe, entry, "remove")[1].fingerprint
+
+
 def _bad_lines(recipe: Recipe, what: str, bad: list[BadLine], expected: str) -> RecipeError:
     """The refusal for a list with lines that are not words, naming the first few by number."""
     shown = "\n".join(f"  {line}" for line in bad[:SHOW_BAD_LINES])
@@ -329,17 +335,19 @@ def _check_referral_change(store: LexiconStore, name: str, recipe: Recipe, force
 
 
 def referral_text(refer_longer_than: int, even_if_listed: bool = False) -> str:
-    """The referral rule in words, as summaries and `lexicon show` print it."""
+    """The referral rule in words, as summaries and `lexicon show` print it: REFER whatever the
+    shorter words (a REFER that depended on them would tell the players they are good, NSA
+    X.E); the word judge's check then closes it."""
     if not refer_longer_than:
         return "no referral rule (a missing word of any length is UNACCEPTABLE)"
-    if even_if_listed:
-        return (
-            f"a referral rule: every word of more than {refer_longer_than} letters, listed or "
-            "not, gives REFER (a word judge checks a dictionary) unless a word of "
-            f"{refer_longer_than} letters or fewer is missing"
-        )
+    n = refer_longer_than
+    which = (
+        f"every word of more than {n} letters, listed or not, gives REFER"
+        if even_if_listed
+        else f"a missing word of more than {n} letters gives REFER"
+    )
     return (
-        f"a referral rule: a missing word of more than {refer_longer_than} letters gives REFER "
-        f"(a word judge checks a dictionary) unless a word of {refer_longer_than} letters or "
-        "fewer is missing too"
+        f"a referral rule: {which} (a word judge checks a dictionary), whatever the shorter "
+        f"words; the check then closes it, UNACCEPTABLE if a word of {n} letters or fewer is "
+        "missing, else the dictionary's verdict"
     )

@@ -5,9 +5,10 @@ Each lexicon is two files: `<NAME>.<sha12>.marisa` (content-addressed, never rew
 while a new edition is installed beside it, so replacing a lexicon fails no request.
 
 A serving process re-hashes each compiled file it has open every `lexicon_recheck_seconds`,
-whatever its timestamps say. A file that no longer matches its manifest takes the lexicon out
-of service (a `<NAME>.out-of-service` note in the store, seen by every process) until the
-director imports it again or verifies it.
+whatever its timestamps say, and reads its manifest again (an edit in place changes no folder
+time). A file that no longer matches its manifest, or a manifest whose verdict fields no longer
+match its pin (lexicon_pin.py), takes the lexicon out of service (a `<NAME>.out-of-service` note
+in the store, seen by every process) until the director imports it again or verifies it.
 """
 
 from __future__ import annotations
@@ -34,17 +35,26 @@ OUT_OF_SERVICE = ".out-of-service"
 
 @dataclass
 class _Loaded:
-    """A lexicon loaded in this process, and when its file was last found intact."""
+    """A lexicon loaded in this process, the manifest it was loaded under, and when its file
+    and manifest were last found unchanged."""
 
-    compiled_sha256: str
+    manifest: Manifest
     signature: tuple | None
     lexicon: CompiledLexicon
     checked_at: float
 
-    @property
-    def fingerprint(self) -> str:
-        """The fingerprint its words were found to have when loaded (CompiledLexicon.open)."""
-        return self.lexicon.manifest.fingerprint
+    def serves(self, manifest: Manifest, signature: tuple | None) -> bool:
+        """Whether this is still the lexicon `manifest` names: the same file, unchanged, and a
+        manifest equal to the one it was loaded under (any change loads it afresh, and so
+        checks it afresh, pin included)."""
+        if signature != self.signature:
+            return False
+        if manifest is self.manifest:
+            return True  # the folder's listing is unchanged: the same manifest object
+        if manifest != self.manifest:
+            return False
+        self.manifest = manifest  # an equal manifest read again: compare by identity from now
+        return True
 
 
 def check_name(name: str) -> str:
@@ -126,14 +136,13 @@ class LexiconStore:
         file = os.path.join(self._root, manifest.compiled_file)
         signature = _file_signature(file)
         loaded = self._open.get(name)
-        if loaded and (loaded.compiled_sha256, loaded.signature, loaded.fingerprint) == (
-            manifest.compiled_sha256,
-            signature,
-            manifest.fingerprint,  # a manifest rewritten to name other words: loaded afresh
-        ):
-            if time.monotonic() - loaded.checked_at >= self.recheck_seconds:
-                self._recheck(name, manifest, Path(file), loaded)
-            return loaded.lexicon
+        if loaded and loaded.serves(manifest, signature):
+            if time.monotonic() - loaded.checked_at < self.recheck_seconds:
+                return loaded.lexicon
+            if self._recheck(name, manifest, Path(file), loaded):
+                return loaded.lexicon
+            self._listing = None  # its manifest was edited in place: read the folder afresh
+            return self.open(name)
         self._open.pop(name, None)
         path = Path(file)
         try:
@@ -142,24 +151,30 @@ class LexiconStore:
             if path.exists():  # a missing file may be a new edition going in: not damage
                 self._take_out_of_service(name, str(exc))
             raise
-        self._open[name] = _Loaded(manifest.compiled_sha256, signature, lexicon, time.monotonic())
+        self._open[name] = _Loaded(manifest, signature, lexicon, time.monotonic())
         return lexicon
 
-    def _recheck(self, name: str, manifest: Manifest, path: Path, loaded: _Loaded) -> None:
-        """Re-hash a loaded lexicon's file (one thread at a time; the others carry on)."""
+    def _recheck(self, name: str, manifest: Manifest, path: Path, loaded: _Loaded) -> bool:
+        """Read a loaded lexicon's manifest again and re-hash its file (one thread at a time;
+        the others carry on). False when the manifest on disk is not the one in service (an
+        edit in place): the caller reads it afresh, checking its pin."""
         if not self._recheck_lock.acquire(blocking=False):
-            return
+            return True
         try:
             loaded.checked_at = time.monotonic()
+            on_disk = _read_manifest(self.manifest_path(name))
+            if not isinstance(on_disk, Manifest) or on_disk != manifest:  # edited, or gone
+                self._open.pop(name, None)
+                return False
             try:
                 intact = file_sha256(path) == manifest.compiled_sha256
             except LexiconCorrupt:
-                return  # gone: replaced by a new edition, or caught by the next open
+                return True  # gone: replaced by a new edition, or caught by the next open
             if intact:
                 # The words in service need no second fingerprint: they are a sealed copy,
                 # fingerprinted when loaded, and a manifest or file that changes since is
                 # loaded afresh (and fingerprinted again) by `open`.
-                return
+                return True
             self._open.pop(name, None)
             reason = (
                 f"Lexicon {name} is damaged: its compiled file {path.name} no longer matches "
@@ -201,7 +216,8 @@ class LexiconStore:
         if name in listing.out_of_service:
             raise LexiconCorrupt(
                 f"Lexicon {name} is out of service: its compiled file did not match its "
-                "manifest. The director must import it again or verify it."
+                "manifest, or its manifest did not match its pin. The director must import it "
+                "again or verify it."
             )
 
     def _take_out_of_service(self, name: str, reason: str) -> None:
@@ -231,7 +247,7 @@ class LexiconStore:
             program_version=__version__,
             alphabet=words.alphabet.to_dict(),
             **details,
-        )
+        ).with_pin()
         previous = self._previous_file(name)
         _atomic_write(self.manifest_path(name), manifest.to_json().encode())
         self._back_in_service(name)
@@ -247,7 +263,9 @@ class LexiconStore:
         (self.root / manifest.compiled_file).unlink(missing_ok=True)
 
     def verify(self, name: str) -> Manifest:
-        """Check `name` deeply: file checksum, word count and the fingerprint of its words."""
+        """Check `name` deeply: its pin, file checksum, word count and the fingerprint of its
+        words. A manifest written before pins, and vouched for (lexicon_pin.legacy_problem),
+        gets its pin written into it."""
         manifest = self.manifest(name)
         path = self.root / manifest.compiled_file
         try:
@@ -261,6 +279,9 @@ class LexiconStore:
             if path.exists():
                 self._take_out_of_service(name, str(exc))
             raise
+        if not manifest.pin:
+            manifest = manifest.with_pin()
+            _atomic_write(self.manifest_path(name), manifest.to_json().encode())
         self._back_in_service(name)  # the director verified it: judging may resume
         return manifest
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from flask import render_template
 
 from adjudicator.judging import director_flags, outcomes, second_opinion
+from adjudicator.judging.rulebooks import rulebook_of
 from kiosk.director import review
 from kiosk.director.blueprint import bp, director_only
 from kiosk.hall import get_hall
@@ -16,12 +17,16 @@ from kiosk.hall import get_hall
 @director_only
 def flags():
     db = get_hall().db
+    open_cases = second_opinion.cases(db, open_only=True)
+    lookups = list(outcomes.with_outcomes(db, director_flags.separate_lookups(db)))
+    shown = {case.original.tournament for case in open_cases} | {e.tournament for e, _ in lookups}
     return render_template(
         "director/flags.html",
-        open_cases=second_opinion.cases(db, open_only=True),
+        open_cases=open_cases,
         closed_cases=second_opinion.cases(db, closed_only=True, limit=50),
-        lookups=list(outcomes.with_outcomes(db, director_flags.separate_lookups(db))),
+        lookups=lookups,
         changes=director_flags.penalty_changes(db),
+        books={slug: rulebook_of(db, slug) for slug in shown},  # each case cites its own
     )
 
 

@@ -10,6 +10,7 @@ from flask import Response, flash, redirect, render_template, request, url_for
 from adjudicator import settings
 from adjudicator.errors import AdjudicatorError
 from adjudicator.hall import bursts, export, journal_review, kiosks, tournaments
+from adjudicator.hall.tsh import games as tsh_games
 from adjudicator.judging import outcomes, voids
 from adjudicator.judging.rulebooks import rulebook_name
 from adjudicator.record import journal
@@ -27,6 +28,7 @@ def _journal_filters() -> journal_review.Filters:
         kind=args.get("kind", "").strip() or None,
         since=journal_review.parse_time(args.get("since")),
         until=journal_review.parse_time(args.get("until"), end=True),
+        player=" ".join(args.get("player", "").split())[:100] or None,
     )
 
 
@@ -64,8 +66,9 @@ def journal_page():
         max_burst_rows=bursts.MAX_BURST_ROWS,
         args=request.args,
         tournaments=tournaments.list_all(hall.db),
-        kiosk_names=sorted({k.name for k in kiosks.list_all(hall.db)}),
+        kiosk_names=[k.name for k in kiosks.list_all(hall.db)],  # as people count
         kinds=journal.KINDS,
+        player_names=tsh_games.player_names(hall.db),
     )
 
 

@@ -3,10 +3,7 @@ revoke, and move a kiosk to another tournament."""
 
 from __future__ import annotations
 
-import base64
-
-import qrcode
-import qrcode.image.svg
+import segno
 from flask import flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 
@@ -34,7 +31,10 @@ def kiosk_add():
     hall = get_hall()
     try:
         enrolment = kiosks.add(
-            hall.db, request.form.get("name", "").strip(), request.form.get("tournament", "")
+            hall.db,
+            request.form.get("name", "").strip(),
+            request.form.get("tournament", ""),
+            table=request.form.get("table", ""),
         )
     except AdjudicatorError as exc:
         flash(str(exc), "error")
@@ -71,8 +71,8 @@ def _pairing_link(code: str, language: str = "en") -> str:
 
 
 def _qr_data_uri(link: str) -> str:
-    image = qrcode.make(link, image_factory=qrcode.image.svg.SvgPathImage, box_size=12)
-    return "data:image/svg+xml;base64," + base64.b64encode(image.to_string()).decode()
+    """The link's QR code as an SVG data URI (the page's policy allows `data:` images)."""
+    return segno.make(link, error="m").svg_data_uri(scale=8, omitsize=True)
 
 
 @bp.post("/kiosks/<name>/revoke")
@@ -96,7 +96,8 @@ def kiosk_move(name: str):
     return act_and_return(
         lambda: kiosks.move(get_hall().db, name, request.form.get("tournament", "")),
         lambda moved: _(
-            "Kiosk %(name)s now judges for %(tournament)s.",
+            "Kiosk %(name)s now judges for %(tournament)s. Its pairing code and paired screens "
+            "no longer work: pair it again.",
             name=moved.name,
             tournament=moved.tournament,
         ),

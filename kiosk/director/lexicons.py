@@ -14,10 +14,12 @@ from werkzeug.utils import secure_filename
 
 from adjudicator import settings
 from adjudicator.errors import AdjudicatorError, LexiconError
+from adjudicator.hall import tournament_pins
 from adjudicator.words.alphabet_files import builtin, builtin_names
 from adjudicator.words.import_job import import_isolated
 from kiosk.director.blueprint import bp, director_only
 from kiosk.hall import get_hall
+from kiosk.i18n import number
 
 FORMATS = ("auto", "text", "zyzzyva", "dwg")
 
@@ -35,7 +37,7 @@ def _lexicons_page(status: int = 200, **extra):
         "director/lexicons.html",
         manifests=hall.store.manifests(),
         formats=FORMATS,
-        alphabets=builtin_names(),
+        alphabets=[builtin(name) for name in builtin_names()],
         upload_limit_mb=limit,
         **extra,
     )
@@ -77,7 +79,18 @@ def lexicon_import():
         return _lexicons_page(400, import_error=message)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-    return _lexicons_page(201, import_summary=report)
+    return _lexicons_page(201, import_summary=report, left_behind=_left_behind(name))
+
+
+def _left_behind(name: str) -> list[str]:
+    """Tournaments set with another pin of the lexicon just imported: they judge nothing until
+    the director sets it again (tournament_pins)."""
+    hall = get_hall()
+    try:
+        pin = hall.store.manifest(name).pin
+    except LexiconError:
+        return []
+    return [t.slug for t in tournament_pins.set_with_another_pin(hall.db, name, pin)]
 
 
 def _upload_dir() -> Path:
@@ -105,7 +118,7 @@ def lexicon_verify():
                         "ok (%(words)s word, fingerprint %(fingerprint)s)",
                         "ok (%(words)s words, fingerprint %(fingerprint)s)",
                         manifest.words,
-                        words=f"{manifest.words:,}",
+                        words=number(manifest.words),
                         fingerprint=manifest.short_fingerprint,
                     ),
                 )

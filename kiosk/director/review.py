@@ -5,8 +5,10 @@ A void (on a ground the tournament's rulebook has: withdrawn, rescinded, entered
 over a ruling only when the box says so) is a button on the journal page, and so is the
 revocation of a void given on the wrong row; a final ruling may be given on any challenge
 (NSA X.G, WESPA 3.10.13), from the flags page, with the words ruled on and, for one play looked
-up in parts, NASPA 6.2's 10-point penalty, or the penalty waived (NSA VI.C), confirmed after
-later turns (WESPA 3.10.13). A look-up or changed-penalty flag is dismissed with a reason.
+up in parts, NASPA 6.2's 10-point penalty, confirmed after later turns where the rulebook asks
+it (WESPA 3.10.13). The penalty may be waived (a free challenge: waivers.py), with a ruling or
+without one, leaving the verdict open. A look-up or changed-penalty flag is dismissed with a
+reason.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from __future__ import annotations
 from flask import Blueprint, flash, redirect, request, url_for
 from flask_babel import gettext as _
 
-from adjudicator.judging import director_flags, final_ruling, voids
+from adjudicator.judging import director_flags, final_ruling, voids, waivers
 from adjudicator.record import journal, receipts
 from kiosk.director.blueprint import director_only
 from kiosk.director.form_action import act_and_return
@@ -82,35 +84,66 @@ def ruling_on_any():
 
 
 def record_ruling_from_form(adjudication_id: int):
-    """Record the ruling the form describes; flash the outcome and go back to the flags page."""
+    """Record the ruling the form describes, and the waiver of the penalty if its box is ticked
+    (with no verdict chosen: the waiver alone); flash the outcome, back to the flags page."""
     member = current_staff()
     form = request.form
     hall = get_hall()
+    waive = bool(form.get("waive_penalty"))
 
     def record():
-        return final_ruling.record_ruling(
-            hall.db,
-            adjudication_id,
-            form.get("verdict", ""),
-            form.get("reason", ""),
-            actor=member.name,
-            station="director",
-            words=form.get("words") or None,
-            improper_lookup=bool(form.get("improper_lookup")),
-            store=hall.store,
-            waive_penalty=bool(form.get("waive_penalty")),
-            confirm_correction=bool(form.get("confirm_correction")),
-        )
+        recorded = []
+        if form.get("verdict") or not waive:
+            recorded.append(
+                final_ruling.record_ruling(
+                    hall.db,
+                    adjudication_id,
+                    form.get("verdict", ""),
+                    form.get("reason", ""),
+                    actor=member.name,
+                    station="director",
+                    words=form.get("words") or None,
+                    improper_lookup=bool(form.get("improper_lookup")),
+                    store=hall.store,
+                    confirm_correction=bool(form.get("confirm_correction")),
+                )
+            )
+        if waive:
+            recorded.append(
+                waivers.waive(
+                    hall.db,
+                    adjudication_id,
+                    form.get("reason", ""),
+                    actor=member.name,
+                    station="director",
+                )
+            )
+        return recorded
 
-    def done(entry) -> str:
-        code = receipts.code(hall.receipt(entry))  # signed like every verdict
-        return _(
-            "Final ruling on #%(id)s: %(verdict)s. %(consequence)s Receipt %(code)s.",
-            id=adjudication_id,
-            verdict=entry.verdict,
-            consequence=entry.consequence,
-            code=code,
-        )
+    def done(entries) -> str:
+        said = []
+        for entry in entries:
+            code = receipts.code(hall.receipt(entry))  # signed like every verdict
+            if entry.kind == "waiver":
+                said.append(
+                    _(
+                        "Penalty waived on #%(id)s: %(consequence)s Receipt %(code)s.",
+                        id=adjudication_id,
+                        consequence=entry.consequence,
+                        code=code,
+                    )
+                )
+            else:
+                said.append(
+                    _(
+                        "Final ruling on #%(id)s: %(verdict)s. %(consequence)s Receipt %(code)s.",
+                        id=adjudication_id,
+                        verdict=entry.verdict,
+                        consequence=entry.consequence,
+                        code=code,
+                    )
+                )
+        return " ".join(said)
 
     return act_and_return(record, done, url_for("director.flags"))
 
@@ -133,5 +166,5 @@ def dismiss(adjudication_id: int):
 
 def _journal_filters() -> dict[str, str]:
     """The journal page's filters the void form carried, to return to the same view."""
-    names = ("tournament", "kiosk", "kind", "since", "until")
+    names = ("tournament", "kiosk", "kind", "since", "until", "player")
     return {name: request.form[name] for name in names if request.form.get(name)}

@@ -1,8 +1,10 @@
 """The director's tournaments page: list, create, and change a tournament's lexicon, rule
 or title through a confirmation step that shows the new lexicon's fingerprint first; set its
-rulebook and first day. A catalogue edition not in force on that day is accepted with a warning
-naming the editions in force then (a club may choose an old list on purpose), and a rule WESPA
-may treat as non-ratable (3.10.15(d)) is said so."""
+rulebook and first day, and the language its kiosks speak. A catalogue edition not in force on
+that day is accepted with a warning naming the editions in force then (a club may choose an old
+list on purpose), and a rule WESPA may treat as non-ratable (3.10.15(d)) is said so. A list or
+rule the rulebook does not allow is refused, naming the clause, unless the form gives the reason
+the event is off its rulebook."""
 
 from __future__ import annotations
 
@@ -11,6 +13,8 @@ from flask_babel import gettext as _
 
 from adjudicator.errors import LexiconError
 from adjudicator.hall import tournaments
+from adjudicator.hall.languages import LANGUAGES
+from adjudicator.judging.rulebooks import get_rulebook, off_rulebook
 from adjudicator.judging.rules import RULES, UnknownRule, get_rule
 from kiosk.director.blueprint import bp, director_only
 from kiosk.director.form_action import act_and_return
@@ -25,11 +29,13 @@ class LexiconChangedSinceConfirmed(LexiconError):
 @director_only
 def tournament_list():
     hall = get_hall()
+    found = tournaments.list_all(hall.db)
     return render_template(
         "director/tournaments.html",
-        tournaments=tournaments.list_all(hall.db),
+        tournaments=found,
         manifests={m.name: m for m in hall.store.manifests()},
         rules=RULES,
+        off={t.slug: tournaments.rulebook_problems(hall.store, t) for t in found},
     )
 
 
@@ -50,6 +56,7 @@ def tournament_create():
             rulebook=form.get("rulebook") or None,
             event_date=form.get("date") or None,
             language=form.get("language") or "en",
+            off_rulebook=form.get("off_rulebook", "").strip() or None,
         )
 
     def done(created) -> str:
@@ -78,6 +85,7 @@ def set_rulebook(slug: str):
             slug,
             rulebook=form.get("rulebook", "none") or "none",
             event_date=form.get("date", ""),
+            off_rulebook=form.get("off_rulebook", "").strip() or None,
         )
 
     def done(changed) -> str:
@@ -92,13 +100,49 @@ def set_rulebook(slug: str):
     return act_and_return(change, done, url_for("director.tournament_list"))
 
 
+@bp.post("/tournaments/<slug>/language")
+@director_only
+def set_language(slug: str):
+    """Set the language a tournament's kiosks speak; an idle kiosk changes at its next poll."""
+    hall = get_hall()
+
+    def change():
+        return tournaments.update(
+            hall.db, hall.store, slug, language=request.form.get("language", "")
+        )
+
+    def done(changed) -> str:
+        spoken = f"{LANGUAGES[changed.language]} ({changed.language})"  # Polski (pl)
+        return _(
+            "Tournament %(slug)s: its kiosks now speak %(language)s.",
+            slug=changed.slug,
+            language=spoken,
+        )
+
+    return act_and_return(change, done, url_for("director.tournament_list"))
+
+
 def _warn(tournament: tournaments.Tournament) -> None:
-    """Flash the edition-in-force warning and WESPA 3.10.15(d)'s note, where they apply."""
+    """Flash the edition-in-force warning, WESPA 3.10.15(d)'s note and the recorded reason the
+    event is off its rulebook, where they apply."""
     warning = tournaments.edition_warning(tournament)
     if warning:
         flash(_("Warning: %(warning)s", warning=warning), "error")
-    if get_rule(tournament.rule).non_standard:
+    book = get_rulebook(tournament.rulebook)
+    rule = get_rule(tournament.rule)
+    if book.rated_rules and rule.name not in book.rated_rules:
+        flash(
+            _(
+                "WESPA may not rate this event: %(rule)s is not one of the standard penalties of "
+                "3.10.15(b) (single, 5 or 10 points per word or per turn, double) (3.10.15(d)).",
+                rule=rule.name,
+            ),
+            "error",
+        )
+    elif not book.named and rule.non_standard:
         flash(_("WESPA may treat an event under this rule as non-ratable (3.10.15(d))."), "error")
+    if tournament.off_rulebook:
+        flash(_("Off the rulebook: %(reason)s", reason=tournament.off_rulebook), "error")
 
 
 @bp.post("/tournaments/<slug>/confirm")
@@ -128,6 +172,7 @@ def tournament_confirm(slug: str):
         manifest=manifest,
         rule=get_rule(rule),
         title=title,
+        off=off_rulebook(get_rulebook(current.rulebook), manifest, get_rule(rule)),
     )
 
 
@@ -137,9 +182,11 @@ def tournament_apply(slug: str):
     hall = get_hall()
     form = request.form
     lexicon, fingerprint = form.get("lexicon", ""), form.get("fingerprint", "")
+    pin = form.get("pin", "")
 
     def apply():
-        if hall.store.manifest(lexicon).fingerprint != fingerprint:
+        manifest = hall.store.manifest(lexicon)
+        if manifest.fingerprint != fingerprint or manifest.current_pin != pin:
             raise LexiconChangedSinceConfirmed(
                 f"Lexicon {lexicon} changed after you confirmed: confirm the change again."
             )
@@ -150,6 +197,7 @@ def tournament_apply(slug: str):
             lexicon=lexicon,
             rule=form.get("rule") or None,
             title=form.get("title") or None,
+            off_rulebook=form.get("off_rulebook", "").strip() or None,
         )
 
     return act_and_return(

@@ -64,8 +64,9 @@
     $(id).textContent = text === undefined || text === null ? "" : String(text);
   }
 
+  /* A count as the kiosk's language writes numbers (Babel's way, as the server's pages). */
   function formatCount(n) {
-    return typeof n === "number" ? n.toLocaleString(KioskText.language) : "";
+    return typeof n === "number" ? KioskText.number(n) : "";
   }
 
   function pad(n) { return (n < 10 ? "0" : "") + n; }

@@ -14,7 +14,7 @@
   function showGameDetails(needed) {
     var appearing = needed && !S.needsGame;
     S.needsGame = needed;
-    $("game-details").hidden = !needed;
+    $("game-details").hidden = !needed || Boolean(S.tableGame);   // TSH's game: names to tap
     if (appearing && K.root.dataset.state === "idle" && !S.words.length && !K.input.value) {
       K.focusFirstEmpty();
     }
@@ -36,12 +36,14 @@
   function clearFinalPlay() { $("final-play").checked = false; }
 
   /* Round and table are remembered between challenges on this screen (a tablet stays at one
-   * table for a round); the challenger is asked each time. */
+   * table for a round); the challenger is asked each time. A kiosk seated at a table by the
+   * director keeps that table (the field is read-only). */
   function restoreGame() {
     try {
       var saved = JSON.parse(window.localStorage.getItem(GAME_KEY) || "{}");
       gameInput("round").value = saved.round || "";
-      gameInput("table").value = saved.table || "";
+      var table = gameInput("table");
+      table.value = table.dataset.kioskTable || saved.table || "";
     } catch (ignored) { /* no storage: the fields start empty */ }
   }
 
@@ -75,11 +77,14 @@
   /* On the verdict screen: the game and challenger the journal recorded it for. */
   function showVerdictGame(entry) {
     var shown = Boolean(entry.round && entry.table && entry.challenger);
+    var players = Array.isArray(entry.players) && entry.players.length === 2 ? entry.players : null;
     $("verdict-game-row").hidden = !shown;
-    K.setText("verdict-game", shown
-      ? T("Round {round} · table {table} · challenger {challenger}",
-          { round: entry.round, table: entry.table, challenger: entry.challenger })
-      : "");
+    K.setText("verdict-game", !shown ? "" : players
+      ? T("Round {round} · table {table} · {first} v {second} · challenger {challenger}",
+          { round: entry.round, table: entry.table, first: players[0], second: players[1],
+            challenger: entry.challenger })
+      : T("Round {round} · table {table} · challenger {challenger}",
+          { round: entry.round, table: entry.table, challenger: entry.challenger }));
   }
 
   function onGameKeyDown(event) {

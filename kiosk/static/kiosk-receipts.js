@@ -90,7 +90,7 @@
 
   function showReceiptsPanel() {
     if (root.dataset.state !== "idle") { return; }
-    K.setText("receipts-count", storedReceipts().length);
+    K.setText("receipts-count", K.formatCount(storedReceipts().length));
     $("receipts-panel").hidden = false;
     $("receipts-download").focus();
   }

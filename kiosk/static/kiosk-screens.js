@@ -155,7 +155,7 @@
 
   /* The word box, or first the game field still to fill under a rule that counts challenges. */
   function focusFirstEmpty() {
-    var empty = S.needsGame && K.GAME_FIELDS.map(K.gameInput).find(function (box) {
+    var empty = S.needsGame && !S.tableGame && K.GAME_FIELDS.map(K.gameInput).find(function (box) {
       return !box.value.trim();
     });
     (empty || K.input).focus();
@@ -178,6 +178,7 @@
     S.words = [];
     K.input.value = "";
     K.gameInput("challenger").value = "";
+    K.resetChallenger();
     K.showProblem();
     if (root.dataset.state === "error") { backToIdle(); }
     K.renderChips();

@@ -95,7 +95,7 @@
     alphabetKey = key;
     Words.setAlphabet(alphabet);
     S.english = Words.isEnglish(alphabet);
-    setText("alphabet-name", alphabet.name);
+    setText("alphabet-name", Words.shownName(alphabet));   // in the kiosk's language
     $("lexicon-alphabet").hidden = S.english;
     [K.input, $("chips"), $("verdict-words")].forEach(function (element) {
       if (alphabet.language) {   // upper case and speech in the alphabet's language

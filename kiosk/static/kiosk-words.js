@@ -62,10 +62,15 @@
       lettersName = T("the letters A to Z");
       useOnly = T("use the letters A to Z only.");
     } else {
-      lettersName = T("the {name} tiles", { name: alphabet.name });
+      lettersName = T("the {name} tiles", { name: shownName(alphabet) });
       useOnly = T("use the {name} tiles only: {tiles}.",
-        { name: alphabet.name, tiles: tileList(alphabet) });
+        { name: shownName(alphabet), tiles: tileList(alphabet) });
     }
+  }
+
+  /* The alphabet's name as the kiosk's language says it ("català"), from the status. */
+  function shownName(alphabet) {
+    return alphabet.shown_title || alphabet.title || alphabet.name;
   }
 
   /* The tiles, said shortly: "A to Z without K and W, and CH LL Ñ RR". */
@@ -191,6 +196,7 @@
     MAX_WORDS: MAX_WORDS,
     setAlphabet: setAlphabet,
     isEnglish: isEnglish,
+    shownName: shownName,
     problem: problem,
     tilesOf: tilesOf,
     canonicalTiles: canonicalTiles,

@@ -244,7 +244,7 @@
       input.focus();
       return;
     }
-    var game = K.gameDetails();
+    var game = K.challengeGame();   // TSH's game at this table, else the typed fields
     if (game === null) { return; }
     var sent = S.words.slice();
     setJudging(true);
@@ -270,6 +270,7 @@
             K.gameInput("challenger").value = "";
           }
           K.clearFinalPlay();
+          K.resetChallenger();
           renderChips();
           K.showVerdict(answer.body);
           K.refreshStatus();
@@ -327,6 +328,7 @@
     return !S.judging && root.dataset.state === "idle";
   });
   K.wireGame();
+  K.wireTable();
   K.wireScreens();
   K.wireReceipts();
 

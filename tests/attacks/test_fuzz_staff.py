@@ -75,7 +75,7 @@ path_segment = st.one_of(
 FORMS = {
     "/director/tournaments": ("slug", "lexicon", "rule", "title"),
     "/director/tournaments/{seg}/confirm": ("lexicon", "rule", "title"),
-    "/director/tournaments/{seg}/apply": ("lexicon", "fingerprint", "rule", "title"),
+    "/director/tournaments/{seg}/apply": ("lexicon", "fingerprint", "pin", "rule", "title"),
     "/director/lexicons/import": ("name", "format", "description", "force", "skip_invalid"),
     "/director/lexicons/verify": (),
     "/director/kiosks": ("name", "tournament"),

@@ -237,7 +237,8 @@ def test_a_row_outside_1_to_n_fails_verify_and_is_exported(run, judged, home, ro
         "INSERT INTO adjudications SELECT ?, recorded_at, kind, refers_to, tournament, kiosk, "
         "lexicon_name, lexicon_fingerprint, lexicon_words, rule, words, word_count, verdict, "
         "consequence, table_no, round_no, challenger, player, actor, note, prev_hash, row_hash, "
-        "penalty, flag, dictionary, flag_reasons, details FROM adjudications WHERE id = 1",
+        "penalty, flag, dictionary, flag_reasons, details, division, players "
+        "FROM adjudications WHERE id = 1",
         (row_id,),
     )
     outcome = run("journal", "verify")

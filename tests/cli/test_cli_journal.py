@@ -182,6 +182,7 @@ def test_serve_get_healthz_answers_in_process(run, home, hall_home):
         "ok": True,
         "status": 200,
         "journal": "ok",
+        "warnings": [],
     }
     key = home / "secret_key"
     assert key.exists() and stat.S_IMODE(key.stat().st_mode) == 0o600

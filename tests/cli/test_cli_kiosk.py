@@ -139,12 +139,22 @@ def test_list_shows_tournament_and_state(run, app):
     assert "revoked" in lines["table-3"]
 
 
+def test_list_sorts_kiosks_by_their_numbers(run, app):
+    for name in ("table-10", "table-2", "Table-1", "table-2b", "hall", "table-100", "table-9"):
+        add(run, name)
+    in_order = ["hall", "Table-1", "table-2", "table-2b", "table-9", "table-10", "table-100"]
+    assert [k["name"] for k in json.loads(ok(run("kiosk", "list", "--json")))] == in_order
+    assert [line.split()[0] for line in ok(run("kiosk", "list")).splitlines()] == in_order
+
+
 def test_revoke_locks_out_the_token_and_the_paired_browser(run, app):
     _, token, code = add(run)
     browser = app.test_client()
     submit_pairing_code(browser, code)
     assert browser.post("/api/v1/adjudications", json={"words": ["QI"]}).status_code == 201
-    assert ok(run("kiosk", "revoke", "table-1")).strip() == "Kiosk 'table-1' revoked."
+    assert ok(run("kiosk", "revoke", "table-1")).strip() == (
+        "Kiosk 'table-1' revoked: its token, pairing code and paired screens no longer work."
+    )
     assert judge(app, token).status_code == 401
     assert browser.post("/api/v1/adjudications", json={"words": ["QI"]}).status_code == 401
     refused(run("kiosk", "pair", "table-1"), "revoked")
@@ -155,7 +165,7 @@ def test_move_sends_the_kiosk_to_another_tournament(run, app):
     _, token, _ = add(run)
     assert judge(app, token, ["CH"]).get_json()["verdict"] == "UNACCEPTABLE"
     out = ok(run("kiosk", "move", "table-1", "--tournament", "spring-csw"))
-    assert out.strip() == "Kiosk 'table-1' now judges for spring-csw."
+    assert out.startswith("Kiosk 'table-1' now judges for spring-csw. Its pairing code and paired")
     body = judge(app, token, ["CH"]).get_json()
     assert (body["verdict"], body["tournament"]) == ("ACCEPTABLE", "spring-csw")
     refused(run("kiosk", "move", "table-1", "--tournament", "autumn"), "No tournament 'autumn'")

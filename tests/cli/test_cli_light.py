@@ -16,7 +16,7 @@ from adjudicator.cli import cli, fast_judge
 from adjudicator.cli.group import COMMANDS
 from adjudicator.cli.judging import NOT_RECORDED
 
-HEAVY = ("flask", "gunicorn", "psycopg", "argon2", "qrcode", "werkzeug", "jinja2")
+HEAVY = ("flask", "gunicorn", "psycopg", "argon2", "segno", "werkzeug", "jinja2")
 
 
 def loaded_modules(home, *args: str, stdin: str = "") -> set[str]:

@@ -238,6 +238,11 @@ def test_real_import_shipped_nsa_recipe(real_run):
     assert "the same words as catalogue edition OWL" in out.stdout
     assert f"OWL (compiled lexicon): 167,964 words, fingerprint {OWL_FP[:12]}" in out.stdout
     assert "a missing word of more than 9 letters gives REFER" in out.stdout
+    # issue 28: the summary agrees with the REFER it gives (whatever the shorter words: NSA X.E)
+    assert "judged with the referral rule below (which OWL alone does not have)" in out.stdout
+    assert "whatever the shorter words" in out.stdout and "unless" not in out.stdout
+    judged = real_run("judge", "--lexicon", "OWL-CLI", "ZZ", "ZZZZZZZZZZ")  # a short one missing
+    assert judged.exit_code == 3 and judged.stdout.startswith("REFER")
 
 
 GOOD10, BAD10, GOOD5, BAD5 = "ABANDONERS", "ZZZZZZZZZZ", "ZEBRA", "ZZZZZ"

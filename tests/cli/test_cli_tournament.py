@@ -35,11 +35,13 @@ def listed(run) -> dict:
 def test_create_prints_the_tournament_its_lexicon_and_rule(run, lexicons):
     out = ok(create(run, "spring-nwl", "TINY-NWL", "5-per-word", "--title", "Spring Open NWL"))
     fingerprint = lexicons.manifest("TINY-NWL").fingerprint
+    pin = lexicons.manifest("TINY-NWL").pin
     assert out.splitlines() == [
         "Tournament spring-nwl: Spring Open NWL",
         f"  lexicon: TINY-NWL (12 words, fingerprint {fingerprint[:12]})",
+        f"  pin:     {pin[:12]} (words, referral rule, alphabet, as set)",
         "  rule:    5-per-word (5 points per word challenged)",
-        "  rulebook: none (no rulebook named)",
+        "  rulebook: none (no rulebook named: every procedure is offered)",
         f"  date:    {date.today().isoformat()}",
         "  language: en (English)",
     ]

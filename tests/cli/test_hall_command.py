@@ -5,43 +5,20 @@ Traffic goes only to loopback and this machine's own addresses."""
 
 from __future__ import annotations
 
-import http.client
 import os
 import re
-import secrets
 import signal
 import socket
 import ssl
 import subprocess
-import sys
-import time
-from http.cookies import SimpleCookie
 from pathlib import Path
-from urllib.parse import urlencode
 
 import pytest
 
-from adjudicator.hall import lan
-
+from support.running_hall import RunningHall, TlsClient, resolve_by_mdns, run_cli
 from support.servers import free_port, prepare_home
 
 pytestmark = pytest.mark.slow
-CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
-
-
-def resolve_by_mdns(host: str, timeout_ms: int = 3000) -> list[str]:
-    """NAME.local's IPv4 addresses, asked on the network by zeroconf's own resolver."""
-    from zeroconf import AddressResolverIPv4, IPVersion, Zeroconf
-
-    addresses = lan.hall_addresses().addresses
-    zc = Zeroconf(interfaces=list(addresses), ip_version=IPVersion.V4Only)
-    try:
-        resolver = AddressResolverIPv4(host + ".")
-        if not resolver.request(zc, timeout_ms):
-            return []
-        return resolver.parsed_addresses()
-    finally:
-        zc.close()
 
 
 def qr_texts(page: str, scale: int = 6) -> list[str]:
@@ -75,119 +52,6 @@ def qr_texts(page: str, scale: int = 6) -> list[str]:
         assert len(found) == 1, "a QR code on the sheet does not decode"
         texts.append(found[0].text)
     return texts
-
-
-class TlsClient:
-    """HTTPS to `address`, checking the certificate names `host`, trusting only the hall's CA."""
-
-    def __init__(self, address: str, port: int, host: str, cafile: Path):
-        self.address, self.port, self.host = address, port, host
-        self.context = ssl.create_default_context(cafile=str(cafile))
-        self.jar: dict[str, str] = {}
-
-    def request(self, method: str, path: str, fields: dict | None = None):
-        raw = socket.create_connection((self.address, self.port), timeout=15)
-        tls = self.context.wrap_socket(raw, server_hostname=self.host)  # verifies name and chain
-        connection = http.client.HTTPSConnection(self.host, self.port, context=self.context)
-        connection.sock = tls
-        headers = {"Host": f"{self.host}:{self.port}"}
-        body = None
-        if fields is not None:
-            body = urlencode(fields).encode()
-            headers["Content-Type"] = "application/x-www-form-urlencoded"
-        if self.jar:
-            headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.jar.items())
-        try:
-            connection.request(method, path, body=body, headers=headers)
-            response = connection.getresponse()
-            data = response.read()
-        finally:
-            connection.close()
-        for line in response.headers.get_all("Set-Cookie") or []:
-            assert "Secure" in line, f"a cookie sent without Secure over the hall's HTTPS: {line}"
-            cookie = SimpleCookie()
-            cookie.load(line)
-            self.jar.update({name: morsel.value for name, morsel in cookie.items()})
-        return response.status, response.headers, data
-
-    def pair(self, code: str) -> tuple[int, str]:
-        status, _, page = self.request("GET", "/pair")
-        token = CSRF.search(page.decode()).group(1)
-        status, headers, page = self.request("POST", "/pair", {"code": code, "csrf_token": token})
-        if status == 302:
-            status, _, page = self.request("GET", headers["Location"])
-        return status, page.decode()
-
-
-class RunningHall:
-    def __init__(self, home: Path, name: str, port: int):
-        self.home, self.name, self.port = home, name, port
-        self.log = home / f"hall-{port}.log"
-        self.errors = home / f"hall-{port}.err"
-        self.process: subprocess.Popen | None = None
-
-    def env(self) -> dict:
-        return {**os.environ, "ADJUDICATOR_HOME": str(self.home), "ADJUDICATOR_WORKERS": "1"}
-
-    def start(self) -> RunningHall:
-        self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "adjudicator",
-                "hall",
-                "--name",
-                self.name,
-                "--port",
-                str(self.port),
-            ],
-            env=self.env(),
-            stdout=open(self.log, "wb"),
-            stderr=open(self.errors, "wb"),
-            start_new_session=True,
-        )
-        deadline = time.monotonic() + 60
-        while "Ctrl-C stops" not in self.output():
-            if self.process.poll() is not None or time.monotonic() > deadline:
-                self.kill()
-                raise AssertionError(f"the hall did not start: {self.output()}{self.stderr()}")
-            time.sleep(0.2)
-        return self
-
-    def output(self) -> str:
-        return self.log.read_text(errors="replace")
-
-    def stderr(self) -> str:
-        return self.errors.read_text(errors="replace")
-
-    def kill(self) -> None:
-        if self.process and self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGKILL)
-            self.process.wait(timeout=10)
-
-
-def run_cli(home: Path, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "adjudicator", *args],
-        env={**os.environ, "ADJUDICATOR_HOME": str(home)},
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=cwd,
-    )
-
-
-@pytest.fixture
-def lan_address() -> str:
-    where = lan.hall_addresses()
-    if not where.on_lan:
-        pytest.skip("this machine has no LAN address to serve the hall on")
-    return where.addresses[0]
-
-
-@pytest.fixture
-def hall_name() -> str:
-    return f"adj-test-{secrets.token_hex(3)}"
 
 
 def test_the_hall_serves_https_by_name_and_its_sheet_pairs_once(

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 import time
@@ -19,6 +18,7 @@ from urllib.parse import urljoin, urlsplit
 import pytest
 
 from support.http import Client
+from support.paths import copy_checkout
 from support.servers import free_port
 
 pytestmark = pytest.mark.slow
@@ -51,23 +51,7 @@ def installed(tmp_path_factory) -> Path:
     """A fresh venv with the wheel installed from a copy of the checkout (nothing of the
     checkout on its path); its deps come from the package registry, as a user's would."""
     work = tmp_path_factory.mktemp("wheel")
-    source = work / "source"
-    shutil.copytree(
-        CHECKOUT,
-        source,
-        ignore=shutil.ignore_patterns(
-            ".git",
-            ".venv",
-            "build",
-            "dist",
-            "*.egg-info",
-            "__pycache__",
-            ".pytest_cache",
-            "tests",
-            "benchmarks",
-            "docs",
-        ),
-    )
+    source = copy_checkout(work / "source", "tests", "benchmarks", "docs")
     wheels = work / "wheels"
     must(
         run(

@@ -38,13 +38,13 @@ def test_mdns_on_a_network_that_refuses_it_reports_why_and_raises_nothing():
 
 
 def test_the_hall_says_to_use_the_address_when_mdns_fails(home, monkeypatch, capsys):
-    from adjudicator.cli import hall_cmd
+    from adjudicator.hall import hall_process
 
-    failed = mdns.Announcement("club", 8443, ("192.168.1.20",), error="the network refused it")
-    monkeypatch.setattr(mdns, "announce", lambda *a: failed)
+    failed = mdns.HallName("club", 8443, ("192.168.1.20",), error="the network refused it")
+    monkeypatch.setattr(mdns, "open_name", lambda *a: failed)
     monkeypatch.delenv("ADJUDICATOR_PUBLIC_URL", raising=False)
     where = lan.HallAddresses(("192.168.1.20",))
-    hall_cmd.Hall("club", 8443, where, None, [])._announce_and_record()
+    hall_process.HallProcess("club", 8443, where, None, [], say=print)._announce_and_record()
     out = capsys.readouterr().out
     assert "The hall is open at https://192.168.1.20:8443" in out
     assert "club.local will not open on tablets" in out
@@ -55,12 +55,12 @@ def test_the_hall_says_to_use_the_address_when_mdns_fails(home, monkeypatch, cap
 
 
 def test_the_hall_warns_when_public_url_overrides_it(home, monkeypatch, capsys):
-    from adjudicator.cli import hall_cmd
+    from adjudicator.hall import hall_process
 
     monkeypatch.setenv("ADJUDICATOR_PUBLIC_URL", "http://old.example:8000")
-    monkeypatch.setattr(mdns, "announce", lambda *a: mdns.Announcement("club", 8443, ()))
+    monkeypatch.setattr(mdns, "open_name", lambda *a: mdns.HallName("club", 8443, ()))
     where = lan.HallAddresses(("192.168.1.20",))
-    hall_cmd.Hall("club", 8443, where, None, [])._announce_and_record()
+    hall_process.HallProcess("club", 8443, where, None, [], say=print)._announce_and_record()
     out = capsys.readouterr().out
     assert "ADJUDICATOR_PUBLIC_URL is set (http://old.example:8000)" in out
     assert "Unset it" in out
@@ -78,3 +78,51 @@ def test_pairing_links_follow_the_setting_then_the_record_then_the_fallback(home
     hall_url.record_path().write_text("{not json")
     monkeypatch.delenv("ADJUDICATOR_PUBLIC_URL")
     assert hall_url.public_url("http://127.0.0.1:8000") == "http://127.0.0.1:8000"
+
+
+@pytest.mark.slow
+def test_a_device_announcing_the_halls_service_name_is_named_too(home, monkeypatch):
+    """Another device announcing the hall's own service (NAME._https._tcp) from its host, so
+    zeroconf refuses the hall's: the hall names that device as it names one answering for
+    NAME.local (real multicast on this machine's LAN address)."""
+    import socket
+    import time
+
+    from zeroconf import IPVersion, ServiceInfo, Zeroconf
+
+    from adjudicator.hall import hall_process, name_claims
+
+    where = lan.hall_addresses()
+    if not where.on_lan:
+        pytest.skip("this machine has no LAN address to announce on")
+    other = "192.0.2.78"
+    if other in lan.own_addresses():
+        pytest.skip(f"{other} is an address of this machine: it cannot play another device")
+    monkeypatch.delenv("ADJUDICATOR_PUBLIC_URL", raising=False)
+    name = f"svc-test-{int(time.time()) % 100000}"
+    spoofer = Zeroconf(interfaces=list(where.addresses), ip_version=IPVersion.V4Only)
+    info = ServiceInfo(
+        mdns.SERVICE_TYPE,
+        f"{name}.{mdns.SERVICE_TYPE}",
+        port=443,
+        addresses=[socket.inet_aton(other)],
+        server=f"not-{name}.local.",
+    )
+    spoofer.register_service(info)
+    said, warned = [], []
+    hall = hall_process.HallProcess(
+        name, 8443, where, None, [], say=said.append, warn=warned.append
+    )
+    try:
+        hall._announce_and_record()
+        assert not hall.announcement.active
+        first = f"https://{where.addresses[0]}:8443"
+        assert said[0] == f"The hall is open at {first}"
+        assert any(f"another device ({other})" in line for line in said)
+        assert len(warned) == 1 and f"Another device ({other})" in warned[0]
+        assert hall_url.recorded().url == first
+        assert [o.address for o in name_claims.current().others] == [other]
+    finally:
+        hall._withdraw()
+        spoofer.unregister_service(info)
+        spoofer.close()

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import datetime as dt
 import ssl
-import threading
 from pathlib import Path
 
 import pytest
@@ -13,6 +12,8 @@ from cryptography import x509
 
 from adjudicator.hall import hall_tls
 from adjudicator.hall.hall_tls import HallCertificateError
+
+from support.running_hall import tls_handshake
 
 
 def names(path: Path) -> tuple[set[str], set[str]]:
@@ -25,30 +26,9 @@ def names(path: Path) -> tuple[set[str], set[str]]:
 
 
 def handshake(tls: hall_tls.HallTls, host: str) -> None:
-    """A real TLS handshake over a socket pair: the server with the hall's certificate, the
-    client trusting only the hall's CA and checking `host`."""
-    import socket
-
-    server_side, client_side = socket.socketpair()
-    serving = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    serving.load_cert_chain(tls.cert, tls.key)
-    client = ssl.create_default_context(cafile=str(tls.ca_cert))
-    errors = []
-
-    def serve():
-        try:
-            with serving.wrap_socket(server_side, server_side=True) as s:
-                s.recv(1)
-        except (ssl.SSLError, OSError) as exc:
-            errors.append(exc)
-
-    thread = threading.Thread(target=serve)
-    thread.start()
-    try:
-        with client.wrap_socket(client_side, server_hostname=host) as c:
-            c.sendall(b"x")
-    finally:
-        thread.join(5)
+    """A real TLS handshake: the server with the hall's certificate, the client trusting only
+    the hall's CA and checking `host`."""
+    tls_handshake(tls.ca_cert, tls.cert, tls.key, host)
 
 
 def test_first_run_makes_a_ca_and_a_server_certificate_for_the_addresses_and_name(home):
@@ -82,7 +62,7 @@ def test_a_second_run_keeps_both_and_new_addresses_renew_only_the_server_certifi
 def test_a_certificate_about_to_expire_is_renewed(home, monkeypatch):
     hall_tls.ensure("club", ["192.168.1.20"])
     later = dt.datetime.now(dt.UTC) + dt.timedelta(days=hall_tls.SERVER_DAYS - 10)
-    monkeypatch.setattr(hall_tls, "_now", lambda: later)
+    monkeypatch.setattr(hall_tls, "now_utc", lambda: later)
     tls = hall_tls.ensure("club", ["192.168.1.20"])
     assert tls.made == "it was about to expire"
     cert = x509.load_pem_x509_certificate(tls.cert.read_bytes())

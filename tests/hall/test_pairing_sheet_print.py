@@ -1,5 +1,6 @@
 """The pairing sheet printed by real Chromium on A4 and on Letter: four tables a page, no card
-cut across two pages, and every card's QR code and code inside the page."""
+cut across two pages, every card's QR code, code and expiry inside the card, and the hall
+CA's fingerprint on every page."""
 
 from __future__ import annotations
 
@@ -21,12 +22,20 @@ pytestmark = [
 BASE = "https://scrabble.local:8443"
 
 
+FINGERPRINT = ":".join(["9F", "3A", "C4", "17"] * 8)
+
+
 def sheet(count: int) -> str:
+    expires = "2031-05-04T16:30:00.000000+00:00"
     tables = [
-        SheetTable(n, f"open table {n}", f"ABCDEFGH{n:02d}", f"{BASE}/pair#ABCDEFGH{n:02d}", True)
+        SheetTable(
+            n, f"open table {n}", f"ABCDEFGH{n:02d}", f"{BASE}/pair#ABCDEFGH{n:02d}", True, expires
+        )
         for n in range(1, count + 1)
     ]
-    return sheet_page.render("Club Open, CSW division", "open", tables, BASE)
+    return sheet_page.render(
+        "Club Open, CSW division", "open", tables, BASE, fingerprint=FINGERPRINT
+    )
 
 
 @pytest.mark.parametrize("paper", ["A4", "Letter"])
@@ -39,15 +48,19 @@ def test_the_sheet_prints_four_tables_a_page(paper, count, pages, tmp_path):
         ARTIFACTS.mkdir(exist_ok=True)
         (ARTIFACTS / f"pairing-sheet-{count}-{paper}.pdf").write_bytes(pdf)
         assert len(re.findall(rb"/Type\s*/Page[^s]", pdf)) == pages
+        assert page.locator(".fingerprint", has_text=FINGERPRINT).count() == pages
         page.emulate_media(media="print")
         cards = page.locator(".table-card")
         assert cards.count() == count
-        for i in range(count):  # each card shows its whole QR code and its code
+        for i in range(count):  # each card shows its whole QR code, its code and its expiry
             box = cards.nth(i).bounding_box()
             qr = cards.nth(i).locator("svg").bounding_box()
             code = cards.nth(i).locator(".code").bounding_box()
-            assert qr["width"] >= 150 and qr["height"] >= 150  # ~50 mm, a camera reads it
-            for inner in (qr, code):
+            expires = cards.nth(i).locator(".expires").bounding_box()
+            once = cards.nth(i).locator(".once").bounding_box()
+            assert 150 <= qr["width"] <= 200 and 150 <= qr["height"] <= 200  # ~42 mm: small,
+            # and still what a camera reads at arm's length
+            for inner in (qr, code, expires, once):
                 assert (
                     box["y"] <= inner["y"]
                     and inner["y"] + inner["height"] <= box["y"] + box["height"]

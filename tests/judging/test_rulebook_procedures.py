@@ -33,6 +33,9 @@ pytestmark = pytest.mark.usefixtures("fast_hashes")  # cheap password hashes for
 
 
 def set_event(staffed: Staffed, **changes) -> None:
+    """Change the NWL division; a rulebook on its tiny list is off that rulebook (issue 28)."""
+    if changes.get("rulebook", "none") != "none":
+        changes.setdefault("off_rulebook", "a tiny test list")
     tournaments.update(staffed.db, staffed.store, NWL, **changes)
 
 
@@ -80,10 +83,13 @@ def test_cli_judge_final_play(staffed, staffed_cli):
     assert out.exit_code == 0 and "school rule 12" in out.stdout
 
 
-# ---------- item 10: NSA VI.C, the director's free challenge ----------
+# ---------- item 10: the director's free challenge (issue 28: a waiver, not a ruling) ----------
 
 
-def test_nsa_vi_c_a_free_challenge_keeps_the_verdict_with_no_penalty(staffed, staffed_cli):
+def test_a_free_challenge_with_a_ruling_records_both_and_waives_the_penalty(staffed, staffed_cli):
+    """With no rulebook named, the free challenge rests on the director's discretion; given with
+    a verdict, the ruling is recorded, then the waiver (tests/judging/test_rulebooks_whole.py has
+    each rulebook's own)."""
     set_event(staffed, rule="dingle")
     first = staffed.challenge(["QI"], **GAME)
     second = staffed.challenge(["ZA"], **GAME)
@@ -99,7 +105,9 @@ def test_nsa_vi_c_a_free_challenge_keeps_the_verdict_with_no_penalty(staffed, st
         "--confirm-correction",
     )
     assert out.exit_code == 0, out.stderr
-    assert "the director waived the penalty (a free challenge, NSA VI.C)" in out.stdout
+    assert "a free challenge at the director's discretion" in out.stdout
+    assert "NSA VI.C" not in out.stdout
+    assert [r.kind for r in journal.follow_ups(staffed.db, second.id)] == ["ruling", "waiver"]
     found = outcome(staffed, second.id)
     assert found.verdict == "ACCEPTABLE"
     assert found.penalty["waived"] is True and not found.penalty["challenger_loses_turn"]
@@ -137,9 +145,24 @@ def test_wespa_3_10_15_d_creating_such_an_event_says_it_may_be_non_ratable(run, 
     from support.hall import build_store
 
     build_store(home / "lexicons")
-    out = run("tournament", "create", "club", "-l", "TINY-NWL", "-r", rule, "--rulebook", "wespa")
-    assert out.exit_code == 0, out.stderr
+    out = run("tournament", "create", "club", "-l", "TINY-NWL", "-r", rule)
+    assert out.exit_code == 0, out.stderr  # no rulebook: WESPA's note, as before
     assert "WESPA may treat an event under this rule as non-ratable (3.10.15(d))" in out.stdout
+    out = run(
+        "tournament",
+        "create",
+        "wespa-club",
+        "-l",
+        "TINY-NWL",
+        "-r",
+        rule,
+        "--rulebook",
+        "wespa",
+        "--off-rulebook",
+        "a tiny test list",
+    )
+    assert out.exit_code == 0, out.stderr
+    assert f"WESPA may not rate this event: {rule} is not one of the standard" in out.stdout
 
 
 # ---------- item 12: WESPA 3.10.13, a correction after later turns ----------
@@ -181,6 +204,7 @@ def test_wespa_3_10_13_second_opinions_after_later_turns_too(staffed):
 
 
 def test_wespa_3_10_11_c_after_an_agreeing_re_adjudication_only_the_director(staffed, staffed_cli):
+    set_event(staffed, rulebook="wespa", rule="5-per-word")
     row = staffed.challenge(["QI", "ZA"])
     give_opinion(staffed, row.id, ["QI", "ZA"])
     with pytest.raises(second_opinion.SecondOpinionRefused, match="WESPA 3.10.11"):
@@ -216,7 +240,7 @@ def test_naspa_4_10_a_withdrawn_challenge_leaves_the_play_standing_and_says_so(
     )
     void_row = journal.follow_ups(staffed.db, row.id)[0]
     assert json.loads(void_row.details) == {"ground": "withdrawn"}
-    rescinded = staffed.challenge(["ZA"])
+    rescinded = staffed.challenge(["ZA"], final_play=True)  # NASPA 5.4: an outplay challenge
     voids.void(
         staffed.db, rescinded.id, "tiles found", actor="td", station="td", ground="rescinded"
     )
@@ -321,7 +345,10 @@ def test_the_tournaments_page_sets_the_rulebook_and_date_and_warns(staffed):
     director = staffed.director()
     button = f"/director/tournaments/{NWL}/rulebook"
     done = press(
-        director, "/director/tournaments", button, {"rulebook": "naspa", "date": "2024-05-04"}
+        director,
+        "/director/tournaments",
+        button,
+        {"rulebook": "naspa", "date": "2024-05-04", "off_rulebook": "a tiny test list"},
     )
     assert "rulebook naspa, first day 2024-05-04" in done
     assert (
@@ -332,8 +359,8 @@ def test_the_tournaments_page_sets_the_rulebook_and_date_and_warns(staffed):
         "2024-05-04",
     )
     set_event(staffed, rule="dingle")
-    for date, shown in (("04/05/2024", "YYYY-MM-DD"), ("2024-05-04", "non-ratable (3.10.15(d))")):
-        form = {"rulebook": "wespa", "date": date}
+    for date, shown in (("04/05/2024", "YYYY-MM-DD"), ("2024-05-04", "WESPA may not rate")):
+        form = {"rulebook": "wespa", "date": date, "off_rulebook": "a tiny test list"}
         assert shown in page_after(director, button, form, page="/director/tournaments")
 
 
@@ -348,13 +375,32 @@ def test_the_tournaments_page_creates_an_event_with_its_rulebook_and_first_day(s
             "rule": "ladder-5-10",
             "rulebook": "wespa",
             "date": "2025-03-01",
+            "off_rulebook": "a tiny test list",
         },
         page="/director/tournaments",
     )
-    assert "Tournament club-ladder created" in text and "non-ratable (3.10.15(d))" in text
+    assert "Tournament club-ladder created" in text and "WESPA may not rate this event" in text
     created = tournaments.get(staffed.db, "club-ladder")
     assert (created.rulebook, created.event_date, created.rule) == (
         "wespa",
         "2025-03-01",
         "ladder-5-10",
     )
+
+
+# ---------- issue 28: what `ruling --help` says is what it does ----------
+
+
+def test_ruling_help_describes_the_default_it_has(staffed, staffed_cli):
+    """The default words are the original's; after a second opinion with other words, the
+    ruling is refused until the director names them (it never takes the opinion's)."""
+    text = " ".join(staffed_cli("ruling", "--help").stdout.split())
+    assert "default: the original's" in text and "latest second opinion's" not in text
+    assert "the ruling is refused without" in text
+    assert "It rules on nothing else: the verdict stays as decided and may still be reviewed" in (
+        text
+    )
+    row = staffed.challenge(["QI", "ZA"])
+    give_opinion(staffed, row.id, ["QI", "ZAX"])
+    refused = staffed_cli("ruling", str(row.id), "--verdict", "unacceptable", "--reason", "slip")
+    assert refused.exit_code == 2 and "name the words you rule on" in refused.stderr

@@ -167,15 +167,20 @@ def test_bad_input_gives_no_verdict_and_records_nothing(staffed):
 def _refer_tournament(staffed: Staffed):
     from adjudicator.hall import kiosks, tournaments
 
-    manifest = staffed.store.save("REFER9", WordSet.of(["QI", "ZA", "CAT"]), description="refers")
-    import json as _json
-
-    path = staffed.store.manifest_path("REFER9")
-    data = _json.loads(path.read_text())
-    data["refer_longer_than"] = 9
-    path.write_text(_json.dumps(data))
+    manifest = staffed.store.save(
+        "REFER9", WordSet.of(["QI", "ZA", "CAT"]), description="refers", refer_longer_than=9
+    )
     assert staffed.store.manifest("REFER9").refer_longer_than == 9, manifest
-    tournaments.create(staffed.db, staffed.store, "refer", "REFER9", "single", "Referral")
+    tournaments.create(
+        staffed.db,
+        staffed.store,
+        "refer",
+        "REFER9",
+        "single",
+        "Referral",
+        rulebook="nsa-1998",  # its referral rule (NSA I.B) is cited
+        off_rulebook="a tiny list standing in for OWL",
+    )
     return kiosks.add(staffed.db, "table-9", "refer")
 
 

@@ -30,7 +30,9 @@ pytestmark = pytest.mark.usefixtures("fast_hashes")  # cheap password hashes for
 @pytest.fixture
 def staffed(staffed):
     """The NWL division under the NASPA rulebook (NASPA 6.2 applies there only)."""
-    tournaments.update(staffed.db, staffed.setup.store, NWL, rulebook="naspa")
+    tournaments.update(
+        staffed.db, staffed.setup.store, NWL, rulebook="naspa", off_rulebook="a tiny test list"
+    )
     return staffed
 
 
@@ -100,7 +102,10 @@ def test_naspa_6_2_only_where_the_table_is_known(staffed):
 @pytest.mark.parametrize("book", [None, "wespa", "nsa-1998", "school-2011", "msa"])
 def test_naspa_6_2_is_naspas_only(staffed, book):
     """No look-up flag and no 10-point penalty at an event under another rulebook (or none)."""
-    tournaments.update(staffed.db, staffed.setup.store, NWL, rulebook=book or "none")
+    off = "a tiny test list" if book else None
+    tournaments.update(
+        staffed.db, staffed.setup.store, NWL, rulebook=book or "none", off_rulebook=off
+    )
     staffed.challenge(["QI"], **GAME)
     second = staffed.challenge(["ZAX"], **GAME)
     assert second.flag is None
@@ -113,7 +118,9 @@ def test_two_tournaments_challenges_are_never_linked(staffed):
 
     staffed.challenge(["QI"], **GAME)
     kiosks.move(staffed.db, staffed.setup.nwl.kiosk.name, "spring-csw")
-    tournaments.update(staffed.db, staffed.setup.store, "spring-csw", rulebook="naspa")
+    tournaments.update(
+        staffed.db, staffed.setup.store, "spring-csw", rulebook="naspa", off_rulebook="tiny list"
+    )
     assert staffed.challenge(["CH"], **GAME).flag is None
 
 

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from adjudicator.judging.rules import RULES, consequence, get_rule
+from adjudicator.judging.rules import RULES, consequence, get_rule, waived_consequence
 from adjudicator.judging.verdict import Verdict
 from adjudicator.judging.verdict_wording import rule_phrase, verdict_phrases
 from adjudicator.record.journal_entry import Entry
@@ -89,8 +89,10 @@ def test_every_rules_phrase_is_its_english_title(rule):
     assert _english(rule_phrase(get_rule(rule))) == get_rule(rule).title
 
 
-def _row_of(rule: str, **options) -> Entry:
+def _row_of(rule: str, waived: bool = False, **options) -> Entry:
     result = consequence(get_rule(rule), Verdict.ACCEPTABLE, 2, 0, **options)
+    if waived:
+        result = waived_consequence(get_rule(rule), "NSA VI.C", named=True)
     return Entry(
         1, "now", "challenge", "open", "k1", "NWL", "f" * 64, 10, rule, ("QI", "ZA"), 2,
         "ACCEPTABLE", result.text, penalty=result.penalty_json(),

@@ -38,6 +38,7 @@ ACCESS: dict[tuple[str, str], frozenset[str]] = {
     ("POST", "/api/v1/kiosk/receipt-qr"): KIOSKS,
     ("POST", "/api/v1/adjudications"): KIOSKS,
     ("POST", "/api/v1/spell"): KIOSKS,
+    ("GET", "/api/v1/table"): KIOSKS,  # the kiosk's game as TSH pairs it (404: none)
     # other methods on the adjudications endpoint: 405 for everyone
     **{(m, "/api/v1/adjudications"): EVERYONE for m in ("GET", "PUT", "PATCH", "DELETE")},
     **{
@@ -73,6 +74,7 @@ ACCESS: dict[tuple[str, str], frozenset[str]] = {
     ("GET", "/director/kiosks"): DIRECTOR_ONLY,
     ("POST", "/director/kiosks"): DIRECTOR_ONLY,
     ("POST", "/director/kiosks/sheet"): DIRECTOR_ONLY,  # a printable page of pairing codes
+    ("GET", "/director/kiosks/sheet.css"): DIRECTOR_ONLY,  # its stylesheet
     ("POST", "/director/kiosks/<name>/pair"): DIRECTOR_ONLY,
     ("POST", "/director/kiosks/<name>/revoke"): DIRECTOR_ONLY,
     ("POST", "/director/kiosks/<name>/move"): DIRECTOR_ONLY,
@@ -83,6 +85,7 @@ ACCESS: dict[tuple[str, str], frozenset[str]] = {
     ("POST", "/director/flags/<int:adjudication_id>/dismiss"): DIRECTOR_ONLY,
     ("POST", "/director/journal/<int:adjudication_id>/revoke-void"): DIRECTOR_ONLY,
     ("POST", "/director/tournaments/<slug>/rulebook"): DIRECTOR_ONLY,
+    ("POST", "/director/tournaments/<slug>/language"): DIRECTOR_ONLY,
     ("POST", "/director/journal/<int:adjudication_id>/void"): DIRECTOR_ONLY,
     ("POST", "/director/ruling"): DIRECTOR_ONLY,
     ("POST", "/director/checkpoint"): DIRECTOR_ONLY,

@@ -685,8 +685,12 @@ def test_a_code_that_cannot_pair_is_400_with_a_message(app, setup, case):
     response = submit_pairing_code(browser, code)
     assert response.status_code == 400
     html = response.get_data(as_text=True)
-    assert "not valid, was already used, or has expired" in html
-    assert "Ask the director" in html
+    if case == "expired":  # the right code, past its time: say so, and when
+        assert "This card&#39;s code expired at 2000-01-01 " in html
+        assert "Ask the director for a new card." in html
+    else:
+        assert "not valid, was already used, or has expired" in html
+        assert "Ask the director" in html
     assert response.headers.get("Set-Cookie") is None
     assert 'id="word-input"' not in browser.get("/").get_data(as_text=True)
 

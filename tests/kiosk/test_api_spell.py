@@ -79,7 +79,7 @@ def test_problems_name_the_word_and_the_character_without_a_400(client, setup):
         "typed": "whisky",
         "problem": body["words"][1]["problem"],
         "shown_problem": (  # as the kiosk says it, in the language it asks in
-            "Word 2 ('whisky') has “w” at position 1, which the spanish alphabet's tiles do not "
+            "Word 2 ('whisky') has “w” at position 1, which the Spanish alphabet's tiles do not "
             "spell: type a blank as the letter it stands for, and a tile of several letters in "
             "brackets, such as [CH]."
         ),

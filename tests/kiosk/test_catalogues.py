@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from babel.messages.extract import extract_from_dir
+from babel.messages.frontend import parse_mapping_cfg
 from babel.messages.mofile import read_mo, write_mo
 from babel.messages.pofile import read_po
 
@@ -25,13 +26,8 @@ FIELD = re.compile(r"\{[a-z_]*\}|%\([a-z_]+\)s")
 
 def _extracted() -> set[str]:
     """The msgids in the code and templates now, as `make translations` extracts them."""
-    method_map, options_map = [], {}
-    section = None
-    for line in (ROOT / "babel.cfg").read_text().splitlines():
-        match = re.fullmatch(r"\[(\w+): (.+)\]", line.strip())
-        if match:
-            section = (match.group(2), match.group(1))
-            method_map.append(section)
+    with open(ROOT / "babel.cfg") as config:  # its [extractors] too (the alphabets' titles)
+        method_map, options_map = parse_mapping_cfg(config)
     found = set()
     for _file, _line, message, _comments, _context in extract_from_dir(
         str(ROOT), method_map, options_map, keywords=KEYWORDS
@@ -53,6 +49,7 @@ def test_the_languages_offered_are_the_catalogues_shipped():
 def test_there_is_something_to_translate():
     messages = _extracted()
     assert {"ACCEPTABLE", "the play stands"} <= messages
+    assert {"Catalan", "French", "Polish", "Spanish", "English"} <= messages  # alphabets' titles
     assert len(messages) > 20
 
 

@@ -3,11 +3,12 @@ uploads, tournaments, kiosks, the journal view, rate limits, revocation and the 
 
 from __future__ import annotations
 
-import base64
+import html
 import json
 import os
 import sqlite3
 import stat
+import urllib.parse
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -24,6 +25,8 @@ from support.director import (
     csrf_token,
     login,
     post_form,
+    press,
+    upload_list,
 )
 from support.hall import CSW, NWL, build_setup, make_app, submit_pairing_code
 from support.sessions import session_contents
@@ -161,17 +164,7 @@ def test_passwords_are_stored_as_argon2_hashes_only(staffed):
 # ---------- uploads ----------
 
 
-def _upload(client, body: bytes, name: str = "NEW", filename: str = "words.txt", **extra):
-    from io import BytesIO
-
-    data = {"file": (BytesIO(body), filename), "name": name, "format": "auto", **extra}
-    return post_form(
-        client,
-        "/director/lexicons/import",
-        data,
-        page="/director/lexicons",
-        content_type="multipart/form-data",
-    )
+_upload = upload_list
 
 
 def _uploads_left(staffed) -> list:
@@ -184,12 +177,14 @@ def _uploads_left(staffed) -> list:
 def test_an_upload_in_another_alphabet(staffed, home):
     director = staffed.director()
     form = director.get("/director/lexicons").get_data(as_text=True)
-    assert '<select id="alphabet" name="alphabet"><option>english</option>' in form
+    assert '<select id="alphabet" name="alphabet"><option value="english">English (english)' in form
     response = _upload(director, "żółw\ngęś\n".encode(), name="PL", alphabet="polish")
     page = response.get_data(as_text=True)
     assert response.status_code == 201 and "alphabet:    polish (A Ą B" in page
     assert staffed.store.manifest("PL").get_alphabet().name == "polish"
-    assert '<td data-label="Alphabet">polish</td>' in page  # each lexicon's alphabet
+    assert '<td data-label="Alphabet">Polish</td>' in page  # each lexicon's alphabet
+    polish_page = director.get("/director/lexicons", headers={"Accept-Language": "pl"})
+    assert '<td data-label="Alfabet">polski</td>' in polish_page.get_data(as_text=True)
     refused = _upload(director, "żółw\n".encode(), name="PL2")  # english by default
     assert refused.status_code == 400 and "--alphabet NAME" in refused.get_data(as_text=True)
     unknown = _upload(director, b"qi\n", name="X", alphabet="klingon")
@@ -260,9 +255,16 @@ def test_changing_a_tournaments_lexicon_needs_a_confirmation(staffed):
     done = post_form(
         director,
         f"/director/tournaments/{NWL}/apply",
-        {"lexicon": "TINY-CSW", "fingerprint": csw.fingerprint, "rule": "double", "title": "X"},
+        {
+            "lexicon": "TINY-CSW",
+            "fingerprint": csw.fingerprint,
+            "pin": csw.current_pin,
+            "rule": "double",
+            "title": "X",
+        },
         follow_redirects=True,
     )
+    assert f'id="new-lexicon-pin">{csw.current_pin}<' in page
     assert "now judges with TINY-CSW" in done.get_data(as_text=True)
     changed = tournaments.get(staffed.db, NWL)
     assert (changed.lexicon, changed.lexicon_fingerprint, changed.rule) == (
@@ -286,6 +288,29 @@ def test_a_lexicon_reimported_after_the_confirmation_is_not_applied(staffed):
     assert tournaments.get(staffed.db, NWL).lexicon == "TINY-NWL"
 
 
+def test_a_referral_rule_changed_after_the_confirmation_is_not_applied(staffed):
+    """The same words with another referral rule: the pin the director confirmed is not the
+    lexicon's any more."""
+    director = staffed.director()
+    confirmed = staffed.store.manifest("TINY-CSW")
+    words = WordSet.of(staffed.store.open("TINY-CSW"))
+    staffed.store.save("TINY-CSW", words, refer_longer_than=4)
+    assert staffed.store.manifest("TINY-CSW").fingerprint == confirmed.fingerprint
+    done = post_form(
+        director,
+        f"/director/tournaments/{NWL}/apply",
+        {
+            "lexicon": "TINY-CSW",
+            "fingerprint": confirmed.fingerprint,
+            "pin": confirmed.current_pin,
+            "rule": "double",
+        },
+        follow_redirects=True,
+    )
+    assert "changed after you confirmed" in done.get_data(as_text=True)
+    assert tournaments.get(staffed.db, NWL).lexicon == "TINY-NWL"
+
+
 def test_creating_a_tournament(staffed):
     director = staffed.director()
     post_form(
@@ -303,6 +328,25 @@ def test_creating_a_tournament(staffed):
     assert "Invalid tournament slug" in bad.get_data(as_text=True)
 
 
+def test_the_tournaments_page_creates_a_tournament_in_a_language_and_changes_it(staffed):
+    director = staffed.director()
+    created = {"slug": "otono", "lexicon": "TINY-CSW", "rule": "double", "language": "es"}
+    post_form(director, "/director/tournaments", created)
+    assert tournaments.get(staffed.db, "otono").language == "es"
+    page = press(director, "/director/tournaments", f"/director/tournaments/{NWL}/language",
+                 {"language": "pl"})  # fmt: skip
+    assert tournaments.get(staffed.db, NWL).language == "pl"
+    assert f"Tournament {NWL}: its kiosks now speak Polski (pl)." in page
+    assert '<option value="pl" selected>Polski (pl)</option>' in page
+    assert staffed.kiosk_browser().get("/").get_data(as_text=True).startswith(
+        "<!doctype html>\n<html lang=\"pl\""
+    )  # its kiosk's next page speaks Polish
+    refused = press(director, "/director/tournaments", f"/director/tournaments/{NWL}/language",
+                    {"language": "tlh"})  # fmt: skip
+    assert "No kiosk translation for language &#39;tlh&#39;" in refused
+    assert tournaments.get(staffed.db, NWL).language == "pl"  # unchanged
+
+
 # ---------- kiosks ----------
 
 
@@ -313,14 +357,36 @@ def test_enrol_a_kiosk_with_a_pairing_code_and_qr(staffed):
     assert response.status_code == 200 and 'id="pairing-code"' in page
     code = page.split('id="pairing-code">')[1].split("<")[0]
     assert f"/pair#{code}" in page  # after '#': the server never sees it in a URL
-    qr = page.split('id="pairing-qr"')[0].rsplit('src="data:image/svg+xml;base64,', 1)[1]
-    svg = base64.b64decode(qr.split('"')[0])
-    assert b"<svg" in svg and code.encode() not in svg  # an image, not text
+    qr = page.split('id="pairing-qr"')[0].rsplit('src="data:image/svg+xml;charset=utf-8,', 1)[1]
+    svg = urllib.parse.unquote(html.unescape(qr.split('"')[0]))
+    assert svg.startswith("<svg") and "viewBox='0 0 " in svg  # drawn by segno, scaled by size
+    assert code not in svg  # an image, not text
     assert code not in json.dumps(session_contents(staffed.app, director))  # nor in the cookie
     # the code pairs a browser
     browser = staffed.client()
     assert submit_pairing_code(browser, code).status_code == 302
     assert browser.get("/api/v1/kiosk").json["kiosk"] == "table-7"
+
+
+def test_kiosks_are_listed_by_their_numbers_on_every_page(staffed):
+    for name in ("table-10", "table-3", "table-20", "table-11"):
+        kiosks.add(staffed.db, name, NWL)
+    in_order = ["table-1", "table-2", "table-3", "table-10", "table-11", "table-20"]
+    director = staffed.director()
+    page = director.get("/director/kiosks").get_data(as_text=True)
+    assert _order(page, [f'id="kiosk-{name}"' for name in in_order]) == in_order
+    journal_page = director.get("/director/journal").get_data(as_text=True)
+    assert _order(journal_page, [f'<option value="{name}"' for name in in_order]) == in_order
+    overview = director.get("/director/").get_data(as_text=True)
+    nwl_kiosks = [name for name in in_order if name != "table-2"]  # table-2 is CSW's
+    assert _order(overview, [f'id="overview-kiosk-{name}"' for name in nwl_kiosks]) == nwl_kiosks
+
+
+def _order(page: str, marks: list[str]) -> list[str]:
+    """The names whose marks the page holds, in the order the page shows them."""
+    found = sorted((page.index(mark), mark) for mark in marks)
+    return [mark.split('"')[1].removeprefix("kiosk-").removeprefix("overview-kiosk-")
+            for _, mark in found]  # fmt: skip
 
 
 def test_revoke_is_immediate_for_token_and_paired_browser(staffed):

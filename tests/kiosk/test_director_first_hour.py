@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from adjudicator.hall import hall_status
 
 from support.hall import NWL, submit_pairing_code
@@ -90,6 +92,47 @@ def test_bad_tables_on_the_kiosks_page_flash_what_to_type(staffed):
     )
     assert reply.status_code == 200
     assert "the smaller number first" in reply.get_data(as_text=True)
+
+
+@pytest.mark.parametrize("hours", ["0", "-3", "721", "99999999999999999999", "two"])
+def test_bad_hours_on_the_kiosks_page_flash_what_to_type_and_enrol_nothing(staffed, hours):
+    director = staffed.director()
+    page = director.get("/director/kiosks").get_data(as_text=True)
+    assert 'id="sheet-hours" name="valid_hours" type="number"' in page and 'value="72"' in page
+    token = re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
+    reply = director.post(
+        "/director/kiosks/sheet",
+        data={"tournament": NWL, "tables": "1-2", "valid_hours": hours, "csrf_token": token},
+        headers={"Accept-Language": "pl"},
+        follow_redirects=True,
+    )
+    assert reply.status_code == 200
+    said = reply.get_data(as_text=True)
+    assert "Kody arkusza są ważne od 1 do 720 pełnych godzin (30 dni), np. 72" in said
+    assert f"{NWL} table 1" not in said  # nothing enrolled
+
+
+def test_the_kiosks_page_prints_codes_valid_for_the_hours_asked(staffed):
+    from datetime import datetime, timedelta
+
+    director = staffed.director()
+    page = director.get("/director/kiosks").get_data(as_text=True)
+    token = re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
+    before = datetime.now().astimezone().replace(second=0, microsecond=0)
+    sheet = director.post(
+        "/director/kiosks/sheet",
+        data={"tournament": NWL, "tables": "1-3", "valid_hours": "5", "csrf_token": token},
+    ).get_data(as_text=True)
+    shown = set(re.findall(r'<p class="expires">Valid until ([\d-]+ [\d:]+) ', sheet))
+    assert len(shown) == 1
+    expires = datetime.strptime(shown.pop(), "%Y-%m-%d %H:%M").astimezone()
+    assert before + timedelta(hours=5) <= expires <= before + timedelta(hours=5, minutes=2)
+    assert '<link rel="stylesheet" href="/director/kiosks/sheet.css">' in sheet
+    assert "<style" not in sheet and " style=" not in sheet
+    style = director.get("/director/kiosks/sheet.css")
+    assert style.status_code == 200 and style.mimetype == "text/css"
+    assert ".table-card" in style.get_data(as_text=True)
+    assert staffed.client().get("/director/kiosks/sheet.css").status_code in (302, 303, 401)
 
 
 def test_pairing_links_on_the_directors_pages_point_at_the_hall(staffed, home, monkeypatch):

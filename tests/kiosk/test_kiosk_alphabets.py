@@ -139,7 +139,7 @@ def kiosk(browser, home: Home, server: Server) -> Iterator:
 def test_polish_words_typed_with_the_tile_row_and_judged(kiosk):
     k = kiosk("pl", "stol-1")
     page = k.page
-    assert page.inner_text("#lexicon-alphabet").strip() == "· polish tiles"
+    assert page.inner_text("#lexicon-alphabet").strip() == "· Polish tiles"
     assert page.locator("#tile-row .tile-key").all_inner_texts() == list("ĄĆĘŁŃÓŚŹŻ")
     assert page.locator("#tile-help").is_visible()
     k.box.focus()
@@ -173,7 +173,7 @@ def test_polish_words_typed_with_the_tile_row_and_judged(kiosk):
     k.box.fill("kot quiz")
     assert k.hint() == (
         "Word 2 (\u201cquiz\u201d) has the letter \u201cq\u201d (U+0071), which is not one of "
-        "the polish tiles at position 1: use the polish tiles only: A to Z without Q, V and X, "
+        "the Polish tiles at position 1: use the Polish tiles only: A to Z without Q, V and X, "
         "and Ą Ć Ę Ł Ń Ó Ś Ź Ż. Type a blank as the letter it stands for. Nothing is judged "
         "until it is fixed."
     )
@@ -186,7 +186,7 @@ def test_polish_words_typed_with_the_tile_row_and_judged(kiosk):
 def test_spanish_digraphs_are_one_tile_and_the_players_choose_the_split(kiosk):
     k = kiosk("es", "mesa-1")
     page = k.page
-    assert page.inner_text("#lexicon-alphabet").strip() == "· spanish tiles"
+    assert page.inner_text("#lexicon-alphabet").strip() == "· Spanish tiles"
     assert page.locator("#tile-row .tile-key").all_inner_texts() == ["CH", "LL", "Ñ", "RR"]
     k.box.focus()
     page.keyboard.type("chat camión a")
@@ -245,7 +245,7 @@ def test_spanish_refusals_name_the_character_and_nothing_is_judged(kiosk):
     assert k.chips() == [["CH", "I", "C", "O"]]
     assert k.hint().startswith(
         "Word 2 (\u201cwhisky\u201d) has the letter \u201cw\u201d (U+0077), which is not one "
-        "of the spanish tiles at position 1"
+        "of the Spanish tiles at position 1"
     )
     # the server reads what the characters alone cannot tell: an unclosed bracket
     k.box.fill("[ch ")
@@ -343,7 +343,7 @@ def test_the_kiosk_reads_typed_words_afresh_when_the_alphabet_changes(kiosk, hom
     assert k.chips() == [["CH", "I", "C", "O"], ["A", "Ñ", "O"]]
     home.cli("tournament", "set", "switch", "--lexicon", "PL-T")
     page.wait_for_selector("#tile-row .tile-key[data-tile='\u0104']", timeout=15_000)
-    assert page.inner_text("#alphabet-name") == "polish"
+    assert page.inner_text("#alphabet-name") == "Polish"  # an English kiosk
     assert k.chips() == [list("CHICO")]  # one letter, one tile; and no Ñ in Polish:
     assert k.box.input_value() == "año "
     assert k.hint().startswith("Word 2 (\u201caño\u201d) has the letter \u201cñ\u201d")
@@ -395,7 +395,7 @@ def test_the_debian_polish_list_through_its_recipe(kiosk, home: Home):
     k = kiosk("pl-debian", "stol-debian")
     page = k.page
     assert page.inner_text("#lexicon-name") == "PL-DEBIAN"
-    assert page.inner_text("#alphabet-name") == "polish"
+    assert page.inner_text("#alphabet-name") == "Polish"  # an English kiosk
     k.box.focus()
     k.tap_tile("Ź")
     page.keyboard.type("d")

@@ -15,6 +15,7 @@ from support.browser import (
     TABLET,
     Home,
     off_screen,
+    pair_page,
     save_screenshot,
     wait_until,
 )
@@ -36,7 +37,15 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Home:
     home.tournament("dingle-open", "TINY", "dingle", "Dingle Open")
     home.tournament("double-open", "TINY", "double", "Double Open")
     home.tournament("school-open", "TINY", "double", "School Open")
-    home.cli("tournament", "set", "school-open", "--rulebook", "school-2011")
+    home.cli(
+        "tournament",
+        "set",
+        "school-open",
+        "--rulebook",
+        "school-2011",
+        "--off-rulebook",
+        "tiny list",
+    )
     return home
 
 
@@ -115,6 +124,22 @@ def test_wespa_3_10_15_c_i_dingle_on_a_tablet(tablet):
     third = judge(page, "XI", challenger="Ann")
     assert "Unsuccessful challenge number 3 by the challenger" in third["consequence"]
     save_screenshot(page, "kiosk-game-dingle-third")
+
+
+def test_a_tablet_seated_at_a_table_keeps_its_table(home, server, new_page):
+    """A kiosk the director seated at table 6 (`kiosk add --table 6`) shows table 6, read-only,
+    and its challenges are table 6's: the players give only the round and who challenges."""
+    code = home.pairing_code("seated-6", "dingle-open", "--table", "6")
+    page = pair_page(new_page(TABLET), server.url, code, link="/pair#")
+    assert page.input_value("#game-table") == "6"
+    assert page.get_attribute("#game-table", "readonly") is not None
+    assert page.evaluate("document.activeElement.id") == "game-round"
+    verdict = judge(page, "QI", round="2", challenger="Cy")
+    assert verdict["game"] == "Round 2 · table 6 · challenger CY"
+    back_to_words(page)
+    page.reload()
+    wait_until(page, "!document.getElementById('game-details').hidden")
+    assert page.input_value("#game-table") == "6"
 
 
 def test_the_api_refuses_a_challenge_without_the_game(tablet):

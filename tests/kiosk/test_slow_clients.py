@@ -1,5 +1,7 @@
-"""Slow clients are timed out (issue 22, item 8): six connections trickling their headers a byte
-at a time must not hold /healthz on a server with four request threads, and are disconnected."""
+"""Slow clients are timed out over plain HTTP (`adjudicator serve`; issue 22, item 8, and issue
+26): connections trickling their headers a byte at a time, and kept-alive ones sending half a
+request, must not hold /healthz on a server with four request threads, and are disconnected; a
+flood of silent connections past the worker's open-file limit neither kills nor spins it."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import time
 import pytest
 
 from support.servers import Server, get, prepare_home
+from support.slow_clients import SlowClients, plain_connector
 
 pytestmark = pytest.mark.slow
 
@@ -54,3 +57,60 @@ def test_trickling_headers_are_cut_and_healthz_answers(tmp_path):
     for how, answer, after in outcome.values():
         assert how == "cut" and after < 10, (how, after)  # the headers would take 110 s
         assert answer == b"", answer  # no answer to a request never finished
+
+
+def test_half_requests_on_kept_alive_connections_are_closed_at_the_deadline(tmp_path):
+    home = prepare_home(tmp_path / "home")
+    env = {"ADJUDICATOR_THREADS": "4", "ADJUDICATOR_HEADER_TIMEOUT_SECONDS": "2"}
+    with Server(home, workers=1, env=env) as server:
+        connect = plain_connector("127.0.0.1", server.port)
+        with SlowClients(connect, tricklers=8, half_requests=8) as attack:
+            time.sleep(1.0)
+            waits = []
+            for _ in range(6):
+                started = time.monotonic()
+                status, _ = get(server.url + "/healthz", timeout=15)
+                waits.append(time.monotonic() - started)
+                assert status == 200
+                time.sleep(0.5)
+    assert max(waits) < 1.0, waits  # 16 slow clients, 4 threads: none of them held
+    assert not attack.answered and not attack.failures, (attack.answered, attack.failures)
+    assert len(attack.half_request_cuts) >= 8
+    assert max(attack.half_request_cuts) < 4.0, attack.half_request_cuts
+    assert max(attack.trickle_cuts) < 4.0, attack.trickle_cuts
+
+
+class FewFilesServer(Server):
+    """`adjudicator serve` allowed only 300 open files (soft and hard)."""
+
+    def command(self) -> list[str]:
+        return ["prlimit", "--nofile=300:300", *super().command()]
+
+
+def test_a_flood_of_silent_connections_never_runs_the_worker_out_of_files(tmp_path):
+    home = prepare_home(tmp_path / "home")
+    env = {"ADJUDICATOR_THREADS": "4", "ADJUDICATOR_HEADER_TIMEOUT_SECONDS": "2"}
+    with FewFilesServer(home, workers=1, env=env) as server:
+        pids = worker_pids(server)
+        flood = []
+        for _ in range(600):  # twice what the worker may open: the rest wait in the backlog
+            flood.append(socket.create_connection(("127.0.0.1", server.port), timeout=10))
+        time.sleep(3)
+        started = time.monotonic()
+        status, body = get(server.url + "/healthz", timeout=30)  # behind the flood's backlog
+        waited = time.monotonic() - started
+        for sock in flood:
+            sock.close()
+        time.sleep(1)
+        status_after, _ = get(server.url + "/healthz", timeout=5)
+        assert worker_pids(server) == pids  # the worker neither died nor was replaced
+    assert status == 200 and waited < 15, (status, waited)
+    assert status_after == 200
+    log = server.read_log()
+    assert "Too many open files" not in log and "Traceback" not in log, log[-3000:]
+
+
+def worker_pids(server: Server) -> set[int]:
+    """The gunicorn master's children, its workers (prlimit and `serve` exec it: one pid)."""
+    pid = server.process.pid
+    return {int(child) for child in open(f"/proc/{pid}/task/{pid}/children").read().split()}

@@ -11,7 +11,7 @@ import pytest
 from adjudicator.hall import kiosks, tournaments
 
 from support.director import post_form
-from support.hall import NWL
+from support.hall import CSW, NWL
 
 
 def _lang(page: str) -> str:
@@ -62,6 +62,11 @@ def test_an_unknown_language_sets_nothing(staffed):
 
 
 def test_a_second_opinion_is_given_in_the_judges_language(staffed):
+    from adjudicator.hall import tournaments
+
+    tournaments.update(
+        staffed.db, staffed.store, NWL, rulebook="wespa", off_rulebook="a tiny test list"
+    )
     first = staffed.challenge(["QI", "ZA"])
     judge = staffed.judge()
     judge.get("/language/fr?next=/judge/")
@@ -116,7 +121,8 @@ def test_the_director_creates_a_tournament_in_a_language_and_pairs_its_kiosks_in
     assert created.status_code == 302
     assert tournaments.get(staffed.db, "open-fr").language == "fr"
     page = director.get("/director/tournaments").get_data(as_text=True)
-    assert '<td data-label="Language">fr</td>' in page
+    row = page.split('id="tournament-open-fr"')[1].split("</tr>")[0]
+    assert '<option value="fr" selected>Français (fr)</option>' in row  # the language it speaks
     enrolled = post_form(
         director,
         "/director/kiosks",
@@ -156,10 +162,10 @@ def test_the_pairing_sheet_speaks_the_tournaments_language(staffed):
 @pytest.mark.parametrize(
     ("accept", "said"),
     [
-        ("fr", "La borne %s juge désormais pour %s."),
-        ("pl", "Stanowisko %s rozstrzyga teraz dla turnieju %s."),
-        ("es", "El terminal %s juzga ahora para %s."),
-        ("ca", "El terminal %s jutja ara per a %s."),
+        ("fr", "La borne %s juge désormais pour %s. Son code d&#39;appairage"),
+        ("pl", "Stanowisko %s rozstrzyga teraz dla turnieju %s. Jego kod parowania"),
+        ("es", "El terminal %s juzga ahora para %s. Su código de vinculación"),
+        ("ca", "El terminal %s jutja ara per a %s. El seu codi de vinculació"),
     ],
 )
 def test_a_directors_flash_message_is_said_in_the_pages_language(staffed, accept, said):
@@ -168,13 +174,13 @@ def test_a_directors_flash_message_is_said_in_the_pages_language(staffed, accept
     moved = post_form(
         director,
         f"/director/kiosks/{name}/move",
-        {"tournament": NWL},
+        {"tournament": CSW},
         page="/director/kiosks",
         headers={"Accept-Language": accept},
         follow_redirects=True,
     )
     assert moved.status_code == 200
-    assert said % (name, NWL) in moved.get_data(as_text=True)
+    assert said % (name, CSW) in moved.get_data(as_text=True)
 
 
 def test_the_overview_and_journal_say_counts_with_the_languages_plurals(staffed):

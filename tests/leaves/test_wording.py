@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from adjudicator import wording
 from adjudicator.hall.journal_review import FilterError, parse_time
 from adjudicator.wording import plural, utc_time
 
@@ -66,3 +67,20 @@ def test_a_time_in_another_form_is_refused_with_the_form_to_use(typed):
 
 def test_no_time_is_no_filter():
     assert parse_time("") is None and parse_time(None) is None and parse_time("  ") is None
+
+
+def test_names_sort_by_their_numbers_as_people_count():
+    names = ["table 10", "table 2", "Table 1", "table 02x", "table 2a", "hall", "10", "9", "a9b10"]
+    assert sorted(names, key=wording.natural_key) == [
+        "9", "10", "a9b10", "hall", "Table 1", "table 2", "table 2a", "table 02x", "table 10",
+    ]  # fmt: skip
+
+
+def test_a_phrase_writes_its_numbers_and_says_its_phrases_in_one_language():
+    english = "{count} tiles of the {name} alphabet, {flag}"
+    phrase = wording.Phrase.of(english, count=279496, name=wording.Phrase("Polish"), flag=True)
+    polish = {"Polish": "polski", english: "{count} płytek (alfabet {name}), {flag}"}
+    grouped = lambda n: f"{n:,}".replace(",", "\xa0")  # noqa: E731 - as Babel writes Polish
+    said = phrase.render(lambda text: polish.get(text, text), None, grouped)
+    assert said == "279\xa0496 płytek (alfabet polski), True"  # a bool is no number
+    assert phrase.render(lambda text: text, None) == "279496 tiles of the Polish alphabet, True"

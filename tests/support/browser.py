@@ -110,9 +110,10 @@ class Home:
         )
         return slug
 
-    def pairing_code(self, kiosk: str, tournament: str) -> str:
-        """Enrol a kiosk and return its one-time pairing code, parsed from the pairing link."""
-        out = self.cli("kiosk", "add", kiosk, "--tournament", tournament)
+    def pairing_code(self, kiosk: str, tournament: str, *options: str) -> str:
+        """Enrol a kiosk (with `options` such as "--table", "6") and return its one-time
+        pairing code, parsed from the pairing link."""
+        out = self.cli("kiosk", "add", kiosk, "--tournament", tournament, *options)
         match = PAIRING_LINK.search(out)
         assert match, f"no pairing link in: {out}"
         return match.group(1)

@@ -140,3 +140,17 @@ def ruling(run, adjudication, verdict: str, reason: str, *words: str, flags: tup
     return run(
         "ruling", str(adjudication), "--verdict", verdict, "--reason", reason, *flags, *words_args
     )
+
+
+def upload_list(client: FlaskClient, body: bytes, name: str = "NEW", **extra):
+    """Upload a word list on the director's Lexicons page (`extra`: more form fields)."""
+    from io import BytesIO
+
+    data = {"file": (BytesIO(body), "words.txt"), "name": name, "format": "auto", **extra}
+    return post_form(
+        client,
+        "/director/lexicons/import",
+        data,
+        page="/director/lexicons",
+        content_type="multipart/form-data",
+    )

@@ -46,9 +46,11 @@ def as_nobody_argv(*argv: str) -> list[str]:
     ]
 
 
-def cli(home: Path, *args: str, env: dict | None = None, stdin: str | None = None) -> str:
-    """Run `python -m adjudicator ARGS` with ADJUDICATOR_HOME=home; return stdout, fail loudly."""
-    done = subprocess.run(
+def run_cli(
+    home: Path, *args: str, env: dict | None = None, stdin: str | None = None
+) -> subprocess.CompletedProcess:
+    """Run `python -m adjudicator ARGS` with ADJUDICATOR_HOME=home: its exit code and output."""
+    return subprocess.run(
         [sys.executable, "-m", "adjudicator", *args],
         env={**os.environ, "ADJUDICATOR_HOME": str(home), **(env or {})},
         input=stdin,
@@ -56,6 +58,11 @@ def cli(home: Path, *args: str, env: dict | None = None, stdin: str | None = Non
         text=True,
         timeout=60,
     )
+
+
+def cli(home: Path, *args: str, env: dict | None = None, stdin: str | None = None) -> str:
+    """Run `python -m adjudicator ARGS` with ADJUDICATOR_HOME=home; return stdout, fail loudly."""
+    done = run_cli(home, *args, env=env, stdin=stdin)
     if done.returncode != 0:
         raise RuntimeError(f"adjudicator {' '.join(args)} failed: {done.stderr}")
     return done.stdout

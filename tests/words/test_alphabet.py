@@ -143,7 +143,7 @@ def test_refusals_name_the_character_and_its_position(alphabet, typed, named):
     with pytest.raises(SpellingError) as caught:
         alphabet.spell(typed)
     assert named in caught.value.problem
-    assert caught.value.allowed == alphabet.allowed_text()
+    assert caught.value.allowed == alphabet.allowed_text(caught.value.example)
 
 
 def test_what_the_alphabet_allows_is_said():

@@ -148,3 +148,48 @@ def _error_in(alphabet, typed) -> str:
 def test_a_huge_word_in_another_alphabet_is_refused_without_spelling_it_out():
     message = _error_in(SPANISH, "ch" * 5000)
     assert "has 10000 characters: no word on a 15 x 15 board has more than 15 tiles" in message
+
+
+# The refusal's example is the tile the typing reached for (issue 28, item 5): Catalan XYZ has
+# the Y of NY, so the hint shows [NY], never the alphabet's first tile of several letters.
+@pytest.mark.parametrize(
+    ("alphabet", "typed", "example"),
+    [
+        ("catalan", "xyz", "NY"),  # Y is only part of NY
+        ("catalan", "qa", "QU"),  # Q is only part of QU
+        ("catalan", "coŀ", "L·L"),  # Ŀ without its L, read as no tile: the tile it begins
+        ("catalan", "al·a", "L·L"),  # the middle dot is only part of L·L
+        ("catalan", "[ny", "NY"),  # an unclosed bracket: the tile after it
+        ("catalan", "any]a", "NY"),  # an unopened one: the tile before it
+        ("catalan", "[LL]", "L·L"),  # brackets holding L L: the tile with those letters
+        ("catalan", "kny", "NY"),  # K is no tile: the word's own tile of several letters
+        ("spanish", "[chi]co", "CH"),
+        ("spanish", "ca[rr", "RR"),
+        ("spanish", "ll]ave", "LL"),
+        ("spanish", "[RX]", "RR"),
+        ("spanish-fise", "[ll", "LL"),
+        ("spanish-fise", "pe[rx]o", "RR"),
+        ("spanish-fise", "ch]ico", "CH"),
+        ("polish", "[ąb]", "Ą"),
+        ("polish", "[ęa", "Ę"),
+        ("polish", "ż]ółw", "Ż"),
+        ("french", "[oe]uf", "O"),
+        ("french", "[é", "E"),
+    ],
+)
+def test_the_refusal_shows_the_very_tile_typed(alphabet, typed, example):
+    with pytest.raises(ChallengeInputError) as caught:
+        normalize_challenge(typed, builtin(alphabet))
+    said = caught.value.phrase.render(lambda text: text, None)
+    assert f"such as [{example}]" in said, said
+    if "only part of" in str(caught.value) or builtin(alphabet).multi_tiles:
+        assert f"such as [{example}]" in str(caught.value)  # the English error too
+
+
+@pytest.mark.parametrize("alphabet", ["polish", "french"])
+def test_a_letter_no_tile_spells_gets_no_advice_on_brackets_where_no_tile_needs_them(alphabet):
+    with pytest.raises(ChallengeInputError) as caught:
+        normalize_challenge("xø", builtin(alphabet))
+    said = caught.value.phrase.render(lambda text: text, None)
+    assert "type a blank as the letter it stands for" in said
+    assert "bracket" not in said and "bracket" not in str(caught.value)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -178,6 +179,15 @@ class TestDamage:
 
     def test_manifest_with_another_fingerprint_fails_verify(self, two):
         self._edit_manifest(two, fingerprint="f" * 64)
+        fresh = LexiconStore(two.root)
+        with pytest.raises(LexiconCorrupt, match="fingerprint is ffffffffffff in the manifest"):
+            fresh.verify("MAIN")  # the pin names the field
+        assert fresh.verify("OTHER")
+
+    def test_manifest_with_another_fingerprint_and_pin_fails_verify(self, two):
+        """A forger who pins the forged fingerprint too is caught by the words themselves."""
+        pinned = replace(two.manifest("MAIN"), fingerprint="f" * 64).with_pin()
+        self._edit_manifest(two, fingerprint="f" * 64, pin=pinned.pin, pinned=pinned.pinned)
         fresh = LexiconStore(two.root)
         with pytest.raises(LexiconCorrupt, match="do not have the fingerprint its manifest names"):
             fresh.verify("MAIN")

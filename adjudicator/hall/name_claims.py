@@ -1,0 +1,179 @@
+"""Other devices answering for the hall's name, as the running hall found them, shared with its
+workers.
+
+`adjudicator hall` hears every answer for NAME.local (mdns.py); an answer that carries an address
+not of this machine is another device claiming the name. The supervising process writes what it
+found to hall/name-claims.json in the data home (whole, then renamed: never half a file), and the
+workers, where /healthz and the director's overview run, read it back: a stat per read, the file
+parsed again only when it changed. A file left by a hall that is no longer running is ignored.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import threading
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from adjudicator import settings
+from adjudicator.settings import data_home
+from adjudicator.wording import N_, Phrase, utc_time
+
+MOST_SHOWN = 8
+_NOT_ANNOUNCED = N_(
+    "Another device ({address}) answers for {host} (heard {first} to {last} UTC), so the hall "
+    "does not announce that name: pairing links and sheets point at {url}. Find that device, "
+    "or restart the hall with another --name."
+)
+_ANSWERS_TOO = N_(
+    "Another device ({address}) answers for {host} too (heard {first} to {last} UTC): a tablet "
+    "that opens {host} may reach it instead of the hall. Pairing links and sheets printed from "
+    "now on point at {url}. Find that device, or restart the hall with another --name."
+)
+
+
+@dataclass(frozen=True)
+class OtherDevice:
+    """An address that answered for the hall's name, and when it was first and last heard."""
+
+    address: str
+    first_heard: str  # ISO times, UTC
+    last_heard: str
+
+
+@dataclass(frozen=True)
+class NameClaims:
+    """What the running hall (process `pid`) found about its name."""
+
+    name: str
+    announced: bool  # False: another device answered before the start, so the hall did not
+    url: str  # where pairing links point now
+    others: tuple[OtherDevice, ...]
+    pid: int
+
+    @property
+    def host(self) -> str:
+        return f"{self.name}.local"
+
+    def phrases(self) -> tuple[Phrase, ...]:
+        """One message per other device, for the overview (translated where it is shown)."""
+        text = _ANSWERS_TOO if self.announced else _NOT_ANNOUNCED
+        return tuple(
+            Phrase.of(
+                text,
+                address=other.address,
+                host=self.host,
+                first=utc_time(other.first_heard),
+                last=utc_time(other.last_heard),
+                url=self.url,
+            )
+            for other in self.others
+        )
+
+    def warnings(self) -> list[str]:
+        """The same messages in English: /healthz's `warnings` and the hall's log."""
+        return [phrase.render(_same, None) for phrase in self.phrases()]
+
+
+def others_from(heard: dict[str, tuple[float, float]], own: frozenset[str]):
+    """The devices among `heard` (address -> first, last time heard) that are not this machine,
+    the first heard first (at most MOST_SHOWN: a device answering with a thousand addresses is
+    one conflict, not a thousand lines)."""
+    others = sorted(
+        (first, address, last) for address, (first, last) in heard.items() if address not in own
+    )
+    return tuple(
+        OtherDevice(address, _iso(first), _iso(last))
+        for first, address, last in others[:MOST_SHOWN]
+    )
+
+
+def state_path() -> Path:
+    """hall/name-claims.json in the data home (not made here: a read must cost a stat only)."""
+    return _path_in(settings.get("home"))
+
+
+@functools.lru_cache(maxsize=8)
+def _path_in(home: str) -> Path:
+    return Path(home).expanduser() / "hall" / "name-claims.json"
+
+
+def write(claims: NameClaims) -> None:
+    """Share what the hall found with its workers (written whole, then renamed)."""
+    data_home()  # made if missing
+    path = state_path()
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    data = asdict(claims)
+    tmp.write_text(json.dumps(data, indent=2) + "\n")
+    os.replace(tmp, path)
+
+
+def clear() -> None:
+    """Forget what an earlier run found (at the hall's start and stop)."""
+    try:
+        state_path().unlink()
+    except FileNotFoundError:
+        pass
+
+
+_cache_lock = threading.Lock()
+_cache: tuple[tuple, NameClaims | None] = ((), None)
+
+
+def current() -> NameClaims | None:
+    """What the running hall found about its name; None with no running hall (or no file)."""
+    global _cache
+    path = state_path()
+    try:
+        st = path.stat()
+        signature = (st.st_ino, st.st_mtime_ns, st.st_size)
+    except OSError:
+        return None
+    with _cache_lock:
+        if _cache[0] != signature:
+            _cache = (signature, _read(path))
+        claims = _cache[1]
+    if claims is None or not _running(claims.pid):
+        return None
+    return claims
+
+
+def _read(path) -> NameClaims | None:
+    try:
+        data = json.loads(path.read_text())
+        return NameClaims(
+            name=str(data["name"]),
+            announced=bool(data["announced"]),
+            url=str(data["url"]),
+            others=tuple(
+                OtherDevice(str(o["address"]), str(o["first_heard"]), str(o["last_heard"]))
+                for o in data["others"]
+            ),
+            pid=int(data["pid"]),
+        )
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _running(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # it runs, as another user
+    return True
+
+
+def _iso(moment: float) -> str:
+    return datetime.fromtimestamp(moment, UTC).isoformat(timespec="seconds")
+
+
+def _same(text: str) -> str:
+    return text

@@ -1,0 +1,131 @@
+"""Where a TSH event is read from: a `tourney.js` file, an event folder, or an http(s) URL of
+a published `tourney.js`; and reading it, with what tells the next read whether it changed
+(a file's size and times; a URL's ETag and Last-Modified, sent back so that an unchanged file
+costs the web server a 304)."""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+from adjudicator.hall.tsh import event_folder, tourney_js
+from adjudicator.hall.tsh.event import Event, TshError
+
+MAX_BYTES = 16 * 1024 * 1024  # a tourney.js of a 1,000-player event is a few MB
+FETCH_TIMEOUT_SECONDS = 10
+HTML_JS = Path("html") / "tourney.js"  # where TSH publishes it in an event folder by default
+
+
+@dataclass(frozen=True)
+class Source:
+    """A linked source: `text` as the director gave it (a URL, or the absolute path)."""
+
+    text: str
+    kind: str  # "url", "file" or "folder"
+
+    @property
+    def path(self) -> Path:
+        return Path(self.text)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One read of a source: the event (None when a URL answered 304 Not Modified) and the
+    stamp the next read compares (file times, or the HTTP validators)."""
+
+    event: Event | None
+    stamp: str | None
+
+
+def parse(text: str) -> Source:
+    """The source a director named, or TshError saying what to give instead."""
+    text = (text or "").strip()
+    if not text:
+        raise TshError("Give TSH's tourney.js, the event's folder, or the URL of its tourney.js.")
+    if text.lower().startswith(("http://", "https://")):
+        return Source(text, "url")
+    if "://" in text:
+        raise TshError(f"{text} is not an http(s) URL, a file or a folder.")
+    path = Path(text).expanduser().resolve()
+    if path.is_dir():
+        if any((path / name).is_file() for name in event_folder.CONFIG_NAMES):
+            return Source(str(path), "folder")
+        if (path / HTML_JS).is_file() or (path / "tourney.js").is_file():
+            found = path / HTML_JS if (path / HTML_JS).is_file() else path / "tourney.js"
+            return Source(str(found), "file")
+        event_folder.config_path(path)  # raises, saying what the folder lacks
+    if path.is_file():
+        return Source(str(path), "file")
+    raise TshError(f"There is no file or folder {path}.")
+
+
+def read(source: Source, stamp: str | None = None) -> Reading:
+    """Read the source now. For a URL, `stamp` (the last read's) asks the server for the file
+    only if it changed."""
+    if source.kind == "url":
+        return _fetch(source.text, stamp)
+    before = file_stamp(source)  # taken first: a write during the read makes a new stamp
+    if source.kind == "folder":
+        return Reading(event_folder.read(source.path), before)
+    return Reading(
+        tourney_js.read(event_folder.read_file(source.path, limit=MAX_BYTES), source.path.name),
+        before,
+    )
+
+
+def file_stamp(source: Source) -> str | None:
+    """Size, modification time and inode of each file the event is read from: a changed
+    stamp means the event must be read again. None for a URL."""
+    if source.kind == "url":
+        return None
+    try:
+        paths = event_folder.files(source.path) if source.kind == "folder" else [source.path]
+        parts = []
+        for path in paths:
+            info = path.stat()
+            parts.append(f"{path.name}:{info.st_size}:{info.st_mtime_ns}:{info.st_ino}")
+        return "|".join(parts)
+    except (OSError, TshError) as exc:
+        return f"unreadable:{exc}"
+
+
+class _HttpOnlyRedirects(urllib.request.HTTPRedirectHandler):
+    """Redirects are followed to http(s) URLs only (urllib would follow one to ftp)."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        if not newurl.lower().startswith(("http://", "https://")):
+            raise TshError(f"{req.full_url} redirects to {newurl}: not an http(s) URL.")
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+
+_OPENER = urllib.request.build_opener(_HttpOnlyRedirects)
+
+
+def _fetch(url: str, stamp: str | None) -> Reading:
+    validators = json.loads(stamp) if stamp else {}
+    request = urllib.request.Request(url, headers={"User-Agent": "adjudicator-tsh-link"})
+    if validators.get("etag"):
+        request.add_header("If-None-Match", validators["etag"])
+    if validators.get("last_modified"):
+        request.add_header("If-Modified-Since", validators["last_modified"])
+    try:
+        with _OPENER.open(request, timeout=FETCH_TIMEOUT_SECONDS) as answer:
+            data = answer.read(MAX_BYTES + 1)
+            headers = answer.headers
+    except urllib.error.HTTPError as exc:
+        if exc.code == 304:
+            return Reading(None, stamp)
+        raise TshError(f"{url} answered {exc.code} {exc.reason}.") from None
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        reason = getattr(exc, "reason", None) or exc
+        raise TshError(f"Cannot fetch {url}: {reason}.") from None
+    if len(data) > MAX_BYTES:
+        raise TshError(f"{url} is larger than {MAX_BYTES} bytes: not TSH's tourney.js.")
+    new_stamp = json.dumps(
+        {"etag": headers.get("ETag"), "last_modified": headers.get("Last-Modified")},
+        sort_keys=True,
+    )
+    return Reading(tourney_js.read(data, url), new_stamp)

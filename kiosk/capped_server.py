@@ -1,0 +1,122 @@
+"""Tornado's HTTP server, with at most so many connections open at once.
+
+A laptop can open connections faster than their deadlines close them. Past the process's file
+descriptor limit, every accept fails at once and is tried again at once: a loop spinning and
+an error log flooding. So the worker raises its soft limit to the hard one, and this server
+stops accepting at `limit` open connections (those in their TLS handshake included), leaving
+the rest in the kernel's backlog until the deadlines free places. It takes one connection each
+time the listening socket wakes it, as gunicorn's own workers do, so the workers sharing that
+socket share a burst of connections out among them.
+"""
+
+from __future__ import annotations
+
+import resource
+import socket
+from collections.abc import Callable
+from functools import partial
+
+from tornado.httpserver import HTTPServer
+from tornado.ioloop import IOLoop
+
+RESERVED_FILES = 100  # the journal and its mirror, lexicons, logs, pipes: besides the threads'
+BUSY_DEFER_SECONDS = 0.002  # a busy worker lets an idle one take a new connection first
+FILES_PER_THREAD = 8  # a journal connection per thread, with its -wal and -shm, twice if mirrored
+
+
+def connection_limit(wanted: int, threads: int) -> int:
+    """`wanted` connections, or fewer if the file descriptors would run out first (the soft
+    limit raised to the hard one, as far as it goes)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or hard > soft:
+        target = 1 << 16 if hard == resource.RLIM_INFINITY else min(hard, 1 << 16)
+        if target > soft:
+            try:
+                resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+                soft = target
+            except (ValueError, OSError):
+                pass
+    spare = soft - RESERVED_FILES - FILES_PER_THREAD * threads
+    return max(16, min(wanted, spare))
+
+
+class CappedHTTPServer(HTTPServer):
+    """An HTTPServer that accepts from `listen_on`'s sockets while fewer than `limit` of its
+    connections are open; `closed` is told of each one that closes."""
+
+    def initialize(
+        self,
+        *args,
+        limit: int = 1000,
+        closed: Callable[[], None] | None = None,
+        busy: Callable[[], bool] = lambda: False,
+        **kwargs,
+    ):
+        super().initialize(*args, **kwargs)
+        self.limit = limit
+        self.closed = closed
+        self.busy = busy
+        self.deferred = False
+        self.open = 0
+        self.listening: list[socket.socket] = []
+        self.removers: list[Callable[[], None]] = []
+
+    def listen_on(self, sockets: list[socket.socket]) -> None:
+        """Accept connections from these (already listening) sockets."""
+        self.listening = list(sockets)
+        self._accept()
+
+    def stop_listening(self) -> None:
+        """Accept no more connections (the sockets stay open: they are gunicorn's)."""
+        self.listening = []
+        self._pause()
+
+    def handle_stream(self, stream, address) -> None:
+        self.open += 1
+        super().handle_stream(stream, address)
+        if self.open >= self.limit:
+            self._pause()
+
+    def on_close(self, server_conn) -> None:
+        super().on_close(server_conn)
+        self.open -= 1
+        if self.closed is not None:
+            self.closed()
+        self._resume()
+
+    def _accept(self) -> None:
+        loop = IOLoop.current()
+        for sock in self.listening:
+            sock.setblocking(False)
+            loop.add_handler(sock, self._accept_one, IOLoop.READ)
+            self.removers.append(partial(loop.remove_handler, sock))
+
+    def _accept_one(self, sock: socket.socket, events: int) -> None:
+        """One connection per wake-up, as gunicorn's own workers take them; a worker that
+        has connections already waits BUSY_DEFER_SECONDS first, so one without any, sharing
+        the listening socket, takes it (a burst of connections all into one worker would
+        leave the other's core idle)."""
+        if (self.open or self.busy()) and not self.deferred:
+            self.deferred = True
+            self._pause()
+            IOLoop.current().call_later(BUSY_DEFER_SECONDS, self._resume)
+            return
+        self.deferred = False
+        try:
+            connection, address = sock.accept()
+        except (BlockingIOError, InterruptedError, ConnectionAbortedError):
+            return  # another worker took it, or the client gave up
+        except OSError:  # out of files after all: wait a second rather than spin
+            self._pause()
+            IOLoop.current().call_later(1.0, self._resume)
+            return
+        self._handle_connection(connection, address)
+
+    def _resume(self) -> None:
+        if not self.removers and self.open < self.limit:
+            self._accept()
+
+    def _pause(self) -> None:
+        removers, self.removers = self.removers, []
+        for remove in removers:
+            remove()

@@ -1,0 +1,99 @@
+"""gunicorn's worker for the web app: Tornado's event loop reads requests, threads run the app.
+
+A slow client must cost a file descriptor, never a thread. gunicorn's threaded worker hands a
+connection to a thread once its first byte arrives, and the thread then reads the rest: forty
+clients sending a header byte a second, over TLS, held every thread and /healthz waited. So
+this worker (gunicorn's Tornado worker, `gunicorn.workers.gtornado`, with the app moved off the
+loop) serves with `tornado.httpserver.HTTPServer`:
+
+- the whole request head (the TLS handshake, the request line and the headers) and each wait
+  for the next request on a kept-alive connection must arrive within
+  ADJUDICATOR_HEADER_TIMEOUT_SECONDS (Tornado's `idle_connection_timeout`, which it applies to
+  every head), or the connection is closed; a small body has the same deadline;
+- the app runs in a pool of ADJUDICATOR_THREADS threads (`kiosk.loop_bridge.ThreadedWSGI`),
+  so a journal commit's fsync blocks one thread, never the loop;
+- at most `worker_connections` connections are open at once, fewer if the file descriptors
+  would run out first (`kiosk.capped_server`): a flood of connections waits in the backlog;
+- gunicorn stays the master: the workers fork from it after `serve` sealed the lexicons, its
+  heartbeat is sent from the loop every second, and its TLS settings make the SSL context.
+  On a stop the worker stops accepting, lets the requests in the app finish (at most the
+  graceful timeout), then closes every connection.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+from gunicorn.sock import ssl_context
+from gunicorn.workers.gtornado import TornadoWorker
+
+from adjudicator import settings
+from kiosk import MAX_REQUEST_BYTES
+from kiosk.capped_server import CappedHTTPServer, connection_limit
+from kiosk.loop_bridge import ThreadedWSGI, deadline_server
+
+TICK_SECONDS = 0.25  # how often the loop checks for a stop (the heartbeat is every second)
+
+
+class LoopWorker(TornadoWorker):
+    """Tornado's HTTP server on the loop, the app in threads, deadlines on every head."""
+
+    def run(self) -> None:
+        _tornado_logs_to(self.log)
+        asyncio.run(self.serve())
+
+    async def serve(self) -> None:
+        """Serve the listening sockets until gunicorn stops this worker."""
+        seconds = float(settings.get_int("header_timeout_seconds", 1))
+        executor = ThreadPoolExecutor(max(1, self.cfg.threads), thread_name_prefix="app")
+        bridge = ThreadedWSGI(self.wsgi, executor, self.log, MAX_REQUEST_BYTES, seconds)
+        server = deadline_server(
+            bridge,
+            ssl_options=ssl_context(self.cfg) if self.cfg.is_ssl else None,
+            keep_alive=self.cfg.keepalive > 0,
+            server_class=CappedHTTPServer,
+            limit=connection_limit(self.cfg.worker_connections, self.cfg.threads),
+            closed=self.handle_request,  # gunicorn's count towards max_requests
+            busy=lambda: bridge.in_flight > 0,
+        )
+        self.server = server
+        server.listen_on(self.sockets)
+        beat = time.monotonic()
+        while self.alive:
+            if time.monotonic() - beat >= 1:
+                self.watchdog()  # gunicorn's heartbeat; notices a new parent too
+                beat = time.monotonic()
+            await asyncio.sleep(TICK_SECONDS)
+        await self.drain(server, bridge)
+        executor.shutdown(wait=False, cancel_futures=True)
+
+    async def drain(self, server: CappedHTTPServer, bridge: ThreadedWSGI) -> None:
+        """Stop accepting, let the app finish what it is answering, then close every connection."""
+        server.stop_listening()
+        server.conn_params.no_keep_alive = True  # answers from now on close their connections
+        deadline = time.monotonic() + self.cfg.graceful_timeout
+        while bridge.in_flight and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        try:
+            await asyncio.wait_for(server.close_all_connections(), timeout=1)
+        except TimeoutError:
+            pass
+
+
+def _tornado_logs_to(log) -> None:
+    """Tornado's (and asyncio's) own messages go to gunicorn's error log: their errors, never
+    their chatter (a client's malformed head or broken handshake is the client's affair, and
+    would flood it)."""
+    for name, level in (
+        ("tornado.application", logging.ERROR),
+        ("tornado.general", logging.ERROR),
+        ("tornado.access", logging.CRITICAL),
+        ("asyncio", logging.ERROR),
+    ):
+        logger = logging.getLogger(name)
+        logger.setLevel(level)
+        logger.handlers = list(log.error_log.handlers)
+        logger.propagate = False

@@ -1,0 +1,115 @@
+/* The kiosk's game as TSH pairs it (GET /api/v1/table): "Round R · Table T" and the two
+ * players, the first player first; the challenger is chosen with one tap, and the challenge
+ * then names that player (by TSH number) and the round shown. With no game at the table this
+ * round, the page says so and the game is typed as before (kiosk-game.js). Asked again every
+ * 5 s and after each verdict, so a new round reaches the kiosk by itself (every 30 s where the
+ * kiosk has no table or its tournament is not linked).
+ */
+(function (K) {
+  "use strict";
+
+  var $ = K.$;
+  var S = K.state;
+  var POLL_MS = 5000;
+  var IDLE_POLL_MS = 30000;   // no table of its own, or a tournament not linked: asked less
+  var shownKey = "";
+  var pollTimer = null;
+  var linked = true;
+
+  function refreshTable() {
+    clearTimeout(pollTimer);
+    return K.fetchWithTimeout("/api/v1/table", { headers: { Accept: "application/json" } })
+      .then(function (response) {
+        return response.json().then(function (body) {
+          linked = true;
+          if (response.ok && body && Array.isArray(body.players)) {
+            showGame(body);
+          } else if (response.status === 404) {
+            linked = Boolean(body && body.linked);
+            showNoGame(body || {});
+          }
+        });
+      })
+      .catch(function () { /* the status poll says when the server is out of reach */ })
+      .finally(function () {
+        pollTimer = setTimeout(refreshTable, linked ? POLL_MS : IDLE_POLL_MS);
+      });
+  }
+
+  function showGame(game) {
+    var key = JSON.stringify([game.division, game.round, game.table, game.players]);
+    if (key !== shownKey) {   // a new game at this table: nobody has challenged in it yet
+      shownKey = key;
+      S.challenger = null;
+    }
+    S.tableGame = game;
+    K.setText("table-game-title", T("Round {round} · Table {table}",
+                                    { round: game.round, table: game.table }));
+    game.players.slice(0, 2).forEach(function (player, index) {
+      var button = $("table-player-" + (index + 1));
+      button.dataset.id = String(player.id);
+      K.setText("table-player-" + (index + 1) + "-name", player.name);
+      $("table-player-" + (index + 1) + "-first").hidden = !player.first;
+      button.setAttribute("aria-pressed", String(S.challenger === player.id));
+    });
+    $("table-game").hidden = false;
+    $("table-none").hidden = true;
+    K.showGameDetails(S.needsGame);   // the typed fields give way to the names
+  }
+
+  function showNoGame(body) {
+    var hadGame = Boolean(S.tableGame);
+    S.tableGame = null;
+    S.challenger = null;
+    shownKey = "";
+    $("table-game").hidden = true;
+    K.setText("table-none", body.linked && body.shown_error
+      ? body.shown_error + " " + T("Type the round and table as usual.") : "");
+    $("table-none").hidden = !body.linked;
+    if (hadGame) { K.showGameDetails(S.needsGame); }
+  }
+
+  function choose(event) {
+    var button = event.target.closest(".player-button");
+    if (!button || S.judging || !S.tableGame) { return; }
+    S.challenger = Number(button.dataset.id);
+    ["table-player-1", "table-player-2"].forEach(function (id) {
+      $(id).setAttribute("aria-pressed", String($(id) === button));
+    });
+    K.touched();
+    K.showHint("");
+    K.input.focus();
+  }
+
+  /* The game to send with a challenge: the round shown and the challenger tapped, or null
+   * (and a hint) if nobody is tapped; the typed fields when TSH has no game here. */
+  function challengeGame() {
+    if (!S.tableGame) { return K.gameDetails(); }
+    if (S.challenger === null || S.challenger === undefined) {
+      K.showHint(T("Tap the name of the player who challenges first."));
+      $("table-player-1").focus();
+      return null;
+    }
+    return { round: String(S.tableGame.round), challenger: String(S.challenger) };
+  }
+
+  /* After a verdict (or clear_seconds untouched): the next challenger is chosen afresh, and
+   * the round may have moved on. */
+  function resetChallenger() {
+    S.challenger = null;
+    ["table-player-1", "table-player-2"].forEach(function (id) {
+      $(id).setAttribute("aria-pressed", "false");
+    });
+    refreshTable();
+  }
+
+  function wireTable() {
+    $("table-game").addEventListener("click", choose);
+    refreshTable();
+  }
+
+  K.refreshTable = refreshTable;
+  K.challengeGame = challengeGame;
+  K.resetChallenger = resetChallenger;
+  K.wireTable = wireTable;
+})(window.Kiosk);

@@ -1,0 +1,188 @@
+"""`adjudicator tsh link / show / unlink`: a tournament linked to TSH's tourney.js, event
+folder or URL; what it prints; exit 2 and no change on bad input; and a real server (two
+workers) following a URL with its ETag, one process asking, a new round reaching the API."""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+
+from support import tsh_files
+from support.servers import Server, cli, prepare_home
+
+
+@pytest.fixture
+def linked_home(run, tiny, tmp_path):
+    assert (
+        run("tournament", "create", "open", "--lexicon", "TINY", "--rule", "double").exit_code == 0
+    )
+    made = tsh_files.make_event({"A": 7, "B": 6}, 4, 2, tables={"A": [1, 2, 3], "B": [4, 5, 6]})
+    folder = tsh_files.write_folder(tmp_path / "event", made)
+    tsh_files.write_tourney_js(folder / "html" / "tourney.js", made)
+    return made, folder
+
+
+def test_link_prints_the_event_divisions_players_rounds_and_current_round(run, linked_home):
+    made, folder = linked_home
+    outcome = run("tsh", "link", "open", str(folder / "html" / "tourney.js"))
+    assert outcome.exit_code == 0, outcome.stderr
+    assert outcome.stdout.splitlines() == [
+        f"Linked open to Spring Open ({folder / 'html' / 'tourney.js'}).",
+        "Division A: 7 players, 4 round(s) paired, current round 3.",
+        "Division B: 6 players, 4 round(s) paired, current round 3.",
+        "24 game(s) linked.",
+    ]
+
+
+def test_an_event_folder_links_too_and_one_division_alone(run, linked_home):
+    made, folder = linked_home
+    outcome = run("tsh", "link", "open", str(folder), "--division", "b")
+    assert outcome.exit_code == 0, outcome.stderr
+    assert "Division B: 6 players" in outcome.stdout and "Division A" not in outcome.stdout
+
+
+def test_show_lists_the_games_first_player_first(run, linked_home):
+    made, folder = linked_home
+    run("tsh", "link", "open", str(folder))
+    text = run("tsh", "show", "open", "--round", "3").stdout
+    first, second = tsh_files.seated(made, "B", 3, 1)
+    assert "B  round 3  table 4:  #" in text and f"{first}  v  #" in text and second in text
+    assert "[not scored]" in text
+    games = json.loads(run("tsh", "show", "open", "--round", "3", "--json").stdout)
+    assert len(games) == 6
+    at_four = next(g for g in games if g["table"] == "4")
+    assert at_four["division"] == "B" and at_four["round"] == 3
+    assert [p["name"] for p in at_four["players"]] == [first, second]
+    assert [p["first"] for p in at_four["players"]] == [True, False]
+    assert set(at_four["players"][0]) == {"id", "name", "first"}
+    everything = json.loads(run("tsh", "show", "open", "--json").stdout)
+    assert len(everything) == 24
+
+
+def test_a_cross_tables_suffix_is_the_players_id_not_their_name(run, linked_home, tmp_path):
+    made = tsh_files.make_event(
+        {"A": 4},
+        1,
+        0,
+        names={"A": ["Tunnicliffe, Matthew:XT017175", "Lee, Ann", "Park, Ben", "Xu, Wei"]},
+    )
+    run("tsh", "link", "open", str(tsh_files.write_tourney_js(tmp_path / "t.js", made)))
+    players = [
+        p for g in json.loads(run("tsh", "show", "open", "--json").stdout) for p in g["players"]
+    ]
+    matthew = next(p for p in players if p["id"] == 1)
+    assert matthew == {
+        "id": 1,
+        "name": "Tunnicliffe, Matthew",
+        "first": matthew["first"],
+        "xtid": "XT017175",
+    }
+    assert "XT" not in run("tsh", "show", "open").stdout
+
+
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (("tsh", "link", "open", "/no/such/tourney.js"), "no file or folder"),
+        (("tsh", "link", "nope", "EVENT"), "No tournament 'nope'"),
+        (("tsh", "link", "open", "EVENT", "--division", "Q"), "no division 'Q'"),
+        (("tsh", "link", "open", "NOT_TSH"), "not TSH's tourney.js"),
+        (("tsh", "link", "open", "CUT"), "ends early"),
+        (("tsh", "link", "open", "PLAIN_TWO"), "maps no tables"),
+        (("tsh", "show", "open", "--round", "0"), "Invalid value"),
+    ],
+)
+def test_bad_input_exits_2_saying_why_and_the_previous_link_stays(
+    run, linked_home, tmp_path, args, says
+):
+    made, folder = linked_home
+    run("tsh", "link", "open", str(folder), "--division", "A")
+    before = run("tsh", "show", "open", "--json").stdout
+    (tmp_path / "not-tsh.js").write_text('{"divisions": []}')
+    js = (folder / "html" / "tourney.js").read_bytes()
+    (tmp_path / "cut.js").write_bytes(js[: len(js) // 2])
+    tsh_files.write_tourney_js(tmp_path / "two.js", tsh_files.make_event({"A": 4, "B": 4}, 1, 0))
+    named = {
+        "EVENT": str(folder),
+        "NOT_TSH": str(tmp_path / "not-tsh.js"),
+        "CUT": str(tmp_path / "cut.js"),
+        "PLAIN_TWO": str(tmp_path / "two.js"),
+    }
+    outcome = run(*(named.get(arg, arg) for arg in args))
+    assert outcome.exit_code == 2
+    assert says in outcome.stderr and "Traceback" not in outcome.stderr
+    assert outcome.stdout == ""
+    assert run("tsh", "show", "open", "--json").stdout == before
+
+
+def test_show_and_unlink_of_a_tournament_not_linked(run, linked_home):
+    assert run("tsh", "show", "open").exit_code == 2
+    made, folder = linked_home
+    run("tsh", "link", "open", str(folder))
+    assert run("tsh", "unlink", "open").stdout == "Unlinked open from TSH.\n"
+    outcome = run("tsh", "unlink", "open")
+    assert outcome.exit_code == 2 and "not linked" in outcome.stderr
+
+
+def test_judge_names_the_game_from_the_command_line(run, linked_home):
+    made, folder = linked_home
+    run("tsh", "link", "open", str(folder))
+    first, second = tsh_files.seated(made, "A", 3, 2)
+    outcome = run("judge", "-t", "open", "--table", "2", "--challenger", second, "--json", "QI")
+    row = json.loads(outcome.stdout)
+    assert (row["round"], row["challenger"], row["players"]) == ("3", second, [first, second])
+    refused = run("judge", "-t", "open", "--table", "2", "--challenger", "Zed, Who", "QI")
+    assert refused.exit_code == 2 and f"{first} (#" in refused.stderr
+    assert refused.stdout == ""
+
+
+# --- a real server following a URL ------------------------------------------------------------
+
+
+def table_round(url: str, token: str) -> int | None:
+    request = urllib.request.Request(
+        url + "/api/v1/table", headers={"Authorization": f"Bearer {token}"}
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            return json.loads(answer.read())["round"]
+    except urllib.error.HTTPError:
+        return None
+
+
+@pytest.mark.slow
+def test_a_served_hall_follows_a_url_one_process_asking_with_its_etag(tmp_path):
+    made = tsh_files.make_event({"A": 6}, 2, 2)
+    published = tsh_files.TourneyJsServer(tsh_files.tourney_js(made))
+    home = prepare_home(tmp_path / "home")
+    cli(home.path, "tsh", "link", "hall", published.url)
+    token = cli(home.path, "kiosk", "add", "k-table-1", "--tournament", "hall", "--table", "1")
+    token = token.strip().splitlines()[-1]
+    server = Server(
+        home,
+        workers=2,
+        env={"ADJUDICATOR_TSH_URL_SECONDS": "1", "ADJUDICATOR_TSH_POLL_SECONDS": "1"},
+    )
+    try:
+        server.start()
+        assert table_round(server.url, token) == 2
+        asked = len(published.requests)
+        time.sleep(6)
+        during = len(published.requests) - asked
+        # two workers, each looking every second: one claim a second lands, not two
+        assert 1 <= during <= 9, during
+        assert all(r.get("If-None-Match") for r in published.requests[asked:])  # all 304s
+        tsh_files.score_round(made, "A", 2)
+        tsh_files.pair_round(made, "A")
+        published.body = tsh_files.tourney_js(made)
+        deadline = time.monotonic() + 30
+        while table_round(server.url, token) != 3:
+            assert time.monotonic() < deadline, "the new round never reached the API"
+            time.sleep(0.5)
+    finally:
+        server.stop()
+        published.close()

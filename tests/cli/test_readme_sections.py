@@ -1,0 +1,104 @@
+"""The README says what the program does: its rule table names every form of rule the program
+takes, its headings are each said once, and "Your hall on day one" starts a tournament the
+director is not warned about at once (issue 28, item 5)."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections import Counter
+
+import pytest
+
+from adjudicator.judging.rules import RULES, get_rule
+
+from support.paths import ROOT, SHARED_LEXICONS, present
+
+README = (ROOT / "README.md").read_text()
+
+
+def section(heading: str) -> str:
+    """The text of the README's section `## heading`, to the next heading of its level."""
+    start = README.index(f"\n## {heading}\n")
+    end = README.find("\n## ", start + 1)
+    return README[start : end if end > 0 else None]
+
+
+def rule_table_forms() -> list[str]:
+    """The rule column of the table in "Challenge rules": `single`, `N-per-word`, ..."""
+    forms = []
+    for line in section("Challenge rules (penalty systems)").splitlines():
+        match = re.match(r"\| `([^`]+)`", line)
+        if match:
+            forms.append(match.group(1))
+    return forms
+
+
+def form_pattern(form: str) -> re.Pattern:
+    """A table form as the names it stands for: N is a number, A-B-C... a run of numbers."""
+    text = re.escape(form).replace(re.escape("A-B-C..."), r"[0-9]+(?:-[0-9]+)*")
+    return re.compile(text.replace("N", "[0-9]+"))
+
+
+def example(form: str) -> str:
+    """A name the form stands for, such as 7-per-word or ladder-5-5-10."""
+    return form.replace("A-B-C...", "5-5-10").replace("N", "7")
+
+
+def test_no_heading_is_said_twice():
+    headings = [line for line in README.splitlines() if re.match(r"#{1,6} ", line)]
+    twice = [heading for heading, count in Counter(headings).items() if count > 1]
+    assert not twice, f"the README repeats the heading(s) {twice}"
+
+
+def test_every_form_in_the_rule_table_is_a_rule_the_program_takes():
+    forms = rule_table_forms()
+    assert len(forms) >= 9
+    for form in forms:
+        name = example(form)
+        assert get_rule(name).name == name, form
+
+
+@pytest.mark.parametrize(
+    "name",
+    [*RULES, "7-per-word", "3-per-turn", "ladder-5-10", "ladder-1-2-3-4", "30-seconds"],
+)
+def test_every_rule_the_program_takes_is_in_the_rule_table(name):
+    get_rule(name)  # a rule, or this test names one that is not
+    assert any(form_pattern(form).fullmatch(name) for form in rule_table_forms()), (
+        f"the README's rule table has no row for {name!r}"
+    )
+
+
+def day_one_commands() -> list[list[str]]:
+    """The `adjudicator lexicon` and `tournament` lines of "Your hall on day one", as argv."""
+    block = section("Your hall on day one").split("```sh\n", 1)[1].split("```", 1)[0]
+    commands = []
+    for line in block.splitlines():
+        argv = shlex.split(line, comments=True)
+        if argv[:2] in (["adjudicator", "lexicon"], ["adjudicator", "tournament"]):
+            commands.append(argv[1:])
+    return commands
+
+
+def test_day_one_imports_the_list_in_force_and_its_tournament_starts_without_a_warning(run):
+    commands = day_one_commands()
+    imports = [argv for argv in commands if argv[:2] == ["lexicon", "import"]]
+    creates = [argv for argv in commands if argv[:2] == ["tournament", "create"]]
+    assert len(imports) == 1 and len(creates) == 1, commands
+    name = imports[0][imports[0].index("--name") + 1]
+    # The director's own copy (a Zyzzyva .dwg in the README): here the same list as text.
+    own_copy = present(SHARED_LEXICONS / f"{name}.txt")
+    imported = run("lexicon", "import", str(own_copy), *imports[0][3:])
+    assert imported.exit_code == 0, imported.stderr
+    assert "verified: matches" in imported.stdout
+    created = run(*creates[0])
+    assert created.exit_code == 0, created.stderr
+    assert "lexicon: " + name in created.stdout
+    assert "rulebook: wespa" in created.stdout
+    assert created.stderr == "", "the day-one tournament warns at once: " + created.stderr
+
+
+def test_day_one_says_why_the_free_lists_warn():
+    text = " ".join(section("Your hall on day one").split())
+    assert "install-defaults" in text and "not in force" in text

@@ -1,0 +1,264 @@
+"""The bridge between Tornado's server and a WSGI app (kiosk/loop_bridge.py), served for real on
+a loopback port in this process: the environ the app sees, small bodies read before the app
+runs, large ones handed to it at once (refused before they arrive, or read as they come), a
+stalled body, an app that raises, a missing Host, and gunicorn's access log line."""
+
+from __future__ import annotations
+
+import asyncio
+import http.client
+import json
+import socket
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from gunicorn.config import Config
+from werkzeug.exceptions import ClientDisconnected, RequestEntityTooLarge
+from werkzeug.wrappers import Request, Response
+
+from kiosk.access_log import RedactingLogger
+from kiosk.loop_bridge import ThreadedWSGI, deadline_server
+
+from support.slow_clients import read_answer, wait_for_close
+
+SECONDS = 1.0  # the deadline for heads, small bodies and each read of a large one
+SMALL = 1024  # bodies up to this are read whole before the app runs
+LIMIT = 256 * 1024  # the app's own limit for the large bodies it reads
+
+seen: list[str] = []  # what the app noticed about a body, or about its answer
+
+
+def long_answer(path: str):
+    """3 MB in 10 KB pieces (as a journal backup streams); "/long-fails" fails half-way."""
+    try:
+        for n in range(300):
+            if n == 150 and path == "/long-fails":
+                raise OSError("the disk went away")
+            yield bytes([n % 256]) * 10_000
+        seen.append("all sent")
+    finally:
+        seen.append("closed")
+
+
+def echo(environ, start_response):
+    """An app that answers with what it saw: the environ's strings and the body's size."""
+    request = Request(environ)
+    request.max_content_length = LIMIT
+    if request.path == "/raise":
+        raise RuntimeError("a bug in the app")
+    if request.path.startswith("/long"):
+        return Response(long_answer(request.path), mimetype="application/octet-stream")(
+            environ, start_response
+        )
+    if request.path == "/refuse":
+        response = Response("refused before reading", status=403)
+        return response(environ, start_response)
+    try:
+        body = request.get_data()
+    except RequestEntityTooLarge:
+        return Response("too large", status=413)(environ, start_response)
+    except ClientDisconnected:
+        seen.append("disconnected")
+        return Response("short body", status=400)(environ, start_response)
+    keys = {k: v for k, v in environ.items() if isinstance(v, str)}
+    payload = {"environ": keys, "body": len(body)}
+    return Response(json.dumps(payload), mimetype="application/json")(environ, start_response)
+
+
+@pytest.fixture
+def served(tmp_path):
+    """The echo app behind ThreadedWSGI and deadline_server on a free loopback port."""
+    config = Config()
+    config.set("accesslog", str(tmp_path / "access.log"))
+    config.set("access_log_format", '%(h)s "%(r)s" %(s)s %(M)sms')
+    log = RedactingLogger(config)
+    ready = threading.Event()
+    state: dict = {}
+
+    async def main() -> None:
+        executor = ThreadPoolExecutor(4)
+        bridge = ThreadedWSGI(echo, executor, log, SMALL, SECONDS)
+        server = deadline_server(bridge)
+        sock = socket.socket()
+        sock.bind(("127.0.0.1", 0))
+        sock.listen(16)
+        sock.setblocking(False)
+        server.add_socket(sock)
+        state["port"] = sock.getsockname()[1]
+        state["stop"] = asyncio.Event()
+        state["loop"] = asyncio.get_running_loop()
+        ready.set()
+        await state["stop"].wait()
+        server.stop()
+        await server.close_all_connections()
+        executor.shutdown(wait=False)
+
+    thread = threading.Thread(target=asyncio.run, args=(main(),), daemon=True)
+    thread.start()
+    assert ready.wait(10)
+    seen.clear()
+    state["access_log"] = tmp_path / "access.log"
+    yield state
+    state["loop"].call_soon_threadsafe(state["stop"].set)
+    thread.join(10)
+
+
+def request(port: int, method: str, path: str, body=None, **headers):
+    """One request on a new connection; an iterator `body` is sent chunked."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        chunked = not isinstance(body, bytes | None)
+        connection.request(method, path, body=body, headers=headers, encode_chunked=chunked)
+        response = connection.getresponse()
+        return response.status, response.headers, response.read()
+    finally:
+        connection.close()
+
+
+def access_lines(served) -> list[str]:
+    """The access log's lines, once the line of the last answer is written (just after it)."""
+    deadline = time.monotonic() + 5
+    while not served["access_log"].read_text() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return served["access_log"].read_text().splitlines()
+
+
+def test_the_app_sees_the_environ_gunicorn_gave_it(served):
+    status, headers, body = request(
+        served["port"],
+        "GET",
+        "/a%20b/c?x=1&y=%2F",
+        **{"X-Forwarded-For": "10.9.9.9", "X_Forwarded_For": "6.6.6.6", "Cookie": "a=1"},
+    )
+    assert status == 200 and headers["Server"] == "adjudicator"
+    environ = json.loads(body)["environ"]
+    assert environ["REMOTE_ADDR"] == "127.0.0.1"
+    assert environ["PATH_INFO"] == "/a b/c" and environ["QUERY_STRING"] == "x=1&y=%2F"
+    assert environ["RAW_URI"] == "/a%20b/c?x=1&y=%2F"
+    assert environ["wsgi.url_scheme"] == "http" and "HTTPS" not in environ
+    assert environ["SERVER_NAME"] == "127.0.0.1" and environ["SERVER_PORT"] == str(served["port"])
+    assert environ["HTTP_COOKIE"] == "a=1"
+    # a header spelt with "_" cannot pose as the one with "-" (gunicorn drops it too)
+    assert environ["HTTP_X_FORWARDED_FOR"] == "10.9.9.9"
+    lines = access_lines(served)
+    assert lines == [f'127.0.0.1 "GET /a%20b/c?x=1&y=%2F HTTP/1.1" 200 {lines[0].split()[-1]}']
+    assert lines[0].split()[-1].endswith("ms")
+
+
+def test_pairing_codes_are_redacted_in_the_access_log(served):
+    request(served["port"], "GET", "/pair/SECRETCODE")
+    lines = access_lines(served)
+    assert len(lines) == 1 and '"GET /pair/<code> HTTP/1.1" 200' in lines[0]
+    assert "SECRETCODE" not in served["access_log"].read_text()
+
+
+def test_a_small_body_chunked_or_not_arrives_whole_with_its_length(served):
+    status, _, body = request(served["port"], "POST", "/", b"x" * 500)
+    assert status == 200 and json.loads(body)["body"] == 500
+    chunks = iter([b"a" * 300, b"b" * 400])
+    status, _, body = request(
+        served["port"], "POST", "/", chunks, **{"Transfer-Encoding": "chunked"}
+    )
+    answer = json.loads(body)
+    assert status == 200 and answer["body"] == 700
+    assert answer["environ"]["CONTENT_LENGTH"] == "700"
+    assert "HTTP_TRANSFER_ENCODING" not in answer["environ"]
+
+
+def test_a_large_body_is_read_by_the_app_as_it_arrives(served):
+    body = bytes(range(256)) * 1000  # 256 KB: past SMALL, within the app's LIMIT
+    status, _, answer = request(served["port"], "POST", "/", body)
+    assert status == 200 and json.loads(answer)["body"] == len(body)
+    chunks = iter([b"z" * 700] * 300)  # 210 KB chunked: handed over once past SMALL
+    status, _, answer = request(
+        served["port"], "POST", "/", chunks, **{"Transfer-Encoding": "chunked"}
+    )
+    assert status == 200 and json.loads(answer)["body"] == 210_000
+
+
+def test_a_large_body_is_refused_before_it_arrives_and_the_client_reads_the_answer(served):
+    with socket.create_connection(("127.0.0.1", served["port"]), timeout=10) as sock:
+        head = b"POST /refuse HTTP/1.1\r\nHost: x\r\nContent-Length: 5000000\r\n\r\n"
+        sock.sendall(head + b"y" * 2000)
+        answer = read_answer(sock)  # answered with only 2 KB of the 5 MB sent
+        assert answer.startswith(b"HTTP/1.1 403") and answer.endswith(b"refused before reading")
+        # a browser goes on sending its upload, then reads: the rest is read and thrown away
+        for _ in range(50):
+            sock.sendall(b"y" * 100_000)
+        assert wait_for_close(sock, 3) == "closed"  # the body ended: then the connection went
+    status, _, answer = request(served["port"], "POST", "/", b"q" * (LIMIT + 10))
+    assert status == 413  # the app's own limit, read from the declared length
+
+
+def test_a_stalled_large_body_is_cut_at_the_read_deadline(served):
+    with socket.create_connection(("127.0.0.1", served["port"]), timeout=10) as sock:
+        sock.sendall(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n" + b"s" * 5000)
+        started = time.monotonic()
+        answer = read_answer(sock)
+        held = time.monotonic() - started
+        assert wait_for_close(sock, 5) == "closed"
+    assert answer.startswith(b"HTTP/1.1 400") and answer.endswith(b"short body")
+    assert SECONDS * 0.9 < held < SECONDS + 2, held
+    assert seen == ["disconnected"]
+
+
+def test_a_slow_head_and_a_slow_small_body_are_cut_at_the_deadline(served):
+    for sent in (
+        b"GET / HTTP/1.1\r\nHost:",
+        b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n12",
+    ):
+        with socket.create_connection(("127.0.0.1", served["port"]), timeout=10) as sock:
+            sock.sendall(sent)
+            started = time.monotonic()
+            assert wait_for_close(sock, SECONDS + 5) == "closed"
+            assert time.monotonic() - started < SECONDS + 2
+
+
+def test_an_app_that_raises_gets_a_plain_503_and_no_traceback(served):
+    status, headers, body = request(served["port"], "GET", "/raise")
+    assert status == 503 and headers["Content-Type"].startswith("text/plain")
+    assert b"could not answer this request" in body
+    assert b"Traceback" not in body and b"RuntimeError" not in body and b"a bug" not in body
+
+
+def test_a_request_without_a_host_gets_a_400_that_says_so(served):
+    with socket.create_connection(("127.0.0.1", served["port"]), timeout=10) as sock:
+        sock.sendall(b"GET / HTTP/1.1\r\n\r\n")
+        answer = read_answer(sock)
+    assert answer.startswith(b"HTTP/1.1 400") and b"Host header" in answer
+
+
+def test_a_long_answer_is_streamed_whole_and_closed(served):
+    status, headers, body = request(served["port"], "GET", "/long")
+    assert status == 200 and len(body) == 3_000_000
+    assert body[:10_000] == b"\0" * 10_000 and body[-10_000:] == bytes([299 % 256]) * 10_000
+    assert headers["Transfer-Encoding"] == "chunked"  # written as it was read, never whole
+    deadline = time.monotonic() + 5
+    while "closed" not in seen and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert seen == ["all sent", "closed"]
+
+
+def test_a_long_answer_to_a_client_gone_is_stopped_and_closed(served):
+    with socket.create_connection(("127.0.0.1", served["port"]), timeout=10) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sock.sendall(b"GET /long HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert sock.recv(100).startswith(b"HTTP/1.1 200")
+    deadline = time.monotonic() + 5
+    while "closed" not in seen and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert seen == ["closed"]  # the app's answer was closed, not read to its end
+
+
+def test_a_long_answer_that_fails_half_way_is_cut_short_without_a_traceback(served):
+    with socket.create_connection(("127.0.0.1", served["port"]), timeout=10) as sock:
+        sock.sendall(b"GET /long-fails HTTP/1.1\r\nHost: x\r\n\r\n")
+        received = b""
+        while chunk := sock.recv(65536):
+            received += chunk
+    assert received.startswith(b"HTTP/1.1 200") and b"Traceback" not in received
+    assert b"0\r\n\r\n" not in received[-10:]  # no last chunk: the client sees it cut short
+    assert 1_000_000 < len(received) < 3_000_000
+    assert seen == ["closed"]

@@ -1,0 +1,289 @@
+"""A real `adjudicator hall` for the tests: the process, HTTPS clients that trust only its CA,
+NAME.local resolved by mDNS, and a device on the network that claims the hall's name."""
+
+from __future__ import annotations
+
+import http.client
+import os
+import re
+import secrets
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+import threading
+import time
+from http.cookies import SimpleCookie
+from pathlib import Path
+from urllib.parse import urlencode
+
+import pytest
+
+from adjudicator.hall import lan
+
+CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
+
+
+def resolve_by_mdns(host: str, timeout_ms: int = 3000) -> list[str]:
+    """NAME.local's IPv4 addresses, asked on the network by zeroconf's own resolver."""
+    from zeroconf import AddressResolverIPv4, IPVersion, Zeroconf
+
+    addresses = lan.hall_addresses().addresses
+    zc = Zeroconf(interfaces=list(addresses), ip_version=IPVersion.V4Only)
+    try:
+        resolver = AddressResolverIPv4(host + ".")
+        if not resolver.request(zc, timeout_ms):
+            return []
+        return resolver.parsed_addresses()
+    finally:
+        zc.close()
+
+
+class TlsClient:
+    """HTTPS to `address`, checking the certificate names `host`, trusting only the hall's CA."""
+
+    def __init__(self, address: str, port: int, host: str, cafile: Path):
+        self.address, self.port, self.host = address, port, host
+        self.context = ssl.create_default_context(cafile=str(cafile))
+        self.jar: dict[str, str] = {}
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        fields: dict | None = None,
+        body: bytes | None = None,
+        content_type: str | None = None,
+    ):
+        """Send one request on a new connection: (status, headers, body bytes). `fields` is
+        sent as a form; else `body` as it is, with `content_type`."""
+        raw = socket.create_connection((self.address, self.port), timeout=15)
+        tls = self.context.wrap_socket(raw, server_hostname=self.host)  # verifies name and chain
+        connection = http.client.HTTPSConnection(self.host, self.port, context=self.context)
+        connection.sock = tls
+        headers = {"Host": f"{self.host}:{self.port}"}
+        if content_type:
+            headers["Content-Type"] = content_type
+        if fields is not None:
+            body = urlencode(fields).encode()
+            headers["Content-Type"] = "application/x-www-form-urlencoded"
+        if self.jar:
+            headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.jar.items())
+        try:
+            connection.request(method, path, body=body, headers=headers)
+            response = connection.getresponse()
+            data = response.read()
+        finally:
+            connection.close()
+        for line in response.headers.get_all("Set-Cookie") or []:
+            assert "Secure" in line, f"a cookie sent without Secure over the hall's HTTPS: {line}"
+            cookie = SimpleCookie()
+            cookie.load(line)
+            self.jar.update({name: morsel.value for name, morsel in cookie.items()})
+        return response.status, response.headers, data
+
+    def csrf(self, path: str) -> str:
+        """The CSRF token of the form on `path` (starting this client's session)."""
+        status, _, page = self.request("GET", path)
+        return CSRF.search(page.decode()).group(1)
+
+    def sign_in(self, name: str, password: str, login: str = "/director/login") -> None:
+        """Sign in through the form, as a person would (CSRF token and all)."""
+        status, _, page = self.request("GET", login)
+        token = CSRF.search(page.decode()).group(1)
+        fields = {"name": name, "password": password, "csrf_token": token}
+        status, headers, _ = self.request("POST", login, fields)
+        assert status == 302 and headers["Location"].endswith("/director/"), status
+
+    def pair(self, code: str) -> tuple[int, str]:
+        status, _, page = self.request("GET", "/pair")
+        token = CSRF.search(page.decode()).group(1)
+        status, headers, page = self.request("POST", "/pair", {"code": code, "csrf_token": token})
+        if status == 302:
+            status, _, page = self.request("GET", headers["Location"])
+        return status, page.decode()
+
+
+class RunningHall:
+    """`adjudicator hall` in its own process group; `env` adds settings to its environment."""
+
+    def __init__(self, home: Path, name: str, port: int, env: dict | None = None):
+        self.home, self.name, self.port, self.extra_env = home, name, port, env or {}
+        self.log = home / f"hall-{port}.log"
+        self.errors = home / f"hall-{port}.err"
+        self.process: subprocess.Popen | None = None
+
+    def env(self) -> dict:
+        return {
+            **os.environ,
+            "ADJUDICATOR_HOME": str(self.home),
+            "ADJUDICATOR_WORKERS": "1",
+            **self.extra_env,
+        }
+
+    def start(self) -> RunningHall:
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "adjudicator",
+                "hall",
+                "--name",
+                self.name,
+                "--port",
+                str(self.port),
+            ],
+            env=self.env(),
+            stdout=open(self.log, "wb"),
+            stderr=open(self.errors, "wb"),
+            start_new_session=True,
+        )
+        deadline = time.monotonic() + 60
+        while "Ctrl-C stops" not in self.output():
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                self.kill()
+                raise AssertionError(f"the hall did not start: {self.output()}{self.stderr()}")
+            time.sleep(0.2)
+        return self
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace")
+
+    def stderr(self) -> str:
+        return self.errors.read_text(errors="replace")
+
+    def kill(self) -> None:
+        if self.process and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(timeout=10)
+
+
+def run_cli(home: Path, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "adjudicator", *args],
+        env={**os.environ, "ADJUDICATOR_HOME": str(home)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=cwd,
+    )
+
+
+class Spoofer:
+    """Another device on the hall's network answering for NAME.local with `address`: python-
+    zeroconf announcing a service of its own whose host is NAME.local (the attack: a tablet
+    that asks for NAME.local may get `address`). Use as a context manager; it says goodbye."""
+
+    def __init__(self, host: str, address: str):
+        self.host, self.address = host, address
+        self.zeroconf = self.info = None
+
+    def __enter__(self) -> Spoofer:
+        from zeroconf import IPVersion, ServiceInfo, Zeroconf
+
+        interfaces = list(lan.hall_addresses().addresses)
+        self.zeroconf = Zeroconf(interfaces=interfaces, ip_version=IPVersion.V4Only)
+        self.info = ServiceInfo(
+            "_http._tcp.local.",
+            f"spoof-{self.host.split('.')[0]}._http._tcp.local.",
+            port=443,
+            addresses=[socket.inet_aton(self.address)],
+            server=f"{self.host}.",
+        )
+        self.zeroconf.register_service(self.info)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        try:
+            self.zeroconf.unregister_service(self.info)
+        finally:
+            self.zeroconf.close()
+
+
+@pytest.fixture
+def lan_address() -> str:
+    where = lan.hall_addresses()
+    if not where.on_lan:
+        pytest.skip("this machine has no LAN address to serve the hall on")
+    return where.addresses[0]
+
+
+@pytest.fixture
+def hall_name() -> str:
+    return f"adj-test-{secrets.token_hex(3)}"
+
+
+def write_unconstrained_ca(folder: Path, name: str = "club") -> str:
+    """A CA as `adjudicator hall` made them before name constraints (it could sign for any
+    name), with its key, in `folder`; returns its fingerprint."""
+    import datetime as dt
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    from adjudicator.hall import hall_tls
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    subject = x509.Name(
+        [
+            x509.NameAttribute(NameOID.ORGANIZATION_NAME, "Challenge adjudicator"),
+            x509.NameAttribute(NameOID.COMMON_NAME, f"{name} hall CA"),
+        ]
+    )
+    now = dt.datetime.now(dt.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(subject)
+        .issuer_name(subject)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - dt.timedelta(hours=1))
+        .not_valid_after(now + dt.timedelta(days=3650))
+        .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
+        .add_extension(
+            x509.KeyUsage(False, False, False, False, False, True, True, False, False),
+            critical=True,
+        )
+        .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
+        .sign(key, hashes.SHA256())
+    )
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    (folder / "ca.key").write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    os.chmod(folder / "ca.key", 0o600)
+    (folder / "ca.crt").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    return hall_tls.fingerprint(cert)
+
+
+def tls_handshake(cafile: Path, certfile: Path, keyfile: Path, host: str) -> None:
+    """A real TLS handshake (OpenSSL, through Python's ssl) over a socket pair: a server with
+    `certfile` (and any chain after it), a client trusting only `cafile` and checking `host`.
+    Raises what the client raises (ssl.SSLCertVerificationError for a refused certificate)."""
+    server_side, client_side = socket.socketpair()
+    serving = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    serving.load_cert_chain(certfile, keyfile)
+    client = ssl.create_default_context(cafile=str(cafile))
+
+    def serve():
+        try:
+            with serving.wrap_socket(server_side, server_side=True) as s:
+                s.recv(1)
+        except (ssl.SSLError, OSError):
+            pass
+
+    thread = threading.Thread(target=serve)
+    thread.start()
+    try:
+        with client.wrap_socket(client_side, server_hostname=host) as c:
+            c.sendall(b"x")
+    finally:
+        client_side.close()
+        thread.join(5)
