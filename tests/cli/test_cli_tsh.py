@@ -186,3 +186,40 @@ def test_a_served_hall_follows_a_url_one_process_asking_with_its_etag(tmp_path):
     finally:
         server.stop()
         published.close()
+
+
+@pytest.mark.parametrize(
+    "reply, says",
+    [
+        (b"hello, this is not a web server\r\n", "not a whole HTTP reply"),
+        (b"HTTP/1.1 304 Not Modified\r\n\r\n", "304 Not Modified to a plain request"),
+    ],
+)
+def test_a_url_answering_badly_exits_2_saying_why(run, linked_home, reply, says):
+    served = tsh_files.RawHttpServer(reply)
+    try:
+        outcome = run("tsh", "link", "open", served.url)
+    finally:
+        served.close()
+    assert outcome.exit_code == 2 and says in outcome.stderr and "Traceback" not in outcome.stderr
+    assert outcome.stdout == ""
+
+
+@pytest.mark.parametrize(
+    "config, says",
+    [
+        ("config tfile_encoding = 'klingon'\n", "tfile_encoding names 'klingon'"),
+        ("config tables = " + "[" * 3000 + "]" * 3000 + "\n", "nests lists or hashes too deeply"),
+    ],
+)
+def test_a_config_tsh_the_hall_cannot_read_exits_2_saying_why(
+    run, linked_home, tmp_path, config, says
+):
+    folder = tmp_path / "archive"
+    folder.mkdir()
+    (folder / "config.tsh").write_text(
+        "division a a.t\n" + config + "#begin_file name=a.t\nLee, Ann 1500 2; 400\n"
+        "Xu, Wei 1400 1; 380\n#end_file name=a.t\n"
+    )
+    outcome = run("tsh", "link", "open", str(folder))
+    assert outcome.exit_code == 2 and says in outcome.stderr and "Traceback" not in outcome.stderr

@@ -12,7 +12,7 @@ import json
 import pytest
 
 from adjudicator.hall import kiosks, tournaments
-from adjudicator.hall.tsh import follow, links
+from adjudicator.hall.tsh import follow, links, tourney_js
 from adjudicator.record import journal
 
 from support import tsh_files
@@ -217,3 +217,18 @@ def test_the_overview_says_what_failed_and_since_when(staffed_linked):
     page = director.get("/director/overview").get_data(as_text=True)
     assert "Reading it again has failed since" in page and "ends early" in page
     assert "The kiosks keep the pairings read at" in page
+
+
+def test_the_overview_shows_a_failure_nobody_foresaw(staffed_linked, monkeypatch):
+    staffed, made, path, _ = staffed_linked
+    director = staffed.director()
+
+    def unforeseen(data, where):
+        raise KeyError("a case no check foresaw")
+
+    monkeypatch.setattr(tourney_js, "read", unforeseen)
+    path.write_bytes(path.read_bytes() + b"\n")
+    follow.Follower(staffed.db, 1, 30).run_once()
+    page = director.get("/director/overview").get_data(as_text=True)
+    assert "Reading it again has failed since" in page and "unexpected error" in page
+    assert "KeyError" not in page  # the details are for the server's log

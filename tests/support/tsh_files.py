@@ -17,6 +17,7 @@ written either way, as tourney.js or as an event folder.
 from __future__ import annotations
 
 import re
+import socketserver
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -358,5 +359,36 @@ class TourneyJsServer:
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
     def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class RawHttpServer:
+    """A web server that answers every request with `reply`: bytes sent as they are (a reply
+    that is not HTTP, or one cut short), or a callable given the socket (to drip an answer)."""
+
+    def __init__(self, reply: bytes | Any):
+        self.reply = reply
+        self.stop = threading.Event()
+        outer = self
+
+        class Handler(socketserver.BaseRequestHandler):
+            def handle(self):
+                self.request.recv(65536)  # the request, whatever it is
+                try:
+                    if callable(outer.reply):
+                        outer.reply(self.request, outer.stop)
+                    else:
+                        self.request.sendall(outer.reply)
+                except OSError:
+                    pass  # the client gave up: so it should
+
+        self.server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/html/tourney.js"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.stop.set()
         self.server.shutdown()
         self.server.server_close()

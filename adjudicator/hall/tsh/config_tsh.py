@@ -18,6 +18,7 @@ line, for these options only.
 
 from __future__ import annotations
 
+import codecs
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,6 +32,7 @@ _PERL_ENCODINGS = {"isolatin1": "iso-8859-1", "utf8": "utf-8", "windows874": "cp
 _OWN_LINES = re.compile(r"^(?:perl|begin|classes|autopair|prize)\b", re.I)
 _CONFIG = re.compile(r"^config\s+(\w+)\s*((?:(?:\[[^]]+\])|(?:\{[^}]+\}))*)\s*=\s*(.*)$", re.I)
 _MAX_RANGE = 10_000
+_MAX_DEPTH = 32  # lists in hashes in lists...: TSH's options nest two deep
 
 
 @dataclass
@@ -47,7 +49,15 @@ class Config:
         if not given:
             return REALM_ENCODINGS.get(str(self.options.get("realm") or "").lower(), "iso-8859-1")
         key = re.sub(r"[-_\s]", "", str(given)).lower()
-        return _PERL_ENCODINGS.get(key, str(given))
+        encoding = _PERL_ENCODINGS.get(key, str(given))
+        try:
+            codecs.lookup(encoding)
+        except (LookupError, ValueError):
+            raise TshError(
+                f"config tfile_encoding names {str(given)[:40]!r}, an encoding the hall does "
+                "not know: write the one TSH reads the .t files in (utf8, isolatin1, ...)."
+            ) from None
+        return encoding
 
 
 def read(data: bytes, file_name: str = "config.tsh") -> Config:
@@ -137,6 +147,7 @@ class PerlLiteral:
     def __init__(self, text: str):
         self.tokens = self._tokens(text)
         self.at = 0
+        self.depth = 0
 
     def _tokens(self, text: str) -> list[tuple[str, Any]]:
         tokens, index = [], 0
@@ -204,6 +215,9 @@ class PerlLiteral:
         raise TshError(f"has {token!r} where a value should be")
 
     def _items(self, close: str, pairs: bool = False) -> list[Any]:
+        self.depth += 1
+        if self.depth > _MAX_DEPTH:
+            raise TshError("nests lists or hashes too deeply")
         items: list[Any] = []
         while not self._peek(close):
             if pairs and self.at < len(self.tokens) and self.tokens[self.at][0] == "b":
@@ -224,6 +238,7 @@ class PerlLiteral:
             raise TshError(f"has {token!r} where {close!r} should be")
         if pairs and len(items) % 2:
             raise TshError("has a hash with a key but no value")
+        self.depth -= 1
         return items
 
 

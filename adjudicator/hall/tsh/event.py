@@ -29,7 +29,8 @@ MAX_ROUNDS = 1000
 MAX_PLAYERS = 5000
 # A cross-tables id kept at the end of a name, "Last, First:XT017175" (TSH's cross_tables_id
 # roster downloads); the same id may also be in etc.xtid.
-_XT_SUFFIX = re.compile(r":(XT\d+)\s*$")
+_XT_SUFFIX = re.compile(r":(XT[0-9]+)\s*$")
+_XT_NUMBER = re.compile(r"[0-9]{1,12}")
 _DIVISION_JUNK = re.compile(r"\W")
 
 
@@ -135,6 +136,15 @@ def player_name(raw: object, where: str) -> tuple[str, str | None]:
     except TextError as exc:
         raise TshError(f"{exc} Fix the name in TSH.") from None
     return " ".join(name.split()), xtid
+
+
+def cross_tables_id(value: Any) -> str | None:
+    """A cross-tables id as the hall shows it ("XT017175") from the number TSH keeps in
+    etc.xtid (a number, or its digits in a string); None for anything else."""
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        return None
+    text = str(value).strip()
+    return f"XT{int(text):06d}" if _XT_NUMBER.fullmatch(text) else None
 
 
 def whole(value: Any, where: str, *, allow_none: bool = True) -> int | None:

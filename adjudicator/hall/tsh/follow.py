@@ -25,6 +25,10 @@ from adjudicator.hall.tsh.event import TshError
 from adjudicator.record.db import Database, DatabaseUnavailable
 
 log = logging.getLogger("adjudicator.tsh")
+UNEXPECTED_FAILURE = (
+    "The hall could not read this source (an unexpected error, written to the server's log). "
+    "Check the source in TSH, or link it again to see what is wrong."
+)
 
 
 class Follower:
@@ -98,6 +102,12 @@ def read_claimed(db: Database, found: links.Link, mark: str, source: sources.Sou
     except TshError as exc:
         links.store_failure(db, found, mark, str(exc))
         log.warning("TSH link of %s: %s (the last good pairings stay)", found.tournament, exc)
+        return "failed"
+    except DatabaseUnavailable:
+        raise  # the journal's own alarms say more; the read is claimed again later
+    except Exception:  # a case no check foresaw: the link must still show failing
+        log.exception("TSH link of %s: reading %s failed", found.tournament, found.source)
+        links.store_failure(db, found, mark, UNEXPECTED_FAILURE)
         return "failed"
     if what == "updated":
         log.info("TSH link of %s: new pairings read from %s", found.tournament, found.source)

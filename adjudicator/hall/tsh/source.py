@@ -5,6 +5,7 @@ costs the web server a 304)."""
 
 from __future__ import annotations
 
+import http.client
 import json
 import urllib.error
 import urllib.request
@@ -111,14 +112,25 @@ def _fetch(url: str, stamp: str | None) -> Reading:
         request.add_header("If-None-Match", validators["etag"])
     if validators.get("last_modified"):
         request.add_header("If-Modified-Since", validators["last_modified"])
+    conditional = bool(validators.get("etag") or validators.get("last_modified"))
     try:
         with _OPENER.open(request, timeout=FETCH_TIMEOUT_SECONDS) as answer:
             data = answer.read(MAX_BYTES + 1)
             headers = answer.headers
     except urllib.error.HTTPError as exc:
-        if exc.code == 304:
+        if exc.code == 304 and conditional:
             return Reading(None, stamp)
+        if exc.code == 304:  # nothing was asked conditionally: there is nothing to keep
+            raise TshError(
+                f"{url} answered 304 Not Modified to a plain request: it did not send the "
+                "tourney.js. Check the URL and the web server."
+            ) from None
         raise TshError(f"{url} answered {exc.code} {exc.reason}.") from None
+    except http.client.HTTPException as exc:  # a reply that is not HTTP, or cut short
+        raise TshError(
+            f"Cannot fetch {url}: its answer is not a whole HTTP reply "
+            f"({type(exc).__name__}). Check the URL and the web server."
+        ) from None
     except (urllib.error.URLError, OSError, ValueError) as exc:
         reason = getattr(exc, "reason", None) or exc
         raise TshError(f"Cannot fetch {url}: {reason}.") from None

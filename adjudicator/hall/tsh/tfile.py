@@ -23,6 +23,7 @@ from adjudicator.hall.tsh.event import (
     Division,
     Player,
     TshError,
+    cross_tables_id,
     player_name,
     whole,
 )
@@ -78,9 +79,7 @@ def _player(line: str, number: int, division: str, where: str) -> Player:
     who = f"Player {number} of division {division} ({where})"
     name, xtid = player_name(raw_name, who)
     fields = _extras(extras)
-    xtids = fields.get("xtid") or []
-    if not xtid and xtids and xtids[0] and xtids[0].isdigit():
-        xtid = f"XT{int(xtids[0]):06d}"
+    xtid = xtid or cross_tables_id((fields.get("xtid") or [None])[0])
     return Player(
         number,
         name,

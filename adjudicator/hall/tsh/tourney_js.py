@@ -34,6 +34,7 @@ from adjudicator.hall.tsh.event import (
     Player,
     TshError,
     canonical_division,
+    cross_tables_id,
     event_name,
     numbers,
     player_name,
@@ -178,6 +179,4 @@ def _xtid(value: Any) -> str | None:
     """etc.xtid, a list of one cross-tables number in TSH's files."""
     if isinstance(value, list) and value:
         value = value[0]
-    if isinstance(value, int | str) and not isinstance(value, bool) and str(value).isdigit():
-        return f"XT{int(value):06d}"
-    return None
+    return cross_tables_id(value)
