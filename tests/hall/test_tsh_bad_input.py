@@ -8,10 +8,11 @@ pairings. A failure nobody foresaw is recorded too (a generic message, the detai
 from __future__ import annotations
 
 import logging
+import threading
 
 import pytest
 
-from adjudicator.hall.tsh import follow, games, links, tourney_js
+from adjudicator.hall.tsh import follow, games, links, source, tourney_js
 from adjudicator.hall.tsh.event import TshError
 
 from support import tsh_files
@@ -126,3 +127,41 @@ def test_a_failure_nobody_foresaw_is_recorded_and_logged(hall, tmp_path, monkeyp
     assert failed.failure == follow.UNEXPECTED_FAILURE and failed.failed_since
     assert "a case no check foresaw" in caplog.text  # the details are in the server's log
     assert games.show(hall.db, NWL) == shown
+
+
+def drip_headers(sock, stop):
+    """A server that never finishes its status line: a byte every second."""
+    for byte in b"HTTP/1.1 200 OK" * 1000:
+        if stop.wait(1):
+            return
+        sock.sendall(bytes([byte]))
+
+
+def drip_body(sock, stop):
+    """A server that sends its headers, then the body a byte every second."""
+    body = tsh_files.tourney_js(tsh_files.make_event({"A": 6}, 2, 2))
+    sock.sendall(f"HTTP/1.1 200 OK\r\nContent-Length: {len(body)}\r\n\r\n".encode())
+    for byte in body:
+        if stop.wait(1):
+            return
+        sock.sendall(bytes([byte]))
+
+
+@pytest.mark.parametrize("drip", [drip_headers, drip_body], ids=["headers", "body"])
+def test_a_url_that_drips_is_given_up_and_its_failure_recorded(hall, web, monkeypatch, drip):
+    """Each byte comes well within the read timeout (10 s), so only the whole answer's
+    deadline ends the read; the follower then records the failure and is free again."""
+    monkeypatch.setattr(source, "FETCH_DEADLINE_SECONDS", 3)
+    links.link(hall.db, NWL, web.url)
+    shown = games.show(hall.db, NWL)
+    web.reply = drip
+    done: list = []
+    reader = threading.Thread(target=lambda: done.append(follow.Follower(hall.db, 1, 0).run_once()))
+    reader.start()
+    reader.join(timeout=120)  # without a deadline, the drip would last an hour
+    assert not reader.is_alive(), "the follower is stuck on a dripping server"
+    assert done == [{NWL: "failed"}]
+    assert "did not send the whole tourney.js within 3 s" in links.get(hall.db, NWL).failure
+    assert games.show(hall.db, NWL) == shown
+    with pytest.raises(TshError, match="within 3 s"):
+        links.link(hall.db, NWL, web.url)

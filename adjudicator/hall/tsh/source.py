@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import http.client
 import json
+import socket
+import threading
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
@@ -16,7 +18,8 @@ from adjudicator.hall.tsh import event_folder, tourney_js
 from adjudicator.hall.tsh.event import Event, TshError
 
 MAX_BYTES = 16 * 1024 * 1024  # a tourney.js of a 1,000-player event is a few MB
-FETCH_TIMEOUT_SECONDS = 10
+FETCH_TIMEOUT_SECONDS = 10  # for connecting, and for each wait for the server's next bytes
+FETCH_DEADLINE_SECONDS = 20  # for the whole answer: a server dripping bytes stalls no one
 HTML_JS = Path("html") / "tourney.js"  # where TSH publishes it in an event folder by default
 
 
@@ -102,7 +105,67 @@ class _HttpOnlyRedirects(urllib.request.HTTPRedirectHandler):
         return super().redirect_request(req, fp, code, msg, headers, newurl)
 
 
-_OPENER = urllib.request.build_opener(_HttpOnlyRedirects)
+class _Deadline:
+    """Every connection of one fetch, cut when the fetch's time is up: a server that sends a
+    byte every few seconds never lets a read time out, so the whole answer gets a deadline."""
+
+    def __init__(self, seconds: float):
+        self.sockets: list[socket.socket] = []
+        self.expired = False
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(seconds, self._cut)
+        self._timer.daemon = True
+
+    def __enter__(self) -> _Deadline:
+        self._timer.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._timer.cancel()
+
+    def watch(self, sock: socket.socket) -> None:
+        with self._lock:
+            self.sockets.append(sock)
+            if self.expired:
+                _shut(sock)
+
+    def _cut(self) -> None:
+        with self._lock:
+            self.expired = True
+            for sock in self.sockets:
+                _shut(sock)
+
+    def opener(self) -> urllib.request.OpenerDirector:
+        """An opener whose connections this deadline cuts."""
+        deadline = self
+
+        def watched(base):
+            class Watched(base):
+                def connect(self):
+                    super().connect()
+                    deadline.watch(self.sock)
+
+            return Watched
+
+        class Http(urllib.request.HTTPHandler):
+            def http_open(self, req):
+                return self.do_open(watched(http.client.HTTPConnection), req)
+
+        class Https(urllib.request.HTTPSHandler):
+            def https_open(self, req):
+                return self.do_open(
+                    watched(http.client.HTTPSConnection), req, context=self._context
+                )
+
+        return urllib.request.build_opener(Http, Https, _HttpOnlyRedirects)
+
+
+def _shut(sock: socket.socket) -> None:
+    """Wake a read waiting on the socket (the plain socket's shutdown: TLS's would race it)."""
+    try:
+        socket.socket.shutdown(sock, socket.SHUT_RDWR)
+    except OSError:
+        pass
 
 
 def _fetch(url: str, stamp: str | None) -> Reading:
@@ -113,27 +176,24 @@ def _fetch(url: str, stamp: str | None) -> Reading:
     if validators.get("last_modified"):
         request.add_header("If-Modified-Since", validators["last_modified"])
     conditional = bool(validators.get("etag") or validators.get("last_modified"))
-    try:
-        with _OPENER.open(request, timeout=FETCH_TIMEOUT_SECONDS) as answer:
-            data = answer.read(MAX_BYTES + 1)
-            headers = answer.headers
-    except urllib.error.HTTPError as exc:
-        if exc.code == 304 and conditional:
-            return Reading(None, stamp)
-        if exc.code == 304:  # nothing was asked conditionally: there is nothing to keep
-            raise TshError(
-                f"{url} answered 304 Not Modified to a plain request: it did not send the "
-                "tourney.js. Check the URL and the web server."
-            ) from None
-        raise TshError(f"{url} answered {exc.code} {exc.reason}.") from None
-    except http.client.HTTPException as exc:  # a reply that is not HTTP, or cut short
-        raise TshError(
-            f"Cannot fetch {url}: its answer is not a whole HTTP reply "
-            f"({type(exc).__name__}). Check the URL and the web server."
-        ) from None
-    except (urllib.error.URLError, OSError, ValueError) as exc:
-        reason = getattr(exc, "reason", None) or exc
-        raise TshError(f"Cannot fetch {url}: {reason}.") from None
+    with _Deadline(FETCH_DEADLINE_SECONDS) as deadline:
+        try:
+            with deadline.opener().open(request, timeout=FETCH_TIMEOUT_SECONDS) as answer:
+                data = answer.read(MAX_BYTES + 1)
+                headers = answer.headers
+        except urllib.error.HTTPError as exc:
+            if exc.code == 304 and conditional:
+                return Reading(None, stamp)
+            if exc.code == 304:  # nothing was asked conditionally: there is nothing to keep
+                raise TshError(
+                    f"{url} answered 304 Not Modified to a plain request: it did not send the "
+                    "tourney.js. Check the URL and the web server."
+                ) from None
+            raise TshError(f"{url} answered {exc.code} {exc.reason}.") from None
+        except (http.client.HTTPException, urllib.error.URLError, OSError, ValueError) as exc:
+            raise _fetch_error(url, exc, deadline.expired) from None
+    if deadline.expired:  # cut while reading: what came is not the whole file
+        raise _fetch_error(url, TimeoutError(), True)
     if len(data) > MAX_BYTES:
         raise TshError(f"{url} is larger than {MAX_BYTES} bytes: not TSH's tourney.js.")
     new_stamp = json.dumps(
@@ -141,3 +201,19 @@ def _fetch(url: str, stamp: str | None) -> Reading:
         sort_keys=True,
     )
     return Reading(tourney_js.read(data, url), new_stamp)
+
+
+def _fetch_error(url: str, exc: Exception, too_slow: bool) -> TshError:
+    """What a failed fetch tells the director."""
+    if too_slow:
+        return TshError(
+            f"{url} did not send the whole tourney.js within {FETCH_DEADLINE_SECONDS} s: "
+            "check the web server (the hall tries again)."
+        )
+    if isinstance(exc, http.client.HTTPException):  # a reply that is not HTTP, or cut short
+        return TshError(
+            f"Cannot fetch {url}: its answer is not a whole HTTP reply "
+            f"({type(exc).__name__}). Check the URL and the web server."
+        )
+    reason = getattr(exc, "reason", None) or exc
+    return TshError(f"Cannot fetch {url}: {reason}.")
