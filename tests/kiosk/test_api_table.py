@@ -232,3 +232,26 @@ def test_the_overview_shows_a_failure_nobody_foresaw(staffed_linked, monkeypatch
     page = director.get("/director/overview").get_data(as_text=True)
     assert "Reading it again has failed since" in page and "unexpected error" in page
     assert "KeyError" not in page  # the details are for the server's log
+
+
+def test_the_journal_filter_finds_a_game_whose_first_player_tsh_settled_later(
+    staffed_linked, tmp_path
+):
+    """A row keeps the seats of its challenge; TSH may record who went first afterwards, and
+    the stored game then holds the two the other way round: the row is still the player's."""
+    staffed, made, path, seated = staffed_linked
+    lower, higher = sorted(
+        (p for p in made["divisions"][0]["players"][1:] if p["etc"]["board"][2] == 2),
+        key=lambda p: p["id"],
+    )
+    lower["etc"]["p12"][2] = higher["etc"]["p12"][2] = 4  # TSH: not yet known
+    links.link(staffed.db, NWL, str(tsh_files.write_tourney_js(path, made)))
+    answer = adjudicate(staffed.app.test_client(), seated, challenger=lower["name"])
+    assert answer.get_json()["players"] == [lower["name"], higher["name"]]
+    lower["etc"]["p12"][2], higher["etc"]["p12"][2] = 2, 1  # the higher number went first
+    links.link(staffed.db, NWL, str(tsh_files.write_tourney_js(path, made)))
+    director = staffed.director()
+    for name in (lower["name"], higher["name"]):
+        page = director.get("/director/journal", query_string={"player": name})
+        rows = page.get_data(as_text=True).split('id="journal"')[1]
+        assert f"{lower['name']} v {higher['name']}" in rows, name

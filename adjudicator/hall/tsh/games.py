@@ -69,7 +69,8 @@ def player_names(db: Database, tournament: str | None = None) -> list[str]:
 
 def games_of_player(db: Database, name: str, tournament: str | None = None) -> list[str]:
     """The `players` values a challenge row records (seating) for every linked game the named
-    player sits at: the journal rows of a player's games are those holding one of them."""
+    player sits at: the journal rows of a player's games are those holding one of them. Both
+    orders: a row keeps the order of its challenge, and TSH may settle who went first later."""
     wanted = " ".join(str(name).split()).casefold()
     sql, params = "SELECT DISTINCT players FROM tsh_games", ()
     if tournament:
@@ -81,6 +82,7 @@ def games_of_player(db: Database, name: str, tournament: str | None = None) -> l
         names = [item["name"] for item in json.loads(players)]
         if any(n.casefold() == wanted for n in names):
             found.add(recorded_players(names))
+            found.add(recorded_players(names[::-1]))
     return sorted(found)
 
 
