@@ -8,6 +8,7 @@ reads only files inside the folder.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from adjudicator.hall.tsh import config_tsh, tfile
@@ -56,10 +57,9 @@ def read(folder: Path) -> Event:
     counts = {division.name: len(division.players) for division in divisions}
     maps = config_tsh.division_tables(config, counts)
     with_tables = tuple(
-        type(division)(
-            division.name,
-            division.players,
-            tables_map(maps.get(division.name), f"Tables of division {division.name}"),
+        replace(
+            division,
+            tables=tables_map(maps.get(division.name), f"Tables of division {division.name}"),
         )
         for division in divisions
     )

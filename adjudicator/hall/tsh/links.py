@@ -27,7 +27,6 @@ from adjudicator.hall.tsh.event import (
     Division,
     Event,
     Game,
-    Seat,
     TshError,
     check_one_game_a_table,
     current_round,
@@ -178,21 +177,6 @@ def all_links(db: Database) -> list[Link]:
     return [_link(row) for row in rows]
 
 
-def summary(db: Database, slug: str) -> Summary | None:
-    """What the link holds now, as `tsh link` printed it; None if not linked."""
-    found = get(db, slug)
-    if found is None:
-        return None
-    shown = games.show(db, slug)
-    parts = []
-    for name in found.divisions:
-        mine = [game for game in shown if game.division == name]
-        players = {seat.number for game in mine for seat in game.seats}
-        rounds = max((game.round for game in mine), default=0)
-        parts.append(DivisionSummary(name, len(players), rounds, current_round(mine)))
-    return Summary(found.event_name, found.source, tuple(parts), len(shown))
-
-
 def claim(db: Database, found: Link, stamp: str | None) -> str | None:
     """Take the next read of a link for this process: the claim's mark, or None if another
     process (or a new `tsh link`) took it first. A read stored under an older claim is
@@ -280,18 +264,11 @@ def _game_rows(found: Sequence[Game]) -> list[tuple]:
             game.round,
             game.table,
             game.board,
-            json.dumps([_seat_json(seat) for seat in game.seats], sort_keys=True),
+            json.dumps([seat.to_api() for seat in game.seats], sort_keys=True),
             1 if game.scored else 0,
         )
         for game in found
     ]
-
-
-def _seat_json(seat: Seat) -> dict[str, Any]:
-    found = {"id": seat.number, "name": seat.name, "first": seat.first}
-    if seat.xtid:
-        found["xtid"] = seat.xtid
-    return found
 
 
 def _replace_games(cur, slug: str, rows: list[tuple]) -> None:

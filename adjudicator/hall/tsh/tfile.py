@@ -38,7 +38,6 @@ def read(
     division: str,
     file_name: str,
     encoding: str = "iso-8859-1",
-    tables: tuple[str | None, ...] | None = None,
 ) -> Division:
     """Division `division` from its `.t` file's bytes, or TshError naming the line."""
     text = _decode(data, encoding, file_name)
@@ -51,7 +50,7 @@ def read(
         if number > MAX_PLAYERS:
             raise TshError(f"{file_name} has more than {MAX_PLAYERS} players: more than TSH runs.")
         players.append(_player(stripped, number, division, f"{file_name}, line {line_number}"))
-    return Division(division, tuple(players), tables)
+    return Division(division, tuple(players))
 
 
 def _decode(data: bytes, encoding: str, file_name: str) -> str:
