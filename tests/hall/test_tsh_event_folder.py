@@ -135,3 +135,22 @@ def test_a_folder_tsh_would_not_read_is_refused_saying_why(tmp_path, config, t_f
 def test_a_folder_without_config_tsh_says_what_to_link(tmp_path):
     with pytest.raises(TshError, match="neither config.tsh nor tsh.config"):
         event_folder.read(tmp_path)
+
+
+def test_the_file_list_is_read_again_only_when_config_tsh_changed(tmp_path, monkeypatch):
+    folder = tsh_files.write_folder(tmp_path / "event", tsh_files.make_event({"A": 4}, 1, 0))
+    parsed = []
+    real_read = config_tsh.read
+
+    def counting_read(data, name="config.tsh"):
+        parsed.append(name)
+        return real_read(data, name)
+
+    monkeypatch.setattr(config_tsh, "read", counting_read)
+    first = event_folder.files(folder)
+    assert event_folder.files(folder) == first == [folder / "config.tsh", folder / "a.t"]
+    assert len(parsed) == 1  # the second look is a stat
+    config = folder / "config.tsh"
+    config.write_bytes(config.read_bytes() + b"division b b.t\n")
+    assert event_folder.files(folder) == first + [folder / "b.t"]
+    assert len(parsed) == 2

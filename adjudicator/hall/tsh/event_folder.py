@@ -29,16 +29,33 @@ def config_path(folder: Path) -> Path:
     )
 
 
+# Each configuration's file list, by what its stat said: the follower asks every few seconds in
+# every worker, and config.tsh seldom changes.
+_FILES: dict[Path, tuple[tuple[int, int, int], list[Path]]] = {}
+
+
 def files(folder: Path) -> list[Path]:
     """The files the event is read from: its configuration, then each division's .t file
-    (those a change to must be noticed)."""
+    (those a change to must be noticed). config.tsh is read again only when it changed."""
     config = config_path(folder)
+    try:
+        info = config.stat()
+    except OSError as exc:
+        raise TshError(f"Cannot read {config}: {exc.strerror or exc}.") from None
+    seen = (info.st_mtime_ns, info.st_size, info.st_ino)
+    cached = _FILES.get(config)
+    if cached is not None and cached[0] == seen:
+        return list(cached[1])
     parsed = config_tsh.read(_read_bytes(config), config.name)
-    return [config] + [
+    found = [config] + [
         _inside(folder, name)
         for _, name in parsed.divisions
         if name.lower() not in parsed.attachments
     ]
+    if len(_FILES) >= 256:
+        _FILES.clear()
+    _FILES[config] = (seen, found)
+    return list(found)
 
 
 def read(folder: Path) -> Event:
