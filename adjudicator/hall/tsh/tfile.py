@@ -28,8 +28,14 @@ from adjudicator.hall.tsh.event import (
     whole,
 )
 
-# TFile.pm's 'scrabble' line pattern.
-LINE = re.compile(r"^(.+?\S)\s+(\d+(?:[.+]\d+)*)\s*([\d\s]*);\s*([-\d\s]*)((?:;[^;]*)*)$")
+# TFile.pm's 'scrabble' line pattern,
+#   ^(.+?\S)\s+(\d+(?:[.+]\d+)*)\s*([\d\s]*);\s*([-\d\s]*)((?:;[^;]*)*)$
+# matched by `_fields` in one pass (the pattern tries every end of the lazy name, each time
+# scanning on: quadratic on a long line that does not match).
+_RATING = re.compile(r"\d+(?:[.+]\d+)*")
+_HEAD_CHAR = re.compile(r"[\s\d.+]")
+_WORD = re.compile(r"\S+")
+_SCORES = re.compile(r"[-\d\s]*")
 _SEQUENCE_NUMBER = re.compile(r"; # \d+\s*$")
 
 
@@ -69,12 +75,12 @@ def _player(line: str, number: int, division: str, where: str) -> Player:
     if ";" not in line:
         line += ";"
     line = _SEQUENCE_NUMBER.sub(";", line)
-    found = LINE.match(line)
+    found = _fields(line)
     if found is None:
         raise TshError(
             f"{where} is not a TSH player line (name, rating, opponents; scores): {line[:60]!r}."
         )
-    raw_name, _rating, pairings, scores, extras = found.groups()
+    raw_name, pairings, scores, extras = found
     who = f"Player {number} of division {division} ({where})"
     name, xtid = player_name(raw_name, who)
     fields = _extras(extras)
@@ -88,6 +94,50 @@ def _player(line: str, number: int, division: str, where: str) -> Player:
         _words_as_numbers(fields.get("board", []), f"{who}'s boards"),
         _words_as_numbers(fields.get("p12", []), f"{who}'s firsts (p12)"),
     )
+
+
+def _fields(line: str) -> tuple[str, str, str, str] | None:
+    """The name, opponents, scores and extra fields of a player line, as TFile.pm's pattern
+    splits it, or None if it does not match. The name is the shortest that lets the rest
+    match: before each `;` in turn, the name ends where the rating starts, the rating being
+    the word before only opponents' numbers; after that `;`, the scores run to the next `;`
+    (or the end). Each stretch of the line is looked at once."""
+    start = 0
+    while True:
+        semicolon = line.find(";", start)
+        if semicolon < 0:
+            return None
+        head = _head(line, start, semicolon)
+        after = line.find(";", semicolon + 1)
+        end = len(line) if after < 0 else after
+        if head is not None and _SCORES.fullmatch(line, semicolon + 1, end):
+            name_end, rating_end = head
+            return (
+                line[:name_end],
+                line[rating_end:semicolon],
+                line[semicolon + 1 : end],
+                line[end:],
+            )
+        start = semicolon + 1
+
+
+def _head(line: str, start: int, semicolon: int) -> tuple[int, int] | None:
+    """Where the name ends and where the rating ends, before `semicolon`: the name (two
+    characters or more, ending in a non-space), space, the rating, then only digits and space.
+    The rating is the first word that can be one at or after the last word that is not plain
+    digits, in the stretch of digits, spaces, points and pluses ending at the `;`."""
+    stretch = semicolon
+    while stretch > start and _HEAD_CHAR.match(line, stretch - 1):
+        stretch -= 1
+    words = list(_WORD.finditer(line, stretch, semicolon))
+    last_odd = max((i for i, word in enumerate(words) if not word.group().isdecimal()), default=0)
+    for index in range(last_odd, len(words)):
+        word = words[index]
+        name_end = words[index - 1].end() if index else stretch
+        if word.start() == name_end or name_end < 2 or not _RATING.fullmatch(word.group()):
+            continue  # glued to the name (no space between), a name too short, not a rating
+        return name_end, word.end()
+    return None
 
 
 def _words_as_numbers(words: list[str | None], where: str) -> tuple[int | None, ...]:
