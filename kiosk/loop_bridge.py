@@ -55,7 +55,7 @@ class ThreadedWSGI(httputil.HTTPServerConnectionDelegate):
         self.in_flight += 1
         try:
             status = await self._answer(request)
-        except Exception:  # before a byte of the answer was written
+        except Exception:  # before a byte of the answer was written (else _answer closed it)
             self.log.exception("The web app failed on %s %s", request.method, request.path)
             answer_plainly(request.connection, 503, "Service Unavailable", FAILED)
             status = 503
@@ -80,19 +80,25 @@ class ThreadedWSGI(httputil.HTTPServerConnectionDelegate):
             headers["Content-Length"] = str(answer.size)
         connection = request.connection
         first = httputil.ResponseStartLine("HTTP/1.1", int(code), reason)
+        written = None
         try:
             written = connection.write_headers(first, headers, b"".join(answer.chunks))
             while not answer.ended:  # a long answer (a journal backup): never all in memory
                 await written
                 await loop.run_in_executor(self.executor, answer.read_on)
                 written = connection.write(b"".join(answer.chunks))
-        except Exception as exc:  # the client went, or the app failed half-way: cut it short
-            if not isinstance(exc, iostream.StreamClosedError):
+            connection.finish()
+        except Exception as exc:
+            await loop.run_in_executor(self.executor, answer.close)
+            if written is None:  # nothing went out: handle_request answers a plain 503
+                raise
+            # its head went out: the client, gone, or the app, failing half-way or sending
+            # less than its own Content-Length, cuts it short; the status sent is the one logged
+            if isinstance(exc, httputil.HTTPOutputError):
+                self.log.error("The web app's answer to %s was cut short: %s", request.path, exc)
+            elif not isinstance(exc, iostream.StreamClosedError):
                 self.log.exception("The web app failed while answering %s", request.path)
             connection.close()
-            await loop.run_in_executor(self.executor, answer.close)
-            return int(code)
-        connection.finish()
         return int(code)
 
     def environ(self, request: httputil.HTTPServerRequest) -> dict[str, Any]:

@@ -52,6 +52,9 @@ def echo(environ, start_response):
         return Response(long_answer(request.path), mimetype="application/octet-stream")(
             environ, start_response
         )
+    if request.path == "/short":  # says 100 bytes, sends 10
+        start_response("200 OK", [("Content-Type", "text/plain"), ("Content-Length", "100")])
+        return [b"x" * 10]
     if request.path == "/refuse":
         response = Response("refused before reading", status=403)
         return response(environ, start_response)
@@ -73,6 +76,7 @@ def served(tmp_path):
     config = Config()
     config.set("accesslog", str(tmp_path / "access.log"))
     config.set("access_log_format", '%(h)s "%(r)s" %(s)s %(M)sms')
+    config.set("errorlog", str(tmp_path / "error.log"))
     log = RedactingLogger(config)
     ready = threading.Event()
     state: dict = {}
@@ -100,6 +104,7 @@ def served(tmp_path):
     assert ready.wait(10)
     seen.clear()
     state["access_log"] = tmp_path / "access.log"
+    state["error_log"] = tmp_path / "error.log"
     yield state
     state["loop"].call_soon_threadsafe(state["stop"].set)
     thread.join(10)
@@ -262,3 +267,19 @@ def test_a_long_answer_that_fails_half_way_is_cut_short_without_a_traceback(serv
     assert b"0\r\n\r\n" not in received[-10:]  # no last chunk: the client sees it cut short
     assert 1_000_000 < len(received) < 3_000_000
     assert seen == ["closed"]
+
+
+def test_an_answer_shorter_than_its_length_is_cut_and_logged_once_as_sent(served):
+    with socket.create_connection(("127.0.0.1", served["port"]), timeout=10) as sock:
+        sock.sendall(b"GET /short HTTP/1.1\r\nHost: x\r\n\r\n")
+        received = b""
+        while chunk := sock.recv(65536):
+            received += chunk  # the server closes: the client sees the body cut short
+    head, _, body = received.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 200") and b"Content-Length: 100" in head
+    assert body == b"x" * 10 and b"503" not in received  # no second answer after the first
+    lines = access_lines(served)
+    assert len(lines) == 1 and '"GET /short HTTP/1.1" 200' in lines[0]  # the status sent
+    errors = served["error_log"].read_text()
+    assert errors.count("/short") == 1 and "less than Content-Length" in errors
+    assert "Traceback" not in errors and "The web app failed" not in errors
