@@ -15,6 +15,7 @@ gunicorn's logger as before; headers named with `_` are dropped, as gunicorn dro
 from __future__ import annotations
 
 import sys
+import time
 from datetime import timedelta
 from io import BytesIO
 from types import SimpleNamespace
@@ -76,6 +77,8 @@ class ThreadedWSGI(httputil.HTTPServerConnectionDelegate):
             headers.add(name, value)
         if "Server" not in headers:
             headers["Server"] = SERVER_SOFTWARE
+        if "Date" not in headers:  # RFC 9110 6.6.1: an origin server with a clock sends it
+            headers["Date"] = httputil.format_timestamp(time.time())
         if answer.ended and "Content-Length" not in headers and int(code) not in (204, 304):
             headers["Content-Length"] = str(answer.size)
         connection = request.connection

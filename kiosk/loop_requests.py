@@ -151,6 +151,7 @@ def answer_plainly(connection, status: int, reason: str, text: bytes) -> None:
             "Content-Type": "text/plain; charset=utf-8",
             "Content-Length": str(len(text)),
             "Server": SERVER_SOFTWARE,
+            "Date": httputil.format_timestamp(time.time()),
         }
     )
     try:

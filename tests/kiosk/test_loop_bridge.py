@@ -12,6 +12,7 @@ import socket
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from email.utils import parsedate_to_datetime
 
 import pytest
 from gunicorn.config import Config
@@ -55,6 +56,9 @@ def echo(environ, start_response):
     if request.path == "/short":  # says 100 bytes, sends 10
         start_response("200 OK", [("Content-Type", "text/plain"), ("Content-Length", "100")])
         return [b"x" * 10]
+    if request.path == "/dated":
+        response = Response("dated", headers={"Date": "Sun, 06 Nov 1994 08:49:37 GMT"})
+        return response(environ, start_response)
     if request.path == "/refuse":
         response = Response("refused before reading", status=403)
         return response(environ, start_response)
@@ -128,6 +132,14 @@ def access_lines(served) -> list[str]:
     while not served["access_log"].read_text() and time.monotonic() < deadline:
         time.sleep(0.02)
     return served["access_log"].read_text().splitlines()
+
+
+def head_of(sock: socket.socket) -> bytes:
+    """An answer's status line and headers, read from `sock` (its body left unread)."""
+    data = b""
+    while b"\r\n\r\n" not in data and (chunk := sock.recv(4096)):
+        data += chunk
+    return data.partition(b"\r\n\r\n")[0]
 
 
 def test_the_app_sees_the_environ_gunicorn_gave_it(served):
@@ -283,3 +295,24 @@ def test_an_answer_shorter_than_its_length_is_cut_and_logged_once_as_sent(served
     errors = served["error_log"].read_text()
     assert errors.count("/short") == 1 and "less than Content-Length" in errors
     assert "Traceback" not in errors and "The web app failed" not in errors
+
+
+def test_every_answer_has_a_date_the_apps_own_or_the_servers(served):
+    def date_of(sock: socket.socket) -> float:
+        head = head_of(sock).decode("latin1").split("\r\n")
+        dates = [line.split(":", 1)[1] for line in head if line.lower().startswith("date:")]
+        assert len(dates) == 1, head
+        return parsedate_to_datetime(dates[0]).timestamp()
+
+    sent = {}
+    for path in ("/", "/raise", "/long", "/dated"):  # the app's answer, its failure, a stream
+        with socket.create_connection(("127.0.0.1", served["port"]), timeout=10) as sock:
+            sock.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
+            sent[path] = date_of(sock)
+    with socket.create_connection(("127.0.0.1", served["port"]), timeout=10) as sock:
+        sock.sendall(b"GET / HTTP/1.1\r\n\r\n")  # refused by the server itself: no Host
+        sent["no host"] = date_of(sock)
+    now = time.time()
+    assert sent.pop("/dated") == 784111777  # the app's own Date is kept, not doubled
+    for path, date in sent.items():
+        assert now - 60 < date <= now + 1, (path, date, now)
