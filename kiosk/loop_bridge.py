@@ -79,17 +79,23 @@ class ThreadedWSGI(httputil.HTTPServerConnectionDelegate):
             headers["Server"] = SERVER_SOFTWARE
         if "Date" not in headers:  # RFC 9110 6.6.1: an origin server with a clock sends it
             headers["Date"] = httputil.format_timestamp(time.time())
-        if answer.ended and "Content-Length" not in headers and int(code) not in (204, 304):
+        # RFC 9110: no body to a HEAD, nor in a 1xx, 204 or 304, whatever the app yields; a
+        # HEAD keeps the length the app gave (that of the GET), or none, never a made-up 0
+        bodiless = request.method == "HEAD" or int(code) in (204, 304) or int(code) < 200
+        body = _nothing if bodiless else b"".join
+        if answer.ended and "Content-Length" not in headers and not bodiless:
             headers["Content-Length"] = str(answer.size)
+        if request.version != "HTTP/1.1" and "Content-Length" not in headers and not bodiless:
+            _close_after(request, headers)  # HTTP/1.0 has no chunks: the close ends it
         connection = request.connection
         first = httputil.ResponseStartLine("HTTP/1.1", int(code), reason)
         written = None
         try:
-            written = connection.write_headers(first, headers, b"".join(answer.chunks))
+            written = connection.write_headers(first, headers, body(answer.chunks))
             while not answer.ended:  # a long answer (a journal backup): never all in memory
                 await written
                 await loop.run_in_executor(self.executor, answer.read_on)
-                written = connection.write(b"".join(answer.chunks))
+                written = connection.write(body(answer.chunks))
             connection.finish()
         except Exception as exc:
             await loop.run_in_executor(self.executor, answer.close)
@@ -158,6 +164,23 @@ class ThreadedWSGI(httputil.HTTPServerConnectionDelegate):
         answer = SimpleNamespace(status=status_code, headers=[], sent=None)
         took = timedelta(seconds=request.request_time())
         self.log.access(answer, request, environ, took)
+
+
+def _nothing(chunks: list[bytes]) -> bytes:
+    """No body, whatever the app yielded (HEAD, 1xx, 204, 304)."""
+    return b""
+
+
+def _close_after(request: httputil.HTTPServerRequest, headers: httputil.HTTPHeaders) -> None:
+    """Close the connection once this answer is written, even if an HTTP/1.0 client asked to
+    keep it alive: an answer of unknown length ends only when its connection closes. Tornado
+    decides keep-alive on the request's head, before the answer is known, so this changes its
+    decision: the request's own headers (which Tornado reads to answer `Keep-Alive`), and the
+    connection's flag to close when finished."""
+    request.headers["Connection"] = headers["Connection"] = "close"
+    # a piped body's request has its connection wrapped (`loop_requests._FinishAfterBody`)
+    connection = getattr(request.connection, "connection", request.connection)
+    connection._disconnect_on_finish = True  # Tornado's HTTP1Connection: no public setter
 
 
 def deadline_server(

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import time
 
+from gunicorn.util import split_request_uri
 from tornado import httputil
 from tornado.ioloop import IOLoop
 
@@ -24,6 +25,7 @@ from kiosk.body_pipe import BodyPipe
 SERVER_SOFTWARE = "adjudicator"
 LINGER_SECONDS = 60.0  # an early answer's unread body is drained at most this long
 BAD_HOST = b"Bad request: send one valid Host header (the address you opened).\n"
+BAD_TARGET = b"Bad request: the address in the request line could not be read.\n"
 
 
 class RequestReader(httputil.HTTPMessageDelegate):
@@ -47,6 +49,13 @@ class RequestReader(httputil.HTTPMessageDelegate):
         except httputil.HTTPInputError:  # no Host header, or a malformed one
             answer_plainly(self.connection, 400, "Bad Request", BAD_HOST)
             return
+        try:  # as gunicorn took them: also from an absolute-form target (`GET http://h/p`)
+            target = split_request_uri(self.request.uri)
+        except ValueError:
+            self.request = None
+            answer_plainly(self.connection, 400, "Bad Request", BAD_TARGET)
+            return
+        self.request.path, self.request.query = target.path, target.query
         declared = headers.get("Content-Length", "").strip()
         if (
             declared.isdigit()
@@ -135,13 +144,13 @@ class _FinishAfterBody:
     """A request's connection, whose `finish` waits for the rest of a piped body."""
 
     def __init__(self, connection, reader: RequestReader):
-        self._connection, self._reader = connection, reader
+        self.connection, self._reader = connection, reader  # Tornado's HTTP1Connection
 
     def finish(self) -> None:
-        self._reader.answered(self._connection.finish)
+        self._reader.answered(self.connection.finish)
 
     def __getattr__(self, name):
-        return getattr(self._connection, name)
+        return getattr(self.connection, name)
 
 
 def answer_plainly(connection, status: int, reason: str, text: bytes) -> None:

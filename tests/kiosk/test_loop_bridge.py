@@ -316,3 +316,53 @@ def test_every_answer_has_a_date_the_apps_own_or_the_servers(served):
     assert sent.pop("/dated") == 784111777  # the app's own Date is kept, not doubled
     for path, date in sent.items():
         assert now - 60 < date <= now + 1, (path, date, now)
+
+
+def test_a_head_gets_the_gets_length_or_none_and_no_body(served):
+    with socket.create_connection(("127.0.0.1", served["port"]), timeout=10) as sock:
+        sock.sendall(b"HEAD /long HTTP/1.1\r\nHost: x\r\n\r\n")  # a stream: its length unknown
+        streamed = head_of(sock)
+        sock.sendall(b"HEAD / HTTP/1.1\r\nHost: x\r\n\r\n")  # the app gives the GET's length
+        short = head_of(sock)
+        sock.sendall(b"GET /refuse HTTP/1.1\r\nHost: x\r\n\r\n")  # the same connection goes on
+        after = read_answer(sock)
+    assert streamed.startswith(b"HTTP/1.1 200") and b"Content-Length" not in streamed
+    assert b"Transfer-Encoding" not in streamed
+    assert short.startswith(b"HTTP/1.1 200") and b"Content-Length: " in short
+    assert b"Content-Length: 0\r" not in short + b"\r"
+    assert after.startswith(b"HTTP/1.1 403") and after.endswith(b"refused before reading")
+
+
+def test_an_http_1_0_stream_of_unknown_length_ends_with_its_connection(served):
+    for sent in (  # and after a large body, piped to the app
+        b"GET /long HTTP/1.0\r\nHost: x\r\nConnection: keep-alive\r\n\r\n",
+        b"POST /long HTTP/1.0\r\nHost: x\r\nConnection: keep-alive\r\n"
+        b"Content-Length: 5000\r\n\r\n" + b"p" * 5000,
+    ):
+        with socket.create_connection(("127.0.0.1", served["port"]), timeout=10) as sock:
+            sock.sendall(sent)
+            received = b""
+            while chunk := sock.recv(65536):  # HTTP/1.0 has no chunks: the close ends the body
+                received += chunk
+        head, _, body = received.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 200") and b"Keep-Alive" not in head
+        assert b"Connection: close" in head and b"Transfer-Encoding" not in head
+        assert len(body) == 3_000_000 and body[-10_000:] == bytes([299 % 256]) * 10_000
+    # an answer with its length keeps an HTTP/1.0 client's connection alive, as it asked
+    with socket.create_connection(("127.0.0.1", served["port"]), timeout=10) as sock:
+        for _ in range(2):
+            sock.sendall(b"GET /refuse HTTP/1.0\r\nHost: x\r\nConnection: keep-alive\r\n\r\n")
+            answer = read_answer(sock)
+            assert b"Connection: Keep-Alive" in answer and answer.endswith(b"before reading")
+
+
+def test_an_absolute_form_target_gives_the_app_its_path_and_query(served):
+    with socket.create_connection(("127.0.0.1", served["port"]), timeout=10) as sock:
+        sock.sendall(b"GET http://x/a%20b/c?q=1#frag HTTP/1.1\r\nHost: x\r\n\r\n")
+        environ = json.loads(read_answer(sock).partition(b"\r\n\r\n")[2])["environ"]
+        assert environ["PATH_INFO"] == "/a b/c" and environ["QUERY_STRING"] == "q=1"
+        assert environ["RAW_URI"] == "http://x/a%20b/c?q=1#frag"
+        sock.sendall(b"GET http://[x/ HTTP/1.1\r\nHost: x\r\n\r\n")  # no address to read
+        refused = read_answer(sock)
+    assert refused.startswith(b"HTTP/1.1 400") and b"request line" in refused
+    assert '"GET http://x/a%20b/c?q=1#frag HTTP/1.1" 200' in access_lines(served)[0]
