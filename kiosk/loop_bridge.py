@@ -58,7 +58,7 @@ class ThreadedWSGI(httputil.HTTPServerConnectionDelegate):
             status = await self._answer(request)
         except Exception:  # before a byte of the answer was written (else _answer closed it)
             self.log.exception("The web app failed on %s %s", request.method, request.path)
-            answer_plainly(request.connection, 503, "Service Unavailable", FAILED)
+            answer_plainly(request.connection, 503, "Service Unavailable", FAILED, request.path)
             status = 503
         finally:
             self.in_flight -= 1

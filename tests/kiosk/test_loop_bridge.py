@@ -47,7 +47,7 @@ def echo(environ, start_response):
     """An app that answers with what it saw: the environ's strings and the body's size."""
     request = Request(environ)
     request.max_content_length = LIMIT
-    if request.path == "/raise":
+    if request.path in ("/raise", "/api/raise"):
         raise RuntimeError("a bug in the app")
     if request.path.startswith("/long"):
         return Response(long_answer(request.path), mimetype="application/octet-stream")(
@@ -366,3 +366,22 @@ def test_an_absolute_form_target_gives_the_app_its_path_and_query(served):
         refused = read_answer(sock)
     assert refused.startswith(b"HTTP/1.1 400") and b"request line" in refused
     assert '"GET http://x/a%20b/c?q=1#frag HTTP/1.1" 200' in access_lines(served)[0]
+
+
+def test_the_servers_own_errors_are_json_under_api_and_at_healthz(served):
+    status, headers, body = request(served["port"], "GET", "/api/raise")
+    assert status == 503 and headers["Content-Type"] == "application/json"
+    answer = json.loads(body)
+    assert answer["ok"] is False and answer["status"] == 503
+    assert "could not answer this request" in answer["error"] and "a bug" not in answer["error"]
+    for target in (b"/healthz", b"/api/v1/adjudicate?x=1", b"http://x/%61pi/v1/adjudicate"):
+        with socket.create_connection(("127.0.0.1", served["port"]), timeout=10) as sock:
+            sock.sendall(b"GET " + target + b" HTTP/1.1\r\n\r\n")  # no Host
+            head, _, body = read_answer(sock).partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 400") and b"Content-Type: application/json" in head
+        answer = json.loads(body)
+        assert answer == {"ok": False, "status": 400, "error": answer["error"]}, target
+        assert "Host header" in answer["error"]
+    with socket.create_connection(("127.0.0.1", served["port"]), timeout=10) as sock:
+        sock.sendall(b"GET /director/ HTTP/1.1\r\n\r\n")  # a page: the plain text
+        assert b"Content-Type: text/plain" in read_answer(sock)
