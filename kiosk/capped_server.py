@@ -42,19 +42,17 @@ def connection_limit(wanted: int, threads: int) -> int:
 
 class CappedHTTPServer(HTTPServer):
     """An HTTPServer that accepts from `listen_on`'s sockets while fewer than `limit` of its
-    connections are open; `closed` is told of each one that closes."""
+    connections are open."""
 
     def initialize(
         self,
         *args,
         limit: int = 1000,
-        closed: Callable[[], None] | None = None,
         busy: Callable[[], bool] = lambda: False,
         **kwargs,
     ):
         super().initialize(*args, **kwargs)
         self.limit = limit
-        self.closed = closed
         self.busy = busy
         self.deferred = False
         self.open = 0
@@ -80,8 +78,6 @@ class CappedHTTPServer(HTTPServer):
     def on_close(self, server_conn) -> None:
         super().on_close(server_conn)
         self.open -= 1
-        if self.closed is not None:
-            self.closed()
         self._resume()
 
     def _accept(self) -> None:

@@ -40,9 +40,12 @@ FAILED = (  # the app itself raised (Flask answers its own errors): no traceback
 class ThreadedWSGI(httputil.HTTPServerConnectionDelegate):
     """A WSGI app run in `executor`'s threads, its requests read first on Tornado's loop."""
 
-    def __init__(self, app, executor, log, buffer_limit: int, read_seconds: float):
+    def __init__(
+        self, app, executor, log, buffer_limit: int, read_seconds: float, answered=lambda: None
+    ):
         self.app, self.executor = app, executor
         self.log = log  # gunicorn's: the access log and the error log
+        self.answered = answered  # told of each request answered (gunicorn's max_requests)
         self.buffer_limit = buffer_limit
         self.read_seconds = read_seconds
         self.in_flight = 0  # requests the app is answering (a graceful stop waits for them)
@@ -63,6 +66,7 @@ class ThreadedWSGI(httputil.HTTPServerConnectionDelegate):
         finally:
             self.in_flight -= 1
         self._log(status, request)
+        self.answered()
 
     async def _answer(self, request: httputil.HTTPServerRequest) -> int:
         """The app's answer, written as it comes: in one piece when it is short (the usual),
