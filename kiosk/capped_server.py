@@ -55,9 +55,14 @@ class CappedHTTPServer(HTTPServer):
         self.limit = limit
         self.busy = busy
         self.deferred = False
-        self.open = 0
         self.listening: list[socket.socket] = []
         self.removers: list[Callable[[], None]] = []
+
+    @property
+    def open(self) -> int:
+        """The connections open now, TLS handshakes included: HTTPServer's own set of them
+        (added in `handle_stream`, removed in `on_close`), so the count cannot drift."""
+        return len(self._connections)
 
     def listen_on(self, sockets: list[socket.socket]) -> None:
         """Accept connections from these (already listening) sockets."""
@@ -70,14 +75,12 @@ class CappedHTTPServer(HTTPServer):
         self._pause()
 
     def handle_stream(self, stream, address) -> None:
-        self.open += 1
         super().handle_stream(stream, address)
         if self.open >= self.limit:
             self._pause()
 
     def on_close(self, server_conn) -> None:
         super().on_close(server_conn)
-        self.open -= 1
         self._resume()
 
     def _accept(self) -> None:
