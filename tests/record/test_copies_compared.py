@@ -228,3 +228,26 @@ def test_the_full_verification_drops_a_copy_changed_below_its_head(copies):
     assert not watch.run_if_due()  # done within the interval: the next worker skips it
     assert copy_audit.last_verified(db)
     assert append(db)[0].id == 7 and ids(mirror) == list(range(1, 7))
+
+
+class _ClearedByAnotherThread(dict):
+    """A cache that another thread's `_keep` clears right after each look-up."""
+
+    def __contains__(self, record):
+        found = super().__contains__(record)
+        self.clear()
+        return found
+
+    def get(self, record, default=None):
+        found = super().get(record, default)
+        self.clear()
+        return found
+
+
+def test_a_head_record_is_read_even_when_another_thread_clears_the_cache(tmp_path):
+    key = receipt_key.load_or_create(tmp_path / "k.pem").derived(chain_head.PURPOSE)
+    records = chain_head.Records(key)
+    record = records.sealed(Head("j" * 32, 15, "f" * 64))  # known: in the cache
+    records._seen = _ClearedByAnotherThread(records._seen)
+    assert records.highest([record]) == Head("j" * 32, 15, "f" * 64)  # no KeyError
+    assert records.highest([record]) == Head("j" * 32, 15, "f" * 64)  # verified afresh
