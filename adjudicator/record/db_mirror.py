@@ -341,9 +341,11 @@ class _Transaction:
 
     def read_heads(self) -> tuple[dict[str, chain_head.Head], list[str | None]] | None:
         """Each live copy's head and head record, one statement each; None before the journal
-        has its tables. A copy that cannot be read is dropped (the last one: raised)."""
+        has its tables or its identity (in no copy). A copy that cannot be read, or that lacks
+        the identity the other has, is dropped (the last one: raised)."""
         heads: dict[str, chain_head.Head] = {}
         records: list[str | None] = []
+        anonymous = []
         for role, raw in list(self.parts):
             try:
                 row = raw.connection.execute(head_check.HEAD_SQL).fetchone()
@@ -355,10 +357,15 @@ class _Transaction:
                 continue
             head = head_check.head_from_row(row)
             if head is None:
-                return None
+                anonymous.append(role)
+                continue
             heads[role] = head
             records.append(head_check.record_from_row(row))
-        return (heads, records) if heads else None
+        if not heads:
+            return None  # a journal being made: no copy has its identity yet
+        for role in anonymous:  # deleted behind the hall's back: the comparison is kept on
+            self.db.drop(role, "its journal identity row is gone (changed behind the hall's back)")
+        return heads, records
 
     def serving_role(self) -> str:
         return self.parts[0][0]

@@ -251,3 +251,18 @@ def test_a_head_record_is_read_even_when_another_thread_clears_the_cache(tmp_pat
     records._seen = _ClearedByAnotherThread(records._seen)
     assert records.highest([record]) == Head("j" * 32, 15, "f" * 64)  # no KeyError
     assert records.highest([record]) == Head("j" * 32, 15, "f" * 64)  # verified afresh
+
+
+def test_a_mirror_whose_journal_identity_was_deleted_is_dropped_and_the_check_stays_on(copies):
+    primary, mirror, _ = copies
+    db = judged(copies, 3)
+    connection = sqlite3.connect(mirror)
+    with connection:  # the stick's identity row deleted behind the hall's back
+        connection.execute("DELETE FROM journal_identity")
+    connection.close()
+    assert append(db)[0].id == 4
+    lost = db.lost_copy()
+    assert lost is not None and lost.role == "mirror"
+    assert "journal identity row is gone" in lost.reason
+    assert ids(primary) == [1, 2, 3, 4] and ids(mirror) == [1, 2, 3]
+    assert db.lost_copy().summary() == "the mirror is lost"
