@@ -268,6 +268,13 @@ class MirroredDatabase(Database):
                 self._local.txn = None
                 txn.locks.close()
 
+    @contextmanager
+    def locked_copies(self) -> Iterator[list[str]]:
+        """Hold every live copy's write lock, as a chain write does (no commit is half done
+        on the copies meanwhile); the live copies."""
+        with ExitStack() as locks:
+            yield self._lock_copies(locks)
+
     def _lock_copies(self, locks: ExitStack) -> list[str]:
         """Take the write lock of every live copy, in role order (so no two processes wait on
         each other); the live copies, read again under the locks."""
