@@ -488,7 +488,11 @@ class _Transaction:
             self._commit_parts()
             return
         after = self.new_head()
-        self.db.heads.at_commit(self, self.start_head, after)
+        try:
+            self.db.heads.at_commit(self, self.start_head, after)
+        except BaseException:  # the head's record cannot be written (the key): nothing is
+            self.rollback()
+            raise
         self._commit_parts()
         self.db.heads.committed(after)
 
