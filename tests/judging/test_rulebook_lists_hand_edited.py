@@ -7,8 +7,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from adjudicator.judging.rulebooks import RULEBOOKS
 from adjudicator.judging.rulebook_lists import recognise
+from adjudicator.judging.rulebooks import RULEBOOKS
 
 SCHOOL = RULEBOOKS["school-2011"]
 
