@@ -42,24 +42,27 @@ def connection_limit(wanted: int, threads: int) -> int:
 
 class CappedHTTPServer(HTTPServer):
     """An HTTPServer that accepts from `listen_on`'s sockets while fewer than `limit` of its
-    connections are open; `closed` is told of each one that closes."""
+    connections are open."""
 
     def initialize(
         self,
         *args,
         limit: int = 1000,
-        closed: Callable[[], None] | None = None,
         busy: Callable[[], bool] = lambda: False,
         **kwargs,
     ):
         super().initialize(*args, **kwargs)
         self.limit = limit
-        self.closed = closed
         self.busy = busy
         self.deferred = False
-        self.open = 0
         self.listening: list[socket.socket] = []
         self.removers: list[Callable[[], None]] = []
+
+    @property
+    def open(self) -> int:
+        """The connections open now, TLS handshakes included: HTTPServer's own set of them
+        (added in `handle_stream`, removed in `on_close`), so the count cannot drift."""
+        return len(self._connections)
 
     def listen_on(self, sockets: list[socket.socket]) -> None:
         """Accept connections from these (already listening) sockets."""
@@ -72,16 +75,12 @@ class CappedHTTPServer(HTTPServer):
         self._pause()
 
     def handle_stream(self, stream, address) -> None:
-        self.open += 1
         super().handle_stream(stream, address)
         if self.open >= self.limit:
             self._pause()
 
     def on_close(self, server_conn) -> None:
         super().on_close(server_conn)
-        self.open -= 1
-        if self.closed is not None:
-            self.closed()
         self._resume()
 
     def _accept(self) -> None:

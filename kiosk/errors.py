@@ -107,8 +107,8 @@ def error_response(
         headers = (
             {**(headers or {}), "Allow": "POST"} if request.path.startswith("/api/") else headers
         )
-    if request.path.startswith("/api/") or request.path == "/healthz" or request.is_json:
-        body = {"ok": False, "status": status, "error": f"{message} {advice}".strip()}
+    if answers_in_json(request.path) or request.is_json:
+        body = error_body(status, f"{message} {advice}".strip())
         if shown:
             body["shown_error"] = shown
         response = jsonify(body)
@@ -121,6 +121,16 @@ def error_response(
             link=(link[0], gettext(link[1])),
         )
     return response, status, headers or {}
+
+
+def answers_in_json(path: str) -> bool:
+    """Whether an error at `path` is answered in JSON: the API's and the health check's."""
+    return path.startswith("/api/") or path == "/healthz"
+
+
+def error_body(status: int, message: str) -> dict:
+    """An error as JSON says it: `{"ok": false, "status", "error"}`."""
+    return {"ok": False, "status": status, "error": message}
 
 
 DIRECTOR_INTERNAL = N_(

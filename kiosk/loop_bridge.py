@@ -15,6 +15,7 @@ gunicorn's logger as before; headers named with `_` are dropped, as gunicorn dro
 from __future__ import annotations
 
 import sys
+import time
 from datetime import timedelta
 from io import BytesIO
 from types import SimpleNamespace
@@ -39,9 +40,12 @@ FAILED = (  # the app itself raised (Flask answers its own errors): no traceback
 class ThreadedWSGI(httputil.HTTPServerConnectionDelegate):
     """A WSGI app run in `executor`'s threads, its requests read first on Tornado's loop."""
 
-    def __init__(self, app, executor, log, buffer_limit: int, read_seconds: float):
+    def __init__(
+        self, app, executor, log, buffer_limit: int, read_seconds: float, answered=lambda: None
+    ):
         self.app, self.executor = app, executor
         self.log = log  # gunicorn's: the access log and the error log
+        self.answered = answered  # told of each request answered (gunicorn's max_requests)
         self.buffer_limit = buffer_limit
         self.read_seconds = read_seconds
         self.in_flight = 0  # requests the app is answering (a graceful stop waits for them)
@@ -55,13 +59,14 @@ class ThreadedWSGI(httputil.HTTPServerConnectionDelegate):
         self.in_flight += 1
         try:
             status = await self._answer(request)
-        except Exception:  # before a byte of the answer was written
+        except Exception:  # before a byte of the answer was written (else _answer closed it)
             self.log.exception("The web app failed on %s %s", request.method, request.path)
-            answer_plainly(request.connection, 503, "Service Unavailable", FAILED)
+            answer_plainly(request.connection, 503, "Service Unavailable", FAILED, request.path)
             status = 503
         finally:
             self.in_flight -= 1
         self._log(status, request)
+        self.answered()
 
     async def _answer(self, request: httputil.HTTPServerRequest) -> int:
         """The app's answer, written as it comes: in one piece when it is short (the usual),
@@ -76,23 +81,37 @@ class ThreadedWSGI(httputil.HTTPServerConnectionDelegate):
             headers.add(name, value)
         if "Server" not in headers:
             headers["Server"] = SERVER_SOFTWARE
-        if answer.ended and "Content-Length" not in headers and int(code) not in (204, 304):
+        if "Date" not in headers:  # RFC 9110 6.6.1: an origin server with a clock sends it
+            headers["Date"] = httputil.format_timestamp(time.time())
+        # RFC 9110: no body to a HEAD, nor in a 1xx, 204 or 304, whatever the app yields; a
+        # HEAD keeps the length the app gave (that of the GET), or none, never a made-up 0
+        bodiless = request.method == "HEAD" or int(code) in (204, 304) or int(code) < 200
+        body = _nothing if bodiless else b"".join
+        if answer.ended and "Content-Length" not in headers and not bodiless:
             headers["Content-Length"] = str(answer.size)
+        if request.version != "HTTP/1.1" and "Content-Length" not in headers and not bodiless:
+            _close_after(request, headers)  # HTTP/1.0 has no chunks: the close ends it
         connection = request.connection
         first = httputil.ResponseStartLine("HTTP/1.1", int(code), reason)
+        written = None
         try:
-            written = connection.write_headers(first, headers, b"".join(answer.chunks))
+            written = connection.write_headers(first, headers, body(answer.chunks))
             while not answer.ended:  # a long answer (a journal backup): never all in memory
                 await written
                 await loop.run_in_executor(self.executor, answer.read_on)
-                written = connection.write(b"".join(answer.chunks))
-        except Exception as exc:  # the client went, or the app failed half-way: cut it short
-            if not isinstance(exc, iostream.StreamClosedError):
+                written = connection.write(body(answer.chunks))
+            connection.finish()
+        except Exception as exc:
+            await loop.run_in_executor(self.executor, answer.close)
+            if written is None:  # nothing went out: handle_request answers a plain 503
+                raise
+            # its head went out: the client, gone, or the app, failing half-way or sending
+            # less than its own Content-Length, cuts it short; the status sent is the one logged
+            if isinstance(exc, httputil.HTTPOutputError):
+                self.log.error("The web app's answer to %s was cut short: %s", request.path, exc)
+            elif not isinstance(exc, iostream.StreamClosedError):
                 self.log.exception("The web app failed while answering %s", request.path)
             connection.close()
-            await loop.run_in_executor(self.executor, answer.close)
-            return int(code)
-        connection.finish()
         return int(code)
 
     def environ(self, request: httputil.HTTPServerRequest) -> dict[str, Any]:
@@ -149,6 +168,23 @@ class ThreadedWSGI(httputil.HTTPServerConnectionDelegate):
         answer = SimpleNamespace(status=status_code, headers=[], sent=None)
         took = timedelta(seconds=request.request_time())
         self.log.access(answer, request, environ, took)
+
+
+def _nothing(chunks: list[bytes]) -> bytes:
+    """No body, whatever the app yielded (HEAD, 1xx, 204, 304)."""
+    return b""
+
+
+def _close_after(request: httputil.HTTPServerRequest, headers: httputil.HTTPHeaders) -> None:
+    """Close the connection once this answer is written, even if an HTTP/1.0 client asked to
+    keep it alive: an answer of unknown length ends only when its connection closes. Tornado
+    decides keep-alive on the request's head, before the answer is known, so this changes its
+    decision: the request's own headers (which Tornado reads to answer `Keep-Alive`), and the
+    connection's flag to close when finished."""
+    request.headers["Connection"] = headers["Connection"] = "close"
+    # a piped body's request has its connection wrapped (`loop_requests._FinishAfterBody`)
+    connection = getattr(request.connection, "connection", request.connection)
+    connection._disconnect_on_finish = True  # Tornado's HTTP1Connection: no public setter
 
 
 def deadline_server(

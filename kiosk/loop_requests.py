@@ -14,16 +14,21 @@ must arrive within the one deadline Tornado set when it began.
 
 from __future__ import annotations
 
+import json
 import time
+from urllib.parse import unquote
 
+from gunicorn.util import split_request_uri
 from tornado import httputil
 from tornado.ioloop import IOLoop
 
 from kiosk.body_pipe import BodyPipe
+from kiosk.errors import answers_in_json, error_body
 
 SERVER_SOFTWARE = "adjudicator"
 LINGER_SECONDS = 60.0  # an early answer's unread body is drained at most this long
 BAD_HOST = b"Bad request: send one valid Host header (the address you opened).\n"
+BAD_TARGET = b"Bad request: the address in the request line could not be read.\n"
 
 
 class RequestReader(httputil.HTTPMessageDelegate):
@@ -45,8 +50,15 @@ class RequestReader(httputil.HTTPMessageDelegate):
                 connection=self.connection, start_line=start_line, headers=headers
             )
         except httputil.HTTPInputError:  # no Host header, or a malformed one
-            answer_plainly(self.connection, 400, "Bad Request", BAD_HOST)
+            answer_plainly(self.connection, 400, "Bad Request", BAD_HOST, _path(start_line))
             return
+        try:  # as gunicorn took them: also from an absolute-form target (`GET http://h/p`)
+            target = split_request_uri(self.request.uri)
+        except ValueError:
+            self.request = None
+            answer_plainly(self.connection, 400, "Bad Request", BAD_TARGET)
+            return
+        self.request.path, self.request.query = target.path, target.query
         declared = headers.get("Content-Length", "").strip()
         if (
             declared.isdigit()
@@ -131,26 +143,40 @@ class RequestReader(httputil.HTTPMessageDelegate):
             self.timer = None
 
 
+def _path(start_line) -> str:
+    """The path of a request's target (as `headers_received` splits it), or "" if unreadable."""
+    try:
+        return split_request_uri(start_line.path).path
+    except ValueError:
+        return ""
+
+
 class _FinishAfterBody:
     """A request's connection, whose `finish` waits for the rest of a piped body."""
 
     def __init__(self, connection, reader: RequestReader):
-        self._connection, self._reader = connection, reader
+        self.connection, self._reader = connection, reader  # Tornado's HTTP1Connection
 
     def finish(self) -> None:
-        self._reader.answered(self._connection.finish)
+        self._reader.answered(self.connection.finish)
 
     def __getattr__(self, name):
-        return getattr(self._connection, name)
+        return getattr(self.connection, name)
 
 
-def answer_plainly(connection, status: int, reason: str, text: bytes) -> None:
-    """A plain-text answer written by the server itself (no traceback, no app)."""
+def answer_plainly(connection, status: int, reason: str, text: bytes, path: str = "") -> None:
+    """An answer written by the server itself (no traceback, no app): plain text, or under
+    /api/ and at /healthz the JSON error the app gives there (`kiosk.errors`)."""
+    content_type = "text/plain; charset=utf-8"
+    if answers_in_json(unquote(path)):
+        error = error_body(status, text.decode("utf-8").strip())
+        text, content_type = json.dumps(error).encode() + b"\n", "application/json"
     headers = httputil.HTTPHeaders(
         {
-            "Content-Type": "text/plain; charset=utf-8",
+            "Content-Type": content_type,
             "Content-Length": str(len(text)),
             "Server": SERVER_SOFTWARE,
+            "Date": httputil.format_timestamp(time.time()),
         }
     )
     try:

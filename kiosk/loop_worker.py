@@ -49,14 +49,20 @@ class LoopWorker(TornadoWorker):
         """Serve the listening sockets until gunicorn stops this worker."""
         seconds = float(settings.get_int("header_timeout_seconds", 1))
         executor = ThreadPoolExecutor(max(1, self.cfg.threads), thread_name_prefix="app")
-        bridge = ThreadedWSGI(self.wsgi, executor, self.log, MAX_REQUEST_BYTES, seconds)
+        bridge = ThreadedWSGI(
+            self.wsgi,
+            executor,
+            self.log,
+            MAX_REQUEST_BYTES,
+            seconds,
+            answered=self.handle_request,  # gunicorn's count of requests towards max_requests
+        )
         server = deadline_server(
             bridge,
             ssl_options=ssl_context(self.cfg) if self.cfg.is_ssl else None,
             keep_alive=self.cfg.keepalive > 0,
             server_class=CappedHTTPServer,
             limit=connection_limit(self.cfg.worker_connections, self.cfg.threads),
-            closed=self.handle_request,  # gunicorn's count towards max_requests
             busy=lambda: bridge.in_flight > 0,
         )
         self.server = server

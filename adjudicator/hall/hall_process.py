@@ -67,6 +67,11 @@ class HallProcess:
         self.others: tuple[name_claims.OtherDevice, ...] = ()
         self.check_seconds = settings.get_int("name_check_seconds", 1)
         self.next_check = 0.0
+        # The addresses a tablet can open without a certificate warning: those the server
+        # certificate names (an address outside the CA's networks is left out of it).
+        covered = [a for a in where.addresses if tls is None or a in tls.covered]
+        self.reachable = tuple(covered) or where.addresses
+        self.address_url = f"https://{self.reachable[0]}:{port}"  # links, when not the name
 
     def run(self) -> None:
         """Serve until a signal stops the hall; raise HallServerError if the server stops first."""
@@ -100,7 +105,8 @@ class HallProcess:
 
     def _wait_until_serving(self, process: subprocess.Popen) -> None:
         context = ssl.create_default_context(cafile=str(self.tls.ca_cert))
-        url = f"https://{self.where.addresses[0]}:{self.port}/healthz"
+        # loopback: always served, and always in the certificate, whatever the LAN's addresses
+        url = f"https://{lan.LOOPBACK}:{self.port}/healthz"
         deadline = time.monotonic() + START_SECONDS
         while time.monotonic() < deadline and not self.stopping:
             if process.poll() is not None:
@@ -123,7 +129,7 @@ class HallProcess:
     def _announce_and_record(self) -> None:
         if self.stopping:
             return
-        first = f"https://{self.where.addresses[0]}:{self.port}"
+        first = self.address_url
         url = first
         if self.where.on_lan:
             self.announcement = mdns.open_name(self.name, self.port, self.where.addresses)
@@ -136,7 +142,7 @@ class HallProcess:
                     self.others = self._others()
         self._record(url)
         self.say(f"The hall is open at {url}")
-        for address in self.where.addresses:
+        for address in self.reachable:
             if f"https://{address}:{self.port}" != url:
                 self.say(f"  also at https://{address}:{self.port}")
         if self.others:
@@ -194,8 +200,8 @@ class HallProcess:
         if found == self.others:
             return
         new = [o for o in found if o.address not in {x.address for x in self.others}]
-        if new and self.url != f"https://{self.where.addresses[0]}:{self.port}":
-            self._record(f"https://{self.where.addresses[0]}:{self.port}")  # links: an address
+        if new and self.url != self.address_url:
+            self._record(self.address_url)  # links: an address
         self.others = found
         self._share_and_log(new)
 

@@ -36,6 +36,7 @@ class HallTls:
     made: str  # "" (kept), or why it was made: "first run", "expiring", "addresses changed", ...
     ca_fingerprint: str
     notes: tuple[str, ...] = ()  # what the director must know: a CA replaced, an address left out
+    covered: tuple[str, ...] = ()  # the addresses the server certificate names (the CA allows)
 
 
 def tls_folder() -> Path:
@@ -70,7 +71,14 @@ def ensure(name: str, addresses: tuple[str, ...] | list[str], own_networks=None)
     if why:
         _make_server(cert_path, key_path, ca_key, ca_cert, name, wanted)
     return HallTls(
-        folder, folder / "ca.crt", cert_path, key_path, why, fingerprint(ca_cert), tuple(notes)
+        folder,
+        folder / "ca.crt",
+        cert_path,
+        key_path,
+        why,
+        fingerprint(ca_cert),
+        tuple(notes),
+        inside,
     )
 
 

@@ -88,8 +88,10 @@ ListKind = CatalogueFamily | RecipeWords
 def _adjusted_base(record: dict[str, Any]) -> str | None:
     """The catalogue edition a school recipe build started from, read from its recipe record:
     OSPD4 itself, or TWL06 less the shipped list of OSPD4's 317 removals (by fingerprints)."""
-    sources = [str(source.get("fingerprint", "")) for source in record.get("sources", [])]
-    removed = {str(entry.get("fingerprint", "")) for entry in record.get("remove", [])}
+    if not isinstance(record, dict):
+        return None
+    sources = [_fingerprint(source) for source in _entries(record, "sources")]
+    removed = {_fingerprint(entry) for entry in _entries(record, "remove")}
     ospd4, twl06 = catalogue.by_name("OSPD4"), catalogue.by_name("TWL06")
     if ospd4 is not None and sources == [ospd4.fingerprint]:
         return ospd4.name
@@ -97,6 +99,16 @@ def _adjusted_base(record: dict[str, Any]) -> str | None:
         if ospd4_removals_fingerprint() in removed:
             return ospd4.name
     return None
+
+
+def _entries(record: dict[str, Any], name: str) -> list[Any]:
+    """A list field of a recipe record, or none if a hand-edited manifest made it another shape."""
+    value = record.get(name, [])
+    return value if isinstance(value, list) else []
+
+
+def _fingerprint(entry: Any) -> str:
+    return str(entry.get("fingerprint", "")) if isinstance(entry, dict) else ""
 
 
 @cache

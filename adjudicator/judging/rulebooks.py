@@ -14,7 +14,10 @@ another is refused unless the director records why it is off the rulebook
 - NASPA 6.2's penalty for improper separate look-ups only under NASPA; school rule 12's free
   challenge of the final play only under the school rules.
 Every message cites the tournament's own rulebook. A tournament with no rulebook keeps every
-procedure, as before, and the messages cite where each procedure comes from.
+correction, as before (reissues citing WESPA 3.10.12, confirmations after later turns citing
+WESPA 3.10.13, the free challenge, second opinions), with no other clause cited; the
+procedures that are one rulebook's own (NASPA 6.2's look-up penalty, school rule 12's free
+final challenge, NSA X.G's two of three) apply only under that rulebook.
 """
 
 from __future__ import annotations
@@ -211,7 +214,7 @@ RULEBOOKS: dict[str, Rulebook] = {
         ),
     )
 }
-# No rulebook named: every procedure is offered, as before, each citing where it comes from.
+# No rulebook named: every correction is offered, as before (see the module's docstring).
 NONE = Rulebook(
     "",
     "no rulebook named",
@@ -248,7 +251,7 @@ def check_rulebook(name: str | None) -> str | None:
 
 
 def get_rulebook(name: str | None) -> Rulebook:
-    """The rulebook called `name`; NONE (every procedure offered) for None."""
+    """The rulebook called `name`; NONE (every correction offered) for None."""
     return RULEBOOKS.get(name or "", NONE)
 
 

@@ -21,6 +21,7 @@ WRITE_SQL = (
     "ON CONFLICT (slot) DO UPDATE SET record = excluded.record"
 )
 READ_SQL = "SELECT record FROM journal_head WHERE slot = 1"
+_UNSEEN = object()  # a record not verified yet (None is a record that does not verify)
 
 
 class Head(NamedTuple):
@@ -75,11 +76,15 @@ class Records:
         self._seen[record] = head
 
     def head(self, record: str | None) -> Head | None:
+        """The head in `record` if it verifies (read once: the cache may be cleared meanwhile
+        by another thread's `_keep`, so the answer is held here, never read back)."""
         if not record:
             return None
-        if record not in self._seen:
-            self._keep(record, decode(record, self.key))
-        return self._seen[record]
+        found = self._seen.get(record, _UNSEEN)
+        if found is _UNSEEN:
+            found = decode(record, self.key)
+            self._keep(record, found)
+        return found
 
     def highest(self, records, journal: str | None = None) -> Head | None:
         """The highest of `records` that verifies (and names `journal`, when given)."""

@@ -47,12 +47,17 @@ def last_verified(db: MirroredDatabase) -> str:
 
 def verify_live(db: MirroredDatabase) -> list[str]:
     """Verify each live copy in full and hold it against the proofs; drop what is not whole
-    beside a whole copy, or record the rows missing when none is. What was found."""
-    live = db.live_roles()
-    journal_id = next((copy_heads.head(db.paths[role]).journal_id for role in live), None)
-    if not journal_id:
-        return []
-    proofs = copy_proof.for_journal(db, journal_id)
+    beside a whole copy, or record the rows missing when none is. What was found.
+
+    The proofs are read under the copies' write locks: a commit writes the copies side by side,
+    and one read between the two would prove a row the other copy is still committing. The
+    chains are verified after (the copies only grow meanwhile), so verdicts wait only for the
+    reads of the proofs."""
+    with db.locked_copies() as live:
+        journal_id = next((copy_heads.head(db.paths[role]).journal_id for role in live), None)
+        if not journal_id:
+            return []
+        proofs = copy_proof.for_journal(db, journal_id)
     examined = {role: copy_proof.examine(role, db.paths[role], proofs) for role in live}
     whole = [role for role in live if examined[role].whole]
     found = []

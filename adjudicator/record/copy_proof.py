@@ -33,11 +33,12 @@ from adjudicator.record.rollbacks import LOST_TEXT
 
 @dataclass(frozen=True)
 class Proof:
-    """A row proven recorded: its number, its hash, and what proves it."""
+    """A row proven recorded: its number, its hash, what proves it, and of which journal."""
 
     row: int
     hash: str
     source: str
+    journal: str = ""  # the journal's id ('' : whatever journal the copy holds)
 
 
 @dataclass(frozen=True)
@@ -112,9 +113,11 @@ def kept_in(paths: Iterable[str], journal_id: str, public: Ed25519PublicKey) -> 
                 and isinstance(item.get("row_hash"), str)
                 and signature_ok(item, public)
             ):
-                proofs.append(Proof(item["id"], item["row_hash"], source))
+                proofs.append(Proof(item["id"], item["row_hash"], source, journal_id))
+        if copy_heads.head(path).journal_id != journal_id:
+            continue  # its rollbacks are another journal's
         proofs += [
-            Proof(int(row_id), row_hash, source)
+            Proof(int(row_id), row_hash, source, journal_id)
             for row_id, row_hash, source in _rows(
                 path,
                 "SELECT row_id, row_hash, source FROM journal_rollbacks WHERE resolved_at IS NULL",
@@ -124,10 +127,11 @@ def kept_in(paths: Iterable[str], journal_id: str, public: Ed25519PublicKey) -> 
 
 
 def examine(role: str, path: str, proofs: Iterable[Proof]) -> Examined:
-    """Verify the copy's chain in full and look up each proven row in it."""
+    """Verify the copy's chain in full and look up each proven row of its journal in it."""
     head = copy_heads.head(path)
     if not head.exists:
         return Examined(role, path, head)
+    proofs = [proof for proof in proofs if proof.journal in ("", head.journal_id)]
     copy = SqliteDatabase(path, create_folder=False)
     try:
         result = journal.verify(copy)
@@ -180,11 +184,11 @@ def for_journal(db: MirroredDatabase, journal_id: str) -> list[Proof]:
     mark = high_water.highest(high_water.all_marks(places, key.public), journal_id)
     proofs = []
     if mark is not None and mark["id"] > 0:
-        proofs.append(Proof(mark["id"], mark["row_hash"], MARK_SOURCE))
+        proofs.append(Proof(mark["id"], mark["row_hash"], MARK_SOURCE, journal_id))
     records = [_record(path) for path in db.paths.values()]
     committed = db.heads.records().highest(records, journal_id)
     if committed is not None and committed.id > 0:
-        proofs.append(Proof(committed.id, committed.hash, HEAD_SOURCE))
+        proofs.append(Proof(committed.id, committed.hash, HEAD_SOURCE, journal_id))
     return proofs + kept_in(db.paths.values(), journal_id, key.public)
 
 

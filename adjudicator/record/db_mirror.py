@@ -268,6 +268,13 @@ class MirroredDatabase(Database):
                 self._local.txn = None
                 txn.locks.close()
 
+    @contextmanager
+    def locked_copies(self) -> Iterator[list[str]]:
+        """Hold every live copy's write lock, as a chain write does (no commit is half done
+        on the copies meanwhile); the live copies."""
+        with ExitStack() as locks:
+            yield self._lock_copies(locks)
+
     def _lock_copies(self, locks: ExitStack) -> list[str]:
         """Take the write lock of every live copy, in role order (so no two processes wait on
         each other); the live copies, read again under the locks."""
@@ -341,9 +348,11 @@ class _Transaction:
 
     def read_heads(self) -> tuple[dict[str, chain_head.Head], list[str | None]] | None:
         """Each live copy's head and head record, one statement each; None before the journal
-        has its tables. A copy that cannot be read is dropped (the last one: raised)."""
+        has its tables or its identity (in no copy). A copy that cannot be read, or that lacks
+        the identity the other has, is dropped (the last one: raised)."""
         heads: dict[str, chain_head.Head] = {}
         records: list[str | None] = []
+        anonymous = []
         for role, raw in list(self.parts):
             try:
                 row = raw.connection.execute(head_check.HEAD_SQL).fetchone()
@@ -355,10 +364,15 @@ class _Transaction:
                 continue
             head = head_check.head_from_row(row)
             if head is None:
-                return None
+                anonymous.append(role)
+                continue
             heads[role] = head
             records.append(head_check.record_from_row(row))
-        return (heads, records) if heads else None
+        if not heads:
+            return None  # a journal being made: no copy has its identity yet
+        for role in anonymous:  # deleted behind the hall's back: the comparison is kept on
+            self.db.drop(role, "its journal identity row is gone (changed behind the hall's back)")
+        return heads, records
 
     def serving_role(self) -> str:
         return self.parts[0][0]
@@ -474,7 +488,11 @@ class _Transaction:
             self._commit_parts()
             return
         after = self.new_head()
-        self.db.heads.at_commit(self, self.start_head, after)
+        try:
+            self.db.heads.at_commit(self, self.start_head, after)
+        except BaseException:  # the head's record cannot be written (the key): nothing is
+            self.rollback()
+            raise
         self._commit_parts()
         self.db.heads.committed(after)
 

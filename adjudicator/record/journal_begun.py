@@ -105,6 +105,18 @@ def newest_other(marks: list[dict[str, Any]], journal_id: str) -> dict[str, Any]
     return max(others, key=lambda m: (mark_time(m), m.get("id", 0))) if others else None
 
 
+def not_followed(
+    journal_id: str, signed: dict[str, Any] | None, key: SigningKey, marks: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """The marks of other journals that `journal_id` does not come after: for a journal the
+    key began, those it does not follow; for one it never began, every other journal's."""
+    others = [mark for mark in marks if mark.get("journal") != journal_id]
+    if not begun_by(signed, key, journal_id):
+        return others
+    assert signed is not None
+    return [mark for mark in others if not follows(signed, mark)]
+
+
 def check(
     db: Database, key: SigningKey, marks: list[dict[str, Any]]
 ) -> tuple[int, str, str, int] | None:
@@ -114,8 +126,7 @@ def check(
     if journal_id is None:
         return None  # no identity yet (an unmigrated journal): the migrations make one
     if begun_by(signed, key, journal_id):
-        assert signed is not None
-        newer = [m for m in marks if m["journal"] != journal_id and not follows(signed, m)]
+        newer = not_followed(journal_id, signed, key, marks)
         if not newer:
             return None
         return _refusal(db, newer, journal_id, "a journal the key began after this one")

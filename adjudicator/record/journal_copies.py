@@ -18,7 +18,16 @@ from urllib.parse import quote
 
 from adjudicator.durable import create_owner_only, fsync_path, remove_if_there
 from adjudicator.errors import AdjudicatorError
-from adjudicator.record import copy_heads, copy_markers, copy_proof, journal_entry, tallies
+from adjudicator.record import (
+    copy_heads,
+    copy_markers,
+    copy_proof,
+    high_water,
+    journal_begun,
+    journal_entry,
+    receipt_key,
+    tallies,
+)
 from adjudicator.record.db import Cursor, DatabaseUnavailable
 from adjudicator.record.db_mirror import (
     MIRROR,
@@ -27,7 +36,7 @@ from adjudicator.record.db_mirror import (
     MirroredDatabase,
     disagree_message,
 )
-from adjudicator.record.db_sqlite import SUFFIXES
+from adjudicator.record.db_sqlite import SUFFIXES, SqliteDatabase
 
 
 class ResyncError(AdjudicatorError):
@@ -111,6 +120,33 @@ def set_aside(path: str) -> str:
     return aside
 
 
+def _refuse_a_journal_left_behind(
+    db: MirroredDatabase, source: copy_heads.CopyHead, stale: copy_heads.CopyHead
+) -> None:
+    """Keeping a copy of another journal than the other copy's: only one the hall's key began
+    after every row it signed of other journals (as a start would check: journal_begun)."""
+    if not (source.journal_id and stale.journal_id) or source.journal_id == stale.journal_id:
+        return
+    kept = SqliteDatabase(source.path, create_folder=False)
+    try:
+        journal_id, signed = journal_begun.identity(kept)
+    finally:
+        kept.close()
+    key = db.signing_key()
+    places = high_water.places(db.key_path or receipt_key.key_path(), db.paths.values())
+    newer = journal_begun.not_followed(
+        str(journal_id), signed, key, high_water.all_marks(places, key.public)
+    )
+    if newer:
+        mark = max(newer, key=lambda m: (journal_begun.mark_time(m), m.get("id", 0)))
+        raise ResyncError(
+            f"{source.path} holds journal {str(journal_id)[:8]}, but the hall's key signed row "
+            f"{mark['id']} of journal {str(mark['journal'])[:8]}, which it did not begin before "
+            "that one: keeping it would lose those rows. Nothing was changed. Keep the copy "
+            "that holds the newer journal, or restore a backup that holds those rows."
+        )
+
+
 def resync(db: MirroredDatabase, keep: str | None = None) -> list[str]:
     """`journal resync`: verify both chains in full, then rebuild the lost or stale copy from
     the other, only if that one is whole (copy_proof); a copy that disagrees is set aside
@@ -159,6 +195,7 @@ def resync(db: MirroredDatabase, keep: str | None = None) -> list[str]:
             copy_markers.remove_all(db.paths.values())
             return [*notes, "Both copies hold the same chain: nothing to resync."]
         source = PRIMARY if stale == MIRROR else MIRROR
+        _refuse_a_journal_left_behind(db, heads[source], heads[stale])
         if source not in examined or not examined[source].whole:
             what = (
                 "is missing"

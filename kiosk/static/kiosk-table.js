@@ -16,9 +16,12 @@
   var pollTimer = null;
   var linked = true;
 
+  var asking = null;   // the question in flight: one at a time, so polls never multiply
+
   function refreshTable() {
     clearTimeout(pollTimer);
-    return K.fetchWithTimeout("/api/v1/table", { headers: { Accept: "application/json" } })
+    if (asking) return asking;   // its answer schedules the next one
+    asking = K.fetchWithTimeout("/api/v1/table", { headers: { Accept: "application/json" } })
       .then(function (response) {
         return response.json().then(function (body) {
           linked = true;
@@ -32,8 +35,11 @@
       })
       .catch(function () { /* the status poll says when the server is out of reach */ })
       .finally(function () {
+        asking = null;
+        clearTimeout(pollTimer);
         pollTimer = setTimeout(refreshTable, linked ? POLL_MS : IDLE_POLL_MS);
       });
+    return asking;
   }
 
   function showGame(game) {

@@ -295,9 +295,12 @@
   function setJudging(on) {
     S.judging = on;
     judgeButton.disabled = on;
-    judgeButton.textContent = on ? "JUDGING…" : "JUDGE";
+    judgeButton.textContent = on ? T("JUDGING…") : T("JUDGE");
     input.readOnly = on;
-    K.GAME_FIELDS.forEach(function (name) { K.gameInput(name).readOnly = on; });
+    K.GAME_FIELDS.forEach(function (name) {
+      var box = K.gameInput(name);
+      box.readOnly = on || Boolean(box.dataset.kioskTable);   // a seated kiosk's table stays
+    });
     root.classList.toggle("is-judging", on);
   }
 

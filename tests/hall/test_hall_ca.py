@@ -245,3 +245,45 @@ def test_an_address_outside_the_cas_networks_is_left_out_and_said(home):
         "127.0.0.1",
     }
     verify(load(moved.ca_cert), load(moved.cert), "192.168.1.20")
+
+
+def test_links_point_at_an_address_the_certificate_names_and_the_start_waits_on_loopback(
+    home, monkeypatch
+):
+    """A laptop that later also holds an address outside the CA's networks (a VPN's 100.64/10
+    sorts first): pairing links and the "also at" lines use only addresses its certificate
+    names, and the start's check of its own server asks loopback, always named, so the hall
+    still starts."""
+    import urllib.request
+
+    from adjudicator.hall import hall_process
+    from adjudicator.hall.lan import HallAddresses
+
+    hall_tls.ensure("club", ["192.168.1.20"], own_networks=[])  # the CA: private networks
+    where = HallAddresses(("100.64.0.5", "192.168.1.20"))
+    tls = hall_tls.ensure("club", where.addresses, own_networks=[])
+    assert tls.covered == ("192.168.1.20",)
+    hall = hall_process.HallProcess("club", 8443, where, tls, [])
+    assert hall.address_url == "https://192.168.1.20:8443"
+    assert hall.reachable == ("192.168.1.20",)
+
+    asked = []
+
+    class Answer:
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+    def urlopen(url, timeout, context):
+        asked.append(url)
+        return Answer()
+
+    class Running:
+        def poll(self):
+            return None
+
+    monkeypatch.setattr(urllib.request, "urlopen", urlopen)
+    hall._wait_until_serving(Running())
+    assert asked == ["https://127.0.0.1:8443/healthz"]

@@ -200,6 +200,8 @@ def test_the_journal_page_shows_the_names_and_filters_by_player(staffed_linked):
     assert f"{first} v {second}" in rows and tsh_files.seated(made, "A", 3, 1)[0] not in rows
     nobody = director.get("/director/journal", query_string={"player": "Nobody, At All"})
     assert "No row matches the filters" in nobody.get_data(as_text=True)
+    polish = director.get("/director/journal", headers={"Accept-Language": "pl"})
+    assert f"{first} – {second}" in polish.get_data(as_text=True)  # the game, in Polish
     exported = director.get("/director/journal.csv", query_string={"player": second})
     records = list(csv.DictReader(io.StringIO(exported.get_data(as_text=True))))
     assert len(records) == 1

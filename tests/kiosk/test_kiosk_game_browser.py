@@ -137,6 +137,8 @@ def test_a_tablet_seated_at_a_table_keeps_its_table(home, server, new_page):
     verdict = judge(page, "QI", round="2", challenger="Cy")
     assert verdict["game"] == "Round 2 · table 6 · challenger CY"
     back_to_words(page)
+    assert page.get_attribute("#game-table", "readonly") is not None  # still, after a verdict
+    assert page.input_value("#game-table") == "6"
     page.reload()
     wait_until(page, "!document.getElementById('game-details').hidden")
     assert page.input_value("#game-table") == "6"

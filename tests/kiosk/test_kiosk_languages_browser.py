@@ -139,6 +139,7 @@ def test_pair_type_judge_and_read_the_verdict_in_the_tournaments_language(hall, 
 
     page.locator("#verdict-done:enabled").click()
     page.wait_for_selector("#idle-screen:not([hidden])")
+    assert page.inner_text("#judge-button") == said["judge"]  # after a verdict too
     page.locator("#word-input").fill("qi zz ")
     page.click("#judge-button")
     page.wait_for_selector("#verdict-screen:not([hidden])")

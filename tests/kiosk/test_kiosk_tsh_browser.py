@@ -165,3 +165,31 @@ def test_the_names_to_tap_have_no_accessibility_violations(at_table):
     page = at_table("tsh-open", 4)
     shows_game(page)
     assert axe_violations(page) == []
+
+
+def test_asking_for_the_table_again_and_again_keeps_one_question_at_a_time(at_table):
+    """After each verdict and each idle clear the page asks for its game again; with a slow
+    server those asks must not pile up into parallel poll loops that never end."""
+    page = at_table("tsh-open", 3)
+    shows_game(page)
+    page.evaluate(
+        """() => {
+          window.tableAsks = { now: 0, most: 0, all: 0 };
+          const plain = window.fetch;
+          window.fetch = function (url, options) {
+            if (String(url).indexOf("/api/v1/table") < 0) return plain(url, options);
+            const asks = window.tableAsks;
+            asks.now += 1; asks.all += 1; asks.most = Math.max(asks.most, asks.now);
+            return new Promise((done) => setTimeout(done, 400))   // a slow server
+              .then(() => plain(url, options))
+              .finally(() => { asks.now -= 1; });
+          };
+        }"""
+    )
+    for _ in range(6):  # verdicts and idle clears in quick succession
+        page.evaluate("() => { Kiosk.refreshTable(); }")  # not awaited
+        page.wait_for_timeout(50)
+    page.wait_for_timeout(3000)
+    asks = page.evaluate("() => window.tableAsks")
+    assert asks["most"] == 1, asks
+    assert asks["all"] <= 3, asks  # one for the burst, then one each poll interval (5 s)

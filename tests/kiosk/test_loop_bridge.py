@@ -12,6 +12,7 @@ import socket
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from email.utils import parsedate_to_datetime
 
 import pytest
 from gunicorn.config import Config
@@ -46,12 +47,18 @@ def echo(environ, start_response):
     """An app that answers with what it saw: the environ's strings and the body's size."""
     request = Request(environ)
     request.max_content_length = LIMIT
-    if request.path == "/raise":
+    if request.path in ("/raise", "/api/raise"):
         raise RuntimeError("a bug in the app")
     if request.path.startswith("/long"):
         return Response(long_answer(request.path), mimetype="application/octet-stream")(
             environ, start_response
         )
+    if request.path == "/short":  # says 100 bytes, sends 10
+        start_response("200 OK", [("Content-Type", "text/plain"), ("Content-Length", "100")])
+        return [b"x" * 10]
+    if request.path == "/dated":
+        response = Response("dated", headers={"Date": "Sun, 06 Nov 1994 08:49:37 GMT"})
+        return response(environ, start_response)
     if request.path == "/refuse":
         response = Response("refused before reading", status=403)
         return response(environ, start_response)
@@ -73,6 +80,7 @@ def served(tmp_path):
     config = Config()
     config.set("accesslog", str(tmp_path / "access.log"))
     config.set("access_log_format", '%(h)s "%(r)s" %(s)s %(M)sms')
+    config.set("errorlog", str(tmp_path / "error.log"))
     log = RedactingLogger(config)
     ready = threading.Event()
     state: dict = {}
@@ -100,6 +108,7 @@ def served(tmp_path):
     assert ready.wait(10)
     seen.clear()
     state["access_log"] = tmp_path / "access.log"
+    state["error_log"] = tmp_path / "error.log"
     yield state
     state["loop"].call_soon_threadsafe(state["stop"].set)
     thread.join(10)
@@ -123,6 +132,14 @@ def access_lines(served) -> list[str]:
     while not served["access_log"].read_text() and time.monotonic() < deadline:
         time.sleep(0.02)
     return served["access_log"].read_text().splitlines()
+
+
+def head_of(sock: socket.socket) -> bytes:
+    """An answer's status line and headers, read from `sock` (its body left unread)."""
+    data = b""
+    while b"\r\n\r\n" not in data and (chunk := sock.recv(4096)):
+        data += chunk
+    return data.partition(b"\r\n\r\n")[0]
 
 
 def test_the_app_sees_the_environ_gunicorn_gave_it(served):
@@ -262,3 +279,109 @@ def test_a_long_answer_that_fails_half_way_is_cut_short_without_a_traceback(serv
     assert b"0\r\n\r\n" not in received[-10:]  # no last chunk: the client sees it cut short
     assert 1_000_000 < len(received) < 3_000_000
     assert seen == ["closed"]
+
+
+def test_an_answer_shorter_than_its_length_is_cut_and_logged_once_as_sent(served):
+    with socket.create_connection(("127.0.0.1", served["port"]), timeout=10) as sock:
+        sock.sendall(b"GET /short HTTP/1.1\r\nHost: x\r\n\r\n")
+        received = b""
+        while chunk := sock.recv(65536):
+            received += chunk  # the server closes: the client sees the body cut short
+    head, _, body = received.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 200") and b"Content-Length: 100" in head
+    assert body == b"x" * 10 and b"503" not in received  # no second answer after the first
+    lines = access_lines(served)
+    assert len(lines) == 1 and '"GET /short HTTP/1.1" 200' in lines[0]  # the status sent
+    errors = served["error_log"].read_text()
+    assert errors.count("/short") == 1 and "less than Content-Length" in errors
+    assert "Traceback" not in errors and "The web app failed" not in errors
+
+
+def test_every_answer_has_a_date_the_apps_own_or_the_servers(served):
+    def date_of(sock: socket.socket) -> float:
+        head = head_of(sock).decode("latin1").split("\r\n")
+        dates = [line.split(":", 1)[1] for line in head if line.lower().startswith("date:")]
+        assert len(dates) == 1, head
+        return parsedate_to_datetime(dates[0]).timestamp()
+
+    sent = {}
+    for path in ("/", "/raise", "/long", "/dated"):  # the app's answer, its failure, a stream
+        with socket.create_connection(("127.0.0.1", served["port"]), timeout=10) as sock:
+            sock.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
+            sent[path] = date_of(sock)
+    with socket.create_connection(("127.0.0.1", served["port"]), timeout=10) as sock:
+        sock.sendall(b"GET / HTTP/1.1\r\n\r\n")  # refused by the server itself: no Host
+        sent["no host"] = date_of(sock)
+    now = time.time()
+    assert sent.pop("/dated") == 784111777  # the app's own Date is kept, not doubled
+    for path, date in sent.items():
+        assert now - 60 < date <= now + 1, (path, date, now)
+
+
+def test_a_head_gets_the_gets_length_or_none_and_no_body(served):
+    with socket.create_connection(("127.0.0.1", served["port"]), timeout=10) as sock:
+        sock.sendall(b"HEAD /long HTTP/1.1\r\nHost: x\r\n\r\n")  # a stream: its length unknown
+        streamed = head_of(sock)
+        sock.sendall(b"HEAD / HTTP/1.1\r\nHost: x\r\n\r\n")  # the app gives the GET's length
+        short = head_of(sock)
+        sock.sendall(b"GET /refuse HTTP/1.1\r\nHost: x\r\n\r\n")  # the same connection goes on
+        after = read_answer(sock)
+    assert streamed.startswith(b"HTTP/1.1 200") and b"Content-Length" not in streamed
+    assert b"Transfer-Encoding" not in streamed
+    assert short.startswith(b"HTTP/1.1 200") and b"Content-Length: " in short
+    assert b"Content-Length: 0\r" not in short + b"\r"
+    assert after.startswith(b"HTTP/1.1 403") and after.endswith(b"refused before reading")
+
+
+def test_an_http_1_0_stream_of_unknown_length_ends_with_its_connection(served):
+    for sent in (  # and after a large body, piped to the app
+        b"GET /long HTTP/1.0\r\nHost: x\r\nConnection: keep-alive\r\n\r\n",
+        b"POST /long HTTP/1.0\r\nHost: x\r\nConnection: keep-alive\r\n"
+        b"Content-Length: 5000\r\n\r\n" + b"p" * 5000,
+    ):
+        with socket.create_connection(("127.0.0.1", served["port"]), timeout=10) as sock:
+            sock.sendall(sent)
+            received = b""
+            while chunk := sock.recv(65536):  # HTTP/1.0 has no chunks: the close ends the body
+                received += chunk
+        head, _, body = received.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 200") and b"Keep-Alive" not in head
+        assert b"Connection: close" in head and b"Transfer-Encoding" not in head
+        assert len(body) == 3_000_000 and body[-10_000:] == bytes([299 % 256]) * 10_000
+    # an answer with its length keeps an HTTP/1.0 client's connection alive, as it asked
+    with socket.create_connection(("127.0.0.1", served["port"]), timeout=10) as sock:
+        for _ in range(2):
+            sock.sendall(b"GET /refuse HTTP/1.0\r\nHost: x\r\nConnection: keep-alive\r\n\r\n")
+            answer = read_answer(sock)
+            assert b"Connection: Keep-Alive" in answer and answer.endswith(b"before reading")
+
+
+def test_an_absolute_form_target_gives_the_app_its_path_and_query(served):
+    with socket.create_connection(("127.0.0.1", served["port"]), timeout=10) as sock:
+        sock.sendall(b"GET http://x/a%20b/c?q=1#frag HTTP/1.1\r\nHost: x\r\n\r\n")
+        environ = json.loads(read_answer(sock).partition(b"\r\n\r\n")[2])["environ"]
+        assert environ["PATH_INFO"] == "/a b/c" and environ["QUERY_STRING"] == "q=1"
+        assert environ["RAW_URI"] == "http://x/a%20b/c?q=1#frag"
+        sock.sendall(b"GET http://[x/ HTTP/1.1\r\nHost: x\r\n\r\n")  # no address to read
+        refused = read_answer(sock)
+    assert refused.startswith(b"HTTP/1.1 400") and b"request line" in refused
+    assert '"GET http://x/a%20b/c?q=1#frag HTTP/1.1" 200' in access_lines(served)[0]
+
+
+def test_the_servers_own_errors_are_json_under_api_and_at_healthz(served):
+    status, headers, body = request(served["port"], "GET", "/api/raise")
+    assert status == 503 and headers["Content-Type"] == "application/json"
+    answer = json.loads(body)
+    assert answer["ok"] is False and answer["status"] == 503
+    assert "could not answer this request" in answer["error"] and "a bug" not in answer["error"]
+    for target in (b"/healthz", b"/api/v1/adjudicate?x=1", b"http://x/%61pi/v1/adjudicate"):
+        with socket.create_connection(("127.0.0.1", served["port"]), timeout=10) as sock:
+            sock.sendall(b"GET " + target + b" HTTP/1.1\r\n\r\n")  # no Host
+            head, _, body = read_answer(sock).partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 400") and b"Content-Type: application/json" in head
+        answer = json.loads(body)
+        assert answer == {"ok": False, "status": 400, "error": answer["error"]}, target
+        assert "Host header" in answer["error"]
+    with socket.create_connection(("127.0.0.1", served["port"]), timeout=10) as sock:
+        sock.sendall(b"GET /director/ HTTP/1.1\r\n\r\n")  # a page: the plain text
+        assert b"Content-Type: text/plain" in read_answer(sock)

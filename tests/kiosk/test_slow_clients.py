@@ -5,6 +5,7 @@ flood of silent connections past the worker's open-file limit neither kills nor 
 
 from __future__ import annotations
 
+import http.client
 import socket
 import threading
 import time
@@ -108,6 +109,38 @@ def test_a_flood_of_silent_connections_never_runs_the_worker_out_of_files(tmp_pa
     assert status_after == 200
     log = server.read_log()
     assert "Too many open files" not in log and "Traceback" not in log, log[-3000:]
+
+
+def test_max_requests_counts_requests_on_a_kept_alive_connection(tmp_path):
+    home = prepare_home(tmp_path / "home")
+    env = {"GUNICORN_CMD_ARGS": "--max-requests 20"}  # gunicorn's option, as an operator sets it
+    with Server(home, workers=1, env=env) as server:
+        pids = worker_pids(server)
+        connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+        answered = 0
+        try:
+            for _ in range(40):  # one kept-alive connection: one connection, forty requests
+                try:
+                    connection.request("GET", "/healthz")
+                    response = connection.getresponse()
+                    response.read()
+                except (http.client.RemoteDisconnected, ConnectionError):
+                    break  # closed between two requests by the worker's stop (clients retry)
+                assert response.status == 200
+                answered += 1
+                if response.getheader("Connection") == "close":
+                    break
+                time.sleep(0.1)  # the worker looks for its stop every quarter second
+        finally:
+            connection.close()
+        deadline = time.monotonic() + 20
+        while worker_pids(server) in (pids, set()) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        replaced = worker_pids(server)
+        status, _ = get(server.url + "/healthz", timeout=15)
+    assert answered <= 20, answered  # the worker restarted after its 20 requests (the probe's
+    assert replaced and not replaced & pids, (pids, replaced)  # included), not at 40 or never
+    assert status == 200
 
 
 def worker_pids(server: Server) -> set[int]:

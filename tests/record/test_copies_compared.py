@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -15,6 +17,8 @@ from adjudicator.record import (
     chain_head,
     copy_audit,
     copy_markers,
+    copy_proof,
+    db_mirror,
     head_check,
     journal,
     migrations,
@@ -228,3 +232,88 @@ def test_the_full_verification_drops_a_copy_changed_below_its_head(copies):
     assert not watch.run_if_due()  # done within the interval: the next worker skips it
     assert copy_audit.last_verified(db)
     assert append(db)[0].id == 7 and ids(mirror) == list(range(1, 7))
+
+
+class _ClearedByAnotherThread(dict):
+    """A cache that another thread's `_keep` clears right after each look-up."""
+
+    def __contains__(self, record):
+        found = super().__contains__(record)
+        self.clear()
+        return found
+
+    def get(self, record, default=None):
+        found = super().get(record, default)
+        self.clear()
+        return found
+
+
+def test_a_head_record_is_read_even_when_another_thread_clears_the_cache(tmp_path):
+    key = receipt_key.load_or_create(tmp_path / "k.pem").derived(chain_head.PURPOSE)
+    records = chain_head.Records(key)
+    record = records.sealed(Head("j" * 32, 15, "f" * 64))  # known: in the cache
+    records._seen = _ClearedByAnotherThread(records._seen)
+    assert records.highest([record]) == Head("j" * 32, 15, "f" * 64)  # no KeyError
+    assert records.highest([record]) == Head("j" * 32, 15, "f" * 64)  # verified afresh
+
+
+def test_a_mirror_whose_journal_identity_was_deleted_is_dropped_and_the_check_stays_on(copies):
+    primary, mirror, _ = copies
+    db = judged(copies, 3)
+    connection = sqlite3.connect(mirror)
+    with connection:  # the stick's identity row deleted behind the hall's back
+        connection.execute("DELETE FROM journal_identity")
+    connection.close()
+    assert append(db)[0].id == 4
+    lost = db.lost_copy()
+    assert lost is not None and lost.role == "mirror"
+    assert "journal identity row is gone" in lost.reason
+    assert ids(primary) == [1, 2, 3, 4] and ids(mirror) == [1, 2, 3]
+    assert db.lost_copy().summary() == "the mirror is lost"
+
+
+def test_the_full_verification_never_drops_a_mirror_still_committing_the_newest_row(
+    copies, monkeypatch
+):
+    primary, mirror, _ = copies
+    db = judged(copies, 3)
+    primary_committed, release = threading.Event(), threading.Event()
+    real_commit, real_lock, real_examine = (
+        db_mirror._commit,
+        SqliteDatabase.writer_lock,
+        copy_proof.examine,
+    )
+
+    def commit(raw):  # the primary commits at once; the mirror's helper waits for the verifier
+        copy = raw.connection.execute("PRAGMA database_list").fetchone()[2]
+        if copy == str(mirror):
+            release.wait()
+        failure = real_commit(raw)
+        if copy == str(primary):
+            primary_committed.set()
+        return failure
+
+    @contextmanager
+    def writer_lock(self):  # the verifier waiting for the copies' locks lets the commit end
+        if threading.current_thread() is threading.main_thread():
+            release.set()
+        with real_lock(self):
+            yield
+
+    def examine(role, path, proofs):
+        found = real_examine(role, path, proofs)
+        if role == "mirror":
+            release.set()  # (without the locks the verifier gets here first)
+        return found
+
+    monkeypatch.setattr(db_mirror, "_commit", commit)
+    monkeypatch.setattr(SqliteDatabase, "writer_lock", writer_lock)
+    monkeypatch.setattr(copy_proof, "examine", examine)
+    writer = threading.Thread(target=append, args=(db,))
+    writer.start()
+    primary_committed.wait()  # row 4 (and its head record) on the laptop, not yet on the stick
+    found = copy_audit.verify_live(db)
+    writer.join()
+    assert found == []
+    assert db.lost_copy() is None
+    assert ids(primary) == ids(mirror) == [1, 2, 3, 4]
