@@ -171,10 +171,6 @@ def missing_rows(best: Examined) -> tuple[int, int] | None:
     return first, max(first, last)
 
 
-HEAD_SOURCE = "the journal's head as last committed (kept in its copies)"
-MARK_SOURCE = "the server's signed high-water mark"
-
-
 def for_journal(db: MirroredDatabase, journal_id: str) -> list[Proof]:
     """Every row proven recorded in journal `journal_id`: the highest signed high-water mark
     (in the data home and beside each copy), the head last committed (kept in the copies), and
@@ -184,11 +180,11 @@ def for_journal(db: MirroredDatabase, journal_id: str) -> list[Proof]:
     mark = high_water.highest(high_water.all_marks(places, key.public), journal_id)
     proofs = []
     if mark is not None and mark["id"] > 0:
-        proofs.append(Proof(mark["id"], mark["row_hash"], MARK_SOURCE, journal_id))
+        proofs.append(Proof(mark["id"], mark["row_hash"], rollbacks.MARK_SOURCE, journal_id))
     records = [_record(path) for path in db.paths.values()]
     committed = db.heads.records().highest(records, journal_id)
     if committed is not None and committed.id > 0:
-        proofs.append(Proof(committed.id, committed.hash, HEAD_SOURCE, journal_id))
+        proofs.append(Proof(committed.id, committed.hash, rollbacks.HEAD_SOURCE, journal_id))
     return proofs + kept_in(db.paths.values(), journal_id, key.public)
 
 

@@ -387,7 +387,7 @@ class _Transaction:
         """Record, and commit at once (the chain lock still held), that rows up to `proven`
         are missing, with the copies' head record now where they stand (the proof is in the
         rollback); then begin again on the live copies."""
-        source = "the journal's head as last committed (kept in its copies)"
+        source = rollbacks.HEAD_SOURCE
         params = rollbacks.values(proven.id, proven.hash, source, head)
         self.run("execute", rollbacks.INSERT_SQL, params)
         self.write_record(record)

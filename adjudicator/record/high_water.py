@@ -51,9 +51,10 @@ def beside(copy_path: str) -> Path:
 def copy_paths(db: Database) -> list[str]:
     """The SQLite files of a journal (both copies of a mirrored one; none for PostgreSQL)."""
     paths = getattr(db, "paths", None)
-    if paths is not None:
+    if isinstance(paths, dict):
         return [str(path) for path in paths.values()]
-    return [str(db.path)] if db.backend == "sqlite" else []  # type: ignore[attr-defined]
+    path = getattr(db, "path", None)
+    return [str(path)] if db.backend == "sqlite" and path is not None else []
 
 
 def places(key_path: Path, copies: Iterable[str]) -> list[Path]:
@@ -202,7 +203,7 @@ def check(
     head = int(row["head"] or 0)
     if row["held"] == mark["row_hash"] or row["void"] == LOST_TEXT:
         return None  # held, or its loss accepted (lost_rows.py)
-    rollbacks.found(db, mark["id"], mark["row_hash"], "the server's signed high-water mark", head)
+    rollbacks.found(db, mark["id"], mark["row_hash"], rollbacks.MARK_SOURCE, head)
     return rollbacks.current(db)
 
 

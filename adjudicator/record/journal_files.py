@@ -13,6 +13,7 @@ from adjudicator.record.copy_markers import RESYNCED_SUFFIX
 from adjudicator.record.copy_markers import SUFFIX as MARKER_SUFFIX
 from adjudicator.record.db import Database
 from adjudicator.record.high_water import SUFFIX as MARK_SUFFIX
+from adjudicator.record.high_water import copy_paths
 
 # The database, its -wal and -shm, the writers' lock, a lost copy's marker, a resync's note,
 # the high-water mark kept beside it (issue 27), and the stamp of the last full verification.
@@ -28,21 +29,12 @@ SIDE_FILES = (
 )
 
 
-def copies(db: Database) -> list[str]:
-    """Each SQLite file holding the journal (one, or two with a mirror); none for PostgreSQL."""
-    paths = getattr(db, "paths", None)
-    if isinstance(paths, dict):
-        return [str(path) for path in paths.values()]
-    path = getattr(db, "path", None)
-    return [str(path)] if db.backend == "sqlite" and path is not None else []
-
-
 def readable_copies(db: Database) -> list[str]:
     """The journal's copies one of whose files other users can still read once made owner-only
     (its file system keeps no permissions, or the file is another user's)."""
     return [
         path
-        for path in copies(db)
+        for path in copy_paths(db)
         if any(readable_by_others(path + suffix) for suffix in SIDE_FILES)
     ]
 

@@ -87,6 +87,9 @@ class Rollback:
 
 BROKEN = "chain broken at row"  # the row_hash of a rollback found in a broken chain
 KEY_SOURCE = "this hall's key"  # the source of a journal the key never began (journal_begun)
+# What proved the missing rows recorded (a rollback's source; copy_proof's proofs say it too).
+HEAD_SOURCE = "the journal's head as last committed (kept in its copies)"
+MARK_SOURCE = "the server's signed high-water mark"
 REMEDIES = (
     "No verdict is recorded until the rows are back: put the right disk back, run "
     "`adjudicator journal resync` if the other copy holds them, or restore a backup that holds "
