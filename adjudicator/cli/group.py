@@ -28,6 +28,7 @@ COMMANDS = {
     "ruling": "adjudicator.cli.staff_cmd:ruling_cmd",
     "void": "adjudicator.cli.void_cmd:void_cmd",
     "tsh": "adjudicator.cli.tsh_cmd:tsh",
+    "kit": "adjudicator.cli.kit_cmd:kit",
 }
 
 

@@ -13,30 +13,48 @@ import click
 
 from adjudicator import settings
 from adjudicator.cli.common import WORKERS_OPTION
-from adjudicator.cli.serve_cmd import prepare_gunicorn, prepare_journal
-from adjudicator.hall import hall_service, hall_tls, lan, mdns
-from adjudicator.hall.hall_process import DEFAULT_PORT, HallProcess, check_port_free
-
-DEFAULT_NAME = "adjudicator"
+from adjudicator.cli.serve_cmd import prepare_gunicorn, prepare_journal, report_kit
+from adjudicator.hall import hall_service, hall_tls, hall_url, lan, mdns
+from adjudicator.hall.hall_process import DEFAULT_NAME, DEFAULT_PORT, HallProcess, check_port_free
 
 
 @click.command()
 @click.option(
     "--name",
-    default=DEFAULT_NAME,
-    show_default=True,
-    help="The hall's network name: tablets open https://NAME.local:PORT.",
+    default=None,
+    help="The hall's network name: tablets open https://NAME.local:PORT. Default: the name "
+    f"it last served under (a takeover's too), else {DEFAULT_NAME}.",
 )
-@click.option("--port", type=click.IntRange(1, 65535), default=DEFAULT_PORT, show_default=True)
+@click.option(
+    "--port",
+    type=click.IntRange(1, 65535),
+    default=None,
+    help=f"Default: the port it last served on, else {DEFAULT_PORT}.",
+)
 @WORKERS_OPTION
 @click.option(
     "--print-service",
     is_flag=True,
     help="Print a systemd unit that runs this hall at boot, and exit.",
 )
-def hall(name: str, port: int, workers: int | None, print_service: bool):
+@click.option(
+    "--fingerprint",
+    is_flag=True,
+    help="Print the hall's CA fingerprint (SHA-256), making the CA if there is none, and exit.",
+)
+def hall(
+    name: str | None, port: int | None, workers: int | None, print_service: bool, fingerprint: bool
+):
     """Serve the hall's network over HTTPS, announced as NAME.local (one command, day one)."""
-    mdns.check_name(name)
+    last = hall_url.recorded()
+    name = mdns.check_name(name or (last.name if last else DEFAULT_NAME))
+    port = port or (last.port if last else DEFAULT_PORT)
+    if fingerprint:
+        found, notes = hall_tls.ensure_ca(name)
+        for note in notes:
+            click.echo(f"\n{note}\n", err=True)
+        click.echo(found)
+        return
     if print_service:
         click.echo(hall_service.service_unit(name, port), nl=False)
         return
@@ -51,6 +69,7 @@ def hall(name: str, port: int, workers: int | None, print_service: bool):
         click.echo(f"\n{note}\n", err=True)
     if tls.made:
         click.echo(f"Made the hall's server certificate ({tls.made}).", err=True)
+    report_kit(server)  # a renewed certificate goes into the kit on the stick now
     argv = prepare_gunicorn(
         server,
         [f"{address}:{port}" for address in binds],

@@ -238,3 +238,21 @@ def begin(reason: str):
         )
         + " Judging starts afresh at row 1."
     )
+
+
+@journal_group.command("confirm-alone")
+@click.option(
+    "--reason", required=True, help="Where the USB stick is (lost, broken), and who checked."
+)
+def confirm_alone(reason: str):
+    """Judge without the journal's mirror: the director confirms no other laptop serves it."""
+    from adjudicator.cli.common import cli_actor
+    from adjudicator.record import one_hall
+
+    hall = open_hall()
+    one_hall.confirm_alone(hall.db, reason, cli_actor())
+    click.echo(
+        "Recorded: this laptop judges alone, without the journal's mirror. Judging resumes "
+        "(a running hall at its next verdict). Set ADJUDICATOR_JOURNAL_MIRROR to a new USB "
+        "stick and restart the hall to keep a second copy again."
+    )

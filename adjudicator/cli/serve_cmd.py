@@ -50,6 +50,7 @@ def serve(bind, workers, certfile, keyfile, get_path):
         raise CliError("Give both --certfile and --keyfile for TLS, or neither.")
     bind = bind or settings.get("bind")
     workers = workers or settings.get_int("workers", 1)
+    report_kit(hall)
     argv = prepare_gunicorn(hall, [bind], workers, certfile, keyfile)
     scheme = "https" if certfile else "http"
     click.echo(f"Serving on {scheme}://{bind} with {workers} worker(s). Ctrl-C stops.", err=True)
@@ -58,9 +59,9 @@ def serve(bind, workers, certfile, keyfile, get_path):
 
 def prepare_gunicorn(hall, binds, workers: int, certfile=None, keyfile=None) -> list[str]:
     """Make the keys the workers share, seal the lexicons, and return gunicorn's command line."""
-    from kiosk.secret_key import load_or_create_secret_key
+    from adjudicator.hall import session_secret
 
-    load_or_create_secret_key()  # before the workers fork, so they agree on one key
+    session_secret.load_or_create()  # before the workers fork, so they agree on one key
     receipt_key.load_or_create()  # likewise; and a key others can read stops the start here
     threads = settings.get_int("threads", 1)
     argv = [sys.executable, "-m", "gunicorn"]
@@ -92,25 +93,54 @@ def prepare_gunicorn(hall, binds, workers: int, certfile=None, keyfile=None) -> 
     return argv
 
 
+def report_kit(hall) -> None:
+    """Bring the takeover kit on the stick up to date, and say whether it is current."""
+    from adjudicator.hall.kit import refresh
+
+    try:
+        refresh.bring_up_to_date(hall.db, hall.store, hall.signing_key())
+    except OSError as exc:  # the stick pulled out meanwhile: the status says what is wrong
+        click.echo(f"The takeover kit could not be brought up to date: {exc}", err=True)
+    found = refresh.status(hall.db, hall.store, hall.signing_key().id)
+    if found.state != "none" or settings.get("journal_mirror").strip():  # a stick to speak of
+        click.echo(("" if found.current else "Warning: ") + found.text(), err=True)
+
+
 def prepare_journal():
-    """Before a server starts: bring a mirrored journal's copies together, migrate the schema
-    once (before any worker), and say if the journal ends before the signed high-water mark."""
-    _bring_copies_together()
+    """Before a server starts: refuse a journal another laptop took over, bring a mirrored
+    journal's copies together (unless the stick it wrote to is gone: then judging is held),
+    migrate the schema once (before any worker), and say if the journal ends before the
+    signed high-water mark."""
+    from adjudicator.record import one_hall
+
+    missing = _bring_copies_together()
     hall = open_hall()
+    note = one_hall.hold_if_missing(hall.db) if missing else None
+    if note:
+        click.echo(note, err=True)
+    else:
+        one_hall.settle(hall.db)
     rolled_back = hall.check_high_water()  # the journal moved backwards since the last run?
     if rolled_back is not None:
         click.echo(f"JOURNAL ROLLED BACK: {rolled_back.detail()}", err=True)
     return hall
 
 
-def _bring_copies_together() -> None:
-    """A mirrored journal: rebuild a copy only behind the other; refuse copies that disagree."""
-    from adjudicator.record import start_copies
+def _bring_copies_together() -> str | None:
+    """A mirrored journal: rebuild a copy only behind the other; refuse copies that disagree,
+    and a journal another laptop took over. The mirror it wrote to, if that is gone (then
+    nothing is written to the copies)."""
+    from adjudicator.record import one_hall, start_copies
     from adjudicator.record.backends import connect
     from adjudicator.record.db_mirror import MirroredDatabase
 
     db = connect()
-    if isinstance(db, MirroredDatabase):
-        for note in start_copies.on_start(db):
-            click.echo(note, err=True)
-    db.close()
+    try:
+        one_hall.refuse_if_taken_over(db)
+        missing = one_hall.missing_mirror(db)
+        if missing is None and isinstance(db, MirroredDatabase):
+            for note in start_copies.on_start(db):
+                click.echo(note, err=True)
+    finally:
+        db.close()
+    return missing

@@ -25,6 +25,7 @@ from adjudicator.record import (
     high_water,
     journal,
     journal_health,
+    journal_holds,
     migrations,
     receipt_key,
     receipts,
@@ -160,6 +161,11 @@ class Hall:
                 rolled_back.found_at,
                 row=first,
                 last=last,
+            )
+        held = journal_holds.current(self.db)
+        if held is not None:
+            return journal_health.Health(
+                "held", journal_holds.HELD_MESSAGE, held.detail, held.since
             )
         return health
 

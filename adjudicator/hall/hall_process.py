@@ -23,13 +23,15 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable
+from dataclasses import replace
 
 from adjudicator import settings
 from adjudicator.errors import AdjudicatorError
-from adjudicator.hall import hall_url, lan, mdns, name_claims
+from adjudicator.hall import hall_tls, hall_url, lan, mdns, name_claims
 from adjudicator.hall.hall_tls import HallTls
 from adjudicator.hall.lan import HallAddresses
 
+DEFAULT_NAME = "adjudicator"
 DEFAULT_PORT = 8443
 START_SECONDS = 60
 # Before announcing: ask who answers for NAME.local at once and again after ASK_AGAIN_SECONDS
@@ -65,6 +67,7 @@ class HallProcess:
         self.announcement: mdns.HallName | None = None
         self.url = ""  # where pairing links point
         self.others: tuple[name_claims.OtherDevice, ...] = ()
+        self.probed: dict[str, bool] = {}  # address -> it serves with this hall's own CA
         self.check_seconds = settings.get_int("name_check_seconds", 1)
         self.next_check = 0.0
         # The addresses a tablet can open without a certificate warning: those the server
@@ -186,7 +189,17 @@ class HallProcess:
         return self._others()
 
     def _others(self) -> tuple[name_claims.OtherDevice, ...]:
-        return name_claims.others_from(self.announcement.heard(), lan.own_addresses())
+        found = name_claims.others_from(self.announcement.heard(), lan.own_addresses())
+        return tuple(replace(other, same_ca=self._same_ca(other.address)) for other in found)
+
+    def _same_ca(self, address: str) -> bool:
+        """Whether `address` serves the hall's port with this hall's own CA (asked once)."""
+        if address not in self.probed:
+            ca = self.tls.ca_cert if self.tls is not None else None
+            self.probed[address] = ca is not None and hall_tls.serves_with_ca(
+                address, self.port, ca
+            )
+        return self.probed[address]
 
     def _watch_name(self) -> None:
         """Every check_seconds: ask again, and report any device not heard before."""

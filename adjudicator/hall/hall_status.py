@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
+from adjudicator import settings
 from adjudicator.errors import AdjudicatorError, LexiconError
 from adjudicator.hall import (
     hall_tls,
@@ -29,6 +30,7 @@ from adjudicator.hall import (
     tournaments,
 )
 from adjudicator.hall.hall import Hall, LexiconUnavailable
+from adjudicator.hall.kit import refresh as kit_refresh
 from adjudicator.hall.tsh import links
 from adjudicator.judging import director_flags, second_opinion
 from adjudicator.judging.rules import get_rule
@@ -104,6 +106,7 @@ class HallStatus:
     ca_fingerprint: str | None = None  # the hall's CA (SHA-256, AB:CD:...); None without one
     name_warnings: tuple[Phrase, ...] = ()  # other devices answering for the hall's name
     problem_phrases: tuple[Phrase, ...] = field(default=())  # `problems`, for a page to translate
+    kit: kit_refresh.KitStatus | None = None  # the takeover kit on the stick (None: no stick)
 
     @property
     def kiosks(self) -> tuple[KioskStatus, ...]:
@@ -143,7 +146,19 @@ def build(hall: Hall, now: datetime | None = None) -> HallStatus:
         record=integrity.overview(hall),
         ca_fingerprint=hall_tls.read_ca_fingerprint(),
         name_warnings=_name_warnings(),
+        kit=_kit(hall),
     )
+
+
+def _kit(hall: Hall) -> kit_refresh.KitStatus | None:
+    """Whether the stick holds a current takeover kit; None for a hall with no stick to say it
+    of (no mirror, and no kit ever sealed)."""
+    try:
+        found = kit_refresh.status(hall.db, hall.store)
+    except (OSError, AdjudicatorError):
+        return None
+    mirrored = bool(settings.get("journal_mirror").strip())
+    return found if found.state != "none" or mirrored else None
 
 
 def _name_warnings() -> tuple[Phrase, ...]:

@@ -175,17 +175,29 @@ def for_journal(db: MirroredDatabase, journal_id: str) -> list[Proof]:
     """Every row proven recorded in journal `journal_id`: the highest signed high-water mark
     (in the data home and beside each copy), the head last committed (kept in the copies), and
     what the copies keep (receipts, checkpoints, rollbacks)."""
-    key = db.signing_key()
-    places = high_water.places(db.key_path or receipt_key.key_path(), db.paths.values())
+    key_path = db.key_path or receipt_key.key_path()
+    return proven(list(db.paths.values()), db.signing_key(), key_path, journal_id, db.heads)
+
+
+def proven(
+    paths: list[str], key: receipt_key.SigningKey, key_path: Path, journal_id: str, heads=None
+) -> list[Proof]:
+    """`for_journal` for any copies: `paths`, checked with `key` (the marks kept beside
+    `key_path` and beside each copy); `heads`, the journal's own HeadGuard if it has one."""
+    places = high_water.places(key_path, paths)
     mark = high_water.highest(high_water.all_marks(places, key.public), journal_id)
     proofs = []
     if mark is not None and mark["id"] > 0:
         proofs.append(Proof(mark["id"], mark["row_hash"], rollbacks.MARK_SOURCE, journal_id))
-    records = [_record(path) for path in db.paths.values()]
-    committed = db.heads.records().highest(records, journal_id)
+    sealed = (
+        heads.records()
+        if heads is not None
+        else chain_head.Records(key.derived(chain_head.PURPOSE))
+    )
+    committed = sealed.highest([_record(path) for path in paths], journal_id)
     if committed is not None and committed.id > 0:
         proofs.append(Proof(committed.id, committed.hash, rollbacks.HEAD_SOURCE, journal_id))
-    return proofs + kept_in(db.paths.values(), journal_id, key.public)
+    return proofs + kept_in(paths, journal_id, key.public)
 
 
 def remember(db: MirroredDatabase, head: copy_heads.CopyHead) -> None:

@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from adjudicator.errors import AdjudicatorError
-from adjudicator.record import journal_health, rollbacks, tallies
+from adjudicator.record import journal_health, journal_holds, rollbacks, tallies
 from adjudicator.record.db import Database
 from adjudicator.record.journal_entry import FIELDS as FIELDS  # the journal's API: re-exported
 from adjudicator.record.journal_entry import (
@@ -90,6 +90,7 @@ def append_batch(db: Database, batch: list[Pending]) -> None:
             head = journal_health.read_head(db, cur)
             if not all(pending.despite_rollback for pending in batch):
                 rollbacks.check_in_append(cur, head.newest)  # never reuse a receipt's number
+                journal_holds.check_in_append(cur)  # the stick may serve another laptop
             next_id, prev_hash = head.next_id, head.prev_hash
             # The journal's clock never runs backwards (a clock step, another server's clock),
             # so a time range is an id range and the director's filters stay on indexes.
@@ -123,7 +124,7 @@ def append_batch(db: Database, batch: list[Pending]) -> None:
                 cur.executemany(INSERT, unguarded)
             tallies.record(cur, [entry for _, entry in written])
         journal_health.after_commit(db)  # rows committed to a file gone meanwhile: not shown
-    except (journal_health.JournalLost, rollbacks.JournalRolledBack):
+    except (journal_health.JournalLost, rollbacks.JournalRolledBack, journal_holds.JournalHeld):
         raise
     except Exception as failure:
         health.commit_failed(str(failure))

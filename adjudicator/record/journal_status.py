@@ -17,11 +17,16 @@ from adjudicator.record import (
     copy_proof,
     journal_files,
     journal_health,
+    journal_holds,
+    one_hall,
     rollbacks,
+    takeover,
 )
 from adjudicator.record.backends import connect
 from adjudicator.record.db import DatabaseUnavailable
 from adjudicator.record.db_mirror import CopiesDisagree, MirroredDatabase
+
+TAKEN_OVER = "TAKEN OVER by another laptop: this one does not judge"
 
 
 @dataclass(frozen=True)
@@ -90,6 +95,9 @@ def _read(db) -> Report:
         copies.append(CopyLine(role, path, rows, lost))
     try:
         db.check_copies()
+    except takeover.TakenOver as exc:
+        unexamined = [replace(c, proof="not examined: another laptop took it over") for c in copies]
+        return Report("taken-over", TAKEN_OVER, str(exc), unexamined)
     except CopiesDisagree as exc:
         return Report("disagree", "the two copies DISAGREE: nothing is recorded", str(exc), copies)
     except DatabaseUnavailable as exc:
@@ -108,7 +116,7 @@ def _read(db) -> Report:
         for c in copies
     ]
     warnings = [copy_markers.forged_warning(m, n) for m, n in db.forged_markers.items()]
-    rolled_back = _rolled_back(db)
+    rolled_back = _rolled_back(db) or _held(db)
     if rolled_back is not None:
         return Report(*rolled_back, copies, warnings=warnings)
     unproven = [c for c in copies if c.proof and not c.lost]
@@ -154,6 +162,24 @@ def _rolled_back(db) -> tuple[str, str, str] | None:
     )
 
 
+def _held(db) -> tuple[str, str, str] | None:
+    """The hall does not judge until the director acts: another laptop took the journal over,
+    or the stick it was written to is gone (held at a start, or it would be now)."""
+    try:
+        one_hall.refuse_if_taken_over(db)
+    except takeover.TakenOver as exc:
+        return "taken-over", TAKEN_OVER, str(exc)
+    try:
+        held = journal_holds.current(db)
+    except DatabaseUnavailable:
+        held = None
+    missing = one_hall.missing_mirror(db)
+    if held is None and missing is None:
+        return None
+    detail = held.detail if held is not None else one_hall.missing_detail(str(missing))
+    return "held", "HELD: no verdict can be recorded until the director acts", detail
+
+
 def _single(db) -> Report:
     try:
         health = journal_health.check(db)
@@ -166,7 +192,7 @@ def _single(db) -> Report:
         else "PostgreSQL keeps its own copies: use its streaming replication and pg_basebackup."
     )
     detail = f"{health.detail}\n{note}".strip() if health.detail else note
-    rolled_back = _rolled_back(db)
+    rolled_back = _rolled_back(db) or _held(db)
     if rolled_back is not None and health.ok:
         state, summary, what = rolled_back
         return Report(state, summary, f"{what}\n{note}", backend=db.backend)
