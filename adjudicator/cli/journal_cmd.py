@@ -163,11 +163,29 @@ def status(as_json: bool):
     from adjudicator.record import journal_status
 
     report = journal_status.read()
+    kit = _kit_status()
     if as_json:
-        click.echo(json.dumps(report.to_json(), indent=2))
+        found = report.to_json()
+        if kit is not None:
+            found["kit"] = {"state": kit.state, "folder": kit.folder, "text": kit.text()}
+        click.echo(json.dumps(found, indent=2))
     else:
         click.echo(report.text())
+        if kit is not None:
+            click.echo(f"Takeover kit: {kit.text()}")
     sys.exit(0 if report.state == "ok" else 1)
+
+
+def _kit_status():
+    """Whether the stick holds a current takeover kit (None with no stick to speak of)."""
+    from adjudicator.hall.kit import refresh
+    from adjudicator.words.store import LexiconStore
+
+    db = connect()
+    try:
+        return refresh.to_show(db, LexiconStore())
+    finally:
+        db.close()
 
 
 @journal_group.command("resync")

@@ -101,8 +101,8 @@ def report_kit(hall) -> None:
         refresh.bring_up_to_date(hall.db, hall.store, hall.signing_key())
     except OSError as exc:  # the stick pulled out meanwhile: the status says what is wrong
         click.echo(f"The takeover kit could not be brought up to date: {exc}", err=True)
-    found = refresh.status(hall.db, hall.store, hall.signing_key().id)
-    if found.state != "none" or settings.get("journal_mirror").strip():  # a stick to speak of
+    found = refresh.to_show(hall.db, hall.store, hall.signing_key().id)
+    if found is not None:
         click.echo(("" if found.current else "Warning: ") + found.text(), err=True)
 
 
@@ -114,12 +114,9 @@ def prepare_journal():
     from adjudicator.record import one_hall
 
     missing = _bring_copies_together()
-    hall = open_hall()
-    note = one_hall.hold_if_missing(hall.db) if missing else None
-    if note:
-        click.echo(note, err=True)
-    else:
-        one_hall.settle(hall.db)
+    hall = open_hall()  # held there, if the stick is gone
+    if missing:
+        click.echo(f"JUDGING HELD: {one_hall.missing_detail(missing)}", err=True)
     rolled_back = hall.check_high_water()  # the journal moved backwards since the last run?
     if rolled_back is not None:
         click.echo(f"JOURNAL ROLLED BACK: {rolled_back.detail()}", err=True)

@@ -18,7 +18,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from adjudicator import settings
 from adjudicator.errors import AdjudicatorError, LexiconError
 from adjudicator.hall import (
     hall_tls,
@@ -146,19 +145,8 @@ def build(hall: Hall, now: datetime | None = None) -> HallStatus:
         record=integrity.overview(hall),
         ca_fingerprint=hall_tls.read_ca_fingerprint(),
         name_warnings=_name_warnings(),
-        kit=_kit(hall),
+        kit=kit_refresh.to_show(hall.db, hall.store),
     )
-
-
-def _kit(hall: Hall) -> kit_refresh.KitStatus | None:
-    """Whether the stick holds a current takeover kit; None for a hall with no stick to say it
-    of (no mirror, and no kit ever sealed)."""
-    try:
-        found = kit_refresh.status(hall.db, hall.store)
-    except (OSError, AdjudicatorError):
-        return None
-    mirrored = bool(settings.get("journal_mirror").strip())
-    return found if found.state != "none" or mirrored else None
 
 
 def _name_warnings() -> tuple[Phrase, ...]:

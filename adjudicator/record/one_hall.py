@@ -49,6 +49,8 @@ def record_path(primary: str) -> Path:
 
 def remember(primary: str, journal_id: str, mirror: str) -> None:
     """Record that journal `journal_id` is written to `mirror` (replacing an older record)."""
+    if recorded(primary, journal_id) == mirror:
+        return  # recorded already: no write for every command
     body = json.dumps({"journal": journal_id, "mirror": mirror}).encode("utf-8")
     target = record_path(primary)
     partial = target.with_name(target.name + ".partial")
@@ -115,10 +117,12 @@ def missing_detail(mirror: str) -> str:
     )
 
 
-def hold_if_missing(db: Database) -> str | None:
-    """At a start: hold judging if the recorded mirror is gone; the note, if so."""
+def at_open(db: Database) -> str | None:
+    """Whenever the journal is opened to be written (a start, a command): hold judging if the
+    mirror it was written to is gone (the note, if so), else remember the mirror it has."""
     mirror = missing_mirror(db)
     if mirror is None:
+        settle(db)
         return None
     detail = missing_detail(mirror)
     journal_holds.hold(db, MIRROR_MISSING, detail)
@@ -133,7 +137,9 @@ def settle(db: Database, resolution: str = "the mirror is back") -> None:
     journal_id = copy_heads.head(primary).journal_id
     if journal_id and copy_heads.head(mirror).journal_id == journal_id:
         remember(primary, journal_id, mirror)
-        journal_holds.release(db, MIRROR_MISSING, resolution)
+        held = journal_holds.current(db)  # a read: nothing written while nothing is held
+        if held is not None and held.kind == MIRROR_MISSING:
+            journal_holds.release(db, MIRROR_MISSING, resolution)
 
 
 def confirm_alone(db: Database, reason: str, actor: str) -> int:

@@ -23,6 +23,7 @@ from typing import Any
 
 from adjudicator import settings
 from adjudicator.durable import open_owner_only
+from adjudicator.errors import AdjudicatorError
 from adjudicator.hall.kit import contents, sealing
 from adjudicator.hall.kit.kit_files import KitFolder, KitNotFound, read_json, write_file
 from adjudicator.record.db import Database
@@ -173,7 +174,11 @@ def _usable(record: dict[str, Any] | None, key_id: str | None) -> tuple[KitFolde
         return folder, "away"
     except sealing.KitError:
         return folder, "other"
-    if header.get("kit") != record["kit"] or (key_id is not None and record.get("key") != key_id):
+    if (
+        header.get("kit") != record["kit"]
+        or header.get("public") != record["public"]  # swapped on the stick: never sealed to
+        or (key_id is not None and record.get("key") != key_id)
+    ):
         return folder, "other"
     return folder, ""
 
@@ -189,6 +194,17 @@ def status(db: Database, store: LexiconStore, key_id: str | None = None) -> KitS
         return KitStatus(state, str(folder.dir))
     behind = _behind(folder, record, wanted(db, store))
     return KitStatus("stale" if behind else "current", str(folder.dir), tuple(behind))
+
+
+def to_show(db: Database, store: LexiconStore, key_id: str | None = None) -> KitStatus | None:
+    """The kit's status where there is a stick to speak of (a mirror set, or a kit sealed);
+    None otherwise, or when the journal cannot be read now (its own status says why)."""
+    try:
+        found = status(db, store, key_id)
+    except (OSError, AdjudicatorError):
+        return None
+    mirrored = bool(settings.get("journal_mirror").strip())
+    return found if found.state != "none" or mirrored else None
 
 
 def bring_up_to_date(db: Database, store: LexiconStore, key: SigningKey) -> list[str]:
