@@ -15,21 +15,18 @@ import stat
 from pathlib import Path
 
 import pytest
-from cryptography.hazmat.primitives import serialization
 
 from adjudicator.hall import hall_tls
 from adjudicator.hall.kit import refresh, sealing
-from adjudicator.hall.kit.seal import core_aad
 from adjudicator.record import receipt_key, takeover
 from adjudicator.record.backends import connect
 from adjudicator.words.store import LexiconStore
 from adjudicator.words.wordlist import WordSet
 
+from support.kit import PASSPHRASE, assert_no_secret_on, files_of
 from support.servers import run_cli
 
 pytestmark = pytest.mark.slow  # each seal and open derives a key over 256 MiB (Argon2id)
-
-PASSPHRASE = "correct horse battery staple"
 
 
 class Laptops:
@@ -72,16 +69,6 @@ def laptops(tmp_path, monkeypatch, run, tiny) -> Laptops:
     sealed = found.seal()
     assert sealed.exit_code == 0, sealed.stderr
     return found
-
-
-def files_of(folder: Path) -> dict[str, bytes]:
-    """Every file under `folder`, by its path, with its bytes (but SQLite's shared-memory
-    index, which a read changes too)."""
-    return {
-        str(p.relative_to(folder)): p.read_bytes()
-        for p in folder.rglob("*")
-        if p.is_file() and not p.name.endswith("-shm")
-    }
 
 
 def test_kit_open_on_a_fresh_data_home_restores_the_hall_and_continues_its_numbers(laptops):
@@ -140,43 +127,11 @@ def test_a_passphrase_under_16_characters_is_refused_before_anything_is_sealed(
     assert list(stick.iterdir()) == []
 
 
-def _secrets_of(home: Path, passphrase: str, stick: Path) -> dict[str, bytes]:
-    """Every secret of the hall, and the kit's private half, in the forms they could be
-    written in: raw bytes, hex, base64, PEM."""
-    found = {}
-    key = receipt_key.load(home / "receipt_key.pem")
-    raw = key.private.private_bytes(
-        serialization.Encoding.Raw, serialization.PrivateFormat.Raw, serialization.NoEncryption()
-    )
-    found["receipt key"] = raw
-    found["receipt key PEM"] = (home / "receipt_key.pem").read_bytes().strip()
-    for name in ("ca.key", "server.key"):
-        pem = (home / "hall" / name).read_bytes()
-        private = serialization.load_pem_private_key(pem, password=None)
-        found[name] = private.private_numbers().private_value.to_bytes(32, "big")
-        found[name + " PEM"] = b"".join(pem.splitlines()[1:-1])  # its base64 body
-    secret = (home / "secret_key").read_text().strip()
-    found["session secret"] = secret.encode()
-    found["session secret bytes"] = bytes.fromhex(secret)
-    header = json.loads((stick / "hall-kit" / "kit.json").read_text())
-    derived = sealing.derive(passphrase, header["kdf"])
-    public = base64.b64decode(header["public"])
-    core = json.loads(sealing.unseal(derived, header["core"], core_aad(header["kit"], public)))
-    found["kit private half"] = base64.b64decode(core["private"])
-    for name, value in list(found.items()):
-        if len(value) <= 64:
-            found[name + " hex"] = value.hex().encode()
-            found[name + " base64"] = base64.b64encode(value).rstrip(b"=")
-    return found
-
-
 def test_the_stick_holds_no_secret_in_clear(laptops):
     on_stick = files_of(laptops.stick)
     assert {"hall-kit/kit.json", "hall-kit/items/ca.json", "hall-kit/items/secret.json",
             "hall-kit/items/server.json", "journal.sqlite3"} <= set(on_stick)  # fmt: skip
-    for name, secret in _secrets_of(laptops.a, PASSPHRASE, laptops.stick).items():
-        for path, data in on_stick.items():
-            assert secret not in data, f"the {name} is in {path} in clear"
+    assert_no_secret_on(laptops.stick, laptops.a)
 
 
 def test_kit_open_refuses_the_data_home_of_another_hall(laptops):

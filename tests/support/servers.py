@@ -137,7 +137,9 @@ class Server:
             str(self.workers),
         ]
 
-    def start(self, timeout: float = 20) -> Server:
+    def start(self, timeout: float = 20, judging: bool = True) -> Server:
+        """Start it and wait until /healthz says it judges (or, `judging` False, until it
+        answers at all: a hall that serves 503 on purpose)."""
         log = open(self.log_path, "ab")
         self.process = subprocess.Popen(
             self.command(),
@@ -150,7 +152,7 @@ class Server:
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise RuntimeError(f"server exited: {self.log_path.read_text()[-2000:]}")
-            if self.is_up():
+            if self.is_up() if judging else self.answers():
                 return self
             time.sleep(0.1)
         self.kill()
@@ -165,6 +167,10 @@ class Server:
                 return response.status == 200
         except OSError:
             return False
+
+    def answers(self) -> bool:
+        """Whether /healthz answers at all (200, or 503 saying why it does not judge)."""
+        return get(self.url + "/healthz", timeout=1)[0] is not None
 
     def kill(self, sig: int = signal.SIGKILL) -> None:
         if self.process and self.process.poll() is None:
