@@ -47,11 +47,17 @@ def as_nobody_argv(*argv: str) -> list[str]:
 
 
 def run_cli(
-    home: Path, *args: str, env: dict | None = None, stdin: str | None = None
+    home: Path,
+    *args: str,
+    env: dict | None = None,
+    stdin: str | None = None,
+    netns: str | None = None,
 ) -> subprocess.CompletedProcess:
-    """Run `python -m adjudicator ARGS` with ADJUDICATOR_HOME=home: its exit code and output."""
+    """Run `python -m adjudicator ARGS` with ADJUDICATOR_HOME=home (in network namespace
+    `netns`, if given): its exit code and output."""
+    inside = ["ip", "netns", "exec", netns] if netns else []
     return subprocess.run(
-        [sys.executable, "-m", "adjudicator", *args],
+        [*inside, sys.executable, "-m", "adjudicator", *args],
         env={**os.environ, "ADJUDICATOR_HOME": str(home), **(env or {})},
         input=stdin,
         capture_output=True,
