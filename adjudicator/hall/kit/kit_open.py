@@ -27,7 +27,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from adjudicator import settings
 from adjudicator.errors import LexiconError
-from adjudicator.hall import hall_tls, hall_url, password_check, tournament_pins, tournaments
+from adjudicator.hall import hall_tls, hall_url, tournament_pins, tournaments
 from adjudicator.hall.kit import contents, refresh, sealing, stick_copy
 from adjudicator.hall.kit.kit_files import MOST_LEXICON, KitFolder, read_regular, write_file
 from adjudicator.hall.kit.seal import core_aad
@@ -73,7 +73,7 @@ def open_kit(directory: Path, passphrase: str, mirror: str | None = None) -> Ope
     folder = KitFolder(directory)
     header = folder.header()
     mirror_path = _mirror(folder, header, mirror)
-    derived = password_check.run(lambda: sealing.derive(passphrase, header.get("kdf")))
+    derived = sealing.derive(passphrase, header.get("kdf"))  # no hall serves here to slow
     core = _open_core(header, derived)
     items = {name: _open_item(folder, core, name) for name in contents.ITEMS}
     listing = _listing(folder, core)
