@@ -14,10 +14,9 @@ move to another laptop (`adjudicator kit open`).
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
-from adjudicator.durable import open_owner_only
+from adjudicator.durable import write_whole
 from adjudicator.record import copy_heads, journal_holds, receipt_key, takeover
 from adjudicator.record.db import Database
 from adjudicator.record.journal_holds import MIRROR_MISSING
@@ -52,15 +51,7 @@ def remember(primary: str, journal_id: str, mirror: str) -> None:
     if recorded(primary, journal_id) == mirror:
         return  # recorded already: no write for every command
     body = json.dumps({"journal": journal_id, "mirror": mirror}).encode("utf-8")
-    target = record_path(primary)
-    partial = target.with_name(target.name + ".partial")
-    fd = open_owner_only(partial, os.O_WRONLY | os.O_TRUNC)
-    try:
-        os.write(fd, body)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(partial, target)
+    write_whole(record_path(primary), body)
 
 
 def recorded(primary: str, journal_id: str | None) -> str | None:

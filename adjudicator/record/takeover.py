@@ -13,7 +13,6 @@ the hall's key did not sign counts for nothing.
 from __future__ import annotations
 
 import json
-import os
 import secrets
 import socket
 from collections.abc import Iterable
@@ -24,7 +23,7 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from adjudicator import settings
-from adjudicator.durable import fsync_path, open_owner_only
+from adjudicator.durable import read_regular, write_whole
 from adjudicator.record.db import DatabaseUnavailable
 from adjudicator.record.receipt_key import SigningKey, signature_ok
 
@@ -51,7 +50,7 @@ def install_id(create: bool = True) -> str | None:
     if not create:
         return None
     made = secrets.token_hex(16)
-    _write(path, made.encode("ascii"))
+    write_whole(path, made.encode("ascii"))
     return made
 
 
@@ -86,15 +85,13 @@ def write(copies: Iterable[str], signed: dict[str, Any]) -> None:
     """Keep the statement beside each copy (written whole, synced, then renamed)."""
     body = json.dumps(signed, sort_keys=True).encode("utf-8")
     for copy in copies:
-        _write(beside(copy), body)
+        write_whole(beside(copy), body)
 
 
 def read(path: Path, public: Ed25519PublicKey | None) -> dict[str, Any] | None:
     """The statement in `path` if the hall's key signed it."""
     try:
-        with open(path, "rb") as handle:
-            raw = handle.read(MOST_BYTES)
-        found = json.loads(raw.decode("utf-8"))
+        found = json.loads(read_regular(path, MOST_BYTES).decode("utf-8"))  # a FIFO: refused
     except (OSError, UnicodeDecodeError, ValueError):
         return None
     if public is None or not isinstance(found, dict) or found.get("type") != TYPE:
@@ -133,16 +130,3 @@ def refusal(latest: dict[str, Any]) -> str:
         "judge on this laptop again (only once that one has stopped for good), run "
         "`adjudicator kit open DIR` here, with the stick."
     )
-
-
-def _write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
-    fd = open_owner_only(partial, os.O_WRONLY | os.O_TRUNC)
-    try:
-        os.write(fd, data)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(partial, path)
-    fsync_path(path.parent)

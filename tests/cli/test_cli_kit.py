@@ -194,17 +194,28 @@ def test_a_stick_copy_rewritten_with_its_chain_recomputed_is_refused(laptops):
     assert not laptops.b.exists()
 
 
+def edit(path: Path, change) -> dict:
+    """Change a JSON file on the stick by hand, as whoever holds it could; its new body."""
+    body = json.loads(path.read_text())
+    change(body)
+    path.write_text(json.dumps(body))
+    return body
+
+
+def header_of(laptops: Laptops) -> dict:
+    return json.loads((laptops.stick / "hall-kit" / "kit.json").read_text())
+
+
 def test_an_item_not_sealed_by_the_hall_is_refused(laptops):
     """Whoever holds the stick can seal an item to the kit's public half (it is on the stick),
     say their own session secret; without the hall's key they cannot sign it."""
-    header = json.loads((laptops.stick / "hall-kit" / "kit.json").read_text())
-    item_path = laptops.stick / "hall-kit" / "items" / "secret.json"
-    item = json.loads(item_path.read_text())
+    header = header_of(laptops)
     mine = json.dumps({"files": {"secret_key": base64.b64encode(b"0" * 64).decode()}}).encode()
-    item["sealed"] = sealing.seal_to(
-        base64.b64decode(header["public"]), mine, refresh.item_aad(header["kit"], "secret")
+    public, aad = base64.b64decode(header["public"]), refresh.item_aad(header["kit"], "secret")
+    edit(
+        laptops.stick / "hall-kit" / "items" / "secret.json",
+        lambda item: item.update(sealed=sealing.seal_to(public, mine, aad)),
     )
-    item_path.write_text(json.dumps(item))
     refused = laptops.open(laptops.b)
     assert refused.exit_code == 2
     assert "secret.json is not one this hall sealed" in refused.stderr
@@ -212,10 +223,10 @@ def test_an_item_not_sealed_by_the_hall_is_refused(laptops):
 
 
 def test_a_kit_that_asks_for_64_gb_of_memory_is_damaged_not_obeyed(laptops):
-    header_path = laptops.stick / "hall-kit" / "kit.json"
-    header = json.loads(header_path.read_text())
-    header["kdf"]["memory_kib"] = 64 * 1024 * 1024
-    header_path.write_text(json.dumps(header))
+    edit(
+        laptops.stick / "hall-kit" / "kit.json",
+        lambda header: header["kdf"].update(memory_kib=64 * 1024 * 1024),
+    )
     refused = laptops.open(laptops.b)
     assert refused.exit_code == 2
     assert "memory_kib=67108864 is outside" in refused.stderr
@@ -257,11 +268,11 @@ def test_the_running_hall_keeps_the_kit_current_without_the_passphrase(laptops, 
 def test_a_public_half_swapped_on_the_stick_is_never_sealed_to(laptops):
     """The hall seals only to the public half it keeps in the data home: a stick whose header
     names the holder's own key gets nothing, and the status says to seal again."""
-    header_path = laptops.stick / "hall-kit" / "kit.json"
-    header = json.loads(header_path.read_text())
     _, theirs = sealing.new_key_pair()
-    header["public"] = base64.b64encode(theirs).decode()
-    header_path.write_text(json.dumps(header))
+    edit(
+        laptops.stick / "hall-kit" / "kit.json",
+        lambda header: header.update(public=base64.b64encode(theirs).decode()),
+    )
     hall, store = connect(), LexiconStore()
     for name in ("server.crt", "server.key"):  # a certificate made anew: an item to refresh
         (laptops.a / "hall" / name).unlink()

@@ -72,6 +72,7 @@ def test_laptop_b_takes_the_hall_over_and_the_tablet_reconnects_by_name(lan, tmp
         assert "Made the hall's server certificate (the addresses or the name changed)" in (
             hall_b.stderr()
         )
+        assert "The USB stick holds a current takeover kit" in hall_b.stderr()  # B's own, now
         # The tablet, untouched: the name now answers with B's address, A's CA trusts B, and
         # its pairing (the session secret) and the kiosk's token still work.
         assert lan.tablet("resolve", host=f"{NAME}.local")["addresses"] == [B_ADDRESS]

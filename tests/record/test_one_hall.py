@@ -183,3 +183,33 @@ def test_journal_status_says_taken_over_and_held_before_a_start(laptop, monkeypa
     report = journal_status.read()
     assert (report.state, report.summary) == ("taken-over", journal_status.TAKEN_OVER)
     assert json.dumps(report.to_json())  # as `journal status --json` prints it
+
+
+def test_resync_refuses_a_journal_another_laptop_took_over(laptop):
+    from adjudicator.record import journal_copies
+
+    takeover.write([str(laptop.mirror)], statement_by(laptop, "b" * 32))
+    db = MirroredDatabase(str(laptop.primary), str(laptop.mirror), key_path=laptop.key_path)
+    with pytest.raises(takeover.TakenOver, match="THIS HALL WAS TAKEN OVER"):
+        journal_copies.resync(db)
+    db.close()
+
+
+def test_a_fifo_in_place_of_the_statement_is_refused_not_waited_on(laptop):
+    """Whoever holds the stick puts a FIFO where the statement goes: opening the journal must
+    not wait on it for good (and it proves nothing)."""
+    import os
+    import threading
+
+    os.mkfifo(takeover.beside(str(laptop.mirror)))
+    opened: list[int] = []
+
+    def open_and_judge() -> None:
+        db = laptop.open()
+        opened.append(journal.append(db, **challenge_fields()).id)
+        db.close()
+
+    worker = threading.Thread(target=open_and_judge, daemon=True)
+    worker.start()
+    worker.join(60)
+    assert opened == [2], "opening the journal waited on a FIFO"

@@ -13,13 +13,13 @@ import json
 import os
 import secrets
 import shutil
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+
+from support.running_hall import RunningHall
 
 TESTS = Path(__file__).resolve().parents[1]
 TABLET = "192.0.2.254"
@@ -88,42 +88,16 @@ class HallLan:
         return json.loads(done.stdout)
 
 
-class LaptopHall:
-    """`adjudicator hall` on one laptop (its namespace, its data home)."""
+class LaptopHall(RunningHall):
+    """`adjudicator hall ARGS` on one laptop: in its namespace, on its data home."""
 
     def __init__(self, lan: HallLan, laptop: str, home: Path, env: dict, *args: str):
-        self.namespace = lan.members[laptop]
-        self.home, self.args = home, args
-        self.env = {**os.environ, "ADJUDICATOR_HOME": str(home), "ADJUDICATOR_WORKERS": "1",
-                    **env}  # fmt: skip
-        self.log, self.errors = home.parent / f"{laptop}.out", home.parent / f"{laptop}.err"
-        self.process: subprocess.Popen | None = None
+        super().__init__(home, laptop, 0, env)
+        self.namespace, self.args = lan.members[laptop], args
 
-    def start(self) -> LaptopHall:
-        self.process = subprocess.Popen(
-            ["ip", "netns", "exec", self.namespace, sys.executable, "-m", "adjudicator", "hall",
-             *self.args],
-            env=self.env, stdout=open(self.log, "wb"), stderr=open(self.errors, "wb"),
-            start_new_session=True,
-        )  # fmt: skip
-        deadline = time.monotonic() + 90
-        while "Ctrl-C stops" not in self.output():
-            if self.process.poll() is not None or time.monotonic() > deadline:
-                self.kill()
-                raise AssertionError(f"the hall did not start: {self.output()}{self.stderr()}")
-            time.sleep(0.2)
-        return self
-
-    def output(self) -> str:
-        return self.log.read_text(errors="replace") if self.log.exists() else ""
-
-    def stderr(self) -> str:
-        return self.errors.read_text(errors="replace") if self.errors.exists() else ""
-
-    def kill(self, sig: int = signal.SIGKILL) -> None:
-        if self.process and self.process.poll() is None:
-            os.killpg(self.process.pid, sig)
-            self.process.wait(timeout=30)
+    def command(self) -> list[str]:
+        return ["ip", "netns", "exec", self.namespace, sys.executable, "-m", "adjudicator",
+                "hall", *self.args]  # fmt: skip
 
 
 # ---------- what the tablet does, in its namespace (a child process) ----------

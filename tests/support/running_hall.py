@@ -122,18 +122,14 @@ class RunningHall:
             **self.extra_env,
         }
 
+    def command(self) -> list[str]:
+        """What starts it: `adjudicator hall --name NAME --port PORT`."""
+        return [sys.executable, "-m", "adjudicator", "hall", "--name", self.name, "--port",
+                str(self.port)]  # fmt: skip
+
     def start(self) -> RunningHall:
         self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "adjudicator",
-                "hall",
-                "--name",
-                self.name,
-                "--port",
-                str(self.port),
-            ],
+            self.command(),
             env=self.env(),
             stdout=open(self.log, "wb"),
             stderr=open(self.errors, "wb"),

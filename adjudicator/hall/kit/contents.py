@@ -13,8 +13,8 @@ import json
 from pathlib import Path
 
 from adjudicator import settings
+from adjudicator.durable import write_whole
 from adjudicator.hall import hall_tls, hall_url, session_secret, tournaments
-from adjudicator.hall.kit.kit_files import write_file
 from adjudicator.hall.kit.sealing import KitDamaged, b64, unb64
 from adjudicator.record.db import Database
 from adjudicator.words.lexicon import Manifest
@@ -68,7 +68,7 @@ def restore(name: str, content: bytes) -> list[Path]:
         if relative not in allowed:  # only the files this item is made of, never elsewhere
             raise KitDamaged(f"The kit's item {name!r} names a file it does not hold: {relative}.")
         target = home() / relative
-        write_file(target, unb64(data, f"item {name!r}"))
+        write_whole(target, unb64(data, f"item {name!r}"))
         written.append(target)
     return written
 

@@ -14,19 +14,16 @@ and no more than its cap is read.
 from __future__ import annotations
 
 import json
-import os
-import stat
 from pathlib import Path
 from typing import Any
 
-from adjudicator.durable import fsync_path, open_owner_only
+from adjudicator.durable import read_regular, write_whole
 from adjudicator.hall.kit.sealing import KitDamaged, KitError
 
 FOLDER = "hall-kit"
 FORMAT = 1
 MOST_JSON = 1 << 20  # a header, an item or the lexicons' list
 MOST_LEXICON = 1 << 30
-CHUNK = 1 << 20
 
 
 class KitNotFound(KitError):
@@ -76,14 +73,14 @@ class KitFolder:
 
     def write(self, path: Path, body: dict[str, Any]) -> None:
         self.root.mkdir(mode=0o700, exist_ok=True)
-        write_file(path, json.dumps(body, sort_keys=True, indent=1).encode("utf-8"))
+        write_whole(path, json.dumps(body, sort_keys=True, indent=1).encode("utf-8"))
 
     def copy_lexicon(self, source: Path, file_name: str) -> None:
         """Copy a compiled lexicon onto the stick (skipped when the same file is there)."""
         target = self.lexicon_path(file_name)
         if target.is_file() and target.stat().st_size == source.stat().st_size:
             return  # content-addressed names: the same name and size is the same file
-        write_file(target, source.read_bytes())
+        write_whole(target, source.read_bytes())
 
     def remove_others(self, folder: str, keep: set[str]) -> None:
         """Remove the files in one of the kit's folders that are not in `keep`."""
@@ -100,37 +97,3 @@ def read_json(path: Path, most: int = MOST_JSON) -> dict[str, Any] | None:
     except (OSError, UnicodeDecodeError, ValueError):
         return None
     return found if isinstance(found, dict) else None
-
-
-def read_regular(path: Path, most: int) -> bytes:
-    """A regular file's bytes (at most `most`): a FIFO or a device is refused (OSError)."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(f"{path} is not a regular file")
-        chunks, left = [], most + 1
-        while left > 0 and (chunk := os.read(fd, min(CHUNK, left))):
-            chunks.append(chunk)
-            left -= len(chunk)
-    finally:
-        os.close(fd)
-    data = b"".join(chunks)
-    if len(data) > most:
-        raise OSError(f"{path} is larger than {most} bytes")
-    return data
-
-
-def write_file(path: Path, data: bytes) -> None:
-    """Write `path` whole, synced, then renamed into place."""
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
-    fd = open_owner_only(partial, os.O_WRONLY | os.O_TRUNC)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(partial, path)
-    fsync_path(path.parent)

@@ -26,10 +26,11 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from adjudicator import settings
+from adjudicator.durable import read_regular, write_whole
 from adjudicator.errors import LexiconError
 from adjudicator.hall import hall_tls, hall_url, tournament_pins, tournaments
 from adjudicator.hall.kit import contents, refresh, sealing, stick_copy
-from adjudicator.hall.kit.kit_files import MOST_LEXICON, KitFolder, read_regular, write_file
+from adjudicator.hall.kit.kit_files import MOST_LEXICON, KitFolder
 from adjudicator.hall.kit.seal import core_aad
 from adjudicator.hall.kit.sealing import KitDamaged, KitError, WrongPassphrase
 from adjudicator.record import (
@@ -81,7 +82,7 @@ def open_kit(directory: Path, passphrase: str, mirror: str | None = None) -> Ope
     _refuse_another_hall(core.key, primary, mirror_path)
     head = stick_copy.verify(mirror_path, core.key, core.key.path)
     # Every check has passed: from here on, this data home becomes the hall's.
-    write_file(core.key.path, _pem(core.key))
+    write_whole(core.key.path, _pem(core.key))
     for name, content in items.items():
         if content is not None:
             contents.restore(name, content)

@@ -22,10 +22,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from adjudicator import settings
-from adjudicator.durable import open_owner_only
+from adjudicator.durable import open_owner_only, write_whole
 from adjudicator.errors import AdjudicatorError
 from adjudicator.hall.kit import contents, sealing
-from adjudicator.hall.kit.kit_files import KitFolder, KitNotFound, read_json, write_file
+from adjudicator.hall.kit.kit_files import KitFolder, KitNotFound, read_json
 from adjudicator.record.db import Database
 from adjudicator.record.receipt_key import SigningKey
 from adjudicator.wording import N_, Phrase
@@ -98,7 +98,7 @@ def read_record() -> dict[str, Any] | None:
 
 
 def write_record(record: dict[str, Any]) -> None:
-    write_file(record_path(), json.dumps(record, sort_keys=True, indent=1).encode("utf-8"))
+    write_whole(record_path(), json.dumps(record, sort_keys=True, indent=1).encode("utf-8"))
 
 
 def item_aad(kit_id: str, name: str) -> bytes:
