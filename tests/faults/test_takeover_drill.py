@@ -134,6 +134,50 @@ def test_a_hall_whose_stick_is_gone_at_its_start_does_not_judge_until_the_direct
         server.stop()
 
 
+def test_a_stick_put_back_from_an_older_snapshot_is_caught_by_the_first_kiosk_receipt(tmp_path):
+    """Whoever holds the stick rolls back its copy and its marks together (an older snapshot of
+    the whole stick) before the takeover: it verifies, and B serves it; the kiosk's receipt for
+    a later row then proves rows missing, and B stops judging at once, as any hall does."""
+    import shutil
+
+    stick, env = stick_env(tmp_path)
+    a = prepare_home(tmp_path / "a", env=env)
+    cli(a.path, "kit", "seal", str(stick), "--passphrase-stdin", env=env, stdin=PASSPHRASE + "\n")
+    with Server(a, env=env) as server:
+        assert server.adjudicate(["QI"])[0] == 201
+    snapshot = tmp_path / "snapshot"
+    shutil.copytree(stick, snapshot)  # the stick as it was after row 1
+    with Server(a, env=env) as server:
+        judged = [server.adjudicate(["ZA"]) for _ in range(2)]
+    assert [reply[1]["id"] for reply in judged] == [2, 3]
+    shutil.rmtree(stick)
+    shutil.copytree(snapshot, stick)  # put back: copy, mark and head record, all of row 1
+
+    opened = run_cli(tmp_path / "b", "kit", "open", str(stick), "--passphrase-stdin",
+                     env=env, stdin=PASSPHRASE + "\n")  # fmt: skip
+    assert opened.returncode == 0, opened.stderr
+    assert "1 rows copied from the stick" in opened.stdout
+    b = PreparedHome(tmp_path / "b", a.token, a.pairing_code, env)
+    server = Server(b, env=env).start()
+    try:
+        witness = json.dumps({"witness": judged[-1][1]["receipt"]}).encode()
+        import urllib.request
+
+        request = urllib.request.Request(
+            server.url + "/api/v1/kiosk", data=witness, method="POST",
+            headers={"Authorization": f"Bearer {a.token}", "Content-Type": "application/json"},
+        )  # fmt: skip
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            assert answer.status == 200
+        refused = server.adjudicate(["QI"])
+        assert refused[0] == 503 and "verdict" not in refused[1], refused
+        health = get(server.url + "/healthz")
+        assert health[0] == 503 and "missing verdicts" in health[1]["error"], health
+        assert journal_rows(b.path, env).keys() == {1}  # numbers 2 and 3 never issued again
+    finally:
+        server.stop()
+
+
 def server_reply(reply):
     """(status, body) as a load Reply, for assert_clean_refusal."""
     from support.load import Reply
