@@ -32,6 +32,7 @@ HELD_MESSAGE = N_(  # a kiosk shows it in its language (babel.cfg)
 OPEN_SQL = (
     "SELECT kind, detail, since FROM journal_holds WHERE resolved_at IS NULL ORDER BY since LIMIT 1"
 )
+HELD_SQL = "SELECT 1 FROM journal_holds WHERE resolved_at IS NULL LIMIT 1"  # on every append
 
 
 class JournalHeld(DatabaseUnavailable):
@@ -74,7 +75,7 @@ def current(db: Database) -> Hold | None:
 
 def check_in_append(cur: Any) -> None:
     """Under the chain lock: raise JournalHeld while a hold is open."""
-    if cur.execute(OPEN_SQL).one() is not None:
+    if cur.execute(HELD_SQL).tuples():
         raise JournalHeld(HELD_MESSAGE)
 
 
