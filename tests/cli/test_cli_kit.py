@@ -333,3 +333,22 @@ def test_kit_open_keeps_a_laptop_journal_that_holds_rows_the_stick_does_not(lapt
     assert refused.exit_code == 2
     assert "is not only behind the stick's" in refused.stderr
     assert hashlib.sha256((laptops.a / "journal.sqlite3").read_bytes()).hexdigest() == before
+
+
+@pytest.mark.parametrize(
+    "header", [b"", b"\x00\xff" * 64, b'{"format": 1, "kit": "x", "mirror": "journal.sqlite3"}']
+)
+def test_a_kit_header_that_is_not_one_is_refused_and_nothing_is_written(laptops, header):
+    (laptops.stick / "hall-kit" / "kit.json").write_bytes(header)
+    refused = laptops.open(laptops.b)
+    assert refused.exit_code == 2 and "damaged" in refused.stderr, refused.stderr
+    assert "Traceback" not in refused.stderr
+    assert not laptops.b.exists()
+
+
+def test_kit_seal_into_a_folder_that_is_not_there_is_refused(run, home, tiny, tmp_path):
+    refused = run("kit", "seal", str(tmp_path / "no-stick"), "--passphrase-stdin",
+                  input=PASSPHRASE + "\n")  # fmt: skip
+    assert refused.exit_code == 2
+    assert "is not a folder: give the USB stick's folder" in refused.stderr
+    assert not (tmp_path / "no-stick").exists()
