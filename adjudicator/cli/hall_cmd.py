@@ -69,7 +69,6 @@ def hall(
         click.echo(f"\n{note}\n", err=True)
     if tls.made:
         click.echo(f"Made the hall's server certificate ({tls.made}).", err=True)
-    report_kit(server)  # a renewed certificate goes into the kit on the stick now
     argv = prepare_gunicorn(
         server,
         [f"{address}:{port}" for address in binds],
@@ -77,6 +76,7 @@ def hall(
         tls.cert,
         tls.key,
     )
+    report_kit(server)  # a renewed certificate (and a new secret) go into the kit now
     HallProcess(name, port, where, tls, argv, say=click.echo, warn=_to_stderr).run()
 
 

@@ -50,8 +50,8 @@ def serve(bind, workers, certfile, keyfile, get_path):
         raise CliError("Give both --certfile and --keyfile for TLS, or neither.")
     bind = bind or settings.get("bind")
     workers = workers or settings.get_int("workers", 1)
-    report_kit(hall)
     argv = prepare_gunicorn(hall, [bind], workers, certfile, keyfile)
+    report_kit(hall)  # after the session secret is made: the kit holds it too
     scheme = "https" if certfile else "http"
     click.echo(f"Serving on {scheme}://{bind} with {workers} worker(s). Ctrl-C stops.", err=True)
     os.execv(sys.executable, argv)

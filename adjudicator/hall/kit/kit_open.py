@@ -80,14 +80,14 @@ def open_kit(directory: Path, passphrase: str, mirror: str | None = None) -> Ope
     listing = _listing(folder, core)
     primary = _primary()
     _refuse_another_hall(core.key, primary, mirror_path)
-    head = stick_copy.verify(mirror_path, core.key, core.key.path)
+    stick_copy.verify(mirror_path, core.key, core.key.path)
     # Every check has passed: from here on, this data home becomes the hall's.
     write_whole(core.key.path, _pem(core.key))
     for name, content in items.items():
         if content is not None:
             contents.restore(name, content)
     journal_copies.rebuild(mirror_path, primary)
-    stick_copy.verify(primary, core.key, core.key.path)  # the laptop's copy, as the stick's
+    head = stick_copy.verify(primary, core.key, core.key.path)  # the copy made, as the stick's
     copies = [primary, mirror_path]
     _carry_the_mark(core.key, copies, head.journal_id)
     copy_markers.remove_all(copies)  # the other laptop's markers name its own paths
