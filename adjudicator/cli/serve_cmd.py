@@ -98,7 +98,8 @@ def report_kit(hall) -> None:
     from adjudicator.hall.kit import refresh
 
     try:
-        refresh.bring_up_to_date(hall.db, hall.store, hall.signing_key())
+        with refresh.writing():
+            refresh.bring_up_to_date(hall.db, hall.store, hall.signing_key())
     except OSError as exc:  # the stick pulled out meanwhile: the status says what is wrong
         click.echo(f"The takeover kit could not be brought up to date: {exc}", err=True)
     found = refresh.to_show(hall.db, hall.store, hall.signing_key().id)

@@ -104,3 +104,16 @@ def test_the_passphrase_is_checked_like_the_directors_password():
     with pytest.raises(StaffError, match="passphrase is too long: use at most 1024"):
         check_passphrase("x" * 1025)
     assert check_passphrase("x" * 16) == "x" * 16
+
+
+def test_a_seal_and_a_refresh_never_write_the_kit_at_once(home):
+    """The serving hall's refresh skips its turn while a seal writes the kit (else it could
+    seal an item to the public half the new seal replaces); a seal waits for a refresh."""
+    from adjudicator.hall.kit import refresh
+
+    with refresh.writing() as sealing_now:
+        assert sealing_now
+        with refresh.writing(wait=False) as refreshing:
+            assert not refreshing
+    with refresh.writing(wait=False) as refreshing:
+        assert refreshing

@@ -17,6 +17,8 @@ import logging
 import os
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -253,18 +255,32 @@ class Watch:
                 log.exception("the takeover kit could not be brought up to date")
 
     def run_once(self) -> list[str]:
-        """Bring the kit up to date now, unless another process is doing it."""
+        """Bring the kit up to date now, unless another process is writing it."""
         if read_record() is None:
             return []
-        fd = open_owner_only(contents.home() / "hall" / "kit.lock", os.O_RDWR)
-        try:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
+        with writing(wait=False) as mine:
+            if not mine:
                 return []
             return bring_up_to_date(self.hall.db, self.hall.store, self.hall.signing_key())
-        finally:
-            os.close(fd)
+
+
+@contextmanager
+def writing(wait: bool = True) -> Iterator[bool]:
+    """Hold the data home's kit lock (`hall/kit.lock`) while the kit is written: a seal and a
+    refresh never interleave (a refresh sealing to the public half a new seal replaces). Yields
+    whether it was taken (always, when `wait`)."""
+    path = contents.home() / "hall" / "kit.lock"
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    fd = open_owner_only(path, os.O_RDWR)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            yield False
+            return
+        yield True
+    finally:
+        os.close(fd)
 
 
 def watch(hall) -> Watch:

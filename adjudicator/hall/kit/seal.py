@@ -88,22 +88,25 @@ def seal_kit(
         "items": {},
         "lexicons": {},
     }
-    wanted = refresh.wanted(db, store)
-    for item, content in wanted.items.items():
-        refresh.write_item(folder, record, key, item, content)
-    refresh.write_lexicons(folder, record, key, wanted, store)
-    folder.remove_others("items", {f"{item}.json" for item in wanted.items})
-    header = {
-        "format": FORMAT,
-        "kit": kit_id,
-        "public": sealing.b64(public),
-        "kdf": kdf,
-        "core": sealing.seal(derived, core, core_aad(kit_id, public)),
-        "sealed_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "mirror": beside,
-    }
-    folder.write(folder.header_path, header)
-    refresh.write_record({**record, "items": wanted.digests(), "lexicons": wanted.lexicon_files()})
+    with refresh.writing():  # a serving hall's refresh waits, then writes to this kit
+        wanted = refresh.wanted(db, store)
+        for item, content in wanted.items.items():
+            refresh.write_item(folder, record, key, item, content)
+        refresh.write_lexicons(folder, record, key, wanted, store)
+        folder.remove_others("items", {f"{item}.json" for item in wanted.items})
+        header = {
+            "format": FORMAT,
+            "kit": kit_id,
+            "public": sealing.b64(public),
+            "kdf": kdf,
+            "core": sealing.seal(derived, core, core_aad(kit_id, public)),
+            "sealed_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "mirror": beside,
+        }
+        folder.write(folder.header_path, header)
+        refresh.write_record(
+            {**record, "items": wanted.digests(), "lexicons": wanted.lexicon_files()}
+        )
     return Sealed(
         folder.root,
         kit_id,
