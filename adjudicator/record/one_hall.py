@@ -17,7 +17,7 @@ import json
 from pathlib import Path
 
 from adjudicator.durable import write_whole
-from adjudicator.record import copy_heads, journal_holds, receipt_key, takeover
+from adjudicator.record import copy_heads, high_water, journal_holds, receipt_key, takeover
 from adjudicator.record.db import Database
 from adjudicator.record.journal_holds import MIRROR_MISSING
 
@@ -26,20 +26,13 @@ SUFFIX = ".mirrored"
 
 def primary_path(db: Database) -> str | None:
     """The SQLite file that is this laptop's own copy (None for PostgreSQL)."""
-    paths = getattr(db, "paths", None)
-    if isinstance(paths, dict):
-        return str(paths["primary"])
-    path = getattr(db, "path", None)
-    return str(path) if db.backend == "sqlite" and path is not None else None
+    found = high_water.copy_paths(db)
+    return found[0] if found else None
 
 
 def mirror_path(db: Database) -> str | None:
     paths = getattr(db, "paths", None)
     return str(paths["mirror"]) if isinstance(paths, dict) else None
-
-
-def copies(db: Database) -> list[str]:
-    return [path for path in (primary_path(db), mirror_path(db)) if path]
 
 
 def record_path(primary: str) -> Path:
@@ -81,7 +74,7 @@ def public_key(key_path: Path | None = None):
 def refuse_if_taken_over(db: Database, key_path: Path | None = None) -> None:
     """Raise TakenOver if another laptop's statement is the newest beside a copy."""
     takeover.refuse_if_taken_over(
-        copies(db), public_key(key_path), takeover.install_id(create=False)
+        high_water.copy_paths(db), public_key(key_path), takeover.install_id(create=False)
     )
 
 
