@@ -63,6 +63,7 @@ def prepare_gunicorn(hall, binds, workers: int, certfile=None, keyfile=None) -> 
     load_or_create_secret_key()  # before the workers fork, so they agree on one key
     receipt_key.load_or_create()  # likewise; and a key others can read stops the start here
     threads = settings.get_int("threads", 1)
+    settings.get_int("connections_per_address", 0)  # a bad value stops the start, not a worker
     argv = [sys.executable, "-m", "gunicorn"]
     for bind in binds:
         argv += ["--bind", bind]
