@@ -22,7 +22,7 @@ from pathlib import Path
 
 from adjudicator import settings
 from adjudicator.hall.name_claims import process_running
-from adjudicator.wording import N_, Phrase
+from adjudicator.wording import N_, NP_, Phrase
 
 LOG_SECONDS = 60.0  # an address is logged at most this often, whatever it sends
 WRITE_SECONDS = 5.0  # a worker writes its file at most this often
@@ -31,12 +31,15 @@ MOST_KEPT = 64  # addresses a worker keeps notes of (a flood from many is many l
 MOST_SHOWN = 8
 _AT_CAP = N_(
     "{address} holds as many connections as one address may ({limit} in each server process): "
-    "{count} more were closed at once (from {first} to {last} UTC). A laptop flooding the "
-    "hall does this; so do many tablets behind one NAT address, and then "
+    "its connections past that are closed at once ({count} so far, from {first} to {last} UTC). "
+    "A laptop flooding the hall does this; so do many tablets behind one NAT address, and then "
     "ADJUDICATOR_CONNECTIONS_PER_ADDRESS must be raised. Kiosks at other addresses are served "
     "as usual."
 )
-_MORE = N_("{count} more addresses are at their connection cap too.")
+_MORE = NP_(
+    "{n} more address is at its connection cap too.",
+    "{n} more addresses are at their connection cap too.",
+)
 
 
 def address_key(host: str) -> str:
@@ -159,7 +162,7 @@ def phrases(limit: int, now: float | None = None) -> tuple[Phrase, ...]:
     found = current(now)
     said = [seen.phrase(limit) for seen in found[:MOST_SHOWN]]
     if len(found) > MOST_SHOWN:
-        said.append(Phrase.of(_MORE, count=len(found) - MOST_SHOWN))
+        said.append(Phrase.counted(_MORE, len(found) - MOST_SHOWN))
     return tuple(said)
 
 

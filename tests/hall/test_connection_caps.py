@@ -1,6 +1,7 @@
 """Client addresses at their connection cap (issue 33, item 5): what one client is counted by,
 how often a worker logs an address it refuses, and what the overview reads back from the live
-workers' files."""
+workers' files and shows, in the page's language. And the limit the hall's name watch cannot
+see past (item 6), said on the trust page in every language."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import sys
 
 import pytest
 
-from adjudicator.hall import connection_caps
+from adjudicator.hall import connection_caps, hall_tls
 from adjudicator.hall.connection_caps import Refusals, address_key
 
 
@@ -40,12 +41,6 @@ def test_one_address_is_logged_once_a_minute_however_many_are_refused():
     assert refusals.found["10.0.0.9"].count == 150
 
 
-@pytest.fixture
-def home(tmp_path, monkeypatch):
-    monkeypatch.setenv("ADJUDICATOR_HOME", str(tmp_path))
-    return tmp_path
-
-
 def a_dead_pid() -> int:
     done = subprocess.run(
         [sys.executable, "-c", "import os; print(os.getpid())"], text=True, capture_output=True
@@ -72,7 +67,7 @@ def test_the_overview_reads_every_live_workers_refusals_once_per_address(home):
     shown = [p.render(lambda t: t, None) for p in connection_caps.phrases(64, now)]
     assert shown[0].startswith(
         "10.0.0.9 holds as many connections as one address may (64 in each server process): "
-        "4 more were closed at once"
+        "its connections past that are closed at once (4 so far"
     )
     assert "ADJUDICATOR_CONNECTIONS_PER_ADDRESS must be raised" in shown[0]
     mine.remove()
@@ -84,13 +79,53 @@ def test_many_addresses_at_their_cap_are_a_few_lines_and_a_count(home):
     for n in range(20):
         refusals.note(f"10.0.1.{n}", 100.0)
     refusals.write(100.0)
-    shown = [p.render(lambda t: t, None) for p in connection_caps.phrases(64, 101.0)]
+    shown = [p.render(lambda t: t, english_plural) for p in connection_caps.phrases(64, 101.0)]
     assert len(shown) == connection_caps.MOST_SHOWN + 1
     assert shown[-1] == "12 more addresses are at their connection cap too."
 
 
 def test_no_file_no_line(home):
     assert connection_caps.current() == ()
-    (home / "connection-caps").mkdir()
+    (home / "connection-caps").mkdir(parents=True)
     (home / "connection-caps" / f"{os.getpid()}.json").write_text("half a fi")
     assert connection_caps.current() == ()
+
+
+def english_plural(singular: str, plural: str, n: int) -> str:
+    return singular if n == 1 else plural
+
+
+def test_the_overview_names_the_addresses_at_their_cap_in_its_language(staffed, home):
+    overview = staffed.director().get("/director/").get_data(as_text=True)
+    assert "overview-connection-caps" not in overview
+    refusals = Refusals(os.getpid())
+    refusals.note("192.0.2.77")
+    refusals.write()
+    director = staffed.director()
+    overview = director.get("/director/").get_data(as_text=True)
+    assert 'id="overview-connection-caps"' in overview
+    assert "192.0.2.77 holds as many connections as one address may (64 in each" in overview
+    assert "192.0.2.77" in director.get("/director/overview").get_data(as_text=True)
+    director.set_cookie("language", "pl")
+    polish = director.get("/director/").get_data(as_text=True)
+    assert "192.0.2.77 ma tyle połączeń, ile wolno jednemu adresowi (64 w każdym" in polish
+    refusals.remove()
+    assert "192.0.2.77" not in director.get("/director/").get_data(as_text=True)
+
+
+UNICAST = {
+    "en": "cannot hear a device that answers a tablet by unicast alone",
+    "pl": "nie usłyszy urządzenia, które odpowiada tabletowi wyłącznie unicastem",
+    "es": "no puede oír a un dispositivo que responda a una tableta solo por unidifusión",
+    "ca": "no pot sentir un dispositiu que respongui a una tauleta només per unidifusió",
+    "fr": "ne peut pas entendre un appareil qui répond à une tablette en unicast seulement",
+}
+
+
+def test_the_trust_page_says_what_the_name_watch_cannot_hear(staffed, home):
+    hall_tls.ensure("club", ["192.0.2.2"], own_networks=[])
+    client = staffed.client()
+    for language, said in UNICAST.items():
+        client.set_cookie("language", language)
+        page = client.get("/hall/trust").get_data(as_text=True)
+        assert 'id="unicast-limit"' in page and said in page, language
