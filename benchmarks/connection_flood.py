@@ -17,7 +17,6 @@ phase: verdicts per second, p50 / p99 / slowest latency, and the flood's own cou
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import resource
 import statistics
@@ -31,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tests.support.attacks import cheaply_staffed_home  # noqa: E402
-from tests.support.http import Client  # noqa: E402
+from tests.support.http import challenge_from  # noqa: E402
 from tests.support.idle_flood import IdleFlood  # noqa: E402
 from tests.support.servers import Server  # noqa: E402
 
@@ -40,13 +39,7 @@ ATTACKER = "127.0.0.1"
 
 
 def verdict(server: Server) -> None:
-    reply = Client(server.url, KIOSKS, timeout=60).request(
-        "POST",
-        "/api/v1/adjudications",
-        body=json.dumps({"words": ["QI", "ZA"]}).encode(),
-        Authorization=f"Bearer {server.home.token}",
-        Content_Type="application/json",
-    )
+    reply = challenge_from(server.url, KIOSKS, server.home.token)
     if reply.status != 201 or '"verdict"' not in reply.body:
         raise AssertionError(f"no verdict: {reply.status} {reply.body[:200]}")
 

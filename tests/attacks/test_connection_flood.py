@@ -19,7 +19,7 @@ import pytest
 from adjudicator.hall import hall_tls
 
 from support.attacks import cheaply_staffed_home, director
-from support.http import Client
+from support.http import Client, challenge_from
 from support.idle_flood import IdleFlood
 from support.servers import Server
 from support.slow_clients import wait_for_close
@@ -42,13 +42,7 @@ def enough_files():
 
 def verdict_from(server: Server, source: str) -> dict:
     """A kiosk's challenge, sent from `source`: its answer, which must be a recorded verdict."""
-    reply = Client(server.url, source, timeout=30).request(
-        "POST",
-        "/api/v1/adjudications",
-        body=json.dumps({"words": ["QI", "ZA"]}).encode(),
-        Authorization=f"Bearer {server.home.token}",
-        Content_Type="application/json",
-    )
+    reply = challenge_from(server.url, source, server.home.token)
     assert reply.status == 201, (reply.status, reply.body[:300])
     answer = json.loads(reply.body)
     assert answer["verdict"] == "ACCEPTABLE" and answer["id"] > 0, answer
