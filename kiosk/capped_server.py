@@ -21,6 +21,7 @@ from __future__ import annotations
 import resource
 import socket
 import struct
+import time
 from collections import Counter
 from collections.abc import Callable
 from functools import partial
@@ -33,7 +34,8 @@ from adjudicator.hall.connection_caps import AtCap, Refusals, address_key
 RESERVED_FILES = 100  # the journal and its mirror, lexicons, logs, pipes: besides the threads'
 BUSY_DEFER_SECONDS = 0.002  # a busy worker lets an idle one take a new connection first
 FILES_PER_THREAD = 8  # a journal connection per thread, with its -wal and -shm, twice if mirrored
-REFUSED_PER_WAKE = 256  # connections refused in one wake-up before the loop does other work
+FLOOD_SECONDS = 1.0  # refused one this recently: a flood is in the backlog
+REFUSED_PER_WAKE = 32  # refused in one wake-up before the loop turns to its other connections
 _RESET = struct.pack("ii", 1, 0)  # SO_LINGER on, 0 s: close with a reset, no TIME_WAIT kept
 
 
@@ -75,6 +77,7 @@ class CappedHTTPServer(HTTPServer):
         self.address_of: dict[object, str] = {}  # each open connection's stream: its address
         self.refusals = Refusals()
         self.write_due = False
+        self.last_refused = -FLOOD_SECONDS
         self.deferred = False
         self.listening: list[socket.socket] = []
         self.removers: list[Callable[[], None]] = []
@@ -123,8 +126,12 @@ class CappedHTTPServer(HTTPServer):
         """One connection per wake-up, as gunicorn's own workers take them; a worker that
         has connections already waits BUSY_DEFER_SECONDS first, so one without any, sharing
         the listening socket, takes it (a burst of connections all into one worker would
-        leave the other's core idle)."""
-        if (self.open or self.busy()) and not self.deferred:
+        leave the other's core idle). Connections refused past an address's cap take no
+        turn: the next is accepted at once; and while an address is being refused (a flood
+        in the backlog) no wake-up waits, or the flood would fill the backlog meanwhile and
+        keep the kiosks' connections behind it."""
+        flooded = time.monotonic() - self.last_refused < FLOOD_SECONDS
+        if (self.open or self.busy()) and not self.deferred and not flooded:
             self.deferred = True
             self._pause()
             IOLoop.current().call_later(BUSY_DEFER_SECONDS, self._resume)
@@ -153,6 +160,7 @@ class CappedHTTPServer(HTTPServer):
         except OSError:
             pass
         connection.close()
+        self.last_refused = time.monotonic()
         noted = self.refusals.note(key)
         if noted is not None:
             self.warn(_refused_line(noted, self.per_address))
@@ -178,8 +186,10 @@ class CappedHTTPServer(HTTPServer):
 
 
 def _key(address) -> str:
-    """What a peer is counted by (accept's address: (host, port, ...), or '' for a Unix socket)."""
-    return address_key(address[0] if isinstance(address, tuple) and address else "")
+    """What a peer is counted by (accept's address: (host, port, ...), or '' for a Unix socket).
+    An IPv4 peer's dotted address is its key as accept gives it (the flood's hot path)."""
+    host = address[0] if isinstance(address, tuple) and address else ""
+    return host if host and ":" not in host else address_key(host)
 
 
 def _refused_line(noted: AtCap, per_address: int) -> str:

@@ -13,6 +13,11 @@ from adjudicator.record import receipt_key
 from adjudicator.words.lexicon import seal_for_workers
 
 
+# Connections waiting to be accepted: more than one laptop's flood of idle connections holds, so
+# a kiosk's is never dropped while the workers refuse that laptop's (kiosk/capped_server.py).
+BACKLOG = 4096
+
+
 @click.command()
 @click.option(
     "--bind", "-b", default=None, help="HOST:PORT (default ADJUDICATOR_BIND, 127.0.0.1:8000)."
@@ -82,6 +87,8 @@ def prepare_gunicorn(hall, binds, workers: int, certfile=None, keyfile=None) -> 
         "kiosk.access_log.RedactingLogger",  # no pairing code in the access log
         "--graceful-timeout",
         "5",
+        "--backlog",  # gunicorn's 2,048 fills with one laptop's flood (the kernel caps it too)
+        str(BACKLOG),
         "--no-control-socket",  # several servers on one machine must not share one socket
         "kiosk.wsgi:app",
     ]
