@@ -12,7 +12,6 @@ from adjudicator.cli.common import WORKERS_OPTION, CliError, open_hall
 from adjudicator.record import receipt_key
 from adjudicator.words.lexicon import seal_for_workers
 
-
 # Connections waiting to be accepted: more than one laptop's flood of idle connections holds, so
 # a kiosk's is never dropped while the workers refuse that laptop's (kiosk/capped_server.py).
 BACKLOG = 4096
