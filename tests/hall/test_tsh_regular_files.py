@@ -98,6 +98,21 @@ def test_a_fifo_with_a_writer_is_refused_too_and_never_read(tmp_path):
         os.close(writer)
 
 
+def test_a_fifo_swapped_in_after_the_look_is_refused_by_the_opened_descriptor(
+    tmp_path, monkeypatch
+):
+    """The path looked like a file, then a FIFO was renamed over it before the open: what was
+    opened is checked (fstat), not what was looked at."""
+    path, plain = tmp_path / "tourney.js", tmp_path / "plain"
+    plain.write_bytes(b"newt={};")
+    os.mkfifo(path)
+    real_stat = os.stat
+    monkeypatch.setattr(
+        regular_file.os, "stat", lambda at, **kw: real_stat(plain if at == path else at, **kw)
+    )
+    assert "tourney.js is not a regular file (a FIFO)" in str(read_in_a_thread(path))
+
+
 def test_the_cap_counts_the_bytes_read_not_what_stat_says(tmp_path):
     path = tmp_path / "tourney.js"
     path.write_bytes(b"x" * 1000)
