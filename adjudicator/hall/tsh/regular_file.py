@@ -21,9 +21,8 @@ from adjudicator.hall.tsh.event import TshError
 
 READ_SECONDS = 10.0  # a local file of a few MB reads in milliseconds
 PIECE_BYTES = 1 << 20
-_OPEN_FLAGS = (
-    os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0)
-)  # O_NONBLOCK: a FIFO opens at once, with no writer; O_NOCTTY: a terminal is not taken as ours
+# O_NONBLOCK: a FIFO opens at once, with no writer; O_NOCTTY: a terminal is never taken as ours
+_OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY
 
 
 def read_regular(path: Path, limit: int, seconds: float = READ_SECONDS) -> bytes:
