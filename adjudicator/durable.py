@@ -74,12 +74,16 @@ def readable_by_others(path: Path | str) -> bool:
 
 
 def read_regular(path: Path | str, most: int) -> bytes:
-    """A regular file's bytes, at most `most` of them: a FIFO, a device or a link to one is
-    refused (OSError) without waiting on it, and a larger file too. For files on the USB stick,
-    which whoever holds it may have swapped."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    """A regular file's bytes, at most `most` of them: a FIFO, a device, a socket or a link to
+    one is refused (OSError) without waiting on it (a device is never even opened), and a
+    larger file too. For files on the USB stick, which whoever holds it may have swapped (the
+    same care as hall/tsh/regular_file.py takes with TSH's files, without its deadline: the
+    stick is a local disk)."""
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        raise OSError(f"{path} is not a regular file")
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        if not stat.S_ISREG(os.fstat(fd).st_mode):  # what is read is what was checked
             raise OSError(f"{path} is not a regular file")
         chunks, left = [], most + 1
         while left > 0 and (chunk := os.read(fd, min(1 << 20, left))):
