@@ -172,7 +172,9 @@ def tournament_confirm(slug: str):
         manifest=manifest,
         rule=get_rule(rule),
         title=title,
-        off=off_rulebook(get_rulebook(current.rulebook), manifest, get_rule(rule)),
+        off=off_rulebook(
+            get_rulebook(current.rulebook), manifest, get_rule(rule), current.event_date
+        ),
     )
 
 
