@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from adjudicator.errors import AdjudicatorError
@@ -60,6 +61,11 @@ class Grant:
         if self.named:
             return self.ref
         return "at the director's discretion" + (f", {self.ref}" if self.ref else "")
+
+    @property
+    def where(self) -> str:
+        """' in round R at table N' (the game it is for), or '' (any game)."""
+        return _where(self.round, self.table)
 
     def covers(self, challenger: str | None, round_no: Any, table: Any) -> bool:
         """True when a challenge by `challenger` at this round and table may use it."""
@@ -182,9 +188,10 @@ def claim(
     recorded), else None. Inside the append transaction; one seek when no grant exists."""
     if not challenger:
         return None
+    forms = _forms(challenger)
     grants = [
         g
-        for g in _grants(cur, tournament, before=challenge_id)
+        for g in _grants(cur, tournament, before=challenge_id, forms=forms)
         if g.covers(challenger, round_no, table)
     ]
     if not grants:
@@ -208,27 +215,24 @@ def grants_of(cur: Any, tournament: str) -> list[Grant]:
     return _grants(cur, tournament)
 
 
-def _grants(cur: Any, tournament: str, before: int | None = None) -> list[Grant]:
-    """The tournament's grants (before row `before`), oldest first: the partial index."""
+def _grants(
+    cur: Any, tournament: str, before: int | None = None, forms: frozenset[str] | None = None
+) -> list[Grant]:
+    """The tournament's grants (before row `before`; only those to the player whose name
+    `forms` are, when given), oldest first: the partial index."""
     bound, params = ("AND id < ?", (tournament, before)) if before else ("", (tournament,))
     rows = cur.execute(
         "SELECT id, challenger, round_no, table_no, details FROM adjudications "
         f"WHERE tournament = ? AND kind = '{KIND}' {bound} ORDER BY id",
         params,
-    ).all()
+    ).tuples()
     found = []
-    for row in rows:
-        details = json.loads(row["details"]) if row["details"] else {}
-        found.append(
-            Grant(
-                row["id"],
-                row["challenger"] or "",
-                row["round_no"],
-                row["table_no"],
-                str(details.get("ref") or ""),
-                bool(details.get("named")),
-            )
-        )
+    for grant_id, to, round_no, table, details in rows:
+        if forms is not None and not forms & _forms(to or ""):
+            continue
+        said = json.loads(details) if details else {}
+        ref, named = str(said.get("ref") or ""), bool(said.get("named"))
+        found.append(Grant(grant_id, to or "", round_no, table, ref, named))
     return found
 
 
@@ -263,10 +267,12 @@ def same_player(a: str, b: str) -> bool:
     return bool(_forms(a) & _forms(b))
 
 
-def _forms(name: str) -> set[str]:
+@lru_cache(maxsize=4096)
+def _forms(name: str) -> frozenset[str]:
+    """The forms a name is compared in (cached: each grant's name is read per challenge)."""
     plain = " ".join(str(name).split()).casefold().lstrip("#")
     plain = re.sub(r"\s*,\s*", ", ", plain)
     if plain.isdecimal():
-        return {str(int(plain))}
+        return frozenset({str(int(plain))})
     last, comma, first = plain.partition(", ")
-    return {plain, f"{first} {last}"} if comma else {plain}
+    return frozenset({plain, f"{first} {last}"} if comma else {plain})

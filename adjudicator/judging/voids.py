@@ -75,6 +75,11 @@ GROUNDS: dict[str, Ground] = {
 }
 
 
+def ground_title(db: Database, tournament: str, name: str) -> str:
+    """How the tournament's rulebook words the ground `name` (citing its own clause)."""
+    return GROUNDS[name].under(rulebook_of(db, tournament)).title
+
+
 def grounds_for(rulebook: str | None) -> tuple[Ground, ...]:
     """The grounds a tournament under `rulebook` offers (every one when it names none), each
     worded as that rulebook cites it."""
