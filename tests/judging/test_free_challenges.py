@@ -241,20 +241,18 @@ def test_the_directors_decisions_page_grants_one(rulebooks_hall):
 
 
 def test_the_kiosk_says_the_free_challenge_in_its_language(rulebooks_hall):
-    from adjudicator.hall import tournaments
-
     hall = rulebooks_hall
     kiosk = event(hall, "nsa-1998")
-    tournaments.update(hall.db, hall.store, "nsa-1998-free", language="pl")
     director_decisions.grant_free_challenge(
         hall.db, "nsa-1998-free", "Ann", "score early", actor="td", station="td"
     )
     browser = hall.kiosk_browser(kiosk)
-    answer = browser.post("/api/v1/adjudications",
-                          json={"words": GOOD, "challenger": "Ann", **GAME}).get_json()  # fmt: skip
+    answer = browser.post("/api/v1/adjudications", json={"words": GOOD, "challenger": "Ann",
+                          **GAME}, headers={"Accept-Language": "pl"}).get_json()  # fmt: skip
     assert answer["penalty"]["waived"] is True
-    shown = json.dumps(answer, ensure_ascii=False)
-    assert "NSA VI.C" in shown and "Free challenge #" not in answer.get("shown", {}).get(
-        "consequence", ""
+    used = journal.get(hall.db, answer["id"]).detail("free_challenge")
+    assert answer["shown"]["consequence"] == (
+        f"Sprawdzenie bez kary #{used}, przyznane przez sędziego głównego (NSA VI.C): bez kary "
+        "dla żadnego z graczy."
     )
     assert kiosks.get(hall.db, kiosk.kiosk.name).tournament == "nsa-1998-free"
