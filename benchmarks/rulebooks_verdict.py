@@ -30,9 +30,9 @@ ROOT = Path(__file__).resolve().parents[1]
 def measure(tree: Path, folder: Path, count: int) -> dict:
     sys.path.insert(0, str(tree))
     sys.path.insert(0, str(tree / "tests"))
-    from support.hall import build_setup
-
     import adjudicator
+
+    from support.hall import build_setup
 
     setup = build_setup(folder)
     hall, kiosk = setup.hall, setup.nwl.kiosk

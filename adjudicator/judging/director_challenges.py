@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from adjudicator.errors import AdjudicatorError
+from adjudicator.judging.follow_up import NO_WORDS
 from adjudicator.judging.reasons import check_reason
 from adjudicator.judging.rules import Consequence
 from adjudicator.record import journal
@@ -212,12 +213,7 @@ def record(
         kind=kind,
         tournament=tournament,
         kiosk=station,
-        lexicon_name="",
-        lexicon_fingerprint="",
-        lexicon_words=0,
-        rule="",
-        words=(),
-        word_count=0,
+        **NO_WORDS,
         verdict=outcome,
         consequence=effect.text,
         penalty=effect.penalty_json(),

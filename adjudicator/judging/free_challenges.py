@@ -26,6 +26,7 @@ from functools import lru_cache
 from typing import Any
 
 from adjudicator.errors import AdjudicatorError
+from adjudicator.judging.follow_up import NO_WORDS
 from adjudicator.judging.game import UNSUCCESSFUL_NOW, canonical
 from adjudicator.judging.reasons import check_reason
 from adjudicator.judging.rulebooks import Rulebook
@@ -130,12 +131,7 @@ def record_grant(
         kind=KIND,
         tournament=tournament,
         kiosk=station,
-        lexicon_name="",
-        lexicon_fingerprint="",
-        lexicon_words=0,
-        rule="",
-        words=(),
-        word_count=0,
+        **NO_WORDS,
         verdict=GRANTED,
         consequence=grant_text(book, to, round_no, table),
         actor=actor,

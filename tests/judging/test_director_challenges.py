@@ -28,16 +28,9 @@ from adjudicator.record import journal
 
 from support import tsh_files
 from support.director import press
-from support.rulebook_lexicons import RulebookHall
+from support.rulebook_lexicons import EVENTS, RulebookHall
 
-EVENT = {
-    "wespa": ("CSW24", "5-per-word"),
-    "naspa": ("NWL2023", "double"),
-    "nsa-1998": ("OWL-NSA1998", "double"),
-    "msa": ("MSA-UNION", "5-per-word"),
-    "school-2011": ("SCHOOL-OSPD", "double"),
-    None: ("NWL2023", "double"),
-}
+EVENT = EVENTS
 CLAUSES = {
     "wespa": {"placement": "(WESPA 3.10.16)", "exchange": "(WESPA 3.10.17)"},
     "naspa": {"placement": "(NASPA 4.7 and 4.8)", "exchange": "(NASPA 4.11(a))"},

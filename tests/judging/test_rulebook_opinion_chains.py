@@ -27,16 +27,9 @@ from adjudicator.judging.final_ruling import record_ruling
 from adjudicator.record import journal
 
 from support.director import post_form, signed_in
-from support.rulebook_lexicons import RulebookHall
+from support.rulebook_lexicons import EVENTS, RulebookHall
 
-EVENT = {
-    "naspa": ("NWL2023", "double"),
-    "wespa": ("CSW24", "5-per-word"),
-    "nsa-1998": ("OWL-NSA1998", "double"),
-    "school-2011": ("SCHOOL-OSPD", "double"),
-    "msa": ("MSA-UNION", "5-per-word"),
-    None: ("NWL2023", "double"),
-}
+EVENT = EVENTS
 GOOD, BAD = ["CAT", "DOG"], ["CAT", "DOGX"]
 GAME = {"round": "1", "table": "7", "challenger": "Ann"}
 

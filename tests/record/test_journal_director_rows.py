@@ -32,8 +32,19 @@ def test_new_kinds_keep_older_hashes_and_verify_audit_and_export(on_db, db_url, 
         judged = run("judge", "--tournament", "spring", "--table", "3", "--round", "1",
                      "--challenger", "Ann", *words)  # fmt: skip
         assert judged.exit_code in (0, 1), judged.stderr
-    ok(run("ruling", "2", "--verdict", "acceptable", "--reason", "QX was QI", "--words", "QI",
-           "--confirm-correction"))  # no rulebook named: offered, as before
+    ok(
+        run(
+            "ruling",
+            "2",
+            "--verdict",
+            "acceptable",
+            "--reason",
+            "QX was QI",
+            "--words",
+            "QI",
+            "--confirm-correction",
+        )
+    )  # no rulebook named: offered, as before
     db = connect(db_url)
     before = {e.id: e.row_hash for e in journal.entries(db)}
     receipts = []
