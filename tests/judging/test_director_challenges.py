@@ -199,3 +199,17 @@ def test_refusals_exit_2_and_record_nothing(rulebooks_hall, rulebooks_cli, args,
     missing = rulebooks_cli("director-challenge", "--tournament", "nope", "--kind", "exchange",
                             "--outcome", "upheld", "--reason", "bag had 5")  # fmt: skip
     assert missing.exit_code == 2 and "No tournament 'nope'" in missing.stderr
+
+
+def test_a_formula_typed_as_a_name_or_reason_is_text_in_the_csv(rulebooks_hall, rulebooks_cli):
+    """A hostile hand types a spreadsheet formula as the player or the reason: the journal
+    keeps it as typed, the CSV starts the cell with an apostrophe."""
+    cli = rulebooks_cli
+    event(rulebooks_hall, "wespa")
+    formula = '=HYPERLINK("http://x.example/","ok")'
+    out = cli("director-challenge", "--tournament", "wespa-td", "--kind", "exchange",
+              "--outcome", "dismissed", "--player", "=1+1", "--reason", formula)  # fmt: skip
+    assert out.exit_code == 0, out.stderr
+    (row,) = [r for r in csv.DictReader(io.StringIO(cli("journal", "export").stdout))]
+    assert row["player"] == "'=1+1" and row["note"] == "'" + formula
+    assert journal.get(rulebooks_hall.db, 1).note == formula

@@ -125,3 +125,62 @@ def test_the_grant_is_found_by_its_partial_index_on_both_backends(on_db, db_url)
         ).tuples()
     assert len(rows) == 1
     hall.db.close()
+
+
+def test_two_servers_racing_for_one_grant_use_it_once(on_db, db_url, store):
+    """Two servers on one journal record Ann's unsuccessful challenges at the same moment:
+    the grant is claimed under the chain lock, so exactly one of them is free."""
+    import threading
+
+    from adjudicator.hall import kiosks
+
+    run = on_db
+    ok(run("free-challenge", "--tournament", "spring", "--to", "Ann", "--reason", "early"))
+    halls = [Hall(store, connect(db_url), rate_limit=None) for _ in range(2)]
+    kiosk = kiosks.get(halls[0].db, "table-1")
+    start = threading.Barrier(4)
+    found: list = []
+
+    def challenge(hall: Hall) -> None:
+        start.wait()
+        for _ in range(3):
+            found.append(hall.adjudicate(kiosk, ["QI"], challenger="Ann", round="1", table="2"))
+
+    threads = [threading.Thread(target=challenge, args=(h,)) for h in (*halls, *halls)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    free = [e for e in found if e.detail("free_challenge") is not None]
+    assert len(found) == 12 and len(free) == 1
+    assert journal.verify(halls[0].db).ok
+    for hall in halls:
+        hall.db.close()
+
+
+def test_a_reason_that_names_the_grant_key_is_no_use_of_a_grant(on_db, db_url):
+    """The director's exception reason is free text in a row's details: a reason mentioning
+    "free_challenge" puts that row in the uses' index, and is still no use of a grant."""
+    from adjudicator.judging import free_challenges
+
+    run = on_db
+    ok(run("free-challenge", "--tournament", "spring", "--to", "Ann", "--reason", "early"))
+    db = connect(db_url)
+    journal.append(
+        db,
+        kind="second-opinion",
+        refers_to=1,
+        tournament="spring",
+        kiosk="judge:x",
+        lexicon_name="TINY-NWL",
+        lexicon_fingerprint="0" * 64,
+        lexicon_words=12,
+        rule="double",
+        words=("QI",),
+        word_count=1,
+        verdict="ACCEPTABLE",
+        consequence="-",
+        details=json.dumps({"exception": '{"free_challenge": 1}'}),
+    )
+    assert [g.to for g in free_challenges.open_grants(db, "spring")] == ["Ann"]
+    db.close()
