@@ -107,7 +107,7 @@ def test_the_tournaments_page_refuses_and_records_and_the_overview_shows_it(rule
     overview = director.get("/director/").get_data(as_text=True)
     card = overview.split('id="overview-free"')[1].split("</section>")[0]
     assert "none named: reissues, the 3.10.13 confirmation, free challenges" in card
-    assert "NSA X.G&#39;s third opinion and NASPA 1.2&#39;s limit stay with their rulebooks" in card
+    assert "NSA X.G's third opinion and NASPA 1.2's limit stay with their rulebooks" in card
 
 
 def test_the_change_page_names_what_is_off_and_takes_the_reason(rulebooks_hall):
