@@ -112,6 +112,17 @@ def say_rule(rule: Rule) -> str:
     return say(rule_phrase(rule))
 
 
+def say_description(description: str) -> str:
+    """A lexicon's description in this request's language: its translation where the
+    catalogue has one (a shipped recipe's), itself in English, else "" (the name says it)."""
+    if not description:
+        return ""
+    said = get_translations().gettext(description)
+    if said != description or language() == DEFAULT:
+        return said
+    return ""
+
+
 def say_alphabet(alphabet) -> str:
     """An alphabet's name in this request's language ("français"; a federation's own title, or
     its name, as its file gives it)."""

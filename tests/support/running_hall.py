@@ -106,10 +106,15 @@ class TlsClient:
 
 
 class RunningHall:
-    """`adjudicator hall` in its own process group; `env` adds settings to its environment."""
+    """`adjudicator hall` in its own process group; `env` adds settings to its environment;
+    `http_port` is its plain-HTTP trust page's (0, none, unless a test asks: halls started side
+    by side on this machine would all want the default 8080)."""
 
-    def __init__(self, home: Path, name: str, port: int, env: dict | None = None):
+    def __init__(
+        self, home: Path, name: str, port: int, env: dict | None = None, http_port: int = 0
+    ):
         self.home, self.name, self.port, self.extra_env = home, name, port, env or {}
+        self.http_port = http_port
         self.log = home / f"hall-{port}.log"
         self.errors = home / f"hall-{port}.err"
         self.process: subprocess.Popen | None = None
@@ -133,6 +138,8 @@ class RunningHall:
                 self.name,
                 "--port",
                 str(self.port),
+                "--http-port",
+                str(self.http_port),
             ],
             env=self.env(),
             stdout=open(self.log, "wb"),
