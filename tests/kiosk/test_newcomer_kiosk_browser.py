@@ -5,8 +5,8 @@ asking once its tournament is linked; a table with no game asks for no boxes it 
 a phone on its side with eight words keeps JUDGE on screen; a lexicon's English description is
 not shown on a kiosk in another language (its translation is, where one exists); the word
 counter counts the word still being typed; "Who challenges? Tap their name."; and "Round 3 ·
-Table 7" written the same before and after the verdict. The same flows run in WebKit in
-test_newcomer_kiosk_webkit.py."""
+Table 7" written the same before and after the verdict. The same flows run in WebKit (as on
+an iPad), through Selenium and WebKitGTK's WebDriver, at the end."""
 
 from __future__ import annotations
 
@@ -20,8 +20,14 @@ from adjudicator.words.wordlist import WordSet
 
 from support import tsh_files
 from support.browser import TABLET, Home, off_screen, pair_page, wait_until
+from support.webkit import off_screen as webkit_off_screen
+from support.webkit import pair_in_webkit, set_viewport, text, wait_for
 
-pytestmark = [pytest.mark.browser]
+pytestmark = [
+    pytest.mark.browser,
+    # Selenium's own WebKitGTK driver class still sets this deprecated option
+    pytest.mark.filterwarnings("ignore:setting remote_server_addr:DeprecationWarning"),
+]
 
 EVENT = tsh_files.make_event({"A": 8}, 4, 2)  # round 3 is the current round, at tables 1-4
 LANDSCAPE_PHONE = {"width": 844, "height": 390}
@@ -226,3 +232,102 @@ def test_who_challenges_and_the_round_and_table_before_and_after_the_verdict(kio
     page.click("#judge-button")
     page.wait_for_selector("#verdict-screen:not([hidden])")
     assert page.inner_text("#verdict-game").startswith(before + " · ")
+
+
+# ---------- the same flows in WebKit ----------
+
+TABLE_ASKS_JS = (
+    "return performance.getEntriesByType('resource')"
+    ".filter(e => e.name.indexOf('/api/v1/table') >= 0).length"
+)
+
+
+def pair_webkit(driver, home: Home, server, tournament: str, table: int | None = None) -> None:
+    """Pair the WebKit window as a new kiosk of `tournament` (at `table`, or at none)."""
+    options = ("--table", str(table)) if table is not None else ()
+    code = home.pairing_code(f"ipad-{tournament}-{uuid.uuid4().hex[:8]}", tournament, *options)
+    pair_in_webkit(driver, server.url, code)
+
+
+def type_in_webkit(driver, words: str) -> None:
+    from selenium.webdriver.common.by import By
+
+    box = driver.find_element(By.ID, "word-input")
+    box.click()
+    box.send_keys(words)
+
+
+def test_webkit_asks_for_the_table_only_where_tsh_links_it_and_names_the_game_alike(
+    webkit, home, server
+):
+    """Papercuts 1, 8 and 12 in WebKit: an unlinked tournament's seated kiosk asks nothing of
+    /api/v1/table over three status polls; a linked one does, shows "Round 3 · Table 3", asks
+    "Who challenges? Tap their name." and names the game after the verdict the same way."""
+    from selenium.webdriver.common.by import By
+
+    pair_webkit(webkit, home, server, "plain", 3)
+    time.sleep(16)
+    assert webkit.execute_script(TABLE_ASKS_JS) == 0
+    assert webkit.execute_script("return document.getElementById('table-game').hidden")
+
+    pair_webkit(webkit, home, server, "linked", 3)
+    wait_for(webkit, "!document.getElementById('table-game').hidden")
+    assert webkit.execute_script(TABLE_ASKS_JS) >= 1
+    before = text(webkit, "table-game-title")
+    assert before == "Round 3 · Table 3"
+    type_in_webkit(webkit, "qi")
+    webkit.find_element(By.ID, "judge-button").click()
+    wait_for(webkit, "document.getElementById('word-hint').textContent !== ''")
+    assert text(webkit, "word-hint") == "Who challenges? Tap their name."
+    webkit.find_element(By.ID, "table-player-1").click()
+    webkit.find_element(By.ID, "judge-button").click()
+    wait_for(webkit, "!document.getElementById('verdict-screen').hidden")
+    assert text(webkit, "verdict-game").startswith(before + " · ")
+
+
+def test_webkit_no_game_here_and_a_phone_on_its_side(webkit, home, server):
+    """Papercuts 2 and 6 in WebKit: no boxes asked for under a rule that needs none; at 844x390
+    a seated kiosk with eight long words keeps everything, JUDGE too, on screen, and judges."""
+    from selenium.webdriver.common.by import By
+
+    pair_webkit(webkit, home, server, "linked", 9)
+    wait_for(webkit, "!document.getElementById('table-none').hidden")
+    assert text(webkit, "table-none") == "No game at table 9 this round."
+    assert webkit.execute_script("return document.getElementById('game-details').hidden")
+
+    set_viewport(webkit, LANDSCAPE_PHONE["width"], LANDSCAPE_PHONE["height"])
+    for tournament in ("linked-dingle", "plain-dingle"):
+        pair_webkit(webkit, home, server, tournament, 2)
+        if tournament.startswith("linked"):
+            wait_for(webkit, "!document.getElementById('table-game').hidden")
+        type_in_webkit(webkit, EIGHT_WORDS)
+        wait_for(webkit, "document.querySelectorAll('#chips .chip').length === 8")
+        assert text(webkit, "word-count") == "8 of 8 words"
+        wait_for(webkit, "document.documentElement.scrollHeight <= innerHeight")
+        assert webkit_off_screen(webkit) == [], tournament
+        judge = webkit.find_element(By.ID, "judge-button").rect
+        assert judge["y"] >= 0 and judge["y"] + judge["height"] <= LANDSCAPE_PHONE["height"]
+        if tournament.startswith("linked"):
+            webkit.find_element(By.ID, "table-player-2").click()
+        else:
+            webkit.find_element(By.ID, "game-round").send_keys("3")
+            webkit.find_element(By.ID, "game-challenger").send_keys("Ann")
+        webkit.find_element(By.ID, "judge-button").click()
+        wait_for(webkit, "!document.getElementById('verdict-screen').hidden")
+        assert text(webkit, "verdict-word") == "ACCEPTABLE"
+
+
+def test_webkit_descriptions_in_the_kiosks_language_and_the_word_being_typed(
+    webkit, home, server
+):
+    """Papercuts 7 and 12 in WebKit: no English description on a French kiosk, its translation
+    on a Spanish one; the word still being typed is counted."""
+    pair_webkit(webkit, home, server, "francais")
+    assert text(webkit, "lexicon-name") == "TINY"
+    assert text(webkit, "lexicon-description") == ""
+    pair_webkit(webkit, home, server, "espanol")
+    assert text(webkit, "lexicon-description") == f"({SPANISH_SAID})"
+    pair_webkit(webkit, home, server, "plain")
+    type_in_webkit(webkit, "qi z")
+    wait_for(webkit, "document.querySelectorAll('#chips .chip').length === 1")
+    assert text(webkit, "word-count") == "2 of 8 words"
