@@ -6,6 +6,8 @@ language; the challenger is asked for as "Who challenges? Tap their name."."""
 from __future__ import annotations
 
 import re
+import tomllib
+from importlib import resources
 
 import pytest
 from babel.messages.pofile import read_po
@@ -111,9 +113,6 @@ def test_the_challenger_is_asked_for_as_who_challenges():
 def test_every_shipped_recipes_description_is_translated(language):
     """A kiosk shows a lexicon's description in its language, or not at all (papercut 7): the
     shipped recipes' descriptions are in the catalogues."""
-    import tomllib
-    from importlib import resources
-
     recipes = resources.files("lexicons").joinpath("recipes")
     descriptions = [
         tomllib.loads(item.read_text(encoding="utf-8")).get("description")
