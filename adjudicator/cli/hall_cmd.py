@@ -10,8 +10,6 @@ URL for pairing links, and on Ctrl-C or SIGTERM withdraws the name and stops the
 
 from __future__ import annotations
 
-import os
-
 import click
 
 from adjudicator import settings
@@ -74,7 +72,6 @@ def hall(name: str, port: int, http_port: int | None, workers: int | None, print
     http_port, busy = plain_port(binds, http_port)  # a port in use: a warning, never a stop
     if busy:
         click.echo(busy, err=True)
-    os.environ["ADJUDICATOR_HTTP_PORT"] = str(http_port)  # the workers serve it without TLS
     tls = hall_tls.ensure(name, where.addresses)
     for note in tls.notes:  # a CA replaced (tablets must trust the new one), an address left out
         click.echo(f"\n{note}\n", err=True)
@@ -94,6 +91,7 @@ def hall(name: str, port: int, http_port: int | None, workers: int | None, print
         workers or settings.get_int("workers", 1),
         tls.cert,
         tls.key,
+        plain_port=http_port,  # the workers serve it without TLS: the trust page alone
     )
     HallProcess(
         name, port, where, tls, argv, say=click.echo, warn=_to_stderr, http_port=http_port

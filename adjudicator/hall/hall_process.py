@@ -185,6 +185,9 @@ class HallProcess:
         else the HTTPS one, whose first visit a browser warns about."""
         trust = f"{self._plain_url(self.url) or self.url}/hall/trust"
         self.say(f"Tablets: trust the hall once at {trust}, then pair them.")
+        by_address = f"https://{self.reachable[0]}:{self.port}"
+        if self.http_port and self.url != by_address:  # a name a browser may keep to HTTPS
+            self.say(f"  or at {self._plain_url(by_address)}/hall/trust, by address.")
         if self.http_port:
             self.say(
                 f"  That page and the certificate are served over plain HTTP on port "

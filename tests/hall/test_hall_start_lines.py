@@ -109,3 +109,38 @@ def test_the_https_port_in_use_is_still_a_refusal():
         busy = holder.getsockname()[1]
         with pytest.raises(hall_process.HallServerError, match=f"Port {busy} is already in use"):
             hall_process.check_port_free(["127.0.0.1"], busy)
+
+
+class AnsweredName:
+    """NAME.local announced, and nobody else answering for it (no packet sent)."""
+
+    listening = True
+    active = False
+    error = ""
+
+    def ask(self) -> None:
+        return None
+
+    def heard(self) -> dict:
+        return {}
+
+    def register(self) -> None:
+        self.active = True
+
+    def withdraw(self) -> None:
+        self.active = False
+
+
+def test_by_name_the_trust_page_is_also_given_by_address(home, monkeypatch):
+    """A browser that keeps NAME.local to HTTPS (HSTS) opens the plain page by address."""
+    monkeypatch.delenv("ADJUDICATOR_PUBLIC_URL", raising=False)
+    monkeypatch.setattr(mdns, "open_name", lambda *a: AnsweredName())
+    monkeypatch.setattr(hall_process, "ASK_SECONDS", 0.0)
+    monkeypatch.setattr(hall_process, "ASK_AGAIN_SECONDS", 0.0)
+    said = started(8080)
+    assert "The hall is open at https://club.local:8443" in said
+    assert (
+        "Tablets: trust the hall once at http://club.local:8080/hall/trust, then pair them." in said
+    )
+    assert "  or at http://192.168.1.20:8080/hall/trust, by address." in said
+    assert hall_url.recorded().http_url == "http://club.local:8080"

@@ -6,10 +6,14 @@ The same with a real hall, in a network namespace: tests/hall/test_hall_plain_ht
 
 from __future__ import annotations
 
+import socket
+from types import SimpleNamespace
+
 import pytest
 from werkzeug.test import Client
 
 from adjudicator.hall import hall_tls, hall_url
+from kiosk.loop_worker import LoopWorker
 from kiosk.plain_http import TrustOnly, https_location
 
 HALL = "https://club.local:8443"
@@ -91,3 +95,19 @@ def test_with_no_recorded_url_it_answers_503_and_sends_nowhere(app, setup):
 def test_a_recorded_url_that_is_not_https_is_never_a_target(home):
     hall_url.record(hall_url.HallRecord("http://club.local:8000", "club", 8000, (), False))
     assert https_location("/director/") is None
+
+
+def test_the_worker_serves_only_the_halls_plain_port_without_tls(monkeypatch):
+    """kiosk/loop_worker.py: under TLS, the sockets on ADJUDICATOR_HTTP_PORT (which only
+    `adjudicator hall` sets to a port) go to the plain server; none without TLS, none at 0."""
+    with socket.socket() as secure, socket.socket() as plain:
+        secure.bind(("127.0.0.1", 0))
+        plain.bind(("127.0.0.1", 0))
+        worker = SimpleNamespace(cfg=SimpleNamespace(is_ssl=True), sockets=[secure, plain])
+        monkeypatch.setenv("ADJUDICATOR_HTTP_PORT", str(plain.getsockname()[1]))
+        assert LoopWorker.split_sockets(worker) == ([secure], [plain])
+        worker.cfg.is_ssl = False  # `serve` without TLS: the app alone, on every socket
+        assert LoopWorker.split_sockets(worker) == ([secure, plain], [])
+        worker.cfg.is_ssl = True
+        monkeypatch.setenv("ADJUDICATOR_HTTP_PORT", "0")
+        assert LoopWorker.split_sockets(worker) == ([secure, plain], [])
