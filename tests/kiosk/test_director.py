@@ -509,6 +509,7 @@ def test_serve_sets_secure_cookies_for_its_workers_under_tls(home, monkeypatch, 
     captured = {}
     monkeypatch.setattr(serve_cmd.os, "execv", lambda exe, argv: captured.update(argv=argv))
     monkeypatch.delenv("ADJUDICATOR_SECURE_COOKIES", raising=False)
+    monkeypatch.setenv("ADJUDICATOR_HTTP_PORT", "8080")  # serve sets it for its workers: undone
     cert, key = tmp_path / "c.pem", tmp_path / "k.pem"
     cert.write_text("x")
     key.write_text("x")
