@@ -291,8 +291,8 @@ def check_port_free(binds: list[str], port: int) -> None:
 
 
 def plain_port(binds: list[str], port: int) -> tuple[int, str]:
-    """The plain-HTTP port to serve the trust page on, and "" ; or 0 and a warning saying why
-    not (a port in use is no reason not to serve: the hall starts without it)."""
+    """(`port`, "") when the plain-HTTP trust page can be served on it; else (0, a warning
+    saying why not): a port in use is no reason not to serve, the hall starts without it."""
     if not port:
         return 0, ""
     problem = port_problem(binds, port, "--http-port", DEFAULT_HTTP_PORT)

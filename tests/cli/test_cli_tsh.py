@@ -284,3 +284,24 @@ def test_judge_at_a_table_with_no_game_is_refused_naming_the_tables_with_one(run
     # an unlinked tournament's table is the director's to name, as before
     run("tsh", "unlink", "open")
     assert run("judge", "--tournament", "open", "--table", "40", "QI").exit_code == 0
+
+
+@pytest.mark.parametrize(
+    "option, value, says",
+    [
+        ("--round", "9" * 5000, "The round is 5000 characters long"),
+        ("--table", "9" * 5000, "The table is 5000 characters long"),
+        ("--round", "9" * 20, "TSH pairs no game in round 99999999999999999999"),
+        ("--round", "abc", "TSH pairs no game in round ABC"),
+        ("--round", "0", "TSH pairs no game in round 0"),
+    ],
+)
+def test_a_nonsense_round_or_table_at_a_linked_tournament_exits_2_not_a_traceback(
+    run, linked_home, option, value, says
+):
+    made, folder = linked_home
+    run("tsh", "link", "open", str(folder))
+    table = () if option == "--table" else ("--table", "40")
+    outcome = run("judge", "--tournament", "open", option, value, *table, "QI")
+    assert outcome.exit_code == 2 and outcome.stdout == ""
+    assert says in outcome.stderr and "Traceback" not in outcome.stderr

@@ -19,6 +19,7 @@ from adjudicator.record.db import Database
 from adjudicator.wording import natural_key
 
 FIELDS = "division, round_no, table_no, board, players, scored"
+ROUND_DIGITS = 6  # a round TSH numbers has at most this many digits
 
 
 def show(db: Database, slug: str, round_number: int | None = None) -> list[Game]:
@@ -78,7 +79,7 @@ def game_at(
 ) -> Game | None:
     """The game at a table in a given round (None if the round is not a number TSH uses)."""
     table, text = canonical(table), canonical(None if round_number is None else str(round_number))
-    if not table or not text or not text.isdecimal() or len(text) > 6:
+    if not table or not text or not text.isdecimal() or len(text) > ROUND_DIGITS:
         return None
     row = db.query_one(
         f"SELECT {FIELDS} FROM tsh_games WHERE tournament = ? AND table_no = ? AND round_no = ?",

@@ -80,7 +80,10 @@ def check_table_has_game(db: Database, slug: str, details: dict[str, Any]) -> No
     if game is not None:
         return
     number = int(round_given) if round_given and round_given.isdecimal() else None
-    tables = games.tables_with_games(db, slug, number) if number or not round_given else []
+    if round_given and (number is None or len(round_given) > games.ROUND_DIGITS):
+        tables = []  # not a round TSH numbers: no game in it
+    else:
+        tables = games.tables_with_games(db, slug, number)
     when = f"in round {round_given}" if round_given else "this round"
     where = (
         f"the tables with a game {when} are {_spans(tables)}"
