@@ -43,6 +43,7 @@
     asking = K.fetchWithTimeout("/api/v1/table", { headers: { Accept: "application/json" } })
       .then(function (response) {
         return response.json().then(function (body) {
+          if (!following) { return; }   // unlinked or unseated meanwhile: the status said so
           if (response.ok && body && Array.isArray(body.players)) {
             showGame(body);
           } else if (response.status === 404) {
