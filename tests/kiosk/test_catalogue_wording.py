@@ -31,10 +31,11 @@ INFORMAL = {
     ).split(),
 }
 FORMAL = {"es": ("Escriba", "pulse"), "ca": ("Escriviu", "feu servir")}
-# where a sentence or a clause starts (a verb there is an imperative), then "first", "now"
-CLAUSE = (
-    r"(?:^|[.:;?!¿¡(]\s*|\s(?:y|o|i|luego|después|després)\s)(?:(?:primero|primer|ahora|ara)\s+)?"
-)
+# where a sentence starts (a verb there is an imperative), then "first", "now", "then"
+CLAUSE = r"(?:^|[.:;?!¿¡(]\s*)(?:(?:primero|primer|ahora|ara|luego|després)\s+)?"
+# "your" said to one person familiarly (tu, tus; el teu, la teva), where the formal is "su",
+# "el vostre"
+FAMILIAR = {"es": r"\b(?:tu|tus|tú)\b", "ca": r"\b(?:teu|teva|teus|teves)\b"}
 QUOTED = re.compile(r"«[^»]*»|“[^”]*”|\"[^\"]*\"")  # a device's own labels, quoted as it says them
 
 
@@ -64,6 +65,9 @@ def test_spanish_and_catalan_keep_one_form_of_address(language):
         if word
     ]
     assert found == [], f"informal address in {language}: {found}"
+    familiar = re.compile(FAMILIAR[language], re.I)
+    owned = [text for text in said(language).values() if familiar.search(QUOTED.sub("«»", text))]
+    assert owned == [], f"a familiar 'your' in {language}: {owned}"
     everything = " ".join(said(language).values())
     for formal in FORMAL[language]:
         assert formal in everything  # the form the rest of the kiosk uses is there
