@@ -17,12 +17,13 @@ loop) serves with `tornado.httpserver.HTTPServer`:
   and at most ADJUDICATOR_CONNECTIONS_PER_ADDRESS from one client address: its next ones are
   closed at once, before TLS, so one laptop cannot fill the worker;
 - gunicorn stays the master: the workers fork from it after `serve` sealed the lexicons, its
-  heartbeat is sent from the loop every second, and its TLS settings make the SSL context;
-- `adjudicator hall`'s plain-HTTP port (ADJUDICATOR_HTTP_PORT) is served by a second server on
-  the same loop, without TLS, with its own cap and the same deadlines, in front of which
-  `kiosk.plain_http.TrustOnly` answers the trust page and the CA certificate only.
+  heartbeat is sent from the loop every second, and its TLS settings make the SSL context.
   On a stop the worker stops accepting, lets the requests in the app finish (at most the
-  graceful timeout), then closes every connection.
+  graceful timeout), then closes every connection;
+- `adjudicator hall`'s plain-HTTP port (ADJUDICATOR_HTTP_PORT) is served by a second server on
+  the same loop and threads, without TLS, with the same deadlines and caps of its own
+  (PLAIN_CONNECTIONS in all, PLAIN_PER_ADDRESS from one address), in front of which
+  `kiosk.plain_http.TrustOnly` answers the trust page and the CA certificate only.
 """
 
 from __future__ import annotations
@@ -42,7 +43,8 @@ from kiosk.loop_bridge import ThreadedWSGI, deadline_server
 from kiosk.plain_http import TrustOnly
 
 TICK_SECONDS = 0.25  # how often the loop checks for a stop (the heartbeat is every second)
-PLAIN_CONNECTIONS = 64  # the plain-HTTP trust page's own cap: tablets visit it once each
+PLAIN_CONNECTIONS = 64  # the plain-HTTP trust page's own cap: tablets visit it once each ...
+PLAIN_PER_ADDRESS = 8  # ... with a browser's few connections: one laptop fills an eighth of it
 
 
 class LoopWorker(TornadoWorker):
@@ -56,6 +58,7 @@ class LoopWorker(TornadoWorker):
         """Serve the listening sockets until gunicorn stops this worker."""
         seconds = float(settings.get_int("header_timeout_seconds", 1))
         executor = ThreadPoolExecutor(max(1, self.cfg.threads), thread_name_prefix="app")
+        per_address = settings.get_int("connections_per_address", 0)
         bridge = ThreadedWSGI(
             self.wsgi,
             executor,
@@ -71,7 +74,7 @@ class LoopWorker(TornadoWorker):
             server_class=CappedHTTPServer,
             limit=connection_limit(self.cfg.worker_connections, self.cfg.threads),
             busy=lambda: bridge.in_flight > 0,
-            per_address=settings.get_int("connections_per_address", 0),
+            per_address=per_address,
             warn=self.log.warning,
         )
         self.server = server
@@ -93,7 +96,10 @@ class LoopWorker(TornadoWorker):
                 server_class=CappedHTTPServer,
                 limit=PLAIN_CONNECTIONS,
                 busy=lambda: trust.in_flight > 0,
+                per_address=min(PLAIN_PER_ADDRESS, per_address or PLAIN_PER_ADDRESS),
+                warn=self.log.warning,
             )
+            plain_server.refusals = server.refusals  # one file a worker, for the overview
             plain_server.listen_on(plain)
             servers.append((plain_server, trust))
         beat = time.monotonic()
