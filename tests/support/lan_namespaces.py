@@ -1,5 +1,7 @@
 """A hall's network of its own for a test: Linux network namespaces joined by a bridge, every
 interface inside them (nothing on this machine's own interfaces; no mDNS leaves the machine).
+Several laptops, each in a namespace of its own with its own address, and a tablet: where
+support.netns's one private network (one machine, two addresses) is not enough.
 
 `HallLan` makes a bridge namespace (which is also the tablet's: br0, 192.0.2.254/24) and, per
 laptop, a namespace whose eth0 (192.0.2.N/24) is a veth whose peer is on the bridge. Commands
@@ -89,7 +91,8 @@ class HallLan:
 
 
 class LaptopHall(RunningHall):
-    """`adjudicator hall ARGS` on one laptop: in its namespace, on its data home."""
+    """`adjudicator hall ARGS` on one laptop: in its namespace, on its data home (no plain-HTTP
+    trust page: the tablet here trusts the CA it was given)."""
 
     def __init__(self, lan: HallLan, laptop: str, home: Path, env: dict, *args: str):
         super().__init__(home, laptop, 0, env)
@@ -97,7 +100,7 @@ class LaptopHall(RunningHall):
 
     def command(self) -> list[str]:
         return ["ip", "netns", "exec", self.namespace, sys.executable, "-m", "adjudicator",
-                "hall", *self.args]  # fmt: skip
+                "hall", *self.args, "--http-port", "0"]  # fmt: skip
 
 
 # ---------- what the tablet does, in its namespace (a child process) ----------
