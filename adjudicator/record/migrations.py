@@ -352,6 +352,19 @@ MIGRATIONS: tuple[tuple[int, str, tuple[Step, ...]], ...] = (
             "ALTER TABLE tournaments ADD COLUMN lexicon_pinned TEXT",
         ),
     ),
+    (
+        20,
+        "the hall at a glance (issue 36): challenges by table and round",
+        (
+            # The hall map counts each table's challenges in its round, and a tile opens the
+            # journal filtered by tournament, round and table: one index range, newest first,
+            # however long the journal. Only challenges with a round and a table get an entry
+            # (adjudications_by_game leaves out those that name no challenger).
+            "CREATE INDEX adjudications_by_table ON adjudications "
+            "(tournament, round_no, table_no, id) "
+            "WHERE kind = 'challenge' AND round_no IS NOT NULL AND table_no IS NOT NULL",
+        ),
+    ),
 )
 
 LATEST = max(version for version, _, _ in MIGRATIONS)

@@ -1,7 +1,7 @@
 """The director's pages under /director, one module per resource (the way Datasette lays out
-its views): sign_in, overview, tournaments, lexicons, kiosks, sheet (the printed pairing sheet),
-journal, flags, integrity (checkpoints, alarms, receipts and the key) and review (voids and final
-rulings).
+its views): sign_in, overview, hall_map (the hall at a glance), tournaments, lexicons, kiosks,
+sheet (the printed pairing sheet), journal, flags, integrity (checkpoints, alarms, receipts and
+the key) and review (voids and final rulings).
 
 The resource modules add their routes to kiosk.director.blueprint.bp (review has its own
 blueprint, "review"); `init_app` registers both once every route is on them.
@@ -13,6 +13,7 @@ from flask import Flask
 
 from kiosk.director import (
     flags,
+    hall_map,
     integrity,
     journal,
     kiosks,
@@ -25,7 +26,18 @@ from kiosk.director import (
 )
 from kiosk.director.blueprint import bp
 
-RESOURCES = (sign_in, overview, tournaments, lexicons, kiosks, sheet, journal, flags, integrity)
+RESOURCES = (
+    sign_in,
+    overview,
+    hall_map,
+    tournaments,
+    lexicons,
+    kiosks,
+    sheet,
+    journal,
+    flags,
+    integrity,
+)
 
 
 def init_app(app: Flask) -> None:

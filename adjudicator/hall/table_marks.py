@@ -1,0 +1,89 @@
+"""What the journal holds for each table, for the hall map: its challenges in a round (or today,
+at a table with no game), and what waits for the director there.
+
+Counts are one range of `adjudications_by_table` per tournament and rounds asked for, and one
+range of today's rows (from the hourly tallies' first id) for the tables with no game; what
+waits is what the flags page lists (the open second-opinion cases, the open separate look-ups
+and changed penalties, each read as that page reads them: bounded, whatever the journal holds).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+
+from adjudicator.hall import overview
+from adjudicator.judging import director_flags
+from adjudicator.judging.game import canonical
+from adjudicator.record import tallies
+from adjudicator.record.db import Database
+
+SECOND_OPINION = "second-opinion"
+SEPARATE_LOOKUP = director_flags.SEPARATE_LOOKUP
+PENALTY_CHANGED = director_flags.PENALTY_CHANGED
+WAITING_KINDS = (SECOND_OPINION, SEPARATE_LOOKUP, PENALTY_CHANGED)  # in the order shown
+
+
+def challenges_in_rounds(db: Database, tournament: str, rounds: Iterable[int]) -> dict:
+    """Challenges per (round, table) of `tournament` in the given rounds: {("3", "7"): 2}."""
+    wanted = sorted({str(number) for number in rounds})
+    if not wanted:
+        return {}
+    marks = ", ".join("?" for _ in wanted)
+    with db.transaction() as cur:  # the partial index's own terms, literally: it is then used
+        rows = cur.execute(
+            "SELECT round_no, table_no, COUNT(*) FROM adjudications "
+            f"WHERE tournament = ? AND round_no IN ({marks}) AND kind = 'challenge' "
+            "AND round_no IS NOT NULL AND table_no IS NOT NULL GROUP BY round_no, table_no",
+            (tournament, *wanted),
+        ).tuples()
+    found: dict[tuple[str, str], int] = {}
+    for round_no, table_no, count in rows:
+        key = (canonical(round_no), canonical(table_no))
+        found[key] = found.get(key, 0) + int(count)
+    return found
+
+
+def challenges_today(db: Database, tournament: str, now: datetime | None = None) -> dict:
+    """Challenges per table of `tournament` since the server's local midnight: {"7": 2}."""
+    start = overview.start_of_today(now).isoformat(timespec="microseconds")
+    with db.transaction() as cur:
+        first = cur.execute(
+            "SELECT MIN(first_id) AS id FROM journal_tallies WHERE hour >= ? AND tournament = ? "
+            "AND kind = 'challenge'",
+            (tallies.hour_of(start), tournament),
+        ).one()
+        if first is None or first["id"] is None:
+            return {}
+        rows = cur.execute(
+            "SELECT table_no, COUNT(*) FROM adjudications WHERE id >= ? AND tournament = ? "
+            "AND kind = 'challenge' AND table_no IS NOT NULL AND recorded_at >= ? "
+            "GROUP BY table_no",
+            (int(first["id"]), tournament, start),
+        ).tuples()
+    found: dict[str, int] = {}
+    for table_no, count in rows:
+        found[canonical(table_no)] = found.get(canonical(table_no), 0) + int(count)
+    return found
+
+
+def waiting(db: Database) -> dict[tuple[str, str], set[str]]:
+    """What waits for the director, per (tournament, table): the kinds of WAITING_KINDS."""
+    found: dict[tuple[str, str], set[str]] = {}
+
+    def mark(tournament: str, table: str | None, kind: str) -> None:
+        if table:
+            found.setdefault((tournament, canonical(table)), set()).add(kind)
+
+    with db.transaction() as cur:
+        cases = cur.execute(
+            "SELECT a.tournament, a.table_no FROM journal_cases c "
+            "JOIN adjudications a ON a.id = c.original_id WHERE c.open = 1"
+        ).tuples()
+    for tournament, table in cases:
+        mark(tournament, table, SECOND_OPINION)
+    for entry in director_flags.separate_lookups(db):
+        mark(entry.tournament, entry.table, SEPARATE_LOOKUP)
+    for change in director_flags.penalty_changes(db):
+        mark(change.challenge.tournament, change.challenge.table, PENALTY_CHANGED)
+    return found
