@@ -12,9 +12,10 @@ kiosk (opened again if the server closes it) and does what the kiosk page does:
 
 - before (a tree from before issue 36, `--before`): every 5 s the status poll, a POST carrying
   the witness, then the table poll, GET /api/v1/table (kiosk-status.js, kiosk-table.js);
-- after (this tree): GET /api/v1/kiosk?wait=20 with the ETag of the status shown, which the
-  server holds until the status changes or 20 s pass (304), and again at once; a POST with the
-  witness every 60 s; the table asked for only when the status says it changed;
+- after (this tree): GET /api/v1/kiosk?wait=20 with the ETag of the status shown and the
+  witness in its X-Kiosk-Witness header, which the server holds until the status changes or
+  20 s pass (304), and again at once; the table asked for only when the status says it
+  changed;
 - floor: GET of a constant JSON as long as a status (benchmarks/minimal_app.py) every 5 s,
   under the same worker and TLS ("floor"), and under gunicorn's own gthread worker
   ("floor-gthread", the issue's "constant Flask answer under plain gunicorn").
@@ -33,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
 import json
 import os
 import random
@@ -56,7 +58,6 @@ from tests.support.servers import cli, free_port, prepare_home  # noqa: E402
 
 PERIOD = 5.0  # the old page's poll; after: the least time between two polls
 WAIT = 20  # after: a poll is held this long at most
-WITNESS = 60.0  # after: the newest receipt goes with a POST at least this often
 TABLES = 100
 CORES = os.cpu_count() or 2
 
@@ -94,14 +95,17 @@ def make_home(folder: Path, kiosks: int, receipts: bool) -> Home:
     return Home(home.path, tokens, made, tls.cert, tls.key, tls.ca_cert)
 
 
-def server_argv(kind: str, port: int, home: Home, workers: int) -> list[str]:
+def server_argv(kind: str, port: int, home: Home, args) -> list[str]:
     tls = ["--certfile", str(home.cert), "--keyfile", str(home.key)]
+    workers = args.workers
     if kind in ("before", "after"):
         return [sys.executable, "-m", "adjudicator", "serve", "--bind", f"127.0.0.1:{port}",
                 "--workers", str(workers), *tls]  # fmt: skip
-    worker = "gthread" if kind == "floor-gthread" else "kiosk.loop_worker.LoopWorker"
+    worker = ["--worker-class", "kiosk.loop_worker.LoopWorker"]
+    if kind == "floor-gthread":  # its connections kept alive as long as the loop worker's
+        worker = ["--worker-class", "gthread", "--keep-alive", str(args.header_timeout)]
     return [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers",
-            str(workers), "--worker-class", worker, "--threads", "16", "--access-logfile", "-",
+            str(workers), *worker, "--threads", "16", "--access-logfile", "-",
             "--access-logformat", '%(h)s "%(r)s" %(s)s %(M)sms', "--no-control-socket", *tls,
             "benchmarks.minimal_app:app"]  # fmt: skip
 
@@ -116,7 +120,7 @@ def start_server(kind: str, tree: Path, home: Home, args) -> tuple[subprocess.Po
         "PYTHONPATH": os.pathsep.join([str(tree), str(ROOT)]),
     }
     process = subprocess.Popen(
-        server_argv(kind, port, home, args.workers),
+        server_argv(kind, port, home, args),
         env=env,
         stdout=subprocess.DEVNULL,  # the access log is still written, as a hall writes it
         stderr=subprocess.DEVNULL,
@@ -201,12 +205,12 @@ class Kiosk:
     def __init__(self, kind: str, port: int, context, token: str, receipt, counts: Counts):
         self.kind, self.port, self.context = kind, port, context
         self.auth = {"Authorization": f"Bearer {token}"}
+        self.receipt = json.dumps(receipt).encode() if receipt else b""
         self.witness = json.dumps({"witness": receipt}).encode() if receipt else b""
         self.counts = counts
         self.connection: Connection | None = None
         self.tag = ""
         self.game = None
-        self.witnessed = -WITNESS
 
     async def ask(self, method: str, path: str, headers: dict | None = None, body: bytes = b""):
         for _ in range(2):  # a connection the server closed meanwhile is opened again
@@ -244,12 +248,14 @@ class Kiosk:
         await self.ask("GET", "/api/v1/table")
 
     async def after(self) -> None:
-        if self.witness and time.monotonic() - self.witnessed >= WITNESS or not self.tag:
-            self.witnessed = time.monotonic()
+        if not self.tag:  # the page's first status request, with its witness
             status, headers, body = await self.ask("POST", "/api/v1/kiosk", body=self.witness)
         else:
+            witness = {"X-Kiosk-Witness": base64.urlsafe_b64encode(self.receipt).decode()}
             status, headers, body = await self.ask(
-                "GET", f"/api/v1/kiosk?wait={WAIT}", {"If-None-Match": self.tag}
+                "GET",
+                f"/api/v1/kiosk?wait={WAIT}",
+                {"If-None-Match": self.tag, **(witness if self.witness else {})},
             )
         if status == 200:
             self.tag = headers.get("etag", "")

@@ -17,7 +17,8 @@ system, from /proc) per request is kept, and the medians are printed:
 - `minimal-gthread-tls`: the same minimal app under gunicorn's own threaded worker, over TLS.
 
 Then the app alone, in this process: the WSGI call of the same request (no server, no client),
-timed, and profiled (cProfile) into its layers: Flask's own handling and the app's hooks
+timed, and profiled (cProfile, timing the process's CPU, not the wall: a commit's fsync waits
+on the disk, which costs no CPU) into its layers: Flask's own handling and the app's hooks
 (sessions, CSRF, security headers, language), finding the kiosk by its token, reading the JSON,
 the hall's path (checks, seating, the lexicon and the verdict, the group commit with the
 journal's row, hash chain, tallies and identity check, the SQLite commit), the receipt signed,
@@ -165,7 +166,7 @@ LAYERS = (  # (name, the function whose cumulative time it is), outermost first
      "append"),  # fmt: skip
     ("      the rows written (journal.append_batch)", "adjudicator/record/journal.py",
      "append_batch"),  # fmt: skip
-    ("      SQLite's commit (the fsync's CPU)", "~", "<method 'commit' of 'sqlite3.Connection"),
+    ("      SQLite's statements and commit (CPU)", "~", "<method 'execute' of 'sqlite3.Connection"),
     ("      the journal's identity checked", "adjudicator/record/journal_health.py",
      "after_commit"),  # fmt: skip
     ("  the receipt signed (Ed25519)", "adjudicator/hall/hall.py", "receipt"),
@@ -205,7 +206,7 @@ def in_process(home, count: int) -> tuple[float, list[tuple[str, float]], str]:
     for n in range(count):
         call(n)
     per_verdict = (time.process_time() - began) * 1000 / count
-    profile = cProfile.Profile()
+    profile = cProfile.Profile(time.process_time)  # CPU, not the wall (an fsync waits on the disk)
     profile.enable()
     for n in range(count):
         call(n)
@@ -232,6 +233,7 @@ def main() -> None:
     parser.add_argument("--in-process", type=int, default=2000, help="verdicts timed in process")
     parser.add_argument("--nice", type=int, default=0, help="the servers' niceness (root)")
     parser.add_argument("--top", action="store_true", help="print the profile's top functions")
+    parser.add_argument("--no-wire", action="store_true", help="the app alone, in process")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="verdict-layers-") as folder:
         home = prepare_home(Path(folder) / "home")
@@ -239,9 +241,9 @@ def main() -> None:
         from adjudicator.hall import hall_tls
 
         tls = hall_tls.ensure("bench", ["127.0.0.1"], own_networks=[])
-        wire = over_the_wire(home, tls, args)
+        wire = {} if args.no_wire else over_the_wire(home, tls, args)
         per_verdict, layers, top = in_process(home, args.in_process)
-    floor = wire["minimal-tls"]
+    floor = wire.get("minimal-tls", 1.0)
     print("server CPU per request, one kept-alive connection (median of the batches):")
     for label, ms in wire.items():
         print(f"  {label:<20} {ms:6.3f} ms  ({ms / floor:4.1f}x the minimal app, same server)")

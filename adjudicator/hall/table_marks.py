@@ -10,7 +10,7 @@ and changed penalties, each read as that page reads them: bounded, whatever the 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 
 from adjudicator.hall import overview
 from adjudicator.judging import director_flags
@@ -45,21 +45,25 @@ def challenges_in_rounds(db: Database, tournament: str, rounds: Iterable[int]) -
 
 
 def challenges_today(db: Database, tournament: str, now: datetime | None = None) -> dict:
-    """Challenges per table of `tournament` since the server's local midnight: {"7": 2}."""
-    start = overview.start_of_today(now).isoformat(timespec="microseconds")
+    """Challenges per table of `tournament` on the server's local day: {"7": 2}. The hourly
+    tallies give the day's id range; only its rows are read."""
+    moment = now or datetime.now(UTC)
+    start = overview.start_of_today(moment)
+    end = overview.start_of_today(start + timedelta(hours=25))  # the next midnight (23-25 h on)
+    first, last = (t.isoformat(timespec="microseconds") for t in (start, end))
     with db.transaction() as cur:
-        first = cur.execute(
-            "SELECT MIN(first_id) AS id FROM journal_tallies WHERE hour >= ? AND tournament = ? "
-            "AND kind = 'challenge'",
-            (tallies.hour_of(start), tournament),
+        bounds = cur.execute(
+            "SELECT MIN(first_id) AS first, MAX(last_id) AS last FROM journal_tallies "
+            "WHERE hour >= ? AND hour <= ? AND tournament = ? AND kind = 'challenge'",
+            (tallies.hour_of(first), tallies.hour_of(last), tournament),
         ).one()
-        if first is None or first["id"] is None:
+        if bounds is None or bounds["first"] is None:
             return {}
         rows = cur.execute(
-            "SELECT table_no, COUNT(*) FROM adjudications WHERE id >= ? AND tournament = ? "
-            "AND kind = 'challenge' AND table_no IS NOT NULL AND recorded_at >= ? "
-            "GROUP BY table_no",
-            (int(first["id"]), tournament, start),
+            "SELECT table_no, COUNT(*) FROM adjudications WHERE id >= ? AND id <= ? "
+            "AND tournament = ? AND kind = 'challenge' AND table_no IS NOT NULL "
+            "AND recorded_at >= ? AND recorded_at < ? GROUP BY table_no",
+            (int(bounds["first"]), int(bounds["last"]), tournament, first, last),
         ).tuples()
     found: dict[str, int] = {}
     for table_no, count in rows:

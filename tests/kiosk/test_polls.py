@@ -6,6 +6,8 @@ tests/kiosk/test_polls_live.py."""
 
 from __future__ import annotations
 
+import base64
+import json
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -134,3 +136,20 @@ def test_healthz_is_a_304_while_the_hall_stays_as_it_was(client, setup):
         (setup.store.root / f"{name}.json").unlink()
     gone = client.get("/healthz", headers={"If-None-Match": tag})
     assert gone.status_code == 503 and "No lexicon is installed" in gone.get_json()["error"]
+
+
+def test_a_witness_in_the_poll_is_checked_and_junk_in_it_changes_nothing(client, setup, caplog):
+    headers = setup.headers()
+    entry = setup.hall.adjudicate(kiosks.get(setup.hall.db, "table-1"), ["QI"])
+    receipt = setup.hall.receipt(entry)
+    tag = poll(client, headers).headers["ETag"]
+    encoded = base64.urlsafe_b64encode(json.dumps(receipt).encode()).decode().rstrip("=")
+    witnessed = poll(client, {**headers, "X-Kiosk-Witness": encoded}, tag)
+    assert witnessed.status_code == 304
+    with setup.hall.db.transaction() as cur:  # kept as the kiosk's newest receipt
+        (row,) = cur.execute("SELECT row_id FROM kiosk_witnesses").tuples()
+    assert row[0] == entry.id
+    for junk in ("!!!", "e30", base64.urlsafe_b64encode(b'{"id": 1}').decode()):
+        answer = poll(client, {**headers, "X-Kiosk-Witness": junk}, tag)
+        assert answer.status_code == 304  # ignored (and logged), never a 500
+    assert "sent a witness that is not a receipt" in caplog.text
