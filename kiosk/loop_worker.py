@@ -16,6 +16,8 @@ loop) serves with `tornado.httpserver.HTTPServer`:
   (`kiosk.loop_holds`, asking the app's `kiosk_polls` extension what did);
 - at most `worker_connections` connections are open at once, fewer if the file descriptors
   would run out first (`kiosk.capped_server`): a flood of connections waits in the backlog;
+  and at most ADJUDICATOR_CONNECTIONS_PER_ADDRESS from one client address: its next ones are
+  closed at once, before TLS, so one laptop cannot fill the worker;
 - gunicorn stays the master: the workers fork from it after `serve` sealed the lexicons, its
   heartbeat is sent from the loop every second, and its TLS settings make the SSL context.
   On a stop the worker stops accepting, lets the requests in the app finish (at most the
@@ -69,6 +71,8 @@ class LoopWorker(TornadoWorker):
             server_class=CappedHTTPServer,
             limit=connection_limit(self.cfg.worker_connections, self.cfg.threads),
             busy=lambda: bridge.in_flight > 0,
+            per_address=settings.get_int("connections_per_address", 0),
+            warn=self.log.warning,
         )
         self.server = server
         server.listen_on(self.sockets)
@@ -94,6 +98,7 @@ class LoopWorker(TornadoWorker):
             await asyncio.wait_for(server.close_all_connections(), timeout=1)
         except TimeoutError:
             pass
+        server.refusals.remove()  # the overview forgets what this worker refused
 
 
 def _tornado_logs_to(log) -> None:
