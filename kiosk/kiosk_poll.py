@@ -11,7 +11,7 @@ already holds it gets an empty 304, held open on the event loop until something 
   (`game_version`: what GET /api/v1/table would answer, None where it would answer nothing).
 - `unchanged(kiosk, tag)`: the 304. With `?wait=N` and a server that can hold a poll (the
   loop worker says so in the environ), it asks to be held up to N seconds (HOLD_SECONDS at
-  most): the bridge (`kiosk.loop_holds`) keeps only its connection, asks `HeldPolls.changed`
+  most): the bridge (`kiosk.loop_holds`) keeps only its connection, asks `Polls.changed`
   once a second which held polls' kiosks now have another ETag (or another credential: a
   revoked kiosk, a new pairing), or which witnessed rows the journal no longer holds (a poll
   carries the kiosk's newest receipt, X-Kiosk-Witness), and runs those polls again (a 200, a
