@@ -153,3 +153,19 @@ def test_a_witness_in_the_poll_is_checked_and_junk_in_it_changes_nothing(client,
         answer = poll(client, {**headers, "X-Kiosk-Witness": junk}, tag)
         assert answer.status_code == 304  # ignored (and logged), never a 500
     assert "sent a witness that is not a receipt" in caplog.text
+
+
+def test_a_poll_asks_to_be_held_twenty_seconds_at_most_and_only_when_it_can_be(client, setup):
+    headers = setup.headers()
+    tag = poll(client, headers).headers["ETag"]
+    can_hold = {"adjudicator.hold": True}  # what the loop worker's bridge says in the environ
+    for wait, asked in (("999999", "20"), ("7", "7"), ("0", None), ("-3", None), ("x", None)):
+        answer = client.get(f"/api/v1/kiosk?wait={wait}", headers={**headers, "If-None-Match": tag},
+                            environ_overrides=can_hold)  # fmt: skip
+        hold = answer.headers.get("X-Adjudicator-Hold")
+        assert answer.status_code == 304 and (hold.split()[0] if hold else None) == asked, wait
+    fresh = client.get("/api/v1/kiosk?wait=20", headers=headers, environ_overrides=can_hold)
+    assert fresh.status_code == 200 and "X-Adjudicator-Hold" not in fresh.headers  # no tag held
+    stranger = client.get("/api/v1/kiosk?wait=20", headers={"If-None-Match": tag},
+                          environ_overrides=can_hold)  # fmt: skip
+    assert stranger.status_code == 401 and "X-Adjudicator-Hold" not in stranger.headers
