@@ -4,7 +4,7 @@ A tournament's tables are those its kiosks sit at and, with a TSH link, those ea
 current round pairs (event.current_round). A tile holds the table's game as its kiosk sees it
 (games.current_game's rule: the earliest round paired there with no score, else the latest),
 the state of the table's kiosk (online, offline for so many minutes, never seen, or no kiosk),
-the challenges recorded there in that round (today's, at a table with no game), and what waits
+the challenges recorded in that game (today's at the table, where it has no game), and what waits
 for the director there (table_marks). A kiosk of no table gets no tile: the map lists it apart.
 
 `version` says, cheaply, whether the map may have changed: it reads what the map is made of
@@ -112,7 +112,7 @@ def _tournament_map(db, tournament, its_kiosks, linked: bool, marks, now) -> Tou
     current, paired = current_games(games.show(db, slug)) if linked else ({}, set())
     tables = sorted(set(at) | paired, key=natural_key)
     shown = {table: current.get(table) for table in tables}
-    in_round = table_marks.challenges_in_rounds(db, slug, (g.round for g in shown.values() if g))
+    in_round = table_marks.challenges_in_games(db, slug, [g for g in shown.values() if g])
     today = table_marks.challenges_today(db, slug, now) if None in shown.values() else {}
     tiles = tuple(
         Tile(

@@ -4,8 +4,8 @@ kind, time, TSH player, round and table, with the bursts around the rows shown.
 Every read here is bounded, whatever the journal's size: a page is one index range read
 newest first from an id (keyset pagination), a time filter becomes an id range through the
 hourly tallies (the journal's clock never runs backwards), a player becomes the few linked games
-they sat at (one index seek each), a table's challenges in a round (what a tile of the hall map
-opens) are one range of their own index, and bursts (bursts.py) are looked for only among the
+they sat at (one index seek each; a round and a table then narrow them: what a tile of the hall
+map opens), and bursts (bursts.py) are looked for only among the
 challenges around the rows shown.
 """
 
@@ -171,9 +171,6 @@ def _where(db: Database, filters: Filters) -> tuple[list[str], list] | None:
         if value and value.strip():
             conditions.append(f"{column} = ?")
             params.append(canonical(value))
-    if filters.kind == "challenge" and filters.round and filters.table:
-        # as the partial index says, literally (a bound parameter would not show it is usable)
-        conditions.append("kind = 'challenge' AND round_no IS NOT NULL AND table_no IS NOT NULL")
     if filters.player:
         games = tsh_games.games_of_player(db, filters.player, filters.tournament)
         if not games:

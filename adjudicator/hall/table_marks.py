@@ -1,8 +1,9 @@
 """What the journal holds for each table, for the hall map: its challenges in a round (or today,
 at a table with no game), and what waits for the director there.
 
-Counts are one range of `adjudications_by_table` per tournament and rounds asked for, and one
-range of today's rows (from the hourly tallies' first id) for the tables with no game; what
+Counts are a few seeks of `adjudications_by_players` per TSH game (a challenge seated in a game
+records its players), and one range of today's rows (from the hourly tallies' id range) for
+the tables with no game; what
 waits is what the flags page lists (the open second-opinion cases, the open separate look-ups
 and changed penalties, each read as that page reads them: bounded, whatever the journal holds).
 """
@@ -13,6 +14,8 @@ from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 
 from adjudicator.hall import overview
+from adjudicator.hall.tsh import games
+from adjudicator.hall.tsh.event import Game
 from adjudicator.judging import director_flags
 from adjudicator.judging.game import canonical
 from adjudicator.record import tallies
@@ -24,24 +27,35 @@ PENALTY_CHANGED = director_flags.PENALTY_CHANGED
 WAITING_KINDS = (SECOND_OPINION, SEPARATE_LOOKUP, PENALTY_CHANGED)  # in the order shown
 
 
-def challenges_in_rounds(db: Database, tournament: str, rounds: Iterable[int]) -> dict:
-    """Challenges per (round, table) of `tournament` in the given rounds: {("3", "7"): 2}."""
-    wanted = sorted({str(number) for number in rounds})
-    if not wanted:
-        return {}
-    marks = ", ".join("?" for _ in wanted)
-    with db.transaction() as cur:  # the partial index's own terms, literally: it is then used
-        rows = cur.execute(
-            "SELECT round_no, table_no, COUNT(*) FROM adjudications "
-            f"WHERE tournament = ? AND round_no IN ({marks}) AND kind = 'challenge' "
-            "AND round_no IS NOT NULL AND table_no IS NOT NULL GROUP BY round_no, table_no",
-            (tournament, *wanted),
-        ).tuples()
-    found: dict[tuple[str, str], int] = {}
-    for round_no, table_no, count in rows:
-        key = (canonical(round_no), canonical(table_no))
-        found[key] = found.get(key, 0) + int(count)
-    return found
+def challenges_in_games(db: Database, tournament: str, found: Iterable[Game]) -> dict:
+    """Challenges recorded in each of these TSH games, by (round, table): {("3", "7"): 2}. A
+    challenge seated in a game records its players (seating.py), read here by their index
+    (adjudications_by_players), both orders, a few seeks per game however long the journal."""
+    wanted = {(str(game.round), canonical(game.table)) for game in found if game.table}
+    pairs = sorted(
+        {
+            games.recorded_players(order)
+            for game in found
+            for names in [[seat.name for seat in game.seats]]
+            for order in (names, names[::-1])
+        }
+    )
+    counted: dict[tuple[str, str], int] = {}
+    with db.transaction() as cur:
+        for start in range(0, len(pairs), 500):
+            part = pairs[start : start + 500]
+            marks = ", ".join("?" for _ in part)
+            rows = cur.execute(
+                "SELECT round_no, table_no, COUNT(*) FROM adjudications "
+                f"WHERE players IN ({marks}) AND tournament = ? AND kind = 'challenge' "
+                "GROUP BY round_no, table_no",
+                (*part, tournament),
+            ).tuples()
+            for round_no, table_no, count in rows:
+                key = (canonical(round_no), canonical(table_no))
+                if key in wanted:
+                    counted[key] = counted.get(key, 0) + int(count)
+    return counted
 
 
 def challenges_today(db: Database, tournament: str, now: datetime | None = None) -> dict:

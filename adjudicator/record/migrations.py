@@ -353,16 +353,18 @@ MIGRATIONS: tuple[tuple[int, str, tuple[Step, ...]], ...] = (
         ),
     ),
     (
-        20,
-        "the hall at a glance (issue 36): challenges by table and round",
+        18,
+        "rulebooks, fifth round (issue 35): the free challenges the director grants, and the "
+        "rows that use them, each found by a partial index",
         (
-            # The hall map counts each table's challenges in its round, and a tile opens the
-            # journal filtered by tournament, round and table: one index range, newest first,
-            # however long the journal. Only challenges with a round and a table get an entry
-            # (adjudications_by_game leaves out those that name no challenger).
-            "CREATE INDEX adjudications_by_table ON adjudications "
-            "(tournament, round_no, table_no, id) "
-            "WHERE kind = 'challenge' AND round_no IS NOT NULL AND table_no IS NOT NULL",
+            # A tournament's grants (NSA VI.C: a free challenge for a player's later challenge):
+            # one seek per unsuccessful challenge, in an index only grants write to.
+            "CREATE INDEX adjudications_grants ON adjudications (tournament, id) "
+            "WHERE kind = 'free-challenge'",
+            # The rows that used a grant (a challenge, or the ruling or opinion that made it
+            # unsuccessful): only they write to it.
+            "CREATE INDEX adjudications_grant_uses ON adjudications (tournament, id) "
+            "WHERE details LIKE '%\"free_challenge\"%'",
         ),
     ),
 )

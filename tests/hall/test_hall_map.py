@@ -7,7 +7,9 @@ at table 4. The browser test (tests/kiosk/test_hall_map_browser.py) runs it in C
 
 from __future__ import annotations
 
+import html
 import re
+import urllib.parse
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -100,7 +102,12 @@ def test_the_page_its_tiles_and_their_refresh(hall):
     assert [m for m in re.findall(r'data-table="([^"]+)"', page)] == ["1", "2", "3", "4", "10"]
     two = re.search(r'<a class="tile[^>]*data-table="2"[^>]*>', page).group(0)
     assert 'data-state="online"' in two and 'data-challenges="2"' in two
-    assert f"/director/journal?tournament={NWL}&amp;kind=challenge&amp;table=2&amp;round=3" in two
+    first = tsh_files.seated(EVENT, "A", 3, 2)[0]
+    link = html.unescape(re.search(r'href="([^"]+)"', two).group(1))
+    assert urllib.parse.parse_qs(urllib.parse.urlsplit(link).query) == {
+        "tournament": [NWL], "kind": ["challenge"], "player": [first], "round": ["3"],
+        "table": ["2"],
+    }  # fmt: skip
     assert "offline for 20 min" in page and "never seen" in page and "no kiosk" in page
     assert 'data-kiosk="spare"' in page and "Kiosks at no table:" in page
     assert 'id="nav-hall"' in page and 'src="/static/director-refresh.js"' in page
@@ -117,9 +124,9 @@ def test_the_page_its_tiles_and_their_refresh(hall):
 
 def test_a_tile_opens_its_tables_challenges_this_round(hall):
     director = hall.director()
-    rows = director.get(
-        f"/director/journal?tournament={NWL}&kind=challenge&table=2&round=3"
-    ).get_data(as_text=True)
+    page = director.get(f"/director/hall?tournament={NWL}").get_data(as_text=True)
+    two = re.search(r'<a class="tile[^>]*href="([^"]+)"[^>]*data-table="2"', page).group(1)
+    rows = director.get(html.unescape(two)).get_data(as_text=True)
     shown = re.findall(r'<tr class="[^"]*" id="row-(\d+)">', rows)
     at_two = [e.id for e in journal.entries(hall.db, NWL) if e.table == "2" and e.round == "3"]
     assert sorted(map(int, shown)) == sorted(at_two) and len(at_two) == 2
