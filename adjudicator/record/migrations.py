@@ -352,6 +352,17 @@ MIGRATIONS: tuple[tuple[int, str, tuple[Step, ...]], ...] = (
             "ALTER TABLE tournaments ADD COLUMN lexicon_pinned TEXT",
         ),
     ),
+    (
+        16,
+        "keyed rows (issue 33): each row's keyed hash, and the key's signed statement of the "
+        "first keyed row (row_keys.py)",
+        (
+            # HMAC of the journal id, row number and row hash under a secret of the hall's
+            # key: rows written before keying began keep NULL (and are read as they are).
+            "ALTER TABLE adjudications ADD COLUMN keyed_hash TEXT",
+            "ALTER TABLE journal_identity ADD COLUMN keyed TEXT",
+        ),
+    ),
 )
 
 LATEST = max(version for version, _, _ in MIGRATIONS)

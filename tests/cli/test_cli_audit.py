@@ -123,12 +123,14 @@ def test_a_flipped_verdict_with_the_chain_recomputed_fails_checkpoint_and_audit(
 
     assert judged[1]["verdict"] == "UNACCEPTABLE"
     rewrite_with_a_recomputed_chain(home, 2, verdict="ACCEPTABLE")
-    assert "Journal intact: 6 rows" in ok(run("journal", "verify"))  # the chain alone is fooled
-
-    for witness in (checkpoint, noted):
-        outcome = run("journal", "verify", "--checkpoint", str(witness))
+    db = SqliteDatabase(str(home / "journal.sqlite3"))
+    assert journal.verify(db).ok  # the plain chain alone is fooled...
+    db.close()
+    for witnesses in ((), ("--checkpoint", str(checkpoint)), ("--checkpoint", str(noted))):
+        outcome = run("journal", "verify", *witnesses)  # ... the keyed rows are not (issue 33)
         assert outcome.exit_code == 1 and outcome.stdout == ""
-        assert "BROKEN at row 6" in outcome.stderr and "checkpoint" in outcome.stderr
+        assert "BROKEN at row 2: it is a FORK: row 2 carries no valid keyed hash" in outcome.stderr
+        assert "never `journal accept-loss`" in outcome.stderr
 
     outcome = run("journal", "audit", str(receipts))
     assert outcome.exit_code == 1
@@ -237,7 +239,7 @@ def test_a_row_outside_1_to_n_fails_verify_and_is_exported(run, judged, home, ro
         "INSERT INTO adjudications SELECT ?, recorded_at, kind, refers_to, tournament, kiosk, "
         "lexicon_name, lexicon_fingerprint, lexicon_words, rule, words, word_count, verdict, "
         "consequence, table_no, round_no, challenger, player, actor, note, prev_hash, row_hash, "
-        "penalty, flag, dictionary, flag_reasons, details, division, players "
+        "penalty, flag, dictionary, flag_reasons, details, division, players, keyed_hash "
         "FROM adjudications WHERE id = 1",
         (row_id,),
     )

@@ -9,7 +9,14 @@ import json
 
 import pytest
 
-from adjudicator.record import high_water, journal, journal_begun, receipt_key, rollbacks
+from adjudicator.record import (
+    high_water,
+    journal,
+    journal_begun,
+    journal_proof,
+    receipt_key,
+    rollbacks,
+)
 from adjudicator.record.backends import connect
 from adjudicator.record.journal_entry import Entry
 
@@ -40,7 +47,7 @@ def start(db, key_path):
     """What a server's start does, in a new process (a new connection): the rollback found."""
     restarted = connect(db.url)
     key = receipt_key.load(key_path)
-    found = high_water.check(restarted, key, key_path, high_water.copy_paths(restarted))
+    found = journal_proof.check(restarted, key, key_path)
     restarted.close()
     return found
 
