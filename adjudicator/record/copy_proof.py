@@ -57,8 +57,8 @@ class Examined:
     @property
     def broken_at(self) -> int | None:
         """The first bad row, if its chain does not verify."""
-        judged = self.judged
-        return judged.broken_at if judged is not None and judged.broken else None
+        judged = self.judged  # rows 1..verified_to verified: the chain breaks just after them
+        return judged.verified_to + 1 if judged is not None and judged.broken else None
 
     @property
     def broken(self) -> str:
@@ -82,6 +82,8 @@ class Examined:
                 f"the {self.role} ends at row {self.head.rows}, but {last.source} proves that "
                 f"row {last.row} was recorded"
             )
+        if self.fork is None and self.broken:
+            return f"the {self.role}'s chain is broken at row {self.broken_at} ({self.broken})"
         return self.judged.describe(f"the {self.role}")
 
     @property
@@ -131,7 +133,12 @@ def for_journal(db: MirroredDatabase, journal_id: str) -> Statements:
     committed = db.heads.records().highest(records, journal_id)
     head = []
     if committed is not None and committed.id > 0:
-        head.append(Proof(committed.id, committed.hash, rollbacks.HEAD_SOURCE, journal_id))
+        # The hall's own note, like a rollback: sealed, but re-sealed where the copies stand
+        # when a rollback is recorded (head_guard), so it says rows are missing, never which
+        # rows are the hall's (it never decides a fork).
+        head.append(
+            Proof(committed.id, committed.hash, rollbacks.HEAD_SOURCE, journal_id, signed=False)
+        )
     secret = row_keys.secret(key)
     return signed_statements.gather(journal_id, db.paths.values(), places, key.public, secret, head)
 

@@ -198,8 +198,10 @@ def resync(db: MirroredDatabase, keep: str | None = None) -> list[str]:
                     f"{disagree_message(primary, mirror)} Both chains verify, so the choice is "
                     "yours."
                     if sound
-                    else "Neither copy's chain verifies: nothing was changed. Restore the "
-                    "journal from a backup (`adjudicator journal backup`)."
+                    else "Neither copy is proven (a chain that does not verify, or a fork: "
+                    + "; ".join(_chain(found) for found in examined.values())
+                    + "): nothing was changed. Restore the journal from a backup "
+                    "(`adjudicator journal backup`)."
                 )
             stale = PRIMARY if sound[0] == MIRROR else MIRROR
         if stale is None:

@@ -38,19 +38,20 @@ class Held:
     statements: Statements | None = None
 
     def rollback(self) -> rollbacks.Rollback | None:
-        """The rollback a start records for it (judging stops), None when it may be served."""
+        """The rollback a start records for it (judging stops), None when it may be served: a
+        fork first, then a journal the key does not serve, then rows missing."""
         now = datetime.now(UTC).isoformat(timespec="seconds")
-        if self.refusal is not None:
-            return rollbacks.Rollback(*self.refusal.rollback(), found_at=now)
         judged = self.judged
-        if judged is None:
-            return None
-        if judged.fork is not None:
+        if judged is not None and judged.fork is not None:
             fork = judged.fork
             source = f"the journal's {fork.against}"
             return rollbacks.Rollback(
                 fork.row, f"{rollbacks.FORK}{fork.row}", source, judged.rows, now
             )
+        if self.refusal is not None:
+            return rollbacks.Rollback(*self.refusal.rollback(), found_at=now)
+        if judged is None:
+            return None
         if judged.missing:
             proof = max(judged.missing, key=lambda p: p.row)
             return rollbacks.Rollback(proof.row, proof.hash, proof.source, judged.rows, now)

@@ -19,18 +19,11 @@ from pathlib import Path
 import pytest
 
 from support.http import Client
-from support.servers import Server, cli, get, post, prepare_home
+from support.servers import Server, StoppedServer, cli, get, post, prepare_home
 
 pytestmark = pytest.mark.slow
 
 DIRECTOR_PASSWORD = "director-secret-1"
-
-
-class StoppedServer(Server):
-    """A server that is up once /healthz answers at all (it may answer 503: not judging)."""
-
-    def is_up(self) -> bool:
-        return get(self.url + "/healthz", timeout=1)[0] is not None
 
 
 def mirrored_home(tmp_path: Path):
