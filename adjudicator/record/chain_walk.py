@@ -44,7 +44,7 @@ class Keyed:
 
     journal: str
     first: int
-    secret: bytes | None
+    secret: row_keys.RowSecret | None
 
 
 @dataclass
@@ -72,6 +72,7 @@ def walk(
     wanted = dict(witnessed or {})
     secret = keyed.secret if keyed is not None else None
     first_keyed = keyed.first if secret is not None else 0
+    mac = secret.mac if secret is not None else None  # row_keys.keyed_hash, inlined: every row
     journal_id = keyed.journal if keyed is not None else ""
     found = Walk()
     expected_prev, expected_id = GENESIS, 1
@@ -83,8 +84,8 @@ def walk(
                 found.bad_id, found.problem = entry_id, problem
                 found.beyond = wanted
                 return found
-            if secret is not None and entry_id >= first_keyed:
-                if row[-1] == row_keys.keyed_hash(secret, journal_id, entry_id, row_hash):
+            if mac is not None and entry_id >= first_keyed:
+                if row[-1] == mac(f"{journal_id} {entry_id} {row_hash}".encode()):  # keyed_hash
                     found.agreed_to, found.unkeyed = entry_id, None
                 elif found.unkeyed is None:
                     found.unkeyed = entry_id
@@ -167,7 +168,9 @@ def has_keyed_hash(db: Database) -> bool:
     return True
 
 
-def first_unkeyed(get: Any, journal_id: str, secret: bytes, low: int, high: int) -> int | None:
+def first_unkeyed(
+    get: Any, journal_id: str, secret: row_keys.RowSecret, low: int, high: int
+) -> int | None:
     """The first row in low+1..high whose keyed hash fails, by bisection (a rewritten chain
     fails from the row it parts on: every later hash changed with it); `get(row)` gives the
     row's (hash, keyed hash). None when row `high` is keyed right."""

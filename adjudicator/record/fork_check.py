@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, replace
 from adjudicator.record import chain_walk
 from adjudicator.record.db import Database
 from adjudicator.record.rollbacks import LOST_TEXT
+from adjudicator.record.row_keys import RowSecret
 
 
 @dataclass(frozen=True)
@@ -52,7 +53,7 @@ class Statements:
     proofs: tuple[Proof, ...] = ()
     keyed_from: int | None = None  # the first keyed row, by the earliest statement that says
     keyed_source: str = ""  # which statement that is
-    secret: bytes | None = None  # None: the hall's private key is not here (keyed rows unchecked)
+    secret: RowSecret | None = None  # None: the hall's private key is not here (unchecked)
 
 
 @dataclass(frozen=True)

@@ -59,7 +59,7 @@ class Held:
 
 
 def statements(
-    db: Database, journal_id: str, public, secret: bytes | None, key_path: Path
+    db: Database, journal_id: str, public, secret: row_keys.RowSecret | None, key_path: Path
 ) -> Statements:
     """Every signed statement about the journal `db` holds: the marks in the data home and
     beside each SQLite copy, and what each copy (or the database) keeps."""
@@ -69,7 +69,9 @@ def statements(
     return signed_statements.gather(journal_id, stores, places, public, secret)
 
 
-def hold(db: Database, public, secret: bytes | None, key_path: Path, full: bool = False) -> Held:
+def hold(
+    db: Database, public, secret: row_keys.RowSecret | None, key_path: Path, full: bool = False
+) -> Held:
     """Hold the journal against the key's statements (a read: nothing is written). `full`
     walks the whole chain; otherwise the statements' rows are looked up (fork_check)."""
     copies = high_water.copy_paths(db)
@@ -114,7 +116,7 @@ class Verified:
 def verify(
     db: Database,
     public,
-    secret: bytes | None,
+    secret: row_keys.RowSecret | None,
     key_path: Path,
     witnessed: list[fork_check.Proof] | None = None,
 ) -> Verified:

@@ -92,7 +92,7 @@ def gather(
     stores: Iterable[Store],
     mark_places: Iterable[Path],
     public: Ed25519PublicKey,
-    secret: bytes | None = None,
+    secret: row_keys.RowSecret | None = None,
     extra: Iterable[Proof] = (),
 ) -> Statements:
     """Every statement about journal `journal_id`: from the marks in `mark_places`, from what

@@ -27,13 +27,6 @@ from adjudicator.record.backends import connect
 from support.journal import challenge_fields
 
 
-@pytest.fixture
-def key_path(tmp_path):
-    path = tmp_path / "keys" / "receipt_key.pem"
-    receipt_key.load_or_create(path)
-    return path
-
-
 def hall_like(db, key_path, count: int, verdicts=("ACCEPTABLE", "UNACCEPTABLE")) -> list:
     """`count` rows appended as the hall appends them: keyed with its key, each receipt (which
     names the first keyed row) kept as the mark."""
@@ -234,3 +227,13 @@ def test_rows_appended_behind_the_halls_back_are_a_fork_from_the_first(migrated_
     for full in (True, False):
         judged = held(migrated_db, key_path, full).judged
         assert judged.state == "fork" and judged.fork.row == 5 and judged.fork.first == 5
+
+
+@pytest.mark.parametrize("text", [b"", b"a", b"x" * 63, b"y" * 64, b"z" * 200])
+def test_a_keyed_hash_is_hmac_sha256_under_the_derived_secret(key_path, text):
+    import hashlib
+    import hmac
+
+    key = receipt_key.load(key_path)
+    raw = key.derived(row_keys.PURPOSE)
+    assert row_keys.secret(key).mac(text) == hmac.new(raw, text, hashlib.sha256).hexdigest()

@@ -23,13 +23,6 @@ from adjudicator.record.journal_entry import Entry
 from support.journal import challenge_fields
 
 
-@pytest.fixture
-def key_path(tmp_path):
-    path = tmp_path / "keys" / "receipt_key.pem"
-    receipt_key.load_or_create(path)
-    return path
-
-
 def judged(db, key_path, count: int) -> list[Entry]:
     """`count` rows appended, each with its receipt as the mark (as the hall issues them)."""
     key = receipt_key.load(key_path)
