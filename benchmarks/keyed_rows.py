@@ -36,15 +36,33 @@ from pathlib import Path
 from tests.support.hall import build_setup
 setup = build_setup(Path(tempfile.mkdtemp(dir=sys.argv[2])))
 hall, kiosk = setup.hall, setup.nwl.kiosk
+keyed = [0.0]  # the keyed work, timed in place (this checkout only): its set-up and hashes
+try:
+    from adjudicator.record import row_keys
+except ImportError:
+    row_keys = None
+if row_keys is not None:
+    def timed(function):
+        def run(*args):
+            started = time.perf_counter()
+            try:
+                return function(*args)
+            finally:
+                keyed[0] += time.perf_counter() - started
+        return run
+    row_keys.keyed_hash = timed(row_keys.keyed_hash)
+    row_keys.RowKeys.prepare = timed(row_keys.RowKeys.prepare)
 for _ in range(50):
     hall.receipt(hall.adjudicate(kiosk, ["QI", "ZA"]))
+keyed[0] = 0.0
 wall, cpu = [], []
 for _ in range(int(sys.argv[1])):
     started, started_cpu = time.perf_counter(), time.process_time()
     hall.receipt(hall.adjudicate(kiosk, ["QI", "ZA"]))
     cpu.append(time.process_time() - started_cpu)
     wall.append(time.perf_counter() - started)
-print(json.dumps({"wall": statistics.median(wall), "cpu": statistics.mean(cpu)}))
+print(json.dumps({"wall": statistics.median(wall), "cpu": statistics.mean(cpu),
+                  "keyed": keyed[0] / len(wall)}))
 """
 
 VERIFY_BEFORE = """
@@ -112,10 +130,12 @@ def whole_command(tree: Path, env: dict) -> float:
 
 
 def paired(rounds: int, measure) -> dict:
-    """`measure(tree)` alternating before and after; the medians and each pair's ratio."""
+    """`measure(tree)` alternating before and after (which goes first, in turn), each pair's
+    two measures kept side by side."""
     found: dict[str, list] = {"before": [], "after": []}
-    for _ in range(rounds):
-        for which in ("before", "after"):
+    for round_number in range(rounds):
+        order = ("before", "after") if round_number % 2 == 0 else ("after", "before")
+        for which in order:
             found[which].append(measure(which))
     return found
 
@@ -176,6 +196,15 @@ def main() -> None:
             )
             print(f"a verdict, wall: {summary(found, 'wall')}")
             print(f"a verdict, CPU: {summary(found, 'cpu')}")
+            shares = sorted(
+                value["keyed"] / value["cpu"] for value in found["after"] if value["cpu"]
+            )
+            keyed = statistics.median(value["keyed"] for value in found["after"]) * 1e6
+            print(
+                f"the keyed work in place (statement set-up, keyed hashes): {keyed:.1f} us a "
+                f"verdict, {statistics.median(shares) * 100:.2f}% of its CPU "
+                f"(range {shares[0] * 100:.2f}-{shares[-1] * 100:.2f}%)"
+            )
         if "verify" in args.only:
             env = fill(folder, args.rows)
             codes = {"before": VERIFY_BEFORE, "after": VERIFY_AFTER}

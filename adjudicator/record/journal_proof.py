@@ -10,7 +10,7 @@ journal the key may begin, and records what `hold` found as a rollback (judging 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -74,20 +74,30 @@ def hold(
 ) -> Held:
     """Hold the journal against the key's statements (a read: nothing is written). `full`
     walks the whole chain; otherwise the statements' rows are looked up (fork_check)."""
+    refused, about = _about(db, public, secret, key_path)
+    if not about.journal:
+        return Held(refused)
+    return Held(refused, fork_check.judge(db, about, full=full), about)
+
+
+def _about(
+    db: Database, public, secret: row_keys.RowSecret | None, key_path: Path
+) -> tuple[journal_begun.Refusal | None, Statements]:
+    """Whether the key serves the journal, and every statement it signed about it.
+
+    A journal the key does not serve is held against the journal whose rows it would stand for
+    (its id changed by hand, or its begun statement gone): accepting it as that journal with
+    rows lost must never adopt another history. One the key began is an earlier event's: held
+    against its own."""
     copies = high_water.copy_paths(db)
     marks = high_water.all_marks(high_water.places(key_path, copies), public)
     refused = journal_begun.refusal(db, public, marks)
-    # A journal the key does not serve is held against the journal whose rows it would stand
-    # for (its id changed by hand, or its begun statement gone): accepting it as that journal
-    # with rows lost must never adopt another history. One the key began is an earlier
-    # event's: held against its own.
-    journal_id = journal_health.journal_id(db)
+    journal_id = journal_health.journal_id(db) or ""
     if refused is not None and not refused.earlier:
         journal_id = refused.journal
     if not journal_id:
-        return Held(refused)
-    about = statements(db, journal_id, public, secret, key_path)
-    return Held(refused, fork_check.judge(db, about, full=full), about)
+        return refused, Statements("")
+    return refused, statements(db, journal_id, public, secret, key_path)
 
 
 def check(db: Database, key: SigningKey, key_path: Path) -> rollbacks.Rollback | None:
@@ -124,19 +134,10 @@ def verify(
     statements when its public key is known (`public`), and `witnessed` (checkpoints given by
     the director). Without `secret` (the hall's private key) keyed rows go unchecked."""
     refused, about = None, None
-    journal_id = journal_health.journal_id(db) or ""
     if public is not None:
-        copies = high_water.copy_paths(db)
-        marks = high_water.all_marks(high_water.places(key_path, copies), public)
-        refused = journal_begun.refusal(db, public, marks)
-        if refused is not None and not refused.earlier:
-            journal_id = refused.journal
-        about = statements(db, journal_id, public, secret, key_path)
-    extra = tuple(witnessed or ())
-    given = about or Statements(journal_id)
-    given = Statements(
-        given.journal, given.proofs + extra, given.keyed_from, given.keyed_source, given.secret
-    )
+        refused, about = _about(db, public, secret, key_path)
+    given = about or Statements(journal_health.journal_id(db) or "")
+    given = replace(given, proofs=given.proofs + tuple(witnessed or ()))
     judged = []
     for name, copy, mine in _copies(db):
         try:
