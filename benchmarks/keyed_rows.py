@@ -156,7 +156,7 @@ def fill(folder: Path, rows: int) -> dict:
     """A journal of `rows` keyed rows (this checkout's append path), with the signed mark of
     its newest row; the environment that points the program at it."""
     sys.path.insert(0, str(ROOT))
-    from adjudicator.record import high_water, journal, journal_begun, receipt_key, row_keys
+    from adjudicator.record import high_water, journal, journal_begun, journal_proof, receipt_key
     from benchmarks import season as seasons
 
     home, url = folder / "home", str(folder / "season.sqlite3")
@@ -169,7 +169,8 @@ def fill(folder: Path, rows: int) -> dict:
     key = receipt_key.load_or_create()
     newest = journal.get(db, journal.newest_id(db))
     journal_id = journal_begun.identity(db)[0]
-    first = row_keys.stored_from(db, key.public, journal_id)
+    about = journal_proof.statements(db, journal_id, key.public, None, receipt_key.key_path())
+    first = about.keyed_from
     mark = high_water.HighWater(key, receipt_key.key_path(), [url])
     mark.advance(journal_id, newest.id, newest.row_hash, None, first)
     db.close()

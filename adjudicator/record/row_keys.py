@@ -167,13 +167,3 @@ def of(db: Database) -> RowKeys:
         with _REGISTRY_LOCK:
             keys = db.__dict__.setdefault("_row_keys", RowKeys(load))
     return keys
-
-
-def stored_from(db: Database, public, journal_id: str) -> int | None:
-    """The first keyed row the journal's own signed statement names (None: none, or forged)."""
-    try:
-        with db.transaction() as cur:
-            row = cur.execute(READ_SQL).one()
-    except Exception:  # noqa: BLE001 - an older schema, an unreadable copy: it states nothing
-        return None
-    return keyed_from(parse(row["keyed"]) if row else None, public, journal_id)
