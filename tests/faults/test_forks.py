@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from support.http import signed_in_director
 from support.journal import rewrite_with_a_recomputed_chain
 from support.servers import Server, StoppedServer, cli, get, post, prepare_home, run_cli
 
@@ -117,6 +118,9 @@ def test_a_rewritten_stick_with_the_laptops_copy_lost_is_a_fork_everywhere(tmp_p
         status, body = post(server.url, home.token, ["QI"])
         assert status == 503 and "verdict" not in body and "call the director" in body["error"]
         assert "FORK" in server.read_log()
+        page = signed_in_director(server, home).get("/director/").body
+        assert "FORK" in page and "journal-rows-missing" not in page  # no rows to accept lost
+        assert "accept-loss --reason" not in page and ADVICE not in page
 
         resynced = run_cli(home.path, "journal", "resync", env=home.env)
         assert "never rebuilt from it" in assert_a_fork(resynced, "stderr", 2)
