@@ -38,8 +38,6 @@ from adjudicator.record.db_mirror import MirroredDatabase
 from adjudicator.record.db_sqlite import SqliteDatabase
 from adjudicator.record.fork_check import Fork, Judgement, Proof, Statements
 
-__all__ = ["Proof", "Examined", "examine", "for_journal"]
-
 
 @dataclass(frozen=True)
 class Examined:

@@ -11,7 +11,6 @@ began, so a copy that lost the statement still has to show its keyed rows.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
@@ -49,25 +48,18 @@ def query(store: Store, sql: str) -> list[tuple]:
         return []
 
 
-def _json(text: Any) -> Any:
-    try:
-        return json.loads(text) if isinstance(text, str) else None
-    except ValueError:
-        return None
-
-
-def kept(store: Store, journal_id: str, public: Ed25519PublicKey) -> list[tuple[Any, str]]:
+def kept(store: Store) -> list[tuple[Any, str]]:
     """The signed objects a copy keeps, each with what it is: receipts, checkpoints, the keyed
     statement (not yet checked)."""
     found = [
-        (_json(body), f"kiosk {kiosk}'s receipt")
+        (row_keys.parse(body), f"kiosk {kiosk}'s receipt")
         for kiosk, body in query(store, "SELECT kiosk, receipt FROM kiosk_witnesses")
     ]
     found += [
-        (_json(body), "a signed checkpoint")
+        (row_keys.parse(body), "a signed checkpoint")
         for (body,) in query(store, "SELECT body FROM checkpoints")
     ]
-    found += [(_json(body), STATEMENT) for (body,) in query(store, row_keys.READ_SQL)]
+    found += [(row_keys.parse(body), STATEMENT) for (body,) in query(store, row_keys.READ_SQL)]
     return found
 
 
@@ -103,7 +95,7 @@ def gather(
         (mark, rollbacks.MARK_SOURCE) for mark in high_water.all_marks(mark_places, public)
     ]
     for store in stores:
-        signed += kept(store, journal_id, public)
+        signed += kept(store)
         proofs += open_rollbacks(store, journal_id)
     for item, source in signed:
         if not isinstance(item, dict) or item.get("journal") != journal_id:
