@@ -132,7 +132,8 @@ def prepare_journal():
         click.echo(f"JUDGING HELD: {one_hall.missing_detail(missing)}", err=True)
     rolled_back = hall.check_high_water()  # the journal moved backwards since the last run?
     if rolled_back is not None:
-        click.echo(f"JOURNAL ROLLED BACK: {rolled_back.detail()}", err=True)
+        what = "JOURNAL ROLLED BACK" if rolled_back.fork is None else "JOURNAL IS A FORK"
+        click.echo(f"{what}: {rolled_back.detail()}", err=True)
     return hall
 
 

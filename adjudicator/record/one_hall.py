@@ -63,12 +63,10 @@ def forget(primary: str) -> None:
 
 
 def public_key(key_path: Path | None = None):
-    """The hall's public key, to check statements with; None when there is no key yet (a read
-    makes none: then no statement counts)."""
-    path = key_path or receipt_key.key_path()
-    if not path.exists():
-        return None
-    return receipt_key.load(path).public
+    """The hall's public key, to check statements with; None when there is no usable key (a
+    read makes none: then no statement counts)."""
+    found = receipt_key.existing(key_path)
+    return found.public if found is not None else None
 
 
 def refuse_if_taken_over(db: Database, key_path: Path | None = None) -> None:

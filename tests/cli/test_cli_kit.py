@@ -162,35 +162,31 @@ def test_a_stick_copy_cut_short_is_refused_and_nothing_is_written(laptops):
 
 
 def test_a_stick_copy_rewritten_with_its_chain_recomputed_is_refused(laptops):
-    """Row 2 flipped and every hash after it recomputed with the program's own hash: the
-    head sealed in the copy (a MAC under the hall's key) no longer matches its row 3."""
-    from adjudicator.record.journal_entry import (
-        INSERT,
-        SELECT,
-        from_values,
-        new_entry,
-        stored_values,
-    )
+    """Row 2 flipped and every hash after it recomputed with the program's own hash (each row
+    keeping the keyed hash it had): the keyed hash, under a secret of the hall's key that is
+    never on the stick, no longer matches row 2: a fork, named."""
+    from adjudicator.record.journal_entry import SELECT, from_values, new_entry
 
     connection = sqlite3.connect(laptops.mirror)
     rows = [from_values(row) for row in connection.execute(f"{SELECT} ORDER BY id")]
-    previous = "0" * 64
+    previous = rows[0].row_hash
     with connection:
-        for entry in rows:
+        for entry in rows[1:]:
             fields = {name: getattr(entry, name) for name in entry.__dataclass_fields__}
             if entry.id == 2:
-                fields["verdict"] = (
-                    "UNACCEPTABLE" if entry.verdict == "ACCEPTABLE" else "ACCEPTABLE"
-                )
+                flipped = {"ACCEPTABLE": "UNACCEPTABLE", "UNACCEPTABLE": "ACCEPTABLE"}
+                fields["verdict"] = flipped[entry.verdict]
             fields.pop("row_hash", None)
             remade = new_entry({**fields, "prev_hash": previous})
-            connection.execute("DELETE FROM adjudications WHERE id = ?", (entry.id,))
-            connection.execute(INSERT, stored_values(remade))
+            connection.execute(
+                "UPDATE adjudications SET verdict = ?, prev_hash = ?, row_hash = ? WHERE id = ?",
+                (remade.verdict, remade.prev_hash, remade.row_hash, entry.id),
+            )
             previous = remade.row_hash
     connection.close()
     refused = laptops.open(laptops.b)
     assert refused.exit_code == 2
-    assert "cannot be taken over" in refused.stderr
+    assert "cannot be taken over: the stick's copy is a FORK at row 2" in refused.stderr
     assert not laptops.b.exists()
 
 

@@ -2,10 +2,10 @@
 a copy, before it becomes this laptop's journal (and again of the laptop's copy made from it).
 
 The copy must be a journal the hall's key began (and no newer journal the key signed rows of),
-and whole: its chain verifies in full and it holds every row a signed statement proves
-recorded (the high-water mark kept beside it, the head record sealed inside it, the kiosks'
-receipts and the checkpoints it keeps, its open rollbacks): record/copy_proof.py, the proof
-every start makes of a copy.
+and proven by the fork check every start makes of a copy (record/copy_proof.py, fork_check.py):
+its chain verifies in full, no signed statement contradicts it (the high-water mark kept beside
+it, the kiosks' receipts and the checkpoints it keeps, every keyed row: a copy rewritten and
+its chain recomputed is a FORK, named), and it holds every row they prove recorded.
 """
 
 from __future__ import annotations
@@ -31,8 +31,10 @@ def verify(path: str, key: SigningKey, key_path: Path) -> copy_heads.CopyHead:
             "USB stick (nothing was written)."
         )
     _refuse_unbegun(path, head.journal_id, key, key_path)
-    proofs = copy_proof.proven([path], key, key_path, head.journal_id)
-    examined = copy_proof.examine("stick's copy", path, proofs)
+    # The one call that holds a copy against the hall's signed statements (the fork check of
+    # issue 33, as every start makes it): a fork, rows missing or a broken chain refuse it.
+    statements = copy_proof.statements_of([path], key, key_path, head.journal_id)
+    examined = copy_proof.examine("stick's copy", path, {head.journal_id: statements})
     if not examined.whole:
         raise StickCopyRefused(
             f"The journal on the stick cannot be taken over: {examined.describe()}. Nothing was "
