@@ -134,13 +134,18 @@ class RunningHall:
             **self.extra_env,
         }
 
-    def start(self) -> RunningHall:
+    def command(self) -> list[str]:
+        """What starts it: `adjudicator hall --name NAME --port PORT [--http-port P]`, inside
+        its private network if it has one."""
         argv = [sys.executable, "-m", "adjudicator", "hall", "--name", self.name]
         argv += ["--port", str(self.port)]
         if self.http_port is not None:
             argv += ["--http-port", str(self.http_port)]
+        return self.inside.argv(*argv) if self.inside else argv
+
+    def start(self) -> RunningHall:
         self.process = subprocess.Popen(
-            self.inside.argv(*argv) if self.inside else argv,
+            self.command(),
             env=self.env(),
             stdout=open(self.log, "wb"),
             stderr=open(self.errors, "wb"),

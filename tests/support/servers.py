@@ -48,11 +48,17 @@ def as_nobody_argv(*argv: str) -> list[str]:
 
 
 def run_cli(
-    home: Path, *args: str, env: dict | None = None, stdin: str | None = None
+    home: Path,
+    *args: str,
+    env: dict | None = None,
+    stdin: str | None = None,
+    netns: str | None = None,
 ) -> subprocess.CompletedProcess:
-    """Run `python -m adjudicator ARGS` with ADJUDICATOR_HOME=home: its exit code and output."""
+    """Run `python -m adjudicator ARGS` with ADJUDICATOR_HOME=home (in network namespace
+    `netns`, if given): its exit code and output."""
+    inside = ["ip", "netns", "exec", netns] if netns else []
     return subprocess.run(
-        [sys.executable, "-m", "adjudicator", *args],
+        [*inside, sys.executable, "-m", "adjudicator", *args],
         env={**os.environ, "ADJUDICATOR_HOME": str(home), **(env or {})},
         input=stdin,
         capture_output=True,
@@ -146,7 +152,9 @@ class Server:
             *tls,
         ]
 
-    def start(self, timeout: float = 20) -> Server:
+    def start(self, timeout: float = 20, judging: bool = True) -> Server:
+        """Start it and wait until /healthz says it judges (or, `judging` False, until it
+        answers at all: a hall that serves 503 on purpose)."""
         log = open(self.log_path, "ab")
         self.process = subprocess.Popen(
             self.command(),
@@ -159,7 +167,7 @@ class Server:
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise RuntimeError(f"server exited: {self.log_path.read_text()[-2000:]}")
-            if self.is_up():
+            if self.is_up() if judging else self.answers():
                 return self
             time.sleep(0.1)
         self.kill()
@@ -177,6 +185,10 @@ class Server:
                 return response.status == 200
         except OSError:
             return False
+
+    def answers(self) -> bool:
+        """Whether /healthz answers at all (200, or 503 saying why it does not judge)."""
+        return get(self.url + "/healthz", timeout=1)[0] is not None
 
     def kill(self, sig: int = signal.SIGKILL) -> None:
         if self.process and self.process.poll() is None:
