@@ -71,10 +71,25 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting("threads", "16", "Threads per worker: concurrent requests share journal commits."),
     Setting(
+        "connections_per_address",
+        "64",
+        "Open connections one client address may hold in each server worker (an IPv6 address "
+        "counts by its /64); more are closed at once, before TLS, logged once a minute, and "
+        "named on the director's overview. A kiosk uses a few; tablets behind one NAT address "
+        "share its count, so raise it for them. 0: no limit.",
+    ),
+    Setting(
         "public_url",
         "",
         "Address kiosks open, used in pairing links; empty means the URL `adjudicator hall` "
         "recorded, else http://<bind>.",
+    ),
+    Setting(
+        "http_port",
+        "8080",
+        "The plain-HTTP port `adjudicator hall` serves the trust page and the CA certificate on "
+        "(a tablet's first visit meets no certificate warning); everything else asked there "
+        "is sent to HTTPS. 0 turns it off.",
     ),
     Setting("verdict_seconds", "10", "Seconds a verdict stays on the kiosk screen."),
     Setting("clear_seconds", "30", "Seconds without typing before the kiosk clears typed words."),
@@ -148,6 +163,13 @@ SETTINGS: tuple[Setting, ...] = (
         "5",
         "How often `adjudicator hall` asks the network who answers for NAME.local, in seconds: "
         "another device answering is reported in the log, /healthz and the overview.",
+    ),
+    Setting(
+        "kit_refresh_seconds",
+        "60",
+        "How often a serving hall brings its takeover kit on the USB stick up to date (a "
+        "lexicon a tournament starts using, a renewed certificate; `adjudicator kit seal`), in "
+        "seconds, in the background; 0 turns it off (the start still does it).",
     ),
     Setting(
         "trusted_proxies",

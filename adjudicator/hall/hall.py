@@ -17,7 +17,7 @@ from adjudicator.errors import AdjudicatorError, LexiconError
 from adjudicator.hall import kiosks, tournament_pins, tournaments
 from adjudicator.hall.ratelimit import RateLimit, RateLimited, parse_rate_limit
 from adjudicator.hall.tsh import seating
-from adjudicator.judging import game, lookups, reissues
+from adjudicator.judging import free_challenges, game, lookups, reissues
 from adjudicator.judging.rulebooks import get_rulebook
 from adjudicator.judging.rules import consequence, get_rule
 from adjudicator.judging.ruling import rule_on
@@ -25,10 +25,13 @@ from adjudicator.record import (
     high_water,
     journal,
     journal_health,
+    journal_holds,
+    journal_proof,
     migrations,
     receipt_key,
     receipts,
     rollbacks,
+    row_keys,
 )
 from adjudicator.record.backends import connect
 from adjudicator.record.db import Database
@@ -87,6 +90,8 @@ class Hall:
         self._key: receipt_key.SigningKey | None = None
         self._high_water: high_water.HighWater | None = None
         self._key_lock = threading.Lock()
+        self.row_keys = row_keys.of(self.db)
+        self.row_keys.use(self.signing_key)  # rows are keyed with the key receipts are signed with
         self.rate_limit = (
             parse_rate_limit(settings.get("kiosk_rate_limit"))
             if rate_limit == "setting"
@@ -112,8 +117,9 @@ class Hall:
         """The signed receipt of a row this process recorded (and the high-water mark moved
         up to it: the highest number a receipt carries, kept beside the key)."""
         journal_id = journal_health.of(self.db).journal_id
-        issued = receipts.issue(self.signing_key(), entry, journal_id)
-        self.high_water().advance(journal_id, entry.id, entry.row_hash, issued)
+        keyed_from = self.row_keys.keyed_from
+        issued = receipts.issue(self.signing_key(), entry, journal_id, keyed_from)
+        self.high_water().advance(journal_id, entry.id, entry.row_hash, issued, keyed_from)
         return issued
 
     def high_water(self) -> high_water.HighWater:
@@ -127,12 +133,9 @@ class Hall:
 
     def check_high_water(self) -> rollbacks.Rollback | None:
         """At a server's start: a rollback if the journal ends before the highest signed mark,
-        or is not one the key began (journal_begun.py)."""
-        return high_water.check(
-            self.db,
-            self.signing_key(),
-            self.key_path or receipt_key.key_path(),
-            high_water.copy_paths(self.db),
+        contradicts a signed statement (a fork), or is not one the key began (journal_proof)."""
+        return journal_proof.check(
+            self.db, self.signing_key(), self.key_path or receipt_key.key_path()
         )
 
     def begin_journal(self, reason: str) -> dict[str, Any]:
@@ -153,13 +156,19 @@ class Hall:
         rolled_back = rollbacks.current(self.db)
         if rolled_back is not None:
             first, last = rolled_back.missing
+            fork = rolled_back.fork is not None  # no rows to accept as lost: another history
             return journal_health.Health(
                 "rolled-back",
                 rollbacks.ROLLED_BACK_MESSAGE,
                 rolled_back.detail(),
                 rolled_back.found_at,
-                row=first,
-                last=last,
+                row=None if fork else first,
+                last=None if fork else last,
+            )
+        held = journal_holds.current(self.db)
+        if held is not None:
+            return journal_health.Health(
+                "held", journal_holds.HELD_MESSAGE, held.detail, held.since
             )
         return health
 
@@ -254,6 +263,8 @@ class Hall:
                 final_play=final_play,
                 final_play_free=book.final_play_free,
             )
+            # NSA VI.C: a free challenge the director granted this challenger (one seek).
+            result, grant = free_challenges.apply(cur, rule, result, tournament.slug, clean)
             flag = lookups.separate_lookup(
                 cur,
                 station,
@@ -263,7 +274,11 @@ class Hall:
                 tournament.slug,
                 challenger=clean.get("challenger") if clean.get("players") else None,
             )
-            return {"consequence": result.text, "penalty": result.penalty_json(), **(flag or {})}
+            completed = {"consequence": result.text, "penalty": result.penalty_json()}
+            if grant is not None:
+                used = {"final_play": True} if final_play else {}
+                completed["details"] = json.dumps({**used, free_challenges.USED: grant})
+            return {**completed, **(flag or {})}
 
         return self.committer.append(
             guard=settle,

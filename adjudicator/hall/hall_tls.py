@@ -37,6 +37,7 @@ class HallTls:
     ca_fingerprint: str
     notes: tuple[str, ...] = ()  # what the director must know: a CA replaced, an address left out
     covered: tuple[str, ...] = ()  # the addresses the server certificate names (the CA allows)
+    ca_made: bool = False  # the hall's CA was made now (its first start): tablets trust it
 
 
 def tls_folder() -> Path:
@@ -53,13 +54,8 @@ def ensure(name: str, addresses: tuple[str, ...] | list[str], own_networks=None)
     `own_networks` (default: this machine's, from its interfaces) go into a CA made now. An
     address the CA may not sign for is left out of the server certificate, with a note."""
     folder = tls_folder()
-    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    os.chmod(folder, 0o700)
-    if own_networks is None:
-        from adjudicator.hall import lan
-
-        own_networks = lan.interface_networks()
-    ca_key, ca_cert, notes = hall_ca.load_or_make(folder, name, own_networks)
+    ca_made = not (folder / "ca.crt").exists() and not (folder / "ca.key").exists()
+    ca_key, ca_cert, notes = _ca(folder, name, own_networks)
     allowed = hall_ca.ca_networks(ca_cert)
     inside = tuple(a for a in addresses if _within(a, allowed))
     outside = [a for a in addresses if a not in inside]
@@ -79,7 +75,41 @@ def ensure(name: str, addresses: tuple[str, ...] | list[str], own_networks=None)
         fingerprint(ca_cert),
         tuple(notes),
         inside,
+        ca_made,
     )
+
+
+def ensure_ca(name: str, own_networks=None) -> tuple[str, list[str]]:
+    """The hall's CA (made if there is none, replaced if it has no name constraints): its
+    fingerprint, and the notes the director must read (`hall --fingerprint`, `kit seal`)."""
+    _, ca_cert, notes = _ca(tls_folder(), name, own_networks)
+    return fingerprint(ca_cert), notes
+
+
+def _ca(folder: Path, name: str, own_networks):
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    os.chmod(folder, 0o700)
+    if own_networks is None:
+        from adjudicator.hall import lan
+
+        own_networks = lan.interface_networks()
+    return hall_ca.load_or_make(folder, name, own_networks)
+
+
+def serves_with_ca(address: str, port: int, ca_cert: Path, timeout: float = 1.5) -> bool:
+    """Whether `address`:`port` answers TLS with a certificate this CA signed (another laptop
+    of this hall); False when it does not, or does not answer."""
+    import socket
+    import ssl
+
+    context = ssl.create_default_context(cafile=str(ca_cert))
+    context.check_hostname = False  # any name: what matters is who signed it
+    try:
+        with socket.create_connection((address, port), timeout=timeout) as raw:
+            with context.wrap_socket(raw):
+                return True
+    except (OSError, ValueError):  # ssl.SSLError is an OSError
+        return False
 
 
 def fingerprint(cert) -> str:
@@ -88,6 +118,19 @@ def fingerprint(cert) -> str:
 
     digest = hashlib.sha256(cert.public_bytes(Encoding.DER)).hexdigest().upper()
     return ":".join(digest[i : i + 2] for i in range(0, len(digest), 2))
+
+
+GROUP_PAIRS = 4  # a fingerprint is shown as groups of four pairs ...
+LINE_GROUPS = 4  # ... four groups a line: a SHA-256 fingerprint's 32 pairs on two lines
+
+
+def fingerprint_lines(fingerprint: str) -> tuple[str, ...]:
+    """The fingerprint as the terminal, the sheet, the trust page and the overview all show
+    it: two lines of four groups of four pairs ("AB:CD:EF:01 23:45:67:89 ..."), so a line
+    compared with a line matches, and nothing ever breaks inside a group."""
+    pairs = fingerprint.split(":")
+    groups = [":".join(pairs[i : i + GROUP_PAIRS]) for i in range(0, len(pairs), GROUP_PAIRS)]
+    return tuple(" ".join(groups[i : i + LINE_GROUPS]) for i in range(0, len(groups), LINE_GROUPS))
 
 
 def read_ca_fingerprint() -> str | None:

@@ -352,6 +352,45 @@ MIGRATIONS: tuple[tuple[int, str, tuple[Step, ...]], ...] = (
             "ALTER TABLE tournaments ADD COLUMN lexicon_pinned TEXT",
         ),
     ),
+    (
+        16,
+        "keyed rows (issue 33): each row's keyed hash, and the key's signed statement of the "
+        "first keyed row (row_keys.py)",
+        (
+            # HMAC of the journal id, row number and row hash under a secret of the hall's
+            # key: rows written before keying began keep NULL (and are read as they are).
+            "ALTER TABLE adjudications ADD COLUMN keyed_hash TEXT",
+            "ALTER TABLE journal_identity ADD COLUMN keyed TEXT",
+        ),
+    ),
+    (
+        18,
+        "rulebooks, fifth round (issue 35): the free challenges the director grants, and the "
+        "rows that use them, each found by a partial index",
+        (
+            # A tournament's grants (NSA VI.C: a free challenge for a player's later challenge):
+            # one seek per unsuccessful challenge, in an index only grants write to.
+            "CREATE INDEX adjudications_grants ON adjudications (tournament, id) "
+            "WHERE kind = 'free-challenge'",
+            # The rows that used a grant (a challenge, or the ruling or opinion that made it
+            # unsuccessful): only they write to it.
+            "CREATE INDEX adjudications_grant_uses ON adjudications (tournament, id) "
+            "WHERE details LIKE '%\"free_challenge\"%'",
+        ),
+    ),
+    (
+        22,
+        "judging held until the director acts: the journal's mirror (the USB stick) was gone "
+        "at the start (issue 34): journal_holds.py",
+        (
+            """CREATE TABLE journal_holds (
+            kind TEXT NOT NULL,
+            detail TEXT NOT NULL,
+            since TEXT NOT NULL,
+            resolved_at TEXT,
+            resolution TEXT)""",
+        ),
+    ),
 )
 
 LATEST = max(version for version, _, _ in MIGRATIONS)

@@ -1,45 +1,68 @@
 /* The kiosk's game as TSH pairs it (GET /api/v1/table): "Round R · Table T" and the two
  * players, the first player first; the challenger is chosen with one tap, and the challenge
  * then names that player (by TSH number) and the round shown. With no game at the table this
- * round, the page says so and the game is typed as before (kiosk-game.js). Asked again every
- * 5 s and after each verdict, so a new round reaches the kiosk by itself (every 30 s where the
- * kiosk has no table or its tournament is not linked).
+ * round, the page says so and the game is typed as before (kiosk-game.js). The status poll
+ * says which version of the game the server has (`table_game`, kiosk-status.js): the game is
+ * asked for when that is not the one shown (so a new round reaches the kiosk by itself), and
+ * after each verdict, with the ETag of the answer shown (a 304 keeps it). A kiosk with no table,
+ * or of a tournament not linked to TSH, has no version: it asks nothing.
  */
 (function (K) {
   "use strict";
 
   var $ = K.$;
   var S = K.state;
-  var POLL_MS = 5000;
-  var IDLE_POLL_MS = 30000;   // no table of its own, or a tournament not linked: asked less
   var shownKey = "";
-  var pollTimer = null;
-  var linked = true;
+  var shownTag = "";    // the ETag of the answer shown
+  var shownFor;         // the status's table_game that answer is for (undefined: none yet)
+  var noGame = null;    // the last "no game here" answer, said again when the rule changes
 
-  var asking = null;   // the question in flight: one at a time, so polls never multiply
+  var asking = null;   // the question in flight: one at a time, so questions never multiply
+
+  /* The version of the game the server has, as the last status gave it (null: none). */
+  function version() {
+    return S.status ? S.status.table_game || null : undefined;
+  }
 
   function refreshTable() {
-    clearTimeout(pollTimer);
-    if (asking) return asking;   // its answer schedules the next one
-    asking = K.fetchWithTimeout("/api/v1/table", { headers: { Accept: "application/json" } })
+    if (asking) return asking;   // its answer is the one wanted
+    var wanted = version();
+    if (!wanted) {   // no table, or no TSH link: there is nothing to ask
+      if (wanted === null && shownFor !== null) { shownFor = null; showNoGame({}); }
+      return Promise.resolve();
+    }
+    var options = { headers: { Accept: "application/json" } };
+    if (shownTag) { options.headers["If-None-Match"] = shownTag; }
+    asking = K.fetchWithTimeout("/api/v1/table", options)
       .then(function (response) {
+        if (response.status === 304) {
+          shownFor = wanted;
+          return;
+        }
         return response.json().then(function (body) {
-          linked = true;
           if (response.ok && body && Array.isArray(body.players)) {
             showGame(body);
           } else if (response.status === 404) {
-            linked = Boolean(body && body.linked);
             showNoGame(body || {});
+          } else {
+            return;
           }
+          shownTag = response.headers.get("ETag") || "";
+          shownFor = wanted;
         });
       })
       .catch(function () { /* the status poll says when the server is out of reach */ })
-      .finally(function () {
-        asking = null;
-        clearTimeout(pollTimer);
-        pollTimer = setTimeout(refreshTable, linked ? POLL_MS : IDLE_POLL_MS);
-      });
+      .finally(function () { asking = null; });
     return asking;
+  }
+
+  /* After each status: ask for the game if the server has another version than the one shown. */
+  function checkTable() {
+    if (version() !== shownFor) {
+      refreshTable();
+    } else if (noGame) {
+      sayNoGame();   // the rule may have changed: the typed fields come or go
+    }
   }
 
   function showGame(game) {
@@ -59,6 +82,7 @@
       button.setAttribute("aria-pressed", String(S.challenger === player.id));
     });
     $("table-game").hidden = false;
+    noGame = null;
     $("table-none").hidden = true;
     K.showGameDetails(S.needsGame);   // the typed fields give way to the names
   }
@@ -69,10 +93,17 @@
     S.challenger = null;
     shownKey = "";
     $("table-game").hidden = true;
-    K.setText("table-none", body.linked && body.shown_error
-      ? body.shown_error + " " + T("Type the round and table as usual.") : "");
-    $("table-none").hidden = !body.linked;
+    noGame = body.linked && body.shown_error ? body : null;
+    sayNoGame();
     if (hadGame) { K.showGameDetails(S.needsGame); }
+  }
+
+  /* "No game at table T this round.", and where the rule asks for the game (the boxes are
+   * shown), how to give it. */
+  function sayNoGame() {
+    K.setText("table-none", !noGame ? "" : S.needsGame
+      ? noGame.shown_error + " " + T("Type the round and table as usual.") : noGame.shown_error);
+    $("table-none").hidden = !noGame;
   }
 
   function choose(event) {
@@ -92,7 +123,7 @@
   function challengeGame() {
     if (!S.tableGame) { return K.gameDetails(); }
     if (S.challenger === null || S.challenger === undefined) {
-      K.showHint(T("Tap the name of the player who challenges first."));
+      K.showHint(T("Who challenges? Tap their name."));
       $("table-player-1").focus();
       return null;
     }
@@ -111,10 +142,10 @@
 
   function wireTable() {
     $("table-game").addEventListener("click", choose);
-    refreshTable();
   }
 
   K.refreshTable = refreshTable;
+  K.checkTable = checkTable;
   K.challengeGame = challengeGame;
   K.resetChallenger = resetChallenger;
   K.wireTable = wireTable;

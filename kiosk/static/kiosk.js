@@ -92,10 +92,19 @@
       chipList.appendChild(chip);
     });
     var count = S.words.length;
-    $("word-count").textContent = T("{count} of {most} words", { count: count, most: MAX_WORDS });
+    showCount();
     input.placeholder = count ? "" : T("Type a word");
     root.classList.toggle("has-words", count > 0);
     $("split-help").hidden = !S.words.some(function (w) { return w.canSplitOtherwise(); });
+  }
+
+  /* "3 of 8 words": the chips and the word still being typed in the box, as the players see
+   * them (QI ZA typed is two words before the space that makes ZA a chip). */
+  function showCount() {
+    var split = Words.pieces(input.value);
+    var count = S.words.length + split.complete.length + (split.rest ? 1 : 0);
+    var text = T("{count} of {most} words", { count: count, most: MAX_WORDS });
+    if ($("word-count").textContent !== text) { $("word-count").textContent = text; }
   }
 
   /* The players chose another way to split word `index` into tiles. */
@@ -110,12 +119,16 @@
     K.touched();
   }
 
+  var READ_AGAIN_MS = 5000;   // words not read while the server was out of reach: asked again
+  var readAgain = null;
+
   /* Ask the server how the words not yet read split into tiles; redraw when it answers. */
   function readWords() {
     // nothing to read: no redraw, so a passing hint (such as the game fields') stays up
     if (S.words.every(function (w) { return w.isRead(); })) { return Promise.resolve(); }
     return reader.read(S.words).then(
       function () {
+        clearTimeout(readAgain);
         renderChips();
         showProblem();
       },
@@ -126,7 +139,11 @@
         } else if (code === 401) {
           K.refreshStatus();   // no longer paired: the status shows the pairing page
         } else if (code === "network" || code === "timeout") {
-          $("offline-alert").hidden = false;   // the next status poll reads them again
+          $("offline-alert").hidden = false;
+          clearTimeout(readAgain);   // asked again in a while (the status poll may be held)
+          readAgain = setTimeout(function () {
+            if (!S.judging) { K.refreshStatus(); }   // the alert goes once the server answers
+          }, READ_AGAIN_MS);
         }
         throw failure;
       }
@@ -174,6 +191,7 @@
     K.touched();
     takeWords(input.value);
     showProblem();
+    showCount();
   }
 
   function removeWord(index) {

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 from datetime import UTC, datetime, timedelta
 
@@ -101,15 +102,14 @@ def test_the_overview_page_shows_the_hall_and_refreshes_itself(staffed):
     assert "5-per-word: 5 points per word challenged" in page
     assert "0 second opinions waiting for your ruling" in page
     assert "1 of 2 kiosks online" in page
-    assert re.search(
-        r"<strong>table-1</strong>:\s*<span class=\"state\">online</span>, last seen "
-        r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC",
-        page,
-    )
-    assert '<span class="state">never seen</span>' in page
+    for slug, online in ((NWL, "1 of 1 online"), (CSW, "0 of 1 online")):  # each on the map
+        kiosks_shown = re.search(rf'id="overview-{slug}-kiosks">([^<]*)<a href="([^"]+)"', page)
+        assert online in kiosks_shown.group(1)
+        assert kiosks_shown.group(2) == f"/director/hall?tournament={slug}"
+    assert "table-1" not in page and "table-2" not in page  # every table: the map's
     assert "Journal: 1 row, newest" in page
     assert "Every lexicon in use is intact" in page
-    assert 'src="/static/director-overview.js"' in page and 'data-refresh-seconds="20"' in page
+    assert 'src="/static/director-refresh.js"' in page and 'data-refresh-seconds="20"' in page
 
     part = director.get("/director/overview")
     assert part.status_code == 200
@@ -178,3 +178,37 @@ def test_the_hall_state_never_reads_the_journals_challenges(staffed, monkeypatch
     status = hall_status.build(staffed.setup.hall)
     assert status.journal.rows == 5
     assert asked == []  # no journal rows in bulk: tallies, cases and the newest row only
+
+
+# ---------- the takeover kit on the stick (issue 34) ----------
+
+
+def test_the_overview_says_whether_the_stick_holds_a_current_kit(staffed, tmp_path, monkeypatch):
+    from adjudicator.hall.kit.seal import seal_kit
+
+    stick = tmp_path / "stick"
+    stick.mkdir()
+    monkeypatch.setenv("ADJUDICATOR_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("ADJUDICATOR_JOURNAL_MIRROR", str(stick / "journal.sqlite3"))
+    director = staffed.director()
+
+    def kit_line(language: str = "en") -> str:
+        page = director.get("/director/", headers={"Accept-Language": language})
+        found = re.search(r'<p id="overview-kit" data-state="(\w+)"[^>]*>([^<]+)</p>', page.text)
+        assert found, "the overview says nothing of the kit"
+        return f"{found.group(1)}: {html.unescape(found.group(2))}"
+
+    assert kit_line() == (
+        "none: No takeover kit on the stick: run `adjudicator kit seal DIR` (DIR: the USB "
+        "stick's folder), so that a second laptop can take the hall over if this one dies."
+    )
+    assert kit_line("fr").startswith("none: Aucun kit de reprise sur la clé")
+    hall = staffed.setup.hall
+    seal_kit(stick, "correct horse battery staple", hall.db, hall.store, hall.signing_key(), None)
+    assert kit_line() == (
+        f"current: The USB stick holds a current takeover kit ({stick}): a second laptop can "
+        "take the hall over with `adjudicator kit open`."
+    )
+    stick.rename(tmp_path / "away")
+    assert kit_line().startswith(f"away: The takeover kit's folder {stick} is not here")
+    assert kit_line("pl").startswith(f"away: Folderu zestawu przejęcia {stick} nie ma")

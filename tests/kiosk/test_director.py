@@ -377,16 +377,15 @@ def test_kiosks_are_listed_by_their_numbers_on_every_page(staffed):
     assert _order(page, [f'id="kiosk-{name}"' for name in in_order]) == in_order
     journal_page = director.get("/director/journal").get_data(as_text=True)
     assert _order(journal_page, [f'<option value="{name}"' for name in in_order]) == in_order
-    overview = director.get("/director/").get_data(as_text=True)
+    hall = director.get(f"/director/hall?tournament={NWL}").get_data(as_text=True)
     nwl_kiosks = [name for name in in_order if name != "table-2"]  # table-2 is CSW's
-    assert _order(overview, [f'id="overview-kiosk-{name}"' for name in nwl_kiosks]) == nwl_kiosks
+    assert _order(hall, [f'data-kiosk="{name}"' for name in nwl_kiosks]) == nwl_kiosks
 
 
 def _order(page: str, marks: list[str]) -> list[str]:
     """The names whose marks the page holds, in the order the page shows them."""
     found = sorted((page.index(mark), mark) for mark in marks)
-    return [mark.split('"')[1].removeprefix("kiosk-").removeprefix("overview-kiosk-")
-            for _, mark in found]  # fmt: skip
+    return [mark.split('"')[1].removeprefix("kiosk-") for _, mark in found]
 
 
 def test_revoke_is_immediate_for_token_and_paired_browser(staffed):
@@ -509,6 +508,7 @@ def test_serve_sets_secure_cookies_for_its_workers_under_tls(home, monkeypatch, 
     captured = {}
     monkeypatch.setattr(serve_cmd.os, "execv", lambda exe, argv: captured.update(argv=argv))
     monkeypatch.delenv("ADJUDICATOR_SECURE_COOKIES", raising=False)
+    monkeypatch.setenv("ADJUDICATOR_HTTP_PORT", "8080")  # serve sets it for its workers: undone
     cert, key = tmp_path / "c.pem", tmp_path / "k.pem"
     cert.write_text("x")
     key.write_text("x")
@@ -520,3 +520,22 @@ def test_serve_sets_secure_cookies_for_its_workers_under_tls(home, monkeypatch, 
     assert result.exit_code == 0, result.output
     assert "--certfile" in captured["argv"]
     assert os.environ.pop("ADJUDICATOR_SECURE_COOKIES") == "on"
+
+
+def test_serve_under_tls_serves_no_port_as_the_halls_plain_trust_port(home, monkeypatch, tmp_path):
+    """`serve --certfile ... --bind 0.0.0.0:8080`: every port is served over TLS, whatever
+    ADJUDICATOR_HTTP_PORT (the port `adjudicator hall` serves the trust page on) says."""
+    from click.testing import CliRunner
+
+    from adjudicator.cli import cli, serve_cmd
+
+    monkeypatch.setattr(serve_cmd.os, "execv", lambda exe, argv: None)
+    monkeypatch.setenv("ADJUDICATOR_HTTP_PORT", "8080")
+    cert, key = tmp_path / "c.pem", tmp_path / "k.pem"
+    cert.write_text("x")
+    key.write_text("x")
+    args = ["serve", "--bind", "0.0.0.0:8080", "--certfile", str(cert), "--keyfile", str(key)]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    assert os.environ["ADJUDICATOR_HTTP_PORT"] == "0"  # what its workers inherit
+    os.environ.pop("ADJUDICATOR_SECURE_COOKIES", None)

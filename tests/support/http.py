@@ -5,6 +5,7 @@ any header, spoofed ones included."""
 from __future__ import annotations
 
 import http.client
+import json
 import re
 from dataclasses import dataclass, field
 from http.cookies import SimpleCookie
@@ -83,3 +84,38 @@ class Client:
         """Open the sign-in form, then submit it: the reply to the POST."""
         token = self.csrf(login)
         return self.post_form(login, {"name": name, "password": password}, token, **headers)
+
+
+def challenge_from(base_url: str, source: str, token: str, words=("QI", "ZA")) -> Reply:
+    """A kiosk's challenge (its bearer `token`) sent from `source`, on a new connection."""
+    return Client(base_url, source, timeout=60).request(
+        "POST",
+        "/api/v1/adjudications",
+        body=json.dumps({"words": list(words)}).encode(),
+        Authorization=f"Bearer {token}",
+        Content_Type="application/json",
+    )
+
+
+DIRECTOR_PASSWORD = "director-secret-1"
+
+
+def signed_in_director(server, home) -> Client:
+    """The director of a real server's data home (`support.servers`), signed in over HTTP."""
+    from support.servers import cli
+
+    cli(
+        home.path,
+        "director",
+        "set-password",
+        "--password-stdin",
+        env=home.env,
+        stdin=DIRECTOR_PASSWORD + "\n",
+    )
+    client = Client(server.url)
+    token = client.csrf("/director/login")
+    reply = client.post_form(
+        "/director/login", {"name": "director", "password": DIRECTOR_PASSWORD}, token
+    )
+    assert reply.status == 302, reply.body[-500:]
+    return client

@@ -106,10 +106,22 @@ class TlsClient:
 
 
 class RunningHall:
-    """`adjudicator hall` in its own process group; `env` adds settings to its environment."""
+    """`adjudicator hall` in its own process group; `env` adds settings to its environment;
+    `http_port` is its plain-HTTP trust page's (0, none, unless a test asks: halls started side
+    by side on this machine would all want the default 8080; None: the default); `inside`, a
+    support.netns.PrivateLan to run it in."""
 
-    def __init__(self, home: Path, name: str, port: int, env: dict | None = None):
+    def __init__(
+        self,
+        home: Path,
+        name: str,
+        port: int,
+        env: dict | None = None,
+        http_port: int | None = 0,
+        inside=None,
+    ):
         self.home, self.name, self.port, self.extra_env = home, name, port, env or {}
+        self.http_port, self.inside = http_port, inside
         self.log = home / f"hall-{port}.log"
         self.errors = home / f"hall-{port}.err"
         self.process: subprocess.Popen | None = None
@@ -122,18 +134,18 @@ class RunningHall:
             **self.extra_env,
         }
 
+    def command(self) -> list[str]:
+        """What starts it: `adjudicator hall --name NAME --port PORT [--http-port P]`, inside
+        its private network if it has one."""
+        argv = [sys.executable, "-m", "adjudicator", "hall", "--name", self.name]
+        argv += ["--port", str(self.port)]
+        if self.http_port is not None:
+            argv += ["--http-port", str(self.http_port)]
+        return self.inside.argv(*argv) if self.inside else argv
+
     def start(self) -> RunningHall:
         self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "adjudicator",
-                "hall",
-                "--name",
-                self.name,
-                "--port",
-                str(self.port),
-            ],
+            self.command(),
             env=self.env(),
             stdout=open(self.log, "wb"),
             stderr=open(self.errors, "wb"),

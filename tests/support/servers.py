@@ -9,6 +9,7 @@ import os
 import re
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import time
@@ -47,11 +48,17 @@ def as_nobody_argv(*argv: str) -> list[str]:
 
 
 def run_cli(
-    home: Path, *args: str, env: dict | None = None, stdin: str | None = None
+    home: Path,
+    *args: str,
+    env: dict | None = None,
+    stdin: str | None = None,
+    netns: str | None = None,
 ) -> subprocess.CompletedProcess:
-    """Run `python -m adjudicator ARGS` with ADJUDICATOR_HOME=home: its exit code and output."""
+    """Run `python -m adjudicator ARGS` with ADJUDICATOR_HOME=home (in network namespace
+    `netns`, if given): its exit code and output."""
+    inside = ["ip", "netns", "exec", netns] if netns else []
     return subprocess.run(
-        [sys.executable, "-m", "adjudicator", *args],
+        [*inside, sys.executable, "-m", "adjudicator", *args],
         env={**os.environ, "ADJUDICATOR_HOME": str(home), **(env or {})},
         input=stdin,
         capture_output=True,
@@ -108,11 +115,17 @@ class Server:
     """`adjudicator serve` in its own process group; `kill()` sends SIGKILL to all of it."""
 
     def __init__(
-        self, home: PreparedHome, workers: int = 2, env: dict | None = None, port: int | None = None
+        self,
+        home: PreparedHome,
+        workers: int = 2,
+        env: dict | None = None,
+        port: int | None = None,
+        tls: tuple[Path, Path] | None = None,
     ):
         self.home = home
         self.port = port or free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
+        self.tls = tls  # (certfile, keyfile): `serve` over HTTPS
+        self.url = f"{'https' if tls else 'http'}://127.0.0.1:{self.port}"
         self.log_path = home.path / f"serve-{self.port}.log"
         self.env = {
             **os.environ,
@@ -126,6 +139,7 @@ class Server:
 
     def command(self) -> list[str]:
         """What starts the server: `adjudicator serve` on this port."""
+        tls = ["--certfile", str(self.tls[0]), "--keyfile", str(self.tls[1])] if self.tls else []
         return [
             sys.executable,
             "-m",
@@ -135,9 +149,12 @@ class Server:
             f"127.0.0.1:{self.port}",
             "--workers",
             str(self.workers),
+            *tls,
         ]
 
-    def start(self, timeout: float = 20) -> Server:
+    def start(self, timeout: float = 20, judging: bool = True) -> Server:
+        """Start it and wait until /healthz says it judges (or, `judging` False, until it
+        answers at all: a hall that serves 503 on purpose)."""
         log = open(self.log_path, "ab")
         self.process = subprocess.Popen(
             self.command(),
@@ -150,7 +167,7 @@ class Server:
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise RuntimeError(f"server exited: {self.log_path.read_text()[-2000:]}")
-            if self.is_up():
+            if self.is_up() if judging else self.answers():
                 return self
             time.sleep(0.1)
         self.kill()
@@ -160,11 +177,18 @@ class Server:
 
     def is_up(self) -> bool:
         """Whether the server is up: /healthz answers 200 (judging)."""
+        unchecked = ssl._create_unverified_context() if self.tls else None  # up, not trusted
         try:
-            with urllib.request.urlopen(self.url + "/healthz", timeout=1) as response:
+            with urllib.request.urlopen(
+                self.url + "/healthz", timeout=1, context=unchecked
+            ) as response:
                 return response.status == 200
         except OSError:
             return False
+
+    def answers(self) -> bool:
+        """Whether /healthz answers at all (200, or 503 saying why it does not judge)."""
+        return get(self.url + "/healthz", timeout=1)[0] is not None
 
     def kill(self, sig: int = signal.SIGKILL) -> None:
         if self.process and self.process.poll() is None:
@@ -194,6 +218,13 @@ class Server:
         """POST a challenge with the kiosk's token: (status, JSON body); status None when
         no HTTP answer came back (connection refused or cut)."""
         return post(self.url, self.home.token, words, timeout, **details)
+
+
+class StoppedServer(Server):
+    """A server that is up once /healthz answers at all (it may answer 503: not judging)."""
+
+    def is_up(self) -> bool:
+        return get(self.url + "/healthz", timeout=1)[0] is not None
 
 
 def post(url: str, token: str, words, timeout: float = 10, **details) -> tuple[int | None, dict]:
