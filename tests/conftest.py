@@ -11,6 +11,9 @@
   journal in tmp_path: `db` (support.hall.migrated_journal).
 - A served app over a module's own `home`: `server`; headless Chromium: `browser`; a page at
   a viewport: `new_page`; a page paired as a kiosk: `paired`; WebKit through Selenium: `webkit`.
+- The hall's network in namespaces of the test's own: `hall_network` (support.netns), and a
+  unique hall name: `hall_name`. Every test is watched: an mDNS datagram leaving the machine
+  during it fails it (support.mdns_watch).
 
 Markers (setup.cfg): a test that takes a PostgreSQL fixture (or the PostgreSQL side of `db_url`)
 is marked `postgres`, one that takes a browser fixture `browser`, one that takes a build of the
@@ -38,8 +41,10 @@ from support import rulebook_lexicons, servers
 from support.browser import browser_missing_reason, launched_chromium, open_page, pair_page
 from support.director import Staffed, build_staffed, fast_hashes  # noqa: F401 - fixtures
 from support.hall import Setup, build_setup, make_app, migrated_journal  # noqa: F401
+from support.mdns_watch import MdnsWatch
+from support.netns import hall_network  # noqa: F401 - fixture
 from support.postgres import own_postgres, postgres  # noqa: F401
-from support.running_hall import hall_name, lan_address  # noqa: F401 - fixtures
+from support.running_hall import hall_name  # noqa: F401 - fixture
 from support.webkit import webkit_driver, webkit_missing_reason, xvfb_display
 from support.words import TINY_WORDS
 
@@ -82,6 +87,38 @@ def _no_real_data_home(tmp_path_factory: pytest.TempPathFactory):
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("ADJUDICATOR_HOME", str(tmp_path_factory.mktemp("session-home")))
         yield
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _mdns_watch():
+    """One watch for the session, from before any module's fixtures (support.mdns_watch); None
+    where no packet socket can be opened (not root: tests/hall/test_test_network.py says so)."""
+    try:
+        watch = MdnsWatch()
+    except OSError:
+        yield None
+        return
+    with watch:
+        yield watch
+        _fail_on_mdns(watch.take(), "after the last test (a module's fixtures ending)")
+
+
+@pytest.fixture(autouse=True)
+def _no_mdns_leaves_the_machine(_mdns_watch):
+    """Fail a test during which (its fixtures included) an mDNS datagram left one of the
+    machine's interfaces, loopback aside: the hall's network belongs in a namespace."""
+    yield
+    if _mdns_watch is not None:
+        _fail_on_mdns(_mdns_watch.take(), "during the test")
+
+
+def _fail_on_mdns(seen: list, when: str) -> None:
+    if seen:
+        pytest.fail(
+            f"{len(seen)} mDNS datagram(s) left this machine {when}; run the hall's network in "
+            "a namespace (support.netns). (Another program on this machine sending mDNS at the "
+            "same time counts too.) " + "; ".join(map(str, seen[:5]))
+        )
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
