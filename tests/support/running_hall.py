@@ -26,7 +26,7 @@ import pytest
 
 from adjudicator.hall import lan
 
-from support.netns import Namespace, entered
+from .netns import Namespace, entered
 
 CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
 
