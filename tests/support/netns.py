@@ -62,9 +62,13 @@ def _ip(*args: str) -> None:
         raise NamespaceError(f"`ip {' '.join(args)}` failed: {done.stderr.strip()}")
 
 
+@functools.cache
+def _libc() -> ctypes.CDLL:
+    return ctypes.CDLL(None, use_errno=True)
+
+
 def _setns(fd: int) -> None:
-    libc = ctypes.CDLL(None, use_errno=True)
-    if libc.setns(fd, CLONE_NEWNET) != 0:
+    if _libc().setns(fd, CLONE_NEWNET) != 0:
         errno = ctypes.get_errno()
         raise NamespaceError(f"setns(CLONE_NEWNET) failed: {os.strerror(errno)}")
 
