@@ -103,7 +103,7 @@ def hall_run(tree: Path, slow: bool, args, network: HallNetwork) -> dict:
             "PYTHONPATH": os.pathsep.join([str(tree), os.environ.get("PYTHONPATH", "")]),
         }
         name = f"bench-{secrets.token_hex(3)}"
-        hall = RunningHall(home.path, name, free_port(), network.hall, env)
+        hall = RunningHall(home.path, name, free_port(), env, netns=network.hall)
         hall.start()
         if args.nice:  # the hall's processes ahead of this box's other work, as on a hall laptop
             os.setpriority(os.PRIO_PGRP, hall.process.pid, args.nice)

@@ -47,7 +47,7 @@ def hall(tmp_path_factory, network: HallNetwork):
         "ADJUDICATOR_KIOSK_RATE_LIMIT": "off",
     }
     name = f"adj-slow-{secrets.token_hex(3)}"
-    running = RunningHall(home.path, name, free_port(), network.hall, env)
+    running = RunningHall(home.path, name, free_port(), env, netns=network.hall)
     running.start()
     running.prepared = home
     yield running

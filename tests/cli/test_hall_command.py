@@ -63,7 +63,7 @@ def test_the_hall_serves_https_by_name_and_its_sheet_pairs_once(
     home = prepared.path
     port = free_port()
     tablets, lan_address = hall_network.devices, hall_network.hall.address
-    hall = RunningHall(home, hall_name, port, hall_network.hall).start()
+    hall = RunningHall(home, hall_name, port, netns=hall_network.hall).start()
     try:
         out = hall.output()
         assert f"The hall is open at https://{hall_name}.local:{port}" in out

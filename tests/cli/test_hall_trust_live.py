@@ -94,7 +94,7 @@ def test_a_name_another_device_answers_for_before_the_start_is_not_taken(
     tablets, lan_address = hall_network.devices, hall_network.hall.address
     with Spoofer(host, spoof_address, tablets):
         assert resolve_by_mdns(host, tablets) == [spoof_address]  # the other device answers
-        hall = RunningHall(home, hall_name, port, hall_network.hall).start()
+        hall = RunningHall(home, hall_name, port, netns=hall_network.hall).start()
         try:
             out, err = hall.output(), hall.stderr()
             assert f"The hall is open at https://{lan_address}:{port}" in out
@@ -135,7 +135,7 @@ def test_a_device_that_claims_the_name_while_the_hall_serves_is_named_within_30_
     port = free_port()
     host = f"{hall_name}.local"
     lan_address = hall_network.hall.address
-    hall = RunningHall(home, hall_name, port, hall_network.hall).start()
+    hall = RunningHall(home, hall_name, port, netns=hall_network.hall).start()
     try:
         assert f"The hall is open at https://{host}:{port}" in hall.output()
         assert resolve_by_mdns(host, hall_network.devices) == [lan_address]
@@ -170,7 +170,7 @@ def test_an_old_ca_is_replaced_at_start_and_the_printed_fingerprint_is_the_one_s
     home = staffed_home(tmp_path / "home").path
     port = free_port()
     old = write_unconstrained_ca(home / "hall", hall_name)
-    hall = RunningHall(home, hall_name, port, hall_network.hall).start()
+    hall = RunningHall(home, hall_name, port, netns=hall_network.hall).start()
     try:
         err, out = hall.stderr(), hall.output()
         assert "THE HALL HAS A NEW CERTIFICATE AUTHORITY" in err
@@ -189,7 +189,7 @@ def test_an_old_ca_is_replaced_at_start_and_the_printed_fingerprint_is_the_one_s
     finally:
         hall.kill()
     # the next start keeps the new CA, and says nothing about it
-    again = RunningHall(home, hall_name, free_port(), hall_network.hall).start()
+    again = RunningHall(home, hall_name, free_port(), netns=hall_network.hall).start()
     try:
         assert "NEW CERTIFICATE AUTHORITY" not in again.stderr()
         assert FINGERPRINT.search(again.output()).group(1) == printed

@@ -120,7 +120,9 @@ class RunningHall:
     """`adjudicator hall` in its own process group, inside the namespace `netns` (the hall's
     network: it announces NAME.local there); `env` adds settings to its environment."""
 
-    def __init__(self, home: Path, name: str, port: int, netns: Namespace, env: dict | None = None):
+    def __init__(
+        self, home: Path, name: str, port: int, env: dict | None = None, *, netns: Namespace
+    ):
         self.home, self.name, self.port, self.extra_env = home, name, port, env or {}
         self.netns = netns
         self.log = home / f"hall-{port}.log"
