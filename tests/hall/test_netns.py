@@ -18,8 +18,8 @@ import pytest
 
 from adjudicator.hall import lan
 
-from support import netns
-from support.mdns_watch import MdnsWatch
+from support import mdns_watch, netns
+from support.mdns_watch import Datagram, MdnsLeftWarning, MdnsWatch
 from support.netns import HallNetwork
 
 MDNS_GROUP = "224.0.0.251"
@@ -213,3 +213,17 @@ def test_the_suite_is_watched_for_mdns():
         pytest.fail(reason)
     if reason:
         pytest.skip(reason)
+
+
+@pytest.mark.parametrize("ci", ["", "true"])
+def test_a_datagram_seen_fails_the_test_under_ci_and_warns_elsewhere(monkeypatch, ci):
+    seen = [Datagram("eth0", "192.0.2.1:5353", "224.0.0.251:5353")]
+    monkeypatch.setenv("CI", ci)
+    said = "1 mDNS datagram.* left this machine during the test: 192.0.2.1:5353 -> 224.0.0.251"
+    if ci:
+        with pytest.raises(pytest.fail.Exception, match=said):
+            mdns_watch.report(seen, "during the test")
+    else:
+        with pytest.warns(MdnsLeftWarning, match=said + ".*another program"):
+            mdns_watch.report(seen, "during the test")
+    mdns_watch.report([], "during the test")  # nothing seen: nothing said

@@ -3,16 +3,23 @@ of the namespace it is made in, loopback aside, keeping each outgoing UDP datagr
 port 5353. A kernel filter (classic BPF) lets only those through, so the busy loopback of a test
 costs nothing; the frames wait in the socket's buffer until `take()` reads them.
 
-`MdnsWatch()` needs root (CAP_NET_RAW); `MdnsWatch.missing_reason()` says why not. The fixture
-in tests/conftest.py watches every test of the hall's network with it (support.netns).
+`MdnsWatch()` needs root (CAP_NET_RAW); `MdnsWatch.missing_reason()` says why not. The fixtures
+in tests/conftest.py watch every test with it, and `report` what they see: under CI (`CI` set,
+where nothing else runs on the machine) a datagram fails the test; elsewhere it is a warning,
+since the watch cannot tell the test's datagrams from those of another program on the same
+machine (a desktop's avahi-daemon, another checkout's tests running at the same time).
 """
 
 from __future__ import annotations
 
 import ctypes
+import os
 import socket
 import struct
+import warnings
 from dataclasses import dataclass
+
+import pytest
 
 MDNS_PORT = 5353
 ETH_P_ALL = 0x0003
@@ -164,3 +171,24 @@ class MdnsWatch:
         except OSError as exc:
             return f"no packet socket to watch for mDNS ({exc}): it needs root"
         return None
+
+
+class MdnsLeftWarning(pytest.PytestWarning):
+    """mDNS datagrams left the machine during a test, outside CI."""
+
+
+def report(seen: list[Datagram], when: str) -> None:
+    """Fail the test for the datagrams `seen` under CI; elsewhere, warn."""
+    if not seen:
+        return
+    message = (
+        f"{len(seen)} mDNS datagram(s) left this machine {when}: "
+        + "; ".join(map(str, seen[:5]))
+        + ". Run the hall's network in a namespace (support.netns)"
+    )
+    if os.environ.get("CI"):
+        pytest.fail(message)
+    warnings.warn(
+        MdnsLeftWarning(message + ", unless another program on this machine sent them"),
+        stacklevel=2,
+    )
