@@ -25,8 +25,8 @@ In a test, take the fixture `hall_network` (tests/conftest.py); a module-scoped 
 `with HallNetwork() as network:` after `require_namespaces()`. Where namespaces cannot be made
 (not root, no `ip`), those tests skip saying why, except under CI, where they fail.
 
-Every test under tests/hall, tests/attacks and tests/cli/test_hall_*.py is also watched by
-`support.mdns_watch`: one mDNS datagram leaving the machine fails it.
+Every test is also watched by `support.mdns_watch`: an mDNS datagram leaving the machine during
+it fails it under CI (a warning elsewhere, where another program may have sent it).
 """
 
 from __future__ import annotations

@@ -148,7 +148,7 @@ class RunningHall:
                 self.name,
                 "--port",
                 str(self.port),
-            ),  # fmt: skip
+            ),
             env=self.env(),
             stdout=open(self.log, "wb"),
             stderr=open(self.errors, "wb"),
