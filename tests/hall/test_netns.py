@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import socket
-import struct
 import subprocess
 import threading
 
@@ -43,26 +42,32 @@ def this_threads_namespace() -> int:
     return os.stat("/proc/thread-self/ns/net").st_ino
 
 
-def test_the_halls_network_is_two_namespaces_joined_by_a_veth_with_no_end_here(
+def test_the_halls_network_is_namespaces_joined_by_veths_with_no_end_here(
     hall_network: HallNetwork,
 ):
     hall, devices = hall_network.hall, hall_network.devices
-    assert {hall.name, devices.name} <= set(namespaces())
-    assert not any(  # no end of the pair in the machine's own namespace
+    laptop = hall_network.add_machine("b", "192.0.2.12")
+    assert {hall.name, devices.name, laptop.name} <= set(namespaces())
+    assert not any(  # no end of a veth in the machine's own namespace
         link.get("linkinfo", {}).get("info_kind") == "veth" for link in links().values()
     )
-    for namespace in (hall, devices):
+    on_the_bridge = links(devices.name)
+    assert set(on_the_bridge) == {"lo", "br0", "port1", "port2"}
+    for port in ("port1", "port2"):
+        assert on_the_bridge[port]["linkinfo"]["info_kind"] == "veth"
+        assert on_the_bridge[port]["master"] == "br0" and "UP" in on_the_bridge[port]["flags"]
+    for namespace in (hall, devices, laptop):
         inside = links(namespace.name)
-        assert set(inside) == {"lo", namespace.interface}
         assert "UP" in inside["lo"]["flags"]
-        veth = inside[namespace.interface]
-        assert veth["linkinfo"]["info_kind"] == "veth"
-        assert {"UP", "MULTICAST"} <= set(veth["flags"]) and "NO-CARRIER" not in veth["flags"]
+        link = inside[namespace.interface]
+        assert {"UP", "MULTICAST"} <= set(link["flags"]) and "NO-CARRIER" not in link["flags"]
         with namespace.entered():
             assert lan.hall_addresses().addresses == (namespace.address,)
             assert "127.0.0.1" in lan.interface_addresses()
-    assert hall.address.startswith("192.0.2.") and devices.address.startswith("192.0.2.")
-    assert hall.address != devices.address
+    assert set(links(hall.name)) == {"lo", "eth0"} == set(links(laptop.name))
+    assert links(hall.name)["eth0"]["linkinfo"]["info_kind"] == "veth"
+    addresses = [hall.address, devices.address, laptop.address]
+    assert all(a.startswith("192.0.2.") for a in addresses) and len(set(addresses)) == 3
 
 
 def test_a_device_gets_an_address_of_its_own(hall_network: HallNetwork):
@@ -74,53 +79,53 @@ def test_a_device_gets_an_address_of_its_own(hall_network: HallNetwork):
     assert spoofer not in lan.own_addresses()
 
 
-def test_multicast_crosses_the_veth_and_the_watch_sees_it_leave(hall_network: HallNetwork):
-    """The watch, run inside the devices' namespace, sees the mDNS datagram sent there leave
-    its veth (and the hall's namespace receives it); a datagram to another port, and one over
-    loopback, are not counted, nor even let through by the kernel's filter."""
+def test_multicast_crosses_the_network_and_the_watch_sees_it_leave(hall_network: HallNetwork):
+    """The watch, run inside the hall's namespace, sees the mDNS datagram sent there leave its
+    eth0, and the devices and another laptop receive it; a datagram to another port, and one
+    over loopback, are not counted, nor even let through by the kernel's filter."""
     hall, devices = hall_network.hall, hall_network.devices
-    with hall.entered():
-        listener = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    with listener:
+    laptop = hall_network.add_machine("b", "192.0.2.12")
+    listeners = []
+    for namespace in (devices, laptop):
+        with namespace.entered():
+            listener = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         listener.bind(("", 5353))
-        membership = struct.pack(
-            "4s4s", socket.inet_aton(MDNS_GROUP), socket.inet_aton(hall.address)
-        )
-        listener.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP, membership)
+        group = socket.inet_aton(MDNS_GROUP) + socket.inet_aton(namespace.address)
+        listener.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP, group)
         listener.settimeout(5)
-        with devices.entered():
-            watch = MdnsWatch()
-            sender = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        with watch, sender:
-            sender.setsockopt(
-                socket.IPPROTO_IP, socket.IP_MULTICAST_IF, socket.inet_aton(devices.address)
-            )
-            sender.sendto(b"not mdns", (MDNS_GROUP, 5354))
-            sender.sendto(b"on loopback", ("127.0.0.1", 5353))
-            sender.sendto(b"an mdns datagram", (MDNS_GROUP, 5353))
-            data, (source, _) = listener.recvfrom(100)
-            assert (data, source) == (b"an mdns datagram", devices.address)
-            seen = watch.take()
-            assert [str(d) for d in seen] == [
-                f"{devices.address}:{sender.getsockname()[1]} -> {MDNS_GROUP}:5353 on "
-                f"{devices.interface}"
-            ]
-            assert watch.frames == 1
-            assert watch.take() == []  # each datagram is taken once
+        listeners.append(listener)
+    with hall.entered():
+        watch = MdnsWatch()
+        sender = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    with watch, sender:
+        sender.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_IF, socket.inet_aton(hall.address))
+        sender.sendto(b"not mdns", (MDNS_GROUP, 5354))
+        sender.sendto(b"on loopback", ("127.0.0.1", 5353))
+        sender.sendto(b"an mdns datagram", (MDNS_GROUP, 5353))
+        for listener in listeners:
+            with listener:
+                data, (source, _) = listener.recvfrom(100)
+            assert (data, source) == (b"an mdns datagram", hall.address)
+        seen = watch.take()
+        assert [str(d) for d in seen] == [
+            f"{hall.address}:{sender.getsockname()[1]} -> {MDNS_GROUP}:5353 on {hall.interface}"
+        ]
+        assert watch.frames == 1
+        assert watch.take() == []  # each datagram is taken once
 
 
 def test_the_watch_sees_mdns_over_ipv6_too(hall_network: HallNetwork):
-    devices = hall_network.devices
+    hall = hall_network.hall
     subprocess.run(
-        ["ip", "-n", devices.name, "addr", "add", "2001:db8::2/64", "dev", devices.interface]
+        ["ip", "-n", hall.name, "addr", "add", "2001:db8::1/64", "dev", hall.interface]
         + ["nodad"],
         check=True,
     )
-    with devices.entered():
+    with hall.entered():
         watch = MdnsWatch()
         sender = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
-        scope = socket.if_nametoindex(devices.interface)
+        scope = socket.if_nametoindex(hall.interface)
     with watch, sender:
         sender.sendto(b"an mdns datagram", ("ff02::fb", 5353, 0, scope))
         seen = watch.take()
@@ -131,10 +136,29 @@ def test_the_namespaces_are_deleted_even_when_the_test_fails():
     netns.require_namespaces()
     with pytest.raises(RuntimeError, match="a failing test"):
         with HallNetwork() as network:
-            names = [network.hall.name, network.devices.name]
-            assert set(names) <= set(namespaces())
+            network.add_machine("b", "192.0.2.12")
+            names = [n.name for n in network.namespaces]
+            assert len(names) == 3 and set(names) <= set(namespaces())
             raise RuntimeError("a failing test")
     assert not set(names) & set(namespaces())
+
+
+def test_a_network_half_made_is_deleted(monkeypatch):
+    """`ip` failing while the network is made (here: the hall's veth) leaves nothing behind."""
+    netns.require_namespaces()
+    made, real_ip = [], netns._ip
+
+    def failing_ip(*args):
+        if args[:2] == ("link", "add"):
+            raise netns.NamespaceError("`ip link add` failed: no veth here")
+        real_ip(*args)
+        if args[:2] == ("netns", "add"):
+            made.append(args[2])
+
+    monkeypatch.setattr(netns, "_ip", failing_ip)
+    with pytest.raises(netns.NamespaceError, match="no veth here"):
+        HallNetwork().__enter__()
+    assert made and not set(made) & set(namespaces())
 
 
 def test_namespaces_a_killed_run_left_are_deleted_by_the_next():

@@ -1,16 +1,20 @@
 """A network of its own for the tests of the hall's network: Linux network namespaces joined by
-a veth pair, so that mDNS, spoofers and "LAN" addresses never touch the machine's real network.
+veth pairs, so that mDNS, spoofers and "LAN" addresses never touch the machine's real network.
 
-`HallNetwork` makes two namespaces (unique names, `ip netns add`) and a veth pair created with
-each end directly inside one of them (no end is ever in the machine's own namespace), `lo` and
-the veth up in each, multicast on, addresses from 192.0.2.0/24 (TEST-NET-1):
+`HallNetwork` makes the namespaces (unique names, `ip netns add`), links and `lo` up in each,
+multicast on, addresses from 192.0.2.0/24 (TEST-NET-1):
 
-- `network.hall` (192.0.2.1): where `adjudicator hall` runs;
-- `network.devices` (192.0.2.2): the tablets, resolvers and other devices; a device that must
-  be told apart (a spoofer) gets an address of its own: `network.devices.add_address(...)`.
+- `network.devices` (192.0.2.2 on its bridge, br0): the tablets, resolvers and other devices;
+  a device that must be told apart (a spoofer) gets an address of its own there:
+  `network.devices.add_address("192.0.2.66")`;
+- `network.hall` (192.0.2.1 on its eth0): where `adjudicator hall` runs; its eth0 is a veth
+  whose other end is on the devices' bridge;
+- `network.add_machine("b", "192.0.2.12")`: another computer (a second laptop), joined to the
+  bridge the same way.
 
-Both namespaces are deleted on leaving, whatever happened; namespaces left by a run that was
-killed (their names carry its pid) are deleted by the next run.
+Every veth is made with each end directly inside a namespace: no end is ever in the machine's
+own. All the namespaces are deleted on leaving, whatever happened; namespaces left by a run that
+was killed (their names carry its pid) are deleted by the next run.
 
 Running things inside a namespace:
 - a process: `namespace.command(*argv)` is `ip netns exec NAME argv...` (RunningHall and
@@ -49,6 +53,7 @@ RUN_NETNS = Path("/run/netns")
 CLONE_NEWNET = 0x40000000
 HALL_ADDRESS = "192.0.2.1"
 DEVICES_ADDRESS = "192.0.2.2"
+BRIDGE = "br0"
 PREFIX_LENGTH = 24
 
 
@@ -114,45 +119,64 @@ def entered(namespace: Namespace | None) -> contextlib.AbstractContextManager:
 
 
 class HallNetwork:
-    """Two namespaces, `hall` and `devices`, joined by a veth pair (see the module's docstring)."""
+    """The devices' namespace with its bridge, and the hall's joined to it (see the module's
+    docstring); `add_machine` joins more."""
 
     def __init__(self) -> None:
-        tag = f"{PREFIX}-{os.getpid()}-{secrets.token_hex(3)}"
-        self.hall = Namespace(f"{tag}-hall", "veth-hall", HALL_ADDRESS)
-        self.devices = Namespace(f"{tag}-dev", "veth-dev", DEVICES_ADDRESS)
-
-    @property
-    def namespaces(self) -> tuple[Namespace, Namespace]:
-        return self.hall, self.devices
+        self.tag = f"{PREFIX}-{os.getpid()}-{secrets.token_hex(3)}"
+        self.devices = Namespace(f"{self.tag}-dev", BRIDGE, DEVICES_ADDRESS)
+        self.hall = Namespace(f"{self.tag}-hall", "eth0", HALL_ADDRESS)
+        self.namespaces: list[Namespace] = []  # made so far, the devices' first
 
     def __enter__(self) -> HallNetwork:
         remove_stale_namespaces()
         try:
-            for namespace in self.namespaces:
-                _ip("netns", "add", namespace.name)
-            hall, devices = self.namespaces
-            _ip(
-                "link", "add", hall.interface, "netns", hall.name,
-                "type", "veth", "peer", "name", devices.interface, "netns", devices.name,
-            )  # fmt: skip
-            for namespace in self.namespaces:
-                _ip("-n", namespace.name, "link", "set", "lo", "up")
-                _ip("-n", namespace.name, "link", "set", namespace.interface, "multicast", "on")
-                _ip("-n", namespace.name, "link", "set", namespace.interface, "up")
-                namespace.add_address(namespace.address)
+            devices = self._add(self.devices)
+            _ip("-n", devices.name, "link", "add", BRIDGE, "type", "bridge")
+            self._up(devices)
+            self._join(self.hall)
         except BaseException:
             self.remove()
             raise
         return self
 
+    def add_machine(self, role: str, address: str) -> Namespace:
+        """Another computer on the hall's network: a namespace of its own (named for `role`,
+        a few letters), its eth0 at `address` joined to the devices' bridge."""
+        return self._join(Namespace(f"{self.tag}-{role}", "eth0", address))
+
+    def _add(self, namespace: Namespace) -> Namespace:
+        _ip("netns", "add", namespace.name)
+        self.namespaces.append(namespace)
+        return namespace
+
+    def _join(self, namespace: Namespace) -> Namespace:
+        """`namespace`, made, its eth0 a veth whose other end is on the devices' bridge."""
+        self._add(namespace)
+        port = f"port{len(self.namespaces) - 1}"  # the other end, in the devices' namespace
+        _ip(
+            "link", "add", namespace.interface, "netns", namespace.name,
+            "type", "veth", "peer", "name", port, "netns", self.devices.name,
+        )  # fmt: skip
+        _ip("-n", self.devices.name, "link", "set", port, "master", BRIDGE, "up")
+        self._up(namespace)
+        return namespace
+
+    @staticmethod
+    def _up(namespace: Namespace) -> None:
+        _ip("-n", namespace.name, "link", "set", "lo", "up")
+        _ip("-n", namespace.name, "link", "set", namespace.interface, "multicast", "on", "up")
+        namespace.add_address(namespace.address)
+
     def __exit__(self, *exc) -> None:
         self.remove()
 
     def remove(self) -> None:
-        """Delete both namespaces (and with them the veth pair); quiet about missing ones."""
-        for namespace in self.namespaces:
+        """Delete every namespace made (and with them the veths and the bridge)."""
+        for namespace in reversed(self.namespaces):
             if namespace.path.exists():
                 subprocess.run(["ip", "netns", "del", namespace.name], capture_output=True)
+        self.namespaces.clear()
 
 
 def remove_stale_namespaces() -> None:
