@@ -71,6 +71,14 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting("threads", "16", "Threads per worker: concurrent requests share journal commits."),
     Setting(
+        "connections_per_address",
+        "64",
+        "Open connections one client address may hold in each server worker (an IPv6 address "
+        "counts by its /64); more are closed at once, before TLS, logged once a minute, and "
+        "named on the director's overview. A kiosk uses a few; tablets behind one NAT address "
+        "share its count, so raise it for them. 0: no limit.",
+    ),
+    Setting(
         "public_url",
         "",
         "Address kiosks open, used in pairing links; empty means the URL `adjudicator hall` "

@@ -14,6 +14,8 @@ loop) serves with `tornado.httpserver.HTTPServer`:
   so a journal commit's fsync blocks one thread, never the loop;
 - at most `worker_connections` connections are open at once, fewer if the file descriptors
   would run out first (`kiosk.capped_server`): a flood of connections waits in the backlog;
+  and at most ADJUDICATOR_CONNECTIONS_PER_ADDRESS from one client address: its next ones are
+  closed at once, before TLS, so one laptop cannot fill the worker;
 - gunicorn stays the master: the workers fork from it after `serve` sealed the lexicons, its
   heartbeat is sent from the loop every second, and its TLS settings make the SSL context.
   On a stop the worker stops accepting, lets the requests in the app finish (at most the
@@ -64,6 +66,8 @@ class LoopWorker(TornadoWorker):
             server_class=CappedHTTPServer,
             limit=connection_limit(self.cfg.worker_connections, self.cfg.threads),
             busy=lambda: bridge.in_flight > 0,
+            per_address=settings.get_int("connections_per_address", 0),
+            warn=self.log.warning,
         )
         self.server = server
         server.listen_on(self.sockets)
@@ -87,6 +91,7 @@ class LoopWorker(TornadoWorker):
             await asyncio.wait_for(server.close_all_connections(), timeout=1)
         except TimeoutError:
             pass
+        server.refusals.remove()  # the overview forgets what this worker refused
 
 
 def _tornado_logs_to(log) -> None:

@@ -12,6 +12,10 @@ from adjudicator.cli.common import WORKERS_OPTION, CliError, open_hall
 from adjudicator.record import receipt_key
 from adjudicator.words.lexicon import seal_for_workers
 
+# Connections waiting to be accepted: more than one laptop's flood of idle connections holds, so
+# a kiosk's is never dropped while the workers refuse that laptop's (kiosk/capped_server.py).
+BACKLOG = 4096
+
 
 @click.command()
 @click.option(
@@ -63,6 +67,7 @@ def prepare_gunicorn(hall, binds, workers: int, certfile=None, keyfile=None) -> 
     load_or_create_secret_key()  # before the workers fork, so they agree on one key
     receipt_key.load_or_create()  # likewise; and a key others can read stops the start here
     threads = settings.get_int("threads", 1)
+    settings.get_int("connections_per_address", 0)  # a bad value stops the start, not a worker
     argv = [sys.executable, "-m", "gunicorn"]
     for bind in binds:
         argv += ["--bind", bind]
@@ -81,6 +86,8 @@ def prepare_gunicorn(hall, binds, workers: int, certfile=None, keyfile=None) -> 
         "kiosk.access_log.RedactingLogger",  # no pairing code in the access log
         "--graceful-timeout",
         "5",
+        "--backlog",  # gunicorn's 2,048 fills with one laptop's flood (the kernel caps it too)
+        str(BACKLOG),
         "--no-control-socket",  # several servers on one machine must not share one socket
         "kiosk.wsgi:app",
     ]

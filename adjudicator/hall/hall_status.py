@@ -10,7 +10,8 @@ long the journal grows.
 
 Other figures slot in beside these: the journal's health (checkpoint, verify state, alarms:
 `JournalStatus`), and the hall's identity: its CA's fingerprint (as the printed sheets show it)
-and any other device answering for its name (name_claims.py).
+and any other device answering for its name (name_claims.py); and the client addresses whose
+connections the server workers refuse, at their cap (connection_caps.py).
 """
 
 from __future__ import annotations
@@ -18,8 +19,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
+from adjudicator import settings
 from adjudicator.errors import AdjudicatorError, LexiconError
 from adjudicator.hall import (
+    connection_caps,
     hall_tls,
     integrity,
     kiosks,
@@ -104,6 +107,7 @@ class HallStatus:
     ca_fingerprint: str | None = None  # the hall's CA (SHA-256, AB:CD:...); None without one
     name_warnings: tuple[Phrase, ...] = ()  # other devices answering for the hall's name
     problem_phrases: tuple[Phrase, ...] = field(default=())  # `problems`, for a page to translate
+    connection_warnings: tuple[Phrase, ...] = ()  # client addresses at their connection cap
 
     @property
     def kiosks(self) -> tuple[KioskStatus, ...]:
@@ -143,6 +147,7 @@ def build(hall: Hall, now: datetime | None = None) -> HallStatus:
         record=integrity.overview(hall),
         ca_fingerprint=hall_tls.read_ca_fingerprint(),
         name_warnings=_name_warnings(),
+        connection_warnings=connection_caps.phrases(settings.get_int("connections_per_address", 0)),
     )
 
 

@@ -137,7 +137,7 @@ def current() -> NameClaims | None:
         if _cache[0] != signature:
             _cache = (signature, _read(path))
         claims = _cache[1]
-    if claims is None or not _running(claims.pid):
+    if claims is None or not process_running(claims.pid):
         return None
     return claims
 
@@ -159,7 +159,8 @@ def _read(path) -> NameClaims | None:
         return None
 
 
-def _running(pid: int) -> bool:
+def process_running(pid: int) -> bool:
+    """Whether process `pid` runs (a file it left is ignored once it is gone)."""
     if pid <= 0:
         return False
     try:

@@ -90,7 +90,12 @@ class FewFilesServer(Server):
 
 def test_a_flood_of_silent_connections_never_runs_the_worker_out_of_files(tmp_path):
     home = prepare_home(tmp_path / "home")
-    env = {"ADJUDICATOR_THREADS": "4", "ADJUDICATOR_HEADER_TIMEOUT_SECONDS": "2"}
+    env = {
+        "ADJUDICATOR_THREADS": "4",
+        "ADJUDICATOR_HEADER_TIMEOUT_SECONDS": "2",
+        # the worker's own cap is under test here, not one address's (test_connection_flood.py)
+        "ADJUDICATOR_CONNECTIONS_PER_ADDRESS": "0",
+    }
     with FewFilesServer(home, workers=1, env=env) as server:
         pids = worker_pids(server)
         flood = []

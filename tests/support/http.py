@@ -5,6 +5,7 @@ any header, spoofed ones included."""
 from __future__ import annotations
 
 import http.client
+import json
 import re
 from dataclasses import dataclass, field
 from http.cookies import SimpleCookie
@@ -83,3 +84,14 @@ class Client:
         """Open the sign-in form, then submit it: the reply to the POST."""
         token = self.csrf(login)
         return self.post_form(login, {"name": name, "password": password}, token, **headers)
+
+
+def challenge_from(base_url: str, source: str, token: str, words=("QI", "ZA")) -> Reply:
+    """A kiosk's challenge (its bearer `token`) sent from `source`, on a new connection."""
+    return Client(base_url, source, timeout=60).request(
+        "POST",
+        "/api/v1/adjudications",
+        body=json.dumps({"words": list(words)}).encode(),
+        Authorization=f"Bearer {token}",
+        Content_Type="application/json",
+    )

@@ -9,6 +9,7 @@ import os
 import re
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import time
@@ -108,11 +109,17 @@ class Server:
     """`adjudicator serve` in its own process group; `kill()` sends SIGKILL to all of it."""
 
     def __init__(
-        self, home: PreparedHome, workers: int = 2, env: dict | None = None, port: int | None = None
+        self,
+        home: PreparedHome,
+        workers: int = 2,
+        env: dict | None = None,
+        port: int | None = None,
+        tls: tuple[Path, Path] | None = None,
     ):
         self.home = home
         self.port = port or free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
+        self.tls = tls  # (certfile, keyfile): `serve` over HTTPS
+        self.url = f"{'https' if tls else 'http'}://127.0.0.1:{self.port}"
         self.log_path = home.path / f"serve-{self.port}.log"
         self.env = {
             **os.environ,
@@ -126,6 +133,7 @@ class Server:
 
     def command(self) -> list[str]:
         """What starts the server: `adjudicator serve` on this port."""
+        tls = ["--certfile", str(self.tls[0]), "--keyfile", str(self.tls[1])] if self.tls else []
         return [
             sys.executable,
             "-m",
@@ -135,6 +143,7 @@ class Server:
             f"127.0.0.1:{self.port}",
             "--workers",
             str(self.workers),
+            *tls,
         ]
 
     def start(self, timeout: float = 20) -> Server:
@@ -160,8 +169,11 @@ class Server:
 
     def is_up(self) -> bool:
         """Whether the server is up: /healthz answers 200 (judging)."""
+        unchecked = ssl._create_unverified_context() if self.tls else None  # up, not trusted
         try:
-            with urllib.request.urlopen(self.url + "/healthz", timeout=1) as response:
+            with urllib.request.urlopen(
+                self.url + "/healthz", timeout=1, context=unchecked
+            ) as response:
                 return response.status == 200
         except OSError:
             return False

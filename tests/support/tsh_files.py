@@ -329,16 +329,23 @@ def seated(event: dict[str, Any], division: str, round_number: int, board: int) 
 
 
 class TourneyJsServer:
-    """A web server publishing one tourney.js with an ETag, counting requests and 304s."""
+    """A web server publishing one tourney.js with an ETag, counting requests and 304s, on
+    `address` (any loopback address); while `redirect` is set, it answers 302 to it instead."""
 
-    def __init__(self, body: bytes):
+    def __init__(self, body: bytes, address: str = "127.0.0.1"):
         self.body = body
         self.requests: list[dict] = []
+        self.redirect: str | None = None
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self):
                 outer.requests.append(dict(self.headers))
+                if outer.redirect is not None and self.path != "/html/tourney.js":
+                    self.send_response(302)
+                    self.send_header("Location", outer.redirect)
+                    self.end_headers()
+                    return
                 etag = f'"{hash(outer.body) & 0xFFFFFFFF:x}"'
                 if self.headers.get("If-None-Match") == etag:
                     self.send_response(304)
@@ -354,13 +361,24 @@ class TourneyJsServer:
             def log_message(self, *args):
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/html/tourney.js"
+        self.server = ThreadingHTTPServer((address, 0), Handler)
+        self.origin = f"http://{address}:{self.server.server_address[1]}"
+        self.url = f"{self.origin}/html/tourney.js"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    @property
+    def port(self) -> int:
+        return self.server.server_address[1]
 
     def close(self):
         self.server.shutdown()
         self.server.server_close()
+
+    def __enter__(self) -> TourneyJsServer:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
 
 
 class RawHttpServer:

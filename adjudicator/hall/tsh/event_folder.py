@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from adjudicator.hall.tsh import config_tsh, tfile
+from adjudicator.hall.tsh import config_tsh, regular_file, tfile
 from adjudicator.hall.tsh.event import Event, TshError, event_name, tables_map
 
 CONFIG_NAMES = ("config.tsh", "tsh.config")
@@ -19,9 +19,10 @@ MAX_FILE_BYTES = 16 * 1024 * 1024
 
 
 def config_path(folder: Path) -> Path:
-    """The folder's configuration file, or TshError if it has none."""
+    """The folder's configuration file, or TshError if it has none (one that is there but not
+    a regular file is taken, for its read to refuse it by name)."""
     for name in CONFIG_NAMES:
-        if (folder / name).is_file():
+        if (folder / name).exists():
             return folder / name
     raise TshError(
         f"{folder} has neither config.tsh nor tsh.config: link TSH's event folder (the one "
@@ -95,17 +96,13 @@ def _inside(folder: Path, file_name: str) -> Path:
 
 
 def read_file(path: Path, missing: str = "", limit: int = MAX_FILE_BYTES) -> bytes:
-    """A TSH file's bytes, or TshError: missing (`missing` says why it was expected), too large
-    to be TSH's (more than `limit` bytes), or unreadable."""
+    """A TSH file's bytes, or TshError: missing (`missing` says why it was expected), not a
+    regular file, too large to be TSH's (more than `limit` bytes), or unreadable
+    (regular_file.read_regular says how it is read without ever waiting on the file)."""
     try:
-        size = path.stat().st_size
-        if size > limit:
-            raise TshError(f"{path.name} is {size} bytes: too large to be TSH's.")
-        return path.read_bytes()
+        return regular_file.read_regular(path, limit)
     except FileNotFoundError:
         raise TshError(f"{path} is missing{missing}.") from None
-    except OSError as exc:
-        raise TshError(f"Cannot read {path}: {exc.strerror or exc}.") from None
 
 
 def _read_bytes(path: Path) -> bytes:

@@ -10,16 +10,18 @@ import json
 import socket
 import threading
 import urllib.error
+import urllib.parse
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from adjudicator.hall.tsh import event_folder, tourney_js
+from adjudicator.hall.tsh import event_folder, regular_file, tourney_js
 from adjudicator.hall.tsh.event import Event, TshError
 
 MAX_BYTES = 16 * 1024 * 1024  # a tourney.js of a 1,000-player event is a few MB
 FETCH_TIMEOUT_SECONDS = 10  # for connecting, and for each wait for the server's next bytes
 FETCH_DEADLINE_SECONDS = 20  # for the whole answer: a server dripping bytes stalls no one
+MAX_URL_SHOWN = 300  # a redirect's address in a message (a web server writes it)
 HTML_JS = Path("html") / "tourney.js"  # where TSH publishes it in an event folder by default
 
 
@@ -55,13 +57,14 @@ def parse(text: str) -> Source:
         raise TshError(f"{text} is not an http(s) URL, a file or a folder.")
     path = Path(text).expanduser().resolve()
     if path.is_dir():
-        if any((path / name).is_file() for name in event_folder.CONFIG_NAMES):
+        if any((path / name).exists() for name in event_folder.CONFIG_NAMES):
             return Source(str(path), "folder")
         if (path / HTML_JS).is_file() or (path / "tourney.js").is_file():
             found = path / HTML_JS if (path / HTML_JS).is_file() else path / "tourney.js"
             return Source(str(found), "file")
         event_folder.config_path(path)  # raises, saying what the folder lacks
-    if path.is_file():
+    if path.exists():
+        regular_file.check(Path(text).expanduser())  # a FIFO or a device, named as given
         return Source(str(path), "file")
     raise TshError(f"There is no file or folder {path}.")
 
@@ -96,13 +99,48 @@ def file_stamp(source: Source) -> str | None:
         return f"unreadable:{exc}"
 
 
-class _HttpOnlyRedirects(urllib.request.HTTPRedirectHandler):
-    """Redirects are followed to http(s) URLs only (urllib would follow one to ftp)."""
+class _SameHostRedirects(urllib.request.HTTPRedirectHandler):
+    """Redirects are followed only on the linked host (`same_host`): a hostile web server
+    must not make the hall fetch its LAN's or its own other addresses every 30 s, nor read
+    what those answered (refused, 404, timed out) in the overview."""
 
     def redirect_request(self, req, fp, code, msg, headers, newurl):
         if not newurl.lower().startswith(("http://", "https://")):
-            raise TshError(f"{req.full_url} redirects to {newurl}: not an http(s) URL.")
+            raise TshError(
+                f"{req.full_url} redirects to {newurl[:MAX_URL_SHOWN]}: not an http(s) URL."
+            )
+        if not same_host(req.full_url, newurl):
+            raise TshError(
+                f"{req.full_url} redirects to {newurl[:MAX_URL_SHOWN]}: the hall follows a "
+                "redirect only on the linked host (the same scheme, host and port, or from "
+                "http to https on the same host), and fetched nothing there. If you trust that "
+                "address, link it itself (adjudicator tsh link SLUG URL)."
+            )
         return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+
+def same_host(url: str, newurl: str) -> bool:
+    """Whether a redirect from `url` to `newurl` stays on its host: the same scheme, host and
+    port, or from http to https on the same host (any port); never from https to http, and
+    never to another scheme."""
+    try:
+        old, new = urllib.parse.urlsplit(url), urllib.parse.urlsplit(newurl)
+        old_port, new_port = _port(old), _port(new)
+    except ValueError:  # a port that is not a number
+        return False
+    if new.scheme not in ("http", "https") or not new.hostname:
+        return False
+    if new.hostname != old.hostname:
+        return False
+    if new.scheme == old.scheme:
+        return new_port == old_port
+    return old.scheme == "http" and new.scheme == "https"
+
+
+def _port(parts: urllib.parse.SplitResult) -> int | None:
+    if parts.port is not None:
+        return parts.port
+    return {"http": 80, "https": 443}.get(parts.scheme)
 
 
 class _Deadline:
@@ -157,7 +195,7 @@ class _Deadline:
                     watched(http.client.HTTPSConnection), req, context=self._context
                 )
 
-        return urllib.request.build_opener(Http, Https, _HttpOnlyRedirects)
+        return urllib.request.build_opener(Http, Https, _SameHostRedirects)
 
 
 def _shut(sock: socket.socket) -> None:
