@@ -19,7 +19,7 @@ from adjudicator.hall.ratelimit import RateLimited
 from adjudicator.hall.staff import StaffError
 from adjudicator.hall.tournaments import TournamentError
 from adjudicator.hall.tsh.seating import NotSeated
-from adjudicator.judging.corrections import ConfirmationNeeded
+from adjudicator.judging.corrections import ConfirmationNeeded, ConfirmationNotOffered
 from adjudicator.judging.director_flags import DismissRefused
 from adjudicator.judging.game import GameDetailsRequired
 from adjudicator.judging.reasons import ReasonRequired
@@ -65,6 +65,7 @@ STATUS_FOR = (
     (StaffError, 400),
     (SecondOpinionRefused, 400),
     (ConfirmationNeeded, 409),  # the table played on: the director confirms (WESPA 3.10.13)
+    (ConfirmationNotOffered, 400),  # given where the rulebook has no such step
     (DismissRefused, 400),
     (UnknownRule, 400),
     (GameDetailsRequired, 400),

@@ -14,7 +14,7 @@ from flask_babel import gettext as _
 from adjudicator.errors import AdjudicatorError, LexiconError
 from adjudicator.hall import tournament_pins
 from adjudicator.judging import second_opinion
-from adjudicator.judging.rulebooks import NONE
+from adjudicator.judging.rulebooks import NONE, rulebook_of
 from adjudicator.judging.verdict import Verdict, closed_referral
 from adjudicator.record import journal, receipts
 from kiosk.auth import current_kiosk
@@ -75,6 +75,7 @@ def _case_page(original, error: str | None, status: int = 200):
         refer_limit=limit,
         refer_all=refer_all,
         no_lookup_needed=_no_lookup_needed(hall, original, limit),
+        book=rulebook_of(hall.db, original.tournament),
     )
     return page, status
 
@@ -110,6 +111,11 @@ def give():
         original = second_opinion.original_of(hall.db, entry_id)
     except AdjudicatorError as exc:
         return render_template("director/judge_index.html", error=str(exc)), 404
+    exception = request.form.get("exception", "").strip() or None
+    if exception is not None and not member.is_director:
+        return _case_page(
+            original, error=_("The exception (NSA X.G) is the director's to make."), status=403
+        )
     try:
         opinion = second_opinion.give(
             hall.db,
@@ -121,6 +127,7 @@ def give():
             dictionary=dictionary,
             confirm_correction=bool(request.form.get("confirm_correction")),
             pin=tournament_pins.pin_for(hall.db, original.id),
+            exception=exception,
         )
     except AdjudicatorError as exc:
         return _case_page(original, error=str(exc), status=400)

@@ -28,6 +28,8 @@ COMMANDS = {
     "ruling": "adjudicator.cli.staff_cmd:ruling_cmd",
     "void": "adjudicator.cli.void_cmd:void_cmd",
     "tsh": "adjudicator.cli.tsh_cmd:tsh",
+    "free-challenge": "adjudicator.cli.director_cmd:free_challenge",
+    "director-challenge": "adjudicator.cli.director_cmd:director_challenge",
 }
 
 

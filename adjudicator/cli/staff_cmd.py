@@ -10,7 +10,7 @@ import click
 from adjudicator.cli.common import CliError, cli_actor, json_option, open_hall
 from adjudicator.cli.judge_cmd import HEADLINES
 from adjudicator.hall import tournament_pins
-from adjudicator.judging import director_flags, final_ruling, lookups, second_opinion
+from adjudicator.judging import director_flags, final_ruling, lookups, opinion_chain, second_opinion
 from adjudicator.judging.rulebooks import NONE
 from adjudicator.judging.verdict import Verdict
 from adjudicator.record import receipts
@@ -116,15 +116,32 @@ CONFIRM_HELP = (
     help="The outcome of your dictionary check, for a challenge referred (REFER).",
 )
 @click.option("--confirm-correction", is_flag=True, help=CONFIRM_HELP)
+@click.option(
+    "--exception",
+    metavar="REASON",
+    default=None,
+    help="The director's exception under NSA X.G: review the challenge a third time although "
+    "the second opinion substantiated the original, because further information suggests a "
+    "mistake was made twice (nsa-1998 only; REASON is recorded).",
+)
 @json_option
 def second_opinion_cmd(
     adjudication_id: int,
     words: tuple[str, ...],
     dictionary: str | None,
     confirm_correction: bool,
+    exception: str | None,
     as_json: bool,
 ):
     """Re-adjudicate ADJUDICATION_ID from the slip's WORD... (or - to read them from stdin).
+
+    Which opinions follow which is the tournament's rulebook's: WESPA 3.10.11 (an agreeing
+    re-adjudication is final; a differing one goes to the director), NSA X.G (a third only
+    after a contrary second, then two of three; else the director's --exception), NASPA 1.2 (a
+    third if the rulings differ, then the first director rules), MSA 12(ii) and the school
+    rules (the judges' and the director's discretion). With no rulebook named, WESPA's chain
+    is offered without its clause; NSA X.G's third opinion and NASPA 1.2's limit stay with
+    their rulebooks.
 
     Exit 0 ACCEPTABLE, 1 UNACCEPTABLE, 3 REFER, 2 when no verdict is given.
     """
@@ -141,6 +158,7 @@ def second_opinion_cmd(
         dictionary=dictionary,
         confirm_correction=confirm_correction,
         pin=tournament_pins.pin_for(hall.db, adjudication_id),
+        exception=exception,
     )
     if as_json:
         click.echo(json.dumps({**opinion_json(opinion), "receipt": hall.receipt(opinion.entry)}))
@@ -188,15 +206,15 @@ def opinion_status(opinion: second_opinion.SecondOpinion) -> tuple[str, ...]:
     if opinion.decides:
         return (
             "Two of three opinions agree: this third opinion decides the challenge"
-            f"{book.cite(book.opinion_final_clause)}. The director may still review it.",
+            f"{book.cite(book.opinion_clause)}. The director may still review it.",
         )
     if opinion.awaits_director:
         return (
             "An earlier second opinion differs from the original: the case still waits for the "
-            f"director's ruling{book.cite(book.opinion_final_clause)}.",
+            f"director's ruling{book.cite(book.opinion_clause)}.",
         )
     if opinion.entry.verdict != Verdict.REFER.value:
-        return (f"This second opinion is final{book.cite(book.opinion_final_clause)}.",)
+        return (opinion_chain.agreeing_status(book),)
     return ()
 
 

@@ -29,16 +29,28 @@ def _check_rule(ctx: click.Context, param: click.Parameter, value: str | None) -
 
 
 RULEBOOK_HELP = (
-    "The rulebook the event follows: it allows its own lists and penalty rules (others are "
-    "refused, naming the clause, unless --off-rulebook), and its own procedures apply only "
-    "under it (reissues under wespa and msa, NASPA 6.2's look-up penalty under naspa, school "
-    "rule 12 under school-2011, ...). Without one, every procedure is offered."
+    "The rulebook the event follows: it allows its own lists and penalty rules (under naspa "
+    "and wespa, only the edition in force on --date), others are refused, naming the clause, "
+    "unless --off-rulebook; its own procedures apply only under it (reissues under wespa and "
+    "msa, NASPA 6.2's look-up penalty under naspa, school rule 12 under school-2011, NSA X.G's "
+    "third opinion under nsa-1998, ...). Without one, reissues, WESPA 3.10.13's confirmation, "
+    "the free challenge, the director's challenges and second opinions are offered citing no "
+    "rulebook; NASPA 6.2, school rule 12, NSA X.G's third opinion and NASPA 1.2's limit stay "
+    "with their rulebooks."
 )
 OFF_RULEBOOK_HELP = (
     "Make the tournament although its lexicon or rule is not one its rulebook allows; REASON "
     "(why this event is off its rulebook) is recorded and shown with the tournament."
 )
-DATE_HELP = "The event's first day, YYYY-MM-DD (default: today)."
+DATE_HELP = (
+    "The event's first day, YYYY-MM-DD (default: today). Under naspa and wespa the lexicon must "
+    "be the catalogue's edition in force that day (NASPA 1.3, WESPA 1.2(b)), else --off-rulebook."
+)
+NO_RULEBOOK = (
+    ": reissues, the 3.10.13 confirmation, free challenges, the director's challenges and "
+    "second opinions are offered; NASPA 6.2's look-up penalty, school rule 12's free final "
+    "challenge, NSA X.G's third opinion and NASPA 1.2's limit stay with their rulebooks"
+)
 
 
 def _warn_edition(hall, t: tournaments.Tournament) -> None:
@@ -205,14 +217,22 @@ def describe(t: tournaments.Tournament, hall) -> str:
             "alphabet, as set)",
             *([f"  NOT IN SERVICE: {tournament_pins.in_english(changed)}"] if changed else []),
             f"  rule:    {t.rule} ({get_rule(t.rule).title})",
-            f"  rulebook: {t.rulebook or 'none'} ({book.title}"
-            f"{'' if book.named else ': every procedure is offered'})",
+            f"  rulebook: {t.rulebook or 'none'} ({book.title}{'' if book.named else NO_RULEBOOK})",
             f"  date:    {t.event_date or '-'}",
             f"  language: {t.language} ({LANGUAGES.get(t.language, t.language)})",
             *_off_rulebook(t, hall),
             *_rule_note(book, t.rule),
+            *_open_grants(t, hall),
         )
     )
+
+
+def _open_grants(t: tournaments.Tournament, hall) -> tuple[str, ...]:
+    """The free challenges granted and not yet used (free_challenges.py)."""
+    from adjudicator.judging import free_challenges
+
+    found = free_challenges.open_grants(hall.db, t.slug)
+    return tuple(f"  free challenge #{g.id} not yet used: {g.to}{g.where} ({g.how})" for g in found)
 
 
 def _allowed(book, manifest) -> str:

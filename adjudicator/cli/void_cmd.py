@@ -63,4 +63,4 @@ def void_cmd(adjudication_id: int, reason: str, over_ruling: bool, ground: str, 
     click.echo(f"Adjudication #{entry.refers_to} is void (journal row #{entry.id}, by {actor}).")
     click.echo(f"Consequence: {entry.consequence}")
     click.echo(f"Reason: {entry.note}")
-    click.echo(f"Ground: {voids.GROUNDS[ground].title}")
+    click.echo(f"Ground: {voids.ground_title(hall.db, entry.tournament, ground)}")

@@ -17,7 +17,7 @@ from adjudicator.errors import AdjudicatorError, LexiconError
 from adjudicator.hall import kiosks, tournament_pins, tournaments
 from adjudicator.hall.ratelimit import RateLimit, RateLimited, parse_rate_limit
 from adjudicator.hall.tsh import seating
-from adjudicator.judging import game, lookups, reissues
+from adjudicator.judging import free_challenges, game, lookups, reissues
 from adjudicator.judging.rulebooks import get_rulebook
 from adjudicator.judging.rules import consequence, get_rule
 from adjudicator.judging.ruling import rule_on
@@ -254,6 +254,8 @@ class Hall:
                 final_play=final_play,
                 final_play_free=book.final_play_free,
             )
+            # NSA VI.C: a free challenge the director granted this challenger (one seek).
+            result, grant = free_challenges.apply(cur, rule, result, tournament.slug, clean)
             flag = lookups.separate_lookup(
                 cur,
                 station,
@@ -263,7 +265,11 @@ class Hall:
                 tournament.slug,
                 challenger=clean.get("challenger") if clean.get("players") else None,
             )
-            return {"consequence": result.text, "penalty": result.penalty_json(), **(flag or {})}
+            completed = {"consequence": result.text, "penalty": result.penalty_json()}
+            if grant is not None:
+                used = {"final_play": True} if final_play else {}
+                completed["details"] = json.dumps({**used, free_challenges.USED: grant})
+            return {**completed, **(flag or {})}
 
         return self.committer.append(
             guard=settle,

@@ -7,9 +7,10 @@ whose referral rule or alphabet changed is refused the same way until the direct
 again (tournament_pins.py). It may name its rulebook (rulebooks.py: its lists, its rules and
 its own procedures) and has a date, its first day: a catalogue edition not in force on that
 date is accepted with a warning (`edition_warning`), since a club may choose an old list on
-purpose. A list or rule the rulebook does not allow is refused, naming the clause, unless the
-director gives the reason the event is off its rulebook: the reason is recorded and shown with
-the tournament.
+purpose, except under NASPA 1.3 and WESPA 1.2(b), which take only the edition in force then. A
+list or rule the rulebook does not allow is refused, naming the clause, unless the director
+gives the reason the event is off its rulebook: the reason is recorded and shown with the
+tournament.
 """
 
 from __future__ import annotations
@@ -136,7 +137,9 @@ def create(
     event_date = check_date(event_date)
     language = check_language(language)
     manifest = store.open(lexicon).manifest
-    reason = _off_rulebook_reason(slug, rulebook, manifest, rule, off_rulebook, changed=None)
+    reason = _off_rulebook_reason(
+        slug, rulebook, manifest, rule, off_rulebook, changed=None, day=event_date
+    )
     now = _now()
     with db.transaction() as cur:
         if cur.execute("SELECT slug FROM tournaments WHERE slug = ?", (slug,)).one():
@@ -214,7 +217,12 @@ def update(
     fingerprint = manifest.fingerprint if manifest else current.lexicon_fingerprint
     changed = {
         name
-        for name, given in (("lexicon", lexicon), ("rule", rule), ("rulebook", rulebook))
+        for name, given in (
+            ("lexicon", lexicon),
+            ("rule", rule),
+            ("rulebook", rulebook),
+            ("date", event_date),
+        )
         if given is not None
     }
     reason = current.off_rulebook
@@ -222,7 +230,7 @@ def update(
         checked = manifest or _manifest_or_none(store, current.lexicon)
         if checked is not None:
             reason = _off_rulebook_reason(
-                slug, book, checked, new_rule, off_rulebook, changed, current.off_rulebook
+                slug, book, checked, new_rule, off_rulebook, changed, current.off_rulebook, day
             )
     with db.transaction() as cur:
         cur.execute(
@@ -276,14 +284,16 @@ def _off_rulebook_reason(
     given: str | None,
     changed: set[str] | None,
     recorded: str | None = None,
+    day: str | None = None,
 ) -> str | None:
     """The off-rulebook reason to store: None when the lexicon and rule are the rulebook's;
     `given` when something is off; the one `recorded` before when nothing newly off came with
     this change (`changed`: the fields changed, None for a new tournament). Refused, naming
     the clause, when something is newly off and no reason is given, and when a reason is
-    given for nothing off."""
+    given for nothing off. `day`, the event's date: NASPA 1.3 and WESPA 1.2(b) take only the
+    edition in force then."""
     book = get_rulebook(book_name)
-    found = off_rulebook(book, manifest, get_rule(rule))
+    found = off_rulebook(book, manifest, get_rule(rule), day)
     reason = _check_reason(given) if given is not None else None
     if not found:
         if reason and not book.named:
@@ -297,7 +307,11 @@ def _off_rulebook_reason(
                 "and rule are allowed): leave out the off-the-rulebook reason."
             )
         return None
-    newly = changed is None or "rulebook" in changed or any(p.what in changed for p in found)
+    newly = (
+        changed is None
+        or "rulebook" in changed
+        or any(field in changed for p in found for field in p.changed_by)
+    )
     if reason:
         return reason
     if not newly and recorded:
@@ -331,7 +345,12 @@ def rulebook_problems(store: LexiconStore, tournament: Tournament) -> tuple[OffR
     manifest = _manifest_or_none(store, tournament.lexicon)
     if manifest is None:
         return ()
-    return off_rulebook(get_rulebook(tournament.rulebook), manifest, get_rule(tournament.rule))
+    return off_rulebook(
+        get_rulebook(tournament.rulebook),
+        manifest,
+        get_rule(tournament.rule),
+        tournament.event_date,
+    )
 
 
 def _manifest_or_none(store: LexiconStore, name: str) -> Any:

@@ -6,7 +6,8 @@ same table. When a ruling (or a second opinion) would change a challenge's outco
 the director must confirm that the correction is still allowed; the row records that they did
 (`details.confirmed`). Only WESPA has that limit: under another rulebook nothing is asked (NSA
 X.G lets the director review a challenge again), and with no rulebook named it is asked, as
-before.
+before. Under another rulebook the confirmation is refused when given: it is WESPA 3.10.13's
+step, and recording it there would cite a rule the event does not follow.
 """
 
 from __future__ import annotations
@@ -19,6 +20,23 @@ from adjudicator.record.db import Database
 
 class ConfirmationNeeded(AdjudicatorError):
     """A correction after later turns needs the director's confirmation (WESPA 3.10.13)."""
+
+
+class ConfirmationNotOffered(AdjudicatorError):
+    """The 3.10.13 confirmation was given at an event whose rulebook has no such step."""
+
+
+def refuse_unless_offered(db: Database, original: journal.Entry, confirmed: bool) -> None:
+    """ConfirmationNotOffered when the confirmation is given under a rulebook without it."""
+    if not confirmed:
+        return
+    book = rulebook_of(db, original.tournament)
+    if not book.confirms_corrections:
+        raise ConfirmationNotOffered(
+            f"This is WESPA 3.10.13's confirmation (a correction after later turns): "
+            f"tournament {original.tournament} is under the {book.name} rulebook, which has no "
+            "such step. Leave out --confirm-correction (on the page, the box)."
+        )
 
 
 def later_challenge(db: Database, original: journal.Entry) -> int | None:
@@ -40,7 +58,8 @@ def require_confirmation(
 ) -> bool:
     """True when the row must record the director's confirmation; ConfirmationNeeded when it is
     needed and not given. Needed only under a rulebook with that limit (WESPA 3.10.13), when
-    `changes_outcome` and the table has moved on."""
+    `changes_outcome` and the table has moved on; refused when given under another."""
+    refuse_unless_offered(db, original, confirmed)
     if not changes_outcome:
         return False
     book = rulebook_of(db, original.tournament)

@@ -61,6 +61,7 @@ def record_ruling(
     if verdict not in FINAL_VERDICTS:
         raise SecondOpinionRefused("The final ruling is ACCEPTABLE or UNACCEPTABLE.")
     reason = check_reason(reason, "ruling")
+    corrections.refuse_unless_offered(db, original, confirm_correction)
     if improper_lookup and not rulebook_of(db, original.tournament).improper_lookup:
         raise SecondOpinionRefused(
             f"The improper look-up penalty is NASPA 6.2's: tournament {original.tournament} is "

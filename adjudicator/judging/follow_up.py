@@ -10,6 +10,17 @@ from __future__ import annotations
 
 from adjudicator.record import journal
 
+# The fields of a row that judges no words and names no lexicon (a free challenge granted, a
+# challenge the director decides): the journal's columns want a value, and these say "none".
+NO_WORDS = {
+    "lexicon_name": "",
+    "lexicon_fingerprint": "",
+    "lexicon_words": 0,
+    "rule": "",
+    "words": (),
+    "word_count": 0,
+}
+
 
 def follow_up_fields(original: journal.Entry, station: str) -> dict:
     """The journal.append fields of a row recorded at `station` about `original`."""

@@ -30,12 +30,11 @@ GAME_FIELDS = ("round", "table", "challenger")
 # a row from before schema 7 said so in its note (second_opinion.FLAGGED).
 _FLAGGED_NOTE = "%flagged for the director%"
 
-# {bound} narrows the rows: "AND c.id < ?" (before a row), "AND c.id <> ?" (all but one), "".
-_EARLIER_UNSUCCESSFUL = f"""
-SELECT COUNT(*) AS n FROM adjudications AS c
-WHERE c.tournament = ? AND c.round_no = ? AND c.table_no = ? AND c.challenger = ?
-  AND c.kind = 'challenge' {{bound}}
-  AND NOT EXISTS (
+# A challenge `c` that counts now as an unsuccessful challenge: not reissued, not void (every
+# void revoked), and ACCEPTABLE as the latest ruling, else the latest final second opinion,
+# else the challenge itself decides it (outcomes.py gives the same order).
+UNSUCCESSFUL_NOW = f"""
+  NOT EXISTS (
     SELECT 1 FROM adjudications AS v WHERE v.refers_to = c.id AND v.kind = 'challenge')
   AND (SELECT COUNT(*) FROM adjudications AS v WHERE v.refers_to = c.id AND v.kind = 'void')
     <= (SELECT COUNT(*) FROM adjudications AS v
@@ -49,6 +48,13 @@ WHERE c.tournament = ? AND c.round_no = ? AND c.table_no = ? AND c.challenger = 
            ELSE (s.note IS NULL OR s.note NOT LIKE '{_FLAGGED_NOTE}') END
      ORDER BY s.id DESC LIMIT 1),
     c.verdict) = 'ACCEPTABLE'
+"""
+# {bound} narrows the rows: "AND c.id < ?" (before a row), "AND c.id <> ?" (all but one), "".
+_EARLIER_UNSUCCESSFUL = f"""
+SELECT COUNT(*) AS n FROM adjudications AS c
+WHERE c.tournament = ? AND c.round_no = ? AND c.table_no = ? AND c.challenger = ?
+  AND c.kind = 'challenge' {{bound}}
+  AND {UNSUCCESSFUL_NOW}
 """
 
 

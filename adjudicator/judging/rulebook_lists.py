@@ -52,6 +52,11 @@ class CatalogueFamily:
     def describe(self) -> str:
         return f"{self.title} ({', '.join(e.name for e in reversed(self.editions()))})"
 
+    def in_force(self, day: str) -> tuple[catalogue.Edition, ...]:
+        """The family's editions this allows that were in force on `day` (the catalogue's
+        dates: at most one, none in a gap)."""
+        return tuple(e for e in self.editions() if e.in_force_on(day))
+
 
 @dataclass(frozen=True)
 class RecipeWords:

@@ -2,22 +2,32 @@
 
 A tournament may name its rulebook (`naspa`, `wespa`, `nsa-1998`, `school-2011`, `msa`, the texts
 in ../shared/seeds). Each rulebook allows the word lists it names (rulebook_lists.py: by catalogue
-family or recipe, never by a list's name) and the penalty rules it names; a tournament with
-another is refused unless the director records why it is off the rulebook
+family or recipe, never by a list's name), under NASPA 1.3 and WESPA 1.2(b) only the edition in
+force on the event's date (the catalogue's dates), and the penalty rules it names; a tournament
+with another is refused unless the director records why it is off its rulebook
 (hall/tournaments.py). Each has its own corrections and nothing else:
 - reissues (a slip that did not match the board) only under WESPA 3.10.12 and MSA 13; school
   rule 12, NSA X.D and NASPA 6.2 settle the slip before adjudication;
-- the free challenge (a waiver of the penalty, leaving the verdict and its review open) is
-  NSA VI.C's; elsewhere it rests on the director's discretion, cited from that rulebook;
+- the free challenge (a waiver of the penalty, or a grant of one for a later challenge:
+  free_challenges.py) is NSA VI.C's; elsewhere it rests on the director's discretion, cited
+  from that rulebook;
 - WESPA 3.10.13's confirmation of a correction after later turns only under WESPA;
-- NSA X.G: a third opinion after a contrary second decides, two of three;
+- second and third opinions as each text gives them (opinion_chain.py): WESPA 3.10.11, NSA X.G
+  (a third only after a contrary second, two of three, or the director's exception), NASPA 1.2
+  (a third if the rulings differ, then the first director rules), MSA 12(ii) (the judges'
+  discretion, the director's decision final: 20), the school rules' closing note;
+- the original judge's own re-adjudication refused citing WESPA 3.10.11(b), NASPA 1.2 or NSA
+  Guideline 11g; under MSA and the school rules it is the hall's practice;
 - NASPA 6.2's penalty for improper separate look-ups only under NASPA; school rule 12's free
-  challenge of the final play only under the school rules.
+  challenge of the final play only under the school rules;
+- the challenges the director decides (placement, exchange: director_challenges.py) cite
+  WESPA 3.10.16 and 3.10.17, NASPA 4.7-4.8 and 4.11(a), or the rulebook's own clauses.
 Every message cites the tournament's own rulebook. A tournament with no rulebook keeps every
 correction, as before (reissues citing WESPA 3.10.12, confirmations after later turns citing
-WESPA 3.10.13, the free challenge, second opinions), with no other clause cited; the
-procedures that are one rulebook's own (NASPA 6.2's look-up penalty, school rule 12's free
-final challenge, NSA X.G's two of three) apply only under that rulebook.
+WESPA 3.10.13, the free challenge, second opinions, the original judge's refusal citing NSA
+Guideline 11g), with no other clause cited; the procedures that are one rulebook's own (NASPA
+6.2's look-up penalty, school rule 12's free final challenge, NSA X.G's third opinion, NASPA
+1.2's limit of three) apply only under that rulebook.
 """
 
 from __future__ import annotations
@@ -28,6 +38,7 @@ from typing import Any
 from adjudicator.errors import AdjudicatorError
 from adjudicator.judging.rulebook_lists import CatalogueFamily, ListKind, RecipeWords, recognise
 from adjudicator.judging.rules import Rule
+from adjudicator.words import catalogue
 
 NWL = CatalogueFamily("NWL", "the NASPA Word List, every edition")
 COLLINS = CatalogueFamily("CSW", "Collins Scrabble Words, CSW07 on", since="2007-01-01")
@@ -61,8 +72,19 @@ class Rulebook:
     confirms_corrections: bool = False
     confirm_clause: str = "WESPA 3.10.13"
     ruling_final_clause: str = ""  # a ruling is final
-    opinion_final_clause: str = ""  # a re-adjudication that agrees is final
+    opinion_final_clause: str = ""  # a re-adjudication that agrees is final ("": none says so)
+    opinion_clause: str = ""  # what second-opinion messages cite (the rulebook's own clause)
+    # How opinions follow one another (opinion_chain.py): "final-if-agrees" (WESPA 3.10.11(c),
+    # and no rulebook), "x-g" (NSA X.G), "naspa-1-2" (NASPA 1.2), "discretion" (MSA 12(ii), the
+    # school rules' closing note).
+    opinions: str = "final-if-agrees"
     third_opinion_decides: bool = False  # NSA X.G: two of three
+    # Who may not re-adjudicate: the original judge (the clause), or "" (the hall's practice).
+    same_judge_clause: str = ""
+    withdraw_clause: str = ""  # a challenge withdrawn over a misunderstood blank
+    # NASPA 1.3, WESPA 1.2(b): only the catalogue edition in force on the event's date.
+    in_force_only: bool = False
+    in_force_clause: str = ""
     referral_clause: str = ""  # a word judge's dictionary check closes a referral
     result_clause: str = ""  # whether a signed result may still change
 
@@ -105,7 +127,13 @@ RULEBOOKS: dict[str, Rulebook] = {
             waiver_clause="NASPA 1.2: where the rules are silent, the director decides what is "
             "fair",
             ruling_final_clause="NASPA 1.2: the director makes the final ruling",
-            opinion_final_clause="NASPA 1.2: the director makes the final ruling",
+            opinion_clause="NASPA 1.2",
+            opinions="naspa-1-2",
+            same_judge_clause="NASPA 1.2: a second opinion comes from another Director",
+            withdraw_clause="NASPA 4.10",
+            in_force_only=True,
+            in_force_clause='NASPA 1.3: "whichever versions of the NASPA Word List (NWL) and the '
+            'Collins Scrabble Words (CSW) lexicons are in effect at the time"',
             result_clause="NASPA 7.8: submitted results are adjusted only when the scores were "
             "misentered, never for counting errors",
         ),
@@ -124,6 +152,12 @@ RULEBOOKS: dict[str, Rulebook] = {
             confirms_corrections=True,
             ruling_final_clause="WESPA 3.10.11(c)",
             opinion_final_clause="WESPA 3.10.11(c)",
+            opinion_clause="WESPA 3.10.11(c)",
+            same_judge_clause="WESPA 3.10.11(b): the original adjudicator should not perform the "
+            "re-adjudication",
+            in_force_only=True,
+            in_force_clause='WESPA 1.2(b): tournaments "must not deviate from the official word '
+            'source"',
             result_clause="WESPA 5.4.1: a result sheet signed by both players is final, unless "
             "both players agree to correct it before it is handed in, or petition the director "
             "before the next game starts",
@@ -147,7 +181,12 @@ RULEBOOKS: dict[str, Rulebook] = {
             waiver_named=True,
             ruling_final_clause="NSA X.G",
             opinion_final_clause="NSA X.G",
+            opinion_clause="NSA X.G",
+            opinions="x-g",
             third_opinion_decides=True,
+            same_judge_clause="NSA Guideline 11g: whoever researched the initial challenge has "
+            "another person research the second opinion",
+            withdraw_clause="NSA IV.I.2",
             referral_clause="NSA I.B",
             result_clause="NSA VII.H: once the players sign each other's score cards no other "
             "scoring adjustment is made, unless both agree, before the last round ends, that "
@@ -181,8 +220,9 @@ RULEBOOKS: dict[str, Rulebook] = {
             "the director's discretion",
             ruling_final_clause="the school rules' closing note: final decisions on all rulings "
             "are at the director's discretion",
-            opinion_final_clause="the school rules' closing note: final decisions on all rulings "
-            "are at the director's discretion",
+            opinion_clause="the school rules' closing note: final decisions on all rulings are "
+            "at the director's discretion",
+            opinions="discretion",
             referral_clause="school rule 10",
             result_clause="school rule 13: games are not recounted later; a score may be "
             "corrected only before the game ends",
@@ -207,7 +247,8 @@ RULEBOOKS: dict[str, Rulebook] = {
             waiver_clause="MSA 20: matters in doubt or dispute go to the director, whose "
             "decision is final",
             ruling_final_clause="MSA 20: the director's decision is final",
-            opinion_final_clause="MSA 20: the director's decision is final",
+            opinion_clause='MSA 12(ii): re-adjudication "at the discretion of the judges"',
+            opinions="discretion",
             referral_clause="MSA 15",
             result_clause="MSA 3.2: a score may be corrected until both players have signed the "
             "result slip",
@@ -220,6 +261,7 @@ NONE = Rulebook(
     "no rulebook named",
     reissue_clause="WESPA 3.10.12",
     confirms_corrections=True,
+    same_judge_clause="NSA Guideline 11g",
 )
 
 
@@ -231,8 +273,13 @@ class UnknownRulebook(AdjudicatorError):
 class OffRulebook:
     """Something a tournament has that its rulebook does not allow: what, and why not."""
 
-    what: str  # "lexicon" or "rule"
+    what: str  # "lexicon", "rule" or "edition" (a list of the rulebook's, not in force then)
     text: str
+
+    @property
+    def changed_by(self) -> tuple[str, ...]:
+        """The tournament's fields whose change makes this newly off its rulebook."""
+        return ("lexicon", "date") if self.what == "edition" else (self.what,)
 
     def __str__(self) -> str:
         return self.text
@@ -266,11 +313,15 @@ def rulebook_of(db: Any, tournament: str) -> Rulebook:
     return get_rulebook(rulebook_name(db, tournament))
 
 
-def off_rulebook(book: Rulebook, manifest: Any, rule: Rule) -> tuple[OffRulebook, ...]:
+def off_rulebook(
+    book: Rulebook, manifest: Any, rule: Rule, day: str | None = None
+) -> tuple[OffRulebook, ...]:
     """What of a lexicon (its manifest) and a rule the rulebook does not allow, each naming
-    the clause; () when both are allowed (or no rulebook is named)."""
+    the clause; () when both are allowed (or no rulebook is named). With the event's `day`,
+    under NASPA 1.3 and WESPA 1.2(b) an edition not in force that day is off too."""
     found = []
-    if book.lists and recognise(book.lists, manifest) is None:
+    known = recognise(book.lists, manifest) if book.lists else None
+    if book.lists and known is None:
         allowed = "; ".join(kind.describe() for kind in book.lists)
         found.append(
             OffRulebook(
@@ -279,6 +330,8 @@ def off_rulebook(book: Rulebook, manifest: Any, rule: Rule) -> tuple[OffRulebook
                 f"({book.lists_clause}): it allows {allowed}",
             )
         )
+    elif known is not None and day and book.in_force_only:
+        found.extend(_not_in_force(book, manifest, day))
     if book.rules and rule.name not in book.rules:
         found.append(
             OffRulebook(
@@ -288,6 +341,33 @@ def off_rulebook(book: Rulebook, manifest: Any, rule: Rule) -> tuple[OffRulebook
             )
         )
     return tuple(found)
+
+
+def _not_in_force(book: Rulebook, manifest: Any, day: str) -> tuple[OffRulebook, ...]:
+    """The edition the lexicon is, when it was not in force on `day`: naming the rulebook's
+    editions in force then, or saying the catalogue has none for that day."""
+    edition = catalogue.by_fingerprint(manifest.fingerprint)
+    if edition is None or edition.in_force_on(day):
+        return ()
+    families = [kind for kind in book.lists if isinstance(kind, CatalogueFamily)]
+    current = [e for kind in families for e in kind.in_force(day)]
+    missing = [kind.family for kind in families if not kind.in_force(day)]
+    said = (
+        [f"in force then: {', '.join(f'{e.name} ({e.in_force})' for e in current)}"]
+        if current
+        else []
+    )
+    if missing:
+        said.append(f"the catalogue has no {' or '.join(missing)} edition in force on {day}")
+    then = "; ".join(said)
+    return (
+        OffRulebook(
+            "edition",
+            f"lexicon {manifest.name} is {edition.name}, which was not in force on {day} (it was "
+            f"in force {edition.in_force}), and the {book.name} rulebook takes only the edition "
+            f"in force on the event's date ({book.in_force_clause}): {then}",
+        ),
+    )
 
 
 def allowed_as(book: Rulebook, manifest: Any) -> str | None:

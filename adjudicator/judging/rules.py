@@ -281,6 +281,28 @@ def waived_consequence(rule: Rule, ref: str = "", named: bool = False) -> Conseq
     )
 
 
+def granted_consequence(rule: Rule, grant_id: int, how: str) -> Consequence:
+    """An unsuccessful challenge that used free challenge `grant_id`, which the director
+    granted its challenger (`how`: NSA VI.C, or the director's discretion and its clause)."""
+    return Consequence(
+        f"The play stands; free challenge #{grant_id}, granted by the director ({how}): no "
+        "penalty to either player.",
+        play_stands=True,
+        seconds_to_challenger=0 if rule.seconds else None,
+        waived=True,
+    )
+
+
+def costs_something(result: Consequence) -> bool:
+    """True when an unsuccessful challenge's consequence charges the challenger anything."""
+    return bool(
+        result.points_to_player
+        or result.challenger_loses_turn
+        or result.seconds_to_challenger
+        or result.points_to_challenger
+    )
+
+
 def with_improper_lookup(result: Consequence) -> Consequence:
     """`result` plus NASPA 6.2's penalty for looking up one play's words separately."""
     return Consequence(

@@ -1,15 +1,16 @@
-"""Second opinions (WESPA 3.10.11, NSA X.G): a word judge judges a challenge again.
+"""Second opinions (WESPA 3.10.11, NSA X.G, NASPA 1.2, MSA 12(ii)): a challenge judged again.
 
 A word judge re-enters the words from the challenge slip; the verdict is computed by the same
 function as every other (ruling.rule_on) against the lexicon edition and rule the original
 used. The second opinion is refused from the station that gave the original verdict, and from
-anyone who already judged that challenge (NSA Guideline 11g). If the words or the verdict
-differ, the case is flagged and the director records the final ruling (final_ruling.py);
-under NSA X.G, a third opinion after a contrary second decides it instead, two of three (the
-director may still review it). A referral (REFER) is closed by the word judge's dictionary check
-without a director step (NSA I.B, school rule 10, MSA 15), and the record says so. Each message
-cites the tournament's own rulebook. Everything is a journal row; nothing anywhere says which
-word was bad.
+anyone who already judged that challenge (WESPA 3.10.11(b), NASPA 1.2, NSA Guideline 11g; under
+MSA and the school rules, the hall's practice). Which opinion may follow which is the
+rulebook's (opinion_chain.py). If the words or the verdict differ, the case is flagged and the
+director records the final ruling (final_ruling.py); under NSA X.G, a third opinion after a
+contrary second decides it instead, two of three (the director may still review it). A
+referral (REFER) is closed by the word judge's dictionary check without a director step (NSA
+I.B, school rule 10, MSA 15), and the record says so. Each message cites the tournament's own
+rulebook. Everything is a journal row; nothing anywhere says which word was bad.
 """
 
 from __future__ import annotations
@@ -20,10 +21,18 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from adjudicator.errors import AdjudicatorError, LexiconError
-from adjudicator.judging import corrections, game, voids
+from adjudicator.judging import corrections, free_challenges, game, opinion_chain, voids
 from adjudicator.judging.follow_up import follow_up_fields
+from adjudicator.judging.opinion_chain import TWO_OF_THREE, decides_two_of_three
+from adjudicator.judging.reasons import check_reason
 from adjudicator.judging.rulebooks import Rulebook, rulebook_of
-from adjudicator.judging.rules import Rule, consequence, get_rule, with_improper_lookup
+from adjudicator.judging.rules import (
+    Rule,
+    consequence,
+    get_rule,
+    granted_consequence,
+    with_improper_lookup,
+)
 from adjudicator.judging.ruling import rule_on
 from adjudicator.judging.verdict import Verdict, closed_referral
 from adjudicator.record import journal
@@ -37,7 +46,6 @@ from adjudicator.words.store import LexiconStore
 # The note of a row from before schema 7 said so in these words (closes_referral reads them).
 CLOSES_REFERRAL = "closes the referral: the word judge's dictionary check decides (NSA I.B)"
 DICTIONARY = {"acceptable": Verdict.ACCEPTABLE, "unacceptable": Verdict.UNACCEPTABLE}
-TWO_OF_THREE = "two of three"  # NSA X.G: a third opinion after a contrary second decides
 VERDICT_DIFFERS = "the verdict differs from the original's"
 
 
@@ -93,11 +101,6 @@ class Case:
     def open(self) -> bool:
         """Flagged and waiting for the director: not ruled on, not void (voids.py)."""
         return self.flagged and self.ruling is None and self.void is None
-
-
-def decides_two_of_three(entry: journal.Entry) -> bool:
-    """True for a third opinion that decided its challenge, two of three (NSA X.G)."""
-    return entry.kind == "second-opinion" and entry.detail("decides") == TWO_OF_THREE
 
 
 def recorded_flag_reasons(entry: journal.Entry) -> tuple[str, ...]:
@@ -171,23 +174,25 @@ def give(
     dictionary: str | None = None,
     confirm_correction: bool = False,
     pin: str | None = None,
+    exception: str | None = None,
 ) -> SecondOpinion:
     """Re-adjudicate challenge `adjudication_id` from the words on the slip, and journal it.
 
     `station` is where the request comes from (a kiosk's name if made on a kiosk's screen);
     `dictionary` ('acceptable' or 'unacceptable') is the judge's dictionary check, used when
     the lexicon refers the words (REFER) and required when the original was REFER; `pin`, the
-    lexicon pin the original's tournament was set with (see `lexicon_of`).
+    lexicon pin the original's tournament was set with (see `lexicon_of`); `exception`, the
+    director's reason for NSA X.G's exception (a third review after a mistake made twice).
     """
     original = original_of(db, adjudication_id)
     case = case_of(db, original)
     book = rulebook_of(db, original.tournament)
-    _refuse_same_judge(case, actor)
+    if exception is not None:
+        exception = check_reason(exception, "exception")
+    corrections.refuse_unless_offered(db, original, confirm_correction)
+    _refuse_same_judge(case, actor, book)
     if station == original.kiosk:
-        raise SecondOpinionRefused(
-            f"Adjudication #{original.id} was judged on kiosk {original.kiosk}: the original "
-            "adjudicator should not give the second opinion. Use another station."
-        )
+        raise SecondOpinionRefused(opinion_chain.same_station(book, original.kiosk, original.id))
     if dictionary is not None and dictionary not in DICTIONARY:
         raise SecondOpinionRefused("The dictionary check is either 'acceptable' or 'unacceptable'.")
     if original.verdict == Verdict.REFER.value and dictionary is None:
@@ -198,7 +203,7 @@ def give(
     lexicon = lexicon_of(store, original, pin)
     normalised = normalize_challenge(words, lexicon.alphabet)
     refuse_if_ruled(db, original.id)
-    _refuse_after_final(case, book)
+    _refuse_by_the_chain(case, book, exception)
     rule = get_rule(original.rule)
     ruling = rule_on(lexicon, rule, normalised)
     verdict, notes, checked = ruling.verdict, [], None
@@ -213,7 +218,10 @@ def give(
     if book.third_opinion_decides and _third_after_contrary(case, normalised, verdict):
         reasons = ()  # two of three decide, whichever way this one goes (NSA X.G)
         details["decides"] = TWO_OF_THREE
-        notes.append(f"third opinion: two of three decide ({book.opinion_final_clause})")
+        notes.append(f"third opinion: two of three decide{book.cite(book.opinion_clause)}")
+    if exception is not None:
+        details["exception"] = exception
+        notes.append(f"the director's exception ({opinion_chain.EXCEPTION}): {exception}")
     confirmed = corrections.require_confirmation(
         db, original, verdict.value != original.verdict, confirm_correction, "second opinion"
     )
@@ -236,6 +244,7 @@ def give(
         dictionary=checked.value if checked else None,
         flag_reasons=json.dumps(list(reasons)),
         details=json.dumps(details, sort_keys=True) if details else None,
+        may_claim=not reasons,  # a flagged opinion decides nothing
     )
     awaits = not reasons and not details.get("decides") and case.flagged
     return SecondOpinion(entry, original, reasons, book, awaits)
@@ -265,35 +274,27 @@ def _third_after_contrary(case: Case, words: tuple[str, ...], verdict: Verdict) 
     return Counter(words) in (Counter(original.words), Counter(second.words))
 
 
-def _refuse_same_judge(case: Case, actor: str) -> None:
-    """NSA Guideline 11g: whoever researched a challenge does not give its next opinion."""
+def _refuse_same_judge(case: Case, actor: str, book: Rulebook) -> None:
+    """Whoever judged a challenge does not give its next opinion (WESPA 3.10.11(b), NASPA 1.2,
+    NSA Guideline 11g; elsewhere the hall's practice)."""
     earlier = [case.original, *case.opinions]
     if any(entry.actor == actor for entry in earlier):
-        raise SecondOpinionRefused(
-            f"{actor} already judged adjudication #{case.original.id}: another person gives "
-            "the next opinion (NSA Guideline 11g)."
-        )
+        raise SecondOpinionRefused(opinion_chain.same_judge(book, actor, case.original.id))
 
 
-def _refuse_after_final(case: Case, book: Rulebook) -> None:
-    """A re-adjudication that agreed with the original is final (WESPA 3.10.11(c), NSA X.G),
-    and so is a third opinion that decided two of three (NSA X.G): after it only the director's
-    ruling goes on (a referral's checks are the word judges' own: NSA I.B)."""
+def _refuse_by_the_chain(case: Case, book: Rulebook, exception: str | None) -> None:
+    """Refused where the rulebook's chain gives no further opinion (opinion_chain.py); a
+    referral's checks are the word judges' own (NSA I.B and their like), outside it."""
     if case.original.verdict == Verdict.REFER.value:
+        if exception is not None:
+            raise SecondOpinionRefused(
+                f"Adjudication #{case.original.id} was referred: the word judges' dictionary "
+                "checks close it, and no exception is needed. Leave out --exception."
+            )
         return
-    final = next((o for o in case.opinions if not is_flagged(o)), None)
-    if final is None:
-        return
-    cited = book.cite(book.opinion_final_clause)
-    if decides_two_of_three(final):
-        raise SecondOpinionRefused(
-            f"Third opinion #{final.id} decided adjudication #{case.original.id}, two of three"
-            f"{cited}: only the director can review it now."
-        )
-    raise SecondOpinionRefused(
-        f"Second opinion #{final.id} agreed with adjudication #{case.original.id}, so it is "
-        f"final{cited}: only the director can rule on it now."
-    )
+    refused = opinion_chain.refusal(book, case.original, case.opinions, exception)
+    if refused:
+        raise SecondOpinionRefused(refused)
 
 
 def closing_opinion(case: Case) -> journal.Entry | None:
@@ -332,11 +333,14 @@ def append_follow_up(
     verdict: Verdict,
     note: str | None,
     improper_lookup: bool = False,
+    may_claim: bool = True,
     **extra: str | None,
 ) -> journal.Entry:
     """Journal a second opinion or ruling on `original`, unless the director has ruled or the
     challenge is void. Under a rule that counts earlier challenges, the consequence counts the
-    challenger's unsuccessful challenges before the original, under the chain lock."""
+    challenger's unsuccessful challenges before the original, under the chain lock. A row that
+    decides (`may_claim`) and leaves the challenge unsuccessful uses the free challenge the
+    original used, else one its challenger was granted since (free_challenges.py)."""
 
     free = rulebook_of(db, original.tournament).final_play_free  # school rule 12
 
@@ -361,7 +365,17 @@ def append_follow_up(
         )
         if improper_lookup:
             result = with_improper_lookup(result)
-        return {"consequence": result.text, "penalty": result.penalty_json()}
+        completed = {"consequence": result.text, "penalty": result.penalty_json()}
+        grant = _grant_for(cur, original, rule, result) if may_claim else None
+        if grant is not None:
+            result, used = grant
+            details = json.loads(extra.get("details") or "{}")
+            completed.update(
+                consequence=result.text,
+                penalty=result.penalty_json(),
+                details=json.dumps({**details, free_challenges.USED: used}, sort_keys=True),
+            )
+        return completed
 
     return journal.append(
         db,
@@ -377,6 +391,23 @@ def append_follow_up(
         note=note,
         **extra,
     )
+
+
+def _grant_for(cur, original: journal.Entry, rule: Rule, result):
+    """(consequence, grant id) when the row leaves `original` an unsuccessful challenge that
+    a free challenge pays for: the grant the original used, else one claimed now; else None."""
+    used = original.detail(free_challenges.USED)
+    if isinstance(used, int) and result.play_stands:
+        grant = next(
+            (g for g in free_challenges.grants_of(cur, original.tournament) if g.id == used), None
+        )
+        if grant is not None:
+            return granted_consequence(rule, grant.id, grant.how), grant.id
+    game_of = {"challenger": original.challenger, "round": original.round, "table": original.table}
+    result, claimed = free_challenges.apply(
+        cur, rule, result, original.tournament, game_of, challenge_id=original.id
+    )
+    return (result, claimed) if claimed is not None else None
 
 
 def case_of(db: Database, original: journal.Entry) -> Case:

@@ -68,6 +68,21 @@ _WAIVED_PLAIN = N_(
     "The director waived the penalty (a free challenge at the director's discretion): no "
     "penalty to either player."
 )
+_GRANTED = N_(
+    "Free challenge #{grant}, granted by the director ({clause}): no penalty to either player."
+)
+_GRANTED_DISCRETION = N_(
+    "Free challenge #{grant}, granted at the director's discretion ({clause}): no penalty to "
+    "either player."
+)
+_GRANTED_PLAIN = N_(
+    "Free challenge #{grant}, granted at the director's discretion: no penalty to either player."
+)
+# rules.granted_consequence's English: the grant's number and the clause it rests on.
+_GRANT = re.compile(
+    r"free challenge #(?P<grant>\d+), granted by the director \((?P<discretion>at the "
+    r"director's discretion)?(?:, )?(?P<clause>[^)]*(?:\([^)]*\)[^)]*)*)\): no penalty"
+)
 # rules.waived_consequence's English: the clause the waiver cites, if any.
 _WAIVER = re.compile(
     r"waived the penalty \(a free challenge(?P<discretion> at the director's discretion)?"
@@ -112,7 +127,16 @@ def consequence_phrases(entry: Any) -> list[Phrase]:
 
 
 def _waived(english: str) -> Phrase:
-    """The free challenge as its row words it, citing the same clause."""
+    """The free challenge as its row words it, citing the same clause: a waiver, or a grant
+    the challenger held (free_challenges.py)."""
+    granted = _GRANT.search(english)
+    if granted:
+        grant, clause = int(granted.group("grant")), granted.group("clause")
+        if granted.group("discretion"):
+            if clause:
+                return Phrase.of(_GRANTED_DISCRETION, grant=grant, clause=clause)
+            return Phrase.of(_GRANTED_PLAIN, grant=grant)
+        return Phrase.of(_GRANTED, grant=grant, clause=clause)
     match = _WAIVER.search(english)
     clause = match.group("clause") if match else None
     if match and match.group("discretion"):

@@ -1,6 +1,7 @@
 """Voids: a challenge that counts for nothing, recorded as a row linked to it.
 
-NSA IV.I.2 and NASPA 4.10 let a challenge be withdrawn once a misunderstood blank is cleared up;
+NSA IV.I.2 and NASPA 4.10 let a challenge be withdrawn once a misunderstood blank is cleared up
+(each event's ground cites its own);
 NASPA 5.4 lets an outplay challenge be rescinded (only a challenge of the play that went out,
 `final_play`); a challenge typed at the wrong kiosk or for the wrong game was entered by
 mistake. `void` appends a row of kind `void` referring to it, with the reason and its ground
@@ -13,13 +14,13 @@ row is never changed; journal views and exports show the effective outcome.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from adjudicator.errors import AdjudicatorError
 from adjudicator.judging.follow_up import follow_up_fields
 from adjudicator.judging.reasons import check_reason
-from adjudicator.judging.rulebooks import rulebook_name, rulebook_of
+from adjudicator.judging.rulebooks import Rulebook, get_rulebook, rulebook_name, rulebook_of
 from adjudicator.judging.rules import Consequence
 from adjudicator.record import journal
 from adjudicator.record.db import Database
@@ -38,13 +39,21 @@ class Ground:
     play_stands: bool | None
     rulebooks: tuple[str, ...] | None  # where it is offered (None: under every rulebook)
 
+    def under(self, book: Rulebook) -> Ground:
+        """The ground as `book` words it: citing its own clause (NSA IV.I.2 or NASPA 4.10 for
+        `withdrawn`), not the other's."""
+        if self.name != "withdrawn" or not book.withdraw_clause:
+            return self
+        return replace(self, title=f"{WITHDRAWN} ({book.withdraw_clause})")
 
+
+WITHDRAWN = "withdrawn once a misunderstood blank was cleared up"
 GROUNDS: dict[str, Ground] = {
     ground.name: ground
     for ground in (
         Ground(
             "withdrawn",
-            "withdrawn once a misunderstood blank was cleared up (NASPA 4.10, NSA IV.I.2)",
+            f"{WITHDRAWN} (NASPA 4.10, NSA IV.I.2)",  # no rulebook named: both, as before
             "Withdrawn: the play stands and the challenge counts for nothing; no penalty to "
             "either player. Tell the players.",
             True,
@@ -66,10 +75,17 @@ GROUNDS: dict[str, Ground] = {
 }
 
 
+def ground_title(db: Database, tournament: str, name: str) -> str:
+    """How the tournament's rulebook words the ground `name` (citing its own clause)."""
+    return GROUNDS[name].under(rulebook_of(db, tournament)).title
+
+
 def grounds_for(rulebook: str | None) -> tuple[Ground, ...]:
-    """The grounds a tournament under `rulebook` offers (every one when it names none)."""
+    """The grounds a tournament under `rulebook` offers (every one when it names none), each
+    worded as that rulebook cites it."""
+    book = get_rulebook(rulebook)
     return tuple(
-        g
+        g.under(book)
         for g in GROUNDS.values()
         if rulebook is None or g.rulebooks is None or rulebook in g.rulebooks
     )
@@ -153,6 +169,7 @@ def _check_ground(db: Database, original: journal.Entry, ground: str) -> Ground:
     book = rulebook_name(db, original.tournament)
     offered = grounds_for(book)
     chosen = GROUNDS.get((ground or "").strip().lower())
+    chosen = chosen.under(get_rulebook(book)) if chosen is not None else None
     if chosen is None or chosen not in offered:
         under = f"the {book} rulebook" if book else "this tournament"
         why = _NOT_OFFERED.get((book or "", chosen.name if chosen else ""))

@@ -34,8 +34,20 @@ from adjudicator.record.journal_health import GENESIS as GENESIS
 
 MAX_ID = 2**63 - 1  # the largest id a database integer holds
 # A revocation undoes a void given on the wrong row (its details name the void it revokes); a
-# waiver is the director's free challenge: the penalty waived, the verdict left as decided.
-KINDS = ("challenge", "second-opinion", "ruling", "void", "revocation", "waiver")
+# waiver is the director's free challenge: the penalty waived, the verdict left as decided. A
+# free-challenge row grants a player one for a later challenge (NSA VI.C); placement and
+# exchange rows are the challenges the director decides (WESPA 3.10.16-17): no words, no lexicon.
+KINDS = (
+    "challenge",
+    "second-opinion",
+    "ruling",
+    "void",
+    "revocation",
+    "waiver",
+    "free-challenge",
+    "placement",
+    "exchange",
+)
 
 
 @dataclass

@@ -352,6 +352,21 @@ MIGRATIONS: tuple[tuple[int, str, tuple[Step, ...]], ...] = (
             "ALTER TABLE tournaments ADD COLUMN lexicon_pinned TEXT",
         ),
     ),
+    (
+        18,
+        "rulebooks, fifth round (issue 35): the free challenges the director grants, and the "
+        "rows that use them, each found by a partial index",
+        (
+            # A tournament's grants (NSA VI.C: a free challenge for a player's later challenge):
+            # one seek per unsuccessful challenge, in an index only grants write to.
+            "CREATE INDEX adjudications_grants ON adjudications (tournament, id) "
+            "WHERE kind = 'free-challenge'",
+            # The rows that used a grant (a challenge, or the ruling or opinion that made it
+            # unsuccessful): only they write to it.
+            "CREATE INDEX adjudications_grant_uses ON adjudications (tournament, id) "
+            "WHERE details LIKE '%\"free_challenge\"%'",
+        ),
+    ),
 )
 
 LATEST = max(version for version, _, _ in MIGRATIONS)

@@ -1,7 +1,7 @@
 """The director's pages under /director, one module per resource (the way Datasette lays out
 its views): sign_in, overview, tournaments, lexicons, kiosks, sheet (the printed pairing sheet),
-journal, flags, integrity (checkpoints, alarms, receipts and the key) and review (voids and final
-rulings).
+journal, flags, decisions (free challenges granted, the challenges the director decides),
+integrity (checkpoints, alarms, receipts and the key) and review (voids and final rulings).
 
 The resource modules add their routes to kiosk.director.blueprint.bp (review has its own
 blueprint, "review"); `init_app` registers both once every route is on them.
@@ -12,6 +12,7 @@ from __future__ import annotations
 from flask import Flask
 
 from kiosk.director import (
+    decisions,
     flags,
     integrity,
     journal,
@@ -25,7 +26,18 @@ from kiosk.director import (
 )
 from kiosk.director.blueprint import bp
 
-RESOURCES = (sign_in, overview, tournaments, lexicons, kiosks, sheet, journal, flags, integrity)
+RESOURCES = (
+    sign_in,
+    overview,
+    tournaments,
+    lexicons,
+    kiosks,
+    sheet,
+    journal,
+    flags,
+    decisions,
+    integrity,
+)
 
 
 def init_app(app: Flask) -> None:

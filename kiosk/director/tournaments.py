@@ -2,7 +2,9 @@
 or title through a confirmation step that shows the new lexicon's fingerprint first; set its
 rulebook and first day, and the language its kiosks speak. A catalogue edition not in force on
 that day is accepted with a warning naming the editions in force then (a club may choose an old
-list on purpose), and a rule WESPA may treat as non-ratable (3.10.15(d)) is said so. A list or
+list on purpose; under naspa and wespa it is off the rulebook: NASPA 1.3, WESPA 1.2(b)), and a
+rule WESPA may treat as non-ratable (3.10.15(d)) is said so. The free challenges granted and
+not yet used show with their tournament. A list or
 rule the rulebook does not allow is refused, naming the clause, unless the form gives the reason
 the event is off its rulebook."""
 
@@ -14,6 +16,7 @@ from flask_babel import gettext as _
 from adjudicator.errors import LexiconError
 from adjudicator.hall import tournaments
 from adjudicator.hall.languages import LANGUAGES
+from adjudicator.judging import free_challenges
 from adjudicator.judging.rulebooks import get_rulebook, off_rulebook
 from adjudicator.judging.rules import RULES, UnknownRule, get_rule
 from kiosk.director.blueprint import bp, director_only
@@ -36,6 +39,7 @@ def tournament_list():
         manifests={m.name: m for m in hall.store.manifests()},
         rules=RULES,
         off={t.slug: tournaments.rulebook_problems(hall.store, t) for t in found},
+        grants={t.slug: free_challenges.open_grants(hall.db, t.slug) for t in found},
     )
 
 
@@ -172,7 +176,9 @@ def tournament_confirm(slug: str):
         manifest=manifest,
         rule=get_rule(rule),
         title=title,
-        off=off_rulebook(get_rulebook(current.rulebook), manifest, get_rule(rule)),
+        off=off_rulebook(
+            get_rulebook(current.rulebook), manifest, get_rule(rule), current.event_date
+        ),
     )
 
 

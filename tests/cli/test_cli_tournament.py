@@ -41,7 +41,10 @@ def test_create_prints_the_tournament_its_lexicon_and_rule(run, lexicons):
         f"  lexicon: TINY-NWL (12 words, fingerprint {fingerprint[:12]})",
         f"  pin:     {pin[:12]} (words, referral rule, alphabet, as set)",
         "  rule:    5-per-word (5 points per word challenged)",
-        "  rulebook: none (no rulebook named: every procedure is offered)",
+        "  rulebook: none (no rulebook named: reissues, the 3.10.13 confirmation, free "
+        "challenges, the director's challenges and second opinions are offered; NASPA 6.2's "
+        "look-up penalty, school rule 12's free final challenge, NSA X.G's third opinion and "
+        "NASPA 1.2's limit stay with their rulebooks)",  # issue 35
         f"  date:    {date.today().isoformat()}",
         "  language: en (English)",
     ]

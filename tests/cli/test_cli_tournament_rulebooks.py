@@ -71,7 +71,8 @@ def test_set_refuses_a_rule_off_the_rulebook_and_clears_the_reason_once_back(rul
     pointless = cli("tournament", "set", "nsa", "--off-rulebook", "just in case")
     assert pointless.exit_code == 2 and "nothing is off the nsa-1998 rulebook" in pointless.stderr
     bare = cli("tournament", "set", "nsa", "--rulebook", "none")
-    assert bare.exit_code == 0 and "every procedure is offered" in bare.stdout
+    # issue 35: with no rulebook, what is offered and what stays with its rulebook
+    assert bare.exit_code == 0 and "second opinions are offered; NASPA 6.2's" in bare.stdout
     none = cli("tournament", "set", "nsa", "--off-rulebook", "just in case")
     assert none.exit_code == 2 and "names no rulebook, so nothing is off it" in none.stderr
 
@@ -105,7 +106,8 @@ def test_the_tournaments_page_refuses_and_records_and_the_overview_shows_it(rule
     hall.event("free", None, "NWL2023", "single")
     overview = director.get("/director/").get_data(as_text=True)
     card = overview.split('id="overview-free"')[1].split("</section>")[0]
-    assert "none named: every procedure is offered" in card
+    assert "none named: reissues, the 3.10.13 confirmation, free challenges" in card
+    assert "NSA X.G's third opinion and NASPA 1.2's limit stay with their rulebooks" in card
 
 
 def test_the_change_page_names_what_is_off_and_takes_the_reason(rulebooks_hall):

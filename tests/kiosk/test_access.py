@@ -83,6 +83,9 @@ ACCESS: dict[tuple[str, str], frozenset[str]] = {
     ("GET", "/director/flags"): DIRECTOR_ONLY,
     ("POST", "/director/flags/<int:adjudication_id>/ruling"): DIRECTOR_ONLY,
     ("POST", "/director/flags/<int:adjudication_id>/dismiss"): DIRECTOR_ONLY,
+    ("GET", "/director/decisions"): DIRECTOR_ONLY,  # issue 35: what no kiosk judges
+    ("POST", "/director/decisions/free-challenge"): DIRECTOR_ONLY,
+    ("POST", "/director/decisions/director-challenge"): DIRECTOR_ONLY,
     ("POST", "/director/journal/<int:adjudication_id>/revoke-void"): DIRECTOR_ONLY,
     ("POST", "/director/tournaments/<slug>/rulebook"): DIRECTOR_ONLY,
     ("POST", "/director/tournaments/<slug>/language"): DIRECTOR_ONLY,

@@ -29,6 +29,11 @@ PAGES = [
             "pl": "Drugie opinie czekające na twoją decyzję",
         },
     ),
+    (
+        "/director/decisions",
+        "grant-form",
+        {"fr": "Les décisions du directeur", "pl": "Decyzje sędziego głównego"},
+    ),
 ]
 # What a part of each page says beyond its heading.
 SAID = {
@@ -39,6 +44,7 @@ SAID = {
         "/director/journal": ("#export-csv", "Exporter en CSV"),
         "/director/lexicons": ("#verify", "Vérifier tous les lexiques"),
         "/director/flags": ("#rule-any", "Enregistrer la décision finale"),
+        "/director/decisions": ("#grant-submit", "Accorder la contestation gratuite"),
     },
     "pl": {
         "/director/": ("#glance-kiosks", "w sieci"),
@@ -47,6 +53,7 @@ SAID = {
         "/director/journal": ("#export-csv", "Eksportuj CSV"),
         "/director/lexicons": ("#verify", "Sprawdź każdy słownik"),
         "/director/flags": ("#rule-any", "Zapisz ostateczną decyzję"),
+        "/director/decisions": ("#grant-submit", "Przyznaj sprawdzenie bez kary"),
     },
 }
 

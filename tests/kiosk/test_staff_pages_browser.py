@@ -187,6 +187,23 @@ def test_directors_pages(browser, server: Server, home: PreparedHome):
     page.set_input_files("#file", files=[_upload("good.txt", b"QI\nZA\nXU\n")])
     submit(page, check, "#lexicon-name", "GOOD", "#import", "#import-summary", "an import done")
 
+    page.goto(server.url + "/director/decisions")  # issue 35: what no kiosk judges
+    check(page, "director's decisions")
+    page.select_option("#grant-tournament", "side-event")
+    page.fill("#grant-round", "2")
+    page.fill("#grant-table", "4")
+    page.fill("#grant-to", "Lee, Ann")
+    submit(page, check, "#grant-reason", "no", "#grant-submit", ".flash-error",
+           "a free challenge refused (a reason too short)")  # fmt: skip
+    page.fill("#grant-to", "Lee, Ann")
+    submit(page, check, "#grant-reason", "score written before the play", "#grant-submit",
+           "#open-grants li", "a free challenge granted")  # fmt: skip
+    page.check("#decide-form input[value=exchange]")
+    page.check("#decide-form input[value=upheld]")
+    submit(page, check, "#decide-reason", "the bag held five tiles", "#decide-submit",
+           "#recent-decisions td:text-is('UPHELD')", "a director's challenge")  # fmt: skip
+    assert page.locator(".flash-ok").is_visible()
+
     page.goto(server.url + "/director/kiosks")
     check(page, "kiosks")
     submit(page, check, "#kiosk-name", "table-9", "#enrol", "#pairing-code",

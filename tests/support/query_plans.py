@@ -11,13 +11,21 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from adjudicator.hall import export, hall_status, journal_review, kiosks, tournaments
+from adjudicator.hall import (
+    director_decisions,
+    export,
+    hall_status,
+    journal_review,
+    kiosks,
+    tournaments,
+)
 from adjudicator.hall.hall import Hall
 from adjudicator.hall.journal_review import Filters
 from adjudicator.hall.ratelimit import RateLimit
 from adjudicator.judging import (
     director_flags,
     final_ruling,
+    free_challenges,
     lookups,
     outcomes,
     second_opinion,
@@ -153,6 +161,26 @@ def exercise(db: PostgresDatabase, root: Path, steps: list[str]) -> None:
     voids.void(db, middle + 2, "entered by mistake", actor="director", station="director")
     steps.append("director: revoke a void")
     voids.revoke(db, middle + 2, "the wrong row", actor="director", station="director")
+    steps.append("kiosk: an unsuccessful challenge by a named player (the grants' seek)")
+    hall.adjudicate(kiosk, ["ZA"], table="5", round="2", challenger="Bob")
+    steps.append("director: a free challenge granted (issue 35)")
+    director_decisions.grant_free_challenge(
+        db, NWL, "Bob", "score written early", actor="director", station="director"
+    )
+    steps.append("kiosk: an unsuccessful challenge that uses a free challenge")
+    hall.adjudicate(kiosk, ["QI"], table="5", round="2", challenger="Bob")
+    steps.append("director: a challenge the director decides")
+    director_decisions.decide_challenge(
+        db, NWL, "exchange", "upheld", "bag had 5", actor="director", station="director"
+    )
+    steps.append("director: grants not yet used, decisions recorded lately")
+    free_challenges.open_grants(db, NWL)
+    journal.select(
+        db,
+        "kind IN (?, ?, ?) AND kind <> 'challenge'",
+        ("free-challenge", "placement", "exchange"),
+        "ORDER BY id DESC LIMIT 50",
+    )
     steps.append("director: overview")
     hall_status.build(hall)
     steps.append("director: flags")

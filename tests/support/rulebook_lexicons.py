@@ -31,6 +31,16 @@ from support.paths import SHARED_LEXICONS
 
 EDITIONS = ("NWL2023", "CSW24", "CSW07", "TWL06", "OSWI", "OSPD4", "NSWL2023")
 OWL_TEXT = SHARED_LEXICONS / "zyzzyva" / "OWL.zyzzyva.txt"
+# Each rulebook's event in the tests of issue 35: a list it allows (in force today) and a rule;
+# None is a tournament that names no rulebook.
+EVENTS: dict[str | None, tuple[str, str]] = {
+    "naspa": ("NWL2023", "double"),
+    "wespa": ("CSW24", "5-per-word"),
+    "nsa-1998": ("OWL-NSA1998", "double"),
+    "school-2011": ("SCHOOL-OSPD", "double"),
+    "msa": ("MSA-UNION", "5-per-word"),
+    None: ("NWL2023", "double"),
+}
 # The event's sheet: two words OSPD4 lacks (they came with OSPD4.1) added, one taken out.
 SHEET_ADDS = ("GEOCACHE", "GEOCACHED")
 SHEET_REMOVES = ("ZAX",)

@@ -201,6 +201,11 @@ def test_an_old_edition_is_accepted_with_a_warning_naming_the_one_in_force(run, 
 def test_the_date_defaults_to_today(run, home):
     run("lexicon", "import", str(_list("TWL06")), "--name", "TWL06")
     out = run("tournament", "create", "today", "-l", "TWL06", "-r", "single", "--rulebook", "naspa")
+    # issue 35: NASPA 1.3 takes only the edition in force on the event's date, today's
+    assert out.exit_code == 2 and f"not in force on {date.today().isoformat()}" in out.stderr
+    assert "in force then: NWL2023" in out.stderr  # TWL06 is long out of force
+    out = run("tournament", "create", "today", "-l", "TWL06", "-r", "single", "--rulebook", "naspa",
+              "--off-rulebook", "a TWL06 anniversary event")  # fmt: skip
     assert out.exit_code == 0
     assert f"  date:    {date.today().isoformat()}" in out.stdout
-    assert "in force then: NWL2023" in out.stderr  # TWL06 is long out of force
+    assert "in force then: NWL2023" in out.stderr  # the warning, as before

@@ -1,0 +1,116 @@
+"""Issue 35: the verdict path with the free-challenge look-up, against its floor, on any tree.
+
+Hall.adjudicate, in process (SQLite journal on disk, WAL, synchronous=FULL), three ways, each
+alternating with a bare durable insert+commit into a table in the same folder (the floor):
+- `plain`: QI ZA with no challenger (no grant can apply: no query added);
+- `named`: QI ZA by a named challenger, under double challenge: unsuccessful, it would cost the
+  turn, so the grants are looked up (one seek in the partial index);
+- `grants`: the same with 200 free challenges granted to other players of the same tournament
+  (the seek returns them; none covers this challenger).
+`--tree DIR` imports the program from another checkout (main's, extracted with `git archive`),
+so both trees are measured by the same script and virtualenv, alternating runs.
+
+    python benchmarks/rulebooks_verdict.py [--tree DIR] [--count 600] [--json FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def measure(tree: Path, folder: Path, count: int) -> dict:
+    sys.path.insert(0, str(tree))
+    sys.path.insert(0, str(tree / "tests"))
+    import adjudicator
+
+    from support.hall import build_setup
+
+    setup = build_setup(folder)
+    hall, kiosk = setup.hall, setup.nwl.kiosk
+    bare = sqlite3.connect(folder / "bare.sqlite3", isolation_level=None)
+    bare.execute("PRAGMA journal_mode=WAL")
+    bare.execute("PRAGMA synchronous=FULL")
+    bare.execute("CREATE TABLE rows (id INTEGER PRIMARY KEY, words TEXT, row_hash TEXT)")
+    n = iter(range(10**9))
+
+    def floor() -> None:
+        bare.execute("BEGIN IMMEDIATE")
+        bare.execute("INSERT INTO rows (words, row_hash) VALUES (?, ?)", ("QI ZA", "f" * 64))
+        bare.execute("COMMIT")
+
+    def plain() -> None:
+        hall.adjudicate(kiosk, ["QI", "ZA"])
+
+    def named() -> None:  # a new game each time: the challenger's first in it
+        hall.adjudicate(kiosk, ["QI", "ZA"], round="1", table=str(next(n)), challenger="Ann Lee")
+
+    results: dict[str, object] = {"tree": str(tree), "module": adjudicator.__file__}
+    phases = [("plain", plain), ("named", named)]
+    grants_made = False
+    for label, job in [*phases, ("grants", named)]:
+        if label == "grants" and not grants_made:
+            grants_made = _grant_others(hall)
+            if not grants_made:
+                continue
+        for _ in range(30):
+            floor()
+            job()
+        wall: dict[str, list[float]] = {"floor": [], label: []}
+        cpu: dict[str, list[float]] = {"floor": [], label: []}
+        for _ in range(count):
+            for name, run in (("floor", floor), (label, job)):
+                started, started_cpu = time.perf_counter(), time.process_time()
+                run()
+                cpu[name].append(time.process_time() - started_cpu)
+                wall[name].append(time.perf_counter() - started)
+        results[label] = {
+            "floor_ms": statistics.median(wall["floor"]) * 1000,
+            "adjudicate_ms": statistics.median(wall[label]) * 1000,
+            "ratio": statistics.median(wall[label]) / statistics.median(wall["floor"]),
+            "floor_cpu_ms": statistics.mean(cpu["floor"]) * 1000,
+            "adjudicate_cpu_ms": statistics.mean(cpu[label]) * 1000,
+        }
+    bare.close()
+    hall.db.close()
+    return results
+
+
+def _grant_others(hall) -> bool:
+    """200 free challenges to other players of the NWL tournament (this tree has grants)."""
+    try:
+        from adjudicator.hall import director_decisions
+    except ImportError:
+        return False
+    for i in range(200):
+        director_decisions.grant_free_challenge(
+            hall.db, "spring-nwl", f"Player {i}", "score recorded early", actor="td", station="td"
+        )
+    return True
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tree", type=Path, default=ROOT)
+    parser.add_argument("--count", type=int, default=600)
+    parser.add_argument("--json", type=Path, default=None)
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as folder:
+        found = measure(args.tree.resolve(), Path(folder), args.count)
+    text = json.dumps(found, indent=2)
+    if args.json:
+        args.json.write_text(text)
+    print(text)
+    return found
+
+
+if __name__ == "__main__":
+    main()
