@@ -84,6 +84,13 @@ SETTINGS: tuple[Setting, ...] = (
         "Address kiosks open, used in pairing links; empty means the URL `adjudicator hall` "
         "recorded, else http://<bind>.",
     ),
+    Setting(
+        "http_port",
+        "8080",
+        "The plain-HTTP port `adjudicator hall` serves the trust page and the CA certificate on "
+        "(a tablet's first visit meets no certificate warning); everything else asked there "
+        "is sent to HTTPS. 0 turns it off.",
+    ),
     Setting("verdict_seconds", "10", "Seconds a verdict stays on the kiosk screen."),
     Setting("clear_seconds", "30", "Seconds without typing before the kiosk clears typed words."),
     Setting(

@@ -10,6 +10,7 @@ from adjudicator.hall import kiosks, name_claims, tournaments
 from adjudicator.hall.hall import OPTIONAL_FIELDS as DETAILS
 from adjudicator.hall.hall import LexiconUnavailable
 from adjudicator.hall.ratelimit import RecentRequests, parse_rate_limit
+from adjudicator.hall.tsh import links
 from adjudicator.judging.rulebooks import get_rulebook
 from adjudicator.judging.rules import get_rule
 from adjudicator.record import journal_health, receipts, witnesses
@@ -20,7 +21,15 @@ from adjudicator.words.spelling import spell_challenge
 from kiosk.auth import current_kiosk
 from kiosk.errors import ApiError
 from kiosk.hall import get_hall
-from kiosk.i18n import say, say_alphabet, say_rule, say_verdict, speak, speak_as_asked
+from kiosk.i18n import (
+    say,
+    say_alphabet,
+    say_description,
+    say_rule,
+    say_verdict,
+    speak,
+    speak_as_asked,
+)
 from kiosk.strict_json import JsonRefused
 
 bp = Blueprint("api", __name__)
@@ -101,14 +110,19 @@ def kiosk_status():
     return jsonify(
         ok=True,
         kiosk=kiosk.name,
+        table=kiosk.table,  # the kiosk's own table (None: it has none)
         tournament={
             "slug": tournament.slug,
             "title": tournament.title,
             "language": tournament.language,
+            # the kiosk asks for its game (/api/v1/table) only where TSH pairs its tournament
+            "tsh_linked": links.get(hall.db, tournament.slug) is not None,
         },
         lexicon={
             "name": manifest.name,
             "description": manifest.description,
+            # in the tournament's language, or "" where there is no translation of it
+            "shown_description": say_description(manifest.description),
             "words": manifest.words,
             "fingerprint": tournament.lexicon_fingerprint,
             "short_fingerprint": tournament.lexicon_fingerprint[:12],

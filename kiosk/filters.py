@@ -7,6 +7,7 @@ from flask import Flask
 from markupsafe import Markup
 
 from adjudicator import wording
+from adjudicator.hall.sheet_page import fingerprint_html
 from adjudicator.hall.tournaments import edition_warning
 from adjudicator.judging.rulebooks import RULEBOOKS
 
@@ -16,7 +17,7 @@ def init_app(app: Flask) -> None:
     app.add_template_filter(wording.plural, "plural")
     app.add_template_filter(wording.utc_time, "utc")
     app.add_template_filter(code, "code")
-    app.add_template_filter(fingerprint_pairs, "fingerprint_pairs")
+    app.add_template_filter(fingerprint, "fingerprint")
     app.add_template_filter(edition_warning, "edition_warning")  # `{{ t|edition_warning }}`
     app.jinja_env.globals.update(rulebooks=RULEBOOKS)
     app.jinja_env.globals.update(time_form=wording.TIME_FORM, time_example=wording.TIME_EXAMPLE)
@@ -27,6 +28,7 @@ def code(text: str) -> Markup:
     return Markup("<code>{}</code>").format(text)
 
 
-def fingerprint_pairs(fingerprint: str) -> Markup:
-    """`AB:CD:...` that a narrow screen breaks only between pairs, never inside one."""
-    return Markup(":<wbr>").join(fingerprint.split(":"))
+def fingerprint(value: str) -> Markup:
+    """`{{ ca|fingerprint }}`: eight groups of four pairs on two lines, as the terminal and the
+    printed sheet show them; a narrow screen breaks only between groups."""
+    return Markup(fingerprint_html(value))

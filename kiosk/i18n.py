@@ -112,6 +112,21 @@ def say_rule(rule: Rule) -> str:
     return say(rule_phrase(rule))
 
 
+def say_description(description: str) -> str:
+    """A lexicon's description in this request's language: its translation where the
+    catalogue has one (a shipped recipe's), itself in English, else "" (the name says it).
+    Said once per process, language and description: a status poll pays a dict look-up."""
+    if not description:
+        return ""
+    return _description(g.get("language") or language(), description)
+
+
+@lru_cache(maxsize=256)
+def _description(spoken: str, description: str) -> str:
+    said = get_translations().gettext(description)
+    return said if said != description or spoken == DEFAULT else ""
+
+
 def say_alphabet(alphabet) -> str:
     """An alphabet's name in this request's language ("français"; a federation's own title, or
     its name, as its file gives it)."""

@@ -19,7 +19,11 @@ loop) serves with `tornado.httpserver.HTTPServer`:
 - gunicorn stays the master: the workers fork from it after `serve` sealed the lexicons, its
   heartbeat is sent from the loop every second, and its TLS settings make the SSL context.
   On a stop the worker stops accepting, lets the requests in the app finish (at most the
-  graceful timeout), then closes every connection.
+  graceful timeout), then closes every connection;
+- `adjudicator hall`'s plain-HTTP port (ADJUDICATOR_HTTP_PORT) is served by a second server on
+  the same loop and threads, without TLS, with the same deadlines and caps of its own
+  (PLAIN_CONNECTIONS in all, PLAIN_PER_ADDRESS from one address), in front of which
+  `kiosk.plain_http.TrustOnly` answers the trust page and the CA certificate only.
 """
 
 from __future__ import annotations
@@ -36,8 +40,11 @@ from adjudicator import settings
 from kiosk import MAX_REQUEST_BYTES
 from kiosk.capped_server import CappedHTTPServer, connection_limit
 from kiosk.loop_bridge import ThreadedWSGI, deadline_server
+from kiosk.plain_http import TrustOnly
 
 TICK_SECONDS = 0.25  # how often the loop checks for a stop (the heartbeat is every second)
+PLAIN_CONNECTIONS = 64  # the plain-HTTP trust page's own cap: tablets visit it once each ...
+PLAIN_PER_ADDRESS = 8  # ... with a browser's few connections: one laptop fills an eighth of it
 
 
 class LoopWorker(TornadoWorker):
@@ -51,6 +58,7 @@ class LoopWorker(TornadoWorker):
         """Serve the listening sockets until gunicorn stops this worker."""
         seconds = float(settings.get_int("header_timeout_seconds", 1))
         executor = ThreadPoolExecutor(max(1, self.cfg.threads), thread_name_prefix="app")
+        per_address = settings.get_int("connections_per_address", 0)
         bridge = ThreadedWSGI(
             self.wsgi,
             executor,
@@ -66,19 +74,50 @@ class LoopWorker(TornadoWorker):
             server_class=CappedHTTPServer,
             limit=connection_limit(self.cfg.worker_connections, self.cfg.threads),
             busy=lambda: bridge.in_flight > 0,
-            per_address=settings.get_int("connections_per_address", 0),
+            per_address=per_address,
             warn=self.log.warning,
         )
         self.server = server
-        server.listen_on(self.sockets)
+        secure, plain = self.split_sockets()
+        server.listen_on(secure)
+        servers = [(server, bridge)]
+        if plain:  # `adjudicator hall`'s plain-HTTP port: the trust page and ca.crt only
+            trust = ThreadedWSGI(
+                TrustOnly(self.wsgi),
+                executor,
+                self.log,
+                MAX_REQUEST_BYTES,
+                seconds,
+                answered=self.handle_request,
+            )
+            plain_server = deadline_server(
+                trust,
+                keep_alive=self.cfg.keepalive > 0,
+                server_class=CappedHTTPServer,
+                limit=PLAIN_CONNECTIONS,
+                busy=lambda: trust.in_flight > 0,
+                per_address=min(PLAIN_PER_ADDRESS, per_address or PLAIN_PER_ADDRESS),
+                warn=self.log.warning,
+            )
+            plain_server.refusals = server.refusals  # one file a worker, for the overview
+            plain_server.listen_on(plain)
+            servers.append((plain_server, trust))
         beat = time.monotonic()
         while self.alive:
             if time.monotonic() - beat >= 1:
                 self.watchdog()  # gunicorn's heartbeat; notices a new parent too
                 beat = time.monotonic()
             await asyncio.sleep(TICK_SECONDS)
-        await self.drain(server, bridge)
+        await asyncio.gather(*(self.drain(*each) for each in servers))
         executor.shutdown(wait=False, cancel_futures=True)
+
+    def split_sockets(self) -> tuple[list, list]:
+        """The listening sockets served over TLS, and those of the hall's plain-HTTP port
+        (ADJUDICATOR_HTTP_PORT, which `adjudicator hall` sets for its workers). Without TLS
+        (`serve`) every socket is served as it is, by the app alone."""
+        port = settings.get_int("http_port") if self.cfg.is_ssl else 0
+        plain = [s for s in self.sockets if port and s.getsockname()[1] == port]
+        return [s for s in self.sockets if s not in plain], plain
 
     async def drain(self, server: CappedHTTPServer, bridge: ThreadedWSGI) -> None:
         """Stop accepting, let the app finish what it is answering, then close every connection."""

@@ -1,7 +1,8 @@
 """`adjudicator hall`: serve the hall's network over HTTPS, by name, in one command.
 
 Finds the LAN addresses, makes (or renews) the hall's CA and server certificate in the data
-home, checks the port is free, and hands the server's command line to the hall wing
+home, checks the port is free (and the plain-HTTP port for the trust page: one in use is only
+a warning), and hands the server's command line to the hall wing
 (adjudicator/hall/hall_process.py), which starts it, announces NAME.local by mDNS, records its
 URL for pairing links, and on Ctrl-C or SIGTERM withdraws the name and stops the server.
 `--print-service` prints a systemd unit that runs all this at boot instead.
@@ -12,10 +13,16 @@ from __future__ import annotations
 import click
 
 from adjudicator import settings
-from adjudicator.cli.common import WORKERS_OPTION
+from adjudicator.cli.common import WORKERS_OPTION, CliError
 from adjudicator.cli.serve_cmd import prepare_gunicorn, prepare_journal
 from adjudicator.hall import hall_service, hall_tls, lan, mdns
-from adjudicator.hall.hall_process import DEFAULT_PORT, HallProcess, check_port_free
+from adjudicator.hall.hall_process import (
+    DEFAULT_HTTP_PORT,
+    DEFAULT_PORT,
+    HallProcess,
+    check_port_free,
+    plain_port,
+)
 
 DEFAULT_NAME = "adjudicator"
 
@@ -28,17 +35,33 @@ DEFAULT_NAME = "adjudicator"
     help="The hall's network name: tablets open https://NAME.local:PORT.",
 )
 @click.option("--port", type=click.IntRange(1, 65535), default=DEFAULT_PORT, show_default=True)
+@click.option(
+    "--http-port",
+    type=click.IntRange(0, 65535),
+    default=None,
+    help="The plain-HTTP port for the trust page and the CA certificate only (a tablet's first "
+    "visit meets no certificate warning); everything else there is sent to HTTPS. 0 turns it "
+    f"off. [default: ADJUDICATOR_HTTP_PORT, {DEFAULT_HTTP_PORT}]",
+)
 @WORKERS_OPTION
 @click.option(
     "--print-service",
     is_flag=True,
     help="Print a systemd unit that runs this hall at boot, and exit.",
 )
-def hall(name: str, port: int, workers: int | None, print_service: bool):
+def hall(name: str, port: int, http_port: int | None, workers: int | None, print_service: bool):
     """Serve the hall's network over HTTPS, announced as NAME.local (one command, day one)."""
     mdns.check_name(name)
+    http_port = settings.get_int("http_port") if http_port is None else http_port
+    if http_port > 65535:
+        raise CliError(f"ADJUDICATOR_HTTP_PORT must be a port from 0 to 65535, not {http_port}.")
+    if http_port == port:
+        raise CliError(
+            f"--http-port {http_port} is the hall's HTTPS port too: give it another (such as "
+            f"{DEFAULT_HTTP_PORT}), or 0 for none."
+        )
     if print_service:
-        click.echo(hall_service.service_unit(name, port), nl=False)
+        click.echo(hall_service.service_unit(name, port, http_port), nl=False)
         return
     server = prepare_journal()  # the journal's copies, its schema, its high-water mark
     where = lan.hall_addresses()
@@ -46,19 +69,33 @@ def hall(name: str, port: int, workers: int | None, print_service: bool):
         click.echo(where.note, err=True)
     binds = list(where.addresses) + ([lan.LOOPBACK] if where.on_lan else [])
     check_port_free(binds, port)
+    http_port, busy = plain_port(binds, http_port)  # a port in use: a warning, never a stop
+    if busy:
+        click.echo(busy, err=True)
     tls = hall_tls.ensure(name, where.addresses)
     for note in tls.notes:  # a CA replaced (tablets must trust the new one), an address left out
         click.echo(f"\n{note}\n", err=True)
+    if tls.ca_made:
+        click.echo(
+            f"Made the hall's certificate authority (CA) in {tls.folder}: it is what tablets "
+            "trust, once, at /hall/trust, and it signs the server certificate. Keep that folder "
+            "(back it up with the data home): a new CA must be trusted again on every tablet.",
+            err=True,
+        )
     if tls.made:
         click.echo(f"Made the hall's server certificate ({tls.made}).", err=True)
+    plain = [f"{address}:{http_port}" for address in binds] if http_port else []
     argv = prepare_gunicorn(
         server,
-        [f"{address}:{port}" for address in binds],
+        [f"{address}:{port}" for address in binds] + plain,
         workers or settings.get_int("workers", 1),
         tls.cert,
         tls.key,
+        plain_port=http_port,  # the workers serve it without TLS: the trust page alone
     )
-    HallProcess(name, port, where, tls, argv, say=click.echo, warn=_to_stderr).run()
+    HallProcess(
+        name, port, where, tls, argv, say=click.echo, warn=_to_stderr, http_port=http_port
+    ).run()
 
 
 def _to_stderr(line: str) -> None:

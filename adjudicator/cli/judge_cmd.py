@@ -15,6 +15,8 @@ import click
 
 from adjudicator.cli.common import CliError, cli_actor, json_option, open_hall
 from adjudicator.cli.judging import HEADLINES, NOT_RECORDED, format_ruling, look_up, ruling_json
+from adjudicator.hall.hall import clean_details
+from adjudicator.hall.tsh import seating
 from adjudicator.judging.rules import get_rule
 from adjudicator.judging.verdict import Verdict
 from adjudicator.record.journal import Entry
@@ -115,6 +117,8 @@ def judge(
 
 def _record(slug: str, text: str, game: dict, replaces: int | None, final_play: bool) -> Entry:
     hall = open_hall()
+    # typed by hand: a table with no game in a linked tournament is refused, not recorded
+    seating.check_table_has_game(hall.db, slug, clean_details(game))
     actor = cli_actor()
     return hall.record_challenge(
         slug, actor, text, actor=actor, replaces=replaces, final_play=final_play, **game

@@ -125,7 +125,7 @@ def table_(name: str, table: str):
 )
 def sheet(tournament: str, tables: str, output: str | None, valid_hours: str):
     """Print a pairing sheet: a kiosk per table, each with a QR code that pairs it once."""
-    from adjudicator.hall import hall_tls, pairing_sheet, sheet_page, tournaments
+    from adjudicator.hall import hall_tls, hall_url, pairing_sheet, sheet_page, tournaments
 
     hours = pairing_sheet.valid_hours(valid_hours)
     numbers = pairing_sheet.tables(tables)
@@ -135,7 +135,10 @@ def sheet(tournament: str, tables: str, output: str | None, valid_hours: str):
     entries = pairing_sheet.enrol_tables(hall.db, tournament, numbers, base, hours)
     path = Path(output or f"pairing-sheet-{tournament}.html")
     fingerprint = hall_tls.read_ca_fingerprint()
-    page = sheet_page.render(found.title, tournament, entries, base, fingerprint=fingerprint)
+    trust = hall_url.trust_address(base)
+    page = sheet_page.render(
+        found.title, tournament, entries, base, fingerprint=fingerprint, trust_url=trust
+    )
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # it holds pairing codes
     with os.fdopen(fd, "w", encoding="utf-8") as out:
         out.write(page)
@@ -149,8 +152,11 @@ def sheet(tournament: str, tables: str, output: str | None, valid_hours: str):
         "Open it in a browser and print it (A4 or Letter). Each code pairs once, until "
         f"{expires} (this computer's clock)."
     )
+    click.echo(f"Tablets first trust the hall at {trust} (the sheet says so).")
     if fingerprint:
-        click.echo(f"The sheet shows the hall's certificate fingerprint: {fingerprint}")
+        click.echo("The sheet shows the hall's certificate fingerprint (SHA-256):")
+        for line in hall_tls.fingerprint_lines(fingerprint):
+            click.echo(f"  {line}")
     else:
         click.echo("No hall certificate yet: the sheet has no fingerprint to compare.")
     if not base.startswith("https://"):

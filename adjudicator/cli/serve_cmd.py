@@ -60,8 +60,12 @@ def serve(bind, workers, certfile, keyfile, get_path):
     os.execv(sys.executable, argv)
 
 
-def prepare_gunicorn(hall, binds, workers: int, certfile=None, keyfile=None) -> list[str]:
-    """Make the keys the workers share, seal the lexicons, and return gunicorn's command line."""
+def prepare_gunicorn(
+    hall, binds, workers: int, certfile=None, keyfile=None, plain_port: int = 0
+) -> list[str]:
+    """Make the keys the workers share, seal the lexicons, and return gunicorn's command line.
+    `plain_port`: the port among `binds` the workers serve without TLS, the trust page alone
+    (`adjudicator hall --http-port`); 0 for every other server, whatever the environment says."""
     from kiosk.secret_key import load_or_create_secret_key
 
     load_or_create_secret_key()  # before the workers fork, so they agree on one key
@@ -91,6 +95,7 @@ def prepare_gunicorn(hall, binds, workers: int, certfile=None, keyfile=None) -> 
         "--no-control-socket",  # several servers on one machine must not share one socket
         "kiosk.wsgi:app",
     ]
+    os.environ["ADJUDICATOR_HTTP_PORT"] = str(plain_port)  # the workers inherit it
     if certfile:
         argv += ["--certfile", str(certfile), "--keyfile", str(keyfile)]
         if settings.get("secure_cookies").strip().lower() == "auto":

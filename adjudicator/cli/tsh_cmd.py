@@ -45,19 +45,32 @@ def link_cmd(slug: str, source: str, divisions: tuple[str, ...]) -> None:
 @tsh.command("show")
 @click.argument("slug")
 @click.option(
-    "--round", "round_number", type=click.IntRange(1, 1000), default=None, help="Only this round."
+    "--round",
+    "round_number",
+    type=click.IntRange(1, 1000),
+    default=None,
+    help="This round (default: each division's current round).",
 )
+@click.option("--all", "every_round", is_flag=True, help="Every round TSH has paired.")
 @json_option
-def show_cmd(slug: str, round_number: int | None, as_json: bool) -> None:
-    """The linked games of tournament SLUG: division, round, table and the two players,
-    the first player first."""
+def show_cmd(slug: str, round_number: int | None, every_round: bool, as_json: bool) -> None:
+    """The linked games of tournament SLUG in the current round (or --round R, or --all):
+    division, round, table and the two players, the first player first."""
     hall = open_hall()
     if links.get(hall.db, slug) is None:
         raise CliError(f"Tournament {slug} is not linked to TSH: run `adjudicator tsh link`.")
-    games = linked_games.show(hall.db, slug, round_number)
+    if round_number is not None and every_round:
+        raise CliError("Give --round R or --all, not both.")
+    current: dict[str, int] = {}
+    if round_number is not None or every_round:
+        games = linked_games.show(hall.db, slug, round_number)
+    else:
+        current, games = linked_games.show_current(hall.db, slug)
     if as_json:
         click.echo(json.dumps([game.to_api() for game in games], indent=2, ensure_ascii=False))
         return
+    if current:
+        click.echo(_current_line(current))
     if not games:
         click.echo("No games" + (f" in round {round_number}." if round_number else "."))
     for game in games:
@@ -69,6 +82,18 @@ def show_cmd(slug: str, round_number: int | None, as_json: bool) -> None:
             f"#{first.number} {first.name}  v  #{second.number} {second.name}{mark}"
             + ("" if game.scored else "  [not scored]")
         )
+
+
+def _current_line(current: dict[str, int]) -> str:
+    """Which round is shown: one for the event, or each division's."""
+    rounds = set(current.values())
+    if len(rounds) == 1:
+        shown = f"Round {rounds.pop()}, the current round"
+    else:
+        shown = "The current rounds: " + ", ".join(
+            f"division {name} round {number}" for name, number in sorted(current.items())
+        )
+    return f"{shown} (--round R for another, --all for every round)."
 
 
 @tsh.command("unlink")

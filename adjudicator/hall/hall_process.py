@@ -23,14 +23,16 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable
+from urllib.parse import urlsplit
 
 from adjudicator import settings
 from adjudicator.errors import AdjudicatorError
-from adjudicator.hall import hall_url, lan, mdns, name_claims
+from adjudicator.hall import hall_tls, hall_url, lan, mdns, name_claims
 from adjudicator.hall.hall_tls import HallTls
 from adjudicator.hall.lan import HallAddresses
 
 DEFAULT_PORT = 8443
+DEFAULT_HTTP_PORT = 8080  # the trust page and the CA certificate over plain HTTP (0: none)
 START_SECONDS = 60
 # Before announcing: ask who answers for NAME.local at once and again after ASK_AGAIN_SECONDS
 # (a lost packet on Wi-Fi), and listen for ASK_SECONDS in all.
@@ -58,8 +60,10 @@ class HallProcess:
         argv: list[str],
         say: Callable[[str], None] = _ignore,
         warn: Callable[[str], None] = _ignore,
+        http_port: int = 0,
     ):
         self.name, self.port, self.where, self.tls, self.argv = name, port, where, tls, argv
+        self.http_port = http_port  # the server's plain-HTTP port for the trust page (0: none)
         self.say, self.warn = say, warn
         self.stopping = False
         self.announcement: mdns.HallName | None = None
@@ -158,12 +162,14 @@ class HallProcess:
                 f"open on tablets, so use the address {first} instead.",
             )
         if self.tls is not None:
-            self.say(f"The hall's CA fingerprint (SHA-256): {self.tls.ca_fingerprint}")
+            self.say("The hall's CA fingerprint (SHA-256):")
+            for line in hall_tls.fingerprint_lines(self.tls.ca_fingerprint):
+                self.say(f"  {line}")
             self.say(
                 "  A tablet that trusts the hall shows this fingerprint; so do the printed "
                 "sheets and the director's overview. Trust nothing that shows another."
             )
-        self.say(f"Tablets: trust the hall once at {url}/hall/trust, then pair them.")
+        self._say_how_to_trust()
         self.say(f"Director: https://127.0.0.1:{self.port}/director/login on this laptop.")
         if settings.get("public_url"):
             self.say(
@@ -173,6 +179,26 @@ class HallProcess:
         else:
             self.say("Pairing links and sheets printed from now on point here.")
         self.say("Ctrl-C stops.")
+
+    def _say_how_to_trust(self) -> None:
+        """Where tablets trust the hall: the plain-HTTP trust page (no certificate warning),
+        else the HTTPS one, whose first visit a browser warns about."""
+        trust = f"{self._plain_url(self.url) or self.url}/hall/trust"
+        self.say(f"Tablets: trust the hall once at {trust}, then pair them.")
+        by_address = f"https://{self.reachable[0]}:{self.port}"
+        if self.http_port and self.url != by_address:  # a name a browser may keep to HTTPS
+            self.say(f"  or at {self._plain_url(by_address)}/hall/trust, by address.")
+        if self.http_port:
+            self.say(
+                f"  That page and the certificate are served over plain HTTP on port "
+                f"{self.http_port}, so a tablet's first visit meets no certificate warning; "
+                "everything else there is sent to HTTPS."
+            )
+        else:
+            self.say(
+                "  A browser warns about the certificate on that first visit (the hall is not "
+                "trusted yet): go on to the page, then compare the fingerprint with the sheet."
+            )
 
     def _ask_before_announcing(self) -> tuple[name_claims.OtherDevice, ...]:
         """Who else answers for NAME.local now (python-zeroconf would not ask for us)."""
@@ -228,8 +254,13 @@ class HallProcess:
                 port=self.port,
                 addresses=self.where.addresses,
                 mdns=bool(self.announcement and self.announcement.active),
+                http_url=self._plain_url(url),
             )
         )
+
+    def _plain_url(self, url: str) -> str:
+        """The plain-HTTP address of the host in `url` (the name, or an address), or ""."""
+        return f"http://{urlsplit(url).hostname}:{self.http_port}" if self.http_port else ""
 
     def _withdraw(self) -> None:
         if self.announcement is not None:
@@ -254,6 +285,29 @@ def _stop(process: subprocess.Popen) -> None:
 
 def check_port_free(binds: list[str], port: int) -> None:
     """Refuse, naming the port, when another program already listens on it."""
+    problem = port_problem(binds, port)
+    if problem:
+        raise HallServerError(problem)
+
+
+def plain_port(binds: list[str], port: int) -> tuple[int, str]:
+    """(`port`, "") when the plain-HTTP trust page can be served on it; else (0, a warning
+    saying why not): a port in use is no reason not to serve, the hall starts without it."""
+    if not port:
+        return 0, ""
+    problem = port_problem(binds, port, "--http-port", DEFAULT_HTTP_PORT)
+    if not problem:
+        return port, ""
+    return 0, (
+        f"WARNING: {problem} The hall serves without its plain-HTTP trust page this time: "
+        "tablets meet a certificate warning on their first visit to /hall/trust over HTTPS."
+    )
+
+
+def port_problem(
+    binds: list[str], port: int, option: str = "--port", usual: int = DEFAULT_PORT
+) -> str:
+    """What stops listening on `port` at every address of `binds` ("" when nothing does)."""
     for address in binds:
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
             probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as gunicorn does
@@ -261,16 +315,15 @@ def check_port_free(binds: list[str], port: int) -> None:
                 probe.bind((address, port))
             except OSError as exc:
                 if exc.errno == errno.EADDRINUSE:
-                    raise HallServerError(
+                    return (
                         f"Port {port} is already in use on {address}: another server (another "
-                        "`adjudicator hall` or `serve`?) holds it. Stop that one, or choose "
-                        "another port with --port."
-                    ) from None
+                        f"`adjudicator hall` or `serve`?) holds it. Stop that one, or choose "
+                        f"another port with {option}."
+                    )
                 if exc.errno == errno.EACCES:
-                    raise HallServerError(
+                    return (
                         f"Port {port} needs administrator rights on this system: "
-                        f"use a port above 1023, such as --port {DEFAULT_PORT}."
-                    ) from None
-                raise HallServerError(
-                    f"Cannot listen on {address}:{port}: {exc.strerror}."
-                ) from None
+                        f"use a port above 1023, such as {option} {usual}."
+                    )
+                return f"Cannot listen on {address}:{port}: {exc.strerror}."
+    return ""

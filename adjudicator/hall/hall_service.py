@@ -10,11 +10,14 @@ from pathlib import Path
 from adjudicator import settings
 
 
-def service_unit(name: str, port: int) -> str:
-    """A systemd unit that starts this hall at boot and again if it stops."""
+def service_unit(name: str, port: int, http_port: int | None = None) -> str:
+    """A systemd unit that starts this hall at boot and again if it stops (`http_port`: the
+    plain-HTTP port for the trust page, written out when given)."""
     import getpass
 
     command = own_command() + ["hall", "--name", name, "--port", str(port)]
+    if http_port is not None:
+        command += ["--http-port", str(http_port)]
     env = {"ADJUDICATOR_HOME": str(settings.data_home().resolve())}
     left_out = []
     for key, value in sorted(os.environ.items()):

@@ -37,6 +37,7 @@ class HallTls:
     ca_fingerprint: str
     notes: tuple[str, ...] = ()  # what the director must know: a CA replaced, an address left out
     covered: tuple[str, ...] = ()  # the addresses the server certificate names (the CA allows)
+    ca_made: bool = False  # the hall's CA was made now (its first start): tablets trust it
 
 
 def tls_folder() -> Path:
@@ -59,6 +60,7 @@ def ensure(name: str, addresses: tuple[str, ...] | list[str], own_networks=None)
         from adjudicator.hall import lan
 
         own_networks = lan.interface_networks()
+    ca_made = not (folder / "ca.crt").exists() and not (folder / "ca.key").exists()
     ca_key, ca_cert, notes = hall_ca.load_or_make(folder, name, own_networks)
     allowed = hall_ca.ca_networks(ca_cert)
     inside = tuple(a for a in addresses if _within(a, allowed))
@@ -79,6 +81,7 @@ def ensure(name: str, addresses: tuple[str, ...] | list[str], own_networks=None)
         fingerprint(ca_cert),
         tuple(notes),
         inside,
+        ca_made,
     )
 
 
@@ -88,6 +91,19 @@ def fingerprint(cert) -> str:
 
     digest = hashlib.sha256(cert.public_bytes(Encoding.DER)).hexdigest().upper()
     return ":".join(digest[i : i + 2] for i in range(0, len(digest), 2))
+
+
+GROUP_PAIRS = 4  # a fingerprint is shown as groups of four pairs ...
+LINE_GROUPS = 4  # ... four groups a line: a SHA-256 fingerprint's 32 pairs on two lines
+
+
+def fingerprint_lines(fingerprint: str) -> tuple[str, ...]:
+    """The fingerprint as the terminal, the sheet, the trust page and the overview all show
+    it: two lines of four groups of four pairs ("AB:CD:EF:01 23:45:67:89 ..."), so a line
+    compared with a line matches, and nothing ever breaks inside a group."""
+    pairs = fingerprint.split(":")
+    groups = [":".join(pairs[i : i + GROUP_PAIRS]) for i in range(0, len(pairs), GROUP_PAIRS)]
+    return tuple(" ".join(groups[i : i + LINE_GROUPS]) for i in range(0, len(groups), LINE_GROUPS))
 
 
 def read_ca_fingerprint() -> str | None:

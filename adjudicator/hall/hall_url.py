@@ -23,6 +23,13 @@ class HallRecord:
     port: int
     addresses: tuple[str, ...]
     mdns: bool
+    # the trust page over plain HTTP (`--http-port`): http://NAME.local:8080, "" when off
+    http_url: str = ""
+
+    def trust_url(self) -> str:
+        """Where a tablet first trusts the hall: over plain HTTP where the hall serves it so
+        (no certificate warning), else over HTTPS."""
+        return f"{(self.http_url or self.url).rstrip('/')}/hall/trust"
 
 
 def record_path():
@@ -48,9 +55,20 @@ def recorded() -> HallRecord | None:
             port=int(data["port"]),
             addresses=tuple(str(a) for a in data["addresses"]),
             mdns=bool(data["mdns"]),
+            http_url=_plain_url(data.get("http_url")),
         )
     except (OSError, ValueError, KeyError, TypeError):
         return None
+
+
+def trust_address(base: str) -> str:
+    """Where a printed sheet sends a tablet to trust the hall, for pairing links at `base`:
+    the hall's plain-HTTP trust page where it records one for that address (no certificate
+    warning), else the HTTPS one."""
+    found = recorded()
+    if found is not None and found.url.rstrip("/") == base.rstrip("/"):
+        return found.trust_url()
+    return f"{base.rstrip('/')}/hall/trust"
 
 
 def public_url(fallback: str) -> str:
@@ -62,3 +80,8 @@ def public_url(fallback: str) -> str:
     if found is not None:
         return found.url.rstrip("/")
     return fallback.rstrip("/")
+
+
+def _plain_url(value) -> str:
+    """The recorded plain-HTTP URL, or "" (none recorded, or not an http:// URL)."""
+    return value if isinstance(value, str) and value.startswith("http://") else ""

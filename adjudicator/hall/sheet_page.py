@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from html import escape
 
+from adjudicator.hall import hall_tls
 from adjudicator.hall.kiosks import local_time
 from adjudicator.hall.pairing_sheet import SheetTable
 from adjudicator.wording import N_, NP_
@@ -27,7 +28,16 @@ _INTRO = N_(
     "once; printing a new sheet replaces every code on this one. Keep the sheet from players "
     "until the tablets are paired."
 )
-_TRUST = N_("Tablets first trust the hall at {address}.")
+_TRUST = N_(
+    "Tablets first trust the hall at {address}. On that first visit the browser warns about "
+    "the hall's certificate, as it should until the hall is trusted: go on to the page, then "
+    "compare the fingerprint printed here."
+)
+_TRUST_PLAIN = N_(
+    "Tablets first trust the hall at {address}: plain HTTP, so the browser shows no "
+    "certificate warning there (over HTTPS it would, until the hall is trusted). Then compare "
+    "the fingerprint printed here."
+)
 _FINGERPRINT = N_(
     "The hall's certificate (SHA-256 fingerprint): {fingerprint}. A tablet installing it must "
     "show the same."
@@ -65,6 +75,8 @@ body { font-family: system-ui, sans-serif; margin: 0; color: #000; background: #
 .cards { display: grid; grid-template-columns: 1fr 1fr; gap: 5mm; }
 .fingerprint { font-size: 8pt; margin: 0 0 2mm; overflow-wrap: anywhere; }
 .fingerprint code { font: bold 8pt ui-monospace, monospace; overflow-wrap: normal; }
+.fingerprint-line { display: inline-block; }
+.fingerprint-group { white-space: nowrap; }
 .table-card { border: 0.4mm dashed #555; padding: 4mm; height: 104mm; break-inside: avoid;
   page-break-inside: avoid; display: flex; flex-direction: column; align-items: center;
   text-align: center; overflow: hidden; }
@@ -87,6 +99,7 @@ def render(
     base_url: str,
     *,
     fingerprint: str | None,
+    trust_url: str | None = None,
     stylesheet: str | None = None,
     gettext: Callable[[str], str] = _english,
     ngettext: Callable[[str, str, int], str] = _english_plural,
@@ -94,7 +107,8 @@ def render(
 ) -> str:
     """The sheet as an HTML page, in the language of `gettext` and `ngettext` (`language` is
     its code, for `<html lang>`): `fingerprint` is the hall CA's (None: there is none yet);
-    `stylesheet` the URL of STYLE, or None to put STYLE in the page."""
+    `trust_url` where tablets trust the hall (hall_url.trust_address; default: over HTTPS at
+    `base_url`); `stylesheet` the URL of STYLE, or None to put STYLE in the page."""
     _ = gettext
     pages = [sheet[i : i + PER_PAGE] for i in range(0, len(sheet), PER_PAGE)]
     title = escape(_(_TITLE).format(title=tournament_title))
@@ -108,8 +122,9 @@ def render(
         + "\n</div>\n</section>"
         for page in pages
     )
-    base = escape(base_url.rstrip("/"))
-    trust = escape(_(_TRUST)).format(address=f"<strong>{base}/hall/trust</strong>")
+    trust_url = trust_url or f"{base_url.rstrip('/')}/hall/trust"
+    said = _TRUST_PLAIN if trust_url.startswith("http://") else _TRUST
+    trust = escape(_(said)).format(address=f"<strong>{escape(trust_url)}</strong>")
     style = (
         f'<link rel="stylesheet" href="{escape(stylesheet)}">'
         if stylesheet
@@ -135,11 +150,26 @@ def render(
 """
 
 
+def fingerprint_html(fingerprint: str) -> str:
+    """The fingerprint's two lines (hall_tls.fingerprint_lines) as HTML, for the sheet, the
+    trust page and the overview alike: each line kept whole where it fits, and a narrow screen
+    breaks only between groups, never inside one (the `fingerprint-line` and
+    `fingerprint-group` classes of STYLE and the pages' stylesheets)."""
+    return " ".join(
+        '<span class="fingerprint-line">'
+        + " ".join(
+            f'<span class="fingerprint-group">{escape(group)}</span>' for group in line.split(" ")
+        )
+        + "</span>"
+        for line in hall_tls.fingerprint_lines(fingerprint)
+    )
+
+
 def _identity(fingerprint: str | None, _=_english) -> str:
     """The line every page of the sheet begins with: the hall CA's fingerprint."""
     if fingerprint:
-        pairs = ":<wbr>".join(escape(pair) for pair in fingerprint.split(":"))  # breaks between
-        said = escape(_(_FINGERPRINT)).format(fingerprint=f"<code>{pairs}</code>")  # pairs only
+        shown = f"<code>{fingerprint_html(fingerprint)}</code>"
+        said = escape(_(_FINGERPRINT)).format(fingerprint=shown)
     else:
         said = escape(_(_NO_FINGERPRINT)).format(command="<code>adjudicator hall</code>")
     return f'<p class="fingerprint">{said}</p>'

@@ -121,13 +121,21 @@ def from_manifest(data: dict[str, Any]) -> Alphabet:
 def extract_titles(fileobj, keywords, comment_tags, options):
     """Babel's extractor for the built-in alphabet files (babel.cfg): each file's `title`, a
     message for the catalogues."""
+    yield from toml_message(
+        fileobj, "title", "An alphabet's name, as in “the tiles of the alphabet {name}”"
+    )
+
+
+def toml_message(fileobj, key: str, comment: str):
+    """One shipped TOML file's text under `key`, as Babel's extractors yield a message (with a
+    comment for the translators): alphabets' titles, recipes' descriptions."""
     import tomllib
 
     text = fileobj.read().decode("utf-8")
-    title = tomllib.loads(text).get("title")
-    if isinstance(title, str) and title:
-        line = next((n for n, row in enumerate(text.splitlines(), 1) if row.startswith("title")), 1)
-        yield line, None, title, ["An alphabet's name, as in “the tiles of the alphabet {name}”"]
+    value = tomllib.loads(text).get(key)
+    if isinstance(value, str) and value:
+        line = next((n for n, row in enumerate(text.splitlines(), 1) if row.startswith(key)), 1)
+        yield line, None, value, [comment]
 
 
 @lru_cache(maxsize=64)

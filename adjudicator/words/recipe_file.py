@@ -18,7 +18,7 @@ from pathlib import Path
 from adjudicator.errors import ImportRefused, LexiconError
 from adjudicator.textcheck import DESCRIPTION_MAX, TextError, check_text
 from adjudicator.words.alphabet import ENGLISH, Alphabet
-from adjudicator.words.alphabet_files import resolve_alphabet
+from adjudicator.words.alphabet_files import resolve_alphabet, toml_message
 from adjudicator.words.store import check_name
 
 KEYS = (
@@ -204,3 +204,12 @@ def _refer_even_if_listed(data: dict, path: Path) -> bool:
             "longer than N letters that go to a dictionary check)."
         )
     return value
+
+
+def extract_descriptions(fileobj, keywords, comment_tags, options):
+    """Babel's extractor for the shipped recipes (babel.cfg): each one's `description`, which a
+    kiosk shows beside the lexicon's name in the tournament's language where it is translated
+    (and leaves out where it is not)."""
+    yield from toml_message(
+        fileobj, "description", "A lexicon's description, beside its name on a kiosk"
+    )

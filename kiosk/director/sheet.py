@@ -56,6 +56,7 @@ def kiosk_sheet():
         sheet,
         base,
         fingerprint=hall_tls.read_ca_fingerprint(),
+        trust_url=hall_url.trust_address(base),
         stylesheet=url_for("director.kiosk_sheet_style"),
         gettext=said.gettext,
         ngettext=said.ngettext,

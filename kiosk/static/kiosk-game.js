@@ -80,10 +80,10 @@
     var players = Array.isArray(entry.players) && entry.players.length === 2 ? entry.players : null;
     $("verdict-game-row").hidden = !shown;
     K.setText("verdict-game", !shown ? "" : players
-      ? T("Round {round} · table {table} · {first} v {second} · challenger {challenger}",
+      ? T("Round {round} · Table {table} · {first} v {second} · challenger {challenger}",
           { round: entry.round, table: entry.table, first: players[0], second: players[1],
             challenger: entry.challenger })
-      : T("Round {round} · table {table} · challenger {challenger}",
+      : T("Round {round} · Table {table} · challenger {challenger}",
           { round: entry.round, table: entry.table, challenger: entry.challenger }));
   }
 

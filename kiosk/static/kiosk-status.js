@@ -51,8 +51,11 @@
     var lexicon = body.lexicon || {};
     setText("tournament-title", body.tournament.title);
     setText("lexicon-name", lexicon.name);
-    setText("lexicon-description", lexicon.description ? "(" + lexicon.description + ")" : "");
-    $("lexicon-description").title = lexicon.description || "";   // cut short on small screens
+    // in the kiosk's language, or nothing (the name alone) where it has no translation
+    var description = typeof lexicon.shown_description === "string"
+      ? lexicon.shown_description : lexicon.description;
+    setText("lexicon-description", description ? "(" + description + ")" : "");
+    $("lexicon-description").title = description || "";   // cut short on small screens
     setText("lexicon-words", K.formatCount(lexicon.words));
     setText("lexicon-words-unit", TN("word", "words", lexicon.words || 0));
     setText("lexicon-fingerprint", lexicon.short_fingerprint);
@@ -72,6 +75,7 @@
     }
     K.showGameDetails(Boolean(body.rule.needs_game));
     K.showFinalPlay(Boolean(body.rule.asks_final_play));
+    K.followTable(body);   // its game from TSH, asked for only where TSH pairs its tournament
     var language = body.tournament.language;
     if (language && language !== KioskText.language && K.root.dataset.state === "idle" &&
         !S.judging && !S.words.length) {

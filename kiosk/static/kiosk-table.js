@@ -1,9 +1,10 @@
 /* The kiosk's game as TSH pairs it (GET /api/v1/table): "Round R · Table T" and the two
  * players, the first player first; the challenger is chosen with one tap, and the challenge
  * then names that player (by TSH number) and the round shown. With no game at the table this
- * round, the page says so and the game is typed as before (kiosk-game.js). Asked again every
- * 5 s and after each verdict, so a new round reaches the kiosk by itself (every 30 s where the
- * kiosk has no table or its tournament is not linked).
+ * round, the page says so, and the game is typed as before (kiosk-game.js) where the rule asks
+ * for it. Asked only while the status says the kiosk has a table and its tournament is linked
+ * to TSH (a kiosk of an unlinked tournament never asks: no 404 on every poll); then every 5 s
+ * and after each verdict, so a new round reaches the kiosk by itself.
  */
 (function (K) {
   "use strict";
@@ -11,24 +12,42 @@
   var $ = K.$;
   var S = K.state;
   var POLL_MS = 5000;
-  var IDLE_POLL_MS = 30000;   // no table of its own, or a tournament not linked: asked less
   var shownKey = "";
   var pollTimer = null;
-  var linked = true;
+  var following = false;   // the status says: a table of its own, in a tournament linked to TSH
+  var noGame = null;       // the last "no game here" answer, said again when the rule changes
 
   var asking = null;   // the question in flight: one at a time, so polls never multiply
 
+  /* Each status answer: start asking for the game where there is one to ask for, stop where
+   * there is none (the link taken away, the kiosk moved off its table). */
+  function followTable(status) {
+    var wanted = Boolean(status.table && status.tournament && status.tournament.tsh_linked);
+    if (wanted !== following) {
+      following = wanted;
+      if (wanted) {
+        refreshTable();
+      } else {
+        clearTimeout(pollTimer);
+        showNoGame({});
+      }
+    } else if (noGame) {
+      sayNoGame();   // the rule may have changed: the typed fields come or go
+    }
+  }
+
   function refreshTable() {
     clearTimeout(pollTimer);
+    if (!following) { return Promise.resolve(); }
     if (asking) return asking;   // its answer schedules the next one
     asking = K.fetchWithTimeout("/api/v1/table", { headers: { Accept: "application/json" } })
       .then(function (response) {
         return response.json().then(function (body) {
-          linked = true;
+          if (!following) { return; }   // unlinked or unseated meanwhile: the status said so
           if (response.ok && body && Array.isArray(body.players)) {
             showGame(body);
           } else if (response.status === 404) {
-            linked = Boolean(body && body.linked);
+            following = following && Boolean(body && body.linked);   // the status says again
             showNoGame(body || {});
           }
         });
@@ -37,7 +56,7 @@
       .finally(function () {
         asking = null;
         clearTimeout(pollTimer);
-        pollTimer = setTimeout(refreshTable, linked ? POLL_MS : IDLE_POLL_MS);
+        if (following) { pollTimer = setTimeout(refreshTable, POLL_MS); }
       });
     return asking;
   }
@@ -59,6 +78,7 @@
       button.setAttribute("aria-pressed", String(S.challenger === player.id));
     });
     $("table-game").hidden = false;
+    noGame = null;
     $("table-none").hidden = true;
     K.showGameDetails(S.needsGame);   // the typed fields give way to the names
   }
@@ -69,10 +89,17 @@
     S.challenger = null;
     shownKey = "";
     $("table-game").hidden = true;
-    K.setText("table-none", body.linked && body.shown_error
-      ? body.shown_error + " " + T("Type the round and table as usual.") : "");
-    $("table-none").hidden = !body.linked;
+    noGame = body.linked && body.shown_error ? body : null;
+    sayNoGame();
     if (hadGame) { K.showGameDetails(S.needsGame); }
+  }
+
+  /* "No game at table T this round.", and where the rule asks for the game (the boxes are
+   * shown), how to give it. */
+  function sayNoGame() {
+    K.setText("table-none", !noGame ? "" : S.needsGame
+      ? noGame.shown_error + " " + T("Type the round and table as usual.") : noGame.shown_error);
+    $("table-none").hidden = !noGame;
   }
 
   function choose(event) {
@@ -92,7 +119,7 @@
   function challengeGame() {
     if (!S.tableGame) { return K.gameDetails(); }
     if (S.challenger === null || S.challenger === undefined) {
-      K.showHint(T("Tap the name of the player who challenges first."));
+      K.showHint(T("Who challenges? Tap their name."));
       $("table-player-1").focus();
       return null;
     }
@@ -110,11 +137,11 @@
   }
 
   function wireTable() {
-    $("table-game").addEventListener("click", choose);
-    refreshTable();
+    $("table-game").addEventListener("click", choose);   // asked for once the status says
   }
 
   K.refreshTable = refreshTable;
+  K.followTable = followTable;
   K.challengeGame = challengeGame;
   K.resetChallenger = resetChallenger;
   K.wireTable = wireTable;

@@ -92,10 +92,19 @@
       chipList.appendChild(chip);
     });
     var count = S.words.length;
-    $("word-count").textContent = T("{count} of {most} words", { count: count, most: MAX_WORDS });
+    showCount();
     input.placeholder = count ? "" : T("Type a word");
     root.classList.toggle("has-words", count > 0);
     $("split-help").hidden = !S.words.some(function (w) { return w.canSplitOtherwise(); });
+  }
+
+  /* "3 of 8 words": the chips and the word still being typed in the box, as the players see
+   * them (QI ZA typed is two words before the space that makes ZA a chip). */
+  function showCount() {
+    var split = Words.pieces(input.value);
+    var count = S.words.length + split.complete.length + (split.rest ? 1 : 0);
+    var text = T("{count} of {most} words", { count: count, most: MAX_WORDS });
+    if ($("word-count").textContent !== text) { $("word-count").textContent = text; }
   }
 
   /* The players chose another way to split word `index` into tiles. */
@@ -174,6 +183,7 @@
     K.touched();
     takeWords(input.value);
     showProblem();
+    showCount();
   }
 
   function removeWord(index) {

@@ -84,15 +84,20 @@ def test_valid_hours_out_of_range_are_refused_with_what_to_type(run, tournament,
 
 
 def test_the_sheet_shows_the_hall_certificates_fingerprint(run, tournament, tmp_path):
-    from adjudicator.hall import hall_tls
+    from adjudicator.hall import hall_tls, sheet_page
 
     made = hall_tls.ensure("club", ["192.168.1.20"])
     done = run("kiosk", "sheet", "--tournament", tournament, "--tables", "1-9")
     assert done.exit_code == 0, done.stderr
-    assert f"fingerprint: {made.ca_fingerprint}" in done.stdout
+    # printed as the sheet shows it: two lines of four groups of four pairs (issue 36, item 4)
+    lines = hall_tls.fingerprint_lines(made.ca_fingerprint)
+    assert "fingerprint (SHA-256):\n" + "".join(f"  {line}\n" for line in lines) in done.stdout
+    assert [len(line.split(" ")) for line in lines] == [4, 4]
+    assert all(re.fullmatch(r"([0-9A-F]{2}:){3}[0-9A-F]{2}", g) for g in " ".join(lines).split())
+    assert " ".join(lines).replace(" ", ":") == made.ca_fingerprint
     page = (tmp_path / "pairing-sheet-open.html").read_text()
-    shown = page.replace("<wbr>", "")
-    assert shown.count(f"<code>{made.ca_fingerprint}</code>") == 3  # each of the 3 pages
+    shown = sheet_page.fingerprint_html(made.ca_fingerprint)
+    assert page.count(f"<code>{shown}</code>") == 3  # each of the 3 pages
     assert re.fullmatch(r"([0-9A-F]{2}:){31}[0-9A-F]{2}", made.ca_fingerprint)
 
 

@@ -59,7 +59,7 @@ def test_show_lists_the_games_first_player_first(run, linked_home):
     assert [p["name"] for p in at_four["players"]] == [first, second]
     assert [p["first"] for p in at_four["players"]] == [True, False]
     assert set(at_four["players"][0]) == {"id", "name", "first"}
-    everything = json.loads(run("tsh", "show", "open", "--json").stdout)
+    everything = json.loads(run("tsh", "show", "open", "--all", "--json").stdout)
     assert len(everything) == 24
 
 
@@ -223,3 +223,85 @@ def test_a_config_tsh_the_hall_cannot_read_exits_2_saying_why(
     )
     outcome = run("tsh", "link", "open", str(folder))
     assert outcome.exit_code == 2 and says in outcome.stderr and "Traceback" not in outcome.stderr
+
+
+def test_show_without_a_round_shows_the_current_round(run, linked_home, tmp_path):
+    """Issue 36, papercut 9: `tsh show SLUG` prints the current round (a 27-round division
+    printed 303 lines); --round R another, --all every round."""
+    made, folder = linked_home
+    run("tsh", "link", "open", str(folder))
+    shown = run("tsh", "show", "open")
+    assert shown.exit_code == 0, shown.stderr
+    lines = shown.stdout.splitlines()
+    assert lines[0] == "Round 3, the current round (--round R for another, --all for every round)."
+    third = json.loads(run("tsh", "show", "open", "--round", "3", "--json").stdout)
+    assert len(lines) == 1 + len(third) == 1 + 6
+    assert all("  round 3  table " in line for line in lines[1:])
+    assert json.loads(run("tsh", "show", "open", "--json").stdout) == third
+    every = run("tsh", "show", "open", "--all").stdout.splitlines()
+    assert len(every) == 24 and {"round 1", "round 4"} <= {line.split("  ")[1] for line in every}
+
+    # the divisions' rounds apart: each division's own current round, said so
+    tsh_files.score_round(made, "A", 3)
+    run("tsh", "link", "open", str(tsh_files.write_tourney_js(tmp_path / "t.js", made)))
+    lines = run("tsh", "show", "open").stdout.splitlines()
+    assert lines[0] == (
+        "The current rounds: division A round 4, division B round 3 "
+        "(--round R for another, --all for every round)."
+    )
+    assert {line.split("  ")[:2][1] for line in lines[1:] if line.startswith("A ")} == {"round 4"}
+    assert {line.split("  ")[:2][1] for line in lines[1:] if line.startswith("B ")} == {"round 3"}
+
+    both = run("tsh", "show", "open", "--round", "2", "--all")
+    assert both.exit_code == 2 and "not both" in both.stderr and both.stdout == ""
+
+
+def test_judge_at_a_table_with_no_game_is_refused_naming_the_tables_with_one(run, linked_home):
+    """Issue 36, papercut 2: `judge --tournament SLUG --table 40` at a linked tournament whose
+    table 40 has no game this round recorded the challenge silently, the challenger as typed.
+    Now it exits 2, naming the tables that have a game, and records nothing."""
+    made, folder = linked_home
+    run("tsh", "link", "open", str(folder))
+    refused = run("judge", "--tournament", "open", "--table", "40", "--challenger", "Zed", "QI")
+    assert refused.exit_code == 2 and refused.stdout == ""
+    assert "table 40 has no game this round" in refused.stderr
+    assert "the tables with a game this round are 1-6" in refused.stderr
+    assert "Traceback" not in refused.stderr
+    in_round = run("judge", "--tournament", "open", "--round", "2", "--table", "40", "QI")
+    assert in_round.exit_code == 2
+    assert "table 40 has no game in round 2: the tables with a game in round 2 are 1-6" in (
+        " ".join(in_round.stderr.split())
+    )
+    later = run("judge", "--tournament", "open", "--round", "9", "--table", "2", "QI")
+    assert later.exit_code == 2 and "TSH pairs no game in round 9" in later.stderr
+    assert json.loads(run("journal", "export", "--format", "json").stdout) == []
+
+    first, second = tsh_files.seated(made, "A", 3, 2)
+    judged = run("judge", "--tournament", "open", "--table", "2", "--challenger", first, "QI")
+    assert judged.exit_code == 0, judged.stderr
+    (row,) = json.loads(run("journal", "export", "--format", "json").stdout)
+    assert (row["round"], row["table"], row["challenger"]) == ("3", "2", first)
+    # an unlinked tournament's table is the director's to name, as before
+    run("tsh", "unlink", "open")
+    assert run("judge", "--tournament", "open", "--table", "40", "QI").exit_code == 0
+
+
+@pytest.mark.parametrize(
+    "option, value, says",
+    [
+        ("--round", "9" * 5000, "The round is 5000 characters long"),
+        ("--table", "9" * 5000, "The table is 5000 characters long"),
+        ("--round", "9" * 20, "TSH pairs no game in round 99999999999999999999"),
+        ("--round", "abc", "TSH pairs no game in round ABC"),
+        ("--round", "0", "TSH pairs no game in round 0"),
+    ],
+)
+def test_a_nonsense_round_or_table_at_a_linked_tournament_exits_2_not_a_traceback(
+    run, linked_home, option, value, says
+):
+    made, folder = linked_home
+    run("tsh", "link", "open", str(folder))
+    table = () if option == "--table" else ("--table", "40")
+    outcome = run("judge", "--tournament", "open", option, value, *table, "QI")
+    assert outcome.exit_code == 2 and outcome.stdout == ""
+    assert says in outcome.stderr and "Traceback" not in outcome.stderr

@@ -174,7 +174,7 @@ def test_print_service_is_a_systemd_unit_that_runs_the_hall(tmp_path: Path):
     unit = done.stdout
     assert "[Unit]" in unit and "[Service]" in unit and "[Install]" in unit
     exec_start = re.search(r"^ExecStart=(.+)$", unit, re.M).group(1)
-    assert exec_start.endswith("hall --name club --port 9443")
+    assert exec_start.endswith("hall --name club --port 9443 --http-port 8080")
     assert f'Environment="ADJUDICATOR_HOME={(tmp_path / "home").resolve()}"' in unit
     assert "Restart=always" in unit and "WantedBy=multi-user.target" in unit
     verify = Path("/usr/bin/systemd-analyze")

@@ -23,7 +23,7 @@ import pytest
 from cryptography import x509
 from cryptography.hazmat.primitives.serialization import Encoding
 
-from adjudicator.hall import hall_ca
+from adjudicator.hall import hall_ca, sheet_page
 
 from support.attacks import DIRECTOR_PASSWORD, staffed_home
 from support.netns import HallNetwork
@@ -39,9 +39,14 @@ from support.servers import free_port
 
 pytestmark = pytest.mark.slow
 SPOOF = "192.0.2.77"
-FINGERPRINT = re.compile(
-    r"The hall's CA fingerprint \(SHA-256\): ((?:[0-9A-F]{2}:){31}[0-9A-F]{2})"
-)
+GROUPS = r"(?:[0-9A-F]{2}:){3}[0-9A-F]{2}(?: (?:[0-9A-F]{2}:){3}[0-9A-F]{2}){3}"
+# two lines of four groups of four pairs (issue 36): the fingerprint is their pairs, in order
+FINGERPRINT = re.compile(rf"The hall's CA fingerprint \(SHA-256\):\n  ({GROUPS})\n  ({GROUPS})\n")
+
+
+def printed_fingerprint(out: str) -> str:
+    """The CA fingerprint the hall printed at start, as AB:CD:... (its groups joined)."""
+    return " ".join(FINGERPRINT.search(out).groups()).replace(" ", ":")
 
 
 @pytest.fixture
@@ -116,9 +121,9 @@ def test_a_name_another_device_answers_for_before_the_start_is_not_taken(
 
             page = overview(hall)
             assert f"Another device ({spoof_address}) answers for {host}" in page
-            printed = FINGERPRINT.search(out).group(1)
+            printed = printed_fingerprint(out)
             assert printed == served_fingerprint(by_address)
-            shown = printed.replace(":", ":<wbr>")
+            shown = sheet_page.fingerprint_html(printed)  # the same groups on the overview
             assert f'<code id="overview-ca-fingerprint">{shown}</code>' in page
 
             stop(hall)
@@ -176,13 +181,13 @@ def test_an_old_ca_is_replaced_at_start_and_the_printed_fingerprint_is_the_one_s
         assert "THE HALL HAS A NEW CERTIFICATE AUTHORITY" in err
         assert "Every tablet and laptop must trust the new one once" in err
         assert "Made the hall's server certificate" in err  # under the new CA
-        printed = FINGERPRINT.search(out).group(1)
+        printed = printed_fingerprint(out)
         assert printed != old
         ca_file = home / "hall" / "ca.crt"
         assert hall_ca.is_constrained(x509.load_pem_x509_certificate(ca_file.read_bytes()))
         client = tablet(hall, hall_network)  # verifies under the new CA
         assert printed == served_fingerprint(client)
-        assert printed.replace(":", ":<wbr>") in overview(hall)
+        assert sheet_page.fingerprint_html(printed) in overview(hall)
         status, _, trust = client.request("GET", "/hall/trust")
         assert status == 200 and b"printed on the director's pairing sheet" in trust
         stop(hall)
@@ -192,6 +197,6 @@ def test_an_old_ca_is_replaced_at_start_and_the_printed_fingerprint_is_the_one_s
     again = RunningHall(home, hall_name, free_port(), netns=hall_network.hall).start()
     try:
         assert "NEW CERTIFICATE AUTHORITY" not in again.stderr()
-        assert FINGERPRINT.search(again.output()).group(1) == printed
+        assert printed_fingerprint(again.output()) == printed
     finally:
         again.kill()

@@ -102,3 +102,26 @@ def test_day_one_imports_the_list_in_force_and_its_tournament_starts_without_a_w
 def test_day_one_says_why_the_free_lists_warn():
     text = " ".join(section("Your hall on day one").split())
     assert "install-defaults" in text and "not in force" in text
+
+
+def test_day_one_numbers_its_commands_and_its_steps_alike():
+    """Issue 36, papercut 11: each command of "Your hall on day one" carries the number of the
+    step that explains it, and that step is about that command."""
+    text = section("Your hall on day one")
+    block = text.split("```sh\n", 1)[1].split("```", 1)[0]
+    steps = {
+        int(number): body
+        for number, body in re.findall(r"^(\d+)\. (.*?)(?=^\d+\. |\Z)", text, re.M | re.S)
+    }
+    assert sorted(steps) == list(range(1, len(steps) + 1))
+    numbered = []
+    for line in block.splitlines():
+        command, _, comment = line.partition("#")
+        match = re.match(r"\s*(\d+)\.", comment)
+        assert match, f"a day-one command without its step's number: {line}"
+        number = int(match.group(1))
+        argv = shlex.split(command)
+        word = argv[1] if argv[0] == "adjudicator" else argv[0]
+        assert word in steps[number], f"step {number} does not explain `{command.strip()}`"
+        numbered.append(number)
+    assert numbered == sorted(numbered) and set(numbered) >= set(range(1, max(numbered) + 1))

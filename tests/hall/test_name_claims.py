@@ -10,7 +10,7 @@ import os
 import subprocess
 import sys
 
-from adjudicator.hall import hall_tls, name_claims
+from adjudicator.hall import hall_tls, name_claims, sheet_page
 
 OWN = frozenset({"192.0.2.2", "127.0.0.1", "fd00::2"})
 
@@ -93,7 +93,7 @@ def test_healthz_and_the_overview_show_another_device_and_the_fingerprint(staffe
     overview = director.get("/director/").get_data(as_text=True)
     assert 'id="overview-name-warnings"' in overview
     assert "Another device (192.0.2.77) answers for club.local" in overview
-    shown = tls.ca_fingerprint.replace(":", ":<wbr>")  # a narrow screen breaks between pairs
+    shown = sheet_page.fingerprint_html(tls.ca_fingerprint)  # as the printed sheet shows it
     assert f'<code id="overview-ca-fingerprint">{shown}</code>' in overview
     part = director.get("/director/overview").get_data(as_text=True)  # the refresh has it too
     assert "192.0.2.77" in part and shown in part

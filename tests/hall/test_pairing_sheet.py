@@ -4,17 +4,18 @@ change; and the printable page (each card's expiry, the CA's fingerprint on ever
 
 from __future__ import annotations
 
+import html
 import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from adjudicator.hall import kiosks, pairing_sheet, sheet_page, tournaments
+from adjudicator.hall import hall_tls, kiosks, pairing_sheet, sheet_page, tournaments
 from adjudicator.hall.hall import Hall
 from adjudicator.hall.pairing_sheet import SheetError
 
 BASE = "https://club.local:8443"
-FINGERPRINT = ":".join(["AB", "CD", "EF", "01"] * 8)
+FINGERPRINT = ":".join(f"{n * 7 % 256:02X}" for n in range(32))  # 00:07:0E:15:1C:...
 
 
 @pytest.fixture
@@ -169,8 +170,36 @@ def test_the_page_has_a_card_per_table_four_a_page_and_says_the_code_works_once(
     assert page.count(f'<p class="expires">Valid until {local} (the hall') == 9
     # every page shows the CA's fingerprint
     assert page.count('<p class="fingerprint">') == 3
-    assert page.replace("<wbr>", "").count(f"<code>{FINGERPRINT}</code>") == 3
-    assert "AB:<wbr>CD:<wbr>EF" in page  # a line breaks between pairs, never inside one
+    # as the terminal prints it: two lines of four groups of four pairs, ...
+    lines = hall_tls.fingerprint_lines(FINGERPRINT)
+    assert lines == (
+        "00:07:0E:15 1C:23:2A:31 38:3F:46:4D 54:5B:62:69",
+        "70:77:7E:85 8C:93:9A:A1 A8:AF:B6:BD C4:CB:D2:D9",
+    )
+    group = r'<span class="fingerprint-group">[^<]*</span>'
+    shown = re.findall(rf'<span class="fingerprint-line">((?:{group} ?)+)</span>', page)
+    assert [re.sub(r"<[^>]+>", "", line) for line in shown] == list(lines) * 3
+    # ... each group one unbreakable piece (a line breaks only between groups)
+    groups = re.findall(r'<span class="fingerprint-group">([^<]*)</span>', page)
+    assert groups == " ".join(lines).split(" ") * 3
+    assert ".fingerprint-group { white-space: nowrap; }" in page
+
+
+def test_the_sheet_names_the_plain_http_trust_page_or_warns_of_the_first_visit(hall):
+    """Issue 36, papercut 3: the sheet prints where tablets trust the hall; over HTTPS it says
+    the browser warns on that first visit, over the hall's plain-HTTP port that it does not."""
+    sheet = pairing_sheet.enrol_tables(hall.db, "spring", [1], BASE)
+    plain = "http://club.local:8080/hall/trust"
+    page = sheet_page.render("Spring", "spring", sheet, BASE, fingerprint=None, trust_url=plain)
+    said = " ".join(html.unescape(re.sub(r"<[^>]+>", "", page)).split())
+    assert f"Tablets first trust the hall at {plain}: plain HTTP, so the browser shows no " in said
+    assert f"{BASE}/hall/trust" not in page
+    page = sheet_page.render("Spring", "spring", sheet, BASE, fingerprint=None)
+    said = " ".join(html.unescape(re.sub(r"<[^>]+>", "", page)).split())
+    assert (
+        f"Tablets first trust the hall at {BASE}/hall/trust. On that first visit the browser "
+        "warns about the hall's certificate" in said
+    )
 
 
 def test_a_sheet_with_no_hall_certificate_says_so_on_every_page(hall):

@@ -129,7 +129,9 @@ def test_kiosk_status_by_token_shows_tournament_lexicon_and_rule(client, setup):
         "slug": CSW,
         "title": "Spring Open (CSW division)",
         "language": "en",
+        "tsh_linked": False,  # the page then never asks for its game (issue 36)
     }
+    assert data["table"] is None
     lexicon = setup.store.manifest("TINY-CSW")
     assert data["lexicon"]["name"] == "TINY-CSW" and data["lexicon"]["words"] == 7
     assert data["lexicon"]["fingerprint"] == lexicon.fingerprint

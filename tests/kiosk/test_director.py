@@ -509,6 +509,7 @@ def test_serve_sets_secure_cookies_for_its_workers_under_tls(home, monkeypatch, 
     captured = {}
     monkeypatch.setattr(serve_cmd.os, "execv", lambda exe, argv: captured.update(argv=argv))
     monkeypatch.delenv("ADJUDICATOR_SECURE_COOKIES", raising=False)
+    monkeypatch.setenv("ADJUDICATOR_HTTP_PORT", "8080")  # serve sets it for its workers: undone
     cert, key = tmp_path / "c.pem", tmp_path / "k.pem"
     cert.write_text("x")
     key.write_text("x")
@@ -520,3 +521,22 @@ def test_serve_sets_secure_cookies_for_its_workers_under_tls(home, monkeypatch, 
     assert result.exit_code == 0, result.output
     assert "--certfile" in captured["argv"]
     assert os.environ.pop("ADJUDICATOR_SECURE_COOKIES") == "on"
+
+
+def test_serve_under_tls_serves_no_port_as_the_halls_plain_trust_port(home, monkeypatch, tmp_path):
+    """`serve --certfile ... --bind 0.0.0.0:8080`: every port is served over TLS, whatever
+    ADJUDICATOR_HTTP_PORT (the port `adjudicator hall` serves the trust page on) says."""
+    from click.testing import CliRunner
+
+    from adjudicator.cli import cli, serve_cmd
+
+    monkeypatch.setattr(serve_cmd.os, "execv", lambda exe, argv: None)
+    monkeypatch.setenv("ADJUDICATOR_HTTP_PORT", "8080")
+    cert, key = tmp_path / "c.pem", tmp_path / "k.pem"
+    cert.write_text("x")
+    key.write_text("x")
+    args = ["serve", "--bind", "0.0.0.0:8080", "--certfile", str(cert), "--keyfile", str(key)]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    assert os.environ["ADJUDICATOR_HTTP_PORT"] == "0"  # what its workers inherit
+    os.environ.pop("ADJUDICATOR_SECURE_COOKIES", None)

@@ -191,7 +191,8 @@ def test_typing_makes_upper_case_chips(paired):
     assert chips(page) == ["QI", "ZA", "CAT"]
     assert box.input_value() == "dOg"  # kept as typed until it becomes a chip, shown upper case
     assert box.evaluate("e => getComputedStyle(e).textTransform") == "uppercase"
-    assert page.inner_text("#word-count") == "3 of 8 words"
+    # the word still being typed counts: four words on screen, "4 of 8" (issue 36, item 12)
+    assert page.inner_text("#word-count") == "4 of 8 words"
     assert page.evaluate("""() => [...document.querySelectorAll('#chips, #chips *')]
         .every(e => !e.isContentEditable && e.closest('[spellcheck=false]'))""")
     save_screenshot(page, "kiosk-typing-hd")
@@ -568,6 +569,7 @@ def test_other_answers_show_not_judged_never_a_verdict(paired):
         page.unroute("**/api/v1/adjudications")
         page.route("**/api/v1/adjudications", answer_with(status, body))
         page.reload()
+        page.wait_for_selector("#lexicon-words:not(:empty)")  # the status first, as a player
         judge(page, "qi za")
         page.wait_for_selector("#error-screen:not([hidden])")
         case = f"{status} {body}"

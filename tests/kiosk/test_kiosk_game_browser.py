@@ -98,7 +98,7 @@ def test_wespa_3_10_15_c_i_dingle_on_a_tablet(tablet):
 
     first = judge(page, "QI", round="3", table="12", challenger="Ann")
     assert first["title"].startswith("ACCEPTABLE") and FIRST in first["consequence"]
-    assert first["game"] == "Round 3 · table 12 · challenger ANN"  # as the journal keeps it
+    assert first["game"] == "Round 3 · Table 12 · challenger ANN"  # as the journal keeps it
     save_screenshot(page, "kiosk-game-dingle-first")
     back_to_words(page)
     # round and table kept, the challenger asked again
@@ -135,7 +135,7 @@ def test_a_tablet_seated_at_a_table_keeps_its_table(home, server, new_page):
     assert page.get_attribute("#game-table", "readonly") is not None
     assert page.evaluate("document.activeElement.id") == "game-round"
     verdict = judge(page, "QI", round="2", challenger="Cy")
-    assert verdict["game"] == "Round 2 · table 6 · challenger CY"
+    assert verdict["game"] == "Round 2 · Table 6 · challenger CY"
     back_to_words(page)
     assert page.get_attribute("#game-table", "readonly") is not None  # still, after a verdict
     assert page.input_value("#game-table") == "6"

@@ -82,7 +82,10 @@ def test_tap_a_name_judge_and_see_the_names_in_the_journal(home, server, at_tabl
     assert off_screen(page) == []
     save_screenshot(page, "kiosk-tsh-game")
     judge_words(page, "QI")  # nobody tapped yet: a hint, no verdict
-    wait_until(page, "document.getElementById('word-hint').textContent.includes('Tap the name')")
+    wait_until(
+        page,
+        "document.getElementById('word-hint').textContent === 'Who challenges? Tap their name.'",
+    )
     assert page.locator("#idle-screen").is_visible()
     page.click("#table-player-2")
     assert page.get_attribute("#table-player-2", "aria-pressed") == "true"
@@ -90,7 +93,7 @@ def test_tap_a_name_judge_and_see_the_names_in_the_journal(home, server, at_tabl
     page.click("#judge-button")
     page.wait_for_selector("#verdict-screen:not([hidden])")
     assert page.inner_text("#verdict-game") == (
-        f"Round 3 · table 2 · {first} v {second} · challenger {second}"
+        f"Round 3 · Table 2 · {first} v {second} · challenger {second}"
     )
     director = open_page(browser, LAPTOP)
     director.goto(server.url + "/director/login")
@@ -129,7 +132,7 @@ def test_a_new_round_from_tsh_reaches_the_open_page(home, at_table):
     page.click("#table-player-1")
     judge_words(page, "QI")
     page.wait_for_selector("#verdict-screen:not([hidden])")
-    assert "Round 5 · table 1" in page.inner_text("#verdict-game")
+    assert "Round 5 · Table 1" in page.inner_text("#verdict-game")
     assert "Unsuccessful challenge number 1" in page.inner_text("#verdict-consequence")
 
 
@@ -145,7 +148,7 @@ def test_a_table_with_no_game_says_so_and_still_judges(at_table):
     page.fill("#game-challenger", "Ann")
     judge_words(page, "QI")
     page.wait_for_selector("#verdict-screen:not([hidden])")
-    assert page.inner_text("#verdict-game") == "Round 3 · table 9 · challenger ANN"
+    assert page.inner_text("#verdict-game") == "Round 3 · Table 9 · challenger ANN"
 
 
 def test_the_page_speaks_the_tournaments_language(at_table):

@@ -15,7 +15,8 @@ import pytest
 from adjudicator.words.store import LexiconStore
 from adjudicator.words.wordlist import WordSet
 
-from support.browser import OFF_SCREEN_JS, Home, Server
+from support.browser import Home, Server
+from support.webkit import off_screen, pair_in_webkit, text, wait_for
 
 pytestmark = [
     pytest.mark.browser,
@@ -35,33 +36,8 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Home:
     return home
 
 
-def wait_for(driver, script: str, timeout: float = 10):
-    """Wait until a JS expression is true in the page."""
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    return WebDriverWait(driver, timeout, poll_frequency=0.1).until(
-        lambda d: d.execute_script(f"return {script}")
-    )
-
-
-def text(driver, element_id: str) -> str:
-    return driver.execute_script(
-        "return document.getElementById(arguments[0]).innerText.trim()", element_id
-    )
-
-
 def pair(driver, home: Home, server: Server, kiosk: str, tournament: str = "open") -> None:
-    from selenium.webdriver.common.by import By
-
-    code = home.pairing_code(kiosk, tournament)
-    driver.get(f"{server.url}/pair/{code}")
-    assert driver.find_element(By.ID, "code").get_attribute("value") == code
-    driver.find_element(By.ID, "pair-button").click()
-    wait_for(
-        driver,
-        "document.getElementById('lexicon-words') && "
-        "document.getElementById('lexicon-words').textContent !== ''",
-    )
+    pair_in_webkit(driver, server.url, home.pairing_code(kiosk, tournament))
 
 
 def type_and_judge(driver, words: str) -> None:
@@ -71,10 +47,6 @@ def type_and_judge(driver, words: str) -> None:
     box.click()
     box.send_keys(words)
     driver.find_element(By.ID, "judge-button").click()
-
-
-def off_screen(driver) -> list[str]:
-    return driver.execute_script(f"return ({OFF_SCREEN_JS})()")
 
 
 def verdict_word(driver) -> str:

@@ -43,9 +43,14 @@ def test_the_overview_shows_the_fingerprint_and_another_device_on_a_phone(
     page.wait_for_url(server.url + "/director/")
 
     fingerprint = page.locator("#overview-ca-fingerprint")
-    assert fingerprint.inner_text().strip() == tls.ca_fingerprint
+    lines = hall_tls.fingerprint_lines(tls.ca_fingerprint)  # as the terminal prints it
+    assert fingerprint.inner_text().split() == " ".join(lines).split()
     box = fingerprint.bounding_box()
     assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"]  # wrapped, all of it
+    # eight groups of four pairs, none broken across lines on a 390 px phone (issue 36)
+    assert groups_as_shown(page, "#overview-ca-fingerprint") == [
+        (group, 1) for group in " ".join(lines).split()
+    ]
     warning = page.locator("#overview-name-warnings li")
     assert warning.count() == 1
     said = warning.inner_text()
@@ -58,4 +63,18 @@ def test_the_overview_shows_the_fingerprint_and_another_device_on_a_phone(
     name_claims.clear()  # the hall stopped
     page.reload()
     assert page.locator("#overview-name-warnings").count() == 0
-    assert page.locator("#overview-ca-fingerprint").inner_text().strip() == tls.ca_fingerprint
+    assert page.locator("#overview-ca-fingerprint").inner_text().split() == (
+        " ".join(lines).split()
+    )
+
+
+def groups_as_shown(page, where: str) -> list[tuple[str, int]]:
+    """Each fingerprint group under `where`: its text and how many line boxes it takes."""
+    return [
+        tuple(item)
+        for item in page.evaluate(
+            "(where) => [...document.querySelectorAll(where + ' .fingerprint-group')]"
+            ".map(g => [g.textContent, g.getClientRects().length])",
+            where,
+        )
+    ]

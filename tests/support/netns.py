@@ -18,7 +18,7 @@ was killed (their names carry its pid) are deleted by the next run.
 
 Running things inside a namespace:
 - a process: `namespace.command(*argv)` is `ip netns exec NAME argv...` (RunningHall and
-  run_cli take `netns=`);
+  run_cli take `netns=`); `namespace.python(code, *args)` runs Python code there, its stdout;
 - in-process code (HTTPS clients, zeroconf): `with namespace.entered(): ...` moves the calling
   thread into the namespace with setns(2) and back out at the end. A network namespace belongs
   to a thread, and a socket keeps the namespace it was made in, so a socket (or a Zeroconf
@@ -42,6 +42,7 @@ import os
 import secrets
 import shutil
 import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -94,6 +95,18 @@ class Namespace:
     def command(self, *argv: str) -> list[str]:
         """`argv` run inside this namespace (`ip netns exec`)."""
         return ["ip", "netns", "exec", self.name, *argv]
+
+    def python(self, code: str, *args: str, timeout: float = 60) -> str:
+        """Python `code` run in a child process inside this namespace (with `args` as
+        sys.argv[1:]): its stdout, or an AssertionError with its stderr."""
+        done = subprocess.run(
+            self.command(sys.executable, "-c", code, *args),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout
 
     @contextlib.contextmanager
     def entered(self) -> Iterator[Namespace]:

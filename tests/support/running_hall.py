@@ -118,13 +118,22 @@ class TlsClient:
 
 class RunningHall:
     """`adjudicator hall` in its own process group, inside the namespace `netns` (the hall's
-    network: it announces NAME.local there); `env` adds settings to its environment."""
+    network: it announces NAME.local there); `env` adds settings to its environment;
+    `http_port` is its plain-HTTP trust page's (0, none, unless a test asks: halls started side
+    by side in one namespace would all want the default 8080; None: the default)."""
 
     def __init__(
-        self, home: Path, name: str, port: int, env: dict | None = None, *, netns: Namespace
+        self,
+        home: Path,
+        name: str,
+        port: int,
+        env: dict | None = None,
+        http_port: int | None = 0,
+        *,
+        netns: Namespace,
     ):
         self.home, self.name, self.port, self.extra_env = home, name, port, env or {}
-        self.netns = netns
+        self.http_port, self.netns = http_port, netns
         self.log = home / f"hall-{port}.log"
         self.errors = home / f"hall-{port}.err"
         self.process: subprocess.Popen | None = None
@@ -138,17 +147,12 @@ class RunningHall:
         }
 
     def start(self) -> RunningHall:
+        argv = [sys.executable, "-m", "adjudicator", "hall", "--name", self.name]
+        argv += ["--port", str(self.port)]
+        if self.http_port is not None:
+            argv += ["--http-port", str(self.http_port)]
         self.process = subprocess.Popen(
-            self.netns.command(
-                sys.executable,
-                "-m",
-                "adjudicator",
-                "hall",
-                "--name",
-                self.name,
-                "--port",
-                str(self.port),
-            ),
+            self.netns.command(*argv),
             env=self.env(),
             stdout=open(self.log, "wb"),
             stderr=open(self.errors, "wb"),

@@ -13,6 +13,8 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from .browser import OFF_SCREEN_JS
+
 WEBKIT_DRIVER = "/usr/bin/WebKitWebDriver"
 
 
@@ -82,3 +84,47 @@ def webkit_driver(display: str) -> Iterator:
         yield driver
     finally:
         driver.quit()
+
+
+def wait_for(driver, script: str, timeout: float = 10):
+    """Wait until a JS expression is true in the page."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, timeout, poll_frequency=0.1).until(
+        lambda d: d.execute_script(f"return {script}")
+    )
+
+
+def text(driver, element_id: str) -> str:
+    """What a person reads in the element `element_id`."""
+    return driver.execute_script(
+        "return document.getElementById(arguments[0]).innerText.trim()", element_id
+    )
+
+
+def off_screen(driver) -> list[str]:
+    """What of the kiosk page does not fit the window (support.browser.OFF_SCREEN_JS)."""
+    return driver.execute_script(f"return ({OFF_SCREEN_JS})()")
+
+
+def pair_in_webkit(driver, url: str, code: str) -> None:
+    """Open the pairing link `url/pair/CODE`, press Pair, and wait for the kiosk's status."""
+    from selenium.webdriver.common.by import By
+
+    driver.get(f"{url}/pair/{code}")
+    assert driver.find_element(By.ID, "code").get_attribute("value") == code
+    driver.find_element(By.ID, "pair-button").click()
+    wait_for(
+        driver,
+        "document.getElementById('lexicon-words') && "
+        "document.getElementById('lexicon-words').textContent !== ''",
+    )
+
+
+def set_viewport(driver, width: int, height: int) -> None:
+    """Size the window so that the page itself is `width` x `height` (the browser's own bars
+    take some of the window)."""
+    driver.set_window_size(width, height)
+    inner_width, inner_height = driver.execute_script("return [innerWidth, innerHeight]")
+    driver.set_window_size(2 * width - inner_width, 2 * height - inner_height)
+    assert driver.execute_script("return [innerWidth, innerHeight]") == [width, height]

@@ -1,7 +1,9 @@
 """The games of the tournaments linked to TSH, as the hall asks for them: a table's current
-round (`current_game`), a table in a given round (`game_at`), a round's games (`show`), and the
-players, for the journal's filter. Each is one indexed query of `tsh_games` (links.py writes it);
-a stored game's seats are read once per process, so a challenge pays a dict look-up for them.
+round (`current_game`), a table in a given round (`game_at`), a round's games (`show`), each
+division's current round (`show_current`), the tables with a game (`tables_with_games`), and
+the players, for the journal's filter. Each is one indexed query of `tsh_games` (links.py
+writes it); a stored game's seats are read once per process, so a challenge pays a dict
+look-up for them.
 """
 
 from __future__ import annotations
@@ -11,11 +13,13 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
-from adjudicator.hall.tsh.event import Game, Seat
+from adjudicator.hall.tsh.event import Game, Seat, current_round
 from adjudicator.judging.game import canonical
 from adjudicator.record.db import Database
+from adjudicator.wording import natural_key
 
 FIELDS = "division, round_no, table_no, board, players, scored"
+ROUND_DIGITS = 6  # a round TSH numbers has at most this many digits
 
 
 def show(db: Database, slug: str, round_number: int | None = None) -> list[Game]:
@@ -27,6 +31,33 @@ def show(db: Database, slug: str, round_number: int | None = None) -> list[Game]
     with db.transaction() as cur:
         rows = cur.execute(sql + " ORDER BY round_no, division, board, table_no", params).all()
     return [_game(row) for row in rows]
+
+
+def current_rounds(found: Sequence[Game]) -> dict[str, int]:
+    """Each division's current round among `found` (a tournament's games, as `show` gives
+    them): its earliest paired round with a game not yet scored, else its latest."""
+    divisions: dict[str, list[Game]] = {}
+    for game in found:
+        divisions.setdefault(game.division, []).append(game)
+    return {name: current_round(played) for name, played in divisions.items()}
+
+
+def show_current(db: Database, slug: str) -> tuple[dict[str, int], list[Game]]:
+    """Each division's current round, and the games of those rounds (`tsh show` without
+    --round)."""
+    every = show(db, slug)
+    rounds = current_rounds(every)
+    return rounds, [game for game in every if game.round == rounds[game.division]]
+
+
+def tables_with_games(db: Database, slug: str, round_number: int | None = None) -> list[str]:
+    """The tables with a game in a round (each division's current round when none is given),
+    in number order (2 before 10)."""
+    if round_number is None:
+        found = show_current(db, slug)[1]
+    else:
+        found = show(db, slug, round_number)
+    return sorted({game.table for game in found if game.table}, key=natural_key)
 
 
 def current_game(db: Database, slug: str, table: str | None) -> Game | None:
@@ -48,7 +79,7 @@ def game_at(
 ) -> Game | None:
     """The game at a table in a given round (None if the round is not a number TSH uses)."""
     table, text = canonical(table), canonical(None if round_number is None else str(round_number))
-    if not table or not text or not text.isdecimal() or len(text) > 6:
+    if not table or not text or not text.isdecimal() or len(text) > ROUND_DIGITS:
         return None
     row = db.query_one(
         f"SELECT {FIELDS} FROM tsh_games WHERE tournament = ? AND table_no = ? AND round_no = ?",

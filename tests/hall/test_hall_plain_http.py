@@ -1,0 +1,260 @@
+"""Issue 36, papercuts 3, 4 and 10, with a real `adjudicator hall` on a network of the test's own
+(support.netns: the hall's namespace with two LAN addresses, the tablets' namespace beside it;
+nothing either sends leaves them): the trust page and the CA certificate, and nothing else,
+over plain HTTP on port 8080 by default, everything else redirected to HTTPS at the hall's
+recorded URL whatever Host the request names; the address printed at the start and on the
+sheet; a busy port a warning, never a stop, and `--http-port 0` none; slow clients on that port
+holding nobody up; the first start saying it made the hall's CA; and the fingerprint printed as
+the pages show it."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import re
+import signal
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+from cryptography import x509
+
+from adjudicator.hall import hall_tls, sheet_page
+from kiosk.loop_worker import PLAIN_PER_ADDRESS
+
+from support.attacks import staffed_home
+from support.netns import HallNetwork, require_namespaces
+from support.running_hall import RunningHall, run_cli
+
+pytestmark = pytest.mark.slow
+SECOND_ADDRESS = "192.0.2.3"  # the hall's, beside 192.0.2.1
+FLOODER = "192.0.2.66"  # a device of its own on the tablets' side
+
+# One request, run in the tablets' namespace: scheme address port method target Host [cafile].
+# It prints the answer as JSON (status, headers, body in base64), or the error it met.
+REQUEST = r"""
+import base64, http.client, json, ssl, sys
+scheme, address, port, method, target, host = sys.argv[1:7]
+if scheme == "https":
+    context = ssl.create_default_context(cafile=sys.argv[7] if len(sys.argv) > 7 else None)
+    connection = http.client.HTTPSConnection(address, int(port), context=context, timeout=60)
+else:
+    connection = http.client.HTTPConnection(address, int(port), timeout=60)
+headers = {"Host": host, "Cookie": "session=from-another-page"}
+body = b'{"words": ["QI"]}' if method == "POST" else None
+try:
+    connection.request(method, target, body=body, headers=headers)
+    answer = connection.getresponse()
+    print(json.dumps({"status": answer.status, "headers": answer.getheaders(),
+                      "body": base64.b64encode(answer.read()).decode()}))
+except Exception as exc:
+    print(json.dumps({"error": f"{type(exc).__name__}: {exc}"}))
+"""
+
+# From one address (on the tablets' side), open `count` connections to the port, each sending
+# half a request (those over its cap are closed at once: counted as refused); then ask for the
+# trust page from the other address: its status, and how many the first one holds and had
+# refused.
+HOLD_THEN_ASK = r"""
+import http.client, json, socket, sys
+address, port, count, flooder, tablet = sys.argv[1:6]
+port, count = int(port), int(count)
+held, refused = [], 0
+for _ in range(count):
+    try:
+        s = socket.create_connection((address, port), timeout=30, source_address=(flooder, 0))
+        s.sendall(b"GET /hall/tr")
+        s.settimeout(0.05)
+        if s.recv(1) == b"":
+            refused += 1
+            continue
+    except socket.timeout:
+        pass  # held open, waiting for the rest of its request
+    except OSError:
+        refused += 1
+        continue
+    held.append(s)
+connection = http.client.HTTPConnection(address, port, timeout=120, source_address=(tablet, 0))
+connection.request("GET", "/hall/trust")
+answer = connection.getresponse()
+print(json.dumps({"status": answer.status, "held": len(held), "refused": refused}))
+"""
+
+
+@pytest.fixture(scope="module")
+def lan():
+    """The hall's network: the hall's namespace with two addresses, the tablets' with two."""
+    require_namespaces()
+    with HallNetwork() as network:
+        network.hall.add_address(SECOND_ADDRESS)
+        network.devices.add_address(FLOODER)
+        yield network
+
+
+def ask(lan: HallNetwork, scheme: str, address: str, port: int, method: str, target: str,
+        host: str = "evil.example", cafile: Path | None = None) -> dict:  # fmt: skip
+    """One request from a tablet (the tablets' namespace) to the hall at `address`."""
+    args = [scheme, address, str(port), method, target, host] + ([str(cafile)] if cafile else [])
+    answer = json.loads(lan.devices.python(REQUEST, *args))
+    if "body" in answer:
+        answer["body"] = base64.b64decode(answer["body"])
+        answer["headers"] = {name.lower(): value for name, value in answer["headers"]}
+    return answer
+
+
+def opened_at(hall: RunningHall) -> str:
+    return re.search(r"The hall is open at (https://\S+)", hall.output()).group(1)
+
+
+def stop(hall: RunningHall) -> None:
+    os.kill(hall.process.pid, signal.SIGTERM)
+    assert hall.process.wait(timeout=30) == 0
+
+
+def test_the_trust_page_and_its_certificate_alone_are_served_over_plain_http(
+    tmp_path: Path, lan: HallNetwork
+):
+    home = staffed_home(tmp_path / "home").path
+    hall = RunningHall(home, "plainhall", 8443, http_port=None, netns=lan.hall).start()  # default
+    try:
+        out, err = hall.output(), hall.stderr()
+        # papercut 10: the first start says it made the hall's CA, what tablets trust
+        assert "Made the hall's certificate authority (CA) in" in err
+        assert "it is what tablets trust, once, at /hall/trust" in err
+        url = opened_at(hall)
+        host = urlsplit(url).hostname
+        trust = f"http://{host}:8080/hall/trust"
+        assert f"Tablets: trust the hall once at {trust}, then pair them." in out
+        assert "no certificate warning" in out
+        assert json.loads((home / "hall" / "hall.json").read_text())["http_url"] == (
+            f"http://{host}:8080"
+        )
+        # papercut 4: the fingerprint as the sheet and the pages show it, two lines of groups
+        ca_file = home / "hall" / "ca.crt"
+        fingerprint = hall_tls.fingerprint(x509.load_pem_x509_certificate(ca_file.read_bytes()))
+        lines = hall_tls.fingerprint_lines(fingerprint)
+        printed = "The hall's CA fingerprint (SHA-256):\n" + "".join(f"  {x}\n" for x in lines)
+        assert printed in out
+
+        assert lan.hall.addresses == [lan.hall.address, SECOND_ADDRESS]
+        for address in lan.hall.addresses:
+            page = ask(lan, "http", address, 8080, "GET", "/hall/trust")
+            assert page["status"] == 200, page
+            assert b"Trust this hall once" in page["body"]
+            assert sheet_page.fingerprint_html(fingerprint).encode() in page["body"]
+            assert "set-cookie" not in page["headers"]
+            cert = ask(lan, "http", address, 8080, "GET", "/hall/ca.crt")
+            assert cert["status"] == 200 and cert["body"] == ca_file.read_bytes()
+            assert cert["headers"]["content-type"].startswith("application/x-x509-ca-cert")
+            assert b"PRIVATE KEY" not in cert["body"]
+            assert ask(lan, "http", address, 8080, "HEAD", "/hall/trust")["status"] == 200
+            # anything else goes to HTTPS at the hall's recorded URL, never to the Host named
+            for method, target, goes_to in (
+                ("GET", "/director/login", "/director/login"),
+                ("GET", "/", "/"),
+                ("POST", "/api/v1/adjudications", "/api/v1/adjudications"),
+                ("POST", "/hall/trust", "/hall/trust"),
+                ("GET", "/hall/trust/", "/hall/trust/"),
+                ("GET", "//evil.example/x", "/evil.example/x"),
+                ("GET", "http://evil.example/director/", "/director/"),  # absolute-form
+                ("GET", "/@evil.example", "/@evil.example"),
+                ("GET", "/pair?lang=pl", "/pair?lang=pl"),
+            ):
+                sent = ask(lan, "http", address, 8080, method, target)
+                assert sent["status"] == 302, (method, target, sent)
+                assert sent["headers"]["location"] == url + goes_to, (method, target)
+                assert b"ACCEPTABLE" not in sent["body"] and "set-cookie" not in sent["headers"]
+            # HTTPS is as it was; the plain port speaks no TLS, the HTTPS port no plain HTTP
+            health = ask(lan, "https", address, 8443, "GET", "/healthz", address, ca_file)
+            assert health["status"] == 200
+            assert "error" in ask(lan, "https", address, 8080, "GET", "/hall/trust", address)
+            assert "error" in ask(lan, "http", address, 8443, "GET", "/hall/trust")
+        # the page a redirect sends a browser to is served there
+        login = ask(lan, "https", lan.hall.address, 8443, "GET", "/director/login", "x", ca_file)
+        assert login["status"] == 200
+
+        # the sheet printed now names the plain-HTTP trust page
+        sheet = tmp_path / "sheet.html"
+        args = ("kiosk", "sheet", "--tournament", "hall", "--tables", "1-2", "-o", str(sheet))
+        done = run_cli(home, *args)
+        assert done.returncode == 0, done.stderr
+        assert f"Tablets first trust the hall at {trust} (the sheet says so)." in done.stdout
+        assert f"<strong>{trust}</strong>: plain HTTP, so the browser shows no" in (
+            sheet.read_text()
+        )
+        stop(hall)
+    finally:
+        hall.kill()
+
+    # the next start keeps the CA, and says nothing of making one
+    again = RunningHall(home, "plainhall", 8443, http_port=None, netns=lan.hall).start()
+    try:
+        assert "certificate authority" not in again.stderr()
+        assert printed in again.output()
+        stop(again)
+    finally:
+        again.kill()
+
+
+def test_a_busy_http_port_is_a_warning_and_0_turns_it_off(tmp_path: Path, lan: HallNetwork):
+    first_home = staffed_home(tmp_path / "first").path
+    other_home = staffed_home(tmp_path / "other").path
+    first = RunningHall(first_home, "first", 8443, http_port=None, netns=lan.hall).start()
+    try:
+        busy = RunningHall(other_home, "other", 9443, http_port=None, netns=lan.hall).start()
+        try:
+            err, out = busy.stderr(), busy.output()
+            assert "WARNING: Port 8080 is already in use on" in err
+            assert "choose another port with --http-port" in err
+            assert "without its plain-HTTP trust page this time" in err
+            url = opened_at(busy)
+            assert f"Tablets: trust the hall once at {url}/hall/trust, then pair them." in out
+            assert "A browser warns about the certificate on that first visit" in out
+            assert json.loads((other_home / "hall" / "hall.json").read_text())["http_url"] == ""
+            cafile = other_home / "hall" / "ca.crt"
+            health = ask(lan, "https", lan.hall.address, 9443, "GET", "/healthz", "x", cafile)
+            assert health["status"] == 200  # it serves all the same
+            # port 8080 is still the first hall's: its certificate, not this one's
+            cert = ask(lan, "http", lan.hall.address, 8080, "GET", "/hall/ca.crt")
+            assert cert["body"] == (first_home / "hall" / "ca.crt").read_bytes()
+            stop(busy)
+        finally:
+            busy.kill()
+        off = RunningHall(other_home, "other", 9444, http_port=0, netns=lan.hall).start()
+        try:
+            assert "8080" not in off.stderr() + off.output()
+            assert "A browser warns about the certificate on that first visit" in off.output()
+            stop(off)
+        finally:
+            off.kill()
+        stop(first)
+    finally:
+        first.kill()
+
+
+def test_slow_clients_on_the_plain_port_hold_nobody_up(tmp_path: Path, lan: HallNetwork):
+    """Two hundred connections from one address, each with half a request, more than the plain
+    port's whole cap: that address holds a few (PLAIN_PER_ADDRESS), the rest are closed at once,
+    and a tablet at another address is answered the trust page; HTTPS too."""
+    home = staffed_home(tmp_path / "home").path
+    hall = RunningHall(home, "slowhall", 8443, http_port=None, netns=lan.hall).start()
+    try:
+        args = (SECOND_ADDRESS, "8080", "200", FLOODER, lan.devices.address)
+        answer = json.loads(lan.devices.python(HOLD_THEN_ASK, *args, timeout=180))
+        assert answer["status"] == 200
+        # (more than PLAIN_PER_ADDRESS are held if the head deadline closed some meanwhile)
+        assert PLAIN_PER_ADDRESS <= answer["held"] < 200
+        assert answer["refused"] == 200 - answer["held"]
+        cafile = home / "hall" / "ca.crt"
+        health = ask(lan, "https", SECOND_ADDRESS, 8443, "GET", "/healthz", "x", cafile)
+        assert health["status"] == 200
+        stop(hall)
+    finally:
+        hall.kill()
+
+
+def test_the_http_port_cannot_be_the_https_port(tmp_path: Path):
+    done = run_cli(tmp_path / "home", "hall", "--port", "9443", "--http-port", "9443")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "--http-port 9443 is the hall's HTTPS port too" in done.stderr
