@@ -14,3 +14,14 @@ def adjudicate():
     response = jsonify(ok=True, words=body.get("words"))
     response.status_code = 201
     return response
+
+
+STATUS = (  # about the size of a kiosk's status: the floor of a status poll (load_polls.py)
+    b'{"ok": true, "kiosk": "kiosk-1", "tournament": {"slug": "hall", "title": "Test Hall"}, '
+    + b'"padding": "' + b"x" * 1200 + b'"}\n'
+)
+
+
+@app.get("/api/v1/kiosk")
+def status():
+    return app.response_class(STATUS, mimetype="application/json")

@@ -50,6 +50,10 @@ PAGES = {
     "journal (10 minutes)": "/director/journal?since={since}&until={until}",
     "overview": "/director/",
     "flags": "/director/flags",
+    "hall map": "/director/hall",  # issue 36
+    "hall map (a tournament)": "/director/hall?tournament=division-07",
+    "journal (a table's round)": "/director/journal?tournament=division-07&kind=challenge"
+    "&round=3&table=8",
 }
 CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
 PYTHON = sys.executable

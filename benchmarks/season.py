@@ -81,7 +81,7 @@ def prepare(home: Path, url: str) -> Season:
         tournaments.create(db, store, tournament_slug(n), "TINY", "double", f"Division {n}")
     token = ""
     for n in range(KIOSKS):
-        enrolment = kiosks.add(db, kiosk_name(n), tournament_slug(n))
+        enrolment = kiosks.add(db, kiosk_name(n), tournament_slug(n), table=n % 30 + 1)
         token = token or enrolment.token
     staff.set_director_password(db, DIRECTOR_PASSWORD)
     db.close()

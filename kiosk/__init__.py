@@ -37,6 +37,7 @@ def create_app(test_config: dict | None = None) -> Flask:
         filters,
         hall,
         i18n,
+        kiosk_poll,
         nul_guard,
         secret_key,
         security,
@@ -53,6 +54,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     security.init_app(app)
     staff_web.init_app(app)
     nul_guard.init_app(app)
+    kiosk_poll.init_app(app)
 
     from kiosk import api, director, hall_trust, judges, pages, table_api
 

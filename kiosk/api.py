@@ -8,28 +8,17 @@ from flask import Blueprint, Response, current_app, jsonify, request
 
 from adjudicator.hall import kiosks, name_claims, tournaments
 from adjudicator.hall.hall import OPTIONAL_FIELDS as DETAILS
-from adjudicator.hall.hall import LexiconUnavailable
 from adjudicator.hall.ratelimit import RecentRequests, parse_rate_limit
-from adjudicator.hall.tsh import links
-from adjudicator.judging.rulebooks import get_rulebook
-from adjudicator.judging.rules import get_rule
 from adjudicator.record import journal_health, receipts, witnesses
 from adjudicator.record.db import DatabaseUnavailable
 from adjudicator.record.receipt_key import signature_ok
 from adjudicator.wording import N_, Phrase
 from adjudicator.words.spelling import spell_challenge
+from kiosk import conditional, kiosk_poll
 from kiosk.auth import current_kiosk
 from kiosk.errors import ApiError
 from kiosk.hall import get_hall
-from kiosk.i18n import (
-    say,
-    say_alphabet,
-    say_description,
-    say_rule,
-    say_verdict,
-    speak,
-    speak_as_asked,
-)
+from kiosk.i18n import say, say_verdict, speak_as_asked
 from kiosk.strict_json import JsonRefused
 
 bp = Blueprint("api", __name__)
@@ -45,32 +34,47 @@ SPELL_RATE_LIMIT = "120/minute"  # per kiosk and server process: a kiosk asks on
 def healthz():
     """200 when the app can judge: the journal is the one opened and writable, the database
     answers, and at least one lexicon opens; `warnings` names any other device answering for
-    the hall's name."""
+    the hall's name. Every check runs on every request; the answer is made once per distinct
+    state (and process), and one the client holds (its ETag) is a 304."""
     hall = get_hall()
     health = hall.journal_health()
     if not health.ok:
         raise ApiError(503, health.message)
-    tournaments.list_all(hall.db)
+    tournaments.list_all(hall.db)  # the database answers
     names = hall.store.names()
     if not names:
         raise ApiError(503, "No lexicon is installed: the director must import one.")
     hall.store.open(names[0])
     claims = name_claims.current()  # another device answering for the hall's name (a stat)
-    warnings = claims.warnings() if claims is not None else []
+    warnings = tuple(claims.warnings()) if claims is not None else ()
+    state = (health.state, health.copy, health.row, health.copy_summary, warnings)
+    tag = conditional.etag(*state)
+    if conditional.client_holds(tag):
+        return conditional.not_modified(tag)
+    if state not in _healthz_bodies:
+        _healthz_bodies[state] = current_app.json.dumps(_healthz_body(health, warnings)) + "\n"
+    answer = current_app.response_class(_healthz_bodies[state], mimetype="application/json")
+    return conditional.tagged(answer, tag)
+
+
+_healthz_bodies: dict[tuple, str] = {}  # by state: a few, made once each
+
+
+def _healthz_body(health, warnings: tuple) -> dict:
     if health.state == "degraded":  # still judging, on one copy: which, what to do, no paths
         advice = (
             f"Run `adjudicator journal resync`: the {health.copy} is set aside and rebuilt."
             if health.row is not None
             else f"Put the {health.copy}'s disk back and run `adjudicator journal resync`."
         )
-        return jsonify(
-            ok=True,
-            status=200,
-            journal=f"degraded: one copy ({health.copy_summary})",
-            advice=advice,
-            warnings=warnings,
-        )
-    return jsonify(ok=True, status=200, journal="ok", warnings=warnings)
+        return {
+            "ok": True,
+            "status": 200,
+            "journal": f"degraded: one copy ({health.copy_summary})",
+            "advice": advice,
+            "warnings": list(warnings),
+        }
+    return {"ok": True, "status": 200, "journal": "ok", "warnings": list(warnings)}
 
 
 @bp.get("/api/v1/lexicons")
@@ -93,67 +97,22 @@ def tournament_list():
 
 @bp.route("/api/v1/kiosk", methods=["GET", "POST"])
 def kiosk_status():
-    """What a paired kiosk shows at all times: its tournament, lexicon and rule, and whether
-    the journal can record verdicts. A POST may carry the kiosk's newest receipt as a witness,
-    `{"witness": receipt}`, checked against the journal."""
+    """What a paired kiosk shows at all times: its tournament, lexicon and rule, whether the
+    journal can record verdicts, and a version of its table's game (`table_game`). A POST may
+    carry the kiosk's newest receipt as a witness, `{"witness": receipt}`, checked against the
+    journal. A GET that holds the answer's ETag gets a 304, held open with `?wait=N`
+    (kiosk_poll); the kiosk is authenticated and recorded as seen all the same."""
     kiosk = _require_kiosk()
     hall = get_hall()
-    health = hall.journal_health()
-    if health.ok:
+    state = kiosk_poll.shared(hall, kiosk.tournament)
+    witnessed = None
+    if state.journal_ok:
         _touch(hall, kiosk)
-        _witness(hall, kiosk)
-    tournament = tournaments.get(hall.db, kiosk.tournament)
-    manifest = hall.store.manifest(tournament.lexicon)
-    rule = get_rule(tournament.rule)
-    speak(tournament.language)
-    alphabet = manifest.get_alphabet()
-    return jsonify(
-        ok=True,
-        kiosk=kiosk.name,
-        table=kiosk.table,  # the kiosk's own table (None: it has none)
-        tournament={
-            "slug": tournament.slug,
-            "title": tournament.title,
-            "language": tournament.language,
-            # the kiosk asks for its game (/api/v1/table) only where TSH pairs its tournament
-            "tsh_linked": links.get(hall.db, tournament.slug) is not None,
-        },
-        lexicon={
-            "name": manifest.name,
-            "description": manifest.description,
-            # in the tournament's language, or "" where there is no translation of it
-            "shown_description": say_description(manifest.description),
-            "words": manifest.words,
-            "fingerprint": tournament.lexicon_fingerprint,
-            "short_fingerprint": tournament.lexicon_fingerprint[:12],
-            "available": _lexicon_available(hall, tournament),
-            # its name in the tournament's language too (`shown_title`: "català")
-            "alphabet": {**alphabet.summary(), "shown_title": say_alphabet(alphabet)},
-        },
-        rule={
-            "name": rule.name,
-            "title": rule.title,
-            "shown_title": say_rule(rule),  # in the tournament's language
-            # the kiosk then asks for round, table and challenger (WESPA 3.10.15(c))
-            "needs_game": rule.counts_earlier_challenges,
-            # the kiosk then asks whether the challenged play went out (school rule 12)
-            "asks_final_play": get_rulebook(tournament.rulebook).final_play_free,
-        },
-        rulebook=tournament.rulebook,
-        journal=_journal(health),
-        verdict_seconds=current_app.config["VERDICT_SECONDS"],
-        clear_seconds=current_app.config["CLEAR_SECONDS"],
-        request_timeout_seconds=current_app.config["REQUEST_TIMEOUT_SECONDS"],
-    )
-
-
-def _journal(health) -> dict:
-    """The journal's health as the API gives it, with its message as the kiosk shows it in the
-    tournament's language (`shown_message`; the English `message` is unchanged)."""
-    answer = health.to_api()
-    if answer["message"]:
-        answer["shown_message"] = say(Phrase(answer["message"]))
-    return answer
+        witnessed = _witness(hall, kiosk)
+    tag = kiosk_poll.status_tag(kiosk, state)
+    if request.method == "GET" and conditional.client_holds(tag):
+        return kiosk_poll.unchanged(kiosk, tag, witnessed)
+    return conditional.tagged(jsonify(kiosk_poll.body(kiosk, state)), tag)
 
 
 @bp.post("/api/v1/adjudications")
@@ -256,18 +215,24 @@ def _touch(hall, kiosk) -> None:
             pass  # "last seen" can wait: the status still tells the kiosk what is wrong
 
 
-def _witness(hall, kiosk) -> None:
-    """Check the receipt a kiosk sent with its poll (if any) against the journal."""
-    body = request.get_json(silent=True) if request.method == "POST" else None
-    if not isinstance(body, dict) or body.get("witness") is None:
-        return
-    witnesses.report(
+def _witness(hall, kiosk) -> tuple[int, str] | None:
+    """Check the receipt a kiosk sent with its poll (if any: a POST's `witness`, or a GET's
+    X-Kiosk-Witness header, base64url JSON) against the journal; the row it proves, if the
+    journal bears it out (a poll held open keeps watching it: kiosk_poll)."""
+    if request.method == "POST":
+        body = request.get_json(silent=True)
+        value = body.get("witness") if isinstance(body, dict) else None
+    else:
+        value = kiosk_poll.header_witness()
+    if value is None:
+        return None
+    return witnesses.witness(
         hall.db,
         kiosk.name,
-        body["witness"],
+        value,
         hall.signing_key().public,
         journal_health.journal_id(hall.db),
-    )
+    )[1]
 
 
 SPELL_SHAPE = '{"words": ["chico", "[c][h]at"]}'
@@ -299,15 +264,6 @@ def _spell_limiter() -> RecentRequests | None:
         limit = parse_rate_limit(current_app.config.get("SPELL_RATE_LIMIT", SPELL_RATE_LIMIT))
         current_app.extensions["spell_limiter"] = limit and RecentRequests(limit)
     return current_app.extensions["spell_limiter"]
-
-
-def _lexicon_available(hall, tournament) -> bool:
-    """Whether a challenge could be judged now: the pinned edition, opening intact."""
-    try:
-        hall.lexicon_for(tournament)
-    except LexiconUnavailable:
-        return False
-    return True
 
 
 def _json_body():

@@ -7,8 +7,10 @@ request to (`kiosk.loop_requests` reads its body), to run the WSGI app in the th
 write the answer back: a short answer in one piece, a long one (a journal backup) in pieces,
 each read in a thread and written before the next, so it is never all in memory. (Tornado's
 own `WSGIContainer` collects a whole answer first, with three trips to the pool for even a
-short one.) The environ is what gunicorn gave the app, and the access log line goes through
-gunicorn's logger as before; headers named with `_` are dropped, as gunicorn drops them, so
+short one.) An answer the app asks to hold (a poll that finds nothing new) waits on the loop,
+holding no thread, until what it waits on changes or its time is up (`kiosk.loop_holds`).
+The environ is what gunicorn gave the app, and the access log line goes through gunicorn's
+logger as before; headers named with `_` are dropped, as gunicorn drops them, so
 `X_Forwarded_For` cannot pose as `X-Forwarded-For`.
 """
 
@@ -27,6 +29,7 @@ from tornado.httpserver import HTTPServer
 from tornado.ioloop import IOLoop
 from tornado.wsgi import to_wsgi_str
 
+from kiosk.loop_holds import CAN_HOLD, Hold, Holds, take_hold
 from kiosk.loop_requests import SERVER_SOFTWARE, RequestReader, answer_plainly
 
 FIRST_BYTES = 1 << 16  # an answer this long is written in one piece; a longer one in pieces
@@ -41,14 +44,22 @@ class ThreadedWSGI(httputil.HTTPServerConnectionDelegate):
     """A WSGI app run in `executor`'s threads, its requests read first on Tornado's loop."""
 
     def __init__(
-        self, app, executor, log, buffer_limit: int, read_seconds: float, answered=lambda: None
+        self,
+        app,
+        executor,
+        log,
+        buffer_limit: int,
+        read_seconds: float,
+        answered=lambda: None,
+        holds: Holds | None = None,
     ):
         self.app, self.executor = app, executor
         self.log = log  # gunicorn's: the access log and the error log
         self.answered = answered  # told of each request answered (gunicorn's max_requests)
         self.buffer_limit = buffer_limit
         self.read_seconds = read_seconds
-        self.in_flight = 0  # requests the app is answering (a graceful stop waits for them)
+        self.in_flight = 0  # requests the app is answering or holding (a stop waits for them)
+        self.holds = holds  # polls held on the loop (kiosk.loop_holds); None: none are
 
     def start_request(self, server_conn, request_conn) -> httputil.HTTPMessageDelegate:
         """Tornado's hook for each request on a connection."""
@@ -72,9 +83,7 @@ class ThreadedWSGI(httputil.HTTPServerConnectionDelegate):
         """The app's answer, written as it comes: in one piece when it is short (the usual),
         else in pieces of FIRST_BYTES, each read in a thread and written before the next."""
         loop = IOLoop.current()
-        answer = await loop.run_in_executor(
-            self.executor, Answer.start, self.app, self.environ(request)
-        )
+        answer = await self._app_answer(request)
         code, _, reason = answer.status.partition(" ")
         headers = httputil.HTTPHeaders()
         for name, value in answer.headers:
@@ -114,6 +123,24 @@ class ThreadedWSGI(httputil.HTTPServerConnectionDelegate):
             connection.close()
         return int(code)
 
+    async def _app_answer(self, request: httputil.HTTPServerRequest) -> Answer:
+        """The app's answer, run in a thread; one it asks to hold (a poll finding nothing new)
+        waits on the loop until what it waits on changes (the app is asked again) or its time
+        is up (it is written as it is)."""
+        loop = IOLoop.current()
+        answer = await loop.run_in_executor(
+            self.executor, Answer.start, self.app, self.environ(request)
+        )
+        answer.headers, hold = take_hold(answer.headers)
+        while hold is not None and self.holds is not None and await self.holds.wait(hold):
+            await loop.run_in_executor(self.executor, answer.close)
+            answer = await loop.run_in_executor(
+                self.executor, Answer.start, self.app, self.environ(request)
+            )
+            answer.headers, again = take_hold(answer.headers)
+            hold = again and Hold(hold.until, again.key)  # held no longer than first asked
+        return answer
+
     def environ(self, request: httputil.HTTPServerRequest) -> dict[str, Any]:
         """The WSGI environ, as gunicorn made it (the peer's address, the scheme, RAW_URI)."""
         host, port = httputil.split_host_and_port(request.host.lower())
@@ -139,6 +166,8 @@ class ThreadedWSGI(httputil.HTTPServerConnectionDelegate):
         }
         if request.protocol == "https":
             environ["HTTPS"] = "on"
+        if self.holds is not None and not self.holds.stopping:
+            environ[CAN_HOLD] = True  # the app may ask to hold its answer (loop_holds)
         for name, value in request.headers.get_all():
             if "_" in name:
                 continue

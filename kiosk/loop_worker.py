@@ -11,7 +11,9 @@ loop) serves with `tornado.httpserver.HTTPServer`:
   ADJUDICATOR_HEADER_TIMEOUT_SECONDS (Tornado's `idle_connection_timeout`, which it applies to
   every head), or the connection is closed; a small body has the same deadline;
 - the app runs in a pool of ADJUDICATOR_THREADS threads (`kiosk.loop_bridge.ThreadedWSGI`),
-  so a journal commit's fsync blocks one thread, never the loop;
+  so a journal commit's fsync blocks one thread, never the loop; a kiosk's poll that finds
+  nothing new is held on the loop, without a thread, until something changes
+  (`kiosk.loop_holds`, asking the app's `kiosk_polls` extension what did);
 - at most `worker_connections` connections are open at once, fewer if the file descriptors
   would run out first (`kiosk.capped_server`): a flood of connections waits in the backlog;
   and at most ADJUDICATOR_CONNECTIONS_PER_ADDRESS from one client address: its next ones are
@@ -40,6 +42,7 @@ from adjudicator import settings
 from kiosk import MAX_REQUEST_BYTES
 from kiosk.capped_server import CappedHTTPServer, connection_limit
 from kiosk.loop_bridge import ThreadedWSGI, deadline_server
+from kiosk.loop_holds import Holds
 from kiosk.plain_http import TrustOnly
 
 TICK_SECONDS = 0.25  # how often the loop checks for a stop (the heartbeat is every second)
@@ -59,6 +62,7 @@ class LoopWorker(TornadoWorker):
         seconds = float(settings.get_int("header_timeout_seconds", 1))
         executor = ThreadPoolExecutor(max(1, self.cfg.threads), thread_name_prefix="app")
         per_address = settings.get_int("connections_per_address", 0)
+        polls = getattr(self.wsgi, "extensions", {}).get("kiosk_polls")  # kiosk.kiosk_poll
         bridge = ThreadedWSGI(
             self.wsgi,
             executor,
@@ -66,6 +70,7 @@ class LoopWorker(TornadoWorker):
             MAX_REQUEST_BYTES,
             seconds,
             answered=self.handle_request,  # gunicorn's count of requests towards max_requests
+            holds=Holds(polls.changed, executor) if polls is not None else None,
         )
         server = deadline_server(
             bridge,
@@ -123,6 +128,8 @@ class LoopWorker(TornadoWorker):
         """Stop accepting, let the app finish what it is answering, then close every connection."""
         server.stop_listening()
         server.conn_params.no_keep_alive = True  # answers from now on close their connections
+        if bridge.holds is not None:
+            bridge.holds.release_all()  # each held poll answered now: it holds up no stop
         deadline = time.monotonic() + self.cfg.graceful_timeout
         while bridge.in_flight and time.monotonic() < deadline:
             await asyncio.sleep(0.05)

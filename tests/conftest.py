@@ -1,7 +1,8 @@
 """Shared fixtures, written once (their helpers are in tests/support/).
 
 - A data home, tiny compiled lexicons, the CLI run in-process: `home`, `store`, `tiny`, `run`.
-- A journal database on each backend: `db_url`, `migrated_db` (SQLite, then PostgreSQL);
+- A journal database on each backend: `db_url`, `migrated_db` (SQLite, then PostgreSQL), and
+  a hall's receipt key made in tmp_path, by its path: `key_path`;
   a real PostgreSQL: `postgres` (shared, fresh databases), `own_postgres` (private).
 - A hall in-process: `setup`, its web app `app` and test `client`, the app with staff
   `staffed`; over the real lists, each rulebook's lists built once a session: `rulebook_lists`,
@@ -32,7 +33,7 @@ import pytest
 from click.testing import CliRunner
 
 from adjudicator.cli import cli
-from adjudicator.record import migrations
+from adjudicator.record import migrations, receipt_key
 from adjudicator.record.backends import connect
 from adjudicator.words.store import LexiconStore
 from adjudicator.words.wordlist import WordSet
@@ -128,6 +129,14 @@ def migrated_db(db_url: str):
     migrations.upgrade(database)
     yield database
     database.close()
+
+
+@pytest.fixture
+def key_path(tmp_path: Path) -> Path:
+    """A hall's receipt key, made in tmp_path/keys: its path."""
+    path = tmp_path / "keys" / "receipt_key.pem"
+    receipt_key.load_or_create(path)
+    return path
 
 
 @pytest.fixture(scope="session")

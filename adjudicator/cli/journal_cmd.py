@@ -9,19 +9,12 @@ from pathlib import Path
 import click
 
 from adjudicator.cli.common import CliError, json_option, open_hall
+from adjudicator.cli.journal_verify import key_option, public_key, verify
 from adjudicator.hall import export as export_rows
 from adjudicator.hall import tournaments
 from adjudicator.record import audit as audit_receipts
-from adjudicator.record import checkpoints, journal, migrations, receipt_key
+from adjudicator.record import checkpoints, migrations, receipt_key
 from adjudicator.record.backends import connect
-
-key_option = click.option(
-    "--key",
-    "key_file",
-    type=click.Path(exists=True, dir_okay=False),
-    default=None,
-    help="The hall's public key (PEM, as `journal key` prints it); default: this hall's key.",
-)
 
 
 @click.group("journal")
@@ -42,44 +35,7 @@ def export(tournament: str | None, fmt: str):
     export_rows.write(db, sys.stdout, fmt, tournament)
 
 
-@journal_group.command("verify")
-@click.option(
-    "--checkpoint",
-    "checkpoint_files",
-    multiple=True,
-    type=click.File("r"),
-    help="A checkpoint (`journal checkpoint --json` output, or 'row ID HASH' as noted down) "
-    "whose row must still be in the journal unchanged. Repeatable.",
-)
-@key_option
-def verify(checkpoint_files, key_file):
-    """Check the hash chain and stored values (and checkpoints); exit 1 naming the first bad row."""
-    db = open_hall().db
-    witnessed = []
-    if checkpoint_files:
-        public, journal_id = _public_key(key_file), checkpoints.journal_id(db)
-        for handle in checkpoint_files:
-            try:
-                witnessed.append(checkpoints.read(handle.read(), handle.name, public, journal_id))
-            except checkpoints.CheckpointError as exc:
-                click.echo(f"Journal NOT verified: {exc}", err=True)
-                sys.exit(1)
-    result = journal.verify(db, [(w.id, w.row_hash) for w in witnessed])
-    if result.ok:
-        click.echo(f"Journal intact: {result.rows:,} rows, hash chain verified.")
-        for seen in witnessed:
-            how = "signed checkpoint" if seen.signed else "noted checkpoint"
-            click.echo(f"Row {seen.id} matches the {how} in {seen.source}.")
-        if result.last_hash:
-            # Rows cut off the end leave an intact chain: note this line to compare later.
-            click.echo(f"Last row: {result.rows} {result.last_hash}")
-        return
-    click.echo(
-        f"Journal BROKEN at row {result.first_bad_id}: {result.problem} "
-        f"({result.rows:,} rows before it verified).",
-        err=True,
-    )
-    sys.exit(1)
+journal_group.add_command(verify)
 
 
 @journal_group.command("key")
@@ -104,7 +60,7 @@ def checkpoint(as_json: bool):
 def audit(receipts_file, key_file):
     """Check receipts (JSON, one a line) against the journal; exit 1 naming each bad one."""
     db = open_hall().db
-    result = audit_receipts.audit(db, receipts_file, _public_key(key_file))
+    result = audit_receipts.audit(db, receipts_file, public_key(key_file))
     for held in result.held:
         click.echo(f"OK {held}")
     for which, problem in result.failures:
@@ -120,22 +76,6 @@ def audit(receipts_file, key_file):
     if not result.checked:
         click.echo("No receipt found in the file: nothing was audited.", err=True)
     sys.exit(0 if result.ok else 1)
-
-
-def _public_key(key_file: str | None):
-    """The public key given with --key, else this hall's (never made here: it must exist)."""
-    if key_file:
-        try:
-            return receipt_key.load_public_pem(Path(key_file).read_bytes())
-        except ValueError as exc:
-            raise CliError(f"{key_file} is not an Ed25519 public key in PEM: {exc}") from None
-    path = receipt_key.key_path()
-    if not path.exists():
-        raise CliError(
-            f"No receipt key at {path}: give the hall's public key with --key, or set "
-            "ADJUDICATOR_RECEIPT_KEY_FILE to the hall's key file."
-        )
-    return receipt_key.load(path).public
 
 
 @click.group("db")
@@ -215,8 +155,12 @@ def accept_loss(reason: str):
     from adjudicator.record import lost_rows
 
     hall = open_hall()
-    first, last = lost_rows.accept(hall.db, reason, cli_actor())
+    key_path = hall.key_path or receipt_key.key_path()
+    first, last = lost_rows.accept(hall.db, reason, cli_actor(), hall.signing_key(), key_path)
     hall.adopt_journal(f"loss of rows {first} to {last} accepted: {reason.strip()}")
+    if first > last:  # the journal holds every number proven: none to fill
+        click.echo(f"No number past row {first - 1} was missing: none filled. Judging resumes.")
+        return
     click.echo(
         f"Rows {first} to {last} recorded as lost (void rows with your reason): their numbers "
         "are never issued again, and their receipts will fail `journal audit`. Judging resumes."

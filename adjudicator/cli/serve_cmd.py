@@ -111,7 +111,8 @@ def prepare_journal():
     hall = open_hall()
     rolled_back = hall.check_high_water()  # the journal moved backwards since the last run?
     if rolled_back is not None:
-        click.echo(f"JOURNAL ROLLED BACK: {rolled_back.detail()}", err=True)
+        what = "JOURNAL ROLLED BACK" if rolled_back.fork is None else "JOURNAL IS A FORK"
+        click.echo(f"{what}: {rolled_back.detail()}", err=True)
     return hall
 
 

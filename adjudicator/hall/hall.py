@@ -25,10 +25,12 @@ from adjudicator.record import (
     high_water,
     journal,
     journal_health,
+    journal_proof,
     migrations,
     receipt_key,
     receipts,
     rollbacks,
+    row_keys,
 )
 from adjudicator.record.backends import connect
 from adjudicator.record.db import Database
@@ -87,6 +89,8 @@ class Hall:
         self._key: receipt_key.SigningKey | None = None
         self._high_water: high_water.HighWater | None = None
         self._key_lock = threading.Lock()
+        self.row_keys = row_keys.of(self.db)
+        self.row_keys.use(self.signing_key)  # rows are keyed with the key receipts are signed with
         self.rate_limit = (
             parse_rate_limit(settings.get("kiosk_rate_limit"))
             if rate_limit == "setting"
@@ -112,8 +116,9 @@ class Hall:
         """The signed receipt of a row this process recorded (and the high-water mark moved
         up to it: the highest number a receipt carries, kept beside the key)."""
         journal_id = journal_health.of(self.db).journal_id
-        issued = receipts.issue(self.signing_key(), entry, journal_id)
-        self.high_water().advance(journal_id, entry.id, entry.row_hash, issued)
+        keyed_from = self.row_keys.keyed_from
+        issued = receipts.issue(self.signing_key(), entry, journal_id, keyed_from)
+        self.high_water().advance(journal_id, entry.id, entry.row_hash, issued, keyed_from)
         return issued
 
     def high_water(self) -> high_water.HighWater:
@@ -127,12 +132,9 @@ class Hall:
 
     def check_high_water(self) -> rollbacks.Rollback | None:
         """At a server's start: a rollback if the journal ends before the highest signed mark,
-        or is not one the key began (journal_begun.py)."""
-        return high_water.check(
-            self.db,
-            self.signing_key(),
-            self.key_path or receipt_key.key_path(),
-            high_water.copy_paths(self.db),
+        contradicts a signed statement (a fork), or is not one the key began (journal_proof)."""
+        return journal_proof.check(
+            self.db, self.signing_key(), self.key_path or receipt_key.key_path()
         )
 
     def begin_journal(self, reason: str) -> dict[str, Any]:
@@ -153,13 +155,14 @@ class Hall:
         rolled_back = rollbacks.current(self.db)
         if rolled_back is not None:
             first, last = rolled_back.missing
+            fork = rolled_back.fork is not None  # no rows to accept as lost: another history
             return journal_health.Health(
                 "rolled-back",
                 rollbacks.ROLLED_BACK_MESSAGE,
                 rolled_back.detail(),
                 rolled_back.found_at,
-                row=first,
-                last=last,
+                row=None if fork else first,
+                last=None if fork else last,
             )
         return health
 

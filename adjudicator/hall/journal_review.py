@@ -1,10 +1,11 @@
 """The director's review of the journal: pages, newest first, filtered by tournament, kiosk,
-kind, time and TSH player, with the bursts around the rows shown.
+kind, time, TSH player, round and table, with the bursts around the rows shown.
 
 Every read here is bounded, whatever the journal's size: a page is one index range read
 newest first from an id (keyset pagination), a time filter becomes an id range through the
 hourly tallies (the journal's clock never runs backwards), a player becomes the few linked games
-they sat at (one index seek each), and bursts (bursts.py) are looked for only among the
+they sat at (one index seek each; a round and a table then narrow them: what a tile of the hall
+map opens), and bursts (bursts.py) are looked for only among the
 challenges around the rows shown.
 """
 
@@ -20,6 +21,7 @@ from adjudicator.errors import AdjudicatorError
 from adjudicator.hall import bursts
 from adjudicator.hall.bursts import Burst
 from adjudicator.hall.tsh import games as tsh_games
+from adjudicator.judging.game import canonical
 from adjudicator.record import journal, tallies
 from adjudicator.record.db import Database
 
@@ -42,6 +44,8 @@ class Filters:
     since: str | None = None
     until: str | None = None
     player: str | None = None  # a TSH player's name: the rows of the linked games they sat at
+    round: str | None = None  # as a challenge records it: '07' is round 7
+    table: str | None = None
 
 
 @dataclass(frozen=True)
@@ -163,6 +167,10 @@ def _where(db: Database, filters: Filters) -> tuple[list[str], list] | None:
         if value:
             conditions.append(f"{column} = ?")
             params.append(value)
+    for column, value in (("round_no", filters.round), ("table_no", filters.table)):
+        if value and value.strip():
+            conditions.append(f"{column} = ?")
+            params.append(canonical(value))
     if filters.player:
         games = tsh_games.games_of_player(db, filters.player, filters.tournament)
         if not games:

@@ -226,6 +226,19 @@ def get(db: Database, name: str) -> Kiosk:
     return Kiosk(**row)
 
 
+def named(db: Database, names: set[str]) -> dict[str, Kiosk]:
+    """The kiosks of these names, by name (those there are)."""
+    found: dict[str, Kiosk] = {}
+    wanted = sorted(names)
+    with db.transaction() as cur:
+        for start in range(0, len(wanted), 500):  # within any backend's limit on parameters
+            part = wanted[start : start + 500]
+            marks = ", ".join("?" for _ in part)
+            rows = cur.execute(f"SELECT {_FIELDS} FROM kiosks WHERE name IN ({marks})", part)
+            found.update((row["name"], Kiosk(**row)) for row in rows.all())
+    return found
+
+
 def list_all(db: Database) -> list[Kiosk]:
     """Every kiosk, by name as people count ('table 2' before 'table 10')."""
     with db.transaction() as cur:

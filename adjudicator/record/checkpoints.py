@@ -19,7 +19,7 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from adjudicator.errors import AdjudicatorError
-from adjudicator.record import journal
+from adjudicator.record import journal_proof, row_keys
 from adjudicator.record.db import Database
 from adjudicator.record.receipt_key import SigningKey, signature_ok
 
@@ -38,25 +38,31 @@ def journal_id(db: Database) -> str:
 
 
 def make(db: Database, key: SigningKey) -> dict[str, Any]:
-    """Verify the chain, then sign its newest row and keep a copy for the overview."""
-    result = journal.verify(db)
-    if not result.ok:
+    """Verify the chain and hold it against the key's statements (no fork, no row missing),
+    then sign its newest row and keep a copy for the overview."""
+    held = journal_proof.hold(db, key.public, row_keys.secret(key), key.path, full=True)
+    judged, rollback = held.judged, held.rollback()
+    if judged is not None and judged.broken and judged.fork is None:
         raise CheckpointError(
-            f"No checkpoint made: the journal is broken at row {result.first_bad_id} "
-            f"({result.problem}). Find out why before vouching for it."
+            f"No checkpoint made: the journal is broken at row {judged.broken_at} "
+            f"({judged.broken}). Find out why before vouching for it."
         )
-    if not result.rows:
+    if judged is not None and not judged.rows:
         raise CheckpointError("No checkpoint made: the journal has no rows yet.")
-    checkpoint = key.sign(
-        {
-            "type": "checkpoint",
-            "id": result.rows,
-            "row_hash": result.last_hash,
-            "journal": journal_id(db),
-            "made_at": datetime.now(UTC).isoformat(timespec="seconds"),
-            "key": key.id,
-        }
-    )
+    if rollback is not None or judged is None:
+        what = rollback.what() if rollback is not None else "it has no identity yet."
+        raise CheckpointError(f"No checkpoint made: {what} Find out why before vouching for it.")
+    fields: dict[str, Any] = {
+        "type": "checkpoint",
+        "id": judged.verified_to,
+        "row_hash": judged.last_hash,
+        "journal": journal_id(db),
+        "made_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "key": key.id,
+    }
+    if held.statements is not None and held.statements.keyed_from is not None:
+        fields["keyed_from"] = held.statements.keyed_from  # said once more (row_keys.py)
+    checkpoint = key.sign(fields)
     with db.transaction() as cur:
         cur.execute(
             "INSERT INTO checkpoints (made_at, row_id, body) VALUES (?, ?, ?)",

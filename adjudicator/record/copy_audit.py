@@ -57,8 +57,8 @@ def verify_live(db: MirroredDatabase) -> list[str]:
         journal_id = next((copy_heads.head(db.paths[role]).journal_id for role in live), None)
         if not journal_id:
             return []
-        proofs = copy_proof.for_journal(db, journal_id)
-    examined = {role: copy_proof.examine(role, db.paths[role], proofs) for role in live}
+        about = {journal_id: copy_proof.for_journal(db, journal_id)}
+    examined = {role: copy_proof.examine(role, db.paths[role], about) for role in live}
     whole = [role for role in live if examined[role].whole]
     found = []
     for role in live:
@@ -70,7 +70,7 @@ def verify_live(db: MirroredDatabase) -> list[str]:
             first = (copy_proof.missing_rows(copy) or (copy.head.rows + 1, 0))[0]
             db.drop(role, f"the full verification found {copy.describe()}", first)
     if not whole and examined:
-        best = max(examined.values(), key=lambda copy: copy.usable_to)
+        best = max(examined.values(), key=lambda copy: (copy.fork is None, copy.usable_to))
         found.append(copy_proof.record_missing(db, best, examined))
     return found
 

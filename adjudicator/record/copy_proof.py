@@ -1,162 +1,112 @@
 """What a copy of the journal must prove before the hall trusts it, serves it or copies it.
 
-A copy is **whole** when its chain verifies in full (every row, from row 1) and it holds every
-row proven recorded, unchanged: the row of the signed high-water mark, of the head last
-committed (the record the copies keep), of each kiosk's newest signed receipt, of each signed
-checkpoint, and of each rollback still open. A proven row filled by `journal accept-loss` (a
-void "lost" row at its number) counts as held: the loss was recorded. The rows the other copy
-holds are the comparison's (copy_heads): a copy only behind the other lacks them.
+A copy is **whole** when fork_check.judge finds it proven: its chain verifies in full (every
+row, from row 1), no signed statement contradicts it (it is no fork), and it holds every row
+proven recorded, unchanged: the row of each signed high-water mark, of the head last committed
+(the record the copies keep), of each kiosk's newest signed receipt, of each signed checkpoint,
+and of each rollback still open; from the first keyed row on, every row's keyed hash verifies.
+A proven row filled by `journal accept-loss` (a void "lost" row at its number) counts as held:
+the loss was recorded. The rows the other copy holds are the comparison's (copy_heads): a copy
+only behind the other lacks them.
 
-Only a whole copy is the source of a rebuild. The proofs kept in a copy (receipts, checkpoints,
-rollbacks) are read from both copies and checked with the hall's key, so a copy cannot vouch
-for itself by forgetting them.
+Only a whole copy is the source of a rebuild, and a fork is never one. The statements kept in a
+copy (receipts, checkpoints, the keyed statement, rollbacks) are read from both copies and
+checked with the hall's key (signed_statements.py), so a copy cannot vouch for itself by
+forgetting them.
 """
 
 from __future__ import annotations
 
-import json
 import sqlite3
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-
-from adjudicator.record import chain_head, copy_heads, high_water, journal, receipt_key, rollbacks
+from adjudicator.record import (
+    chain_head,
+    copy_heads,
+    fork_check,
+    high_water,
+    receipt_key,
+    rollbacks,
+    row_keys,
+    signed_statements,
+)
 from adjudicator.record.db import DatabaseUnavailable
 from adjudicator.record.db_mirror import MirroredDatabase
 from adjudicator.record.db_sqlite import SqliteDatabase
-from adjudicator.record.receipt_key import signature_ok
-from adjudicator.record.rollbacks import LOST_TEXT
-
-
-@dataclass(frozen=True)
-class Proof:
-    """A row proven recorded: its number, its hash, what proves it, and of which journal."""
-
-    row: int
-    hash: str
-    source: str
-    journal: str = ""  # the journal's id ('' : whatever journal the copy holds)
+from adjudicator.record.fork_check import Fork, Judgement, Proof, Statements
 
 
 @dataclass(frozen=True)
 class Examined:
-    """One copy, examined: its head, whether its chain verifies, and the proven rows it lacks."""
+    """One copy, examined: its head, and what fork_check found (None: the file is missing)."""
 
     role: str
     path: str
     head: copy_heads.CopyHead
-    broken_at: int | None = None  # the first bad row, if its chain does not verify
-    broken: str = ""  # what is wrong there
-    missing: tuple[Proof, ...] = field(default_factory=tuple)
+    judged: Judgement | None = None
+
+    @property
+    def fork(self) -> Fork | None:
+        return self.judged.fork if self.judged is not None else None
+
+    @property
+    def broken_at(self) -> int | None:
+        """The first bad row, if its chain does not verify."""
+        judged = self.judged  # rows 1..verified_to verified: the chain breaks just after them
+        return judged.verified_to + 1 if judged is not None and judged.broken else None
+
+    @property
+    def broken(self) -> str:
+        return self.judged.broken if self.judged is not None else ""
+
+    @property
+    def missing(self) -> tuple[Proof, ...]:
+        return self.judged.missing if self.judged is not None else ()
 
     @property
     def whole(self) -> bool:
-        return self.head.exists and self.broken_at is None and not self.missing
+        return self.judged is not None and self.judged.state == "proven"
 
     def describe(self) -> str:
         """What is wrong with it, for the director ('' when it is whole)."""
-        if not self.head.exists:
+        if self.judged is None:
             return f"the {self.role} ({self.path}) is missing"
-        if self.broken_at is not None:
-            return f"the {self.role}'s chain is broken at row {self.broken_at} ({self.broken})"
-        if self.missing:
+        if self.fork is None and self.missing and not self.broken:
             last = max(self.missing, key=lambda proof: proof.row)
             return (
                 f"the {self.role} ends at row {self.head.rows}, but {last.source} proves that "
                 f"row {last.row} was recorded"
             )
-        return ""
+        if self.fork is None and self.broken:
+            return f"the {self.role}'s chain is broken at row {self.broken_at} ({self.broken})"
+        return self.judged.describe(f"the {self.role}")
 
     @property
     def usable_to(self) -> int:
         """The rows it holds that can be trusted: up to the first bad row, or all of them."""
+        if self.fork is not None:
+            return self.fork.first - 1
         return self.head.rows if self.broken_at is None else self.broken_at - 1
 
 
-def _connect(path: str) -> sqlite3.Connection:
-    return sqlite3.connect(f"file:{quote(path)}?mode=ro", uri=True, timeout=10)
-
-
-def _rows(path: str, sql: str) -> list[tuple]:
-    if not Path(path).is_file():
-        return []
-    connection = _connect(path)
-    try:
-        return connection.execute(sql).fetchall()
-    except sqlite3.Error:
-        return []  # an old schema, or an unreadable file: it proves nothing
-    finally:
-        connection.close()
-
-
-def kept_in(paths: Iterable[str], journal_id: str, public: Ed25519PublicKey) -> list[Proof]:
-    """The proofs kept inside the copies: kiosks' newest receipts and checkpoints (signed by
-    the hall's key, of this journal), and the rollbacks still open."""
-    proofs = []
-    for path in paths:
-        signed = [
-            (json.loads(body), f"kiosk {kiosk}'s receipt")
-            for kiosk, body in _rows(path, "SELECT kiosk, receipt FROM kiosk_witnesses")
-        ]
-        signed += [
-            (json.loads(body), "a signed checkpoint")
-            for (body,) in _rows(path, "SELECT body FROM checkpoints")
-        ]
-        for item, source in signed:
-            if (
-                isinstance(item, dict)
-                and item.get("journal") == journal_id
-                and isinstance(item.get("id"), int)
-                and isinstance(item.get("row_hash"), str)
-                and signature_ok(item, public)
-            ):
-                proofs.append(Proof(item["id"], item["row_hash"], source, journal_id))
-        if copy_heads.head(path).journal_id != journal_id:
-            continue  # its rollbacks are another journal's
-        proofs += [
-            Proof(int(row_id), row_hash, source, journal_id)
-            for row_id, row_hash, source in _rows(
-                path,
-                "SELECT row_id, row_hash, source FROM journal_rollbacks WHERE resolved_at IS NULL",
-            )
-        ]
-    return proofs
-
-
-def examine(role: str, path: str, proofs: Iterable[Proof]) -> Examined:
-    """Verify the copy's chain in full and look up each proven row of its journal in it."""
+def examine(role: str, path: str, statements: Mapping[str, Statements]) -> Examined:
+    """Judge the copy at `path` against the statements about its journal (fork_check)."""
     head = copy_heads.head(path)
     if not head.exists:
         return Examined(role, path, head)
-    proofs = [proof for proof in proofs if proof.journal in ("", head.journal_id)]
+    journal_id = str(head.journal_id or "")
+    about = statements.get(journal_id) or Statements(journal_id)
     copy = SqliteDatabase(path, create_folder=False)
     try:
-        result = journal.verify(copy)
+        judged = fork_check.judge(copy, about)
     except DatabaseUnavailable as exc:
-        return Examined(role, path, head, 1, str(exc))
+        judged = Judgement(head.rows, 0, str(exc), broken_at=1)
     finally:
         copy.close()
-    missing = tuple(proof for proof in proofs if not _holds(path, proof))
-    if not result.ok:  # rows 1..result.rows verified: the chain breaks just after them
-        return Examined(role, path, head, result.rows + 1, result.problem, missing)
-    return Examined(role, path, head, missing=missing)
-
-
-def _holds(path: str, proof: Proof) -> bool:
-    """The copy holds the proven row unchanged, or the void row of its accepted loss."""
-    connection = _connect(path)
-    try:
-        row = connection.execute(
-            "SELECT row_hash, kind, consequence FROM adjudications WHERE id = ?", (proof.row,)
-        ).fetchone()
-    except sqlite3.Error:
-        return False
-    finally:
-        connection.close()
-    return row is not None and (row[0] == proof.hash or (row[1], row[2]) == ("void", LOST_TEXT))
+    return Examined(role, path, head, judged)
 
 
 def missing_rows(best: Examined) -> tuple[int, int] | None:
@@ -165,27 +115,30 @@ def missing_rows(best: Examined) -> tuple[int, int] | None:
         return None
     last = max([proof.row for proof in best.missing] + [best.head.rows])
     first = best.usable_to + 1
-    if best.broken_at is None:
+    if best.broken_at is None and best.fork is None:
         first = min(proof.row for proof in best.missing) if best.missing else first
         first = min(first, best.head.rows + 1)
     return first, max(first, last)
 
 
-def for_journal(db: MirroredDatabase, journal_id: str) -> list[Proof]:
-    """Every row proven recorded in journal `journal_id`: the highest signed high-water mark
-    (in the data home and beside each copy), the head last committed (kept in the copies), and
-    what the copies keep (receipts, checkpoints, rollbacks)."""
+def for_journal(db: MirroredDatabase, journal_id: str) -> Statements:
+    """Every signed statement about journal `journal_id`: the signed high-water marks (in the
+    data home and beside each copy), the head last committed (kept in the copies), and what
+    the copies keep (receipts, checkpoints, the keyed statement, rollbacks)."""
     key = db.signing_key()
     places = high_water.places(db.key_path or receipt_key.key_path(), db.paths.values())
-    mark = high_water.highest(high_water.all_marks(places, key.public), journal_id)
-    proofs = []
-    if mark is not None and mark["id"] > 0:
-        proofs.append(Proof(mark["id"], mark["row_hash"], rollbacks.MARK_SOURCE, journal_id))
     records = [_record(path) for path in db.paths.values()]
     committed = db.heads.records().highest(records, journal_id)
+    head = []
     if committed is not None and committed.id > 0:
-        proofs.append(Proof(committed.id, committed.hash, rollbacks.HEAD_SOURCE, journal_id))
-    return proofs + kept_in(db.paths.values(), journal_id, key.public)
+        # The hall's own note, like a rollback: sealed, but re-sealed where the copies stand
+        # when a rollback is recorded (head_guard), so it says rows are missing, never which
+        # rows are the hall's (it never decides a fork).
+        head.append(
+            Proof(committed.id, committed.hash, rollbacks.HEAD_SOURCE, journal_id, signed=False)
+        )
+    secret = row_keys.secret(key)
+    return signed_statements.gather(journal_id, db.paths.values(), places, key.public, secret, head)
 
 
 def remember(db: MirroredDatabase, head: copy_heads.CopyHead) -> None:
@@ -209,13 +162,27 @@ def remember(db: MirroredDatabase, head: copy_heads.CopyHead) -> None:
 
 def _record(path: str) -> str | None:
     """The head record a copy keeps (chain_head.py), if any."""
-    found = _rows(path, chain_head.READ_SQL)
+    found = signed_statements.query(path, chain_head.READ_SQL)
     return found[0][0] if found else None
 
 
 def record_missing(db: MirroredDatabase, best: Examined, examined: dict[str, Examined]) -> str:
     """Record that no copy is whole (a rollback: judging stops); what the director is told."""
     first, last = missing_rows(best) or (best.head.rows + 1, best.head.rows + 1)
+    if best.fork is not None:
+        fork = best.fork
+        rollbacks.found(
+            db,
+            fork.row,
+            f"{rollbacks.FORK}{fork.row}",
+            f"the {best.role}'s {fork.against}",
+            best.head.rows,
+        )
+        states = "; ".join(e.describe() for e in examined.values() if not e.whole)
+        return (
+            f"NO COPY OF THE JOURNAL IS WHOLE ({states}). No verdict is recorded. "
+            + rollbacks.FORK_REMEDIES
+        )
     if best.broken_at is not None:
         row_hash = f"{rollbacks.BROKEN} {best.broken_at}"  # no row ever has this hash
         source = f"the {best.role}'s chain is broken at row {best.broken_at} ({best.broken}),"

@@ -1,8 +1,9 @@
 """The highest row this hall ever issued a receipt for, signed, beside the key and every copy.
 
 Kept outside the journal's file, so a journal moved backwards (a restored copy, a swapped disk)
-across a restart is noticed by the server itself, before any kiosk polls: `check` at start
-records a rollback when the journal ends before the mark (rollbacks.py). Advanced as each
+across a restart is noticed by the server itself, before any kiosk polls: the start
+(journal_proof.check) records a rollback when the journal ends before the mark (rollbacks.py),
+and a fork when it holds another row there (fork_check.py). Advanced as each
 receipt is issued, under a file lock shared by the workers, never backwards. The mark is that
 receipt itself (already signed: no second signature per verdict), or a signed mark of its own
 when no receipt is at hand. It is one slot rewritten in place (no rename per verdict), not
@@ -28,10 +29,9 @@ from pathlib import Path
 from typing import Any
 
 from adjudicator.durable import open_owner_only
-from adjudicator.record import journal_begun, journal_health, rollbacks
+from adjudicator.record import journal_begun
 from adjudicator.record.db import Database
 from adjudicator.record.receipt_key import SigningKey, signature_ok
-from adjudicator.record.rollbacks import LOST_TEXT
 
 SUFFIX = ".high-water"
 SLOT = 4096  # the mark, padded: one page, rewritten in place
@@ -78,20 +78,30 @@ class HighWater:
         self._lock = threading.Lock()
 
     def advance(
-        self, journal_id: str | None, row_id: int, row_hash: str, receipt: dict | None = None
+        self,
+        journal_id: str | None,
+        row_id: int,
+        row_hash: str,
+        receipt: dict | None = None,
+        keyed_from: int | None = None,
     ) -> None:
         """Move the mark up to this row; `receipt`, the row's signed receipt, is kept as the
-        mark when given."""
+        mark when given (it names the first keyed row; a mark of its own names `keyed_from`)."""
         if not journal_id or (self._last[0] == journal_id and row_id <= self._last[1]):
             return
         try:
             with self._lock:  # flock excludes other processes; this, this process's threads
-                self._write_if_higher(journal_id, row_id, row_hash, receipt)
+                self._write_if_higher(journal_id, row_id, row_hash, receipt, keyed_from)
         except OSError:
             pass  # the mark is a second witness; the receipt itself was issued
 
     def _write_if_higher(
-        self, journal_id: str, row_id: int, row_hash: str, receipt: dict | None
+        self,
+        journal_id: str,
+        row_id: int,
+        row_hash: str,
+        receipt: dict | None,
+        keyed_from: int | None,
     ) -> None:
         fd = self._fd(self.path)
         assert fd is not None  # the data home's: an error there is raised
@@ -104,6 +114,8 @@ class HighWater:
             text = json.dumps(receipt, sort_keys=True).encode() if receipt else b""
             if not text or len(text) > SLOT:
                 body = {"type": "high-water", "journal": journal_id, "id": row_id, "at": _now()}
+                if keyed_from is not None:
+                    body["keyed_from"] = keyed_from
                 text = json.dumps(self.key.sign({**body, "row_hash": row_hash})).encode()
             self._write_all(fd, text.ljust(SLOT))
             self._last = (journal_id, row_id)
@@ -178,33 +190,6 @@ def highest(marks: Iterable[dict[str, Any]], journal_id: str | None) -> dict[str
     """The highest of the marks that name `journal_id`: the one that counts."""
     named = [mark for mark in marks if journal_id and mark.get("journal") == journal_id]
     return max(named, key=lambda mark: mark["id"]) if named else None
-
-
-def check(
-    db: Database, key: SigningKey, key_path: Path, copies: Iterable[str] = ()
-) -> rollbacks.Rollback | None:
-    """At a server's start: is the journal one this key began, and does it still reach the
-    highest mark? If not, a rollback (judging stops until the rows are back)."""
-    marks = all_marks(places(key_path, copies), key.public)
-    refusal = journal_begun.check(db, key, marks)
-    if refusal is not None:
-        rollbacks.found(db, *refusal)
-        return rollbacks.current(db)
-    mark = highest(marks, journal_health.journal_id(db))
-    if mark is None or mark["id"] < 1:
-        return None
-    with db.transaction() as cur:
-        row = cur.execute(
-            "SELECT (SELECT MAX(id) FROM adjudications) AS head, "
-            "(SELECT row_hash FROM adjudications WHERE id = ?) AS held, "
-            "(SELECT consequence FROM adjudications WHERE id = ? AND kind = 'void') AS void",
-            (mark["id"], mark["id"]),
-        ).one()
-    head = int(row["head"] or 0)
-    if row["held"] == mark["row_hash"] or row["void"] == LOST_TEXT:
-        return None  # held, or its loss accepted (lost_rows.py)
-    rollbacks.found(db, mark["id"], mark["row_hash"], rollbacks.MARK_SOURCE, head)
-    return rollbacks.current(db)
 
 
 def _now() -> str:

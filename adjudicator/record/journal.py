@@ -13,17 +13,12 @@ from datetime import UTC, datetime
 from typing import Any
 
 from adjudicator.errors import AdjudicatorError
-from adjudicator.record import journal_health, rollbacks, tallies
+from adjudicator.record import chain_walk, journal_health, rollbacks, row_keys, tallies
 from adjudicator.record.db import Database
 from adjudicator.record.journal_entry import FIELDS as FIELDS  # the journal's API: re-exported
 from adjudicator.record.journal_entry import (
-    INSERT,
-    PREV_HASH,
-    ROW_HASH,
+    INSERT_KEYED,
     SELECT,
-    WORDS,
-    canonical_words,
-    hash_values,
     new_entry,
     stored_values,
 )
@@ -96,12 +91,20 @@ def append_batch(db: Database, batch: list[Pending]) -> None:
     health = journal_health.of(db)
     if health.lost:
         raise health.mark_lost("")
+    keys = row_keys.of(db)
     written: list[tuple[Pending, Entry]] = []
     try:
         with db.transaction(chain_lock=True) as cur:
             head = journal_health.read_head(db, cur)
             if not all(pending.despite_rollback for pending in batch):
                 rollbacks.check_in_append(cur, head.newest)  # never reuse a receipt's number
+            journal_id = str(health.journal_id)
+            secret = keys.prepare(cur, journal_id, head.next_id)
+
+            def stored(entry: Entry) -> tuple:
+                keyed = row_keys.keyed_hash(secret, journal_id, entry.id, entry.row_hash)
+                return (*stored_values(entry), keyed)
+
             next_id, prev_hash = head.next_id, head.prev_hash
             # The journal's clock never runs backwards (a clock step, another server's clock),
             # so a time range is an id range and the director's filters stay on indexes.
@@ -125,16 +128,17 @@ def append_batch(db: Database, batch: list[Pending]) -> None:
                     }
                 )
                 if pending.guard is not None:  # later guards in the batch must see this row
-                    cur.execute(INSERT, stored_values(entry))
+                    cur.execute(INSERT_KEYED, stored(entry))
                 written.append((pending, entry))
                 next_id, prev_hash, not_before = entry.id + 1, entry.row_hash, entry.recorded_at
-            unguarded = [stored_values(e) for p, e in written if p.guard is None]
+            unguarded = [stored(e) for p, e in written if p.guard is None]
             if len(unguarded) == 1:
-                cur.execute(INSERT, unguarded[0])
+                cur.execute(INSERT_KEYED, unguarded[0])
             elif unguarded:
-                cur.executemany(INSERT, unguarded)
+                cur.executemany(INSERT_KEYED, unguarded)
             tallies.record(cur, [entry for _, entry in written])
         journal_health.after_commit(db)  # rows committed to a file gone meanwhile: not shown
+        keys.committed()
     except (journal_health.JournalLost, rollbacks.JournalRolledBack):
         raise
     except Exception as failure:
@@ -222,15 +226,7 @@ def batches(
             params.append(filters[column])
     if filters.get("kind") not in (None, "", "challenge"):
         conditions.append("kind <> 'challenge'")  # lets the partial index answer it
-    tail = f"ORDER BY id LIMIT {int(batch)}"
-    first = f"{SELECT} WHERE {' AND '.join(conditions) or '1 = 1'} {tail}"
-    sql = f"{SELECT} WHERE {' AND '.join(['id > ?', *conditions])} {tail}"
-    with db.transaction() as cur:
-        rows = cur.execute(first, params).tuples()
-    while rows:
-        yield rows
-        with db.transaction() as cur:
-            rows = cur.execute(sql, (rows[-1][0], *params)).tuples()
+    return chain_walk.read_batches(db, SELECT, conditions, params, batch)
 
 
 @dataclass(frozen=True)
@@ -252,49 +248,26 @@ def verify(db: Database, witnessed: Iterable[tuple[int, str]] = ()) -> VerifyRes
     `witnessed` holds (row id, hash or its first digits) pairs from checkpoints: each row must
     still be there with that hash, so rows rewritten or cut off the end are found too.
     """
-    wanted: dict[int, list[str]] = {}
+    wanted: chain_walk.Witnessed = {}
     for row_id, row_hash in witnessed:
-        wanted.setdefault(row_id, []).append(row_hash.lower())
-    expected_prev, expected_id, count = GENESIS, 1, 0
-    for rows in batches(db):
-        for row in rows:
-            entry_id, prev_hash, row_hash = row[0], row[PREV_HASH], row[ROW_HASH]
-            words = canonical_words(row)
-            if words is None:
-                return VerifyResult(
-                    count, entry_id, f"row {entry_id} holds a value not in its canonical form"
-                )
-            if entry_id != expected_id:
-                problem = (
-                    f"row {entry_id} lies outside the chain (its ids run 1, 2, 3, ...)"
-                    if entry_id < expected_id
-                    else f"row {expected_id} is missing before row {entry_id}"
-                )
-                return VerifyResult(count, entry_id, problem)
-            if prev_hash != expected_prev:
-                return VerifyResult(
-                    count, entry_id, f"row {entry_id} does not link to row {entry_id - 1}"
-                )
-            values = list(row)
-            values[WORDS] = words
-            if hash_values(values) != row_hash:
-                return VerifyResult(
-                    count, entry_id, f"row {entry_id} was altered after it was recorded"
-                )
-            if wanted and any(not row_hash.startswith(h) for h in wanted.pop(entry_id, ())):
-                return VerifyResult(
-                    count, entry_id, f"row {entry_id} differs from the one a checkpoint witnessed"
-                )
-            expected_prev, expected_id, count = row_hash, entry_id + 1, count + 1
-    if wanted:
-        missing = min(wanted)
+        wanted.setdefault(row_id, []).append((row_hash.lower(), "a checkpoint"))
+    found = chain_walk.walk(db, wanted)
+    if found.bad_id is not None:
+        return VerifyResult(found.rows, found.bad_id, found.problem)
+    if found.contradicted is not None:
+        row_id = found.contradicted[0]
         return VerifyResult(
-            count,
+            found.rows, row_id, f"row {row_id} differs from the one a checkpoint witnessed"
+        )
+    if found.beyond:
+        missing = min(found.beyond)
+        return VerifyResult(
+            found.rows,
             missing,
             f"row {missing}, witnessed by a checkpoint, is missing: the journal ends at row "
-            f"{count} (rows were cut off the end)",
+            f"{found.rows} (rows were cut off the end)",
         )
-    return VerifyResult(count, last_hash=expected_prev if count else "")
+    return VerifyResult(found.rows, last_hash=found.last_hash)
 
 
 def count_since(cur: Any, kiosk: str, since: str, at_most: int) -> int:

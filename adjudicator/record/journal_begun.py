@@ -20,6 +20,7 @@ At a server's start (`check`), against every high-water mark the key signed (hig
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -76,11 +77,15 @@ def store(db: Database, signed: dict[str, Any]) -> None:
 
 def begun_by(signed: dict[str, Any] | None, key: SigningKey, journal_id: str) -> bool:
     """Whether `signed` is the key's statement that it began `journal_id`."""
+    return _begun(signed, key.public, journal_id)
+
+
+def _begun(signed: dict[str, Any] | None, public, journal_id: str) -> bool:
     return (
         signed is not None
         and signed.get("type") == TYPE
         and signed.get("journal") == journal_id
-        and signature_ok(signed, key.public)
+        and signature_ok(signed, public)
     )
 
 
@@ -110,11 +115,60 @@ def not_followed(
 ) -> list[dict[str, Any]]:
     """The marks of other journals that `journal_id` does not come after: for a journal the
     key began, those it does not follow; for one it never began, every other journal's."""
+    return _not_followed(journal_id, signed, key.public, marks)
+
+
+def _not_followed(
+    journal_id: str, signed: dict[str, Any] | None, public, marks: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
     others = [mark for mark in marks if mark.get("journal") != journal_id]
-    if not begun_by(signed, key, journal_id):
+    if not _begun(signed, public, journal_id):
         return others
     assert signed is not None
     return [mark for mark in others if not follows(signed, mark)]
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A journal the key does not serve: the rollback a start records (the rows the newest
+    mark proves), and whether it is only an earlier journal (the key began a newer one after
+    it: a record of an earlier event, whole in itself)."""
+
+    row: int
+    hash: str
+    source: str
+    head: int
+    journal: str  # the journal whose rows the refusal proves (a copy must not contradict them)
+    earlier: bool = False
+
+    def rollback(self) -> tuple[int, str, str, int]:
+        """The parameters of rollbacks.found."""
+        return self.row, self.hash, self.source, self.head
+
+
+def refusal(db: Database, public, marks: list[dict[str, Any]]) -> Refusal | None:
+    """Whether the key serves this journal (a read: nothing is written): None if it does, or
+    would adopt it at a start; else why not (see the module's docstring)."""
+    journal_id, signed = identity(db)
+    if journal_id is None:
+        return None  # no identity yet (an unmigrated journal): the migrations make one
+    if _begun(signed, public, journal_id):
+        newer = _not_followed(journal_id, signed, public, marks)
+        if not newer:
+            return None
+        return _refusal(db, newer, journal_id, "a journal the key began after this one", True)
+    other = newest_other(marks, journal_id)
+    changed = signed is not None and signed.get("type") == TYPE and signature_ok(signed, public)
+    if other is None and not changed:
+        return None  # adopted at the start: the key signed no row of another journal
+    if changed:
+        assert signed is not None
+        why = f"its id was changed by hand, the key began it as {str(signed['journal'])[:8]}"
+        if other is None:  # no mark at all: the statement's own journal is the proof
+            source = f"{SOURCE_PREFIX} ({why})"
+            return Refusal(1, "0" * 64, source, _head(db), str(signed["journal"]))
+        return _refusal(db, [other], journal_id, why)
+    return _refusal(db, [other], journal_id, "the key never signed it as begun")
 
 
 def check(
@@ -122,37 +176,25 @@ def check(
 ) -> tuple[int, str, str, int] | None:
     """At start: None if the journal may be served (adopting it if it may be); else the
     rollback to record, (row, hash, source, head): the rows the newest mark proves."""
+    found = refusal(db, key.public, marks)
+    if found is not None:
+        return found.rollback()
     journal_id, signed = identity(db)
-    if journal_id is None:
-        return None  # no identity yet (an unmigrated journal): the migrations make one
-    if begun_by(signed, key, journal_id):
-        newer = not_followed(journal_id, signed, key, marks)
-        if not newer:
-            return None
-        return _refusal(db, newer, journal_id, "a journal the key began after this one")
-    other = newest_other(marks, journal_id)
-    changed = signed is not None and signed.get("type") == TYPE and signature_ok(signed, key.public)
-    if other is None and not changed:
+    if journal_id is not None and not begun_by(signed, key, journal_id):
         store(db, statement(key, journal_id, None, "first start of this journal under this key"))
-        return None
-    if changed:
-        assert signed is not None
-        why = f"its id was changed by hand, the key began it as {str(signed['journal'])[:8]}"
-        if other is None:  # no mark at all: the statement's own journal is the proof
-            return (1, "0" * 64, f"{SOURCE_PREFIX} ({why})", _head(db))
-        return _refusal(db, [other], journal_id, why)
-    return _refusal(db, [other], journal_id, "the key never signed it as begun")
+    return None
 
 
 def _refusal(
-    db: Database, marks: list[dict[str, Any]], journal_id: str, why: str
-) -> tuple[int, str, str, int]:
+    db: Database, marks: list[dict[str, Any]], journal_id: str, why: str, earlier: bool = False
+) -> Refusal:
     mark = max(marks, key=lambda m: (mark_time(m), m.get("id", 0)))
     source = (
         f"{SOURCE_PREFIX} (it signed row {mark['id']} of journal {str(mark['journal'])[:8]}; "
         f"this journal, {journal_id[:8]}, is not one it began after that: {why})"
     )
-    return max(1, int(mark["id"])), str(mark["row_hash"]), source, _head(db)
+    row, row_hash = max(1, int(mark["id"])), str(mark["row_hash"])
+    return Refusal(row, row_hash, source, _head(db), str(mark["journal"]), earlier)
 
 
 def _head(db: Database) -> int:

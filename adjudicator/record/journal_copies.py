@@ -26,6 +26,7 @@ from adjudicator.record import (
     journal_begun,
     journal_entry,
     receipt_key,
+    rollbacks,
     tallies,
 )
 from adjudicator.record.db import Cursor, DatabaseUnavailable
@@ -41,6 +42,19 @@ from adjudicator.record.db_sqlite import SUFFIXES, SqliteDatabase
 
 class ResyncError(AdjudicatorError):
     """The copies cannot be brought together without the director's choice, or at all."""
+
+
+class ForkRefused(ResyncError):
+    """The copy to rebuild from contradicts a signed statement: another history."""
+
+
+def _chain(found: copy_proof.Examined) -> str:
+    """What the resync says of one copy's chain."""
+    if found.fork is not None:
+        return f"it is a FORK at {found.fork.where()} ({found.fork.against})."
+    if found.broken_at is not None:
+        return f"its chain is BROKEN (row {found.broken_at}: {found.broken})."
+    return "its chain verifies in full."
 
 
 def locked(db: MirroredDatabase, stack: ExitStack) -> None:
@@ -159,21 +173,14 @@ def resync(db: MirroredDatabase, keep: str | None = None) -> list[str]:
         verdict, primary, mirror = copy_heads.compare(db.paths[PRIMARY], db.paths[MIRROR])
         heads = {PRIMARY: primary, MIRROR: mirror}
         journal_ids = {head.journal_id for head in heads.values() if head.journal_id}
-        proofs = [p for journal_id in journal_ids for p in copy_proof.for_journal(db, journal_id)]
+        about = {journal_id: copy_proof.for_journal(db, journal_id) for journal_id in journal_ids}
         examined = {
-            role: copy_proof.examine(role, db.paths[role], proofs)
+            role: copy_proof.examine(role, db.paths[role], about)
             for role in ROLES
             if heads[role].exists
         }
         for role, found in examined.items():
-            notes.append(
-                f"The {role} {heads[role].describe()}: "
-                + (
-                    "its chain verifies in full."
-                    if found.broken_at is None
-                    else f"its chain is BROKEN (row {found.broken_at}: {found.broken})."
-                )
-            )
+            notes.append(f"The {role} {heads[role].describe()}: {_chain(found)}")
         marked = db.markers().signed
         stale = {"first-behind": PRIMARY, "second-behind": MIRROR}.get(verdict)
         if keep is not None:
@@ -181,14 +188,20 @@ def resync(db: MirroredDatabase, keep: str | None = None) -> list[str]:
         elif verdict == "same":
             stale = next((r for r in ROLES if db.paths[r] in marked), None)
         elif verdict == "disagree":
-            sound = [role for role, found in examined.items() if found.broken_at is None]
+            sound = [
+                role
+                for role, found in examined.items()
+                if found.broken_at is None and found.fork is None
+            ]
             if len(sound) != 1:
                 raise ResyncError(
                     f"{disagree_message(primary, mirror)} Both chains verify, so the choice is "
                     "yours."
                     if sound
-                    else "Neither copy's chain verifies: nothing was changed. Restore the "
-                    "journal from a backup (`adjudicator journal backup`)."
+                    else "Neither copy is proven (a chain that does not verify, or a fork: "
+                    + "; ".join(_chain(found) for found in examined.values())
+                    + "): nothing was changed. Restore the journal from a backup "
+                    "(`adjudicator journal backup`)."
                 )
             stale = PRIMARY if sound[0] == MIRROR else MIRROR
         if stale is None:
@@ -196,6 +209,12 @@ def resync(db: MirroredDatabase, keep: str | None = None) -> list[str]:
             return [*notes, "Both copies hold the same chain: nothing to resync."]
         source = PRIMARY if stale == MIRROR else MIRROR
         _refuse_a_journal_left_behind(db, heads[source], heads[stale])
+        if source in examined and examined[source].fork is not None:
+            raise ForkRefused(
+                f"{examined[source].describe()[0].upper()}{examined[source].describe()[1:]}: "
+                f"the {stale} is never rebuilt from it, and nothing was changed. "
+                + rollbacks.FORK_REMEDIES
+            )
         if source not in examined or not examined[source].whole:
             what = (
                 "is missing"
@@ -213,7 +232,11 @@ def resync(db: MirroredDatabase, keep: str | None = None) -> list[str]:
                 f"The {stale}'s folder {Path(db.paths[stale]).parent} does not exist: put its "
                 "disk back (mount the USB stick) and run the resync again."
             )
-        if heads[stale].exists and (verdict == "disagree" or examined[stale].broken_at is not None):
+        if heads[stale].exists and (
+            verdict == "disagree"
+            or examined[stale].broken_at is not None
+            or examined[stale].fork is not None
+        ):
             aside = set_aside(db.paths[stale])
             notes.append(
                 f"The {stale}'s chain disagrees with the {source}'s: it was set aside as {aside} "

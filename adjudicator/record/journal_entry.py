@@ -118,6 +118,13 @@ INSERT = (
     f"INSERT INTO adjudications ({', '.join(COLUMNS)}) VALUES ({', '.join('?' for _ in COLUMNS)})"
 )
 SELECT = f"SELECT {', '.join(COLUMNS)} FROM adjudications"
+# A row with its keyed hash (row_keys.py): written by every append, read by the full walk.
+KEYED_HASH = "keyed_hash"
+INSERT_KEYED = (
+    f"INSERT INTO adjudications ({', '.join(COLUMNS)}, {KEYED_HASH}) "
+    f"VALUES ({', '.join('?' for _ in COLUMNS)}, ?)"
+)
+SELECT_KEYED = f"SELECT {', '.join(COLUMNS)}, {KEYED_HASH} FROM adjudications"
 WORDS = FIELDS.index("words")
 PREV_HASH = FIELDS.index("prev_hash")
 ROW_HASH = FIELDS.index("row_hash")

@@ -3,7 +3,11 @@
 Read from the files and the marker files a serving process writes (copy_markers), so it tells
 the truth about a running server from another process: "ok", "degraded: one copy" (naming the
 lost copy and what to do), "disagree" (the two copies hold different chains), or the journal's
-own health ("cannot write").
+own health ("cannot write"). It holds the journal against the hall's signed statements as a
+start would (journal_proof.hold: the marks in the data home and beside each copy, the begun
+statement, the keyed rows), so before a start as after it never says "ok" of a journal they
+contradict: "fork" (another history: never a loss to accept), or "rolled-back" (rows missing,
+or a journal the key did not begin).
 """
 
 from __future__ import annotations
@@ -17,7 +21,10 @@ from adjudicator.record import (
     copy_proof,
     journal_files,
     journal_health,
+    journal_proof,
+    receipt_key,
     rollbacks,
+    row_keys,
 )
 from adjudicator.record.backends import connect
 from adjudicator.record.db import DatabaseUnavailable
@@ -31,11 +38,12 @@ class CopyLine:
     rows: int | None  # None: cannot be read
     lost: str = ""  # why it is not written now
     proof: str = ""  # "" when whole (its chain verifies in full, it holds every proven row)
+    fork: int | None = None  # the first row where it contradicts a signed statement
 
 
 @dataclass(frozen=True)
 class Report:
-    state: str  # "ok", "degraded", "disagree", "cannot-write", "lost", "unavailable"
+    state: str  # "ok", "degraded", "disagree", "cannot-write", "lost", "unavailable", "fork", ...
     summary: str
     detail: str = ""
     copies: list[CopyLine] = field(default_factory=list)
@@ -96,19 +104,25 @@ def _read(db) -> Report:
         return Report("unavailable", "cannot be read", str(exc), copies)
     health = journal_health.check(db)
     lost = db.lost_copy()
-    proofs = _proofs(db, copies)
+    examined = _examined(db, copies)
     copies = [
         CopyLine(
             c.role,
             c.path,
             c.rows,
             lost.reason if lost is not None and c.role == lost.role else c.lost,
-            proofs.get(c.role, ""),
+            examined[c.role].describe() if c.role in examined else "",
+            examined[c.role].fork.row if c.role in examined and examined[c.role].fork else None,
         )
         for c in copies
     ]
     warnings = [copy_markers.forged_warning(m, n) for m, n in db.forged_markers.items()]
-    rolled_back = _rolled_back(db)
+    forks = [examined[c.role] for c in copies if c.fork is not None and not c.lost]
+    if forks:
+        what = forks[0].describe()
+        detail = f"{what[0].upper()}{what[1:]}. {rollbacks.FORK_REMEDIES}"
+        return Report(*_fork(detail), copies, warnings=warnings)
+    rolled_back = _found(db)
     if rolled_back is not None:
         return Report(*rolled_back, copies, warnings=warnings)
     unproven = [c for c in copies if c.proof and not c.lost]
@@ -124,34 +138,66 @@ def _read(db) -> Report:
     return Report(health.state, _summary(health), health.detail, copies, warnings=warnings)
 
 
-def _proofs(db: MirroredDatabase, copies: list[CopyLine]) -> dict[str, str]:
-    """Each copy's chain verified in full, and the rows proven recorded looked up in it:
-    role -> what is wrong ('' when whole)."""
+def _examined(db: MirroredDatabase, copies: list[CopyLine]) -> dict[str, copy_proof.Examined]:
+    """Each copy's chain verified in full and held against the signed statements."""
     journal_ids = {copy_heads.head(c.path).journal_id for c in copies if c.rows is not None}
-    journal_ids.discard(None)
-    proofs = [p for j in journal_ids for p in copy_proof.for_journal(db, str(j))]
-    found = {}
-    for copy in copies:
-        if copy.rows is not None:
-            examined = copy_proof.examine(copy.role, copy.path, proofs)
-            found[copy.role] = examined.describe()
-    return found
+    about = {str(j): copy_proof.for_journal(db, str(j)) for j in journal_ids if j}
+    return {
+        copy.role: copy_proof.examine(copy.role, copy.path, about)
+        for copy in copies
+        if copy.rows is not None
+    }
 
 
 def _rolled_back(db) -> tuple[str, str, str] | None:
-    """An open rollback: rows proven recorded are missing, nothing is judged."""
+    """An open rollback: rows proven recorded are missing (or a fork), nothing is judged."""
     try:
         found = rollbacks.current(db)
     except DatabaseUnavailable:
         return None
-    if found is None:
-        return None
+    return _reported(found) if found is not None else None
+
+
+def _reported(found: rollbacks.Rollback) -> tuple[str, str, str]:
+    if found.fork is not None:
+        return _fork(found.detail())
     first, last = found.missing
     return (
         "rolled-back",
         f"ROLLED BACK: rows {first} to {last} are missing; no verdict can be recorded",
         found.detail(),
     )
+
+
+def _fork(detail: str) -> tuple[str, str, str]:
+    return (
+        "fork",
+        "FORK: the journal is not the record the hall kept; no verdict can be recorded",
+        detail,
+    )
+
+
+def _found(db) -> tuple[str, str, str] | None:
+    """What stops judging: a fork a start would find first, else an open rollback, else what
+    a start would record."""
+    pending = _pending(db)
+    if pending is not None and pending[0] == "fork":
+        return pending
+    return _rolled_back(db) or pending
+
+
+def _pending(db) -> tuple[str, str, str] | None:
+    """What a start would record (a read, before a start as after): the journal held against
+    the hall's signed statements, if its key is here."""
+    key = receipt_key.existing(getattr(db, "key_path", None))
+    if key is None:
+        return None
+    try:
+        held = journal_proof.hold(db, key.public, row_keys.secret(key), key.path)
+    except DatabaseUnavailable:
+        return None
+    found = held.rollback()
+    return _reported(found) if found is not None else None
 
 
 def _single(db) -> Report:
@@ -166,7 +212,7 @@ def _single(db) -> Report:
         else "PostgreSQL keeps its own copies: use its streaming replication and pg_basebackup."
     )
     detail = f"{health.detail}\n{note}".strip() if health.detail else note
-    rolled_back = _rolled_back(db)
+    rolled_back = _found(db)
     if rolled_back is not None and health.ok:
         state, summary, what = rolled_back
         return Report(state, summary, f"{what}\n{note}", backend=db.backend)

@@ -3,13 +3,21 @@
 Their numbers are filled with `void` rows that say so (no words, no verdict, the director's
 reason), so the chain stays 1, 2, 3, ... and no number a receipt carries is issued again: a
 receipt for a lost row then fails `journal audit`, as it should. Then judging resumes.
+
+Only numbers past the journal's last row are filled, and only when every row it keeps agrees
+with every signed statement (journal_proof.hold, walking the whole chain): a journal that
+contradicts one is a fork, another history, and is never adopted as a loss (ForkRefused); one
+whose chain breaks is damaged, and a backup must be restored.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from adjudicator.errors import AdjudicatorError
-from adjudicator.record import journal, rollbacks
+from adjudicator.record import journal, journal_proof, rollbacks, row_keys
 from adjudicator.record.db import Database
+from adjudicator.record.receipt_key import SigningKey
 
 LOST_TEXT = rollbacks.LOST_TEXT
 
@@ -18,15 +26,34 @@ class NothingLost(AdjudicatorError):
     """There is no rollback to accept."""
 
 
-def accept(db: Database, reason: str, actor: str) -> tuple[int, int]:
+class ForkRefused(AdjudicatorError):
+    """The journal contradicts a signed statement: another history, never a loss to accept."""
+
+
+def accept(
+    db: Database, reason: str, actor: str, key: SigningKey, key_path: Path
+) -> tuple[int, int]:
     """Fill the lost numbers and clear the rollback: (first, last) number filled."""
     if not reason.strip():
         raise NothingLost("Give the reason the rows are gone with --reason.")
     found = rollbacks.current(db)
     if found is None:
         raise NothingLost("No rollback is open: no row a receipt proves recorded is missing.")
+    held = journal_proof.hold(db, key.public, row_keys.secret(key), key_path, full=True)
+    judged = held.judged
+    if judged is not None and judged.fork is not None:
+        raise ForkRefused(f"Nothing was recorded: {judged.describe()}. {rollbacks.FORK_REMEDIES}")
+    if found.fork is not None:
+        raise ForkRefused(f"Nothing was recorded: {found.what()} {rollbacks.FORK_REMEDIES}")
+    if judged is not None and judged.broken:
+        raise NothingLost(
+            f"Nothing was recorded: {judged.describe()}. Its rows after that cannot be kept or "
+            "accepted as lost: restore a backup (stop the hall, copy the backup over the "
+            "journal, start it again)."
+        )
     first = journal.newest_id(db) + 1
-    for _ in range(first, found.row_id + 1):
+    last = max(found.row_id, judged.missing_to if judged is not None else 0)
+    for _ in range(first, last + 1):
         journal.append(
             db,
             despite_rollback=True,
@@ -45,5 +72,5 @@ def accept(db: Database, reason: str, actor: str) -> tuple[int, int]:
             note=reason.strip(),
         )
     with db.transaction(chain_lock=True) as cur:
-        rollbacks.resolve(cur, found.row_id, f"loss accepted by {actor}: {reason.strip()}")
-    return first, found.row_id
+        rollbacks.resolve(cur, last, f"loss accepted by {actor}: {reason.strip()}")
+    return first, last

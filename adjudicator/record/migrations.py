@@ -353,6 +353,17 @@ MIGRATIONS: tuple[tuple[int, str, tuple[Step, ...]], ...] = (
         ),
     ),
     (
+        16,
+        "keyed rows (issue 33): each row's keyed hash, and the key's signed statement of the "
+        "first keyed row (row_keys.py)",
+        (
+            # HMAC of the journal id, row number and row hash under a secret of the hall's
+            # key: rows written before keying began keep NULL (and are read as they are).
+            "ALTER TABLE adjudications ADD COLUMN keyed_hash TEXT",
+            "ALTER TABLE journal_identity ADD COLUMN keyed TEXT",
+        ),
+    ),
+    (
         18,
         "rulebooks, fifth round (issue 35): the free challenges the director grants, and the "
         "rows that use them, each found by a partial index",

@@ -130,6 +130,17 @@ def load_or_create(path: Path | None = None) -> SigningKey:
     return load(path)
 
 
+def existing(path: Path | None = None) -> SigningKey | None:
+    """The signing key if it is there and usable, else None: a read never makes a key."""
+    path = path or key_path()
+    if not path.exists():
+        return None
+    try:
+        return load(path)
+    except ReceiptKeyError:
+        return None
+
+
 def load(path: Path) -> SigningKey:
     """Read the private key; refused if others may read it or it is not an Ed25519 key."""
     try:

@@ -30,8 +30,11 @@ class ReceiptError(AdjudicatorError):
     """Something offered as a receipt is not one."""
 
 
-def issue(key: SigningKey, entry: journal.Entry, journal_id: str | None) -> dict[str, Any]:
-    """The signed receipt of a journal row."""
+def issue(
+    key: SigningKey, entry: journal.Entry, journal_id: str | None, keyed_from: int | None = None
+) -> dict[str, Any]:
+    """The signed receipt of a journal row; `keyed_from`, the journal's first keyed row, is
+    repeated in it (row_keys.py: a copy stripped of its keyed hashes still contradicts it)."""
     fields: dict[str, Any] = {
         "type": "receipt",
         "id": entry.id,
@@ -41,6 +44,8 @@ def issue(key: SigningKey, entry: journal.Entry, journal_id: str | None) -> dict
         "words": list(entry.words),
         "key": key.id,
     }
+    if keyed_from is not None:
+        fields["keyed_from"] = keyed_from
     return key.sign(fields)
 
 

@@ -28,9 +28,10 @@ ROLLED_BACK_MESSAGE = N_(  # a kiosk shows it in its language (babel.cfg)
 # The consequence of a row that fills a lost number (lost_rows.py, `journal accept-loss`).
 LOST_TEXT = "Lost: this row was recorded, then lost when the journal was rolled back."
 
-OPEN_SQL = (
+OPEN_SQL = (  # a fork first: whatever else is missing, it decides what the director must do
     "SELECT row_id, row_hash, source, head, found_at FROM journal_rollbacks "
-    "WHERE resolved_at IS NULL ORDER BY row_id DESC LIMIT 1"
+    "WHERE resolved_at IS NULL "
+    "ORDER BY CASE WHEN row_hash LIKE 'fork at row %' THEN 0 ELSE 1 END, row_id DESC LIMIT 1"
 )
 
 
@@ -46,11 +47,25 @@ class Rollback:
     head: int  # where the journal ended when it was found
     found_at: str
 
+    @property
+    def fork(self) -> int | None:
+        """The row from which the journal is a fork (fork_check.py), None for rows missing."""
+        if not self.row_hash.startswith(FORK):
+            return None
+        return int(self.row_hash[len(FORK) :].split()[0])
+
     def detail(self) -> str:
         """What happened, which rows are missing, and what the director can do."""
+        if self.fork is not None:
+            return f"{self.what()} {FORK_REMEDIES}"
         return f"{self.what()} {REMEDIES}{self._new_event()}"
 
     def what(self) -> str:
+        if self.fork is not None:
+            return (
+                f"FORK: {self.source}. This copy of the journal is another history than the "
+                "one the hall recorded (a copy rewritten, its chain recomputed?)."
+            )
         if self.row_hash.startswith(BROKEN):
             return (
                 f"No copy of the journal is whole: {self.source} so rows {self.head + 1} to "
@@ -86,6 +101,7 @@ class Rollback:
 
 
 BROKEN = "chain broken at row"  # the row_hash of a rollback found in a broken chain
+FORK = "fork at row "  # the row_hash of a fork's rollback: 'fork at row N' (fork_check.py)
 KEY_SOURCE = "this hall's key"  # the source of a journal the key never began (journal_begun)
 # What proved the missing rows recorded (a rollback's source; copy_proof's proofs say it too).
 HEAD_SOURCE = "the journal's head as last committed (kept in its copies)"
@@ -96,6 +112,13 @@ REMEDIES = (
     "them (stop the hall, copy the backup over the journal, start it again). If they are gone "
     "for good, `adjudicator journal accept-loss --reason TEXT` records the loss: their numbers "
     "are never issued again."
+)
+
+FORK_REMEDIES = (
+    "No verdict is recorded from it, and it is never accepted as a loss: `adjudicator journal "
+    "accept-loss` refuses a fork. Stop the hall, move this copy aside (keep it: it is "
+    "evidence), put a backup or the other copy of the journal in its place, and start the hall "
+    "again."
 )
 
 

@@ -6,7 +6,10 @@ from the other, and only from a whole one. Two copies whose chains part stop the
 (CopiesDisagree) until the director chooses (`journal resync --keep`). When no copy is whole,
 nothing is rebuilt from either: the best one serves, a copy whose chain breaks is set aside
 (kept as it was) and replaced by its rows that verify, and the rows missing are recorded as a
-rollback, so the hall does not judge until a backup is restored or the loss is accepted.
+rollback, so the hall does not judge until a backup is restored or the loss is accepted. A
+fork (a copy that contradicts a signed statement: fork_check.py) is never the source of a
+rebuild nor cut: when it is the best copy left, it is recorded as a fork and nothing is judged
+until a backup or the other copy is put in its place (never accepted as a loss).
 """
 
 from __future__ import annotations
@@ -57,8 +60,8 @@ def on_start(db: MirroredDatabase) -> list[str]:
         journal_id = primary.journal_id or mirror.journal_id
         if journal_id is None:
             return notes  # neither holds a journal yet: both are made alike by the migrations
-        proofs = copy_proof.for_journal(db, journal_id)
-        examined = {role: copy_proof.examine(role, db.paths[role], proofs) for role in ROLES}
+        about = {journal_id: copy_proof.for_journal(db, journal_id)}
+        examined = {role: copy_proof.examine(role, db.paths[role], about) for role in ROLES}
         stale = _stale(db, verdict, heads, examined)
         source = other(stale) if stale else _best(examined)
         if examined[source].whole:
@@ -76,11 +79,13 @@ def on_start(db: MirroredDatabase) -> list[str]:
 
 
 def _stale(db, verdict: str, heads: dict, examined: dict) -> str | None:
-    """The copy to bring up to date: one behind the other, one marked lost, or one broken or
-    lacking proven rows beside a whole one."""
+    """The copy to bring up to date: one behind the other (unless that other is a fork and it
+    is whole: then the fork is set aside), one marked lost, or one broken, a fork or lacking
+    proven rows beside a whole one."""
     stale = {"first-behind": PRIMARY, "second-behind": MIRROR}.get(verdict)
     if stale is not None:
-        return stale
+        ahead = examined[other(stale)]
+        return other(stale) if ahead.fork is not None and examined[stale].whole else stale
     if not (heads[PRIMARY].exists and heads[MIRROR].exists):
         return None
     marked = db.markers().signed
@@ -92,16 +97,30 @@ def _stale(db, verdict: str, heads: dict, examined: dict) -> str | None:
 
 
 def _best(examined: dict[str, copy_proof.Examined]) -> str:
-    """The copy to serve when neither is stale: a whole one, else the one that can give most."""
+    """The copy to serve when neither is stale: a whole one, else one that is no fork and can
+    give most."""
     whole = [role for role in ROLES if examined[role].whole]
     if whole:
         return whole[0]
-    return max(ROLES, key=lambda role: (examined[role].head.exists, examined[role].usable_to))
+    return max(
+        ROLES,
+        key=lambda role: (
+            examined[role].head.exists,
+            examined[role].fork is None,
+            examined[role].usable_to,
+        ),
+    )
 
 
 def _rebuild(db, source: str, stale: str, examined: dict) -> list[str]:
     notes = []
-    if examined[stale].broken_at is not None:
+    if examined[stale].fork is not None:
+        aside = set_aside(db.paths[stale])
+        notes.append(
+            f"{examined[stale].describe()[0].upper()}{examined[stale].describe()[1:]}: it was "
+            f"set aside as {aside} (kept as evidence, not overwritten)."
+        )
+    elif examined[stale].broken_at is not None:
         aside = set_aside(db.paths[stale])
         notes.append(
             f"The {stale}'s chain is broken at row {examined[stale].broken_at}: it was set "
@@ -122,7 +141,10 @@ def _keep_best(db, source: str, stale: str | None, examined: dict) -> list[str]:
     best = examined[source]
     if not best.head.exists:
         return notes
-    if best.broken_at is not None:
+    if best.fork is not None:  # never cut, never rebuilt from, never written: kept as it is
+        notes.append(f"{best.describe()[0].upper()}{best.describe()[1:]}.")
+        stale = stale or other(source)
+    elif best.broken_at is not None:
         aside = cut(db.paths[source], best.usable_to)
         notes.append(
             f"The {source}'s chain is broken at row {best.broken_at} ({best.broken}): it was set "

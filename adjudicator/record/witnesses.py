@@ -40,14 +40,22 @@ def report(
     db: Database, kiosk: str, value: Any, public: Ed25519PublicKey, journal_id: str | None
 ) -> Alarm | None:
     """Check the receipt `kiosk` reports against the journal; the alarm it raises, if any."""
+    return witness(db, kiosk, value, public, journal_id)[0]
+
+
+def witness(
+    db: Database, kiosk: str, value: Any, public: Ed25519PublicKey, journal_id: str | None
+) -> tuple[Alarm | None, tuple[int, str] | None]:
+    """`report`, and the row (id, hash) the receipt proves when the journal bears it out (None
+    otherwise): what a poll held open may keep watching."""
     try:
         receipt = receipts.parse(value)
     except receipts.ReceiptError as exc:
         log.warning("kiosk %s sent a witness that is not a receipt: %s", kiosk, exc)
-        return None
+        return None, None
     if not signature_ok(receipt, public):
         log.warning("kiosk %s sent a receipt for row %s that does not verify", kiosk, receipt["id"])
-        return None
+        return None, None
     if receipt.get("kiosk") != kiosk:  # only its own receipts witness for a kiosk
         log.warning(
             "kiosk %s sent a receipt for row %s issued to another station (%s): ignored",
@@ -55,7 +63,7 @@ def report(
             receipt["id"],
             receipt.get("kiosk"),
         )
-        return None
+        return None, None
     problem = receipts.journal_problem(db, receipt, journal_id)
     if problem:
         head = journal.newest_id(db)
@@ -67,7 +75,7 @@ def report(
                     db, receipt["id"], receipt["row_hash"], f"kiosk {kiosk}'s receipt", head
                 )
         elif _earlier_journal(db, receipt, public):
-            return None  # a receipt of an event before this journal began: nothing is missing
+            return None, None  # a receipt of an event before this journal began
         else:
             # Signed by this hall's key for a journal this one does not follow (its id changed
             # by hand?): whatever it names, a row it proves may be missing. Judging stops.
@@ -78,9 +86,25 @@ def report(
                 f"kiosk {kiosk}'s receipt (of journal {str(named)[:8]})",
                 head,
             )
-        return _raise(db, kiosk, receipt, problem)
+        return _raise(db, kiosk, receipt, problem), None
     _keep_newest(db, kiosk, receipt)
-    return None
+    return None, (receipt["id"], receipt["row_hash"])
+
+
+def rows_gone(db: Database, rows: set[tuple[int, str]]) -> set[tuple[int, str]]:
+    """Of the rows (id, hash) receipts proved, those the journal no longer holds with that hash
+    (removed, cut off the end, or rewritten): one indexed read per 500."""
+    wanted = sorted(rows)
+    held: set[tuple[int, str]] = set()
+    with db.transaction() as cur:
+        for start in range(0, len(wanted), 500):
+            ids = sorted({row_id for row_id, _ in wanted[start : start + 500]})
+            marks = ", ".join("?" for _ in ids)
+            found = cur.execute(
+                f"SELECT id, row_hash FROM adjudications WHERE id IN ({marks})", ids
+            ).tuples()
+            held.update((int(row_id), row_hash) for row_id, row_hash in found)
+    return set(wanted) - held
 
 
 def _earlier_journal(db: Database, receipt: dict[str, Any], public: Ed25519PublicKey) -> bool:

@@ -1,7 +1,8 @@
 """The director's pages under /director, one module per resource (the way Datasette lays out
-its views): sign_in, overview, tournaments, lexicons, kiosks, sheet (the printed pairing sheet),
-journal, flags, decisions (free challenges granted, the challenges the director decides),
-integrity (checkpoints, alarms, receipts and the key) and review (voids and final rulings).
+its views): sign_in, overview, hall_map (the hall at a glance), tournaments, lexicons, kiosks,
+sheet (the printed pairing sheet), journal, flags, decisions (free challenges granted, the
+challenges the director decides), integrity (checkpoints, alarms, receipts and the key) and
+review (voids and final rulings).
 
 The resource modules add their routes to kiosk.director.blueprint.bp (review has its own
 blueprint, "review"); `init_app` registers both once every route is on them.
@@ -14,6 +15,7 @@ from flask import Flask
 from kiosk.director import (
     decisions,
     flags,
+    hall_map,
     integrity,
     journal,
     kiosks,
@@ -29,6 +31,7 @@ from kiosk.director.blueprint import bp
 RESOURCES = (
     sign_in,
     overview,
+    hall_map,
     tournaments,
     lexicons,
     kiosks,

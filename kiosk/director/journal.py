@@ -29,6 +29,8 @@ def _journal_filters() -> journal_review.Filters:
         since=journal_review.parse_time(args.get("since")),
         until=journal_review.parse_time(args.get("until"), end=True),
         player=" ".join(args.get("player", "").split())[:100] or None,
+        round=args.get("round", "").strip()[:20] or None,
+        table=args.get("table", "").strip()[:40] or None,
     )
 
 

@@ -14,7 +14,7 @@ OVERVIEW_REFRESH = 20  # seconds
 @bp.get("/")
 @director_only
 def index():
-    """The overview: the whole hall at a glance, refreshing itself (director-overview.js)."""
+    """The overview: the whole hall at a glance, refreshing itself (director-refresh.js)."""
     return render_template(
         "director/index.html", status=hall_status.build(get_hall()), refresh=OVERVIEW_REFRESH
     )

@@ -166,5 +166,5 @@ def dismiss(adjudication_id: int):
 
 def _journal_filters() -> dict[str, str]:
     """The journal page's filters the void form carried, to return to the same view."""
-    names = ("tournament", "kiosk", "kind", "since", "until", "player")
+    names = ("tournament", "kiosk", "kind", "since", "until", "player", "round", "table")
     return {name: request.form[name] for name in names if request.form.get(name)}

@@ -36,9 +36,10 @@
     REFER: { word: T("REFER"), gloss: T("call a word judge"), icon: "icon-refer" },
   };
 
-  function fetchWithTimeout(url, options) {
+  /* fetch, given up after request_timeout_seconds (or `timeoutMs`: a poll the server holds). */
+  function fetchWithTimeout(url, options, timeoutMs) {
     var controller = new AbortController();
-    var timer = setTimeout(function () { controller.abort(); }, state.requestTimeoutMs);
+    var timer = setTimeout(function () { controller.abort(); }, timeoutMs || state.requestTimeoutMs);
     options = options || {};
     options.signal = controller.signal;
     options.credentials = "same-origin";

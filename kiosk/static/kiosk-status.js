@@ -2,7 +2,14 @@
  * (server out of reach, lexicon unavailable, journal or server refusing), and the settings
  * the server gives (verdict_seconds, clear_seconds, request_timeout_seconds).
  *
- * Every poll carries the newest receipt this kiosk holds, as a witness of the journal.
+ * The poll asks with the ETag of the status shown: the server answers 304 while nothing has
+ * changed, holding the question open up to WAIT_SECONDS until something does (then the new
+ * status comes at once), and the next poll follows. A server that answers at once is asked
+ * every POLL_MS. Every status request carries the newest receipt this kiosk holds, as a
+ * witness of the journal (a poll in its X-Kiosk-Witness header, which the server keeps
+ * checking while it holds the poll; a request at once, after a verdict, in a POST's body).
+ * The status also says which version of the table's game the server has (`table_game`):
+ * kiosk-table.js asks for the game when that is not the one shown.
  */
 (function (K) {
   "use strict";
@@ -12,11 +19,13 @@
   var setText = K.setText;
   var Words = window.KioskWords;   // kiosk-words.js: what can be judged
   var Tiles = window.KioskTiles;   // kiosk-tiles.js: tiles drawn, the row of special tiles
-  var POLL_MS = 5000;
+  var POLL_MS = 5000;       // between polls the server answers at once, or after a failure
+  var WAIT_SECONDS = 20;    // the longest the server holds a poll open (kiosk/kiosk_poll.py)
   var alphabetKey = "";     // the alphabet the words are read in (as the status gave it)
   var pollTimer = null;
+  var shownTag = "";        // the ETag of the status shown
 
-  /* The status poll; with the newest receipt this kiosk holds, as a witness of the journal. */
+  /* A status request now, not held: with the newest receipt as a witness, if there is one. */
   function refreshStatus() {
     var options = { headers: { Accept: "application/json" } };
     var witness = K.newestReceipt();
@@ -25,25 +34,65 @@
       options.headers["Content-Type"] = "application/json";
       options.body = JSON.stringify({ witness: witness });
     }
-    return K.fetchWithTimeout("/api/v1/kiosk", options)
-      .then(function (response) {
-        $("offline-alert").hidden = true;
-        if (response.status === 401) {
-          // Revoked or re-paired elsewhere: show the pairing page, unless a verdict is up.
-          if (K.root.dataset.state === "idle" && !S.judging) { window.location.reload(); }
-          return null;
-        }
-        return response.json().then(function (body) {
-          if (response.ok && body && body.ok) {
-            showStatus(body);
-          } else {
-            showServiceAlert(body && typeof body.shown_error === "string" ? body.shown_error :
-                             body && typeof body.error === "string" ? body.error :
-                             T("The server cannot judge just now: call the director."));
-          }
-        });
-      })
-      .catch(function () { $("offline-alert").hidden = false; });
+    return K.fetchWithTimeout("/api/v1/kiosk", options).then(answered).catch(unreachable);
+  }
+
+  /* The poll: held by the server until the status changes or WAIT_SECONDS pass. */
+  function askChanged() {
+    var options = { headers: { Accept: "application/json" } };
+    if (shownTag) { options.headers["If-None-Match"] = shownTag; }
+    var witness = K.newestReceipt();
+    if (witness) { options.headers["X-Kiosk-Witness"] = base64url(JSON.stringify(witness)); }
+    return K.fetchWithTimeout("/api/v1/kiosk?wait=" + WAIT_SECONDS, options,
+                              WAIT_SECONDS * 1000 + S.requestTimeoutMs)
+      .then(answered).catch(unreachable);
+  }
+
+  /* Text as base64url (RFC 4648 section 5, no padding): a header carries ASCII only. */
+  function base64url(text) {
+    var bytes = new TextEncoder().encode(text);
+    var binary = "";
+    bytes.forEach(function (byte) { binary += String.fromCharCode(byte); });
+    return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  }
+
+  function answered(response) {
+    $("offline-alert").hidden = true;
+    if (response.status === 304) {   // nothing changed: the status shown stands
+      K.checkTable();
+      return true;
+    }
+    if (response.status === 401) {
+      // Revoked or re-paired elsewhere: show the pairing page, unless a verdict is up.
+      if (K.root.dataset.state === "idle" && !S.judging) { window.location.reload(); }
+      return true;
+    }
+    return response.json().then(function (body) {
+      if (response.ok && body && body.ok) {
+        shownTag = response.headers.get("ETag") || "";
+        showStatus(body);
+      } else {
+        showServiceAlert(body && typeof body.shown_error === "string" ? body.shown_error :
+                         body && typeof body.error === "string" ? body.error :
+                         T("The server cannot judge just now: call the director."));
+      }
+      return true;
+    });
+  }
+
+  function unreachable() {
+    $("offline-alert").hidden = false;
+    return false;
+  }
+
+  function poll() {
+    clearTimeout(pollTimer);
+    var started = Date.now();
+    askChanged()
+      .then(function (reached) {
+        var wait = reached ? Math.max(0, POLL_MS - (Date.now() - started)) : POLL_MS;
+        pollTimer = setTimeout(poll, wait);
+      });
   }
 
   function showStatus(body) {
@@ -75,7 +124,7 @@
     }
     K.showGameDetails(Boolean(body.rule.needs_game));
     K.showFinalPlay(Boolean(body.rule.asks_final_play));
-    K.followTable(body);   // its game from TSH, asked for only where TSH pairs its tournament
+    K.checkTable();
     var language = body.tournament.language;
     if (language && language !== KioskText.language && K.root.dataset.state === "idle" &&
         !S.judging && !S.words.length) {
@@ -117,8 +166,8 @@
   }
 
   function startPolling() {
-    clearInterval(pollTimer);
-    pollTimer = setInterval(refreshStatus, POLL_MS);
+    clearTimeout(pollTimer);
+    pollTimer = setTimeout(poll, POLL_MS);
   }
 
   K.refreshStatus = refreshStatus;

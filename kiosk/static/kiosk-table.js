@@ -1,64 +1,68 @@
 /* The kiosk's game as TSH pairs it (GET /api/v1/table): "Round R · Table T" and the two
  * players, the first player first; the challenger is chosen with one tap, and the challenge
  * then names that player (by TSH number) and the round shown. With no game at the table this
- * round, the page says so, and the game is typed as before (kiosk-game.js) where the rule asks
- * for it. Asked only while the status says the kiosk has a table and its tournament is linked
- * to TSH (a kiosk of an unlinked tournament never asks: no 404 on every poll); then every 5 s
- * and after each verdict, so a new round reaches the kiosk by itself.
+ * round, the page says so and the game is typed as before (kiosk-game.js). The status poll
+ * says which version of the game the server has (`table_game`, kiosk-status.js): the game is
+ * asked for when that is not the one shown (so a new round reaches the kiosk by itself), and
+ * after each verdict, with the ETag of the answer shown (a 304 keeps it). A kiosk with no table,
+ * or of a tournament not linked to TSH, has no version: it asks nothing.
  */
 (function (K) {
   "use strict";
 
   var $ = K.$;
   var S = K.state;
-  var POLL_MS = 5000;
   var shownKey = "";
-  var pollTimer = null;
-  var following = false;   // the status says: a table of its own, in a tournament linked to TSH
-  var noGame = null;       // the last "no game here" answer, said again when the rule changes
+  var shownTag = "";    // the ETag of the answer shown
+  var shownFor;         // the status's table_game that answer is for (undefined: none yet)
+  var noGame = null;    // the last "no game here" answer, said again when the rule changes
 
-  var asking = null;   // the question in flight: one at a time, so polls never multiply
+  var asking = null;   // the question in flight: one at a time, so questions never multiply
 
-  /* Each status answer: start asking for the game where there is one to ask for, stop where
-   * there is none (the link taken away, the kiosk moved off its table). */
-  function followTable(status) {
-    var wanted = Boolean(status.table && status.tournament && status.tournament.tsh_linked);
-    if (wanted !== following) {
-      following = wanted;
-      if (wanted) {
-        refreshTable();
-      } else {
-        clearTimeout(pollTimer);
-        showNoGame({});
-      }
-    } else if (noGame) {
-      sayNoGame();   // the rule may have changed: the typed fields come or go
-    }
+  /* The version of the game the server has, as the last status gave it (null: none). */
+  function version() {
+    return S.status ? S.status.table_game || null : undefined;
   }
 
   function refreshTable() {
-    clearTimeout(pollTimer);
-    if (!following) { return Promise.resolve(); }
-    if (asking) return asking;   // its answer schedules the next one
-    asking = K.fetchWithTimeout("/api/v1/table", { headers: { Accept: "application/json" } })
+    if (asking) return asking;   // its answer is the one wanted
+    var wanted = version();
+    if (!wanted) {   // no table, or no TSH link: there is nothing to ask
+      if (wanted === null && shownFor !== null) { shownFor = null; showNoGame({}); }
+      return Promise.resolve();
+    }
+    var options = { headers: { Accept: "application/json" } };
+    if (shownTag) { options.headers["If-None-Match"] = shownTag; }
+    asking = K.fetchWithTimeout("/api/v1/table", options)
       .then(function (response) {
+        if (response.status === 304) {
+          shownFor = wanted;
+          return;
+        }
         return response.json().then(function (body) {
-          if (!following) { return; }   // unlinked or unseated meanwhile: the status said so
           if (response.ok && body && Array.isArray(body.players)) {
             showGame(body);
           } else if (response.status === 404) {
-            following = following && Boolean(body && body.linked);   // the status says again
             showNoGame(body || {});
+          } else {
+            return;
           }
+          shownTag = response.headers.get("ETag") || "";
+          shownFor = wanted;
         });
       })
       .catch(function () { /* the status poll says when the server is out of reach */ })
-      .finally(function () {
-        asking = null;
-        clearTimeout(pollTimer);
-        if (following) { pollTimer = setTimeout(refreshTable, POLL_MS); }
-      });
+      .finally(function () { asking = null; });
     return asking;
+  }
+
+  /* After each status: ask for the game if the server has another version than the one shown. */
+  function checkTable() {
+    if (version() !== shownFor) {
+      refreshTable();
+    } else if (noGame) {
+      sayNoGame();   // the rule may have changed: the typed fields come or go
+    }
   }
 
   function showGame(game) {
@@ -137,11 +141,11 @@
   }
 
   function wireTable() {
-    $("table-game").addEventListener("click", choose);   // asked for once the status says
+    $("table-game").addEventListener("click", choose);
   }
 
   K.refreshTable = refreshTable;
-  K.followTable = followTable;
+  K.checkTable = checkTable;
   K.challengeGame = challengeGame;
   K.resetChallenger = resetChallenger;
   K.wireTable = wireTable;

@@ -119,12 +119,16 @@
     K.touched();
   }
 
+  var READ_AGAIN_MS = 5000;   // words not read while the server was out of reach: asked again
+  var readAgain = null;
+
   /* Ask the server how the words not yet read split into tiles; redraw when it answers. */
   function readWords() {
     // nothing to read: no redraw, so a passing hint (such as the game fields') stays up
     if (S.words.every(function (w) { return w.isRead(); })) { return Promise.resolve(); }
     return reader.read(S.words).then(
       function () {
+        clearTimeout(readAgain);
         renderChips();
         showProblem();
       },
@@ -135,7 +139,11 @@
         } else if (code === 401) {
           K.refreshStatus();   // no longer paired: the status shows the pairing page
         } else if (code === "network" || code === "timeout") {
-          $("offline-alert").hidden = false;   // the next status poll reads them again
+          $("offline-alert").hidden = false;
+          clearTimeout(readAgain);   // asked again in a while (the status poll may be held)
+          readAgain = setTimeout(function () {
+            if (!S.judging) { K.refreshStatus(); }   // the alert goes once the server answers
+          }, READ_AGAIN_MS);
         }
         throw failure;
       }

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -21,6 +20,7 @@ from adjudicator.record.db_sqlite import SqliteDatabase
 from kiosk import create_app
 
 from support.hall import SECRET_KEY, judged_by_api, ok, refused, spring_kiosks
+from support.journal import rewrite_with_a_recomputed_chain
 from support.receipts import independent_verify
 
 
@@ -50,23 +50,6 @@ def sql(home: Path, statement: str, params=()) -> None:
     with sqlite3.connect(home / "journal.sqlite3") as connection:
         connection.execute(statement, params)
     connection.close()
-
-
-def rewrite_with_a_recomputed_chain(home: Path, row_id: int, **changes) -> None:
-    """Change row `row_id` and re-hash it and every later row with the project's own code."""
-    db = SqliteDatabase(str(home / "journal.sqlite3"))
-    rows = list(journal.entries(db))
-    db.close()
-    prev = rows[row_id - 2].row_hash if row_id > 1 else journal.GENESIS
-    for entry in rows[row_id - 1 :]:
-        changed = replace(entry, prev_hash=prev, **(changes if entry.id == row_id else {}))
-        changed = replace(changed, row_hash=changed.compute_hash())
-        sql(
-            home,
-            "UPDATE adjudications SET verdict = ?, prev_hash = ?, row_hash = ? WHERE id = ?",
-            (changed.verdict, changed.prev_hash, changed.row_hash, changed.id),
-        )
-        prev = changed.row_hash
 
 
 # --- the key and checkpoints --------------------------------------------------------------------
@@ -122,13 +105,15 @@ def test_a_flipped_verdict_with_the_chain_recomputed_fails_checkpoint_and_audit(
     assert "held unchanged" in ok(run("journal", "audit", str(receipts)))
 
     assert judged[1]["verdict"] == "UNACCEPTABLE"
-    rewrite_with_a_recomputed_chain(home, 2, verdict="ACCEPTABLE")
-    assert "Journal intact: 6 rows" in ok(run("journal", "verify"))  # the chain alone is fooled
-
-    for witness in (checkpoint, noted):
-        outcome = run("journal", "verify", "--checkpoint", str(witness))
+    rewrite_with_a_recomputed_chain(home / "journal.sqlite3", 2, verdict="ACCEPTABLE")
+    db = SqliteDatabase(str(home / "journal.sqlite3"))
+    assert journal.verify(db).ok  # the plain chain alone is fooled...
+    db.close()
+    for witnesses in ((), ("--checkpoint", str(checkpoint)), ("--checkpoint", str(noted))):
+        outcome = run("journal", "verify", *witnesses)  # ... the keyed rows are not (issue 33)
         assert outcome.exit_code == 1 and outcome.stdout == ""
-        assert "BROKEN at row 6" in outcome.stderr and "checkpoint" in outcome.stderr
+        assert "BROKEN at row 2: it is a FORK: row 2 carries no valid keyed hash" in outcome.stderr
+        assert "never `journal accept-loss`" in outcome.stderr
 
     outcome = run("journal", "audit", str(receipts))
     assert outcome.exit_code == 1
@@ -237,7 +222,7 @@ def test_a_row_outside_1_to_n_fails_verify_and_is_exported(run, judged, home, ro
         "INSERT INTO adjudications SELECT ?, recorded_at, kind, refers_to, tournament, kiosk, "
         "lexicon_name, lexicon_fingerprint, lexicon_words, rule, words, word_count, verdict, "
         "consequence, table_no, round_no, challenger, player, actor, note, prev_hash, row_hash, "
-        "penalty, flag, dictionary, flag_reasons, details, division, players "
+        "penalty, flag, dictionary, flag_reasons, details, division, players, keyed_hash "
         "FROM adjudications WHERE id = 1",
         (row_id,),
     )

@@ -19,6 +19,7 @@ from adjudicator.words.wordlist import WordSet
 from kiosk import create_app
 
 from support.hall import CSW_WORDS, NWL_WORDS, SECRET_KEY, ok, submit_pairing_code
+from support.journal import rewrite_with_a_recomputed_chain
 
 
 def token_of(outcome) -> str:
@@ -235,3 +236,32 @@ def test_quickstart_without_serving_sets_up_a_demo_ready_to_pair(run, home, monk
     assert new_code != code
     tournaments = json.loads(ok(run("tournament", "list", "--json")))
     assert [t["slug"] for t in tournaments] == ["demo"]
+
+
+def test_verify_on_another_computer_checks_signatures_and_says_keyed_rows_were_not(
+    run, judged, tmp_path, monkeypatch
+):
+    public = tmp_path / "hall.pem"
+    public.write_text(ok(run("journal", "key")))
+    ok(run("journal", "checkpoint"))  # kept in the journal: signed, names the first keyed row
+    copy = tmp_path / "copy.sqlite3"
+    ok(run("journal", "backup", str(copy)))
+    elsewhere = tmp_path / "elsewhere"  # another computer: no key, no mark
+    monkeypatch.setenv("ADJUDICATOR_HOME", str(elsewhere))
+    monkeypatch.setenv("ADJUDICATOR_DATABASE_URL", str(copy))
+    monkeypatch.setenv("ADJUDICATOR_JOURNAL_MIRROR", "")
+    out = ok(run("journal", "verify", "--key", str(public)))
+    assert out.startswith("Journal intact: 4 rows")
+    assert "Keyed rows (1 on) were NOT checked: the hall's private key is not here" in out
+    out = ok(run("journal", "verify"))
+    assert "(marks, receipts, keyed rows) were not checked: no key here" in out
+    assert not (elsewhere / "receipt_key.pem").exists()  # a verify makes no key
+
+    flipped = {"ACCEPTABLE": "UNACCEPTABLE", "UNACCEPTABLE": "ACCEPTABLE"}
+    rewrite_with_a_recomputed_chain(copy, 2, verdict=flipped[judged[1]["verdict"]])
+    outcome = run("journal", "verify", "--key", str(public))  # the checkpoint it keeps says so
+    assert outcome.exit_code == 1 and outcome.stdout == ""
+    assert "BROKEN at row 4: it is a FORK: row 4 is not the row a signed checkpoint" in (
+        outcome.stderr
+    )
+    assert "the first row that differs is a row from 1 to 4" in outcome.stderr

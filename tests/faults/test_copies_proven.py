@@ -18,20 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from support.http import Client
-from support.servers import Server, cli, get, post, prepare_home
+from support.http import signed_in_director as director
+from support.servers import Server, StoppedServer, cli, get, post, prepare_home
 
 pytestmark = pytest.mark.slow
-
-DIRECTOR_PASSWORD = "director-secret-1"
-
-
-class StoppedServer(Server):
-    """A server that is up once /healthz answers at all (it may answer 503: not judging)."""
-
-    def is_up(self) -> bool:
-        return get(self.url + "/healthz", timeout=1)[0] is not None
-
 
 def mirrored_home(tmp_path: Path):
     usb = tmp_path / "usb"
@@ -79,25 +69,6 @@ def copy_env(path: Path) -> dict:
 
 def verifies(home, path: Path) -> bool:
     return "Journal intact" in cli(home.path, "journal", "verify", env=copy_env(path))
-
-
-def director(server, home) -> Client:
-    """The director, signed in to the real server over HTTP."""
-    cli(
-        home.path,
-        "director",
-        "set-password",
-        "--password-stdin",
-        env=home.env,
-        stdin=DIRECTOR_PASSWORD + "\n",
-    )
-    client = Client(server.url)
-    token = client.csrf("/director/login")
-    reply = client.post_form(
-        "/director/login", {"name": "director", "password": DIRECTOR_PASSWORD}, token
-    )
-    assert reply.status == 302, reply.body[-500:]
-    return client
 
 
 def witness(server, home, receipt: dict) -> int:

@@ -101,15 +101,14 @@ def test_the_overview_page_shows_the_hall_and_refreshes_itself(staffed):
     assert "5-per-word: 5 points per word challenged" in page
     assert "0 second opinions waiting for your ruling" in page
     assert "1 of 2 kiosks online" in page
-    assert re.search(
-        r"<strong>table-1</strong>:\s*<span class=\"state\">online</span>, last seen "
-        r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC",
-        page,
-    )
-    assert '<span class="state">never seen</span>' in page
+    for slug, online in ((NWL, "1 of 1 online"), (CSW, "0 of 1 online")):  # each on the map
+        kiosks_shown = re.search(rf'id="overview-{slug}-kiosks">([^<]*)<a href="([^"]+)"', page)
+        assert online in kiosks_shown.group(1)
+        assert kiosks_shown.group(2) == f"/director/hall?tournament={slug}"
+    assert "table-1" not in page and "table-2" not in page  # every table: the map's
     assert "Journal: 1 row, newest" in page
     assert "Every lexicon in use is intact" in page
-    assert 'src="/static/director-overview.js"' in page and 'data-refresh-seconds="20"' in page
+    assert 'src="/static/director-refresh.js"' in page and 'data-refresh-seconds="20"' in page
 
     part = director.get("/director/overview")
     assert part.status_code == 200

@@ -64,6 +64,8 @@ ACCESS: dict[tuple[str, str], frozenset[str]] = {
     ("POST", "/judge/second-opinion"): STAFF,
     ("GET", "/director/"): DIRECTOR_ONLY,
     ("GET", "/director/overview"): DIRECTOR_ONLY,
+    ("GET", "/director/hall"): DIRECTOR_ONLY,
+    ("GET", "/director/hall/tiles"): DIRECTOR_ONLY,
     ("GET", "/director/tournaments"): DIRECTOR_ONLY,
     ("POST", "/director/tournaments"): DIRECTOR_ONLY,
     ("POST", "/director/tournaments/<slug>/confirm"): DIRECTOR_ONLY,

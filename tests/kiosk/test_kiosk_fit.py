@@ -181,14 +181,19 @@ def raise_banners(page) -> None:
 
     def unavailable(route):
         response = route.fetch()
+        if response.status != 200:  # a held poll's 304: nothing to change
+            route.fulfill(response=response)
+            return
         body = response.json()
         body["lexicon"]["available"] = False
         route.fulfill(response=response, json=body)
 
-    page.route("**/api/v1/kiosk", unavailable)
+    page.route("**/api/v1/kiosk*", unavailable)
+    page.evaluate("Kiosk.refreshStatus()")  # a status at once (the poll is held until a change)
     page.wait_for_selector("#lexicon-alert:not([hidden])")
-    page.unroute("**/api/v1/kiosk")
-    page.route("**/api/v1/kiosk", lambda route: route.abort())
+    page.unroute("**/api/v1/kiosk*")
+    page.route("**/api/v1/kiosk*", lambda route: route.abort())
+    page.evaluate("Kiosk.refreshStatus()")
     page.wait_for_selector("#offline-alert:not([hidden])")
 
 

@@ -1,4 +1,5 @@
-"""The README's pictures: the kiosk (words typed, and a verdict) and the director's overview.
+"""The README's pictures: the kiosk (words typed, and a verdict), the director's overview and
+the hall map.
 
 Every run takes them afresh into test-artifacts/ and checks the README shows each one from
 docs/images/; `make screenshots` (pytest --screenshots) writes them into docs/images/, so the
@@ -7,11 +8,14 @@ pictures are always of the pages as they are. They use the real CSW21 and NWL201
 
 from __future__ import annotations
 
+import sqlite3
 import struct
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
+from support import tsh_files
 from support.browser import (
     ARTIFACTS,
     SETTLE_JS,
@@ -39,6 +43,7 @@ PICTURES = {  # file -> viewport
     "kiosk-idle.png": (1280, 720),
     "kiosk-verdict.png": (1280, 720),
     "director-overview.png": (1280, 800),
+    "director-hall.png": (1280, 800),
 }
 DIRECTOR_PASSWORD = "pictures-director-1"
 SERVER_SETTINGS = {"verdict_seconds": "300"}
@@ -69,10 +74,10 @@ def png_size(path: Path) -> tuple[int, int]:
     return struct.unpack(">II", header[16:24])
 
 
-def kiosk(browser, home: Home, server: Server, name: str, tournament: str):
+def kiosk(browser, home: Home, server: Server, name: str, tournament: str, *options: str):
     width, height = PICTURES["kiosk-idle.png"]
     page = open_page(browser, {"width": width, "height": height})
-    return pair_page(page, server.url, home.pairing_code(name, tournament))
+    return pair_page(page, server.url, home.pairing_code(name, tournament, *options))
 
 
 def kiosk_picture(page, folder: Path, name: str) -> None:
@@ -113,6 +118,7 @@ def test_the_readme_pictures(browser, home: Home, server: Server, folder: Path):
     director.wait_for_selector("#glance")
     assert "3 of 4 kiosks online" in director.inner_text("#glance-kiosks")
     director.screenshot(path=str(folder / "director-overview.png"))
+    hall_picture(browser, home, server, director, folder)
 
     readme = README.read_text()
     for name, (width, height) in PICTURES.items():
@@ -120,6 +126,35 @@ def test_the_readme_pictures(browser, home: Home, server: Server, folder: Path):
         for path in (folder / name, DOCS / name):
             assert path.is_file(), f"{path} is missing: run make screenshots"
             assert png_size(path) == (width, height), path
+
+
+def hall_picture(browser, home: Home, server: Server, director, folder: Path) -> None:
+    """The hall map of the NWL division linked to TSH: kiosks online at three tables, one
+    never seen, one offline; a challenge at table 2 and a second opinion waiting at table 5."""
+    event = tsh_files.make_event({"B": 24}, 3, 2, name="Spring Open")
+    path = tsh_files.write_tourney_js(home.path / "event" / "tourney.js", event)
+    home.cli("tsh", "link", "open-nwl", str(path), "--division", "B")
+    pages = {n: kiosk(browser, home, server, f"b-{n}", "open-nwl", "--table", str(n))
+             for n in (1, 2, 5)}  # fmt: skip
+    for table in (7, 11):
+        home.cli("kiosk", "add", f"b-{table}", "--tournament", "open-nwl", "--table", str(table))
+    with sqlite3.connect(home.path / "journal.sqlite3") as db:  # b-11 was seen 7 minutes ago
+        ago = (datetime.now(UTC) - timedelta(minutes=7, seconds=5)).isoformat()
+        db.execute("UPDATE kiosks SET last_seen_at = ? WHERE name = 'b-11'", (ago,))
+    for table, words in ((2, "qi za "), (5, "cat dogz ")):
+        page = pages[table]
+        page.wait_for_selector("#table-game:not([hidden])")
+        page.click("#table-player-2")
+        page.locator("#word-input").fill(words)
+        page.click("#judge-button")
+        page.wait_for_selector("#verdict-screen:not([hidden])")
+    flagged = pages[5].inner_text("#verdict-id").lstrip("#")
+    home.cli("second-opinion", flagged, "CAT", "DOGS")  # other words: flagged for the director
+    director.goto(server.url + "/director/hall?tournament=open-nwl")
+    tile = director.locator('.tile[data-table="2"]')
+    assert tile.get_attribute("data-challenges") == "1"
+    assert director.locator('.tile[data-table="5"] .tile-mark').count() == 1
+    director.screenshot(path=str(folder / "director-hall.png"))
 
 
 SPANISH_PICTURE = "kiosk-spanish.png"

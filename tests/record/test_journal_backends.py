@@ -103,7 +103,8 @@ def test_a_copied_row_is_named(db):
         "INSERT INTO adjudications SELECT 4, recorded_at, kind, refers_to, tournament, "
         "kiosk, lexicon_name, lexicon_fingerprint, lexicon_words, rule, words, word_count, "
         "verdict, consequence, table_no, round_no, challenger, player, actor, note, "
-        "prev_hash, row_hash, penalty, flag, dictionary, flag_reasons, details, division, players "
+        "prev_hash, row_hash, penalty, flag, dictionary, flag_reasons, details, division, players, "
+        "keyed_hash "
         "FROM adjudications WHERE id = 3",
     )
     assert journal.verify(db).first_bad_id == 4

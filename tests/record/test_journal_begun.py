@@ -9,18 +9,18 @@ import json
 
 import pytest
 
-from adjudicator.record import high_water, journal, journal_begun, receipt_key, rollbacks
+from adjudicator.record import (
+    high_water,
+    journal,
+    journal_begun,
+    journal_proof,
+    receipt_key,
+    rollbacks,
+)
 from adjudicator.record.backends import connect
 from adjudicator.record.journal_entry import Entry
 
 from support.journal import challenge_fields
-
-
-@pytest.fixture
-def key_path(tmp_path):
-    path = tmp_path / "keys" / "receipt_key.pem"
-    receipt_key.load_or_create(path)
-    return path
 
 
 def judged(db, key_path, count: int) -> list[Entry]:
@@ -40,7 +40,7 @@ def start(db, key_path):
     """What a server's start does, in a new process (a new connection): the rollback found."""
     restarted = connect(db.url)
     key = receipt_key.load(key_path)
-    found = high_water.check(restarted, key, key_path, high_water.copy_paths(restarted))
+    found = journal_proof.check(restarted, key, key_path)
     restarted.close()
     return found
 

@@ -177,8 +177,9 @@ def test_mirror_disk_full_under_load(tmp_path):
             assert verifies(home, copy)
 
 
-def test_killed_between_commits_the_copy_behind_is_rebuilt_at_start(tmp_path):
+def test_killed_between_commits_the_copy_behind_is_rebuilt_at_start(tmp_path, monkeypatch):
     home, primary, mirror = mirrored_home(tmp_path)
+    monkeypatch.setenv("ADJUDICATOR_HOME", str(home.path))  # rows keyed with the hall's key
     served = []
     for _ in range(3):  # killed at random moments under load: mid-commit sooner or later
         with Server(home, workers=2) as server:
@@ -221,8 +222,9 @@ FIELDS_IN = (
 )
 
 
-def test_copies_that_disagree_are_never_overwritten(tmp_path):
+def test_copies_that_disagree_are_never_overwritten(tmp_path, monkeypatch):
     home, primary, mirror = mirrored_home(tmp_path)
+    monkeypatch.setenv("ADJUDICATOR_HOME", str(home.path))  # rows keyed with the hall's key
     with Server(home, workers=1) as server:
         Load([(server.url, home.token)], threads=2, per_thread=3).start().join()
     for path, verdict in ((primary, "ACCEPTABLE"), (mirror, "UNACCEPTABLE")):

@@ -11,6 +11,7 @@ from adjudicator.record import (
     journal,
     journal_copies,
     journal_health,
+    journal_proof,
     migrations,
     receipt_key,
 )
@@ -28,7 +29,7 @@ def event(path, key_path, rows: int, begin: bool) -> None:
     if begin:
         high_water.begin_journal(db, key, key_path, "the next event")
     else:
-        assert high_water.check(db, key, key_path, [str(path)]) is None  # begun: first start
+        assert journal_proof.check(db, key, key_path) is None  # begun: first start
     mark = high_water.HighWater(key, key_path, [str(path)])
     for _ in range(rows):
         entry = journal.append(db, **challenge_fields())

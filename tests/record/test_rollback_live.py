@@ -14,16 +14,9 @@ import sys
 
 import pytest
 
-from support.servers import Server, cli, get, post, prepare_home
+from support.servers import Server, StoppedServer, cli, get, post, prepare_home
 
 pytestmark = pytest.mark.slow
-
-
-class StoppedServer(Server):
-    """A server that is up once /healthz answers at all (here it answers 503: not judging)."""
-
-    def is_up(self) -> bool:
-        return get(self.url + "/healthz", timeout=1)[0] is not None
 
 
 def judge(server, home, count: int) -> list[dict]:

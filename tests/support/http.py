@@ -95,3 +95,27 @@ def challenge_from(base_url: str, source: str, token: str, words=("QI", "ZA")) -
         Authorization=f"Bearer {token}",
         Content_Type="application/json",
     )
+
+
+DIRECTOR_PASSWORD = "director-secret-1"
+
+
+def signed_in_director(server, home) -> Client:
+    """The director of a real server's data home (`support.servers`), signed in over HTTP."""
+    from support.servers import cli
+
+    cli(
+        home.path,
+        "director",
+        "set-password",
+        "--password-stdin",
+        env=home.env,
+        stdin=DIRECTOR_PASSWORD + "\n",
+    )
+    client = Client(server.url)
+    token = client.csrf("/director/login")
+    reply = client.post_form(
+        "/director/login", {"name": "director", "password": DIRECTOR_PASSWORD}, token
+    )
+    assert reply.status == 302, reply.body[-500:]
+    return client

@@ -56,3 +56,29 @@ def appended_in_threads(count: int, each: int, database_for, fields=challenge_fi
     for thread in threads:
         thread.join(120)
     return errors
+
+
+def rewrite_with_a_recomputed_chain(path, row_id: int, **changes) -> None:
+    """What anyone holding an SQLite copy and the program's source can do: change row `row_id`
+    and re-hash it and every later row with the project's own code, in place. (Its keyed hashes
+    cannot be made without the hall's key: they are left as they were.)"""
+    import sqlite3
+    from dataclasses import replace
+
+    from adjudicator.record.db_sqlite import SqliteDatabase
+
+    db = SqliteDatabase(str(path), create_folder=False)
+    rows = list(journal.entries(db))
+    db.close()
+    prev = rows[row_id - 2].row_hash if row_id > 1 else journal.GENESIS
+    connection = sqlite3.connect(path, timeout=30)
+    with connection:
+        for entry in rows[row_id - 1 :]:
+            changed = replace(entry, prev_hash=prev, **(changes if entry.id == row_id else {}))
+            changed = replace(changed, row_hash=changed.compute_hash())
+            connection.execute(
+                "UPDATE adjudications SET verdict = ?, prev_hash = ?, row_hash = ? WHERE id = ?",
+                (changed.verdict, changed.prev_hash, changed.row_hash, changed.id),
+            )
+            prev = changed.row_hash
+    connection.close()

@@ -208,6 +208,13 @@ class Server:
         return post(self.url, self.home.token, words, timeout, **details)
 
 
+class StoppedServer(Server):
+    """A server that is up once /healthz answers at all (it may answer 503: not judging)."""
+
+    def is_up(self) -> bool:
+        return get(self.url + "/healthz", timeout=1)[0] is not None
+
+
 def post(url: str, token: str, words, timeout: float = 10, **details) -> tuple[int | None, dict]:
     """POST one challenge; (status, JSON body), or (None, {"error": ...}) with no HTTP answer."""
     request = urllib.request.Request(

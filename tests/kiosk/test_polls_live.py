@@ -1,0 +1,125 @@
+"""Held polls over a real server (issue 36): `adjudicator serve` holds a kiosk's status poll
+(`?wait=N` with the ETag it shows) on its event loop until something changes; a change (the
+tournament set in another language by the command line, the kiosk revoked) wakes it with the
+new answer; thirty held polls hold no thread (two threads judge and answer /healthz meanwhile);
+a stop answers every held poll with its 304 at once instead of cutting it."""
+
+from __future__ import annotations
+
+import base64
+import http.client
+import json
+import signal
+import sqlite3
+import threading
+import time
+
+import pytest
+
+from support.servers import PreparedHome, Server, cli, prepare_home
+
+pytestmark = pytest.mark.slow
+
+@pytest.fixture
+def home(tmp_path) -> PreparedHome:
+    return prepare_home(tmp_path / "home")
+
+
+@pytest.fixture
+def server(home):
+    running = Server(home, workers=1, env={"ADJUDICATOR_THREADS": "2"}).start()
+    yield running
+    running.kill()
+
+
+def ask(
+    server: Server, token: str, path: str = "/api/v1/kiosk", tag: str | None = None, witness=None
+):
+    """One GET on its own connection: (status, ETag, JSON body or None)."""
+    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
+    headers = {"Authorization": f"Bearer {token}"}
+    if tag:
+        headers["If-None-Match"] = tag
+    if witness:
+        headers["X-Kiosk-Witness"] = base64.urlsafe_b64encode(json.dumps(witness).encode())
+    try:
+        connection.request("GET", path, headers=headers)
+        response = connection.getresponse()
+        data = response.read()
+        return response.status, response.getheader("ETag"), json.loads(data) if data else None
+    finally:
+        connection.close()
+
+
+class Held(threading.Thread):
+    """A poll held by the server (`?wait=seconds`), answered in the background."""
+
+    def __init__(self, server: Server, token: str, tag: str, seconds: int = 20, witness=None):
+        super().__init__(daemon=True)
+        self.args_ = (server, token, f"/api/v1/kiosk?wait={seconds}", tag, witness)
+        self.answer = None
+        self.start()
+
+    def run(self) -> None:
+        try:
+            self.answer = ask(*self.args_)
+        except OSError as error:
+            self.answer = (None, None, repr(error))
+
+
+def test_a_held_poll_is_woken_by_a_change_with_the_new_status(server, home):
+    _, tag, _ = ask(server, home.token)
+    held = Held(server, home.token, tag)
+    time.sleep(1)  # it is held by now (answered at once, it would be a 304)
+    assert held.answer is None
+    cli(home.path, "tournament", "set", "hall", "--language", "pl")
+    held.join(30)
+    status, new_tag, body = held.answer
+    assert (status, body["tournament"]["language"]) == (200, "pl") and new_tag != tag
+
+
+def test_a_kiosk_revoked_while_its_poll_is_held_is_refused(server, home):
+    _, tag, _ = ask(server, home.token)
+    held = Held(server, home.token, tag)
+    time.sleep(1)
+    cli(home.path, "kiosk", "revoke", "k1")
+    held.join(30)
+    assert held.answer[0] == 401 and held.answer[2]["ok"] is False
+
+
+def test_a_held_poll_keeps_watching_its_witness(server, home):
+    """The kiosk's newest receipt goes with its held poll: a row removed from the journal under
+    the running server raises the director's alarm while the poll is still held."""
+    status, verdict = server.adjudicate(["QI"])
+    receipt = verdict["receipt"]
+    _, tag, _ = ask(server, home.token, witness=receipt)
+    held = Held(server, home.token, tag, witness=receipt)
+    time.sleep(1)
+    with sqlite3.connect(home.path / "journal.sqlite3") as db:
+        db.execute("DELETE FROM adjudications WHERE id = ?", (receipt["id"],))
+    deadline = time.monotonic() + 15
+    while not _alarms(home) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert _alarms(home) == [("k1", receipt["id"])] and held.answer is None
+    assert "WITNESS ALARM: kiosk k1" in server.read_log()
+
+
+def _alarms(home) -> list[tuple[str, int]]:
+    with sqlite3.connect(home.path / "journal.sqlite3") as db:
+        return db.execute("SELECT kiosk, row_id FROM witness_alarms").fetchall()
+
+
+def test_held_polls_hold_no_thread_and_a_stop_answers_them(server, home):
+    _, tag, _ = ask(server, home.token)
+    held = [Held(server, home.token, tag) for _ in range(30)]
+    time.sleep(1)
+    status, verdict = server.adjudicate(["QI", "ZA"])  # two threads, thirty polls held
+    assert status == 201 and verdict["verdict"] == "ACCEPTABLE"
+    assert ask(server, home.token, "/healthz")[0] == 200
+    assert [poll.answer for poll in held] == [None] * 30  # all still held meanwhile
+    server.process.send_signal(signal.SIGTERM)
+    for poll in held:
+        poll.join(15)
+    assert [poll.answer[:2] for poll in held] == [(304, tag)] * 30  # answered, not cut
+    assert server.process.wait(15) == 0
+    assert "Traceback" not in server.read_log()
