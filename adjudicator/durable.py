@@ -71,3 +71,45 @@ def readable_by_others(path: Path | str) -> bool:
         return bool(os.stat(path).st_mode & (stat.S_IRGRP | stat.S_IROTH))
     except OSError:
         return False
+
+
+def read_regular(path: Path | str, most: int) -> bytes:
+    """A regular file's bytes, at most `most` of them: a FIFO, a device, a socket or a link to
+    one is refused (OSError) without waiting on it (a device is never even opened), and a
+    larger file too. For files on the USB stick, which whoever holds it may have swapped (the
+    same care as hall/tsh/regular_file.py takes with TSH's files, without its deadline: the
+    stick is a local disk)."""
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        raise OSError(f"{path} is not a regular file")
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):  # what is read is what was checked
+            raise OSError(f"{path} is not a regular file")
+        chunks, left = [], most + 1
+        while left > 0 and (chunk := os.read(fd, min(1 << 20, left))):
+            chunks.append(chunk)
+            left -= len(chunk)
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    if len(data) > most:
+        raise OSError(f"{path} is larger than {most} bytes")
+    return data
+
+
+def write_whole(path: Path | str, data: bytes) -> None:
+    """Write a small file whole, synced, then renamed into place (owner-only where the file
+    system keeps permissions): a reader sees the old file or the new one, never half of one."""
+    path = Path(path)
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    fd = open_owner_only(partial, os.O_WRONLY | os.O_TRUNC)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(partial, path)
+    fsync_path(path.parent)

@@ -165,6 +165,13 @@ SETTINGS: tuple[Setting, ...] = (
         "another device answering is reported in the log, /healthz and the overview.",
     ),
     Setting(
+        "kit_refresh_seconds",
+        "60",
+        "How often a serving hall brings its takeover kit on the USB stick up to date (a "
+        "lexicon a tournament starts using, a renewed certificate; `adjudicator kit seal`), in "
+        "seconds, in the background; 0 turns it off (the start still does it).",
+    ),
+    Setting(
         "trusted_proxies",
         "0",
         "Reverse proxies in front of the server whose X-Forwarded-For and X-Forwarded-Proto "

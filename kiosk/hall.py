@@ -5,6 +5,7 @@ from __future__ import annotations
 from flask import Flask, current_app
 
 from adjudicator.hall.hall import Hall
+from adjudicator.hall.kit import refresh
 from adjudicator.record import copy_audit
 
 
@@ -19,4 +20,5 @@ def get_hall() -> Hall:
         hall = Hall()
         current_app.extensions["hall"] = hall
         copy_audit.watch(hall.db)  # a mirrored journal: both copies verified in the background
+        refresh.watch(hall)  # the takeover kit on the stick kept current, in the background
     return hall

@@ -42,12 +42,25 @@ def open_store() -> LexiconStore:
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 
 
+def read_secret(from_stdin: bool, prompt: str, twice: bool = True) -> str:
+    """A password or passphrase: the first line of stdin, or typed without echo (twice, to
+    catch a typing slip, when it is being chosen)."""
+    import sys
+
+    if from_stdin:
+        return sys.stdin.readline().rstrip("\r\n")
+    return click.prompt(prompt, hide_input=True, confirmation_prompt=twice)
+
+
 def open_hall():
-    """The hall on the configured database, its schema brought up to date."""
+    """The hall on the configured database, its schema brought up to date; judging held if
+    the USB stick it was mirrored to is gone (one_hall)."""
     from adjudicator.hall.hall import Hall
+    from adjudicator.record import one_hall
 
     hall = Hall()
     hall.upgrade()
+    one_hall.at_open(hall.db)  # judging held if the stick this journal was written to is gone
     return hall
 
 

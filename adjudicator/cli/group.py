@@ -30,6 +30,7 @@ COMMANDS = {
     "tsh": "adjudicator.cli.tsh_cmd:tsh",
     "free-challenge": "adjudicator.cli.director_cmd:free_challenge",
     "director-challenge": "adjudicator.cli.director_cmd:director_challenge",
+    "kit": "adjudicator.cli.kit_cmd:kit",
 }
 
 

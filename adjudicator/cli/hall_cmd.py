@@ -14,27 +14,31 @@ import click
 
 from adjudicator import settings
 from adjudicator.cli.common import WORKERS_OPTION, CliError
-from adjudicator.cli.serve_cmd import prepare_gunicorn, prepare_journal
-from adjudicator.hall import hall_service, hall_tls, lan, mdns
+from adjudicator.cli.serve_cmd import prepare_gunicorn, prepare_journal, report_kit
+from adjudicator.hall import hall_service, hall_tls, hall_url, lan, mdns
 from adjudicator.hall.hall_process import (
     DEFAULT_HTTP_PORT,
+    DEFAULT_NAME,
     DEFAULT_PORT,
     HallProcess,
     check_port_free,
     plain_port,
 )
 
-DEFAULT_NAME = "adjudicator"
-
 
 @click.command()
 @click.option(
     "--name",
-    default=DEFAULT_NAME,
-    show_default=True,
-    help="The hall's network name: tablets open https://NAME.local:PORT.",
+    default=None,
+    help="The hall's network name: tablets open https://NAME.local:PORT. Default: the name "
+    f"it last served under (a takeover's too), else {DEFAULT_NAME}.",
 )
-@click.option("--port", type=click.IntRange(1, 65535), default=DEFAULT_PORT, show_default=True)
+@click.option(
+    "--port",
+    type=click.IntRange(1, 65535),
+    default=None,
+    help=f"Default: the port it last served on, else {DEFAULT_PORT}.",
+)
 @click.option(
     "--http-port",
     type=click.IntRange(0, 65535),
@@ -49,9 +53,29 @@ DEFAULT_NAME = "adjudicator"
     is_flag=True,
     help="Print a systemd unit that runs this hall at boot, and exit.",
 )
-def hall(name: str, port: int, http_port: int | None, workers: int | None, print_service: bool):
+@click.option(
+    "--fingerprint",
+    is_flag=True,
+    help="Print the hall's CA fingerprint (SHA-256), making the CA if there is none, and exit.",
+)
+def hall(
+    name: str | None,
+    port: int | None,
+    http_port: int | None,
+    workers: int | None,
+    print_service: bool,
+    fingerprint: bool,
+):
     """Serve the hall's network over HTTPS, announced as NAME.local (one command, day one)."""
-    mdns.check_name(name)
+    last = hall_url.recorded()
+    name = mdns.check_name(name or (last.name if last else DEFAULT_NAME))
+    port = port or (last.port if last else DEFAULT_PORT)
+    if fingerprint:
+        found, notes = hall_tls.ensure_ca(name)
+        for note in notes:
+            click.echo(f"\n{note}\n", err=True)
+        click.echo(found)
+        return
     http_port = settings.get_int("http_port") if http_port is None else http_port
     if http_port > 65535:
         raise CliError(f"ADJUDICATOR_HTTP_PORT must be a port from 0 to 65535, not {http_port}.")
@@ -93,6 +117,7 @@ def hall(name: str, port: int, http_port: int | None, workers: int | None, print
         tls.key,
         plain_port=http_port,  # the workers serve it without TLS: the trust page alone
     )
+    report_kit(server)  # a renewed certificate (and a new secret) go into the kit now
     HallProcess(
         name, port, where, tls, argv, say=click.echo, warn=_to_stderr, http_port=http_port
     ).run()

@@ -103,11 +103,29 @@ def status(as_json: bool):
     from adjudicator.record import journal_status
 
     report = journal_status.read()
+    kit = _kit_status()
     if as_json:
-        click.echo(json.dumps(report.to_json(), indent=2))
+        found = report.to_json()
+        if kit is not None:
+            found["kit"] = {"state": kit.state, "folder": kit.folder, "text": kit.text()}
+        click.echo(json.dumps(found, indent=2))
     else:
         click.echo(report.text())
+        if kit is not None:
+            click.echo(f"Takeover kit: {kit.text()}")
     sys.exit(0 if report.state == "ok" else 1)
+
+
+def _kit_status():
+    """Whether the stick holds a current takeover kit (None with no stick to speak of)."""
+    from adjudicator.hall.kit import refresh
+    from adjudicator.words.store import LexiconStore
+
+    db = connect()
+    try:
+        return refresh.to_show(db, LexiconStore())
+    finally:
+        db.close()
 
 
 @journal_group.command("resync")
@@ -181,4 +199,22 @@ def begin(reason: str):
             else "."
         )
         + " Judging starts afresh at row 1."
+    )
+
+
+@journal_group.command("confirm-alone")
+@click.option(
+    "--reason", required=True, help="Where the USB stick is (lost, broken), and who checked."
+)
+def confirm_alone(reason: str):
+    """Judge without the journal's mirror: the director confirms no other laptop serves it."""
+    from adjudicator.cli.common import cli_actor
+    from adjudicator.record import one_hall
+
+    hall = open_hall()
+    one_hall.confirm_alone(hall.db, reason, cli_actor())
+    click.echo(
+        "Recorded: this laptop judges alone, without the journal's mirror. Judging resumes "
+        "(a running hall at its next verdict). Set ADJUDICATOR_JOURNAL_MIRROR to a new USB "
+        "stick and restart the hall to keep a second copy again."
     )

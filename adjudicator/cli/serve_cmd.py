@@ -55,6 +55,7 @@ def serve(bind, workers, certfile, keyfile, get_path):
     bind = bind or settings.get("bind")
     workers = workers or settings.get_int("workers", 1)
     argv = prepare_gunicorn(hall, [bind], workers, certfile, keyfile)
+    report_kit(hall)  # after the session secret is made: the kit holds it too
     scheme = "https" if certfile else "http"
     click.echo(f"Serving on {scheme}://{bind} with {workers} worker(s). Ctrl-C stops.", err=True)
     os.execv(sys.executable, argv)
@@ -66,9 +67,9 @@ def prepare_gunicorn(
     """Make the keys the workers share, seal the lexicons, and return gunicorn's command line.
     `plain_port`: the port among `binds` the workers serve without TLS, the trust page alone
     (`adjudicator hall --http-port`); 0 for every other server, whatever the environment says."""
-    from kiosk.secret_key import load_or_create_secret_key
+    from adjudicator.hall import session_secret
 
-    load_or_create_secret_key()  # before the workers fork, so they agree on one key
+    session_secret.load_or_create()  # before the workers fork, so they agree on one key
     receipt_key.load_or_create()  # likewise; and a key others can read stops the start here
     threads = settings.get_int("threads", 1)
     settings.get_int("connections_per_address", 0)  # a bad value stops the start, not a worker
@@ -104,11 +105,31 @@ def prepare_gunicorn(
     return argv
 
 
+def report_kit(hall) -> None:
+    """Bring the takeover kit on the stick up to date, and say whether it is current."""
+    from adjudicator.hall.kit import refresh
+
+    try:
+        with refresh.writing():
+            refresh.bring_up_to_date(hall.db, hall.store, hall.signing_key())
+    except OSError as exc:  # the stick pulled out meanwhile: the status says what is wrong
+        click.echo(f"The takeover kit could not be brought up to date: {exc}", err=True)
+    found = refresh.to_show(hall.db, hall.store, hall.signing_key().id)
+    if found is not None:
+        click.echo(("" if found.current else "Warning: ") + found.text(), err=True)
+
+
 def prepare_journal():
-    """Before a server starts: bring a mirrored journal's copies together, migrate the schema
-    once (before any worker), and say if the journal ends before the signed high-water mark."""
-    _bring_copies_together()
-    hall = open_hall()
+    """Before a server starts: refuse a journal another laptop took over, bring a mirrored
+    journal's copies together (unless the stick it wrote to is gone: then judging is held),
+    migrate the schema once (before any worker), and say if the journal ends before the
+    signed high-water mark."""
+    from adjudicator.record import one_hall
+
+    missing = _bring_copies_together()
+    hall = open_hall()  # held there, if the stick is gone
+    if missing:
+        click.echo(f"JUDGING HELD: {one_hall.missing_detail(missing)}", err=True)
     rolled_back = hall.check_high_water()  # the journal moved backwards since the last run?
     if rolled_back is not None:
         what = "JOURNAL ROLLED BACK" if rolled_back.fork is None else "JOURNAL IS A FORK"
@@ -116,14 +137,21 @@ def prepare_journal():
     return hall
 
 
-def _bring_copies_together() -> None:
-    """A mirrored journal: rebuild a copy only behind the other; refuse copies that disagree."""
-    from adjudicator.record import start_copies
+def _bring_copies_together() -> str | None:
+    """A mirrored journal: rebuild a copy only behind the other; refuse copies that disagree,
+    and a journal another laptop took over. The mirror it wrote to, if that is gone (then
+    nothing is written to the copies)."""
+    from adjudicator.record import one_hall, start_copies
     from adjudicator.record.backends import connect
     from adjudicator.record.db_mirror import MirroredDatabase
 
     db = connect()
-    if isinstance(db, MirroredDatabase):
-        for note in start_copies.on_start(db):
-            click.echo(note, err=True)
-    db.close()
+    try:
+        one_hall.refuse_if_taken_over(db)
+        missing = one_hall.missing_mirror(db)
+        if missing is None and isinstance(db, MirroredDatabase):
+            for note in start_copies.on_start(db):
+                click.echo(note, err=True)
+    finally:
+        db.close()
+    return missing

@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from adjudicator.cli.common import CliError, cli_actor, json_option, open_hall
+from adjudicator.cli.common import CliError, cli_actor, json_option, open_hall, read_secret
 from adjudicator.cli.judge_cmd import HEADLINES
 from adjudicator.hall import tournament_pins
 from adjudicator.judging import director_flags, final_ruling, lookups, opinion_chain, second_opinion
@@ -32,11 +32,7 @@ def _staff():
 
 def read_password(from_stdin: bool) -> str:
     """The new password: one line of stdin, or typed twice without echo."""
-    if from_stdin:
-        password = sys.stdin.readline().rstrip("\r\n")
-    else:
-        password = click.prompt("New password", hide_input=True, confirmation_prompt=True)
-    return _staff().check_password(password)
+    return _staff().check_password(read_secret(from_stdin, "New password"))
 
 
 @click.group()

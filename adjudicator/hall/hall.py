@@ -25,6 +25,7 @@ from adjudicator.record import (
     high_water,
     journal,
     journal_health,
+    journal_holds,
     journal_proof,
     migrations,
     receipt_key,
@@ -163,6 +164,11 @@ class Hall:
                 rolled_back.found_at,
                 row=None if fork else first,
                 last=None if fork else last,
+            )
+        held = journal_holds.current(self.db)
+        if held is not None:
+            return journal_health.Health(
+                "held", journal_holds.HELD_MESSAGE, held.detail, held.since
             )
         return health
 

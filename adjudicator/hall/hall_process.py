@@ -23,6 +23,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable
+from dataclasses import replace
 from urllib.parse import urlsplit
 
 from adjudicator import settings
@@ -31,6 +32,7 @@ from adjudicator.hall import hall_tls, hall_url, lan, mdns, name_claims
 from adjudicator.hall.hall_tls import HallTls
 from adjudicator.hall.lan import HallAddresses
 
+DEFAULT_NAME = "adjudicator"
 DEFAULT_PORT = 8443
 DEFAULT_HTTP_PORT = 8080  # the trust page and the CA certificate over plain HTTP (0: none)
 START_SECONDS = 60
@@ -69,6 +71,7 @@ class HallProcess:
         self.announcement: mdns.HallName | None = None
         self.url = ""  # where pairing links point
         self.others: tuple[name_claims.OtherDevice, ...] = ()
+        self.probed: dict[str, bool] = {}  # address -> it serves with this hall's own CA
         self.check_seconds = settings.get_int("name_check_seconds", 1)
         self.next_check = 0.0
         # The addresses a tablet can open without a certificate warning: those the server
@@ -212,7 +215,17 @@ class HallProcess:
         return self._others()
 
     def _others(self) -> tuple[name_claims.OtherDevice, ...]:
-        return name_claims.others_from(self.announcement.heard(), lan.own_addresses())
+        found = name_claims.others_from(self.announcement.heard(), lan.own_addresses())
+        return tuple(replace(other, same_ca=self._same_ca(other.address)) for other in found)
+
+    def _same_ca(self, address: str) -> bool:
+        """Whether `address` serves the hall's port with this hall's own CA (asked once)."""
+        if address not in self.probed:
+            ca = self.tls.ca_cert if self.tls is not None else None
+            self.probed[address] = ca is not None and hall_tls.serves_with_ca(
+                address, self.port, ca
+            )
+        return self.probed[address]
 
     def _watch_name(self) -> None:
         """Every check_seconds: ask again, and report any device not heard before."""

@@ -32,6 +32,7 @@ from adjudicator.hall import (
     tournaments,
 )
 from adjudicator.hall.hall import Hall, LexiconUnavailable
+from adjudicator.hall.kit import refresh as kit_refresh
 from adjudicator.hall.tsh import links
 from adjudicator.judging import director_flags, second_opinion
 from adjudicator.judging.rules import get_rule
@@ -107,6 +108,7 @@ class HallStatus:
     ca_fingerprint: str | None = None  # the hall's CA (SHA-256, AB:CD:...); None without one
     name_warnings: tuple[Phrase, ...] = ()  # other devices answering for the hall's name
     problem_phrases: tuple[Phrase, ...] = field(default=())  # `problems`, for a page to translate
+    kit: kit_refresh.KitStatus | None = None  # the takeover kit on the stick (None: no stick)
     connection_warnings: tuple[Phrase, ...] = ()  # client addresses at their connection cap
 
     @property
@@ -147,6 +149,7 @@ def build(hall: Hall, now: datetime | None = None) -> HallStatus:
         record=integrity.overview(hall),
         ca_fingerprint=hall_tls.read_ca_fingerprint(),
         name_warnings=_name_warnings(),
+        kit=kit_refresh.to_show(hall.db, hall.store),
         connection_warnings=connection_caps.phrases(settings.get_int("connections_per_address", 0)),
     )
 

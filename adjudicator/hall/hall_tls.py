@@ -54,14 +54,8 @@ def ensure(name: str, addresses: tuple[str, ...] | list[str], own_networks=None)
     `own_networks` (default: this machine's, from its interfaces) go into a CA made now. An
     address the CA may not sign for is left out of the server certificate, with a note."""
     folder = tls_folder()
-    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    os.chmod(folder, 0o700)
-    if own_networks is None:
-        from adjudicator.hall import lan
-
-        own_networks = lan.interface_networks()
     ca_made = not (folder / "ca.crt").exists() and not (folder / "ca.key").exists()
-    ca_key, ca_cert, notes = hall_ca.load_or_make(folder, name, own_networks)
+    ca_key, ca_cert, notes = _ca(folder, name, own_networks)
     allowed = hall_ca.ca_networks(ca_cert)
     inside = tuple(a for a in addresses if _within(a, allowed))
     outside = [a for a in addresses if a not in inside]
@@ -83,6 +77,39 @@ def ensure(name: str, addresses: tuple[str, ...] | list[str], own_networks=None)
         inside,
         ca_made,
     )
+
+
+def ensure_ca(name: str, own_networks=None) -> tuple[str, list[str]]:
+    """The hall's CA (made if there is none, replaced if it has no name constraints): its
+    fingerprint, and the notes the director must read (`hall --fingerprint`, `kit seal`)."""
+    _, ca_cert, notes = _ca(tls_folder(), name, own_networks)
+    return fingerprint(ca_cert), notes
+
+
+def _ca(folder: Path, name: str, own_networks):
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    os.chmod(folder, 0o700)
+    if own_networks is None:
+        from adjudicator.hall import lan
+
+        own_networks = lan.interface_networks()
+    return hall_ca.load_or_make(folder, name, own_networks)
+
+
+def serves_with_ca(address: str, port: int, ca_cert: Path, timeout: float = 1.5) -> bool:
+    """Whether `address`:`port` answers TLS with a certificate this CA signed (another laptop
+    of this hall); False when it does not, or does not answer."""
+    import socket
+    import ssl
+
+    context = ssl.create_default_context(cafile=str(ca_cert))
+    context.check_hostname = False  # any name: what matters is who signed it
+    try:
+        with socket.create_connection((address, port), timeout=timeout) as raw:
+            with context.wrap_socket(raw):
+                return True
+    except (OSError, ValueError):  # ssl.SSLError is an OSError
+        return False
 
 
 def fingerprint(cert) -> str:

@@ -34,14 +34,24 @@ _ANSWERS_TOO = N_(
     "now on point at {url}. Find that device, or restart the hall with another --name."
 )
 
+_SAME_CA = N_(
+    "Another laptop ({address}) answers for {host} with this hall's own certificate authority "
+    "(heard {first} to {last} UTC): two laptops may be serving this hall, and only one may "
+    "judge. Stop the one that should not: a laptop that was taken over judges again only "
+    "through its own `adjudicator kit open`."
+)
+
 
 @dataclass(frozen=True)
 class OtherDevice:
-    """An address that answered for the hall's name, and when it was first and last heard."""
+    """An address that answered for the hall's name, and when it was first and last heard;
+    `same_ca`: it serves the hall's port with a certificate this hall's own CA signed (another
+    laptop of this hall: a takeover's first laptop, or its second)."""
 
     address: str
     first_heard: str  # ISO times, UTC
     last_heard: str
+    same_ca: bool = False
 
 
 @dataclass(frozen=True)
@@ -63,7 +73,7 @@ class NameClaims:
         text = _ANSWERS_TOO if self.announced else _NOT_ANNOUNCED
         return tuple(
             Phrase.of(
-                text,
+                _SAME_CA if other.same_ca else text,
                 address=other.address,
                 host=self.host,
                 first=utc_time(other.first_heard),
@@ -150,7 +160,12 @@ def _read(path) -> NameClaims | None:
             announced=bool(data["announced"]),
             url=str(data["url"]),
             others=tuple(
-                OtherDevice(str(o["address"]), str(o["first_heard"]), str(o["last_heard"]))
+                OtherDevice(
+                    str(o["address"]),
+                    str(o["first_heard"]),
+                    str(o["last_heard"]),
+                    o.get("same_ca") is True,
+                )
                 for o in data["others"]
             ),
             pid=int(data["pid"]),

@@ -23,6 +23,7 @@ import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
+from typing import Any
 
 SLOTS = 2  # checks at once per process
 MAX_WAITING = 8  # checks waiting per process (each holds a server thread)
@@ -38,11 +39,11 @@ class _Waiting:
 
     def __init__(self):
         self.ready = threading.Condition()
-        self.items: list[tuple[int, int, Callable[[], bool], Future]] = []
+        self.items: list[tuple[int, int, Callable[[], Any], Future]] = []
         for slot in range(SLOTS):
             threading.Thread(target=self.serve, name=f"password-check-{slot}", daemon=True).start()
 
-    def add(self, priority: int, check: Callable[[], bool]) -> Future:
+    def add(self, priority: int, check: Callable[[], Any]) -> Future:
         done: Future = Future()
         item = (priority, next(_arrival), check, done)
         with self.ready:
@@ -72,9 +73,10 @@ _processes: dict[int, _Waiting] = {}  # by process id: a forked worker makes its
 _arrival = itertools.count()
 
 
-def run(check: Callable[[], bool], priority: int = 0) -> bool:
-    """The result of `check()`, run on a low-priority password-check thread; a lower
-    `priority` is taken first. Busy if too many checks are waiting already."""
+def run(check: Callable[[], Any], priority: int = 0) -> Any:
+    """The result of `check()` (a password's, or the key a kit's passphrase gives), run on a
+    low-priority password-check thread; a lower `priority` is taken first. Busy if too many
+    checks are waiting already."""
     pid = os.getpid()
     with _lock:
         if pid not in _processes:

@@ -121,11 +121,12 @@ def check_judge_name(name: str) -> str:
     )
 
 
-def check_password(password: str) -> str:
-    if len(password) < MIN_PASSWORD:
-        raise StaffError(f"The password is too short: use at least {MIN_PASSWORD} characters.")
+def check_password(password: str, minimum: int = MIN_PASSWORD, what: str = "password") -> str:
+    """A password (or the kit's passphrase, `what`) of `minimum` to MAX_PASSWORD characters."""
+    if len(password) < minimum:
+        raise StaffError(f"The {what} is too short: use at least {minimum} characters.")
     if len(password) > MAX_PASSWORD:
-        raise StaffError(f"The password is too long: use at most {MAX_PASSWORD} characters.")
+        raise StaffError(f"The {what} is too long: use at most {MAX_PASSWORD} characters.")
     return password
 
 

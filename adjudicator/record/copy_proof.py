@@ -125,10 +125,25 @@ def for_journal(db: MirroredDatabase, journal_id: str) -> Statements:
     """Every signed statement about journal `journal_id`: the signed high-water marks (in the
     data home and beside each copy), the head last committed (kept in the copies), and what
     the copies keep (receipts, checkpoints, the keyed statement, rollbacks)."""
-    key = db.signing_key()
-    places = high_water.places(db.key_path or receipt_key.key_path(), db.paths.values())
-    records = [_record(path) for path in db.paths.values()]
-    committed = db.heads.records().highest(records, journal_id)
+    key_path = db.key_path or receipt_key.key_path()
+    paths = list(db.paths.values())
+    return statements_of(paths, db.signing_key(), key_path, journal_id, db.heads)
+
+
+def statements_of(
+    paths: list[str], key: receipt_key.SigningKey, key_path: Path, journal_id: str, heads=None
+) -> Statements:
+    """`for_journal` for any copies (`paths`), checked with `key` (the marks kept beside
+    `key_path` and beside each copy); `heads`, the journal's own HeadGuard where it has one
+    (else the head records are checked with the key's own secret): a stick's copy on a laptop
+    taking the hall over (hall/kit/stick_copy.py)."""
+    places = high_water.places(key_path, paths)
+    sealed = (
+        heads.records()
+        if heads is not None
+        else chain_head.Records(key.derived(chain_head.PURPOSE))
+    )
+    committed = sealed.highest([_record(path) for path in paths], journal_id)
     head = []
     if committed is not None and committed.id > 0:
         # The hall's own note, like a rollback: sealed, but re-sealed where the copies stand
@@ -138,7 +153,7 @@ def for_journal(db: MirroredDatabase, journal_id: str) -> Statements:
             Proof(committed.id, committed.hash, rollbacks.HEAD_SOURCE, journal_id, signed=False)
         )
     secret = row_keys.secret(key)
-    return signed_statements.gather(journal_id, db.paths.values(), places, key.public, secret, head)
+    return signed_statements.gather(journal_id, paths, places, key.public, secret, head)
 
 
 def remember(db: MirroredDatabase, head: copy_heads.CopyHead) -> None:

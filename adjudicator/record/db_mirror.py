@@ -40,6 +40,7 @@ from adjudicator.record import (
     head_check,
     receipt_key,
     rollbacks,
+    takeover,
 )
 from adjudicator.record.db import Cursor, Database, DatabaseUnavailable
 from adjudicator.record.db_sqlite import SqliteDatabase
@@ -136,7 +137,8 @@ class MirroredDatabase(Database):
     def check_copies(self) -> None:
         """Once per process, before its first transaction: do the copies stand together?
 
-        Under both write locks (no commit half done), a copy only behind the other, or
+        Refused (TakenOver) while another laptop's takeover statement is the newest beside a
+        copy. Under both write locks (no commit half done), a copy only behind the other, or
         missing, is dropped (`journal resync`, or restarting `serve`, brings it back); two
         copies that disagree stop everything (CopiesDisagree) until the director chooses.
         """
@@ -145,6 +147,11 @@ class MirroredDatabase(Database):
         with self._check_lock, ExitStack() as locks:
             if self._checked_pid == os.getpid():
                 return
+            # Another laptop took the journal over: this one writes nothing to it, not even a
+            # marker (`adjudicator kit open` here takes it back).
+            takeover.refuse_if_taken_over(
+                self.paths.values(), self.public_key(), takeover.install_id(create=False)
+            )
             for role in ROLES:
                 try:
                     locks.enter_context(self.copies[role].writer_lock())

@@ -13,7 +13,14 @@ from datetime import UTC, datetime
 from typing import Any
 
 from adjudicator.errors import AdjudicatorError
-from adjudicator.record import chain_walk, journal_health, rollbacks, row_keys, tallies
+from adjudicator.record import (
+    chain_walk,
+    journal_health,
+    journal_holds,
+    rollbacks,
+    row_keys,
+    tallies,
+)
 from adjudicator.record.db import Database
 from adjudicator.record.journal_entry import FIELDS as FIELDS  # the journal's API: re-exported
 from adjudicator.record.journal_entry import (
@@ -98,6 +105,7 @@ def append_batch(db: Database, batch: list[Pending]) -> None:
             head = journal_health.read_head(db, cur)
             if not all(pending.despite_rollback for pending in batch):
                 rollbacks.check_in_append(cur, head.newest)  # never reuse a receipt's number
+                journal_holds.check_in_append(cur)  # the stick may serve another laptop
             journal_id = str(health.journal_id)
             secret = keys.prepare(cur, journal_id, head.next_id)
 
@@ -139,7 +147,7 @@ def append_batch(db: Database, batch: list[Pending]) -> None:
             tallies.record(cur, [entry for _, entry in written])
         journal_health.after_commit(db)  # rows committed to a file gone meanwhile: not shown
         keys.committed()
-    except (journal_health.JournalLost, rollbacks.JournalRolledBack):
+    except (journal_health.JournalLost, rollbacks.JournalRolledBack, journal_holds.JournalHeld):
         raise
     except Exception as failure:
         health.commit_failed(str(failure))

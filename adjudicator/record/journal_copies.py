@@ -25,8 +25,10 @@ from adjudicator.record import (
     high_water,
     journal_begun,
     journal_entry,
+    one_hall,
     receipt_key,
     rollbacks,
+    takeover,
     tallies,
 )
 from adjudicator.record.db import Cursor, DatabaseUnavailable
@@ -164,12 +166,22 @@ def _refuse_a_journal_left_behind(
 def resync(db: MirroredDatabase, keep: str | None = None) -> list[str]:
     """`journal resync`: verify both chains in full, then rebuild the lost or stale copy from
     the other, only if that one is whole (copy_proof); a copy that disagrees is set aside
-    first. What was done, for the director."""
+    first. Refused on a journal another laptop took over. What was done, for the director;
+    once the copies stand together, a hold for the stick's absence ends (one_hall)."""
+    notes = _resync(db, keep)
+    one_hall.settle(db)  # outside the copies' locks: it writes through the journal
+    return notes
+
+
+def _resync(db: MirroredDatabase, keep: str | None) -> list[str]:
     if keep is not None and keep not in ROLES:
         raise ResyncError("--keep must be primary or mirror.")
     notes: list[str] = []
     with ExitStack() as stack:
         locked(db, stack)
+        takeover.refuse_if_taken_over(
+            db.paths.values(), db.public_key(), takeover.install_id(create=False)
+        )
         verdict, primary, mirror = copy_heads.compare(db.paths[PRIMARY], db.paths[MIRROR])
         heads = {PRIMARY: primary, MIRROR: mirror}
         journal_ids = {head.journal_id for head in heads.values() if head.journal_id}

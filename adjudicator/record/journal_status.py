@@ -21,14 +21,19 @@ from adjudicator.record import (
     copy_proof,
     journal_files,
     journal_health,
+    journal_holds,
     journal_proof,
+    one_hall,
     receipt_key,
     rollbacks,
     row_keys,
+    takeover,
 )
 from adjudicator.record.backends import connect
 from adjudicator.record.db import DatabaseUnavailable
 from adjudicator.record.db_mirror import CopiesDisagree, MirroredDatabase
+
+TAKEN_OVER = "TAKEN OVER by another laptop: this one does not judge"
 
 
 @dataclass(frozen=True)
@@ -98,6 +103,9 @@ def _read(db) -> Report:
         copies.append(CopyLine(role, path, rows, lost))
     try:
         db.check_copies()
+    except takeover.TakenOver as exc:
+        unexamined = [replace(c, proof="not examined: another laptop took it over") for c in copies]
+        return Report("taken-over", TAKEN_OVER, str(exc), unexamined)
     except CopiesDisagree as exc:
         return Report("disagree", "the two copies DISAGREE: nothing is recorded", str(exc), copies)
     except DatabaseUnavailable as exc:
@@ -122,7 +130,7 @@ def _read(db) -> Report:
         what = forks[0].describe()
         detail = f"{what[0].upper()}{what[1:]}. {rollbacks.FORK_REMEDIES}"
         return Report(*_fork(detail), copies, warnings=warnings)
-    rolled_back = _found(db)
+    rolled_back = _found(db) or _held(db)
     if rolled_back is not None:
         return Report(*rolled_back, copies, warnings=warnings)
     unproven = [c for c in copies if c.proof and not c.lost]
@@ -169,6 +177,24 @@ def _reported(found: rollbacks.Rollback) -> tuple[str, str, str]:
     )
 
 
+def _held(db) -> tuple[str, str, str] | None:
+    """The hall does not judge until the director acts: another laptop took the journal over,
+    or the stick it was written to is gone (held at a start, or it would be now)."""
+    try:
+        one_hall.refuse_if_taken_over(db)
+    except takeover.TakenOver as exc:
+        return "taken-over", TAKEN_OVER, str(exc)
+    try:
+        held = journal_holds.current(db)
+    except DatabaseUnavailable:
+        held = None
+    missing = one_hall.missing_mirror(db)
+    if held is None and missing is None:
+        return None
+    detail = held.detail if held is not None else one_hall.missing_detail(str(missing))
+    return "held", "HELD: no verdict can be recorded until the director acts", detail
+
+
 def _fork(detail: str) -> tuple[str, str, str]:
     return (
         "fork",
@@ -212,7 +238,7 @@ def _single(db) -> Report:
         else "PostgreSQL keeps its own copies: use its streaming replication and pg_basebackup."
     )
     detail = f"{health.detail}\n{note}".strip() if health.detail else note
-    rolled_back = _found(db)
+    rolled_back = _found(db) or _held(db)
     if rolled_back is not None and health.ok:
         state, summary, what = rolled_back
         return Report(state, summary, f"{what}\n{note}", backend=db.backend)

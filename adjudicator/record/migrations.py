@@ -378,6 +378,19 @@ MIGRATIONS: tuple[tuple[int, str, tuple[Step, ...]], ...] = (
             "WHERE details LIKE '%\"free_challenge\"%'",
         ),
     ),
+    (
+        22,
+        "judging held until the director acts: the journal's mirror (the USB stick) was gone "
+        "at the start (issue 34): journal_holds.py",
+        (
+            """CREATE TABLE journal_holds (
+            kind TEXT NOT NULL,
+            detail TEXT NOT NULL,
+            since TEXT NOT NULL,
+            resolved_at TEXT,
+            resolution TEXT)""",
+        ),
+    ),
 )
 
 LATEST = max(version for version, _, _ in MIGRATIONS)

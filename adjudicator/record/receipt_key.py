@@ -116,10 +116,14 @@ def signature_ok(signed: dict[str, Any], public: Ed25519PublicKey) -> bool:
     return True
 
 
-def key_path() -> Path:
-    """The configured key file: ADJUDICATOR_RECEIPT_KEY_FILE, else receipt_key.pem in the home."""
+def key_path(make_home: bool = True) -> Path:
+    """The configured key file: ADJUDICATOR_RECEIPT_KEY_FILE, else receipt_key.pem in the home
+    (made first, unless `make_home` is False)."""
     named = settings.get("receipt_key_file").strip()
-    return Path(named).expanduser() if named else settings.data_home() / FILE_NAME
+    if named:
+        return Path(named).expanduser()
+    home = settings.data_home() if make_home else Path(settings.get("home")).expanduser()
+    return home / FILE_NAME
 
 
 def load_or_create(path: Path | None = None) -> SigningKey:

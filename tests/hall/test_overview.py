@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 from datetime import UTC, datetime, timedelta
 
@@ -177,3 +178,37 @@ def test_the_hall_state_never_reads_the_journals_challenges(staffed, monkeypatch
     status = hall_status.build(staffed.setup.hall)
     assert status.journal.rows == 5
     assert asked == []  # no journal rows in bulk: tallies, cases and the newest row only
+
+
+# ---------- the takeover kit on the stick (issue 34) ----------
+
+
+def test_the_overview_says_whether_the_stick_holds_a_current_kit(staffed, tmp_path, monkeypatch):
+    from adjudicator.hall.kit.seal import seal_kit
+
+    stick = tmp_path / "stick"
+    stick.mkdir()
+    monkeypatch.setenv("ADJUDICATOR_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("ADJUDICATOR_JOURNAL_MIRROR", str(stick / "journal.sqlite3"))
+    director = staffed.director()
+
+    def kit_line(language: str = "en") -> str:
+        page = director.get("/director/", headers={"Accept-Language": language})
+        found = re.search(r'<p id="overview-kit" data-state="(\w+)"[^>]*>([^<]+)</p>', page.text)
+        assert found, "the overview says nothing of the kit"
+        return f"{found.group(1)}: {html.unescape(found.group(2))}"
+
+    assert kit_line() == (
+        "none: No takeover kit on the stick: run `adjudicator kit seal DIR` (DIR: the USB "
+        "stick's folder), so that a second laptop can take the hall over if this one dies."
+    )
+    assert kit_line("fr").startswith("none: Aucun kit de reprise sur la clé")
+    hall = staffed.setup.hall
+    seal_kit(stick, "correct horse battery staple", hall.db, hall.store, hall.signing_key(), None)
+    assert kit_line() == (
+        f"current: The USB stick holds a current takeover kit ({stick}): a second laptop can "
+        "take the hall over with `adjudicator kit open`."
+    )
+    stick.rename(tmp_path / "away")
+    assert kit_line().startswith(f"away: The takeover kit's folder {stick} is not here")
+    assert kit_line("pl").startswith(f"away: Folderu zestawu przejęcia {stick} nie ma")

@@ -146,13 +146,18 @@ class RunningHall:
             **self.extra_env,
         }
 
-    def start(self) -> RunningHall:
+    def command(self) -> list[str]:
+        """What starts it: `adjudicator hall --name NAME --port PORT [--http-port P]`, inside
+        its namespace."""
         argv = [sys.executable, "-m", "adjudicator", "hall", "--name", self.name]
         argv += ["--port", str(self.port)]
         if self.http_port is not None:
             argv += ["--http-port", str(self.http_port)]
+        return self.netns.command(*argv)
+
+    def start(self) -> RunningHall:
         self.process = subprocess.Popen(
-            self.netns.command(*argv),
+            self.command(),
             env=self.env(),
             stdout=open(self.log, "wb"),
             stderr=open(self.errors, "wb"),

@@ -17,9 +17,13 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from adjudicator.words.store import LexiconStore
 from adjudicator.words.wordlist import WordSet
+
+if TYPE_CHECKING:
+    from .netns import Namespace
 
 SERVER_WORDS = ("AA", "AB", "QI", "ZA", "JO", "XI", "CAT", "DOG", "FOX", "ZEBRA", "QUIXOTIC")
 
@@ -48,11 +52,17 @@ def as_nobody_argv(*argv: str) -> list[str]:
 
 
 def run_cli(
-    home: Path, *args: str, env: dict | None = None, stdin: str | None = None
+    home: Path,
+    *args: str,
+    env: dict | None = None,
+    stdin: str | None = None,
+    netns: Namespace | None = None,
 ) -> subprocess.CompletedProcess:
-    """Run `python -m adjudicator ARGS` with ADJUDICATOR_HOME=home: its exit code and output."""
+    """Run `python -m adjudicator ARGS` with ADJUDICATOR_HOME=home (inside the network namespace
+    `netns`, if given: support.netns): its exit code and output."""
+    argv = [sys.executable, "-m", "adjudicator", *args]
     return subprocess.run(
-        [sys.executable, "-m", "adjudicator", *args],
+        netns.command(*argv) if netns is not None else argv,
         env={**os.environ, "ADJUDICATOR_HOME": str(home), **(env or {})},
         input=stdin,
         capture_output=True,
@@ -146,7 +156,9 @@ class Server:
             *tls,
         ]
 
-    def start(self, timeout: float = 20) -> Server:
+    def start(self, timeout: float = 20, judging: bool = True) -> Server:
+        """Start it and wait until /healthz says it judges (or, `judging` False, until it
+        answers at all: a hall that serves 503 on purpose)."""
         log = open(self.log_path, "ab")
         self.process = subprocess.Popen(
             self.command(),
@@ -159,7 +171,7 @@ class Server:
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise RuntimeError(f"server exited: {self.log_path.read_text()[-2000:]}")
-            if self.is_up():
+            if self.is_up() if judging else self.answers():
                 return self
             time.sleep(0.1)
         self.kill()
@@ -177,6 +189,10 @@ class Server:
                 return response.status == 200
         except OSError:
             return False
+
+    def answers(self) -> bool:
+        """Whether /healthz answers at all (200, or 503 saying why it does not judge)."""
+        return get(self.url + "/healthz", timeout=1)[0] is not None
 
     def kill(self, sig: int = signal.SIGKILL) -> None:
         if self.process and self.process.poll() is None:

@@ -1,0 +1,87 @@
+"""`adjudicator kit seal DIR` and `adjudicator kit open DIR`: the hall's takeover kit on the
+USB stick, and a second laptop taking the hall over from it (the logic: adjudicator/hall/kit/)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from adjudicator import settings
+from adjudicator.cli.common import open_hall, read_secret
+
+passphrase_stdin = click.option(
+    "--passphrase-stdin",
+    is_flag=True,
+    help="Read the passphrase from the first line of stdin (for scripts).",
+)
+directory_argument = click.argument(
+    "directory", metavar="DIR", type=click.Path(file_okay=False, path_type=Path)
+)
+
+
+@click.group("kit")
+def kit() -> None:
+    """The hall's takeover kit on the USB stick: seal it, or open it on a second laptop."""
+
+
+@kit.command("seal")
+@directory_argument
+@passphrase_stdin
+def seal(directory: Path, passphrase_stdin: bool):
+    """Seal the hall's keys, CA, certificates, secret and lexicons into DIR (on the USB stick,
+    beside the mirror) under a passphrase of 16 characters or more."""
+    from adjudicator.hall.kit import seal as kit_seal
+
+    prompt = f"Passphrase for the kit ({kit_seal.MIN_PASSPHRASE} characters or more)"
+    passphrase = kit_seal.check_passphrase(read_secret(passphrase_stdin, prompt))
+    hall = open_hall()
+    mirror = settings.get("journal_mirror").strip() or None
+    sealed = kit_seal.seal_kit(
+        directory, passphrase, hall.db, hall.store, hall.signing_key(), mirror
+    )
+    click.echo(
+        f"Kit sealed in {sealed.folder}: the hall's receipt key, its CA (fingerprint "
+        f"{sealed.fingerprint}), {', '.join(sealed.items)}; lexicons: "
+        f"{', '.join(sealed.lexicons) or 'none in use yet'}."
+    )
+    click.echo(
+        "The hall keeps it current while it serves (a new lexicon, a renewed certificate) "
+        "without the passphrase. Keep the passphrase apart from the stick: with both, anyone "
+        "can run this hall. On a second laptop: `adjudicator kit open DIR`."
+    )
+    for note in sealed.notes:
+        click.echo(f"Warning: {note}", err=True)
+
+
+@kit.command("open")
+@directory_argument
+@passphrase_stdin
+def open_kit(directory: Path, passphrase_stdin: bool):
+    """Take the hall over on this laptop (a fresh install) from the kit and the journal on
+    the USB stick in DIR: the same key, CA, tokens and numbers."""
+    from adjudicator.hall.kit import kit_open
+
+    passphrase = read_secret(passphrase_stdin, "The kit's passphrase", twice=False)
+    mirror = settings.get("journal_mirror").strip() or None
+    opened = kit_open.open_kit(directory, passphrase, mirror)
+    click.echo(
+        f"The hall is taken over on this laptop ({opened.host}). Journal {opened.journal[:8]}: "
+        f"{opened.rows:,} rows copied from the stick to {opened.primary} and verified; the "
+        f"next verdict is row {opened.rows + 1:,}."
+    )
+    hall = f"name {opened.name}, port {opened.port}" if opened.name else "no hall name recorded"
+    click.echo(
+        f"Restored: the receipt key, the CA (fingerprint {opened.fingerprint}), the "
+        f"certificates, the session secret ({hall}); lexicons: "
+        f"{', '.join(opened.lexicons) or 'none'}."
+    )
+    for problem in opened.problems:
+        click.echo(f"WARNING: {problem}", err=True)
+    click.echo(
+        "Now start the hall here, with the stick as its mirror:\n"
+        f"  ADJUDICATOR_JOURNAL_MIRROR={opened.mirror} adjudicator hall\n"
+        "Tablets that open the hall by its name reconnect by themselves. Tablets paired by an "
+        "address need this laptop on that address, or a new pairing link (`adjudicator kiosk "
+        "sheet`). The first laptop does not judge from now on, even with the stick back."
+    )

@@ -1,0 +1,293 @@
+"""`adjudicator kit open DIR`: this laptop takes the hall over from the kit and the journal on
+the USB stick.
+
+In order, and nothing written until the last check has passed:
+1. the passphrase opens the kit's core (a wrong one: WrongPassphrase);
+2. each sealed item opens with the kit's private half and carries the hall's signature;
+3. this data home is fresh, or this hall's own (the same key, a journal only behind the
+   stick's);
+4. the stick's copy of the journal may be taken over (stick_copy.verify: the one call).
+Then: the receipt key, the CA, the certificates, the session secret and the hall's name and
+port go into this data home; this laptop's disk becomes the primary copy, copied from the stick
+and verified; the lexicons come across, each checked against its tournaments' pins; the signed
+takeover statement is kept beside both copies (record/takeover.py); the data home records the
+kit, so this hall keeps it current from now on. No journal number is taken.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from adjudicator import settings
+from adjudicator.durable import read_regular, write_whole
+from adjudicator.errors import LexiconError
+from adjudicator.hall import hall_tls, hall_url, tournament_pins, tournaments
+from adjudicator.hall.kit import contents, refresh, sealing, stick_copy
+from adjudicator.hall.kit.kit_files import MOST_LEXICON, KitFolder
+from adjudicator.hall.kit.seal import core_aad
+from adjudicator.hall.kit.sealing import KitDamaged, KitError, WrongPassphrase
+from adjudicator.record import (
+    copy_heads,
+    copy_markers,
+    high_water,
+    journal_copies,
+    one_hall,
+    receipt_key,
+    takeover,
+)
+from adjudicator.record.db_sqlite import SqliteDatabase
+from adjudicator.record.receipt_key import SigningKey
+from adjudicator.words.lexicon import Manifest
+from adjudicator.words.store import LexiconStore
+
+
+@dataclass(frozen=True)
+class Opened:
+    rows: int  # the journal's newest row: the next verdict is rows + 1
+    journal: str
+    primary: str
+    mirror: str
+    name: str
+    port: int
+    fingerprint: str
+    lexicons: tuple[str, ...]
+    problems: tuple[str, ...]  # lexicons that did not come across, and why
+    host: str
+
+
+@dataclass(frozen=True)
+class _Core:
+    kit: str
+    private: bytes
+    key: SigningKey
+
+
+def open_kit(directory: Path, passphrase: str, mirror: str | None = None) -> Opened:
+    """Take the hall over from the kit in `directory` (see the module's docstring)."""
+    folder = KitFolder(directory)
+    header = folder.header()
+    mirror_path = _mirror(folder, header, mirror)
+    derived = sealing.derive(passphrase, header.get("kdf"))  # no hall serves here to slow
+    core = _open_core(header, derived)
+    items = {name: _open_item(folder, core, name) for name in contents.ITEMS}
+    listing = _listing(folder, core)
+    primary = _primary()
+    _refuse_another_hall(core.key, primary, mirror_path)
+    stick_copy.verify(mirror_path, core.key, core.key.path)
+    # Every check has passed: from here on, this data home becomes the hall's.
+    write_whole(core.key.path, _pem(core.key))
+    for name, content in items.items():
+        if content is not None:
+            contents.restore(name, content)
+    journal_copies.rebuild(mirror_path, primary)
+    head = stick_copy.verify(primary, core.key, core.key.path)  # the copy made, as the stick's
+    copies = [primary, mirror_path]
+    _carry_the_mark(core.key, copies, head.journal_id)
+    copy_markers.remove_all(copies)  # the other laptop's markers name its own paths
+    installed, problems = _lexicons(folder, listing, primary)
+    previous = takeover.newest(copies, core.key.public)
+    statement = takeover.statement(
+        core.key,
+        str(head.journal_id),
+        head.rows,
+        head.last_hash,
+        str(takeover.install_id()),
+        (previous["seq"] if previous else 0) + 1,
+    )
+    takeover.write(copies, statement)
+    one_hall.remember(primary, str(head.journal_id), mirror_path)
+    _record_kit(folder, header, core)
+    hall = hall_url.recorded()
+    return Opened(
+        head.rows,
+        str(head.journal_id),
+        primary,
+        mirror_path,
+        hall.name if hall else "",
+        hall.port if hall else 0,
+        hall_tls.read_ca_fingerprint() or "",
+        installed,
+        problems,
+        statement["host"],
+    )
+
+
+def _mirror(folder: KitFolder, header: dict[str, Any], given: str | None) -> str:
+    """The journal's copy on the stick: ADJUDICATOR_JOURNAL_MIRROR, else the one sealed beside
+    the kit."""
+    if given:
+        return str(Path(given).expanduser())
+    beside = header.get("mirror")
+    if isinstance(beside, str) and beside and Path(beside).name == beside:
+        return str(folder.dir / beside)
+    raise KitError(
+        "Set ADJUDICATOR_JOURNAL_MIRROR to the journal's copy on the USB stick (the kit was "
+        "sealed without the mirror beside it)."
+    )
+
+
+def _open_core(header: dict[str, Any], derived: bytes) -> _Core:
+    kit_id = header["kit"]
+    public = sealing.unb64(header.get("public"), "public half")
+    try:
+        raw = sealing.unseal(derived, header.get("core"), core_aad(kit_id, public))
+    except InvalidTag:
+        raise WrongPassphrase(
+            "Wrong passphrase: the kit did not open (nothing was written). Type the passphrase "
+            "the director chose at `adjudicator kit seal`."
+        ) from None
+    try:
+        core = json.loads(raw.decode("utf-8"))
+        private = sealing.unb64(core["private"], "core")
+        signing = serialization.load_pem_private_key(core["receipt_key"].encode(), password=None)
+        assert core["kit"] == kit_id and isinstance(signing, Ed25519PrivateKey)
+        assert sealing.public_of(private) == public
+    except (ValueError, KeyError, TypeError, AssertionError, UnicodeDecodeError):
+        raise KitDamaged(
+            "The kit's core is not one `kit seal` wrote: the kit was damaged."
+        ) from None
+    return _Core(kit_id, private, SigningKey(signing, receipt_key.key_path(make_home=False)))
+
+
+def _open_item(folder: KitFolder, core: _Core, name: str) -> bytes | None:
+    """An item's content if the kit holds it; KitDamaged if it is not one the hall sealed."""
+    path = folder.item_path(name)
+    if not path.exists():
+        return None
+    body = folder.read(path)
+    if (
+        body is None
+        or body.get("type") != refresh.ITEM_TYPE
+        or body.get("kit") != core.kit
+        or body.get("name") != name
+        or not receipt_key.signature_ok(body, core.key.public)
+    ):
+        raise KitDamaged(
+            f"The kit's item {path.name} is not one this hall sealed (edited, swapped or "
+            "damaged): nothing was written. Seal the kit again from the hall, or restore it."
+        )
+    return sealing.open_sealed(core.private, body.get("sealed"), refresh.item_aad(core.kit, name))
+
+
+def _listing(folder: KitFolder, core: _Core) -> list[dict[str, Any]]:
+    body = folder.read(folder.listing_path)
+    if body is None:
+        return []
+    if (
+        body.get("type") != refresh.LEXICONS_TYPE
+        or body.get("kit") != core.kit
+        or not isinstance(body.get("lexicons"), list)
+        or not receipt_key.signature_ok(body, core.key.public)
+    ):
+        raise KitDamaged(
+            "The kit's list of lexicons is not one this hall signed: nothing was written."
+        )
+    return body["lexicons"]
+
+
+def _primary() -> str:
+    url = settings.get("database_url")
+    if url.startswith(("postgresql://", "postgres://")):
+        raise KitError(
+            "This journal is in PostgreSQL: a takeover brings an SQLite journal from the USB "
+            "stick. Unset ADJUDICATOR_DATABASE_URL."
+        )
+    path = url.removeprefix("sqlite:///").removeprefix("sqlite://")
+    return path or str(contents.home() / "journal.sqlite3")
+
+
+def _refuse_another_hall(key: SigningKey, primary: str, mirror: str) -> None:
+    """This data home must be fresh, or this hall's with a journal only behind the stick's."""
+    if key.path.exists():
+        try:
+            own = receipt_key.load(key.path)
+        except receipt_key.ReceiptKeyError as exc:
+            raise KitError(f"{exc} Nothing was written.") from None
+        if own.id != key.id:
+            raise KitError(
+                f"This data home ({contents.home()}) belongs to another hall (its key is "
+                f"{own.id}, the kit's is {key.id}): nothing was written. Take over in a fresh "
+                "data home (set ADJUDICATOR_HOME to an empty folder)."
+            )
+    if not Path(primary).exists():
+        return
+    verdict, here, there = copy_heads.compare(primary, mirror)
+    if verdict not in ("same", "first-behind") or (here.journal_id and not there.journal_id):
+        raise KitError(
+            f"This laptop's journal ({here.describe()}) is not only behind the stick's "
+            f"({there.describe()}): it holds rows the stick does not, or another journal. "
+            "Nothing was written. Keep it (it is a record), and take over in a fresh data home."
+        )
+
+
+def _carry_the_mark(key: SigningKey, copies: list[str], journal_id: str | None) -> None:
+    """The highest signed high-water mark (beside the stick's copy) into this data home."""
+    marks = high_water.all_marks(high_water.places(key.path, copies), key.public)
+    mark = high_water.highest(marks, journal_id)
+    if mark is not None:
+        high_water.HighWater(key, key.path, copies).put(mark)
+
+
+def _lexicons(
+    folder: KitFolder, listing: list[dict[str, Any]], primary: str
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Install the kit's lexicons, each only if its file is the one its manifest names, its
+    words match its fingerprint, and its pin is the one each tournament using it recorded."""
+    store = LexiconStore()
+    db = SqliteDatabase(primary, create_folder=False)
+    try:
+        using = tournaments.list_all(db)
+    finally:
+        db.close()
+    installed, problems = [], []
+    for entry in listing:
+        try:
+            manifest = Manifest.from_json(json.dumps(entry))
+        except (ValueError, TypeError):
+            problems.append("A lexicon's manifest in the kit is not readable.")
+            continue
+        try:
+            data = read_regular(folder.lexicon_path(manifest.compiled_file), MOST_LEXICON)
+            store.install(manifest, data)  # the file its manifest names, by SHA-256
+            store.verify(manifest.name)  # and its words, by their fingerprint
+        except (OSError, LexiconError) as exc:
+            problems.append(f"Lexicon {manifest.name} did not come across: {exc}")
+            continue
+        changed = [
+            tournament_pins.in_english(phrase)
+            for t in using
+            if t.lexicon == manifest.name
+            and (phrase := tournament_pins.pin_change(t, manifest)) is not None
+        ]
+        problems += changed
+        installed.append(manifest.name)
+    return tuple(installed), tuple(problems)
+
+
+def _record_kit(folder: KitFolder, header: dict[str, Any], core: _Core) -> None:
+    """This data home now keeps the kit current (to the same public half)."""
+    refresh.write_record(
+        {
+            "dir": str(folder.dir.resolve()),
+            "kit": core.kit,
+            "public": header["public"],
+            "key": core.key.id,
+            "items": {},
+            "lexicons": {},
+        }
+    )
+
+
+def _pem(key: SigningKey) -> bytes:
+    return key.private.private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption(),
+    )

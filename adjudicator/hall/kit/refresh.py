@@ -1,0 +1,294 @@
+"""The running hall keeps its kit current without the passphrase, and says whether the USB
+stick holds a current kit.
+
+`adjudicator kit seal` records in the data home (`hall/kit.json`) where the kit is, its id, its
+public half, the hall's key id, and a digest of each item as sealed (never the item). The hall
+seals what changed since (a renewed server certificate, a lexicon a tournament starts using) to
+that public half, the one in the data home, never one read from the stick, and signs it with
+its key: at each start, and every ADJUDICATOR_KIT_REFRESH_SECONDS in a background thread of
+one worker (a file lock), never on a verdict's path.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import logging
+import os
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from adjudicator import settings
+from adjudicator.durable import open_owner_only, write_whole
+from adjudicator.errors import AdjudicatorError
+from adjudicator.hall.kit import contents, sealing
+from adjudicator.hall.kit.kit_files import KitFolder, KitNotFound, read_json
+from adjudicator.record.db import Database
+from adjudicator.record.receipt_key import SigningKey
+from adjudicator.wording import N_, Phrase
+from adjudicator.words.lexicon import Manifest
+from adjudicator.words.store import LexiconStore
+
+log = logging.getLogger("adjudicator.hall.kit")
+
+ITEM_TYPE = "kit-item"
+LEXICONS_TYPE = "kit-lexicons"
+
+# What the overview says of the kit (babel.cfg extracts these for the catalogues).
+_NONE = N_(
+    "No takeover kit on the stick: run `adjudicator kit seal DIR` (DIR: the USB stick's "
+    "folder), so that a second laptop can take the hall over if this one dies."
+)
+_CURRENT = N_(
+    "The USB stick holds a current takeover kit ({folder}): a second laptop can take the hall "
+    "over with `adjudicator kit open`."
+)
+_STALE = N_(
+    "The takeover kit on the stick ({folder}) is not current ({what}): the hall brings it up "
+    "to date while it serves."
+)
+_AWAY = N_(
+    "The takeover kit's folder {folder} is not here (is the USB stick in?): a second laptop "
+    "could not take the hall over."
+)
+_OTHER = N_(
+    "The kit in {folder} is not this hall's current kit (sealed again, replaced, or the "
+    "hall's key changed since): run `adjudicator kit seal {folder}` again."
+)
+
+
+@dataclass(frozen=True)
+class KitStatus:
+    """Whether the stick holds a current kit: state "current", "stale" (the hall catches up),
+    "none" (never sealed), "away" (its folder is not here) or "other" (seal again)."""
+
+    state: str
+    folder: str = ""
+    stale: tuple[str, ...] = field(default=())
+
+    @property
+    def current(self) -> bool:
+        return self.state == "current"
+
+    def phrase(self) -> Phrase:
+        """What the overview says (translated where it is shown)."""
+        text = {"current": _CURRENT, "stale": _STALE, "away": _AWAY, "other": _OTHER}
+        return Phrase.of(
+            text.get(self.state, _NONE), folder=self.folder, what=", ".join(self.stale)
+        )
+
+    def text(self) -> str:
+        """The same in English: `journal status` and the hall's start."""
+        return self.phrase().render(lambda text: text, None)
+
+
+def record_path():
+    return contents.home() / "hall" / "kit.json"
+
+
+def read_record() -> dict[str, Any] | None:
+    """The data home's record of its kit, if it has sealed or opened one."""
+    found = read_json(record_path())
+    if found is None or not all(isinstance(found.get(k), str) for k in ("dir", "kit", "public")):
+        return None
+    return found
+
+
+def write_record(record: dict[str, Any]) -> None:
+    write_whole(record_path(), json.dumps(record, sort_keys=True, indent=1).encode("utf-8"))
+
+
+def item_aad(kit_id: str, name: str) -> bytes:
+    """What an item's seal is bound to: this kit, this item."""
+    return f"adjudicator kit {kit_id} item {name}".encode()
+
+
+@dataclass(frozen=True)
+class Wanted:
+    """What the kit should hold now: each item's content, and the lexicons in use."""
+
+    items: dict[str, bytes]
+    lexicons: list[Manifest]
+
+    def digests(self) -> dict[str, str]:
+        return {name: contents.digest(content) for name, content in self.items.items()}
+
+    def lexicon_files(self) -> dict[str, str]:
+        return {m.name: m.compiled_sha256 for m in self.lexicons}
+
+
+def wanted(db: Database, store: LexiconStore) -> Wanted:
+    return Wanted(contents.gather(), contents.lexicons_in_use(db, store))
+
+
+def write_item(
+    folder: KitFolder, record: dict[str, Any], key: SigningKey, name: str, content: bytes
+) -> None:
+    """Seal one item to the kit's public half (the data home's copy), signed with the key."""
+    public = sealing.unb64(record["public"], "public half")
+    sealed = sealing.seal_to(public, content, item_aad(record["kit"], name))
+    body = {"type": ITEM_TYPE, "kit": record["kit"], "name": name, "at": _now(), "sealed": sealed}
+    folder.write(folder.item_path(name), key.sign(body))
+
+
+def write_lexicons(
+    folder: KitFolder, record: dict[str, Any], key: SigningKey, wanted_now: Wanted, store
+) -> None:
+    """Copy the lexicons in use onto the stick, and their manifests, signed."""
+    for manifest in wanted_now.lexicons:
+        folder.copy_lexicon(store.root / manifest.compiled_file, manifest.compiled_file)
+    listing = [json.loads(manifest.to_json()) for manifest in wanted_now.lexicons]
+    body = {"type": LEXICONS_TYPE, "kit": record["kit"], "at": _now(), "lexicons": listing}
+    folder.write(folder.listing_path, key.sign(body))
+    folder.remove_others("lexicons", {m.compiled_file for m in wanted_now.lexicons})
+
+
+def _behind(folder: KitFolder, record: dict[str, Any], wanted_now: Wanted) -> list[str]:
+    """What the stick lacks of what the kit should hold now (by the data home's digests, and
+    whether the stick still has each file)."""
+    kept = record.get("items") or {}
+    behind = [
+        name
+        for name, digest in wanted_now.digests().items()
+        if kept.get(name) != digest or not folder.item_path(name).is_file()
+    ]
+    lexicons = wanted_now.lexicon_files()
+    if record.get("lexicons") != lexicons or not all(
+        folder.lexicon_path(m.compiled_file).is_file() for m in wanted_now.lexicons
+    ):
+        behind.append("lexicons")
+    return behind
+
+
+def _usable(record: dict[str, Any] | None, key_id: str | None) -> tuple[KitFolder, str] | None:
+    """The kit's folder and state when it is not this hall's kit to write to, else None."""
+    if record is None:
+        return None
+    folder = KitFolder(record["dir"])
+    try:
+        header = folder.header()
+    except KitNotFound:
+        return folder, "away"
+    except sealing.KitError:
+        return folder, "other"
+    if (
+        header.get("kit") != record["kit"]
+        or header.get("public") != record["public"]  # swapped on the stick: never sealed to
+        or (key_id is not None and record.get("key") != key_id)
+    ):
+        return folder, "other"
+    return folder, ""
+
+
+def status(db: Database, store: LexiconStore, key_id: str | None = None) -> KitStatus:
+    """Whether the stick holds a current kit (reads only)."""
+    record = read_record()
+    found = _usable(record, key_id)
+    if record is None or found is None:
+        return KitStatus("none")
+    folder, state = found
+    if state:
+        return KitStatus(state, str(folder.dir))
+    behind = _behind(folder, record, wanted(db, store))
+    return KitStatus("stale" if behind else "current", str(folder.dir), tuple(behind))
+
+
+def to_show(db: Database, store: LexiconStore, key_id: str | None = None) -> KitStatus | None:
+    """The kit's status where there is a stick to speak of (a mirror set, or a kit sealed);
+    None otherwise, or when the journal cannot be read now (its own status says why)."""
+    try:
+        found = status(db, store, key_id)
+    except (OSError, AdjudicatorError):
+        return None
+    mirrored = bool(settings.get("journal_mirror").strip())
+    return found if found.state != "none" or mirrored else None
+
+
+def bring_up_to_date(db: Database, store: LexiconStore, key: SigningKey) -> list[str]:
+    """Seal to the kit what changed since it was last written; what was written."""
+    record = read_record()
+    found = _usable(record, key.id)
+    if record is None or found is None or found[1]:
+        return []
+    folder = found[0]
+    wanted_now = wanted(db, store)
+    behind = _behind(folder, record, wanted_now)
+    for name in behind:
+        if name in wanted_now.items:
+            write_item(folder, record, key, name, wanted_now.items[name])
+    if "lexicons" in behind:
+        write_lexicons(folder, record, key, wanted_now, store)
+    if behind:
+        write_record(
+            {**record, "items": wanted_now.digests(), "lexicons": wanted_now.lexicon_files()}
+        )
+        log.info("the takeover kit on the stick was brought up to date: %s", ", ".join(behind))
+    return behind
+
+
+class Watch:
+    """The background refresh of one serving process (a daemon thread; one process at a time
+    does it, by a lock file in the data home)."""
+
+    def __init__(self, hall):
+        self.hall = hall
+        self.seconds = settings.get_int("kit_refresh_seconds", 0)
+        self._started = 0
+
+    def start(self) -> None:
+        if self.seconds <= 0 or self._started == os.getpid():
+            return
+        self._started = os.getpid()
+        threading.Thread(target=self._run, name="kit-refresh", daemon=True).start()
+
+    def _run(self) -> None:
+        while True:
+            time.sleep(self.seconds)
+            try:
+                self.run_once()
+            except Exception:  # noqa: BLE001 - the thread must outlive any one failure
+                log.exception("the takeover kit could not be brought up to date")
+
+    def run_once(self) -> list[str]:
+        """Bring the kit up to date now, unless another process is writing it."""
+        if read_record() is None:
+            return []
+        with writing(wait=False) as mine:
+            if not mine:
+                return []
+            return bring_up_to_date(self.hall.db, self.hall.store, self.hall.signing_key())
+
+
+@contextmanager
+def writing(wait: bool = True) -> Iterator[bool]:
+    """Hold the data home's kit lock (`hall/kit.lock`) while the kit is written: a seal and a
+    refresh never interleave (a refresh sealing to the public half a new seal replaces). Yields
+    whether it was taken (always, when `wait`)."""
+    path = contents.home() / "hall" / "kit.lock"
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    fd = open_owner_only(path, os.O_RDWR)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            yield False
+            return
+        yield True
+    finally:
+        os.close(fd)
+
+
+def watch(hall) -> Watch:
+    """Start the background refresh in this serving process."""
+    found = Watch(hall)
+    found.start()
+    return found
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")

@@ -1,0 +1,151 @@
+"""`adjudicator kit seal DIR`: seal the hall's kit onto the USB stick, under the director's
+passphrase.
+
+A new kit each time: a new id and key pair, the receipt key and the kit's private half in the
+core sealed under the passphrase, every item sealed to the new public half and signed, the
+lexicons in use copied beside them; the header is written last, so a kit half written is no
+kit. The data home then records where the kit is, so the running hall keeps it current.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from adjudicator.hall import (
+    hall_process,
+    hall_tls,
+    hall_url,
+    password_check,
+    session_secret,
+    staff,
+)
+from adjudicator.hall.kit import refresh, sealing
+from adjudicator.hall.kit.kit_files import FORMAT, KitFolder
+from adjudicator.record.db import Database
+from adjudicator.record.receipt_key import SigningKey
+from adjudicator.words.store import LexiconStore
+
+MIN_PASSPHRASE = 16
+
+
+@dataclass(frozen=True)
+class Sealed:
+    folder: Path
+    kit: str
+    items: tuple[str, ...]
+    lexicons: tuple[str, ...]
+    fingerprint: str
+    mirror: str | None  # the mirror's file name beside DIR, if it is there
+    notes: tuple[str, ...] = ()
+
+
+def check_passphrase(passphrase: str) -> str:
+    """At least MIN_PASSPHRASE characters, checked like the director's password."""
+    return staff.check_password(passphrase, MIN_PASSPHRASE, "passphrase")
+
+
+def core_aad(kit_id: str, public: bytes) -> bytes:
+    """What the core's seal is bound to: this kit and its public half."""
+    return f"adjudicator kit {kit_id} core ".encode() + public
+
+
+def seal_kit(
+    directory: Path,
+    passphrase: str,
+    db: Database,
+    store: LexiconStore,
+    key: SigningKey,
+    mirror: str | None,
+) -> Sealed:
+    """Seal a new kit into `directory` (see the module's docstring)."""
+    check_passphrase(passphrase)
+    folder = KitFolder(directory)
+    if not folder.dir.is_dir():
+        raise sealing.KitError(
+            f"{folder.dir} is not a folder: give the USB stick's folder (where the mirror is)."
+        )
+    recorded = hall_url.recorded()
+    name = recorded.name if recorded else hall_process.DEFAULT_NAME
+    fingerprint, notes = hall_tls.ensure_ca(name)  # a kit without the CA could not keep tablets
+    session_secret.load_or_create()  # nor without the secret that signs their pairings
+    kit_id = secrets.token_hex(16)
+    private, public = sealing.new_key_pair()
+    kdf = sealing.new_kdf()
+    derived = password_check.run(lambda: sealing.derive(passphrase, kdf))  # at nice 19
+    core = json.dumps(
+        {"kit": kit_id, "private": sealing.b64(private), "receipt_key": _pem(key)}
+    ).encode("utf-8")
+    beside = _mirror_beside(folder, mirror)
+    record = {
+        "dir": str(folder.dir.resolve()),
+        "kit": kit_id,
+        "public": sealing.b64(public),
+        "key": key.id,
+        "items": {},
+        "lexicons": {},
+    }
+    with refresh.writing():  # a serving hall's refresh waits, then writes to this kit
+        wanted = refresh.wanted(db, store)
+        for item, content in wanted.items.items():
+            refresh.write_item(folder, record, key, item, content)
+        refresh.write_lexicons(folder, record, key, wanted, store)
+        folder.remove_others("items", {f"{item}.json" for item in wanted.items})
+        header = {
+            "format": FORMAT,
+            "kit": kit_id,
+            "public": sealing.b64(public),
+            "kdf": kdf,
+            "core": sealing.seal(derived, core, core_aad(kit_id, public)),
+            "sealed_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "mirror": beside,
+        }
+        folder.write(folder.header_path, header)
+        refresh.write_record(
+            {**record, "items": wanted.digests(), "lexicons": wanted.lexicon_files()}
+        )
+    return Sealed(
+        folder.root,
+        kit_id,
+        tuple(wanted.items),
+        tuple(m.name for m in wanted.lexicons),
+        fingerprint,
+        beside,
+        tuple(notes) + tuple(_warnings(folder, mirror, beside)),
+    )
+
+
+def _mirror_beside(folder: KitFolder, mirror: str | None) -> str | None:
+    """The mirror's file name if it lies in DIR: `kit open` finds it there on another laptop."""
+    if not mirror:
+        return None
+    path = Path(mirror).expanduser().resolve()
+    return path.name if path.parent == folder.dir.resolve() else None
+
+
+def _warnings(folder: KitFolder, mirror: str | None, beside: str | None) -> list[str]:
+    if not mirror:
+        return [
+            "No mirror is set (ADJUDICATOR_JOURNAL_MIRROR): the stick holds no copy of the "
+            "journal, so a second laptop could not take the hall over with this kit alone. Put "
+            "the mirror on the same stick."
+        ]
+    if beside is None:
+        return [
+            f"The journal's mirror {mirror} is not in {folder.dir}: on the second laptop, set "
+            "ADJUDICATOR_JOURNAL_MIRROR to it before `adjudicator kit open`."
+        ]
+    return []
+
+
+def _pem(key: SigningKey) -> str:
+    from cryptography.hazmat.primitives import serialization
+
+    return key.private.private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption(),
+    ).decode("ascii")

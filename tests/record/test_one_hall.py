@@ -1,0 +1,215 @@
+"""One hall judges (issue 34), in one process with real files: a journal whose USB stick is
+gone when it is opened holds judging until the stick is back or the director confirms it is
+alone; a journal another laptop took over is neither judged on nor written to here."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from adjudicator.record import (
+    journal,
+    journal_holds,
+    journal_status,
+    migrations,
+    one_hall,
+    receipt_key,
+    takeover,
+)
+from adjudicator.record.db_mirror import MirroredDatabase
+from adjudicator.record.db_sqlite import SqliteDatabase
+
+from support.journal import challenge_fields
+
+
+class Laptop:
+    """This laptop's journal, its mirror on a stick, and its key."""
+
+    def __init__(self, tmp_path: Path):
+        self.primary = tmp_path / "journal.sqlite3"
+        self.stick = tmp_path / "stick"
+        self.stick.mkdir()
+        self.mirror = self.stick / "journal.sqlite3"
+        self.key_path = tmp_path / "receipt_key.pem"
+        self.away = tmp_path / "stick-away"
+
+    def open(self) -> MirroredDatabase:
+        """The journal opened to be written, as a command or a start opens it."""
+        db = MirroredDatabase(str(self.primary), str(self.mirror), key_path=self.key_path)
+        migrations.upgrade(db)
+        self.note = one_hall.at_open(db)
+        return db
+
+    def pull_stick(self) -> None:
+        self.stick.rename(self.away)
+
+    def put_stick_back(self) -> None:
+        self.away.rename(self.stick)
+
+
+@pytest.fixture
+def laptop(tmp_path, home) -> Laptop:
+    found = Laptop(tmp_path)
+    db = found.open()
+    journal.append(db, **challenge_fields())
+    db.close()
+    return found
+
+
+def rows(path: Path) -> int:
+    db = SqliteDatabase(str(path), create_folder=False)
+    try:
+        return journal.newest_id(db)
+    finally:
+        db.close()
+
+
+def test_a_journal_whose_stick_is_gone_holds_judging_until_the_stick_is_back(laptop):
+    laptop.pull_stick()
+    db = laptop.open()
+    assert laptop.note.startswith("JUDGING HELD: The journal's mirror")
+    assert "may be serving another laptop" in laptop.note
+    assert "adjudicator journal confirm-alone --reason TEXT" in laptop.note
+    held = journal_holds.current(db)
+    assert held is not None and held.kind == journal_holds.MIRROR_MISSING
+    with pytest.raises(journal_holds.JournalHeld, match="waits for the director"):
+        journal.append(db, **challenge_fields())
+    assert rows(laptop.primary) == 1  # no number issued
+    db.close()
+    laptop.put_stick_back()
+    db = laptop.open()
+    assert laptop.note is None and journal_holds.current(db) is None
+    assert journal.append(db, **challenge_fields()).id == 2
+    db.close()
+
+
+def test_confirm_alone_is_recorded_and_the_laptop_judges_on_its_own_disk(laptop):
+    laptop.pull_stick()
+    db = laptop.open()
+    one_hall.confirm_alone(db, "  the stick broke in round 4 ", "cli:td")
+    assert journal.append(db, **challenge_fields()).id == 2
+    with db.transaction() as cur:
+        kept = cur.execute("SELECT kind, resolution FROM journal_holds").all()
+    assert kept == [
+        {
+            "kind": "mirror-missing",
+            "resolution": "confirmed alone by cli:td: the stick broke in round 4",
+        }
+    ]
+    db.close()
+    db = laptop.open()  # the stick is still gone: this laptop was confirmed alone
+    assert laptop.note is None
+    assert journal.append(db, **challenge_fields()).id == 3
+    db.close()
+
+
+def test_confirm_alone_needs_a_reason(laptop):
+    db = laptop.open()
+    with pytest.raises(journal_holds.HoldError, match="Say why with --reason"):
+        one_hall.confirm_alone(db, "   ", "cli:td")
+    db.close()
+
+
+def test_a_stick_never_written_to_is_made_as_before_not_waited_for(tmp_path, home):
+    fresh = Laptop(tmp_path)
+    db = SqliteDatabase(str(fresh.primary))
+    migrations.upgrade(db)
+    journal.append(db, **challenge_fields())
+    db.close()
+    db = fresh.open()  # a mirror set for the first time, on an empty stick
+    assert fresh.note is None
+    assert journal.append(db, **challenge_fields()).id == 2
+    db.close()
+
+
+def test_a_stick_pulled_out_while_serving_is_degraded_not_held(laptop):
+    db = laptop.open()
+    laptop.pull_stick()
+    assert journal.append(db, **challenge_fields()).id == 2
+    assert db.lost_copy() is not None and db.lost_copy().role == "mirror"
+    assert journal_holds.current(db) is None
+    db.close()
+
+
+def statement_by(laptop: Laptop, install: str, seq: int = 1, row: int = 1) -> dict:
+    key = receipt_key.load_or_create(laptop.key_path)
+    return takeover.statement(key, "j", row, "0" * 64, install, seq)
+
+
+def test_a_journal_another_laptop_took_over_is_not_written_here(laptop):
+    takeover.write([str(laptop.mirror)], statement_by(laptop, "b" * 32))
+    db = MirroredDatabase(str(laptop.primary), str(laptop.mirror), key_path=laptop.key_path)
+    stick_before = sorted(p.name for p in laptop.stick.iterdir())
+    with pytest.raises(takeover.TakenOver, match="THIS HALL WAS TAKEN OVER") as refused:
+        journal.append(db, **challenge_fields())
+    assert "(install bbbbbbbb)" in str(refused.value) and "after row 1" in str(refused.value)
+    assert sorted(p.name for p in laptop.stick.iterdir()) == stick_before  # not even a marker
+    db.close()
+
+
+def test_a_statement_the_halls_key_did_not_sign_counts_for_nothing(laptop):
+    forged = statement_by(laptop, "b" * 32)
+    forged["install"] = "c" * 32  # edited after signing
+    takeover.write([str(laptop.mirror)], forged)
+    db = laptop.open()
+    assert journal.append(db, **challenge_fields()).id == 2
+    db.close()
+
+
+def test_the_newest_statement_decides_and_this_laptops_own_lets_it_judge(laptop, home):
+    mine = takeover.install_id()
+    takeover.write([str(laptop.primary)], statement_by(laptop, "b" * 32, seq=1))
+    takeover.write([str(laptop.mirror)], statement_by(laptop, mine, seq=2))  # taken back
+    db = laptop.open()
+    assert journal.append(db, **challenge_fields()).id == 2
+    db.close()
+    takeover.write([str(laptop.mirror)], statement_by(laptop, "b" * 32, seq=3))
+    with pytest.raises(takeover.TakenOver):
+        laptop.open()
+
+
+def test_journal_status_says_taken_over_and_held_before_a_start(laptop, monkeypatch):
+    monkeypatch.setenv("ADJUDICATOR_DATABASE_URL", str(laptop.primary))
+    monkeypatch.setenv("ADJUDICATOR_JOURNAL_MIRROR", str(laptop.mirror))
+    monkeypatch.setenv("ADJUDICATOR_RECEIPT_KEY_FILE", str(laptop.key_path))
+    laptop.pull_stick()
+    report = journal_status.read()
+    assert report.state == "held"
+    assert "may be serving another laptop" in report.detail
+    laptop.put_stick_back()
+    takeover.write([str(laptop.mirror)], statement_by(laptop, "b" * 32))
+    report = journal_status.read()
+    assert (report.state, report.summary) == ("taken-over", journal_status.TAKEN_OVER)
+    assert json.dumps(report.to_json())  # as `journal status --json` prints it
+
+
+def test_resync_refuses_a_journal_another_laptop_took_over(laptop):
+    from adjudicator.record import journal_copies
+
+    takeover.write([str(laptop.mirror)], statement_by(laptop, "b" * 32))
+    db = MirroredDatabase(str(laptop.primary), str(laptop.mirror), key_path=laptop.key_path)
+    with pytest.raises(takeover.TakenOver, match="THIS HALL WAS TAKEN OVER"):
+        journal_copies.resync(db)
+    db.close()
+
+
+def test_a_fifo_in_place_of_the_statement_is_refused_not_waited_on(laptop):
+    """Whoever holds the stick puts a FIFO where the statement goes: opening the journal must
+    not wait on it for good (and it proves nothing)."""
+    import os
+    import threading
+
+    os.mkfifo(takeover.beside(str(laptop.mirror)))
+    opened: list[int] = []
+
+    def open_and_judge() -> None:
+        db = laptop.open()
+        opened.append(journal.append(db, **challenge_fields()).id)
+        db.close()
+
+    worker = threading.Thread(target=open_and_judge, daemon=True)
+    worker.start()
+    worker.join(60)
+    assert opened == [2], "opening the journal waited on a FIFO"
