@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from adjudicator.hall import hall_tls, lan, pairing_sheet, sheet_page, tournaments
+from adjudicator.hall import hall_tls, pairing_sheet, sheet_page, tournaments
 from adjudicator.hall.hall import Hall
 from adjudicator.words.store import LexiconStore
 from adjudicator.words.wordlist import WordSet
@@ -66,15 +66,18 @@ def test_a_sheet_of_twenty_tables(benchmark, home):
 
 
 def test_hall_from_launch_to_https(benchmark, home, tmp_path):
-    LexiconStore().save("TINY", WordSet.of(["QI", "ZA"]))
-    where = lan.hall_addresses()
-    with __import__("socket").socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    """The hall in a network namespace of its own (it announces its name by mDNS there),
+    reached on its LAN address from inside (tests/support/netns.py)."""
+    from tests.support.netns import HallNetwork, require_namespaces
 
-    def launch_and_wait() -> float:
+    require_namespaces()
+    LexiconStore().save("TINY", WordSet.of(["QI", "ZA"]))
+    port = 8443  # the hall's namespace has every port free
+
+    def launch_and_wait(network: HallNetwork) -> float:
+        argv = [sys.executable, "-m", "adjudicator", "hall", "--name", "bench", "--port", str(port)]
         process = subprocess.Popen(
-            [sys.executable, "-m", "adjudicator", "hall", "--name", "bench", "--port", str(port)],
+            network.hall.command(*argv),
             env={**os.environ, "ADJUDICATOR_WORKERS": "1"},
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -82,11 +85,12 @@ def test_hall_from_launch_to_https(benchmark, home, tmp_path):
         )
         try:
             deadline = time.monotonic() + 30
+            url = f"https://{network.hall.address}:{port}/healthz"
             while True:
-                try:
+                try:  # the CA file is there once the hall has made it
                     context = ssl.create_default_context(cafile=str(home / "hall" / "ca.crt"))
-                    url = f"https://{where.addresses[0]}:{port}/healthz"
-                    urllib.request.urlopen(url, timeout=1, context=context).close()
+                    with network.hall.entered():
+                        urllib.request.urlopen(url, timeout=1, context=context).close()
                     return time.monotonic()
                 except OSError:
                     assert time.monotonic() < deadline
@@ -95,4 +99,5 @@ def test_hall_from_launch_to_https(benchmark, home, tmp_path):
             os.kill(process.pid, signal.SIGTERM)
             process.wait(timeout=30)
 
-    benchmark.pedantic(launch_and_wait, rounds=3, iterations=1)
+    with HallNetwork() as network:
+        benchmark.pedantic(launch_and_wait, args=(network,), rounds=3, iterations=1)

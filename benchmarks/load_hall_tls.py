@@ -19,6 +19,10 @@ change meanwhile. The rounds alternate the trees, so a swing of the machine's lo
 `--nice -19` (as root) runs the hall's processes ahead of the machine's other work: on a shared
 test machine, a thread handing a request to another waits for a free core, which a hall laptop
 has.
+
+The hall runs in a network namespace of its own (tests/support/netns.py, root and `ip` needed),
+where it announces its name by mDNS; wrk, the slow clients and the probe reach it there by
+loopback. Nothing reaches the machine's own network.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.load_kiosk import LUA_POST, wrk  # noqa: E402
 
+from tests.support.netns import HallNetwork  # noqa: E402
 from tests.support.running_hall import RunningHall, TlsClient  # noqa: E402
 from tests.support.servers import cli, free_port, prepare_home  # noqa: E402
 from tests.support.slow_clients import SlowClients, tls_connector  # noqa: E402
@@ -82,7 +87,13 @@ def own_cpu_seconds() -> float:
 
 
 def one_run(tree: Path, slow: bool, args) -> dict:
-    """One hall from `tree`, loaded by wrk for args.seconds, with or without slow clients."""
+    """One hall from `tree`, loaded by wrk for args.seconds, with or without slow clients, all
+    inside the hall's namespace (the threads and wrk started there stay there)."""
+    with HallNetwork() as network, network.hall.entered():
+        return hall_run(tree, slow, args, network)
+
+
+def hall_run(tree: Path, slow: bool, args, network: HallNetwork) -> dict:
     with tempfile.TemporaryDirectory(prefix="hall-tls-bench-") as folder:
         home = prepare_home(Path(folder) / "home")
         env = {
@@ -91,7 +102,8 @@ def one_run(tree: Path, slow: bool, args) -> dict:
             "ADJUDICATOR_WORKERS": str(args.workers),
             "PYTHONPATH": os.pathsep.join([str(tree), os.environ.get("PYTHONPATH", "")]),
         }
-        hall = RunningHall(home.path, f"bench-{secrets.token_hex(3)}", free_port(), env)
+        name = f"bench-{secrets.token_hex(3)}"
+        hall = RunningHall(home.path, name, free_port(), env, netns=network.hall)
         hall.start()
         if args.nice:  # the hall's processes ahead of this box's other work, as on a hall laptop
             os.setpriority(os.PRIO_PGRP, hall.process.pid, args.nice)

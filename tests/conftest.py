@@ -12,6 +12,9 @@
   journal in tmp_path: `db` (support.hall.migrated_journal).
 - A served app over a module's own `home`: `server`; headless Chromium: `browser`; a page at
   a viewport: `new_page`; a page paired as a kiosk: `paired`; WebKit through Selenium: `webkit`.
+- The hall's network in namespaces of the test's own: `hall_network` (support.netns), and a
+  unique hall name: `hall_name`. Every test is watched: an mDNS datagram leaving the machine
+  during it fails it under CI, and is a warning elsewhere (support.mdns_watch).
 
 Markers (setup.cfg): a test that takes a PostgreSQL fixture (or the PostgreSQL side of `db_url`)
 is marked `postgres`, one that takes a browser fixture `browser`, one that takes a build of the
@@ -35,12 +38,14 @@ from adjudicator.record.backends import connect
 from adjudicator.words.store import LexiconStore
 from adjudicator.words.wordlist import WordSet
 
-from support import rulebook_lexicons, servers
+from support import mdns_watch, rulebook_lexicons, servers
 from support.browser import browser_missing_reason, launched_chromium, open_page, pair_page
 from support.director import Staffed, build_staffed, fast_hashes  # noqa: F401 - fixtures
 from support.hall import Setup, build_setup, make_app, migrated_journal  # noqa: F401
+from support.mdns_watch import MdnsWatch
+from support.netns import hall_network  # noqa: F401 - fixture
 from support.postgres import own_postgres, postgres  # noqa: F401
-from support.running_hall import hall_name, lan_address  # noqa: F401 - fixtures
+from support.running_hall import hall_name  # noqa: F401 - fixture
 from support.webkit import webkit_driver, webkit_missing_reason, xvfb_display
 from support.words import TINY_WORDS
 
@@ -83,6 +88,29 @@ def _no_real_data_home(tmp_path_factory: pytest.TempPathFactory):
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("ADJUDICATOR_HOME", str(tmp_path_factory.mktemp("session-home")))
         yield
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _mdns_watch():
+    """One watch for the session, from before any module's fixtures (support.mdns_watch); None
+    where no packet socket can be opened (not root: tests/hall/test_netns.py says so)."""
+    try:
+        watch = MdnsWatch()
+    except OSError:
+        yield None
+        return
+    with watch:
+        yield watch
+        mdns_watch.report(watch.take(), "after the last test (a module's fixtures ending)")
+
+
+@pytest.fixture(autouse=True)
+def _no_mdns_leaves_the_machine(_mdns_watch):
+    """An mDNS datagram that left one of the machine's interfaces (loopback aside) during a test,
+    its fixtures included, fails it under CI and is a warning elsewhere (mdns_watch.report)."""
+    yield
+    if _mdns_watch is not None:
+        mdns_watch.report(_mdns_watch.take(), "during the test")
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

@@ -2,7 +2,10 @@
 trickling their heads a byte a second and ten kept-alive connections sending half a second
 request must not keep /healthz waiting, and each is closed within the header deadline; a slow
 TLS handshake is closed within it too; the director's large upload still goes through, and an
-upload over the limit still gets its clear 413."""
+upload over the limit still gets its clear 413.
+
+The hall runs in a network namespace of the module's own (it announces its name by mDNS
+there), and every test's clients connect from inside it, by loopback (support.netns)."""
 
 from __future__ import annotations
 
@@ -15,9 +18,8 @@ import uuid
 
 import pytest
 
-from adjudicator.hall import lan
-
 from support.attacks import DIRECTOR_PASSWORD, cheaply_staffed_home
+from support.netns import HallNetwork, require_namespaces
 from support.running_hall import RunningHall, TlsClient
 from support.servers import free_port
 from support.slow_clients import SlowClients, tls_connector, wait_for_close
@@ -30,18 +32,34 @@ LATE = 2.0  # the margin past the deadline a loaded test machine may take to clo
 
 
 @pytest.fixture(scope="module")
-def hall(tmp_path_factory):
+def network():
+    require_namespaces()
+    with HallNetwork() as network:
+        yield network
+
+
+@pytest.fixture(scope="module")
+def hall(tmp_path_factory, network: HallNetwork):
     home = cheaply_staffed_home(tmp_path_factory.mktemp("slow-tls") / "home")
     env = {
         "ADJUDICATOR_HEADER_TIMEOUT_SECONDS": str(HEADER_SECONDS),
         "ADJUDICATOR_UPLOAD_LIMIT_MB": str(UPLOAD_LIMIT_MB),
         "ADJUDICATOR_KIOSK_RATE_LIMIT": "off",
     }
-    running = RunningHall(home.path, f"adj-slow-{secrets.token_hex(3)}", free_port(), env)
+    name = f"adj-slow-{secrets.token_hex(3)}"
+    running = RunningHall(home.path, name, free_port(), env, netns=network.hall)
     running.start()
     running.prepared = home
     yield running
     running.kill()
+
+
+@pytest.fixture(autouse=True)
+def on_the_halls_machine(network: HallNetwork):
+    """Each test in the hall's namespace: its 127.0.0.1 is the hall's loopback, and the threads
+    and sockets it makes stay there."""
+    with network.hall.entered():
+        yield
 
 
 def client(hall: RunningHall) -> TlsClient:
@@ -198,12 +216,10 @@ def test_the_directors_large_upload_goes_through_and_one_over_the_limit_gets_its
     assert healthz_seconds(hall) < 1.0
 
 
-def test_the_hall_serves_on_its_lan_address_too(hall):
+def test_the_hall_serves_on_its_lan_address_too(hall, network: HallNetwork):
     """The hall listens on its LAN address as well as loopback: the new worker serves both."""
-    where = lan.hall_addresses()
-    if not where.on_lan:
-        pytest.skip("this machine has no LAN address")
-    address = where.addresses[0]
-    tablet = TlsClient(address, hall.port, address, hall.home / "hall" / "ca.crt")
+    address = network.hall.address
+    ca = hall.home / "hall" / "ca.crt"
+    tablet = TlsClient(address, hall.port, address, ca, network.devices)
     status, _, body = tablet.request("GET", "/healthz")
     assert status == 200

@@ -1,7 +1,8 @@
-"""`adjudicator hall` for real: HTTPS on this machine's LAN address and on NAME.local (checked
-with Python's ssl and the hall's own CA), NAME.local resolved by mDNS, a printed sheet's codes
+"""`adjudicator hall` for real: HTTPS on the hall's LAN address and on NAME.local (checked with
+Python's ssl and the hall's own CA), NAME.local resolved by mDNS, a printed sheet's codes
 pairing over HTTPS once, the bad input and faults, and a clean stop that withdraws the name.
-Traffic goes only to loopback and this machine's own addresses."""
+The hall runs in a network namespace of the test's own, and the tablets in another, joined by
+a veth pair (support.netns): nothing reaches the machine's own network."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from support.netns import HallNetwork
 from support.running_hall import RunningHall, TlsClient, resolve_by_mdns, run_cli
 from support.servers import free_port, prepare_home
 
@@ -55,12 +57,13 @@ def qr_texts(page: str, scale: int = 6) -> list[str]:
 
 
 def test_the_hall_serves_https_by_name_and_its_sheet_pairs_once(
-    tmp_path: Path, lan_address: str, hall_name: str
+    tmp_path: Path, hall_network: HallNetwork, hall_name: str
 ):
     prepared = prepare_home(tmp_path / "home")
     home = prepared.path
     port = free_port()
-    hall = RunningHall(home, hall_name, port).start()
+    tablets, lan_address = hall_network.devices, hall_network.hall.address
+    hall = RunningHall(home, hall_name, port, netns=hall_network.hall).start()
     try:
         out = hall.output()
         assert f"The hall is open at https://{hall_name}.local:{port}" in out
@@ -70,21 +73,23 @@ def test_the_hall_serves_https_by_name_and_its_sheet_pairs_once(
         assert oct((home / "hall" / "ca.key").stat().st_mode & 0o777) == "0o600"
 
         # TLS with the hall's own CA, for the LAN address ...
-        by_address = TlsClient(lan_address, port, lan_address, ca)
+        by_address = TlsClient(lan_address, port, lan_address, ca, tablets)
         status, headers, body = by_address.request("GET", "/hall/ca.crt")
         assert status == 200 and body == ca.read_bytes()
         assert headers["Content-Type"].startswith("application/x-x509-ca-cert")
         assert b"PRIVATE KEY" not in body
-        # ... and for NAME.local, which mDNS resolves to this machine
-        resolved = resolve_by_mdns(f"{hall_name}.local")
-        assert lan_address in resolved
-        by_name = TlsClient(resolved[0], port, f"{hall_name}.local", ca)
+        # ... and for NAME.local, which mDNS resolves to the hall's address
+        resolved = resolve_by_mdns(f"{hall_name}.local", tablets)
+        assert resolved == [lan_address]
+        by_name = TlsClient(resolved[0], port, f"{hall_name}.local", ca, tablets)
         status, _, page = by_name.request("GET", "/hall/trust")
         assert status == 200 and b"Trust this hall once" in page and b"iPad" in page
         # a client that does not trust the hall's CA is refused, not served in clear
         with pytest.raises(ssl.SSLCertVerificationError):
             stranger = ssl.create_default_context()
-            with socket.create_connection((lan_address, port), timeout=10) as raw:
+            with tablets.entered():
+                raw = socket.create_connection((lan_address, port), timeout=10)
+            with raw:
                 stranger.wrap_socket(raw, server_hostname=f"{hall_name}.local")
 
         # the sheet printed now points at the hall, over HTTPS, by name
@@ -112,14 +117,17 @@ def test_the_hall_serves_https_by_name_and_its_sheet_pairs_once(
         assert oct(sheet_file.stat().st_mode & 0o777) == "0o600"
 
         # a tablet pairs with its table's code over HTTPS, and gets the challenge screen
-        status, page = TlsClient(resolved[0], port, f"{hall_name}.local", ca).pair(codes[0])
+        tablet = TlsClient(resolved[0], port, f"{hall_name}.local", ca, tablets)
+        status, page = tablet.pair(codes[0])
         assert status == 200 and 'id="judge-button"' in page
         # the same code on another screen: refused, it was used
-        status, page = TlsClient(lan_address, port, lan_address, ca).pair(codes[0])
+        status, page = TlsClient(lan_address, port, lan_address, ca, tablets).pair(codes[0])
         assert status == 400 and "already used" in page
 
         # a second hall on the same port: a clear refusal, exit 2
-        clash = run_cli(home, "hall", "--name", hall_name, "--port", str(port))
+        clash = run_cli(
+            home, "hall", "--name", hall_name, "--port", str(port), netns=hall_network.hall
+        )
         assert clash.returncode == 2
         assert f"Port {port} is already in use" in clash.stderr and "--port" in clash.stderr
         assert "Traceback" not in clash.stderr
@@ -128,8 +136,8 @@ def test_the_hall_serves_https_by_name_and_its_sheet_pairs_once(
         os.kill(hall.process.pid, signal.SIGTERM)
         assert hall.process.wait(timeout=30) == 0
         assert "withdrawn" in hall.stderr()
-        assert resolve_by_mdns(f"{hall_name}.local", 1500) == []
-        with pytest.raises(OSError):
+        assert resolve_by_mdns(f"{hall_name}.local", tablets, 1500) == []
+        with pytest.raises(OSError), tablets.entered():
             socket.create_connection((lan_address, port), timeout=2).close()
     finally:
         hall.kill()
@@ -139,18 +147,19 @@ def test_the_hall_serves_https_by_name_and_its_sheet_pairs_once(
     assert f"https://{hall_name}.local:{port}/pair#" in pair.stdout
 
 
-def test_a_damaged_ca_stops_the_start_with_what_to_do(tmp_path: Path, lan_address: str):
+def test_a_damaged_ca_stops_the_start_with_what_to_do(tmp_path: Path, hall_network: HallNetwork):
     home = prepare_home(tmp_path / "home").path
     port = free_port()
     (home / "hall").mkdir(mode=0o700)
     (home / "hall" / "ca.crt").write_text("not a certificate\n")
     (home / "hall" / "ca.key").write_text("not a key either\n")
-    done = run_cli(home, "hall", "--name", "damaged", "--port", str(port))
+    done = run_cli(home, "hall", "--name", "damaged", "--port", str(port), netns=hall_network.hall)
     assert done.returncode == 2
     assert "certificate authority cannot be read" in done.stderr
     assert "delete both" in done.stderr and "Traceback" not in done.stderr
-    with pytest.raises(OSError):  # never a half-started server
-        socket.create_connection(("127.0.0.1", port), timeout=2).close()
+    for address in ("127.0.0.1", hall_network.hall.address):  # never a half-started server
+        with pytest.raises(OSError), hall_network.hall.entered():
+            socket.create_connection((address, port), timeout=2).close()
 
 
 def test_a_bad_name_is_refused_before_anything_starts(tmp_path: Path):

@@ -3,11 +3,11 @@ the start, or while the hall serves) is named in the log, /healthz and the direc
 and pairing links point at an address; the CA's fingerprint printed at start is the one served
 and shown; a CA made before name constraints is replaced at start, saying so.
 
-The other device is python-zeroconf in this test, announcing NAME.local -> 192.0.2.77 over the
-real network (multicast on this machine's LAN interface). The hall tells its own answers from
-another device's by the addresses an answer carries (what a tablet would connect to), not by
-the packet's source; 192.0.2.77 is an address no interface of this machine holds (checked), so
-to the hall it is exactly what a laptop on the Wi-Fi claiming the name would send."""
+The hall runs in a network namespace of the test's own (192.0.2.1), the tablets in another
+(192.0.2.2), joined by a veth pair (support.netns). The other device is python-zeroconf in the
+tablets' namespace, on an address of its own (192.0.2.77), announcing NAME.local -> 192.0.2.77:
+exactly what a laptop on the Wi-Fi claiming the name would send. Nothing reaches the machine's
+own network."""
 
 from __future__ import annotations
 
@@ -23,9 +23,10 @@ import pytest
 from cryptography import x509
 from cryptography.hazmat.primitives.serialization import Encoding
 
-from adjudicator.hall import hall_ca, lan, sheet_page
+from adjudicator.hall import hall_ca, sheet_page
 
 from support.attacks import DIRECTOR_PASSWORD, staffed_home
+from support.netns import HallNetwork
 from support.running_hall import (
     RunningHall,
     Spoofer,
@@ -49,10 +50,9 @@ def printed_fingerprint(out: str) -> str:
 
 
 @pytest.fixture
-def spoof_address() -> str:
-    if SPOOF in lan.own_addresses():
-        pytest.skip(f"{SPOOF} is an address of this machine: it cannot play another device")
-    return SPOOF
+def spoof_address(hall_network: HallNetwork) -> str:
+    """The other device's own address, on the tablets' side of the hall's network."""
+    return hall_network.devices.add_address(SPOOF)
 
 
 def served_fingerprint(client: TlsClient) -> str:
@@ -69,8 +69,16 @@ def health(client: TlsClient) -> dict:
     return json.loads(body)
 
 
+def tablet(hall: RunningHall, network: HallNetwork) -> TlsClient:
+    """A tablet on the hall's network, by the hall's address, trusting the hall's CA."""
+    address = network.hall.address
+    return TlsClient(address, hall.port, address, hall.home / "hall" / "ca.crt", network.devices)
+
+
 def overview(hall: RunningHall) -> str:
-    director = TlsClient("127.0.0.1", hall.port, "127.0.0.1", hall.home / "hall" / "ca.crt")
+    """The director's overview, signed in on the hall's own machine (loopback)."""
+    ca = hall.home / "hall" / "ca.crt"
+    director = TlsClient("127.0.0.1", hall.port, "127.0.0.1", ca, hall.netns)
     director.sign_in("director", DIRECTOR_PASSWORD)
     status, _, page = director.request("GET", "/director/")
     assert status == 200
@@ -83,14 +91,15 @@ def stop(hall: RunningHall) -> None:
 
 
 def test_a_name_another_device_answers_for_before_the_start_is_not_taken(
-    tmp_path: Path, lan_address: str, hall_name: str, spoof_address: str
+    tmp_path: Path, hall_network: HallNetwork, hall_name: str, spoof_address: str
 ):
     home = staffed_home(tmp_path / "home").path
     port = free_port()
     host = f"{hall_name}.local"
-    with Spoofer(host, spoof_address):
-        assert resolve_by_mdns(host) == [spoof_address]  # the other device really answers
-        hall = RunningHall(home, hall_name, port).start()
+    tablets, lan_address = hall_network.devices, hall_network.hall.address
+    with Spoofer(host, spoof_address, tablets):
+        assert resolve_by_mdns(host, tablets) == [spoof_address]  # the other device answers
+        hall = RunningHall(home, hall_name, port, netns=hall_network.hall).start()
         try:
             out, err = hall.output(), hall.stderr()
             assert f"The hall is open at https://{lan_address}:{port}" in out
@@ -100,8 +109,8 @@ def test_a_name_another_device_answers_for_before_the_start_is_not_taken(
             assert "does not announce that name" in err
 
             # the hall does not answer for the name: only the other device does
-            assert lan_address not in resolve_by_mdns(host)
-            by_address = TlsClient(lan_address, port, lan_address, home / "hall" / "ca.crt")
+            assert resolve_by_mdns(host, tablets) == [spoof_address]
+            by_address = tablet(hall, hall_network)
             warnings = health(by_address)["warnings"]
             assert len(warnings) == 1 and f"Another device ({spoof_address})" in warnings[0]
             assert f"point at https://{lan_address}:{port}" in warnings[0]
@@ -125,20 +134,22 @@ def test_a_name_another_device_answers_for_before_the_start_is_not_taken(
 
 
 def test_a_device_that_claims_the_name_while_the_hall_serves_is_named_within_30_s(
-    tmp_path: Path, lan_address: str, hall_name: str, spoof_address: str
+    tmp_path: Path, hall_network: HallNetwork, hall_name: str, spoof_address: str
 ):
     home = staffed_home(tmp_path / "home").path
     port = free_port()
     host = f"{hall_name}.local"
-    hall = RunningHall(home, hall_name, port).start()
+    lan_address = hall_network.hall.address
+    hall = RunningHall(home, hall_name, port, netns=hall_network.hall).start()
     try:
         assert f"The hall is open at https://{host}:{port}" in hall.output()
-        client = TlsClient(lan_address, port, lan_address, home / "hall" / "ca.crt")
+        assert resolve_by_mdns(host, hall_network.devices) == [lan_address]
+        client = tablet(hall, hall_network)
         time.sleep(7)  # more than one check (5 s): the hall's own answers are no conflict
         assert health(client)["warnings"] == []
         assert "WARNING" not in hall.stderr()
 
-        with Spoofer(host, spoof_address):
+        with Spoofer(host, spoof_address, hall_network.devices):
             started = time.monotonic()
             warnings = []
             while not warnings and time.monotonic() - started < 30:
@@ -159,12 +170,12 @@ def test_a_device_that_claims_the_name_while_the_hall_serves_is_named_within_30_
 
 
 def test_an_old_ca_is_replaced_at_start_and_the_printed_fingerprint_is_the_one_served(
-    tmp_path: Path, lan_address: str, hall_name: str
+    tmp_path: Path, hall_network: HallNetwork, hall_name: str
 ):
     home = staffed_home(tmp_path / "home").path
     port = free_port()
     old = write_unconstrained_ca(home / "hall", hall_name)
-    hall = RunningHall(home, hall_name, port).start()
+    hall = RunningHall(home, hall_name, port, netns=hall_network.hall).start()
     try:
         err, out = hall.stderr(), hall.output()
         assert "THE HALL HAS A NEW CERTIFICATE AUTHORITY" in err
@@ -174,7 +185,7 @@ def test_an_old_ca_is_replaced_at_start_and_the_printed_fingerprint_is_the_one_s
         assert printed != old
         ca_file = home / "hall" / "ca.crt"
         assert hall_ca.is_constrained(x509.load_pem_x509_certificate(ca_file.read_bytes()))
-        client = TlsClient(lan_address, port, lan_address, ca_file)  # verifies under the new CA
+        client = tablet(hall, hall_network)  # verifies under the new CA
         assert printed == served_fingerprint(client)
         assert sheet_page.fingerprint_html(printed) in overview(hall)
         status, _, trust = client.request("GET", "/hall/trust")
@@ -183,7 +194,7 @@ def test_an_old_ca_is_replaced_at_start_and_the_printed_fingerprint_is_the_one_s
     finally:
         hall.kill()
     # the next start keeps the new CA, and says nothing about it
-    again = RunningHall(home, hall_name, free_port()).start()
+    again = RunningHall(home, hall_name, free_port(), netns=hall_network.hall).start()
     try:
         assert "NEW CERTIFICATE AUTHORITY" not in again.stderr()
         assert printed_fingerprint(again.output()) == printed

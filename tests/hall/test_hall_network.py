@@ -3,9 +3,13 @@ mDNS that fails softly when the network will not carry it."""
 
 from __future__ import annotations
 
+import secrets
+
 import pytest
 
 from adjudicator.hall import hall_url, lan, mdns
+
+from support.netns import HallNetwork
 
 
 def test_lan_addresses_leave_out_loopback_link_local_and_ipv6():
@@ -81,26 +85,23 @@ def test_pairing_links_follow_the_setting_then_the_record_then_the_fallback(home
 
 
 @pytest.mark.slow
-def test_a_device_announcing_the_halls_service_name_is_named_too(home, monkeypatch):
+def test_a_device_announcing_the_halls_service_name_is_named_too(
+    home, monkeypatch, hall_network: HallNetwork
+):
     """Another device announcing the hall's own service (NAME._https._tcp) from its host, so
     zeroconf refuses the hall's: the hall names that device as it names one answering for
-    NAME.local (real multicast on this machine's LAN address)."""
+    NAME.local (real multicast between the hall's namespace and the devices' namespace)."""
     import socket
-    import time
 
     from zeroconf import IPVersion, ServiceInfo, Zeroconf
 
     from adjudicator.hall import hall_process, name_claims
 
-    where = lan.hall_addresses()
-    if not where.on_lan:
-        pytest.skip("this machine has no LAN address to announce on")
-    other = "192.0.2.78"
-    if other in lan.own_addresses():
-        pytest.skip(f"{other} is an address of this machine: it cannot play another device")
+    other = hall_network.devices.add_address("192.0.2.78")
     monkeypatch.delenv("ADJUDICATOR_PUBLIC_URL", raising=False)
-    name = f"svc-test-{int(time.time()) % 100000}"
-    spoofer = Zeroconf(interfaces=list(where.addresses), ip_version=IPVersion.V4Only)
+    name = f"svc-test-{secrets.token_hex(3)}"
+    with hall_network.devices.entered():
+        spoofer = Zeroconf(interfaces=[other], ip_version=IPVersion.V4Only)
     info = ServiceInfo(
         mdns.SERVICE_TYPE,
         f"{name}.{mdns.SERVICE_TYPE}",
@@ -110,19 +111,22 @@ def test_a_device_announcing_the_halls_service_name_is_named_too(home, monkeypat
     )
     spoofer.register_service(info)
     said, warned = [], []
-    hall = hall_process.HallProcess(
-        name, 8443, where, None, [], say=said.append, warn=warned.append
-    )
-    try:
-        hall._announce_and_record()
-        assert not hall.announcement.active
-        first = f"https://{where.addresses[0]}:8443"
-        assert said[0] == f"The hall is open at {first}"
-        assert any(f"another device ({other})" in line for line in said)
-        assert len(warned) == 1 and f"Another device ({other})" in warned[0]
-        assert hall_url.recorded().url == first
-        assert [o.address for o in name_claims.current().others] == [other]
-    finally:
-        hall._withdraw()
-        spoofer.unregister_service(info)
-        spoofer.close()
+    with hall_network.hall.entered():
+        where = lan.hall_addresses()
+        hall = hall_process.HallProcess(
+            name, 8443, where, None, [], say=said.append, warn=warned.append
+        )
+        try:
+            hall._announce_and_record()
+            assert where.addresses == (hall_network.hall.address,)
+            assert not hall.announcement.active
+            first = f"https://{where.addresses[0]}:8443"
+            assert said[0] == f"The hall is open at {first}"
+            assert any(f"another device ({other})" in line for line in said)
+            assert len(warned) == 1 and f"Another device ({other})" in warned[0]
+            assert hall_url.recorded().url == first
+            assert [o.address for o in name_claims.current().others] == [other]
+        finally:
+            hall._withdraw()
+            spoofer.unregister_service(info)
+            spoofer.close()

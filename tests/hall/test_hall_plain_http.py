@@ -1,10 +1,11 @@
-"""Issue 36, papercuts 3, 4 and 10, with a real `adjudicator hall` in a private network (a
-network namespace with two LAN addresses of its own; nothing it sends leaves it): the trust page
-and the CA certificate, and nothing else, over plain HTTP on port 8080 by default, everything
-else redirected to HTTPS at the hall's recorded URL whatever Host the request names; the
-address printed at the start and on the sheet; a busy port a warning, never a stop, and
-`--http-port 0` none; slow clients on that port holding nobody up; the first start saying it
-made the hall's CA; and the fingerprint printed as the pages show it."""
+"""Issue 36, papercuts 3, 4 and 10, with a real `adjudicator hall` on a network of the test's own
+(support.netns: the hall's namespace with two LAN addresses, the tablets' namespace beside it;
+nothing either sends leaves them): the trust page and the CA certificate, and nothing else,
+over plain HTTP on port 8080 by default, everything else redirected to HTTPS at the hall's
+recorded URL whatever Host the request names; the address printed at the start and on the
+sheet; a busy port a warning, never a stop, and `--http-port 0` none; slow clients on that port
+holding nobody up; the first start saying it made the hall's CA; and the fingerprint printed as
+the pages show it."""
 
 from __future__ import annotations
 
@@ -23,15 +24,14 @@ from adjudicator.hall import hall_tls, sheet_page
 from kiosk.loop_worker import PLAIN_PER_ADDRESS
 
 from support.attacks import staffed_home
-from support.netns import PrivateLan, netns_missing_reason, private_lan
+from support.netns import HallNetwork, require_namespaces
 from support.running_hall import RunningHall, run_cli
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(netns_missing_reason() is not None, reason=str(netns_missing_reason())),
-]
+pytestmark = pytest.mark.slow
+SECOND_ADDRESS = "192.0.2.3"  # the hall's, beside 192.0.2.1
+FLOODER = "192.0.2.66"  # a device of its own on the tablets' side
 
-# One request, run inside the namespace: scheme address port method target Host [cafile].
+# One request, run in the tablets' namespace: scheme address port method target Host [cafile].
 # It prints the answer as JSON (status, headers, body in base64), or the error it met.
 REQUEST = r"""
 import base64, http.client, json, ssl, sys
@@ -52,9 +52,10 @@ except Exception as exc:
     print(json.dumps({"error": f"{type(exc).__name__}: {exc}"}))
 """
 
-# From one address, open `count` connections to the port, each sending half a request (those
-# over its cap are closed at once: counted as refused); then ask for the trust page from the
-# other address: its status, and how many the first one holds and had refused.
+# From one address (on the tablets' side), open `count` connections to the port, each sending
+# half a request (those over its cap are closed at once: counted as refused); then ask for the
+# trust page from the other address: its status, and how many the first one holds and had
+# refused.
 HOLD_THEN_ASK = r"""
 import http.client, json, socket, sys
 address, port, count, flooder, tablet = sys.argv[1:6]
@@ -83,14 +84,19 @@ print(json.dumps({"status": answer.status, "held": len(held), "refused": refused
 
 @pytest.fixture(scope="module")
 def lan():
-    with private_lan() as made:
-        yield made
+    """The hall's network: the hall's namespace with two addresses, the tablets' with two."""
+    require_namespaces()
+    with HallNetwork() as network:
+        network.hall.add_address(SECOND_ADDRESS)
+        network.devices.add_address(FLOODER)
+        yield network
 
 
-def ask(lan: PrivateLan, scheme: str, address: str, port: int, method: str, target: str,
+def ask(lan: HallNetwork, scheme: str, address: str, port: int, method: str, target: str,
         host: str = "evil.example", cafile: Path | None = None) -> dict:  # fmt: skip
+    """One request from a tablet (the tablets' namespace) to the hall at `address`."""
     args = [scheme, address, str(port), method, target, host] + ([str(cafile)] if cafile else [])
-    answer = json.loads(lan.python(REQUEST, *args))
+    answer = json.loads(lan.devices.python(REQUEST, *args))
     if "body" in answer:
         answer["body"] = base64.b64decode(answer["body"])
         answer["headers"] = {name.lower(): value for name, value in answer["headers"]}
@@ -107,10 +113,10 @@ def stop(hall: RunningHall) -> None:
 
 
 def test_the_trust_page_and_its_certificate_alone_are_served_over_plain_http(
-    tmp_path: Path, lan: PrivateLan
+    tmp_path: Path, lan: HallNetwork
 ):
     home = staffed_home(tmp_path / "home").path
-    hall = RunningHall(home, "plainhall", 8443, http_port=None, inside=lan).start()  # default
+    hall = RunningHall(home, "plainhall", 8443, http_port=None, netns=lan.hall).start()  # default
     try:
         out, err = hall.output(), hall.stderr()
         # papercut 10: the first start says it made the hall's CA, what tablets trust
@@ -131,7 +137,8 @@ def test_the_trust_page_and_its_certificate_alone_are_served_over_plain_http(
         printed = "The hall's CA fingerprint (SHA-256):\n" + "".join(f"  {x}\n" for x in lines)
         assert printed in out
 
-        for address in lan.addresses:
+        assert lan.hall.addresses == [lan.hall.address, SECOND_ADDRESS]
+        for address in lan.hall.addresses:
             page = ask(lan, "http", address, 8080, "GET", "/hall/trust")
             assert page["status"] == 200, page
             assert b"Trust this hall once" in page["body"]
@@ -164,7 +171,7 @@ def test_the_trust_page_and_its_certificate_alone_are_served_over_plain_http(
             assert "error" in ask(lan, "https", address, 8080, "GET", "/hall/trust", address)
             assert "error" in ask(lan, "http", address, 8443, "GET", "/hall/trust")
         # the page a redirect sends a browser to is served there
-        login = ask(lan, "https", lan.addresses[0], 8443, "GET", "/director/login", "x", ca_file)
+        login = ask(lan, "https", lan.hall.address, 8443, "GET", "/director/login", "x", ca_file)
         assert login["status"] == 200
 
         # the sheet printed now names the plain-HTTP trust page
@@ -181,7 +188,7 @@ def test_the_trust_page_and_its_certificate_alone_are_served_over_plain_http(
         hall.kill()
 
     # the next start keeps the CA, and says nothing of making one
-    again = RunningHall(home, "plainhall", 8443, http_port=None, inside=lan).start()
+    again = RunningHall(home, "plainhall", 8443, http_port=None, netns=lan.hall).start()
     try:
         assert "certificate authority" not in again.stderr()
         assert printed in again.output()
@@ -190,12 +197,12 @@ def test_the_trust_page_and_its_certificate_alone_are_served_over_plain_http(
         again.kill()
 
 
-def test_a_busy_http_port_is_a_warning_and_0_turns_it_off(tmp_path: Path, lan: PrivateLan):
+def test_a_busy_http_port_is_a_warning_and_0_turns_it_off(tmp_path: Path, lan: HallNetwork):
     first_home = staffed_home(tmp_path / "first").path
     other_home = staffed_home(tmp_path / "other").path
-    first = RunningHall(first_home, "first", 8443, http_port=None, inside=lan).start()
+    first = RunningHall(first_home, "first", 8443, http_port=None, netns=lan.hall).start()
     try:
-        busy = RunningHall(other_home, "other", 9443, http_port=None, inside=lan).start()
+        busy = RunningHall(other_home, "other", 9443, http_port=None, netns=lan.hall).start()
         try:
             err, out = busy.stderr(), busy.output()
             assert "WARNING: Port 8080 is already in use on" in err
@@ -206,15 +213,15 @@ def test_a_busy_http_port_is_a_warning_and_0_turns_it_off(tmp_path: Path, lan: P
             assert "A browser warns about the certificate on that first visit" in out
             assert json.loads((other_home / "hall" / "hall.json").read_text())["http_url"] == ""
             cafile = other_home / "hall" / "ca.crt"
-            health = ask(lan, "https", lan.addresses[0], 9443, "GET", "/healthz", "x", cafile)
+            health = ask(lan, "https", lan.hall.address, 9443, "GET", "/healthz", "x", cafile)
             assert health["status"] == 200  # it serves all the same
             # port 8080 is still the first hall's: its certificate, not this one's
-            cert = ask(lan, "http", lan.addresses[0], 8080, "GET", "/hall/ca.crt")
+            cert = ask(lan, "http", lan.hall.address, 8080, "GET", "/hall/ca.crt")
             assert cert["body"] == (first_home / "hall" / "ca.crt").read_bytes()
             stop(busy)
         finally:
             busy.kill()
-        off = RunningHall(other_home, "other", 9444, http_port=0, inside=lan).start()
+        off = RunningHall(other_home, "other", 9444, http_port=0, netns=lan.hall).start()
         try:
             assert "8080" not in off.stderr() + off.output()
             assert "A browser warns about the certificate on that first visit" in off.output()
@@ -226,23 +233,21 @@ def test_a_busy_http_port_is_a_warning_and_0_turns_it_off(tmp_path: Path, lan: P
         first.kill()
 
 
-def test_slow_clients_on_the_plain_port_hold_nobody_up(tmp_path: Path, lan: PrivateLan):
+def test_slow_clients_on_the_plain_port_hold_nobody_up(tmp_path: Path, lan: HallNetwork):
     """Two hundred connections from one address, each with half a request, more than the plain
     port's whole cap: that address holds a few (PLAIN_PER_ADDRESS), the rest are closed at once,
     and a tablet at another address is answered the trust page; HTTPS too."""
     home = staffed_home(tmp_path / "home").path
-    hall = RunningHall(home, "slowhall", 8443, http_port=None, inside=lan).start()
+    hall = RunningHall(home, "slowhall", 8443, http_port=None, netns=lan.hall).start()
     try:
-        flooder, tablet = lan.addresses
-        answer = json.loads(
-            lan.python(HOLD_THEN_ASK, tablet, "8080", "200", flooder, tablet, timeout=180)
-        )
+        args = (SECOND_ADDRESS, "8080", "200", FLOODER, lan.devices.address)
+        answer = json.loads(lan.devices.python(HOLD_THEN_ASK, *args, timeout=180))
         assert answer["status"] == 200
         # (more than PLAIN_PER_ADDRESS are held if the head deadline closed some meanwhile)
         assert PLAIN_PER_ADDRESS <= answer["held"] < 200
         assert answer["refused"] == 200 - answer["held"]
         cafile = home / "hall" / "ca.crt"
-        health = ask(lan, "https", lan.addresses[1], 8443, "GET", "/healthz", "x", cafile)
+        health = ask(lan, "https", SECOND_ADDRESS, 8443, "GET", "/healthz", "x", cafile)
         assert health["status"] == 200
         stop(hall)
     finally:

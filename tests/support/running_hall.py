@@ -1,5 +1,9 @@
 """A real `adjudicator hall` for the tests: the process, HTTPS clients that trust only its CA,
-NAME.local resolved by mDNS, and a device on the network that claims the hall's name."""
+NAME.local resolved by mDNS, and a device on the network that claims the hall's name.
+
+Anything here that touches more than loopback takes `netns=`, a namespace of the test's own
+network (support.netns): the hall runs in `hall_network.hall`, and the clients, resolvers and
+spoofers in `hall_network.devices`. Never run them on the machine's own network."""
 
 from __future__ import annotations
 
@@ -22,15 +26,18 @@ import pytest
 
 from adjudicator.hall import lan
 
+from .netns import Namespace, entered
+
 CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
 
 
-def resolve_by_mdns(host: str, timeout_ms: int = 3000) -> list[str]:
-    """NAME.local's IPv4 addresses, asked on the network by zeroconf's own resolver."""
+def resolve_by_mdns(host: str, netns: Namespace, timeout_ms: int = 3000) -> list[str]:
+    """NAME.local's IPv4 addresses, asked by zeroconf's own resolver from `netns`."""
     from zeroconf import AddressResolverIPv4, IPVersion, Zeroconf
 
-    addresses = lan.hall_addresses().addresses
-    zc = Zeroconf(interfaces=list(addresses), ip_version=IPVersion.V4Only)
+    with netns.entered():
+        addresses = lan.hall_addresses().addresses
+        zc = Zeroconf(interfaces=list(addresses), ip_version=IPVersion.V4Only)
     try:
         resolver = AddressResolverIPv4(host + ".")
         if not resolver.request(zc, timeout_ms):
@@ -41,10 +48,13 @@ def resolve_by_mdns(host: str, timeout_ms: int = 3000) -> list[str]:
 
 
 class TlsClient:
-    """HTTPS to `address`, checking the certificate names `host`, trusting only the hall's CA."""
+    """HTTPS to `address`, checking the certificate names `host`, trusting only the hall's CA;
+    connecting from `netns` when given (a tablet on the hall's network), else from here."""
 
-    def __init__(self, address: str, port: int, host: str, cafile: Path):
-        self.address, self.port, self.host = address, port, host
+    def __init__(
+        self, address: str, port: int, host: str, cafile: Path, netns: Namespace | None = None
+    ):
+        self.address, self.port, self.host, self.netns = address, port, host, netns
         self.context = ssl.create_default_context(cafile=str(cafile))
         self.jar: dict[str, str] = {}
 
@@ -58,7 +68,8 @@ class TlsClient:
     ):
         """Send one request on a new connection: (status, headers, body bytes). `fields` is
         sent as a form; else `body` as it is, with `content_type`."""
-        raw = socket.create_connection((self.address, self.port), timeout=15)
+        with entered(self.netns):
+            raw = socket.create_connection((self.address, self.port), timeout=15)
         tls = self.context.wrap_socket(raw, server_hostname=self.host)  # verifies name and chain
         connection = http.client.HTTPSConnection(self.host, self.port, context=self.context)
         connection.sock = tls
@@ -106,10 +117,10 @@ class TlsClient:
 
 
 class RunningHall:
-    """`adjudicator hall` in its own process group; `env` adds settings to its environment;
+    """`adjudicator hall` in its own process group, inside the namespace `netns` (the hall's
+    network: it announces NAME.local there); `env` adds settings to its environment;
     `http_port` is its plain-HTTP trust page's (0, none, unless a test asks: halls started side
-    by side on this machine would all want the default 8080; None: the default); `inside`, a
-    support.netns.PrivateLan to run it in."""
+    by side in one namespace would all want the default 8080; None: the default)."""
 
     def __init__(
         self,
@@ -118,10 +129,11 @@ class RunningHall:
         port: int,
         env: dict | None = None,
         http_port: int | None = 0,
-        inside=None,
+        *,
+        netns: Namespace,
     ):
         self.home, self.name, self.port, self.extra_env = home, name, port, env or {}
-        self.http_port, self.inside = http_port, inside
+        self.http_port, self.netns = http_port, netns
         self.log = home / f"hall-{port}.log"
         self.errors = home / f"hall-{port}.err"
         self.process: subprocess.Popen | None = None
@@ -136,12 +148,12 @@ class RunningHall:
 
     def command(self) -> list[str]:
         """What starts it: `adjudicator hall --name NAME --port PORT [--http-port P]`, inside
-        its private network if it has one."""
+        its namespace."""
         argv = [sys.executable, "-m", "adjudicator", "hall", "--name", self.name]
         argv += ["--port", str(self.port)]
         if self.http_port is not None:
             argv += ["--http-port", str(self.http_port)]
-        return self.inside.argv(*argv) if self.inside else argv
+        return self.netns.command(*argv)
 
     def start(self) -> RunningHall:
         self.process = subprocess.Popen(
@@ -171,9 +183,13 @@ class RunningHall:
             self.process.wait(timeout=10)
 
 
-def run_cli(home: Path, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+def run_cli(
+    home: Path, *args: str, cwd: Path | None = None, netns: Namespace | None = None
+) -> subprocess.CompletedProcess:
+    """`python -m adjudicator ARGS` with ADJUDICATOR_HOME=home, inside `netns` when given."""
+    argv = [sys.executable, "-m", "adjudicator", *args]
     return subprocess.run(
-        [sys.executable, "-m", "adjudicator", *args],
+        netns.command(*argv) if netns is not None else argv,
         env={**os.environ, "ADJUDICATOR_HOME": str(home)},
         capture_output=True,
         text=True,
@@ -183,19 +199,20 @@ def run_cli(home: Path, *args: str, cwd: Path | None = None) -> subprocess.Compl
 
 
 class Spoofer:
-    """Another device on the hall's network answering for NAME.local with `address`: python-
-    zeroconf announcing a service of its own whose host is NAME.local (the attack: a tablet
-    that asks for NAME.local may get `address`). Use as a context manager; it says goodbye."""
+    """Another device on the hall's network answering for NAME.local with its own `address`
+    (one of `netns`'s, given with `netns.add_address`): python-zeroconf announcing a service of
+    its own whose host is NAME.local (the attack: a tablet that asks for NAME.local may get
+    `address`). Use as a context manager; it says goodbye."""
 
-    def __init__(self, host: str, address: str):
-        self.host, self.address = host, address
+    def __init__(self, host: str, address: str, netns: Namespace):
+        self.host, self.address, self.netns = host, address, netns
         self.zeroconf = self.info = None
 
     def __enter__(self) -> Spoofer:
         from zeroconf import IPVersion, ServiceInfo, Zeroconf
 
-        interfaces = list(lan.hall_addresses().addresses)
-        self.zeroconf = Zeroconf(interfaces=interfaces, ip_version=IPVersion.V4Only)
+        with self.netns.entered():
+            self.zeroconf = Zeroconf(interfaces=[self.address], ip_version=IPVersion.V4Only)
         self.info = ServiceInfo(
             "_http._tcp.local.",
             f"spoof-{self.host.split('.')[0]}._http._tcp.local.",
@@ -211,14 +228,6 @@ class Spoofer:
             self.zeroconf.unregister_service(self.info)
         finally:
             self.zeroconf.close()
-
-
-@pytest.fixture
-def lan_address() -> str:
-    where = lan.hall_addresses()
-    if not where.on_lan:
-        pytest.skip("this machine has no LAN address to serve the hall on")
-    return where.addresses[0]
 
 
 @pytest.fixture

@@ -17,9 +17,13 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from adjudicator.words.store import LexiconStore
 from adjudicator.words.wordlist import WordSet
+
+if TYPE_CHECKING:
+    from .netns import Namespace
 
 SERVER_WORDS = ("AA", "AB", "QI", "ZA", "JO", "XI", "CAT", "DOG", "FOX", "ZEBRA", "QUIXOTIC")
 
@@ -52,13 +56,13 @@ def run_cli(
     *args: str,
     env: dict | None = None,
     stdin: str | None = None,
-    netns: str | None = None,
+    netns: Namespace | None = None,
 ) -> subprocess.CompletedProcess:
-    """Run `python -m adjudicator ARGS` with ADJUDICATOR_HOME=home (in network namespace
-    `netns`, if given): its exit code and output."""
-    inside = ["ip", "netns", "exec", netns] if netns else []
+    """Run `python -m adjudicator ARGS` with ADJUDICATOR_HOME=home (inside the network namespace
+    `netns`, if given: support.netns): its exit code and output."""
+    argv = [sys.executable, "-m", "adjudicator", *args]
     return subprocess.run(
-        [*inside, sys.executable, "-m", "adjudicator", *args],
+        netns.command(*argv) if netns is not None else argv,
         env={**os.environ, "ADJUDICATOR_HOME": str(home), **(env or {})},
         input=stdin,
         capture_output=True,
