@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PIP := $(BIN)/pip install --quiet --disable-pip-version-check
 
-.PHONY: run test check setup setup-test lint bench screenshots translations
+.PHONY: run test check setup setup-test lint docs bench screenshots translations
 
 run: setup
 	$(BIN)/adjudicator quickstart
@@ -19,8 +19,15 @@ check: lint
 	$(BIN)/python -m pytest -m "not browser and not postgres and not slow" -n 2 -q -p no:cacheprovider
 
 lint: setup-test
-	$(BIN)/ruff check adjudicator kiosk tests benchmarks
+	$(BIN)/ruff check adjudicator kiosk tests benchmarks docs/generate.py
 	$(BIN)/lint-imports
+	$(BIN)/mkdocs build --strict --quiet
+
+# The manual's generated pages (the command reference, the settings table), made afresh from the
+# program; tests/cli/test_docs.py fails when one is stale.
+docs: setup-test
+	$(BIN)/cog -r -I docs docs/reference/commands.md docs/reference/settings.md
+	$(BIN)/mkdocs build --strict
 
 screenshots: setup-test  # the README's pictures, taken afresh into docs/images
 	$(BIN)/python -m pytest tests/kiosk/test_readme_pictures.py --screenshots -p no:cacheprovider -q

@@ -15,19 +15,21 @@ from adjudicator.judging.rules import RULES, get_rule
 from support.paths import ROOT, SHARED_LEXICONS, present
 
 README = (ROOT / "README.md").read_text()
+DIRECTOR = (ROOT / "docs" / "director.md").read_text()  # the manual's "The director's day"
 
 
-def section(heading: str) -> str:
-    """The text of the README's section `## heading`, to the next heading of its level."""
-    start = README.index(f"\n## {heading}\n")
-    end = README.find("\n## ", start + 1)
-    return README[start : end if end > 0 else None]
+def section(heading: str, text: str = README) -> str:
+    """The text of the section `## heading` of the README (or of `text`), to the next heading
+    of its level."""
+    start = text.index(f"\n## {heading}\n")
+    end = text.find("\n## ", start + 1)
+    return text[start : end if end > 0 else None]
 
 
 def rule_table_forms() -> list[str]:
     """The rule column of the table in "Challenge rules": `single`, `N-per-word`, ..."""
     forms = []
-    for line in section("Challenge rules (penalty systems)").splitlines():
+    for line in section("Challenge rules (penalty systems)", DIRECTOR).splitlines():
         match = re.match(r"\| `([^`]+)`", line)
         if match:
             forms.append(match.group(1))
@@ -66,7 +68,7 @@ def test_every_form_in_the_rule_table_is_a_rule_the_program_takes():
 def test_every_rule_the_program_takes_is_in_the_rule_table(name):
     get_rule(name)  # a rule, or this test names one that is not
     assert any(form_pattern(form).fullmatch(name) for form in rule_table_forms()), (
-        f"the README's rule table has no row for {name!r}"
+        f"the manual's rule table (docs/director.md) has no row for {name!r}"
     )
 
 
@@ -125,3 +127,19 @@ def test_day_one_numbers_its_commands_and_its_steps_alike():
         assert word in steps[number], f"step {number} does not explain `{command.strip()}`"
         numbered.append(number)
     assert numbered == sorted(numbered) and set(numbered) >= set(range(1, max(numbered) + 1))
+
+
+def test_the_readme_is_a_front_page():
+    """The README is the front page (issue 37): at most 300 lines, the rest in the manual."""
+    assert len(README.splitlines()) <= 300
+    for heading in ("Quick start", "Your hall on day one", "When the laptop dies", "The manual"):
+        assert f"\n## {heading}\n" in README
+
+
+def test_every_local_link_of_the_readme_and_the_manual_opens_a_file():
+    pages = [ROOT / "README.md", *(ROOT / "docs").rglob("*.md")]
+    for page in pages:
+        for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", page.read_text()):
+            if "://" in target:
+                continue
+            assert (page.parent / target).exists(), f"{page.name} links to {target}: no such file"

@@ -39,6 +39,14 @@ pytestmark = [
 
 DOCS = ROOT / "docs" / "images"
 README = ROOT / "README.md"
+
+
+def shown(name: str) -> bool:
+    """Whether the README (docs/images/NAME) or a page of the manual (images/NAME) shows it."""
+    pages = (ROOT / "docs").glob("*.md")
+    return f"docs/images/{name}" in README.read_text() or any(
+        f"](images/{name})" in page.read_text() for page in pages
+    )
 PICTURES = {  # file -> viewport
     "kiosk-idle.png": (1280, 720),
     "kiosk-verdict.png": (1280, 720),
@@ -82,11 +90,11 @@ def kiosk(browser, home: Home, server: Server, name: str, tournament: str, *opti
 
 def kiosk_picture(page, folder: Path, name: str) -> None:
     """Take the settled kiosk page as the picture `name` (the idle kiosk's size), which the
-    README shows and docs/images/ holds."""
+    README or the manual shows and docs/images/ holds."""
     page.evaluate(SETTLE_JS)
     assert off_screen(page) == []
     page.screenshot(path=str(folder / name))
-    assert f"docs/images/{name}" in README.read_text()
+    assert shown(name), f"neither the README nor the manual shows {name}"
     for path in (folder / name, DOCS / name):
         assert path.is_file(), f"{path} is missing: run make screenshots"
         assert png_size(path) == PICTURES["kiosk-idle.png"], path
@@ -120,9 +128,8 @@ def test_the_readme_pictures(browser, home: Home, server: Server, folder: Path):
     director.screenshot(path=str(folder / "director-overview.png"))
     hall_picture(browser, home, server, director, folder)
 
-    readme = README.read_text()
     for name, (width, height) in PICTURES.items():
-        assert f"docs/images/{name}" in readme, f"the README does not show {name}"
+        assert shown(name), f"neither the README nor the manual shows {name}"
         for path in (folder / name, DOCS / name):
             assert path.is_file(), f"{path} is missing: run make screenshots"
             assert png_size(path) == (width, height), path
