@@ -31,12 +31,13 @@ from pathlib import Path
 
 import pytest
 
-from adjudicator.record import chain_head, copy_heads, db_mirror, journal_copies, migrations
-from adjudicator.record.db_mirror import MirroredDatabase
-from adjudicator.record.db_sqlite import SqliteDatabase
-from adjudicator.record.group_commit import GroupCommitter
-from adjudicator.record.head_guard import HeadGuard
-from adjudicator.record.journal_entry import INSERT, new_entry, stored_values
+from adjudicator.record.copies import committed_head, mirror, resync, standing
+from adjudicator.record.copies.head_guard import HeadGuard
+from adjudicator.record.copies.mirror import MirroredDatabase
+from adjudicator.record.database import migrations
+from adjudicator.record.database.sqlite import SqliteDatabase
+from adjudicator.record.journal.group_commit import GroupCommitter
+from adjudicator.record.journal.journal_entry import INSERT, new_entry, stored_values
 from benchmarks.bench_mirror import ROUND, a_round
 from benchmarks.synthetic_journal import CHALLENGE, insert_all
 
@@ -67,7 +68,7 @@ def mirrored_journal(folder: Path, rows: int) -> MirroredDatabase:
     single.close()
     if rows:
         insert_all(single, INSERT, filled_rows(rows))
-    journal_copies.rebuild(str(primary), str(mirror))
+    resync.rebuild(str(primary), str(mirror))
     return MirroredDatabase(str(primary), str(mirror), key_path=folder / "receipt_key.pem")
 
 
@@ -75,10 +76,10 @@ def compare(db: MirroredDatabase, on: bool) -> None:
     """Turn the comparison on or off; on, from the head the copies hold now (their records
     are not kept while it is off, as before issue 27)."""
     if on and not db.heads.on:  # through the journal's own connections: their caches stay
-        head = copy_heads.head(db.paths["primary"])
-        record = db.heads.record_of(chain_head.Head(head.journal_id, head.rows, head.last_hash))
+        head = standing.head(db.paths["primary"])
+        record = db.heads.record_of(committed_head.Head(head.journal_id, head.rows, head.last_hash))
         with db.transaction(chain_lock=True) as cur:
-            cur.execute(chain_head.WRITE_SQL, (record,))
+            cur.execute(committed_head.WRITE_SQL, (record,))
         db.heads.forget()
     db.heads.on = on
 
@@ -135,8 +136,8 @@ class Stopwatch:
 
     def __enter__(self) -> Stopwatch:
         self.wrap(HeadGuard, "before")
-        self.wrap(db_mirror._Transaction, "new_head")
-        self.wrap(db_mirror._Transaction, "write_record")
+        self.wrap(mirror._Transaction, "new_head")
+        self.wrap(mirror._Transaction, "write_record")
         return self
 
     def __exit__(self, *exc) -> None:

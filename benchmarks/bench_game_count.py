@@ -23,8 +23,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from adjudicator.judging.game import earlier_unsuccessful
-from adjudicator.record import migrations
-from adjudicator.record.db_sqlite import SqliteDatabase
+from adjudicator.record.database import migrations
+from adjudicator.record.database.sqlite import SqliteDatabase
 from benchmarks.synthetic_journal import insert_all, season_rows  # noqa: E402
 
 SIZES = (10_000, 1_000_000)

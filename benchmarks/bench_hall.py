@@ -19,8 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from adjudicator.hall import hall_tls, pairing_sheet, sheet_page, tournaments
+from adjudicator.hall import pairing_sheet, sheet_page, tournaments
 from adjudicator.hall.hall import Hall
+from adjudicator.hall.network import hall_tls
 from adjudicator.words.store import LexiconStore
 from adjudicator.words.wordlist import WordSet
 

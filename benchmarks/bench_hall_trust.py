@@ -14,7 +14,7 @@ import os
 
 import pytest
 
-from adjudicator.hall import hall_tls, name_claims
+from adjudicator.hall.network import hall_tls, name_claims
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ from conftest import SHARED_LEXICONS
 
 from adjudicator.hall import tournaments
 from adjudicator.hall.hall import Hall
-from adjudicator.record.db_sqlite import SqliteDatabase
+from adjudicator.record.database.sqlite import SqliteDatabase
 from adjudicator.words.lexicon import CompiledLexicon, Manifest
 from adjudicator.words.lexicon_import import import_lexicon
 from adjudicator.words.store import LexiconStore

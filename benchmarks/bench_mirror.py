@@ -13,10 +13,10 @@ import threading
 
 import pytest
 
-from adjudicator.record import migrations
-from adjudicator.record.db_mirror import MirroredDatabase
-from adjudicator.record.db_sqlite import SqliteDatabase
-from adjudicator.record.group_commit import GroupCommitter
+from adjudicator.record.copies.mirror import MirroredDatabase
+from adjudicator.record.database import migrations
+from adjudicator.record.database.sqlite import SqliteDatabase
+from adjudicator.record.journal.group_commit import GroupCommitter
 from benchmarks.synthetic_journal import CHALLENGE
 
 ROUND = 64

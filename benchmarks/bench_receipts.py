@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import pytest
 
-from adjudicator.record import journal, journal_health, migrations, receipt_key, receipts
-from adjudicator.record.db_sqlite import SqliteDatabase
+from adjudicator.record.database import journal_health, migrations
+from adjudicator.record.database.sqlite import SqliteDatabase
+from adjudicator.record.journal import journal, receipt_key
+from adjudicator.record.proofs import receipts
 from benchmarks.synthetic_journal import CHALLENGE
 
 PLAIN_HEAD = "SELECT id, row_hash FROM adjudications ORDER BY id DESC LIMIT 1"

@@ -23,9 +23,10 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from adjudicator.hall import export
-from adjudicator.record import journal, migrations
-from adjudicator.record.db_sqlite import SqliteDatabase
+from adjudicator.hall.director import export
+from adjudicator.record.database import migrations
+from adjudicator.record.database.sqlite import SqliteDatabase
+from adjudicator.record.journal import journal
 from benchmarks.synthetic_journal import insert_all, season_rows  # noqa: E402
 
 ROWS = 100_000

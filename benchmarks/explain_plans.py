@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from adjudicator.record.db_postgres import PostgresCursor, PostgresDatabase  # noqa: E402
+from adjudicator.record.database.postgres import PostgresCursor, PostgresDatabase  # noqa: E402
 
 from tests.support.postgres import PostgresServer, create_database  # noqa: E402
 from tests.support.query_plans import Statement, exercise, fill_fast, plans, recording  # noqa: E402

@@ -25,7 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from adjudicator import journal  # noqa: E402
-from adjudicator.hall import export
+from adjudicator.hall.director import export
 from benchmarks import journal_floor  # noqa: E402
 from benchmarks import season as seasons  # noqa: E402
 

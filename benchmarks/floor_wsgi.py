@@ -5,8 +5,8 @@ stat of the journal's files before and after each commit). For measurement only.
 from __future__ import annotations
 
 from adjudicator.hall import hall
-from adjudicator.record import journal_health
-from adjudicator.record.db_sqlite import SqliteDatabase
+from adjudicator.record.database import journal_health
+from adjudicator.record.database.sqlite import SqliteDatabase
 
 
 def _plain_head(db, cur):

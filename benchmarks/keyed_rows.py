@@ -38,7 +38,7 @@ setup = build_setup(Path(tempfile.mkdtemp(dir=sys.argv[2])))
 hall, kiosk = setup.hall, setup.nwl.kiosk
 keyed = [0.0]  # the keyed work, timed in place (this checkout only): its set-up and hashes
 try:
-    from adjudicator.record import row_keys
+    from adjudicator.record.journal import row_keys
 except ImportError:
     row_keys = None
 if row_keys is not None:
@@ -67,7 +67,7 @@ print(json.dumps({"wall": statistics.median(wall), "cpu": statistics.mean(cpu),
 
 VERIFY_BEFORE = """
 import json, os, time
-from adjudicator.record import journal
+from adjudicator.record.journal import journal
 from adjudicator.record.backends import connect
 db = connect(os.environ["ADJUDICATOR_DATABASE_URL"])
 started, started_cpu = time.perf_counter(), time.process_time()
@@ -79,7 +79,8 @@ print(json.dumps({"wall": time.perf_counter() - started, "cpu": time.process_tim
 
 VERIFY_AFTER = """
 import json, os, time
-from adjudicator.record import journal_proof, receipt_key, row_keys
+from adjudicator.record.proofs import journal_proof
+from adjudicator.record.journal import receipt_key, row_keys
 from adjudicator.record.backends import connect
 db = connect(os.environ["ADJUDICATOR_DATABASE_URL"])
 key = receipt_key.load(receipt_key.key_path())
@@ -156,7 +157,8 @@ def fill(folder: Path, rows: int) -> dict:
     """A journal of `rows` keyed rows (this checkout's append path), with the signed mark of
     its newest row; the environment that points the program at it."""
     sys.path.insert(0, str(ROOT))
-    from adjudicator.record import high_water, journal, journal_begun, journal_proof, receipt_key
+    from adjudicator.record.journal import journal, receipt_key
+    from adjudicator.record.proofs import high_water, journal_begun, journal_proof
     from benchmarks import season as seasons
 
     home, url = folder / "home", str(folder / "season.sqlite3")

@@ -80,9 +80,9 @@ def make_home(folder: Path, kiosks: int, receipts: bool) -> Home:
     tourney = tsh_files.write_tourney_js(folder / "event" / "tourney.js", event)
     cli(home.path, "tsh", "link", "hall", str(tourney))
     os.environ["ADJUDICATOR_HOME"] = str(home.path)
-    from adjudicator.hall import hall_tls
     from adjudicator.hall import kiosks as kiosk_rows
     from adjudicator.hall.hall import Hall
+    from adjudicator.hall.network import hall_tls
 
     hall = Hall()
     tokens, made = [], []
@@ -101,7 +101,7 @@ def server_argv(kind: str, port: int, home: Home, args) -> list[str]:
     if kind in ("before", "after"):
         return [sys.executable, "-m", "adjudicator", "serve", "--bind", f"127.0.0.1:{port}",
                 "--workers", str(workers), *tls]  # fmt: skip
-    worker = ["--worker-class", "kiosk.loop_worker.LoopWorker"]
+    worker = ["--worker-class", "kiosk.server.loop_worker.LoopWorker"]
     if kind == "floor-gthread":  # its connections kept alive as long as the loop worker's
         worker = ["--worker-class", "gthread", "--keep-alive", str(args.header_timeout)]
     return [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers",

@@ -37,8 +37,8 @@ def build_home(path: Path) -> tuple[PreparedHome, list[str]]:
     """12 compiled lexicons, a tournament and a kiosk on each; returns the kiosks' tokens."""
     os.environ["ADJUDICATOR_HOME"] = str(path)
     from adjudicator.hall import kiosks, tournaments
-    from adjudicator.record import migrations
     from adjudicator.record.backends import connect
+    from adjudicator.record.database import migrations
     from adjudicator.words.lexicon_import import import_lexicon
     from adjudicator.words.store import LexiconStore
 

@@ -18,7 +18,9 @@ def adjudicate():
 
 STATUS = (  # about the size of a kiosk's status: the floor of a status poll (load_polls.py)
     b'{"ok": true, "kiosk": "kiosk-1", "tournament": {"slug": "hall", "title": "Test Hall"}, '
-    + b'"padding": "' + b"x" * 1200 + b'"}\n'
+    + b'"padding": "'
+    + b"x" * 1200
+    + b'"}\n'
 )
 
 

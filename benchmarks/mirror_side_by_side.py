@@ -18,7 +18,7 @@ from pathlib import Path
 
 from bench_mirror import ROUND, a_round, journal_of
 
-from adjudicator.record.group_commit import GroupCommitter
+from adjudicator.record.journal.group_commit import GroupCommitter
 
 
 def main(rounds: int = 40) -> None:

@@ -87,7 +87,7 @@ def measure(tree: Path, folder: Path, count: int) -> dict:
 def _grant_others(hall) -> bool:
     """200 free challenges to other players of the NWL tournament (this tree has grants)."""
     try:
-        from adjudicator.hall import director_decisions
+        from adjudicator.hall.director import director_decisions
     except ImportError:
         return False
     for i in range(200):

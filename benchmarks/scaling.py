@@ -91,7 +91,7 @@ def vm_rss_mib(pid: int) -> float:
 
 
 def page_links(season: seasons.Season) -> dict[str, str]:
-    from adjudicator.record import journal
+    from adjudicator.record.journal import journal
 
     db = season.db()
     try:

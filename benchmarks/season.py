@@ -21,10 +21,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from adjudicator.hall import kiosks, staff, tournaments
-from adjudicator.record import journal, migrations
+from adjudicator.hall import kiosks, tournaments
+from adjudicator.hall.people import staff
 from adjudicator.record.backends import connect
-from adjudicator.record.db import Database
+from adjudicator.record.database import migrations
+from adjudicator.record.database.db import Database
+from adjudicator.record.journal import journal
 from adjudicator.words.store import LexiconStore
 from adjudicator.words.wordlist import WordSet
 

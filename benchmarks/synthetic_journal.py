@@ -10,7 +10,7 @@ import random
 import sqlite3
 from collections.abc import Iterable, Iterator
 
-from adjudicator.record.db_sqlite import SqliteDatabase
+from adjudicator.record.database.sqlite import SqliteDatabase
 
 from tests.support.journal import challenge_fields
 

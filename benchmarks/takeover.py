@@ -25,8 +25,8 @@ import threading
 import time
 from pathlib import Path
 
-from adjudicator.record import journal
-from adjudicator.record.journal import Pending
+from adjudicator.record.journal import journal
+from adjudicator.record.journal.journal import Pending
 
 from tests.support.journal import challenge_fields
 from tests.support.kit import PASSPHRASE

@@ -55,7 +55,7 @@ BODIES = [
 ]
 GUNICORN = ["--workers", "1", "--threads", "16", "--access-logfile", "-", "--access-logformat",
             '%(h)s "%(r)s" %(s)s %(M)sms', "--no-control-socket"]  # fmt: skip
-LOOP = "kiosk.loop_worker.LoopWorker"
+LOOP = "kiosk.server.loop_worker.LoopWorker"
 
 
 def servers(home, tls) -> dict[str, tuple[list[str], bool]]:
@@ -66,12 +66,26 @@ def servers(home, tls) -> dict[str, tuple[list[str], bool]]:
     return {
         "serve-tls": ([*serve, *cert], True),
         "serve-http": (serve, False),
-        "floor-app-tls": ([*gunicorn, "--worker-class", LOOP, *cert,
-                           "benchmarks.floor_wsgi:app"], True),  # fmt: skip
-        "minimal-tls": ([*gunicorn, "--worker-class", LOOP, *cert,
-                         "benchmarks.minimal_app:app"], True),  # fmt: skip
-        "minimal-gthread-tls": ([*gunicorn, "--worker-class", "gthread", "--keep-alive", "30",
-                                 *cert, "benchmarks.minimal_app:app"], True),  # fmt: skip
+        "floor-app-tls": (
+            [*gunicorn, "--worker-class", LOOP, *cert, "benchmarks.floor_wsgi:app"],
+            True,
+        ),  # fmt: skip
+        "minimal-tls": (
+            [*gunicorn, "--worker-class", LOOP, *cert, "benchmarks.minimal_app:app"],
+            True,
+        ),  # fmt: skip
+        "minimal-gthread-tls": (
+            [
+                *gunicorn,
+                "--worker-class",
+                "gthread",
+                "--keep-alive",
+                "30",
+                *cert,
+                "benchmarks.minimal_app:app",
+            ],
+            True,
+        ),  # fmt: skip
     }
 
 
@@ -159,16 +173,28 @@ LAYERS = (  # (name, the function whose cumulative time it is), outermost first
     ("  the hall's path (Hall.adjudicate)", "adjudicator/hall/hall.py", "adjudicate"),
     ("    the lexicon opened and checked", "adjudicator/hall/hall.py", "lexicon_for"),
     ("    the TSH seat looked up", "adjudicator/hall/tsh/seating.py", "seat_challenge"),
-    ("    the words read in the lexicon's tiles", "adjudicator/words/normalize.py",
-     "normalize_challenge"),  # fmt: skip
+    (
+        "    the words read in the lexicon's tiles",
+        "adjudicator/words/normalize.py",
+        "normalize_challenge",
+    ),  # fmt: skip
     ("    the ruling (every word looked up)", "adjudicator/judging/ruling.py", "rule_on"),
-    ("    the group commit (row, chain, tallies)", "adjudicator/record/group_commit.py",
-     "append"),  # fmt: skip
-    ("      the rows written (journal.append_batch)", "adjudicator/record/journal.py",
-     "append_batch"),  # fmt: skip
+    (
+        "    the group commit (row, chain, tallies)",
+        "adjudicator/record/journal/group_commit.py",
+        "append",
+    ),  # fmt: skip
+    (
+        "      the rows written (journal.append_batch)",
+        "adjudicator/record/journal/journal.py",
+        "append_batch",
+    ),  # fmt: skip
     ("      SQLite's statements and commit (CPU)", "~", "<method 'execute' of 'sqlite3.Connection"),
-    ("      the journal's identity checked", "adjudicator/record/journal_health.py",
-     "after_commit"),  # fmt: skip
+    (
+        "      the journal's identity checked",
+        "adjudicator/record/database/journal_health.py",
+        "after_commit",
+    ),  # fmt: skip
     ("  the receipt signed (Ed25519)", "adjudicator/hall/hall.py", "receipt"),
     ("  the verdict said in the kiosk's language", "kiosk/i18n.py", "say_verdict"),
     ("  the answer written as JSON", "flask/json/__init__.py", "jsonify"),
@@ -238,7 +264,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="verdict-layers-") as folder:
         home = prepare_home(Path(folder) / "home")
         os.environ["ADJUDICATOR_HOME"] = str(home.path)
-        from adjudicator.hall import hall_tls
+        from adjudicator.hall.network import hall_tls
 
         tls = hall_tls.ensure("bench", ["127.0.0.1"], own_networks=[])
         wire = {} if args.no_wire else over_the_wire(home, tls, args)

@@ -2,6 +2,10 @@
 
 Built by `create_app()` from defaults, then the test config; blueprints are registered here,
 and each resource module (hall, errors, security) owns its lifecycle through `init_app(app)`.
+The director's and judges' pages are in `director/`; the server in front of the app (gunicorn's
+worker, the loop's bridge, the WSGI entry) in `server/`.
+
+May import: the library (its hall, judging, record and words) and the shared leaves.
 """
 
 from __future__ import annotations

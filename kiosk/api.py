@@ -6,12 +6,14 @@ from datetime import UTC, datetime, timedelta
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
-from adjudicator.hall import kiosks, name_claims, tournaments
+from adjudicator.hall import kiosks, tournaments
 from adjudicator.hall.hall import OPTIONAL_FIELDS as DETAILS
-from adjudicator.hall.ratelimit import RecentRequests, parse_rate_limit
-from adjudicator.record import journal_health, receipts, witnesses
-from adjudicator.record.db import DatabaseUnavailable
-from adjudicator.record.receipt_key import signature_ok
+from adjudicator.hall.network import name_claims
+from adjudicator.hall.people.ratelimit import RecentRequests, parse_rate_limit
+from adjudicator.record.database import journal_health
+from adjudicator.record.database.db import DatabaseUnavailable
+from adjudicator.record.journal.receipt_key import signature_ok
+from adjudicator.record.proofs import receipts, witnesses
 from adjudicator.wording import N_, Phrase
 from adjudicator.words.spelling import spell_challenge
 from kiosk import conditional, kiosk_poll

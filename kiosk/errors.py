@@ -12,23 +12,26 @@ from flask_babel import gettext
 from werkzeug.exceptions import HTTPException
 
 from adjudicator.errors import AdjudicatorError, ChallengeInputError
+from adjudicator.hall.director.journal_review import FilterError
 from adjudicator.hall.hall import DetailError, LexiconUnavailable
-from adjudicator.hall.journal_review import FilterError
 from adjudicator.hall.kiosks import KioskError
-from adjudicator.hall.ratelimit import RateLimited
-from adjudicator.hall.staff import StaffError
+from adjudicator.hall.people.ratelimit import RateLimited
+from adjudicator.hall.people.staff import StaffError
 from adjudicator.hall.tournaments import TournamentError
 from adjudicator.hall.tsh.seating import NotSeated
-from adjudicator.judging.corrections import ConfirmationNeeded, ConfirmationNotOffered
+from adjudicator.judging.corrections.correction_window import (
+    ConfirmationNeeded,
+    ConfirmationNotOffered,
+)
+from adjudicator.judging.corrections.second_opinion import SecondOpinionRefused
+from adjudicator.judging.corrections.voids import ReissueRefused, VoidRefused
 from adjudicator.judging.director_flags import DismissRefused
 from adjudicator.judging.game import GameDetailsRequired
 from adjudicator.judging.reasons import ReasonRequired
 from adjudicator.judging.rules import UnknownRule
-from adjudicator.judging.second_opinion import SecondOpinionRefused
-from adjudicator.judging.voids import ReissueRefused, VoidRefused
-from adjudicator.record.db import DatabaseUnavailable
-from adjudicator.record.journal_health import JournalLost
-from adjudicator.record.receipt_key import ReceiptKeyError
+from adjudicator.record.database.db import DatabaseUnavailable
+from adjudicator.record.database.journal_health import JournalLost
+from adjudicator.record.journal.receipt_key import ReceiptKeyError
 from adjudicator.textcheck import TextError
 from adjudicator.wording import N_, Phrase
 from kiosk.i18n import say, speak_as_asked

@@ -6,7 +6,7 @@ from flask import Flask, current_app
 
 from adjudicator.hall.hall import Hall
 from adjudicator.hall.kit import refresh
-from adjudicator.record import copy_audit
+from adjudicator.record.copies import background_check
 
 
 def init_app(app: Flask) -> None:
@@ -19,6 +19,8 @@ def get_hall() -> Hall:
     if hall is None:
         hall = Hall()
         current_app.extensions["hall"] = hall
-        copy_audit.watch(hall.db)  # a mirrored journal: both copies verified in the background
+        background_check.watch(
+            hall.db
+        )  # a mirrored journal: both copies verified in the background
         refresh.watch(hall)  # the takeover kit on the stick kept current, in the background
     return hall

@@ -1,6 +1,6 @@
 """/hall/ca.crt and /hall/trust: the hall's own CA certificate, and how a tablet trusts it once.
 
-`adjudicator hall` makes the CA in the data home (adjudicator/hall/hall_tls.py); a server
+`adjudicator hall` makes the CA in the data home (adjudicator/hall/network/hall_tls.py); a server
 started otherwise has none, and these pages say so instead of failing.
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, render_template
 
-from adjudicator.hall import hall_tls, hall_url
+from adjudicator.hall.network import hall_tls, hall_url
 
 bp = Blueprint("hall_trust", __name__, url_prefix="/hall")
 

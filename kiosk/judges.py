@@ -13,10 +13,11 @@ from flask_babel import gettext as _
 
 from adjudicator.errors import AdjudicatorError, LexiconError
 from adjudicator.hall import tournament_pins
-from adjudicator.judging import second_opinion
+from adjudicator.judging.corrections import second_opinion
 from adjudicator.judging.rulebooks import NONE, rulebook_of
 from adjudicator.judging.verdict import Verdict, closed_referral
-from adjudicator.record import journal, receipts
+from adjudicator.record.journal import journal
+from adjudicator.record.proofs import receipts
 from kiosk.auth import current_kiosk
 from kiosk.hall import get_hall
 from kiosk.i18n import say_verdict

@@ -11,7 +11,7 @@ already holds it gets an empty 304, held open on the event loop until something 
   (`game_version`: what GET /api/v1/table would answer, None where it would answer nothing).
 - `unchanged(kiosk, tag)`: the 304. With `?wait=N` and a server that can hold a poll (the
   loop worker says so in the environ), it asks to be held up to N seconds (HOLD_SECONDS at
-  most): the bridge (`kiosk.loop_holds`) keeps only its connection, asks `Polls.changed`
+  most): the bridge (`kiosk.server.loop_holds`) keeps only its connection, asks `Polls.changed`
   once a second which held polls' kiosks now have another ETag (or another credential: a
   revoked kiosk, a new pairing), or which witnessed rows the journal no longer holds (a poll
   carries the kiosk's newest receipt, X-Kiosk-Witness), and runs those polls again (a 200, a
@@ -34,12 +34,12 @@ from adjudicator.hall.hall import Hall, LexiconUnavailable
 from adjudicator.hall.tsh import links
 from adjudicator.judging.rulebooks import get_rulebook
 from adjudicator.judging.rules import get_rule
-from adjudicator.record import witnesses
+from adjudicator.record.proofs import witnesses
 from adjudicator.wording import Phrase
 from kiosk import conditional
 from kiosk.hall import get_hall
 from kiosk.i18n import say, say_alphabet, say_description, say_rule, speak
-from kiosk.loop_holds import CAN_HOLD, HOLD_HEADER
+from kiosk.server.loop_holds import CAN_HOLD, HOLD_HEADER
 
 HOLD_SECONDS = 20  # the longest a poll is held open waiting for a change
 EXTENSION = "kiosk_polls"  # app.extensions: this app's Polls

@@ -16,8 +16,9 @@ from flask import Blueprint, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from flask_babel import ngettext
 
-from adjudicator.hall import attempts, kiosks, tournaments
+from adjudicator.hall import kiosks, tournaments
 from adjudicator.hall.languages import LANGUAGES
+from adjudicator.hall.people import attempts
 from kiosk.auth import current_kiosk, set_pairing_cookie
 from kiosk.hall import get_hall
 from kiosk.i18n import language, speak

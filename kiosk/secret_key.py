@@ -1,5 +1,6 @@
 """The app's secret key: made on first run, kept in the data home, readable by its owner only
-(adjudicator/hall/session_secret.py keeps it; the hall's kit carries it to a second laptop)."""
+(adjudicator/hall/people/session_secret.py keeps it; the hall's kit carries it to a second
+laptop)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from pathlib import Path
 
 from flask import Flask
 
-from adjudicator.hall import session_secret
+from adjudicator.hall.people import session_secret
 
 
 def secret_key_path() -> Path:

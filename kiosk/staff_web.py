@@ -1,6 +1,6 @@
 """What the director's and word judges' pages share: sign-in, the staff session, CSRF, uploads.
 
-Staff sessions live on the server (adjudicator.hall.staff_sessions): the cookie (HttpOnly,
+Staff sessions live on the server (adjudicator.hall.people.staff_sessions): the cookie (HttpOnly,
 SameSite=Strict, Secure under TLS) holds only an opaque random session id beside the CSRF token,
 so signing out, changing the password or "sign out everywhere" ends it for good, and a reader
 of the cookie learns nothing else. Every form carries a CSRF token (Flask-WTF), the kiosks'
@@ -32,8 +32,8 @@ from flask_wtf.csrf import CSRFError, CSRFProtect
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from adjudicator import settings
-from adjudicator.hall import attempts, staff, staff_sessions
 from adjudicator.hall.languages import LANGUAGES
+from adjudicator.hall.people import attempts, staff, staff_sessions
 from adjudicator.wording import N_
 from kiosk.errors import ApiError, error_response
 from kiosk.hall import get_hall

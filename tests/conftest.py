@@ -33,8 +33,9 @@ import pytest
 from click.testing import CliRunner
 
 from adjudicator.cli import cli
-from adjudicator.record import migrations, receipt_key
 from adjudicator.record.backends import connect
+from adjudicator.record.database import migrations
+from adjudicator.record.journal import receipt_key
 from adjudicator.words.store import LexiconStore
 from adjudicator.words.wordlist import WordSet
 

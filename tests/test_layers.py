@@ -79,3 +79,37 @@ def test_the_top_level_keeps_only_the_shared_leaves():
     assert len(top) <= TOP_LEVEL_LIMIT, top
     wings = {path.parent.name for path in (ROOT / "adjudicator").glob("*/__init__.py")}
     assert {"words", "judging", "record", "hall", "cli"} <= wings
+
+
+FOLDER_LIMIT = 20  # modules side by side in one package (issue 37): more, and it is cut by job
+
+
+def packages() -> list[Path]:
+    """Every package of the library and the web app."""
+    return sorted(
+        init.parent
+        for top in ("adjudicator", "kiosk")
+        for init in (ROOT / top).rglob("__init__.py")
+        if "translations" not in init.parts
+    )
+
+
+def test_no_package_holds_more_than_twenty_modules_side_by_side():
+    crowded = {
+        str(package.relative_to(ROOT)): count
+        for package in packages()
+        if (count := len([p for p in package.glob("*.py") if p.name != "__init__.py"]))
+        > FOLDER_LIMIT
+    }
+    assert crowded == {}
+
+
+def test_every_package_says_what_it_holds_and_what_it_may_import():
+    import ast
+
+    silent = []
+    for package in packages():
+        doc = ast.get_docstring(ast.parse((package / "__init__.py").read_text())) or ""
+        if "May import:" not in doc or doc.startswith("TODO"):
+            silent.append(str(package.relative_to(ROOT)))
+    assert silent == []

@@ -7,6 +7,9 @@ Each command's module is imported only when that command runs (or when help list
 so `adjudicator judge` loads the judging modules and not Flask, gunicorn, psycopg or argon2;
 its plain forms do not even load click (see fast_judge). `cli`, the click group, is built on
 first access (`from adjudicator.cli import cli`).
+
+May import: the library (hall, judging, record, words, shared leaves); the web app only from
+`serve_cmd`, which starts it.
 """
 
 from __future__ import annotations

@@ -56,7 +56,7 @@ def open_hall():
     """The hall on the configured database, its schema brought up to date; judging held if
     the USB stick it was mirrored to is gone (one_hall)."""
     from adjudicator.hall.hall import Hall
-    from adjudicator.record import one_hall
+    from adjudicator.record.copies import one_hall
 
     hall = Hall()
     hall.upgrade()
@@ -80,7 +80,7 @@ def public_url(recorded: bool = True) -> str:
     else where `adjudicator hall` last served (unless `recorded` is False, as for quickstart,
     which serves where it binds), else the address `serve` binds."""
     from adjudicator import settings
-    from adjudicator.hall import hall_url
+    from adjudicator.hall.network import hall_url
 
     host, _, port = settings.get("bind").rpartition(":")
     if host in ("0.0.0.0", "::", "[::]", ""):  # every interface: no tablet can open that address

@@ -8,10 +8,10 @@ import json
 import click
 
 from adjudicator.cli.common import cli_actor, json_option, open_hall
-from adjudicator.hall import director_decisions
+from adjudicator.hall.director import director_decisions
 from adjudicator.judging import director_challenges
-from adjudicator.record import receipts
-from adjudicator.record.journal import Entry
+from adjudicator.record.journal.journal import Entry
+from adjudicator.record.proofs import receipts
 
 
 @click.command("free-challenge")
@@ -110,7 +110,7 @@ def _print(hall, entry: Entry, as_json: bool, headline: str) -> None:
     """The row as recorded (JSON: the export's fields), signed like every verdict."""
     receipt = hall.receipt(entry)
     if as_json:
-        from adjudicator.hall.export import export_json
+        from adjudicator.hall.director.export import export_json
 
         click.echo(json.dumps({**export_json(entry), "receipt": receipt}))
         return

@@ -3,8 +3,8 @@
 Finds the LAN addresses, makes (or renews) the hall's CA and server certificate in the data
 home, checks the port is free (and the plain-HTTP port for the trust page: one in use is only
 a warning), and hands the server's command line to the hall wing
-(adjudicator/hall/hall_process.py), which starts it, announces NAME.local by mDNS, records its
-URL for pairing links, and on Ctrl-C or SIGTERM withdraws the name and stops the server.
+(adjudicator/hall/network/hall_process.py), which starts it, announces NAME.local by mDNS,
+records its URL for pairing links, and on Ctrl-C or SIGTERM withdraws the name and stops the server.
 `--print-service` prints a systemd unit that runs all this at boot instead.
 """
 
@@ -15,8 +15,8 @@ import click
 from adjudicator import settings
 from adjudicator.cli.common import WORKERS_OPTION, CliError
 from adjudicator.cli.serve_cmd import prepare_gunicorn, prepare_journal, report_kit
-from adjudicator.hall import hall_service, hall_tls, hall_url, lan, mdns
-from adjudicator.hall.hall_process import (
+from adjudicator.hall.network import hall_service, hall_tls, hall_url, lan, mdns
+from adjudicator.hall.network.hall_process import (
     DEFAULT_HTTP_PORT,
     DEFAULT_NAME,
     DEFAULT_PORT,

@@ -10,11 +10,13 @@ import click
 
 from adjudicator.cli.common import CliError, json_option, open_hall
 from adjudicator.cli.journal_verify import key_option, public_key, verify
-from adjudicator.hall import export as export_rows
 from adjudicator.hall import tournaments
-from adjudicator.record import audit as audit_receipts
-from adjudicator.record import checkpoints, migrations, receipt_key
+from adjudicator.hall.director import export as export_rows
 from adjudicator.record.backends import connect
+from adjudicator.record.database import migrations
+from adjudicator.record.journal import receipt_key
+from adjudicator.record.proofs import audit as audit_receipts
+from adjudicator.record.proofs import checkpoints
 
 
 @click.group("journal")
@@ -137,8 +139,8 @@ def _kit_status():
 )
 def resync(keep: str | None):
     """Rebuild the lost or stale copy from the one whose chain verifies (safe while serving)."""
-    from adjudicator.record import journal_copies
-    from adjudicator.record.db_mirror import MirroredDatabase
+    from adjudicator.record.copies import resync
+    from adjudicator.record.copies.mirror import MirroredDatabase
 
     db = connect()
     if not isinstance(db, MirroredDatabase):
@@ -146,7 +148,7 @@ def resync(keep: str | None):
             "No mirror is set: set ADJUDICATOR_JOURNAL_MIRROR to the second journal's path "
             "(on another disk) to keep and resync one."
         )
-    for note in journal_copies.resync(db, keep):
+    for note in resync.resync(db, keep):
         click.echo(note)
 
 
@@ -154,7 +156,7 @@ def resync(keep: str | None):
 @click.argument("dest", metavar="DEST", type=click.Path(dir_okay=False, path_type=Path))
 def backup(dest: Path):
     """Copy the journal to DEST (a new file) while the hall serves; the copy verifies alone."""
-    from adjudicator.record import backup as journal_backup
+    from adjudicator.record.copies import backup as journal_backup
 
     made = journal_backup.make(connect(), dest)
     click.echo(
@@ -170,7 +172,7 @@ def backup(dest: Path):
 def accept_loss(reason: str):
     """Record that rows a receipt proves recorded are gone for good; judging then resumes."""
     from adjudicator.cli.common import cli_actor
-    from adjudicator.record import lost_rows
+    from adjudicator.record.copies import lost_rows
 
     hall = open_hall()
     key_path = hall.key_path or receipt_key.key_path()
@@ -209,7 +211,7 @@ def begin(reason: str):
 def confirm_alone(reason: str):
     """Judge without the journal's mirror: the director confirms no other laptop serves it."""
     from adjudicator.cli.common import cli_actor
-    from adjudicator.record import one_hall
+    from adjudicator.record.copies import one_hall
 
     hall = open_hall()
     one_hall.confirm_alone(hall.db, reason, cli_actor())

@@ -12,7 +12,8 @@ from pathlib import Path
 import click
 
 from adjudicator.cli.common import CliError, open_hall
-from adjudicator.record import checkpoints, receipt_key
+from adjudicator.record.journal import receipt_key
+from adjudicator.record.proofs import checkpoints
 
 key_option = click.option(
     "--key",
@@ -36,7 +37,8 @@ key_option = click.option(
 def verify(checkpoint_files, key_file):
     """Check the hash chain, stored values, keyed rows and the key's signed statements (and
     checkpoints); exit 1 naming the first bad row, or a fork."""
-    from adjudicator.record import fork_check, journal_proof, row_keys
+    from adjudicator.record.journal import row_keys
+    from adjudicator.record.proofs import fork_check, journal_proof
 
     db = open_hall().db
     public, private = _keys(key_file, required=bool(checkpoint_files))
@@ -98,7 +100,7 @@ def _failure(name: str, judged, required: set[str]) -> str:
 
 
 def _refused(refusal) -> str:
-    from adjudicator.record import rollbacks
+    from adjudicator.record.journal import rollbacks
 
     return rollbacks.Rollback(*refusal.rollback(), found_at="").what()
 

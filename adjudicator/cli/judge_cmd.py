@@ -19,7 +19,7 @@ from adjudicator.hall.hall import clean_details
 from adjudicator.hall.tsh import seating
 from adjudicator.judging.rules import get_rule
 from adjudicator.judging.verdict import Verdict
-from adjudicator.record.journal import Entry
+from adjudicator.record.journal.journal import Entry
 
 __all__ = ["HEADLINES", "format_ruling", "judge", "ruling_json"]
 GAME_OPTIONS = ("round", "table", "challenger", "player")

@@ -125,7 +125,8 @@ def table_(name: str, table: str):
 )
 def sheet(tournament: str, tables: str, output: str | None, valid_hours: str):
     """Print a pairing sheet: a kiosk per table, each with a QR code that pairs it once."""
-    from adjudicator.hall import hall_tls, hall_url, pairing_sheet, sheet_page, tournaments
+    from adjudicator.hall import pairing_sheet, sheet_page, tournaments
+    from adjudicator.hall.network import hall_tls, hall_url
 
     hours = pairing_sheet.valid_hours(valid_hours)
     numbers = pairing_sheet.tables(tables)

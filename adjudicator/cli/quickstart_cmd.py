@@ -11,7 +11,8 @@ from adjudicator.cli.judging import format_ruling, judge_text
 from adjudicator.cli.kiosk_cmd import pairing_text
 from adjudicator.cli.serve_cmd import serve
 from adjudicator.errors import AdjudicatorError
-from adjudicator.hall import kiosks, staff, tournaments
+from adjudicator.hall import kiosks, tournaments
+from adjudicator.hall.people import staff
 from adjudicator.words.defaults import install_defaults
 
 SAMPLES = (("TWL06", "double", ("QI", "ZA", "OK")), ("CSW19", "5-per-word", ("QI", "ZE", "OK")))

@@ -9,11 +9,11 @@ import click
 
 from adjudicator import settings
 from adjudicator.cli.common import WORKERS_OPTION, CliError, open_hall
-from adjudicator.record import receipt_key
+from adjudicator.record.journal import receipt_key
 from adjudicator.words.lexicon import seal_for_workers
 
 # Connections waiting to be accepted: more than one laptop's flood of idle connections holds, so
-# a kiosk's is never dropped while the workers refuse that laptop's (kiosk/capped_server.py).
+# a kiosk's is never dropped while the workers refuse that laptop's (kiosk/server/capped_server.py).
 BACKLOG = 4096
 
 
@@ -67,7 +67,7 @@ def prepare_gunicorn(
     """Make the keys the workers share, seal the lexicons, and return gunicorn's command line.
     `plain_port`: the port among `binds` the workers serve without TLS, the trust page alone
     (`adjudicator hall --http-port`); 0 for every other server, whatever the environment says."""
-    from adjudicator.hall import session_secret
+    from adjudicator.hall.people import session_secret
 
     session_secret.load_or_create()  # before the workers fork, so they agree on one key
     receipt_key.load_or_create()  # likewise; and a key others can read stops the start here
@@ -80,7 +80,7 @@ def prepare_gunicorn(
         "--workers",
         str(workers),
         "--worker-class",
-        "kiosk.loop_worker.LoopWorker",  # heads read by an event loop, with deadlines
+        "kiosk.server.loop_worker.LoopWorker",  # heads read by an event loop, with deadlines
         "--threads",
         str(threads),
         "--access-logfile",
@@ -88,13 +88,13 @@ def prepare_gunicorn(
         "--access-logformat",
         '%(h)s "%(r)s" %(s)s %(M)sms',
         "--logger-class",
-        "kiosk.access_log.RedactingLogger",  # no pairing code in the access log
+        "kiosk.server.access_log.RedactingLogger",  # no pairing code in the access log
         "--graceful-timeout",
         "5",
         "--backlog",  # gunicorn's 2,048 fills with one laptop's flood (the kernel caps it too)
         str(BACKLOG),
         "--no-control-socket",  # several servers on one machine must not share one socket
-        "kiosk.wsgi:app",
+        "kiosk.server.wsgi:app",
     ]
     os.environ["ADJUDICATOR_HTTP_PORT"] = str(plain_port)  # the workers inherit it
     if certfile:
@@ -124,7 +124,7 @@ def prepare_journal():
     journal's copies together (unless the stick it wrote to is gone: then judging is held),
     migrate the schema once (before any worker), and say if the journal ends before the
     signed high-water mark."""
-    from adjudicator.record import one_hall
+    from adjudicator.record.copies import one_hall
 
     missing = _bring_copies_together()
     hall = open_hall()  # held there, if the stick is gone
@@ -141,16 +141,16 @@ def _bring_copies_together() -> str | None:
     """A mirrored journal: rebuild a copy only behind the other; refuse copies that disagree,
     and a journal another laptop took over. The mirror it wrote to, if that is gone (then
     nothing is written to the copies)."""
-    from adjudicator.record import one_hall, start_copies
     from adjudicator.record.backends import connect
-    from adjudicator.record.db_mirror import MirroredDatabase
+    from adjudicator.record.copies import at_start, one_hall
+    from adjudicator.record.copies.mirror import MirroredDatabase
 
     db = connect()
     try:
         one_hall.refuse_if_taken_over(db)
         missing = one_hall.missing_mirror(db)
         if missing is None and isinstance(db, MirroredDatabase):
-            for note in start_copies.on_start(db):
+            for note in at_start.on_start(db):
                 click.echo(note, err=True)
     finally:
         db.close()

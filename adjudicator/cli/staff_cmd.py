@@ -10,11 +10,12 @@ import click
 from adjudicator.cli.common import CliError, cli_actor, json_option, open_hall, read_secret
 from adjudicator.cli.judge_cmd import HEADLINES
 from adjudicator.hall import tournament_pins
-from adjudicator.judging import director_flags, final_ruling, lookups, opinion_chain, second_opinion
+from adjudicator.judging import director_flags, lookups
+from adjudicator.judging.corrections import final_ruling, opinion_chain, second_opinion
 from adjudicator.judging.rulebooks import NONE
 from adjudicator.judging.verdict import Verdict
-from adjudicator.record import receipts
-from adjudicator.record.journal import Entry
+from adjudicator.record.journal.journal import Entry
+from adjudicator.record.proofs import receipts
 
 password_stdin = click.option(
     "--password-stdin",
@@ -25,7 +26,7 @@ password_stdin = click.option(
 
 def _staff():
     """The staff accounts (and argon2): loaded by the account commands only."""
-    from adjudicator.hall import staff
+    from adjudicator.hall.people import staff
 
     return staff
 
@@ -465,7 +466,7 @@ def ruling_cmd(
         click.echo(format_ruling_entry(entry))
         click.echo(f"Receipt: {receipts.code(hall.receipt(entry))}")  # signed like every verdict
     if waive_penalty:
-        from adjudicator.judging import waivers
+        from adjudicator.judging.corrections import waivers
 
         waiver = waivers.waive(hall.db, adjudication_id, reason, actor=actor, station=actor)
         click.echo(

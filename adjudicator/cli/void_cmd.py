@@ -39,7 +39,7 @@ def void_cmd(adjudication_id: int, reason: str, over_ruling: bool, ground: str, 
     tournament's rulebook says) unless --over-ruling. A void given on the wrong row is revoked with
     --revoke (a `revocation` row; both stay in the journal).
     """
-    from adjudicator.judging import voids
+    from adjudicator.judging.corrections import voids
 
     hall = open_hall()
     actor = cli_actor()

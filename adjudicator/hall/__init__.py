@@ -1,11 +1,19 @@
 """The hall: the service every challenge goes through, and the people and screens around it.
 
 The hall service (adjudicator.hall.hall: the one path of a challenge), tournaments and the
-lexicon pins they were set with, kiosks, staff accounts, sessions, password checks, attempts
-and rate limits, bursts, the hall's status and overview, and the director's review, integrity
-and export queries; the hall on its network (addresses, certificates, mDNS name, recorded URL)
-and the running hall's process supervision (hall_process: the server child, signals, the name
-for as long as it serves).
+lexicon pins they were set with, kiosks, pairing codes and the printable sheet; and in
+sub-packages by job:
+- `network/`: the hall on its network (addresses, the CA and certificates, the mDNS name and
+  who else claims it, the recorded URL, per-address connection caps) and the running hall's
+  process (the server child, signals, the name for as long as it serves);
+- `people/`: staff accounts, sessions, password checks, sign-in attempts, rate limits and the
+  web app's session secret;
+- `tsh/`: the tournament's own pairings, followed from TSH;
+- `kit/`: the takeover kit sealed on the USB stick;
+- `director/`: what the director's pages ask: the overview, the hall's status and map, the
+  journal's review, integrity, export, bursts and decisions.
+The import-linter contract "hall" keeps them in layers: `director` over `kit` over the hall
+service and TSH, over `network` and `people`.
 
 May import: the judging, the record, the words and the shared leaves. Never the command line
 or the web app.

@@ -15,27 +15,19 @@ from typing import Any
 from adjudicator import settings
 from adjudicator.errors import AdjudicatorError, LexiconError
 from adjudicator.hall import kiosks, tournament_pins, tournaments
-from adjudicator.hall.ratelimit import RateLimit, RateLimited, parse_rate_limit
+from adjudicator.hall.people.ratelimit import RateLimit, RateLimited, parse_rate_limit
 from adjudicator.hall.tsh import seating
-from adjudicator.judging import free_challenges, game, lookups, reissues
+from adjudicator.judging import free_challenges, game, lookups
+from adjudicator.judging.corrections import reissues
 from adjudicator.judging.rulebooks import get_rulebook
 from adjudicator.judging.rules import consequence, get_rule
 from adjudicator.judging.ruling import rule_on
-from adjudicator.record import (
-    high_water,
-    journal,
-    journal_health,
-    journal_holds,
-    journal_proof,
-    migrations,
-    receipt_key,
-    receipts,
-    rollbacks,
-    row_keys,
-)
 from adjudicator.record.backends import connect
-from adjudicator.record.db import Database
-from adjudicator.record.group_commit import GroupCommitter
+from adjudicator.record.database import journal_health, migrations
+from adjudicator.record.database.db import Database
+from adjudicator.record.journal import journal, journal_holds, receipt_key, rollbacks, row_keys
+from adjudicator.record.journal.group_commit import GroupCommitter
+from adjudicator.record.proofs import high_water, journal_proof, receipts
 from adjudicator.textcheck import TextError, check_text
 from adjudicator.wording import N_, Phrase
 from adjudicator.words.lexicon import CompiledLexicon

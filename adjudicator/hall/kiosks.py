@@ -21,7 +21,7 @@ from datetime import UTC, datetime, timedelta
 from adjudicator.errors import AdjudicatorError
 from adjudicator.hall import tournaments
 from adjudicator.hall.pairing_key import code_hash
-from adjudicator.record.db import Database
+from adjudicator.record.database.db import Database
 from adjudicator.textcheck import check_name
 from adjudicator.wording import natural_key
 

@@ -17,7 +17,7 @@ import hmac
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
-from adjudicator.record import receipt_key
+from adjudicator.record.journal import receipt_key
 
 _LABEL = b"adjudicator: pairing codes, HMAC-SHA256, v1"
 

@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 
 from adjudicator.errors import AdjudicatorError
 from adjudicator.hall import kiosks, tournaments
-from adjudicator.record.db import Database
+from adjudicator.record.database.db import Database
 
 MAX_TABLE = kiosks.MAX_TABLE
 MAX_TABLES = 200

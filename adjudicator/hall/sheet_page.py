@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from html import escape
 
-from adjudicator.hall import hall_tls
 from adjudicator.hall.kiosks import local_time
+from adjudicator.hall.network import hall_tls
 from adjudicator.hall.pairing_sheet import SheetTable
 from adjudicator.wording import N_, NP_
 

@@ -15,8 +15,8 @@ import json
 from adjudicator.errors import LexiconError
 from adjudicator.hall import tournaments
 from adjudicator.hall.tournaments import Tournament, TournamentError
-from adjudicator.record import journal
-from adjudicator.record.db import Database
+from adjudicator.record.database.db import Database
+from adjudicator.record.journal import journal
 from adjudicator.wording import N_, Phrase
 from adjudicator.words import lexicon_pin
 from adjudicator.words.lexicon import Manifest

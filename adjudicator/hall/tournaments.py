@@ -25,7 +25,7 @@ from adjudicator.hall.languages import DEFAULT as DEFAULT_LANGUAGE
 from adjudicator.hall.languages import check_language
 from adjudicator.judging.rulebooks import OffRulebook, check_rulebook, get_rulebook, off_rulebook
 from adjudicator.judging.rules import get_rule
-from adjudicator.record.db import Database
+from adjudicator.record.database.db import Database
 from adjudicator.textcheck import TITLE_MAX, check_name, check_text
 from adjudicator.words import catalogue, lexicon_pin
 from adjudicator.words.lexicon import Manifest

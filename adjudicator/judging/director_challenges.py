@@ -22,11 +22,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from adjudicator.errors import AdjudicatorError
-from adjudicator.judging.follow_up import NO_WORDS
+from adjudicator.judging.corrections.follow_up import NO_WORDS
 from adjudicator.judging.reasons import check_reason
 from adjudicator.judging.rules import Consequence
-from adjudicator.record import journal
-from adjudicator.record.db import Database
+from adjudicator.record.database.db import Database
+from adjudicator.record.journal import journal
 
 KINDS = ("placement", "exchange")
 OUTCOMES = {"upheld": "UPHELD", "dismissed": "DISMISSED"}

@@ -25,8 +25,8 @@ from adjudicator.judging import lookups, outcomes, recount
 from adjudicator.judging.outcomes import Outcome
 from adjudicator.judging.reasons import check_reason
 from adjudicator.judging.rulebooks import rulebook_of
-from adjudicator.record import journal
-from adjudicator.record.db import Database
+from adjudicator.record.database.db import Database
+from adjudicator.record.journal import journal
 
 PENALTY_CHANGED = "penalty-changed"
 SEPARATE_LOOKUP = lookups.FLAG

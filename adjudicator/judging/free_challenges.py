@@ -26,13 +26,13 @@ from functools import lru_cache
 from typing import Any
 
 from adjudicator.errors import AdjudicatorError
-from adjudicator.judging.follow_up import NO_WORDS
+from adjudicator.judging.corrections.follow_up import NO_WORDS
 from adjudicator.judging.game import UNSUCCESSFUL_NOW, canonical
 from adjudicator.judging.reasons import check_reason
 from adjudicator.judging.rulebooks import Rulebook
 from adjudicator.judging.rules import Consequence, Rule, costs_something, granted_consequence
-from adjudicator.record import journal
-from adjudicator.record.db import Database
+from adjudicator.record.database.db import Database
+from adjudicator.record.journal import journal
 from adjudicator.textcheck import TextError, check_text
 
 KIND = "free-challenge"

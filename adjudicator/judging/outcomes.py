@@ -24,11 +24,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from adjudicator.judging import recount
+from adjudicator.judging.corrections.second_opinion import decides_two_of_three, is_flagged
 from adjudicator.judging.rulebooks import rulebook_of
 from adjudicator.judging.rules import UnknownRule, get_rule, void_consequence, waived_consequence
-from adjudicator.judging.second_opinion import decides_two_of_three, is_flagged
-from adjudicator.record import journal
-from adjudicator.record.db import Database
+from adjudicator.record.database.db import Database
+from adjudicator.record.journal import journal
 
 VOID = "VOID"
 AS_JUDGED = "as judged"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from adjudicator import settings
 from adjudicator.errors import AdjudicatorError
-from adjudicator.record.db import Database
+from adjudicator.record.database.db import Database
 
 
 class MirrorRefused(AdjudicatorError):
@@ -28,14 +28,14 @@ def connect(url: str | None = None) -> Database:
                 "only copies an SQLite journal. Use PostgreSQL's own streaming replication and "
                 "backups (pg_basebackup), and unset ADJUDICATOR_JOURNAL_MIRROR."
             )
-        from adjudicator.record.db_postgres import PostgresDatabase
+        from adjudicator.record.database.postgres import PostgresDatabase
 
         return PostgresDatabase(url)
     path = url.removeprefix("sqlite:///").removeprefix("sqlite://")
     if mirror:
-        from adjudicator.record.db_mirror import MirroredDatabase
+        from adjudicator.record.copies.mirror import MirroredDatabase
 
         return MirroredDatabase(path, mirror)
-    from adjudicator.record.db_sqlite import SqliteDatabase
+    from adjudicator.record.database.sqlite import SqliteDatabase
 
     return SqliteDatabase(path)

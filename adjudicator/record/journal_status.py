@@ -1,6 +1,6 @@
 """`journal status`: where the journal is, on how many copies, and whether it records verdicts.
 
-Read from the files and the marker files a serving process writes (copy_markers), so it tells
+Read from the files and the marker files a serving process writes (copies/markers.py), so it tells
 the truth about a running server from another process: "ok", "degraded: one copy" (naming the
 lost copy and what to do), "disagree" (the two copies hold different chains), or the journal's
 own health ("cannot write"). It holds the journal against the hall's signed statements as a
@@ -15,23 +15,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from adjudicator.record import (
-    copy_heads,
-    copy_markers,
-    copy_proof,
-    journal_files,
-    journal_health,
-    journal_holds,
-    journal_proof,
-    one_hall,
-    receipt_key,
-    rollbacks,
-    row_keys,
-    takeover,
-)
 from adjudicator.record.backends import connect
-from adjudicator.record.db import DatabaseUnavailable
-from adjudicator.record.db_mirror import CopiesDisagree, MirroredDatabase
+from adjudicator.record.copies import file_modes, markers, one_hall, proof, standing, takeover
+from adjudicator.record.copies.mirror import CopiesDisagree, MirroredDatabase
+from adjudicator.record.database import journal_health
+from adjudicator.record.database.db import DatabaseUnavailable
+from adjudicator.record.journal import journal_holds, receipt_key, rollbacks, row_keys
+from adjudicator.record.proofs import journal_proof
 
 TAKEN_OVER = "TAKEN OVER by another laptop: this one does not judge"
 
@@ -78,7 +68,7 @@ class Report:
         if self.detail:
             lines.append(self.detail)
         lines += [f"Warning: {warning}" for warning in self.warnings]
-        lines += [journal_files.warning(path) for path in self.readable_by_others]
+        lines += [file_modes.warning(path) for path in self.readable_by_others]
         return "\n".join(lines)
 
 
@@ -86,7 +76,7 @@ def read() -> Report:
     """The configured journal's status now, with the copies other users can read."""
     db = connect()
     report = _read(db)
-    return replace(report, readable_by_others=journal_files.readable_copies(db))
+    return replace(report, readable_by_others=file_modes.readable_copies(db))
 
 
 def _read(db) -> Report:
@@ -95,7 +85,7 @@ def _read(db) -> Report:
     copies = []
     for role, path in db.paths.items():
         try:
-            head = copy_heads.head(path)
+            head = standing.head(path)
             rows = head.rows if head.exists else None
             lost = "" if head.exists else "the file is missing"
         except Exception as exc:  # noqa: BLE001 - a copy that cannot be read is reported
@@ -124,7 +114,7 @@ def _read(db) -> Report:
         )
         for c in copies
     ]
-    warnings = [copy_markers.forged_warning(m, n) for m, n in db.forged_markers.items()]
+    warnings = [markers.forged_warning(m, n) for m, n in db.forged_markers.items()]
     forks = [examined[c.role] for c in copies if c.fork is not None and not c.lost]
     if forks:
         what = forks[0].describe()
@@ -146,12 +136,12 @@ def _read(db) -> Report:
     return Report(health.state, _summary(health), health.detail, copies, warnings=warnings)
 
 
-def _examined(db: MirroredDatabase, copies: list[CopyLine]) -> dict[str, copy_proof.Examined]:
+def _examined(db: MirroredDatabase, copies: list[CopyLine]) -> dict[str, proof.Examined]:
     """Each copy's chain verified in full and held against the signed statements."""
-    journal_ids = {copy_heads.head(c.path).journal_id for c in copies if c.rows is not None}
-    about = {str(j): copy_proof.for_journal(db, str(j)) for j in journal_ids if j}
+    journal_ids = {standing.head(c.path).journal_id for c in copies if c.rows is not None}
+    about = {str(j): proof.for_journal(db, str(j)) for j in journal_ids if j}
     return {
-        copy.role: copy_proof.examine(copy.role, copy.path, about)
+        copy.role: proof.examine(copy.role, copy.path, about)
         for copy in copies
         if copy.rows is not None
     }

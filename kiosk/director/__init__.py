@@ -6,6 +6,8 @@ review (voids and final rulings).
 
 The resource modules add their routes to kiosk.director.blueprint.bp (review has its own
 blueprint, "review"); `init_app` registers both once every route is on them.
+
+May import: the rest of the kiosk app, the library and the shared leaves.
 """
 
 from __future__ import annotations

@@ -1,17 +1,19 @@
 """The director's decisions that no kiosk judges: free challenges granted to a player (NSA VI.C)
 and the challenges the director decides (placement, exchange: WESPA 3.10.16-17 and their like),
 with the grants not yet used and the decisions recorded lately. Each form goes through
-hall/director_decisions.py, as the CLI's `free-challenge` and `director-challenge` do."""
+hall/director/director_decisions.py, as the CLI's `free-challenge` and `director-challenge` do."""
 
 from __future__ import annotations
 
 from flask import render_template, request, url_for
 from flask_babel import gettext as _
 
-from adjudicator.hall import director_decisions, tournaments
+from adjudicator.hall import tournaments
+from adjudicator.hall.director import director_decisions
 from adjudicator.hall.tsh import games as tsh_games
 from adjudicator.judging import director_challenges, free_challenges
-from adjudicator.record import journal, receipts
+from adjudicator.record.journal import journal
+from adjudicator.record.proofs import receipts
 from kiosk.director.blueprint import bp, director_only
 from kiosk.director.form_action import act_and_return
 from kiosk.hall import get_hall

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from flask import render_template
 
-from adjudicator.judging import director_flags, outcomes, second_opinion
+from adjudicator.judging import director_flags, outcomes
+from adjudicator.judging.corrections import second_opinion
 from adjudicator.judging.rulebooks import rulebook_of
 from kiosk.director import review
 from kiosk.director.blueprint import bp, director_only

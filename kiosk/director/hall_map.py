@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from flask import make_response, render_template, request
 
-from adjudicator.hall import hall_map
+from adjudicator.hall.director import hall_map
 from kiosk import conditional
 from kiosk.director.blueprint import bp, director_only
 from kiosk.hall import get_hall

@@ -16,7 +16,9 @@ from flask import Response, flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 
 from adjudicator.errors import AdjudicatorError
-from adjudicator.record import backup, checkpoints, journal, witnesses
+from adjudicator.record.copies import backup
+from adjudicator.record.journal import journal
+from adjudicator.record.proofs import checkpoints, witnesses
 from kiosk.director.blueprint import bp, director_only
 from kiosk.hall import get_hall
 from kiosk.staff_web import current_staff

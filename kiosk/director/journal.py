@@ -9,11 +9,13 @@ from flask import Response, flash, redirect, render_template, request, url_for
 
 from adjudicator import settings
 from adjudicator.errors import AdjudicatorError
-from adjudicator.hall import bursts, export, journal_review, kiosks, tournaments
+from adjudicator.hall import kiosks, tournaments
+from adjudicator.hall.director import bursts, export, journal_review
 from adjudicator.hall.tsh import games as tsh_games
-from adjudicator.judging import outcomes, voids
+from adjudicator.judging import outcomes
+from adjudicator.judging.corrections import voids
 from adjudicator.judging.rulebooks import rulebook_name
-from adjudicator.record import journal
+from adjudicator.record.journal import journal
 from adjudicator.wording import N_
 from kiosk.director.blueprint import bp, director_only
 from kiosk.errors import error_response

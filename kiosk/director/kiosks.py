@@ -8,7 +8,8 @@ from flask import flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 
 from adjudicator.errors import AdjudicatorError
-from adjudicator.hall import hall_url, kiosks, tournaments
+from adjudicator.hall import kiosks, tournaments
+from adjudicator.hall.network import hall_url
 from kiosk.director.blueprint import bp, director_only
 from kiosk.director.form_action import act_and_return
 from kiosk.hall import get_hall

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import render_template
 
-from adjudicator.hall import hall_status
+from adjudicator.hall.director import hall_status
 from kiosk.director.blueprint import bp, director_only
 from kiosk.hall import get_hall
 

@@ -16,8 +16,10 @@ from __future__ import annotations
 from flask import Blueprint, flash, redirect, request, url_for
 from flask_babel import gettext as _
 
-from adjudicator.judging import director_flags, final_ruling, voids, waivers
-from adjudicator.record import journal, receipts
+from adjudicator.judging import director_flags
+from adjudicator.judging.corrections import final_ruling, voids, waivers
+from adjudicator.record.journal import journal
+from adjudicator.record.proofs import receipts
 from kiosk.director.blueprint import director_only
 from kiosk.director.form_action import act_and_return
 from kiosk.hall import get_hall

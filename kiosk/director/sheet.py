@@ -13,7 +13,8 @@ from flask_babel import get_translations
 from flask_babel import gettext as _
 
 from adjudicator.errors import AdjudicatorError
-from adjudicator.hall import hall_tls, hall_url, pairing_sheet, sheet_page, tournaments
+from adjudicator.hall import pairing_sheet, sheet_page, tournaments
+from adjudicator.hall.network import hall_tls, hall_url
 from kiosk.director.blueprint import bp, director_only
 from kiosk.hall import get_hall
 from kiosk.i18n import speak

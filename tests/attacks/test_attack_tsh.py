@@ -10,7 +10,7 @@ import pytest
 
 from adjudicator.hall import kiosks
 from adjudicator.hall.tsh import follow, games, links
-from adjudicator.record import journal
+from adjudicator.record.journal import journal
 
 from support import tsh_files
 from support.hall import NWL

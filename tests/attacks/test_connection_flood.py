@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from adjudicator.hall import hall_tls
+from adjudicator.hall.network import hall_tls
 
 from support.attacks import cheaply_staffed_home, director
 from support.http import Client, challenge_from

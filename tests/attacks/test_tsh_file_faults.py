@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from adjudicator.hall.tsh import games
-from adjudicator.record.db_sqlite import SqliteDatabase
+from adjudicator.record.database.sqlite import SqliteDatabase
 
 from support import tsh_files
 from support.attacks import cheaply_staffed_home, director

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from adjudicator.hall.hall import Hall
-from adjudicator.record import journal
-from adjudicator.record.db_sqlite import SqliteDatabase
+from adjudicator.record.database.sqlite import SqliteDatabase
+from adjudicator.record.journal import journal
 from kiosk import create_app
 
 from support.hall import SECRET_KEY, judged_by_api, ok, refused, spring_kiosks
@@ -82,8 +82,8 @@ def test_no_checkpoint_of_an_empty_or_broken_journal(run, judged, home):
 
 
 def test_the_overview_keeps_the_last_checkpoint(run, judged, home):
-    from adjudicator.record import checkpoints
     from adjudicator.record.backends import connect
+    from adjudicator.record.proofs import checkpoints
 
     made = json.loads(ok(run("journal", "checkpoint", "--json")))
     assert checkpoints.last(connect()) == made

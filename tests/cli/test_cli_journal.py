@@ -12,9 +12,9 @@ import stat
 import pytest
 
 from adjudicator.cli import quickstart_cmd
-from adjudicator.hall import export
+from adjudicator.hall.director import export
 from adjudicator.hall.hall import Hall
-from adjudicator.record import migrations
+from adjudicator.record.database import migrations
 from adjudicator.words.wordlist import WordSet
 from kiosk import create_app
 

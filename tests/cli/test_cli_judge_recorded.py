@@ -9,8 +9,9 @@ import re
 
 import pytest
 
-from adjudicator.record import journal, migrations
 from adjudicator.record.backends import connect
+from adjudicator.record.database import migrations
+from adjudicator.record.journal import journal
 from adjudicator.words.wordlist import WordSet
 
 from support.hall import refused

@@ -84,7 +84,8 @@ def test_valid_hours_out_of_range_are_refused_with_what_to_type(run, tournament,
 
 
 def test_the_sheet_shows_the_hall_certificates_fingerprint(run, tournament, tmp_path):
-    from adjudicator.hall import hall_tls, sheet_page
+    from adjudicator.hall import sheet_page
+    from adjudicator.hall.network import hall_tls
 
     made = hall_tls.ensure("club", ["192.168.1.20"])
     done = run("kiosk", "sheet", "--tournament", tournament, "--tables", "1-9")

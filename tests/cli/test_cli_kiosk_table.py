@@ -11,8 +11,8 @@ import pytest
 
 from adjudicator.hall import kiosks, pairing_sheet
 from adjudicator.hall.hall import Hall
-from adjudicator.record import migrations
-from adjudicator.record.db_sqlite import SqliteDatabase
+from adjudicator.record.database import migrations
+from adjudicator.record.database.sqlite import SqliteDatabase
 from adjudicator.words.wordlist import WordSet
 from kiosk import create_app
 

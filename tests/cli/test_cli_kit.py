@@ -16,10 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from adjudicator.hall import hall_tls
 from adjudicator.hall.kit import refresh, sealing
-from adjudicator.record import receipt_key, takeover
+from adjudicator.hall.network import hall_tls
 from adjudicator.record.backends import connect
+from adjudicator.record.copies import takeover
+from adjudicator.record.journal import receipt_key
 from adjudicator.words.store import LexiconStore
 from adjudicator.words.wordlist import WordSet
 
@@ -165,7 +166,7 @@ def test_a_stick_copy_rewritten_with_its_chain_recomputed_is_refused(laptops):
     """Row 2 flipped and every hash after it recomputed with the program's own hash (each row
     keeping the keyed hash it had): the keyed hash, under a secret of the hall's key that is
     never on the stick, no longer matches row 2: a fork, named."""
-    from adjudicator.record.journal_entry import SELECT, from_values, new_entry
+    from adjudicator.record.journal.journal_entry import SELECT, from_values, new_entry
 
     connection = sqlite3.connect(laptops.mirror)
     rows = [from_values(row) for row in connection.execute(f"{SELECT} ORDER BY id")]

@@ -9,8 +9,8 @@ import pytest
 from adjudicator.hall import tournaments
 from adjudicator.hall.hall import Hall
 from adjudicator.hall.languages import LANGUAGES
-from adjudicator.record import migrations
 from adjudicator.record.backends import connect
+from adjudicator.record.database import migrations
 from adjudicator.words.wordlist import WordSet
 
 from support.hall import NWL_WORDS, ok, refused

@@ -23,7 +23,8 @@ import pytest
 from cryptography import x509
 from cryptography.hazmat.primitives.serialization import Encoding
 
-from adjudicator.hall import hall_ca, sheet_page
+from adjudicator.hall import sheet_page
+from adjudicator.hall.network import hall_ca
 
 from support.attacks import DIRECTOR_PASSWORD, staffed_home
 from support.netns import HallNetwork

@@ -23,6 +23,7 @@ from support.servers import Server, StoppedServer, cli, get, post, prepare_home
 
 pytestmark = pytest.mark.slow
 
+
 def mirrored_home(tmp_path: Path):
     usb = tmp_path / "usb"
     usb.mkdir(exist_ok=True)

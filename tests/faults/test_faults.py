@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from adjudicator.record.journal_health import PROBE_SECONDS
+from adjudicator.record.database.journal_health import PROBE_SECONDS
 from adjudicator.words.store import LexiconStore
 from adjudicator.words.wordlist import WordSet
 

@@ -1,6 +1,6 @@
-"""Sign-in attempts counted per address (adjudicator.hall.attempts, staff.authenticate), with the
-clock in the test's hands: growing waits, the lock-out, what a right password from elsewhere
-does, IPv6 counted per /64, and what setting a password clears."""
+"""Sign-in attempts counted per address (adjudicator.hall.people.attempts,
+staff.authenticate), with the clock in the test's hands: growing waits, the lock-out, what a
+right password from elsewhere does, IPv6 counted per /64, and what setting a password clears."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from adjudicator.hall import attempts, staff
-from adjudicator.hall.staff import LoginPolicy, LoginRefused
+from adjudicator.hall.people import attempts, staff
+from adjudicator.hall.people.staff import LoginPolicy, LoginRefused
 
 from support.director import DIRECTOR_PASSWORD
 

@@ -11,8 +11,8 @@ import sys
 
 import pytest
 
-from adjudicator.hall import connection_caps, hall_tls
-from adjudicator.hall.connection_caps import Refusals, address_key
+from adjudicator.hall.network import connection_caps, hall_tls
+from adjudicator.hall.network.connection_caps import Refusals, address_key
 
 
 @pytest.mark.parametrize(

@@ -9,9 +9,9 @@ import json
 
 import pytest
 
-from adjudicator.hall import export
+from adjudicator.hall.director import export
 from adjudicator.judging import outcomes
-from adjudicator.record import journal
+from adjudicator.record.journal import journal
 
 from support.hall import build_setup
 

@@ -17,7 +17,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 from cryptography.x509.verification import PolicyBuilder, Store, VerificationError
 
-from adjudicator.hall import hall_ca, hall_tls
+from adjudicator.hall.network import hall_ca, hall_tls
 
 from support.running_hall import tls_handshake, write_unconstrained_ca
 
@@ -131,7 +131,7 @@ def test_the_ca_is_marked_critical_with_the_names_a_hall_uses_and_no_ca_below_it
 
 
 def test_a_ca_made_here_takes_this_machines_own_networks_with_their_netmasks(home):
-    from adjudicator.hall import lan
+    from adjudicator.hall.network import lan
 
     made = hall_tls.ensure("club", ["192.0.2.2"])  # own networks read from the interfaces
     ranges = hall_ca.ca_networks(load(made.ca_cert))
@@ -256,8 +256,8 @@ def test_links_point_at_an_address_the_certificate_names_and_the_start_waits_on_
     still starts."""
     import urllib.request
 
-    from adjudicator.hall import hall_process
-    from adjudicator.hall.lan import HallAddresses
+    from adjudicator.hall.network import hall_process
+    from adjudicator.hall.network.lan import HallAddresses
 
     hall_tls.ensure("club", ["192.168.1.20"], own_networks=[])  # the CA: private networks
     where = HallAddresses(("100.64.0.5", "192.168.1.20"))

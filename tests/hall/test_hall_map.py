@@ -1,4 +1,5 @@
-"""The hall at a glance (issue 36): adjudicator/hall/hall_map.py and /director/hall in-process.
+"""The hall at a glance (issue 36): adjudicator/hall/director/hall_map.py and /director/hall
+in-process.
 
 A tournament linked to TSH (8 players, 4 boards: tables 1-4, round 3 being played) with kiosks
 at tables 2, 3 and 10, one at no table; challenges at tables 2 and 10; a second opinion waiting
@@ -14,10 +15,11 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from adjudicator.hall import hall_map, kiosks
+from adjudicator.hall import kiosks
+from adjudicator.hall.director import hall_map
 from adjudicator.hall.tsh import links
-from adjudicator.judging import second_opinion
-from adjudicator.record import journal
+from adjudicator.judging.corrections import second_opinion
+from adjudicator.record.journal import journal
 
 from support import tsh_files
 from support.hall import CSW, NWL

@@ -6,12 +6,13 @@ from __future__ import annotations
 import pytest
 
 from adjudicator.errors import AdjudicatorError
-from adjudicator.hall import kiosks, staff, tournaments
+from adjudicator.hall import kiosks, tournaments
 from adjudicator.hall.hall import Hall
 from adjudicator.hall.kiosks import KioskError
-from adjudicator.hall.staff import StaffError
+from adjudicator.hall.people import staff
+from adjudicator.hall.people.staff import StaffError
 from adjudicator.hall.tournaments import TournamentError
-from adjudicator.record.db_sqlite import SqliteDatabase
+from adjudicator.record.database.sqlite import SqliteDatabase
 
 
 @pytest.fixture

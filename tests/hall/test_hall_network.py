@@ -7,7 +7,7 @@ import secrets
 
 import pytest
 
-from adjudicator.hall import hall_url, lan, mdns
+from adjudicator.hall.network import hall_url, lan, mdns
 
 from support.netns import HallNetwork
 
@@ -42,7 +42,7 @@ def test_mdns_on_a_network_that_refuses_it_reports_why_and_raises_nothing():
 
 
 def test_the_hall_says_to_use_the_address_when_mdns_fails(home, monkeypatch, capsys):
-    from adjudicator.hall import hall_process
+    from adjudicator.hall.network import hall_process
 
     failed = mdns.HallName("club", 8443, ("192.168.1.20",), error="the network refused it")
     monkeypatch.setattr(mdns, "open_name", lambda *a: failed)
@@ -59,7 +59,7 @@ def test_the_hall_says_to_use_the_address_when_mdns_fails(home, monkeypatch, cap
 
 
 def test_the_hall_warns_when_public_url_overrides_it(home, monkeypatch, capsys):
-    from adjudicator.hall import hall_process
+    from adjudicator.hall.network import hall_process
 
     monkeypatch.setenv("ADJUDICATOR_PUBLIC_URL", "http://old.example:8000")
     monkeypatch.setattr(mdns, "open_name", lambda *a: mdns.HallName("club", 8443, ()))
@@ -95,7 +95,7 @@ def test_a_device_announcing_the_halls_service_name_is_named_too(
 
     from zeroconf import IPVersion, ServiceInfo, Zeroconf
 
-    from adjudicator.hall import hall_process, name_claims
+    from adjudicator.hall.network import hall_process, name_claims
 
     other = hall_network.devices.add_address("192.0.2.78")
     monkeypatch.delenv("ADJUDICATOR_PUBLIC_URL", raising=False)

@@ -20,8 +20,9 @@ from urllib.parse import urlsplit
 import pytest
 from cryptography import x509
 
-from adjudicator.hall import hall_tls, sheet_page
-from kiosk.loop_worker import PLAIN_PER_ADDRESS
+from adjudicator.hall import sheet_page
+from adjudicator.hall.network import hall_tls
+from kiosk.server.loop_worker import PLAIN_PER_ADDRESS
 
 from support.attacks import staffed_home
 from support.netns import HallNetwork, require_namespaces

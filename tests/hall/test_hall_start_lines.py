@@ -10,7 +10,7 @@ import socket
 
 import pytest
 
-from adjudicator.hall import hall_process, hall_tls, hall_url, lan, mdns
+from adjudicator.hall.network import hall_process, hall_tls, hall_url, lan, mdns
 
 
 @pytest.fixture

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from cryptography import x509
 
-from adjudicator.hall import hall_tls
-from adjudicator.hall.hall_tls import HallCertificateError
+from adjudicator.hall.network import hall_tls
+from adjudicator.hall.network.hall_tls import HallCertificateError
 
 from support.running_hall import tls_handshake
 

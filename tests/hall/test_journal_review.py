@@ -8,10 +8,10 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from adjudicator.hall import bursts, journal_review
-from adjudicator.hall.bursts import Stamp
-from adjudicator.hall.journal_review import Filters
-from adjudicator.record import journal
+from adjudicator.hall.director import bursts, journal_review
+from adjudicator.hall.director.bursts import Stamp
+from adjudicator.hall.director.journal_review import Filters
+from adjudicator.record.journal import journal
 
 from support.hall import (
     CSW,

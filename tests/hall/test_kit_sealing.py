@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from adjudicator.hall.kit import sealing
 from adjudicator.hall.kit.seal import check_passphrase
-from adjudicator.hall.staff import StaffError
+from adjudicator.hall.people.staff import StaffError
 
 CHEAP = {"time_cost": 1, "memory_kib": 8 * 1024, "parallelism": 1}
 

@@ -10,7 +10,8 @@ import os
 import subprocess
 import sys
 
-from adjudicator.hall import hall_tls, name_claims, sheet_page
+from adjudicator.hall import sheet_page
+from adjudicator.hall.network import hall_tls, name_claims
 
 OWN = frozenset({"192.0.2.2", "127.0.0.1", "fd00::2"})
 

@@ -15,7 +15,7 @@ import threading
 
 import pytest
 
-from adjudicator.hall import lan
+from adjudicator.hall.network import lan
 
 from support import mdns_watch, netns
 from support.mdns_watch import Datagram, MdnsLeftWarning, MdnsWatch
@@ -118,8 +118,7 @@ def test_multicast_crosses_the_network_and_the_watch_sees_it_leave(hall_network:
 def test_the_watch_sees_mdns_over_ipv6_too(hall_network: HallNetwork):
     hall = hall_network.hall
     subprocess.run(
-        ["ip", "-n", hall.name, "addr", "add", "2001:db8::1/64", "dev", hall.interface]
-        + ["nodad"],
+        ["ip", "-n", hall.name, "addr", "add", "2001:db8::1/64", "dev", hall.interface] + ["nodad"],
         check=True,
     )
     with hall.entered():

@@ -8,8 +8,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from adjudicator.hall import hall_status, kiosks
-from adjudicator.judging import second_opinion
+from adjudicator.hall import kiosks
+from adjudicator.hall.director import hall_status
+from adjudicator.judging.corrections import second_opinion
 from adjudicator.words.wordlist import WordSet
 
 from support.hall import CSW, NWL, compiled_file, flip_byte
@@ -166,7 +167,7 @@ def test_the_hall_state_never_reads_the_journals_challenges(staffed, monkeypatch
     """Its cost stays flat as the journal grows: it reads the tallies, never the rows."""
     for _ in range(5):
         staffed.challenge(["QI"])
-    from adjudicator.record import journal
+    from adjudicator.record.journal import journal
 
     asked, real_batches = [], journal.batches
 

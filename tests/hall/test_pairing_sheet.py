@@ -10,8 +10,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from adjudicator.hall import hall_tls, kiosks, pairing_sheet, sheet_page, tournaments
+from adjudicator.hall import kiosks, pairing_sheet, sheet_page, tournaments
 from adjudicator.hall.hall import Hall
+from adjudicator.hall.network import hall_tls
 from adjudicator.hall.pairing_sheet import SheetError
 
 BASE = "https://club.local:8443"
@@ -230,7 +231,7 @@ def test_codes_kept_the_old_way_end_at_the_upgrade(hall):
     sheet's that lasted until used, no longer pairs, and its digest is gone from the row."""
     import hashlib
 
-    from adjudicator.record import migrations
+    from adjudicator.record.database import migrations
 
     (table,) = pairing_sheet.enrol_tables(hall.db, "spring", [1], BASE)
     old = hashlib.sha256(table.pairing_code.encode()).hexdigest()

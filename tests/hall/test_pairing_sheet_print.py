@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from adjudicator.hall import hall_tls, sheet_page
+from adjudicator.hall import sheet_page
+from adjudicator.hall.network import hall_tls
 from adjudicator.hall.pairing_sheet import SheetTable
 
 from support.browser import browser_missing_reason, launched_chromium
@@ -73,7 +74,7 @@ def test_the_sheet_and_the_trust_page_have_no_accessibility_violation(tmp_path, 
 
     if axe_missing_reason():
         pytest.skip(axe_missing_reason())
-    from adjudicator.hall import hall_tls
+    from adjudicator.hall.network import hall_tls
     from kiosk import create_app
 
     monkeypatch.setenv("ADJUDICATOR_HOME", str(tmp_path / "home"))

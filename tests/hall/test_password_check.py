@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from adjudicator.hall import password_check
+from adjudicator.hall.people import password_check
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread priority is Linux's")

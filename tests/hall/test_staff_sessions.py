@@ -9,7 +9,7 @@ from datetime import timedelta
 import pytest
 from argon2 import PasswordHasher
 
-from adjudicator.hall import staff, staff_sessions
+from adjudicator.hall.people import staff, staff_sessions
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from adjudicator.hall import hall_tls
+from adjudicator.hall.network import hall_tls
 
 from support.kit import PASSPHRASE
 from support.netns import HALL_ADDRESS, HallNetwork, Namespace

@@ -10,11 +10,12 @@ import json
 
 import pytest
 
-from adjudicator.hall import hall_status, tournament_pins, tournaments
+from adjudicator.hall import tournament_pins, tournaments
+from adjudicator.hall.director import hall_status
 from adjudicator.hall.hall import Hall, LexiconUnavailable
-from adjudicator.judging.second_opinion import SecondOpinionRefused
-from adjudicator.record import migrations
+from adjudicator.judging.corrections.second_opinion import SecondOpinionRefused
 from adjudicator.record.backends import connect
+from adjudicator.record.database import migrations
 from adjudicator.words.store import LexiconStore
 from adjudicator.words.wordlist import WordSet
 

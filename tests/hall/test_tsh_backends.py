@@ -4,10 +4,11 @@ verified, unlink."""
 
 from __future__ import annotations
 
-from adjudicator.hall import journal_review, tournaments
+from adjudicator.hall import tournaments
+from adjudicator.hall.director import journal_review
 from adjudicator.hall.hall import Hall
 from adjudicator.hall.tsh import follow, games, links
-from adjudicator.record import journal
+from adjudicator.record.journal import journal
 from adjudicator.words.store import LexiconStore
 from adjudicator.words.wordlist import WordSet
 

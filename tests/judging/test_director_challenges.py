@@ -21,10 +21,10 @@ import json
 
 import pytest
 
-from adjudicator.hall import director_decisions
+from adjudicator.hall.director import director_decisions
 from adjudicator.hall.tsh import links
 from adjudicator.judging import director_challenges
-from adjudicator.record import journal
+from adjudicator.record.journal import journal
 
 from support import tsh_files
 from support.director import press

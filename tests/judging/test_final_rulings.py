@@ -13,11 +13,11 @@ import re
 import pytest
 
 from adjudicator.errors import ChallengeInputError
-from adjudicator.judging import second_opinion
-from adjudicator.judging.final_ruling import record_ruling
+from adjudicator.judging.corrections import second_opinion
+from adjudicator.judging.corrections.final_ruling import record_ruling
+from adjudicator.judging.corrections.second_opinion import SecondOpinionRefused
 from adjudicator.judging.reasons import ReasonRequired
-from adjudicator.judging.second_opinion import SecondOpinionRefused
-from adjudicator.record import journal
+from adjudicator.record.journal import journal
 
 from support.director import Staffed, page_after, post_form, ruling
 from support.hall import refused

@@ -7,9 +7,9 @@ import pytest
 
 from adjudicator.hall import kiosks, tournaments
 from adjudicator.hall.hall import Hall
-from adjudicator.judging import second_opinion, voids
-from adjudicator.judging.final_ruling import record_ruling
-from adjudicator.record.db_sqlite import SqliteDatabase
+from adjudicator.judging.corrections import second_opinion, voids
+from adjudicator.judging.corrections.final_ruling import record_ruling
+from adjudicator.record.database.sqlite import SqliteDatabase
 
 GAME = {"table": "7", "round": "3", "challenger": "Ann", "player": "Bob"}
 COPIED = (

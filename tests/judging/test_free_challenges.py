@@ -15,11 +15,13 @@ import json
 
 import pytest
 
-from adjudicator.hall import director_decisions, kiosks
+from adjudicator.hall import kiosks
+from adjudicator.hall.director import director_decisions
 from adjudicator.hall.tsh import links
-from adjudicator.judging import free_challenges, outcomes, voids
-from adjudicator.judging.final_ruling import record_ruling
-from adjudicator.record import journal
+from adjudicator.judging import free_challenges, outcomes
+from adjudicator.judging.corrections import voids
+from adjudicator.judging.corrections.final_ruling import record_ruling
+from adjudicator.record.journal import journal
 
 from support import tsh_files
 from support.director import press

@@ -17,11 +17,11 @@ import pytest
 
 from adjudicator.hall import kiosks, tournaments
 from adjudicator.hall.hall import Hall
-from adjudicator.judging import voids
-from adjudicator.judging.final_ruling import record_ruling
+from adjudicator.judging.corrections import voids
+from adjudicator.judging.corrections.final_ruling import record_ruling
 from adjudicator.judging.game import GameDetailsRequired, canonical, earlier_unsuccessful
-from adjudicator.record import journal
 from adjudicator.record.backends import connect
+from adjudicator.record.journal import journal
 
 from support.hall import build_store
 

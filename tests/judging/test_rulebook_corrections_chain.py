@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import pytest
 
-from adjudicator.hall import director_decisions
-from adjudicator.judging import outcomes, second_opinion, voids
-from adjudicator.judging.final_ruling import record_ruling
-from adjudicator.record import journal
+from adjudicator.hall.director import director_decisions
+from adjudicator.judging import outcomes
+from adjudicator.judging.corrections import second_opinion, voids
+from adjudicator.judging.corrections.final_ruling import record_ruling
+from adjudicator.record.journal import journal
 
 CASES = [
     ("wespa", "CSW24", "5-per-word"),

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import json
 
-from adjudicator.judging import director_flags, outcomes, voids
-from adjudicator.judging.final_ruling import record_ruling
-from adjudicator.record import journal
+from adjudicator.judging import director_flags, outcomes
+from adjudicator.judging.corrections import voids
+from adjudicator.judging.corrections.final_ruling import record_ruling
+from adjudicator.record.journal import journal
 
 from support.rulebook_lexicons import RulebookHall
 

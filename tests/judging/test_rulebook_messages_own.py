@@ -25,9 +25,9 @@ import pytest
 
 from adjudicator.errors import AdjudicatorError
 from adjudicator.hall import kiosks
-from adjudicator.judging import second_opinion, voids
-from adjudicator.judging.final_ruling import record_ruling
-from adjudicator.record import journal
+from adjudicator.judging.corrections import second_opinion, voids
+from adjudicator.judging.corrections.final_ruling import record_ruling
+from adjudicator.record.journal import journal
 
 from support.director import post_form, signed_in
 from support.rulebook_lexicons import EVENTS, RulebookHall
@@ -174,7 +174,7 @@ def _main(page: str) -> str:
 
 @pytest.fixture
 def judge_dave(rulebooks_hall):
-    from adjudicator.hall import staff
+    from adjudicator.hall.people import staff
 
     staff.add_judge(rulebooks_hall.db, "dave", "dave-secret-12")
 

@@ -22,9 +22,9 @@ import json
 
 import pytest
 
-from adjudicator.judging import second_opinion
-from adjudicator.judging.final_ruling import record_ruling
-from adjudicator.record import journal
+from adjudicator.judging.corrections import second_opinion
+from adjudicator.judging.corrections.final_ruling import record_ruling
+from adjudicator.record.journal import journal
 
 from support.director import post_form, signed_in
 from support.rulebook_lexicons import EVENTS, RulebookHall

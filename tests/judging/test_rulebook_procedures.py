@@ -17,10 +17,10 @@ import json
 import pytest
 
 from adjudicator.hall import tournaments
-from adjudicator.judging import corrections, second_opinion, voids
-from adjudicator.judging.final_ruling import record_ruling
+from adjudicator.judging.corrections import correction_window, second_opinion, voids
+from adjudicator.judging.corrections.final_ruling import record_ruling
 from adjudicator.judging.rules import UnknownRule, get_rule
-from adjudicator.record import journal
+from adjudicator.record.journal import journal
 
 from support.director import Staffed, give_opinion, outcome, page_after, post_form, press
 from support.hall import NWL
@@ -194,7 +194,7 @@ def test_wespa_3_10_13_a_ruling_after_a_later_turn_needs_the_directors_confirmat
 def test_wespa_3_10_13_second_opinions_after_later_turns_too(staffed):
     first = staffed.challenge(["QI", "ZA"], **GAME)
     staffed.challenge(["JO"], **GAME)
-    with pytest.raises(corrections.ConfirmationNeeded):
+    with pytest.raises(correction_window.ConfirmationNeeded):
         give_opinion(staffed, first.id, ["QI", "ZAX"])
     opinion = give_opinion(staffed, first.id, ["QI", "ZAX"], confirm_correction=True)
     assert opinion.entry.detail("confirmed") is True and opinion.flagged

@@ -21,11 +21,12 @@ import re
 import pytest
 
 from adjudicator.hall import tournaments
-from adjudicator.judging import corrections, outcomes, second_opinion, voids, waivers
-from adjudicator.judging.final_ruling import record_ruling
+from adjudicator.judging import outcomes
+from adjudicator.judging.corrections import correction_window, second_opinion, voids, waivers
+from adjudicator.judging.corrections.final_ruling import record_ruling
 from adjudicator.judging.rulebooks import RULEBOOKS, off_rulebook
 from adjudicator.judging.rules import get_rule
-from adjudicator.record import journal
+from adjudicator.record.journal import journal
 from adjudicator.words import catalogue
 from adjudicator.words.lexicon_import import import_lexicon
 from adjudicator.words.recipe import import_recipe
@@ -479,7 +480,7 @@ def test_wespa_3_10_13_a_correction_after_later_turns_is_confirmed(rulebooks_hal
     kiosk = event(hall, "wespa")
     first = hall.challenge(kiosk, GOOD, **GAME)
     hall.challenge(kiosk, ["ZEBRA"], **GAME)
-    with pytest.raises(corrections.ConfirmationNeeded) as asked:
+    with pytest.raises(correction_window.ConfirmationNeeded) as asked:
         record_ruling(hall.db, first.id, "unacceptable", "misread", actor="td", station="td")
     assert "WESPA 3.10.13 allows only while no newly drawn tile" in str(asked.value)
     record_ruling(hall.db, first.id, "unacceptable", "misread", actor="td", station="td",

@@ -20,11 +20,13 @@ import json
 
 import pytest
 
-from adjudicator.hall import export, kiosks, tournaments
-from adjudicator.judging import director_flags, outcomes, second_opinion, voids
-from adjudicator.judging.final_ruling import record_ruling
-from adjudicator.record import journal
-from adjudicator.record.tallies import is_flagged
+from adjudicator.hall import kiosks, tournaments
+from adjudicator.hall.director import export
+from adjudicator.judging import director_flags, outcomes
+from adjudicator.judging.corrections import second_opinion, voids
+from adjudicator.judging.corrections.final_ruling import record_ruling
+from adjudicator.record.journal import journal
+from adjudicator.record.journal.tallies import is_flagged
 from adjudicator.words.lexicon_import import import_lexicon
 from adjudicator.words.recipe import import_recipe
 

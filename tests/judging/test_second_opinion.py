@@ -9,9 +9,9 @@ from dataclasses import astuple
 import pytest
 
 from adjudicator.errors import AdjudicatorError, ChallengeInputError
-from adjudicator.judging import final_ruling, second_opinion
-from adjudicator.judging.second_opinion import SecondOpinionRefused
-from adjudicator.record import journal
+from adjudicator.judging.corrections import final_ruling, second_opinion
+from adjudicator.judging.corrections.second_opinion import SecondOpinionRefused
+from adjudicator.record.journal import journal
 from adjudicator.words.store import LexiconStore
 from adjudicator.words.wordlist import WordSet
 

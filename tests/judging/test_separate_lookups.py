@@ -16,10 +16,11 @@ import time
 import pytest
 
 from adjudicator.hall import tournaments
-from adjudicator.judging import director_flags, lookups, voids
-from adjudicator.judging.final_ruling import record_ruling
-from adjudicator.judging.second_opinion import SecondOpinionRefused
-from adjudicator.record import journal
+from adjudicator.judging import director_flags, lookups
+from adjudicator.judging.corrections import voids
+from adjudicator.judging.corrections.final_ruling import record_ruling
+from adjudicator.judging.corrections.second_opinion import SecondOpinionRefused
+from adjudicator.record.journal import journal
 
 from support.director import page_after, ruling
 from support.hall import NWL
@@ -125,7 +126,7 @@ def test_two_tournaments_challenges_are_never_linked(staffed):
 
 
 def test_a_void_or_dismissed_flag_leaves_the_list_and_the_overview_counts_the_rest(staffed):
-    from adjudicator.hall import hall_status
+    from adjudicator.hall.director import hall_status
 
     staffed.challenge(["QI"], **GAME)
     second = staffed.challenge(["ZA"], **GAME)

@@ -9,7 +9,7 @@ import pytest
 from adjudicator.judging.rules import RULES, consequence, get_rule, waived_consequence
 from adjudicator.judging.verdict import Verdict
 from adjudicator.judging.verdict_wording import rule_phrase, verdict_phrases
-from adjudicator.record.journal_entry import Entry
+from adjudicator.record.journal.journal_entry import Entry
 
 
 def _english(phrase) -> str:

@@ -15,11 +15,11 @@ import threading
 import pytest
 
 from adjudicator.hall import kiosks
-from adjudicator.judging import voids
-from adjudicator.judging.final_ruling import record_ruling
+from adjudicator.judging.corrections import voids
+from adjudicator.judging.corrections.final_ruling import record_ruling
+from adjudicator.judging.corrections.voids import VoidRefused
 from adjudicator.judging.reasons import ReasonRequired
-from adjudicator.judging.voids import VoidRefused
-from adjudicator.record import journal
+from adjudicator.record.journal import journal
 
 from support.director import Staffed, give_opinion, outcome, page_after, post_form, press
 from support.hall import refused

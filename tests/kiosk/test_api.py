@@ -21,9 +21,9 @@ from hypothesis import strategies as st
 from adjudicator.errors import SettingError
 from adjudicator.hall import kiosks, tournaments
 from adjudicator.hall.hall import Hall
-from adjudicator.hall.ratelimit import RateLimit
-from adjudicator.record import journal
-from adjudicator.record.db_sqlite import SqliteDatabase
+from adjudicator.hall.people.ratelimit import RateLimit
+from adjudicator.record.database.sqlite import SqliteDatabase
+from adjudicator.record.journal import journal
 from adjudicator.words.store import LexiconStore
 from adjudicator.words.wordlist import WordSet
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from adjudicator.hall import tournaments
-from adjudicator.record import journal
+from adjudicator.record.journal import journal
 
 from support.hall import NWL
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from adjudicator.hall import kiosks, tournaments
-from adjudicator.hall.ratelimit import RateLimit, RecentRequests
-from adjudicator.record import journal
+from adjudicator.hall.people.ratelimit import RateLimit, RecentRequests
+from adjudicator.record.journal import journal
 from adjudicator.words.alphabet_files import builtin
 from adjudicator.words.wordlist import WordSet
 

@@ -13,7 +13,7 @@ import pytest
 
 from adjudicator.hall import kiosks, tournaments
 from adjudicator.hall.tsh import follow, links, tourney_js
-from adjudicator.record import journal
+from adjudicator.record.journal import journal
 
 from support import tsh_files
 from support.director import build_staffed

@@ -13,10 +13,11 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from adjudicator.hall import kiosks, staff, tournaments
-from adjudicator.hall.ratelimit import RateLimit
-from adjudicator.hall.staff import LoginPolicy, LoginRefused
-from adjudicator.record import journal
+from adjudicator.hall import kiosks, tournaments
+from adjudicator.hall.people import staff
+from adjudicator.hall.people.ratelimit import RateLimit
+from adjudicator.hall.people.staff import LoginPolicy, LoginRefused
+from adjudicator.record.journal import journal
 from adjudicator.words.wordlist import WordSet
 
 from support.director import (
@@ -338,8 +339,11 @@ def test_the_tournaments_page_creates_a_tournament_in_a_language_and_changes_it(
     assert tournaments.get(staffed.db, NWL).language == "pl"
     assert f"Tournament {NWL}: its kiosks now speak Polski (pl)." in page
     assert '<option value="pl" selected>Polski (pl)</option>' in page
-    assert staffed.kiosk_browser().get("/").get_data(as_text=True).startswith(
-        "<!doctype html>\n<html lang=\"pl\""
+    assert (
+        staffed.kiosk_browser()
+        .get("/")
+        .get_data(as_text=True)
+        .startswith('<!doctype html>\n<html lang="pl"')
     )  # its kiosk's next page speaks Polish
     refused = press(director, "/director/tournaments", f"/director/tournaments/{NWL}/language",
                     {"language": "tlh"})  # fmt: skip
@@ -477,7 +481,7 @@ def test_the_kiosk_rate_limit_gives_429_with_a_polite_message(tmp_path):
 def test_a_tampered_journal_row_is_caught_by_journal_verify(staffed, run, home, monkeypatch):
     monkeypatch.setenv("ADJUDICATOR_DATABASE_URL", str(staffed.setup.db_path))
     original = staffed.challenge(["QI", "ZAX"])
-    from adjudicator.judging import second_opinion
+    from adjudicator.judging.corrections import second_opinion
 
     second_opinion.give(
         staffed.db, staffed.store, original.id, ["QI", "ZA"], actor="alice", station="judge:alice"

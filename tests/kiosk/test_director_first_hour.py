@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from adjudicator.hall import hall_status
+from adjudicator.hall.director import hall_status
 
 from support.hall import NWL, submit_pairing_code
 
@@ -136,7 +136,7 @@ def test_the_kiosks_page_prints_codes_valid_for_the_hours_asked(staffed):
 
 
 def test_pairing_links_on_the_directors_pages_point_at_the_hall(staffed, home, monkeypatch):
-    from adjudicator.hall import hall_url
+    from adjudicator.hall.network import hall_url
 
     monkeypatch.delenv("ADJUDICATOR_PUBLIC_URL", raising=False)
     hall_url.record(

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from adjudicator.hall import hall_tls
+from adjudicator.hall.network import hall_tls
 
 from support.browser import ARTIFACTS, sign_in, staffed_home
 from support.servers import PreparedHome

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from adjudicator.hall import tournaments
-from adjudicator.record import journal
+from adjudicator.record.journal import journal
 
 from support.hall import NWL, build_setup, make_app
 
@@ -114,7 +114,7 @@ def test_ladder_and_time_rules_are_titled_in_the_tournaments_language(setup, rul
 
 
 def test_the_journals_alarm_is_said_in_the_tournaments_language(setup):
-    from adjudicator.record import journal_health
+    from adjudicator.record.database import journal_health
 
     client = make_app(setup.hall).test_client()
     tournaments.update(setup.hall.db, setup.store, NWL, language="fr")
@@ -143,7 +143,7 @@ def test_an_unusable_lexicon_is_said_in_the_language_asked(setup):
 
 
 def test_the_rate_limit_is_said_in_the_language_asked(tmp_path, monkeypatch):
-    from adjudicator.hall.ratelimit import RateLimit
+    from adjudicator.hall.people.ratelimit import RateLimit
 
     monkeypatch.setenv("ADJUDICATOR_HOME", str(tmp_path / "home"))
     limited = build_setup(tmp_path, rate_limit=RateLimit(2, 60))

@@ -1,5 +1,5 @@
-"""The bridge between Tornado's server and a WSGI app (kiosk/loop_bridge.py), served for real on
-a loopback port in this process: the environ the app sees, small bodies read before the app
+"""The bridge between Tornado's server and a WSGI app (kiosk/server/loop_bridge.py), served for
+real on a loopback port in this process: the environ the app sees, small bodies read before the app
 runs, large ones handed to it at once (refused before they arrive, or read as they come), a
 stalled body, an app that raises, a missing Host, and gunicorn's access log line."""
 
@@ -19,8 +19,8 @@ from gunicorn.config import Config
 from werkzeug.exceptions import ClientDisconnected, RequestEntityTooLarge
 from werkzeug.wrappers import Request, Response
 
-from kiosk.access_log import RedactingLogger
-from kiosk.loop_bridge import ThreadedWSGI, deadline_server
+from kiosk.server.access_log import RedactingLogger
+from kiosk.server.loop_bridge import ThreadedWSGI, deadline_server
 
 from support.slow_clients import read_answer, wait_for_close
 

@@ -1,5 +1,5 @@
-"""kiosk/loop_holds.py on its own: what an answer's hold header asks, and the held polls woken
-by the app's check, released at a stop, and never longer than their time."""
+"""kiosk/server/loop_holds.py on its own: what an answer's hold header asks, and the held polls
+woken by the app's check, released at a stop, and never longer than their time."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import asyncio
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from kiosk.loop_holds import HOLD_HEADER, MOST_SECONDS, Hold, Holds, take_hold
+from kiosk.server.loop_holds import HOLD_HEADER, MOST_SECONDS, Hold, Holds, take_hold
 
 
 def test_the_hold_header_is_taken_off_and_read():

@@ -318,9 +318,7 @@ def test_webkit_no_game_here_and_a_phone_on_its_side(webkit, home, server):
         assert text(webkit, "verdict-word") == "ACCEPTABLE"
 
 
-def test_webkit_descriptions_in_the_kiosks_language_and_the_word_being_typed(
-    webkit, home, server
-):
+def test_webkit_descriptions_in_the_kiosks_language_and_the_word_being_typed(webkit, home, server):
     """Papercuts 7 and 12 in WebKit: no English description on a French kiosk, its translation
     on a Spanish one; the word still being typed is counted."""
     pair_webkit(webkit, home, server, "francais")

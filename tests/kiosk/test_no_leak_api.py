@@ -13,9 +13,9 @@ import re
 
 import pytest
 
-from adjudicator.hall.export import export_json
+from adjudicator.hall.director.export import export_json
 from adjudicator.judging import outcomes
-from adjudicator.record import journal
+from adjudicator.record.journal import journal
 
 from support.hall import (
     NWL_WORDS,

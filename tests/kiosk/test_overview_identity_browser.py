@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from adjudicator.hall import hall_tls, name_claims
+from adjudicator.hall.network import hall_tls, name_claims
 
 from support.browser import PHONE, fill_sign_in, staffed_home
 from support.paths import ARTIFACTS

@@ -10,9 +10,10 @@ import pytest
 
 from adjudicator.hall import kiosks
 from adjudicator.hall.hall import Hall
-from adjudicator.record import journal, journal_copies, rollbacks
-from adjudicator.record.db_mirror import MirroredDatabase
-from adjudicator.record.db_sqlite import SqliteDatabase
+from adjudicator.record.copies import resync
+from adjudicator.record.copies.mirror import MirroredDatabase
+from adjudicator.record.database.sqlite import SqliteDatabase
+from adjudicator.record.journal import journal, rollbacks
 
 from support.director import DIRECTOR_PASSWORD, build_staffed, signed_in
 from support.hall import make_app
@@ -67,7 +68,7 @@ def mirrored_hall(staffed, tmp_path):
     primary = str(staffed.setup.db_path)
     (tmp_path / "usb").mkdir()
     mirror = str(tmp_path / "usb" / "journal.sqlite3")
-    journal_copies.rebuild(primary, mirror)
+    resync.rebuild(primary, mirror)
     hall = Hall(staffed.store, MirroredDatabase(primary, mirror), key_path=tmp_path / "k.pem")
     app = make_app(hall)
     director = signed_in(app.test_client(), "director", DIRECTOR_PASSWORD, "/director/login")

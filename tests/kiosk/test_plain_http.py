@@ -1,4 +1,4 @@
-"""The hall's plain-HTTP port in front of the web app (kiosk/plain_http.py, issue 36 papercut
+"""The hall's plain-HTTP port in front of the web app (kiosk/server/plain_http.py, issue 36 papercut
 3), in-process: the trust page and the CA certificate alone pass, with no cookie either way;
 everything else is redirected to the same path at the hall's recorded https URL, whatever the
 request's Host says and whatever its path tries; with no recorded URL, 503, never a guess.
@@ -12,9 +12,9 @@ from types import SimpleNamespace
 import pytest
 from werkzeug.test import Client
 
-from adjudicator.hall import hall_tls, hall_url
-from kiosk.loop_worker import LoopWorker
-from kiosk.plain_http import TrustOnly, https_location
+from adjudicator.hall.network import hall_tls, hall_url
+from kiosk.server.loop_worker import LoopWorker
+from kiosk.server.plain_http import TrustOnly, https_location
 
 HALL = "https://club.local:8443"
 
@@ -98,7 +98,7 @@ def test_a_recorded_url_that_is_not_https_is_never_a_target(home):
 
 
 def test_the_worker_serves_only_the_halls_plain_port_without_tls(monkeypatch):
-    """kiosk/loop_worker.py: under TLS, the sockets on ADJUDICATOR_HTTP_PORT (which only
+    """kiosk/server/loop_worker.py: under TLS, the sockets on ADJUDICATOR_HTTP_PORT (which only
     `adjudicator hall` sets to a port) go to the plain server; none without TLS, none at 0."""
     with socket.socket() as secure, socket.socket() as plain:
         secure.bind(("127.0.0.1", 0))

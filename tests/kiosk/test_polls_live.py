@@ -20,6 +20,7 @@ from support.servers import PreparedHome, Server, cli, prepare_home
 
 pytestmark = pytest.mark.slow
 
+
 @pytest.fixture
 def home(tmp_path) -> PreparedHome:
     return prepare_home(tmp_path / "home")

@@ -47,6 +47,8 @@ def shown(name: str) -> bool:
     return f"docs/images/{name}" in README.read_text() or any(
         f"](images/{name})" in page.read_text() for page in pages
     )
+
+
 PICTURES = {  # file -> viewport
     "kiosk-idle.png": (1280, 720),
     "kiosk-verdict.png": (1280, 720),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from adjudicator import wording
-from adjudicator.hall.journal_review import FilterError, parse_time
+from adjudicator.hall.director.journal_review import FilterError, parse_time
 from adjudicator.wording import plural, utc_time
 
 

@@ -13,21 +13,19 @@ from pathlib import Path
 
 import pytest
 
-from adjudicator.record import (
-    chain_head,
-    copy_audit,
-    copy_markers,
-    copy_proof,
-    db_mirror,
-    head_check,
-    journal,
-    migrations,
-    receipt_key,
-    rollbacks,
+from adjudicator.record.copies import (
+    background_check,
+    committed_head,
+    head_guard,
+    markers,
+    proof,
 )
-from adjudicator.record.chain_head import Head
-from adjudicator.record.db_mirror import MirroredDatabase
-from adjudicator.record.db_sqlite import SqliteDatabase
+from adjudicator.record.copies import mirror as copies_mirror
+from adjudicator.record.copies.committed_head import Head
+from adjudicator.record.copies.mirror import MirroredDatabase
+from adjudicator.record.database import migrations
+from adjudicator.record.database.sqlite import SqliteDatabase
+from adjudicator.record.journal import journal, receipt_key, rollbacks
 
 from support.journal import challenge_fields
 
@@ -83,9 +81,9 @@ def test_the_first_difference_is_found_by_bisection():
         reads.append(row)
         return (good if role == "good" else bad).get(row)
 
-    assert head_check.first_difference("good", "bad", 899, hash_at) == 613
+    assert head_guard.first_difference("good", "bad", 899, hash_at) == 613
     assert len(reads) <= 2 * 11  # ~log2(1000) rows looked up in each copy
-    assert head_check.first_difference("good", "bad", 612, hash_at) == 613  # a prefix
+    assert head_guard.first_difference("good", "bad", 612, hash_at) == 613  # a prefix
 
 
 def test_a_copy_is_good_only_where_the_chain_was_left():
@@ -96,27 +94,27 @@ def test_a_copy_is_good_only_where_the_chain_was_left():
         return chain.get(row) if row <= {"primary": 10, "mirror": 7}[role] else None
 
     cut = Head("j", 7, "c" * 64)
-    outcome = head_check.compare({"primary": committed, "mirror": cut}, committed, hash_at)
+    outcome = head_guard.compare({"primary": committed, "mirror": cut}, committed, hash_at)
     assert outcome.agreed == committed
     assert [(f.role, f.row) for f in outcome.drop] == [("mirror", 8)]
 
-    nowhere = head_check.compare({"primary": cut, "mirror": cut}, committed, hash_at)
+    nowhere = head_guard.compare({"primary": cut, "mirror": cut}, committed, hash_at)
     assert nowhere.agreed is None and not nowhere.drop  # no copy holds the head
 
     ahead = Head("j", 12, "b" * 64)  # rows past the head that no commit wrote
-    outcome = head_check.compare({"primary": ahead, "mirror": committed}, committed, hash_at)
+    outcome = head_guard.compare({"primary": ahead, "mirror": committed}, committed, hash_at)
     assert outcome.agreed == committed and outcome.drop[0].role == "primary"
 
 
 def test_a_head_record_written_by_hand_does_not_verify_and_the_highest_counts(tmp_path):
-    key = receipt_key.load_or_create(tmp_path / "k.pem").derived(chain_head.PURPOSE)
-    records = chain_head.Records(key)
-    newer = chain_head.encode(Head("j" * 32, 15, "f" * 64), key)
-    older = chain_head.encode(Head("j" * 32, 9, "e" * 64), key)  # put back from a snapshot
-    forged = chain_head.encode(Head("j" * 32, 99, "0" * 64), b"not the key")
+    key = receipt_key.load_or_create(tmp_path / "k.pem").derived(committed_head.PURPOSE)
+    records = committed_head.Records(key)
+    newer = committed_head.encode(Head("j" * 32, 15, "f" * 64), key)
+    older = committed_head.encode(Head("j" * 32, 9, "e" * 64), key)  # put back from a snapshot
+    forged = committed_head.encode(Head("j" * 32, 99, "0" * 64), b"not the key")
     assert records.highest([older, newer, forged]).id == 15
     assert records.highest([older, forged]).id == 9  # the forged one does not count
-    assert chain_head.decode(older.replace(" 9 ", " 99 "), key) is None
+    assert committed_head.decode(older.replace(" 9 ", " 99 "), key) is None
     assert records.highest([newer], journal="k" * 32) is None
 
 
@@ -183,7 +181,7 @@ def test_a_marker_the_hall_did_not_sign_drops_nothing_and_is_reported(copies):
     db = open_mirrored(copies)
     migrations.upgrade(db)
     append(db)
-    marker = copy_markers.marker_path(str(mirror))
+    marker = markers.marker_path(str(mirror))
     marker.write_text(json.dumps({"lost": str(primary), "role": "primary", "reason": "x"}))
     append(db, 2)
     assert db.lost_copy() is None
@@ -207,7 +205,7 @@ def test_a_signed_marker_drops_the_copy_in_every_process(copies):
     assert first.drop("mirror", "its disk was pulled out")
     append(second)
     assert second.lost_copy().role == "mirror"
-    body = json.loads(copy_markers.marker_path(str(primary)).read_text())
+    body = json.loads(markers.marker_path(str(primary)).read_text())
     assert body["type"] == "copy-lost" and "signature" in body
 
 
@@ -225,12 +223,12 @@ def test_the_full_verification_drops_a_copy_changed_below_its_head(copies):
     connection.close()
     assert append(db)[0].id == 6 and db.lost_copy() is None  # the head comparison cannot see it
 
-    watch = copy_audit.Watch(db, minutes=5)
+    watch = background_check.Watch(db, minutes=5)
     assert watch.run_if_due()
     assert db.lost_copy().role == "mirror" and db.lost_copy().row == 2
     assert "chain is broken at row 2" in db.lost_copy().reason
     assert not watch.run_if_due()  # done within the interval: the next worker skips it
-    assert copy_audit.last_verified(db)
+    assert background_check.last_verified(db)
     assert append(db)[0].id == 7 and ids(mirror) == list(range(1, 7))
 
 
@@ -249,8 +247,8 @@ class _ClearedByAnotherThread(dict):
 
 
 def test_a_head_record_is_read_even_when_another_thread_clears_the_cache(tmp_path):
-    key = receipt_key.load_or_create(tmp_path / "k.pem").derived(chain_head.PURPOSE)
-    records = chain_head.Records(key)
+    key = receipt_key.load_or_create(tmp_path / "k.pem").derived(committed_head.PURPOSE)
+    records = committed_head.Records(key)
     record = records.sealed(Head("j" * 32, 15, "f" * 64))  # known: in the cache
     records._seen = _ClearedByAnotherThread(records._seen)
     assert records.highest([record]) == Head("j" * 32, 15, "f" * 64)  # no KeyError
@@ -279,9 +277,9 @@ def test_the_full_verification_never_drops_a_mirror_still_committing_the_newest_
     db = judged(copies, 3)
     primary_committed, release = threading.Event(), threading.Event()
     real_commit, real_lock, real_examine = (
-        db_mirror._commit,
+        copies_mirror._commit,
         SqliteDatabase.writer_lock,
-        copy_proof.examine,
+        proof.examine,
     )
 
     def commit(raw):  # the primary commits at once; the mirror's helper waits for the verifier
@@ -306,13 +304,13 @@ def test_the_full_verification_never_drops_a_mirror_still_committing_the_newest_
             release.set()  # (without the locks the verifier gets here first)
         return found
 
-    monkeypatch.setattr(db_mirror, "_commit", commit)
+    monkeypatch.setattr(copies_mirror, "_commit", commit)
     monkeypatch.setattr(SqliteDatabase, "writer_lock", writer_lock)
-    monkeypatch.setattr(copy_proof, "examine", examine)
+    monkeypatch.setattr(proof, "examine", examine)
     writer = threading.Thread(target=append, args=(db,))
     writer.start()
     primary_committed.wait()  # row 4 (and its head record) on the laptop, not yet on the stick
-    found = copy_audit.verify_live(db)
+    found = background_check.verify_live(db)
     writer.join()
     assert found == []
     assert db.lost_copy() is None

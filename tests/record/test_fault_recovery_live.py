@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from adjudicator.record.journal_health import PROBE_SECONDS
+from adjudicator.record.database.journal_health import PROBE_SECONDS
 
 from support.load import Load, assert_served_are_recorded, journal_rows
 from support.servers import NOBODY, Server, as_nobody_argv, get, prepare_home

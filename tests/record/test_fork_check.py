@@ -9,20 +9,17 @@ from dataclasses import replace
 
 import pytest
 
-from adjudicator.record import (
+from adjudicator.record.backends import connect
+from adjudicator.record.copies import lost_rows
+from adjudicator.record.journal import journal, receipt_key, rollbacks, row_keys
+from adjudicator.record.proofs import (
     checkpoints,
     fork_check,
     high_water,
-    journal,
     journal_begun,
     journal_proof,
-    lost_rows,
-    receipt_key,
     receipts,
-    rollbacks,
-    row_keys,
 )
-from adjudicator.record.backends import connect
 
 from support.journal import challenge_fields
 

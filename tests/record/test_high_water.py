@@ -7,7 +7,8 @@ import json
 import multiprocessing
 import threading
 
-from adjudicator.record import high_water, receipt_key
+from adjudicator.record.journal import receipt_key
+from adjudicator.record.proofs import high_water
 
 
 def advance_range(key_path, start: int, stop: int) -> None:

@@ -11,8 +11,9 @@ from collections import Counter
 import pytest
 
 from adjudicator.hall import kiosks
-from adjudicator.record import journal, migrations
-from adjudicator.record.db_sqlite import SqliteDatabase
+from adjudicator.record.database import migrations
+from adjudicator.record.database.sqlite import SqliteDatabase
+from adjudicator.record.journal import journal
 
 from support.hall import NWL, append_rows, build_setup, row_fields
 from support.journal import appended_in_threads, assert_one_chain

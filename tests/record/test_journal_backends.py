@@ -15,11 +15,12 @@ from dataclasses import replace
 import pytest
 
 from adjudicator.errors import AdjudicatorError
-from adjudicator.record import journal, migrations
 from adjudicator.record.backends import connect
-from adjudicator.record.db import DatabaseUnavailable
-from adjudicator.record.db_sqlite import SqliteDatabase
-from adjudicator.record.group_commit import GroupCommitter
+from adjudicator.record.database import migrations
+from adjudicator.record.database.db import DatabaseUnavailable
+from adjudicator.record.database.sqlite import SqliteDatabase
+from adjudicator.record.journal import journal
+from adjudicator.record.journal.group_commit import GroupCommitter
 
 from support.journal import appended_in_threads, assert_one_chain, challenge_fields
 from support.paths import ROOT
@@ -186,7 +187,7 @@ def test_group_commit_from_many_threads_makes_one_chain(db):
 
 APPENDER = """
 import sys
-from adjudicator.record import journal
+from adjudicator.record.journal import journal
 from adjudicator.record.backends import connect
 url, name, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
 db = connect(url)
@@ -272,7 +273,7 @@ def test_two_db_upgrade_commands_at_once_apply_each_migration_once(db_url, tmp_p
 
 
 def test_placeholders_translate_and_literals_stay():
-    from adjudicator.record.db_postgres import translate
+    from adjudicator.record.database.postgres import translate
 
     assert (
         translate("SELECT * FROM t WHERE a = ? AND b = ?")

@@ -9,16 +9,10 @@ import json
 
 import pytest
 
-from adjudicator.record import (
-    high_water,
-    journal,
-    journal_begun,
-    journal_proof,
-    receipt_key,
-    rollbacks,
-)
 from adjudicator.record.backends import connect
-from adjudicator.record.journal_entry import Entry
+from adjudicator.record.journal import journal, receipt_key, rollbacks
+from adjudicator.record.journal.journal_entry import Entry
+from adjudicator.record.proofs import high_water, journal_begun, journal_proof
 
 from support.journal import challenge_fields
 
@@ -129,8 +123,8 @@ def test_a_snapshot_of_an_older_journal_is_refused_once_a_newer_one_began(migrat
 
 
 def test_the_mark_is_kept_beside_every_copy_and_the_highest_counts(tmp_path, key_path):
-    from adjudicator.record import migrations
-    from adjudicator.record.db_sqlite import SqliteDatabase
+    from adjudicator.record.database import migrations
+    from adjudicator.record.database.sqlite import SqliteDatabase
 
     (tmp_path / "disk").mkdir()
     db = SqliteDatabase(str(tmp_path / "disk" / "journal.sqlite3"))
@@ -150,7 +144,7 @@ def test_the_mark_is_kept_beside_every_copy_and_the_highest_counts(tmp_path, key
 
 
 def test_a_kiosks_receipt_stops_judging_whatever_journal_it_names(migrated_db, key_path):
-    from adjudicator.record import receipts, witnesses
+    from adjudicator.record.proofs import receipts, witnesses
 
     start(migrated_db, key_path)
     key = receipt_key.load(key_path)

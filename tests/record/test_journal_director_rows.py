@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from adjudicator.hall.hall import Hall
-from adjudicator.record import journal
 from adjudicator.record.backends import connect
+from adjudicator.record.journal import journal
 
 from support.hall import ok, spring_kiosks
 

@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 
 from adjudicator.durable import create_owner_only, readable_by_others
-from adjudicator.record import backup, copy_markers, journal_copies, journal_files, migrations
-from adjudicator.record.db_mirror import MirroredDatabase
-from adjudicator.record.db_sqlite import SqliteDatabase
+from adjudicator.record.copies import backup, file_modes, markers, resync
+from adjudicator.record.copies.mirror import MirroredDatabase
+from adjudicator.record.database import migrations
+from adjudicator.record.database.sqlite import SqliteDatabase
 
 from support.filesystems import fat_stick
 
@@ -48,11 +49,11 @@ def test_every_file_of_a_mirrored_journal_is_mode_600_under_umask_022(tmp_path, 
     assert all(f.exists() for f in files), [f for f in files if not f.exists()]
     made = backup.make(db, tmp_path / "backup.sqlite3")
     lost = {"lost": str(mirror), "role": "mirror", "reason": "test", "since": "2031-01-01"}
-    assert copy_markers.write([str(primary)], {**lost, "row": None}, db.signing_key())
-    journal_copies.rebuild(str(primary), str(tmp_path / "rebuilt.sqlite3"))
-    files += [made.path, copy_markers.marker_path(str(primary)), tmp_path / "rebuilt.sqlite3"]
+    assert markers.write([str(primary)], {**lost, "row": None}, db.signing_key())
+    resync.rebuild(str(primary), str(tmp_path / "rebuilt.sqlite3"))
+    files += [made.path, markers.marker_path(str(primary)), tmp_path / "rebuilt.sqlite3"]
     assert {str(f): oct(mode(f)) for f in files} == {str(f): "0o600" for f in files}
-    assert journal_files.readable_copies(db) == []
+    assert file_modes.readable_copies(db) == []
     db.close()
 
 
@@ -133,7 +134,7 @@ def test_a_journal_on_a_fat_stick_is_said_to_be_readable_by_others(
         create_owner_only(on_stick)  # never raises where chmod is refused or ignored
         assert mode(on_stick) & 0o044, "a FAT file should show as readable by all"
         assert readable_by_others(on_stick)
-        assert journal_files.readable_copies(SqliteDatabase(str(on_stick))) == [str(on_stick)]
+        assert file_modes.readable_copies(SqliteDatabase(str(on_stick))) == [str(on_stick)]
         if how == "kernel":
             monkeypatch.setenv("ADJUDICATOR_DATABASE_URL", str(on_stick))
             assert run("db", "upgrade").exit_code == 0

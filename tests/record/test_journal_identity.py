@@ -19,10 +19,11 @@ import pytest
 
 from adjudicator.hall import kiosks
 from adjudicator.hall.hall import Hall
-from adjudicator.record import journal, journal_health, migrations
 from adjudicator.record.backends import connect
-from adjudicator.record.db import DatabaseUnavailable
-from adjudicator.record.journal_health import JournalLost
+from adjudicator.record.database import journal_health, migrations
+from adjudicator.record.database.db import DatabaseUnavailable
+from adjudicator.record.database.journal_health import JournalLost
+from adjudicator.record.journal import journal
 
 from support.hall import FailingCommits, build_setup, make_app, pair_browser
 from support.journal import challenge_fields

@@ -10,12 +10,13 @@ from datetime import UTC, datetime
 
 import pytest
 
-from adjudicator.hall import hall_status, overview
-from adjudicator.judging import final_ruling, second_opinion, voids
-from adjudicator.record import group_commit, journal, migrations
-from adjudicator.record.db import DatabaseUnavailable
-from adjudicator.record.db_sqlite import SqliteDatabase
-from adjudicator.record.group_commit import GroupCommitter
+from adjudicator.hall.director import hall_status, overview
+from adjudicator.judging.corrections import final_ruling, second_opinion, voids
+from adjudicator.record.database import migrations
+from adjudicator.record.database.db import DatabaseUnavailable
+from adjudicator.record.database.sqlite import SqliteDatabase
+from adjudicator.record.journal import group_commit, journal
+from adjudicator.record.journal.group_commit import GroupCommitter
 
 from support.hall import (
     CSW,

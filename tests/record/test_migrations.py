@@ -3,8 +3,8 @@ gets every version it lacks, lower or higher than its newest, on SQLite and Post
 
 from __future__ import annotations
 
-from adjudicator.record import migrations
 from adjudicator.record.backends import connect
+from adjudicator.record.database import migrations
 
 LATE = (3, "a version that landed after a higher one", ("CREATE TABLE landed_late (x INTEGER)",))
 

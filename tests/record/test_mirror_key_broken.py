@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from adjudicator.hall import staff
 from adjudicator.hall.hall import Hall
-from adjudicator.record import journal, journal_copies, receipt_key
-from adjudicator.record.db_mirror import MirroredDatabase
+from adjudicator.hall.people import staff
+from adjudicator.record.copies import resync
+from adjudicator.record.copies.mirror import MirroredDatabase
+from adjudicator.record.journal import journal, receipt_key
 
 from support.director import DIRECTOR_PASSWORD, signed_in
 from support.hall import build_setup, make_app, pair_browser
@@ -22,7 +23,7 @@ def test_a_key_readable_by_others_refuses_verdicts_but_not_the_director(tmp_path
     staff.set_director_password(setup.hall.db, DIRECTOR_PASSWORD)
     (tmp_path / "usb").mkdir()
     mirror = tmp_path / "usb" / "journal.sqlite3"
-    journal_copies.rebuild(str(setup.db_path), str(mirror))  # both copies hold the same journal
+    resync.rebuild(str(setup.db_path), str(mirror))  # both copies hold the same journal
     key = tmp_path / "receipt_key.pem"
     receipt_key.load_or_create(key)  # the hall's key, made at its first start
     key.chmod(0o644)  # readable by other users: the key is refused from now on

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from adjudicator.record import journal
-from adjudicator.record.db_sqlite import SqliteDatabase
+from adjudicator.record.database.sqlite import SqliteDatabase
+from adjudicator.record.journal import journal
 
 from support.filesystems import fill_up, small_filesystem
 from support.load import Load, assert_served_are_recorded, journal_rows

@@ -20,8 +20,9 @@ pytestmark = pytest.mark.slow
 
 SCRIPT = """
 import sys
-from adjudicator.record import journal, migrations
-from adjudicator.record.db_mirror import MirroredDatabase
+from adjudicator.record.journal import journal
+from adjudicator.record.database import migrations
+from adjudicator.record.copies.mirror import MirroredDatabase
 db = MirroredDatabase(sys.argv[1], sys.argv[2])
 migrations.upgrade(db)
 for _ in range(int(sys.argv[3])):

@@ -9,17 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from adjudicator.record import (
-    journal,
-    journal_holds,
-    journal_status,
-    migrations,
-    one_hall,
-    receipt_key,
-    takeover,
-)
-from adjudicator.record.db_mirror import MirroredDatabase
-from adjudicator.record.db_sqlite import SqliteDatabase
+from adjudicator.record import journal_status
+from adjudicator.record.copies import one_hall, takeover
+from adjudicator.record.copies.mirror import MirroredDatabase
+from adjudicator.record.database import migrations
+from adjudicator.record.database.sqlite import SqliteDatabase
+from adjudicator.record.journal import journal, journal_holds, receipt_key
 
 from support.journal import challenge_fields
 
@@ -186,12 +181,12 @@ def test_journal_status_says_taken_over_and_held_before_a_start(laptop, monkeypa
 
 
 def test_resync_refuses_a_journal_another_laptop_took_over(laptop):
-    from adjudicator.record import journal_copies
+    from adjudicator.record.copies import resync
 
     takeover.write([str(laptop.mirror)], statement_by(laptop, "b" * 32))
     db = MirroredDatabase(str(laptop.primary), str(laptop.mirror), key_path=laptop.key_path)
     with pytest.raises(takeover.TakenOver, match="THIS HALL WAS TAKEN OVER"):
-        journal_copies.resync(db)
+        resync.resync(db)
     db.close()
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from adjudicator.record.db_postgres import PostgresDatabase
+from adjudicator.record.database.postgres import PostgresDatabase
 
 from support.query_plans import SCANNED, exercise, fill_fast, plans, recording
 

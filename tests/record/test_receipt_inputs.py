@@ -10,7 +10,8 @@ import json
 import pytest
 
 from adjudicator.hall.hall import Hall
-from adjudicator.record import receipt_key, witnesses
+from adjudicator.record.journal import receipt_key
+from adjudicator.record.proofs import witnesses
 from kiosk import create_app
 
 from support.hall import SECRET_KEY, judged_by_api, spring_kiosks

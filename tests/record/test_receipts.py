@@ -17,7 +17,8 @@ import stat
 import pytest
 
 from adjudicator.hall.hall import Hall
-from adjudicator.record import journal, receipt_key, receipts
+from adjudicator.record.journal import journal, receipt_key
+from adjudicator.record.proofs import receipts
 
 from support.hall import make_app, pair_browser
 from support.receipts import independent_verify

@@ -6,17 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from adjudicator.record import (
-    high_water,
-    journal,
-    journal_copies,
-    journal_health,
-    journal_proof,
-    migrations,
-    receipt_key,
-)
-from adjudicator.record.db_mirror import MirroredDatabase
-from adjudicator.record.db_sqlite import SqliteDatabase
+from adjudicator.record.copies import resync
+from adjudicator.record.copies.mirror import MirroredDatabase
+from adjudicator.record.database import journal_health, migrations
+from adjudicator.record.database.sqlite import SqliteDatabase
+from adjudicator.record.journal import journal, receipt_key
+from adjudicator.record.proofs import high_water, journal_proof
 
 from support.journal import challenge_fields
 
@@ -48,7 +43,7 @@ def two_events(tmp_path):
 
 def test_the_copy_of_the_newer_journal_is_kept_and_the_old_one_set_aside(two_events):
     db, primary, mirror = two_events
-    notes = journal_copies.resync(db, keep="primary")
+    notes = resync.resync(db, keep="primary")
     assert notes[-1].endswith("both copies now hold 2 rows.")
     assert any("set aside" in note for note in notes)
     assert journal_health.journal_id(SqliteDatabase(str(mirror))) == journal_health.journal_id(
@@ -58,6 +53,6 @@ def test_the_copy_of_the_newer_journal_is_kept_and_the_old_one_set_aside(two_eve
 
 def test_the_copy_of_the_older_journal_is_never_kept(two_events):
     db, primary, mirror = two_events
-    with pytest.raises(journal_copies.ResyncError, match="keeping it would lose those rows"):
-        journal_copies.resync(db, keep="mirror")
+    with pytest.raises(resync.ResyncError, match="keeping it would lose those rows"):
+        resync.resync(db, keep="mirror")
     assert journal.get(SqliteDatabase(str(primary)), 2) is not None  # nothing was changed

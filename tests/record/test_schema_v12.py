@@ -12,8 +12,9 @@ from dataclasses import replace
 
 from test_schema_v6 import OLD_ENTRY, OLD_HASH
 
-from adjudicator.record import journal, journal_entry, migrations
-from adjudicator.record.db_sqlite import SqliteDatabase
+from adjudicator.record.database import migrations
+from adjudicator.record.database.sqlite import SqliteDatabase
+from adjudicator.record.journal import journal, journal_entry
 
 from support.journal import challenge_fields
 

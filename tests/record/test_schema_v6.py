@@ -12,9 +12,10 @@ from dataclasses import replace
 
 import pytest
 
-from adjudicator.record import journal, migrations
-from adjudicator.record.db_sqlite import SqliteDatabase
-from adjudicator.record.journal import Entry
+from adjudicator.record.database import migrations
+from adjudicator.record.database.sqlite import SqliteDatabase
+from adjudicator.record.journal import journal
+from adjudicator.record.journal.journal import Entry
 
 from support.journal import challenge_fields
 

@@ -12,8 +12,9 @@ from dataclasses import replace
 
 import pytest
 
-from adjudicator.record import audit, journal, witnesses
-from adjudicator.record.db_sqlite import SqliteDatabase
+from adjudicator.record.database.sqlite import SqliteDatabase
+from adjudicator.record.journal import journal
+from adjudicator.record.proofs import audit, witnesses
 
 from support.director import build_staffed, csrf_token
 from support.hall import pair_browser

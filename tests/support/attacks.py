@@ -10,8 +10,8 @@ import sys
 import pytest
 from argon2 import PasswordHasher
 
-from adjudicator.hall import staff
-from adjudicator.record.db_sqlite import SqliteDatabase
+from adjudicator.hall.people import staff
+from adjudicator.record.database.sqlite import SqliteDatabase
 
 from .http import Client
 from .servers import PreparedHome, cli, prepare_home

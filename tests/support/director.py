@@ -13,9 +13,11 @@ from argon2 import PasswordHasher
 from flask import Flask
 from flask.testing import FlaskClient
 
-from adjudicator.hall import kiosks, staff
-from adjudicator.judging import outcomes, second_opinion
-from adjudicator.record import journal
+from adjudicator.hall import kiosks
+from adjudicator.hall.people import staff
+from adjudicator.judging import outcomes
+from adjudicator.judging.corrections import second_opinion
+from adjudicator.record.journal import journal
 
 from .hall import CSRF_INPUT, Setup, build_setup, make_app, pair_browser
 

@@ -19,10 +19,11 @@ from flask.testing import FlaskClient
 
 from adjudicator.hall import kiosks, tournaments
 from adjudicator.hall.hall import Hall
-from adjudicator.hall.ratelimit import RateLimit
-from adjudicator.record import journal, migrations
-from adjudicator.record.db import Database
-from adjudicator.record.db_sqlite import SqliteDatabase
+from adjudicator.hall.people.ratelimit import RateLimit
+from adjudicator.record.database import migrations
+from adjudicator.record.database.db import Database
+from adjudicator.record.database.sqlite import SqliteDatabase
+from adjudicator.record.journal import journal
 from adjudicator.words.store import LexiconStore
 from adjudicator.words.wordlist import WordSet
 from kiosk import create_app

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 
-from adjudicator.record import journal
+from adjudicator.record.journal import journal
 
 
 def challenge_fields(**changes) -> dict:
@@ -65,7 +65,7 @@ def rewrite_with_a_recomputed_chain(path, row_id: int, **changes) -> None:
     import sqlite3
     from dataclasses import replace
 
-    from adjudicator.record.db_sqlite import SqliteDatabase
+    from adjudicator.record.database.sqlite import SqliteDatabase
 
     db = SqliteDatabase(str(path), create_folder=False)
     rows = list(journal.entries(db))

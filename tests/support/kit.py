@@ -11,7 +11,7 @@ from cryptography.hazmat.primitives import serialization
 
 from adjudicator.hall.kit import sealing
 from adjudicator.hall.kit.seal import core_aad
-from adjudicator.record import receipt_key
+from adjudicator.record.journal import receipt_key
 
 PASSPHRASE = "correct horse battery staple"
 

@@ -11,28 +11,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from adjudicator.hall import (
-    director_decisions,
-    export,
-    hall_status,
-    journal_review,
-    kiosks,
-    tournaments,
-)
+from adjudicator.hall import kiosks, tournaments
+from adjudicator.hall.director import director_decisions, export, hall_status, journal_review
+from adjudicator.hall.director.journal_review import Filters
 from adjudicator.hall.hall import Hall
-from adjudicator.hall.journal_review import Filters
-from adjudicator.hall.ratelimit import RateLimit
-from adjudicator.judging import (
-    director_flags,
-    final_ruling,
-    free_challenges,
-    lookups,
-    outcomes,
-    second_opinion,
-    voids,
-)
-from adjudicator.record import journal, migrations
-from adjudicator.record.db_postgres import PostgresCursor, PostgresDatabase
+from adjudicator.hall.people.ratelimit import RateLimit
+from adjudicator.judging import director_flags, free_challenges, lookups, outcomes
+from adjudicator.judging.corrections import final_ruling, second_opinion, voids
+from adjudicator.record.database import migrations
+from adjudicator.record.database.postgres import PostgresCursor, PostgresDatabase
+from adjudicator.record.journal import journal
 
 from .hall import CSW, NWL, build_store
 

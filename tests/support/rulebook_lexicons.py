@@ -19,7 +19,7 @@ from flask import Flask
 
 from adjudicator.hall import kiosks, tournaments
 from adjudicator.hall.hall import Hall
-from adjudicator.record.db_sqlite import SqliteDatabase
+from adjudicator.record.database.sqlite import SqliteDatabase
 from adjudicator.words.lexicon_import import import_lexicon
 from adjudicator.words.recipe import import_recipe
 from adjudicator.words.recipe_file import load_recipe
@@ -114,7 +114,7 @@ class RulebookHall:
 
 def rulebook_hall(store: LexiconStore, folder: Path) -> RulebookHall:
     """A hall over `store` with a fresh SQLite journal, the director and two judges."""
-    from adjudicator.hall import staff
+    from adjudicator.hall.people import staff
 
     db = SqliteDatabase(str(folder / "journal.sqlite3"))
     hall = Hall(store, db, rate_limit=None, key_path=folder / "receipt_key.pem")

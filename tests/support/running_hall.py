@@ -24,7 +24,7 @@ from urllib.parse import urlencode
 
 import pytest
 
-from adjudicator.hall import lan
+from adjudicator.hall.network import lan
 
 from .netns import Namespace, entered
 
@@ -245,7 +245,7 @@ def write_unconstrained_ca(folder: Path, name: str = "club") -> str:
     from cryptography.hazmat.primitives.asymmetric import ec
     from cryptography.x509.oid import NameOID
 
-    from adjudicator.hall import hall_tls
+    from adjudicator.hall.network import hall_tls
 
     key = ec.generate_private_key(ec.SECP256R1())
     subject = x509.Name(

@@ -12,9 +12,9 @@ import pytest
 from adjudicator.errors import ChallengeInputError
 from adjudicator.hall import kiosks, tournaments
 from adjudicator.hall.hall import Hall
-from adjudicator.judging import second_opinion
-from adjudicator.record import journal
-from adjudicator.record.db_sqlite import SqliteDatabase
+from adjudicator.judging.corrections import second_opinion
+from adjudicator.record.database.sqlite import SqliteDatabase
+from adjudicator.record.journal import journal
 from adjudicator.words.alphabet_files import builtin
 from adjudicator.words.recipe import import_recipe
 from adjudicator.words.store import LexiconStore

@@ -11,5 +11,6 @@ the kit current without the passphrase, and saying whether the stick holds a cur
 (`refresh`); the proof of the stick's journal copy (`stick_copy`); and `adjudicator kit open`
 on the second laptop (`kit_open`).
 
-Part of the hall wing: may import the judging, the record, the words and the shared leaves.
+May import: the hall's network and people, its tournaments and pins, the record, the words and
+the shared leaves; never the director's queries above it (import-linter contract "hall").
 """

@@ -14,9 +14,11 @@ from pathlib import Path
 
 from adjudicator import settings
 from adjudicator.durable import write_whole
-from adjudicator.hall import hall_tls, hall_url, session_secret, tournaments
+from adjudicator.hall import tournaments
 from adjudicator.hall.kit.sealing import KitDamaged, b64, unb64
-from adjudicator.record.db import Database
+from adjudicator.hall.network import hall_tls, hall_url
+from adjudicator.hall.people import session_secret
+from adjudicator.record.database.db import Database
 from adjudicator.words.lexicon import Manifest
 from adjudicator.words.store import LexiconStore
 

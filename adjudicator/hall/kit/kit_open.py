@@ -10,7 +10,7 @@ In order, and nothing written until the last check has passed:
 Then: the receipt key, the CA, the certificates, the session secret and the hall's name and
 port go into this data home; this laptop's disk becomes the primary copy, copied from the stick
 and verified; the lexicons come across, each checked against its tournaments' pins; the signed
-takeover statement is kept beside both copies (record/takeover.py); the data home records the
+takeover statement is kept beside both copies (record/copies/takeover.py); the data home records the
 kit, so this hall keeps it current from now on. No journal number is taken.
 """
 
@@ -28,22 +28,17 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from adjudicator import settings
 from adjudicator.durable import read_regular, write_whole
 from adjudicator.errors import LexiconError
-from adjudicator.hall import hall_tls, hall_url, tournament_pins, tournaments
+from adjudicator.hall import tournament_pins, tournaments
 from adjudicator.hall.kit import contents, refresh, sealing, stick_copy
 from adjudicator.hall.kit.kit_files import MOST_LEXICON, KitFolder
 from adjudicator.hall.kit.seal import core_aad
 from adjudicator.hall.kit.sealing import KitDamaged, KitError, WrongPassphrase
-from adjudicator.record import (
-    copy_heads,
-    copy_markers,
-    high_water,
-    journal_copies,
-    one_hall,
-    receipt_key,
-    takeover,
-)
-from adjudicator.record.db_sqlite import SqliteDatabase
-from adjudicator.record.receipt_key import SigningKey
+from adjudicator.hall.network import hall_tls, hall_url
+from adjudicator.record.copies import markers, one_hall, resync, standing, takeover
+from adjudicator.record.database.sqlite import SqliteDatabase
+from adjudicator.record.journal import receipt_key
+from adjudicator.record.journal.receipt_key import SigningKey
+from adjudicator.record.proofs import high_water
 from adjudicator.words.lexicon import Manifest
 from adjudicator.words.store import LexiconStore
 
@@ -86,11 +81,11 @@ def open_kit(directory: Path, passphrase: str, mirror: str | None = None) -> Ope
     for name, content in items.items():
         if content is not None:
             contents.restore(name, content)
-    journal_copies.rebuild(mirror_path, primary)
+    resync.rebuild(mirror_path, primary)
     head = stick_copy.verify(primary, core.key, core.key.path)  # the copy made, as the stick's
     copies = [primary, mirror_path]
     _carry_the_mark(core.key, copies, head.journal_id)
-    copy_markers.remove_all(copies)  # the other laptop's markers name its own paths
+    markers.remove_all(copies)  # the other laptop's markers name its own paths
     installed, problems = _lexicons(folder, listing, primary)
     previous = takeover.newest(copies, core.key.public)
     statement = takeover.statement(
@@ -218,7 +213,7 @@ def _refuse_another_hall(key: SigningKey, primary: str, mirror: str) -> None:
             )
     if not Path(primary).exists():
         return
-    verdict, here, there = copy_heads.compare(primary, mirror)
+    verdict, here, there = standing.compare(primary, mirror)
     if verdict not in ("same", "first-behind") or (here.journal_id and not there.journal_id):
         raise KitError(
             f"This laptop's journal ({here.describe()}) is not only behind the stick's "

@@ -28,8 +28,8 @@ from adjudicator.durable import open_owner_only, write_whole
 from adjudicator.errors import AdjudicatorError
 from adjudicator.hall.kit import contents, sealing
 from adjudicator.hall.kit.kit_files import KitFolder, KitNotFound, read_json
-from adjudicator.record.db import Database
-from adjudicator.record.receipt_key import SigningKey
+from adjudicator.record.database.db import Database
+from adjudicator.record.journal.receipt_key import SigningKey
 from adjudicator.wording import N_, Phrase
 from adjudicator.words.lexicon import Manifest
 from adjudicator.words.store import LexiconStore

@@ -15,18 +15,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from adjudicator.hall import (
-    hall_process,
-    hall_tls,
-    hall_url,
-    password_check,
-    session_secret,
-    staff,
-)
 from adjudicator.hall.kit import refresh, sealing
 from adjudicator.hall.kit.kit_files import FORMAT, KitFolder
-from adjudicator.record.db import Database
-from adjudicator.record.receipt_key import SigningKey
+from adjudicator.hall.network import hall_process, hall_tls, hall_url
+from adjudicator.hall.people import password_check, session_secret, staff
+from adjudicator.record.database.db import Database
+from adjudicator.record.journal.receipt_key import SigningKey
 from adjudicator.words.store import LexiconStore
 
 MIN_PASSPHRASE = 16

@@ -2,7 +2,7 @@
 a copy, before it becomes this laptop's journal (and again of the laptop's copy made from it).
 
 The copy must be a journal the hall's key began (and no newer journal the key signed rows of),
-and proven by the fork check every start makes of a copy (record/copy_proof.py, fork_check.py):
+and proven by the fork check every start makes of a copy (record/copies/proof.py, fork_check.py):
 its chain verifies in full, no signed statement contradicts it (the high-water mark kept beside
 it, the kiosks' receipts and the checkpoints it keeps, every keyed row: a copy rewritten and
 its chain recomputed is a FORK, named), and it holds every row they prove recorded.
@@ -13,18 +13,19 @@ from __future__ import annotations
 from pathlib import Path
 
 from adjudicator.hall.kit.sealing import KitError
-from adjudicator.record import copy_heads, copy_proof, high_water, journal_begun
-from adjudicator.record.db_sqlite import SqliteDatabase
-from adjudicator.record.receipt_key import SigningKey
+from adjudicator.record.copies import proof, standing
+from adjudicator.record.database.sqlite import SqliteDatabase
+from adjudicator.record.journal.receipt_key import SigningKey
+from adjudicator.record.proofs import high_water, journal_begun
 
 
 class StickCopyRefused(KitError):
     """The stick's copy of the journal cannot be taken over: nothing was written."""
 
 
-def verify(path: str, key: SigningKey, key_path: Path) -> copy_heads.CopyHead:
+def verify(path: str, key: SigningKey, key_path: Path) -> standing.CopyHead:
     """The copy's head if it may be taken over; StickCopyRefused naming what is wrong."""
-    head = copy_heads.head(path)
+    head = standing.head(path)
     if not head.exists or not head.journal_id:
         raise StickCopyRefused(
             f"No journal at {path}: set ADJUDICATOR_JOURNAL_MIRROR to the journal's copy on the "
@@ -33,8 +34,8 @@ def verify(path: str, key: SigningKey, key_path: Path) -> copy_heads.CopyHead:
     _refuse_unbegun(path, head.journal_id, key, key_path)
     # The one call that holds a copy against the hall's signed statements (the fork check of
     # issue 33, as every start makes it): a fork, rows missing or a broken chain refuse it.
-    statements = copy_proof.statements_of([path], key, key_path, head.journal_id)
-    examined = copy_proof.examine("stick's copy", path, {head.journal_id: statements})
+    statements = proof.statements_of([path], key, key_path, head.journal_id)
+    examined = proof.examine("stick's copy", path, {head.journal_id: statements})
     if not examined.whole:
         raise StickCopyRefused(
             f"The journal on the stick cannot be taken over: {examined.describe()}. Nothing was "

@@ -8,5 +8,6 @@ tournament to its TSH event (`links`), the games it stores and what the hall ask
 (`games`), the seat of a challenge's game (`seating`), and the one process that follows the
 source (`follow`).
 
-Part of the hall wing: may import the judging, the record, the words and the shared leaves.
+May import: the hall's tournaments, the judging, the record, the words and the shared leaves;
+never the kit or the director's queries above it (import-linter contract "hall").
 """

@@ -1,6 +1,6 @@
 """The hall follows TSH: each linked source is read again when it changes, by one process.
 
-Every server process runs one `Follower` thread (kiosk/wsgi.py starts it), off the request
+Every server process runs one `Follower` thread (kiosk/server/wsgi.py starts it), off the request
 path: every `ADJUDICATOR_TSH_POLL_SECONDS` it reads the links (one small query) and, for a file
 or folder, the files' sizes and times. A link whose file changed, or whose URL was last asked
 `ADJUDICATOR_TSH_URL_SECONDS` ago (and a failed or unfinished read, as often), is claimed with one
@@ -22,7 +22,7 @@ from adjudicator import settings
 from adjudicator.hall.tsh import links
 from adjudicator.hall.tsh import source as sources
 from adjudicator.hall.tsh.event import TshError
-from adjudicator.record.db import Database, DatabaseUnavailable
+from adjudicator.record.database.db import Database, DatabaseUnavailable
 
 log = logging.getLogger("adjudicator.tsh")
 UNEXPECTED_FAILURE = (

@@ -15,7 +15,7 @@ from typing import Any
 
 from adjudicator.hall.tsh.event import Game, Seat, current_round
 from adjudicator.judging.game import canonical
-from adjudicator.record.db import Database
+from adjudicator.record.database.db import Database
 from adjudicator.wording import natural_key
 
 FIELDS = "division, round_no, table_no, board, players, scored"

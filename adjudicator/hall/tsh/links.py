@@ -33,7 +33,7 @@ from adjudicator.hall.tsh.event import (
     rounds_paired,
 )
 from adjudicator.hall.tsh.event import games as division_games
-from adjudicator.record.db import Database
+from adjudicator.record.database.db import Database
 
 _LINK_FIELDS = (
     "tournament, source, kind, divisions, event_name, linked_at, read_at, checked_at, stamp, "

@@ -17,7 +17,7 @@ from adjudicator.errors import AdjudicatorError
 from adjudicator.hall.tsh import games, links
 from adjudicator.hall.tsh.event import Game, Seat
 from adjudicator.judging.game import canonical
-from adjudicator.record.db import Database
+from adjudicator.record.database.db import Database
 from adjudicator.wording import N_, Phrase
 
 _NOT_SEATED = N_(

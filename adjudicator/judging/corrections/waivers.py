@@ -1,0 +1,95 @@
+"""The director's free challenge: a challenge's penalty waived, its verdict left as decided.
+
+NSA VI.C names it ("An appropriate penalty would be to give the opponent a free challenge", for
+a player who records the score before making the play); under the other rulebooks it rests on
+the director's discretion (WESPA 6.1.2(e), NASPA 1.2, MSA 20, the school rules' closing note),
+and the row cites the tournament's own clause. A waiver is a row of kind `waiver` referring to
+the challenge: it rules on nothing else. The verdict stays as judged, and a second opinion or the
+director's review (NSA X.G) may still change it; whenever the challenge ends up unsuccessful,
+it costs the challenger nothing (outcomes.py). It still counts as an unsuccessful challenge for
+the rules that count them (the penalty was waived, not the challenge).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from adjudicator.judging.corrections.follow_up import follow_up_fields
+from adjudicator.judging.corrections.second_opinion import SecondOpinionRefused, original_of
+from adjudicator.judging.corrections.voids import refuse_if_void
+from adjudicator.judging.reasons import check_reason
+from adjudicator.judging.rulebooks import Rulebook, rulebook_of
+from adjudicator.judging.rules import Consequence
+from adjudicator.record.database.db import Database
+from adjudicator.record.journal import journal
+
+WAIVED = "WAIVED"
+
+
+def waive(
+    db: Database, adjudication_id: int, reason: str, *, actor: str, station: str
+) -> journal.Entry:
+    """Journal the director's waiver of challenge `adjudication_id`'s penalty, citing the
+    tournament's own clause; refused when it is void, or its penalty is waived already."""
+    original = original_of(db, adjudication_id)
+    reason = check_reason(reason, "free challenge")
+    book = rulebook_of(db, original.tournament)
+    effect = Consequence(waiver_text(book), play_stands=None, waived=True)
+
+    def guard(cur: Any) -> None:
+        refuse_if_void(cur, original.id)
+        earlier = waiver_of(cur, original.id)
+        if earlier is not None:
+            raise SecondOpinionRefused(
+                f"The penalty of #{original.id} is waived already (journal row #{earlier})."
+            )
+        lookup = cur.execute(
+            "SELECT id FROM adjudications WHERE refers_to = ? AND kind = 'ruling' "
+            """AND penalty LIKE '%"points_to_challenger":-%'""",
+            (original.id,),
+        ).one()
+        if lookup:
+            raise SecondOpinionRefused(
+                f"Your ruling #{lookup['id']} charged #{original.id}'s challenger for improper "
+                "separate look-ups (NASPA 6.2): a free challenge charges nobody."
+            )
+
+    return journal.append(
+        db,
+        guard=guard,
+        kind="waiver",
+        **follow_up_fields(original, station),
+        rule=original.rule,
+        words=(),
+        word_count=0,
+        verdict=WAIVED,
+        consequence=effect.text,
+        penalty=effect.penalty_json(),
+        actor=actor,
+        note=f"{reason} [penalty waived: {_how(book)}]",
+        details=json.dumps({"ref": book.waiver_ref, "named": book.waiver_named}, sort_keys=True),
+    )
+
+
+def waiver_text(book: Rulebook) -> str:
+    """What a waiver row says: the penalty waived, the verdict and its review left open."""
+    return (
+        f"The director waived the penalty ({_how(book)}): whatever the verdict, this challenge "
+        "costs the challenger nothing. The verdict stands as decided and may still be reviewed."
+    )
+
+
+def _how(book: Rulebook) -> str:
+    if book.waiver_named:
+        return f"a free challenge, {book.waiver_clause}"
+    return f"a free challenge at the director's discretion{book.cite(book.waiver_clause)}"
+
+
+def waiver_of(cur: Any, adjudication_id: int) -> int | None:
+    """The id of the waiver on the challenge, if any (inside a transaction)."""
+    row = cur.execute(
+        "SELECT MIN(id) AS id FROM adjudications WHERE refers_to = ? AND kind = 'waiver'",
+        (adjudication_id,),
+    ).one()
+    return row["id"] if row and row["id"] is not None else None

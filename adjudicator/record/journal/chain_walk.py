@@ -1,0 +1,192 @@
+"""The one walk over a journal's chain, in id order, in batches, in constant memory.
+
+Each row is checked as read: its stored form, its number (1, 2, 3, ...), its link to the row
+before and its hash (the first failure ends the walk: the chain is broken there). Two more
+checks ride along, for what signed statements say of the rows (fork_check.py):
+- from the first keyed row on, each row's keyed hash (row_keys.py), when the secret is at hand;
+- the rows witnesses name (a checkpoint, a receipt, the high-water mark): each must hold the
+  witnessed hash, or its first digits. The first that differs ends the walk.
+A row a witness or its own valid keyed hash proves is *agreed*, and so is every row before it
+(the hash chains them). A keyed row whose keyed hash is missing or wrong is *unkeyed*; one
+agreed row after it lifts that (its keyed hash alone was damaged), so only an unkeyed row after
+the last agreed one stays a contradiction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from adjudicator.record.database.db import Database
+from adjudicator.record.database.journal_health import GENESIS
+from adjudicator.record.journal import row_keys
+from adjudicator.record.journal.journal_entry import (
+    FIELDS,
+    PREV_HASH,
+    ROW_HASH,
+    SELECT,
+    SELECT_KEYED,
+    WORDS,
+    canonical_words,
+    hash_values,
+)
+from adjudicator.record.journal.rollbacks import LOST_TEXT
+
+_KIND, _CONSEQUENCE = FIELDS.index("kind"), FIELDS.index("consequence")
+Witnessed = dict[int, list[tuple[str, str]]]  # row -> [(its hash or first digits, who says so)]
+
+
+@dataclass(frozen=True)
+class Keyed:
+    """The keyed hashes to check: of which journal, from which row, with which secret (None:
+    the hall's key is not here, so the keyed rows go unchecked)."""
+
+    journal: str
+    first: int
+    secret: row_keys.RowSecret | None
+
+
+@dataclass
+class Walk:
+    """What the walk found (see the module's docstring)."""
+
+    rows: int = 0  # rows 1..rows verified (the chain)
+    bad_id: int | None = None  # the row where the chain breaks
+    problem: str = ""
+    last_hash: str = ""
+    agreed_to: int = 0  # the last row a witness or a valid keyed hash proves
+    unkeyed: int | None = None  # the first keyed row after agreed_to without a valid keyed hash
+    contradicted: tuple[int, str] | None = None  # (row, witness): the first row that differs
+    beyond: Witnessed = field(default_factory=dict)  # witnessed rows the walk never reached
+
+
+def walk(
+    db: Database,
+    witnessed: Witnessed | None = None,
+    keyed: Keyed | None = None,
+    lost_holds: bool = False,
+) -> Walk:
+    """Walk the chain from row 1 (see the module's docstring). With `lost_holds`, a void row
+    that records the loss of a witnessed row (`journal accept-loss`) holds it."""
+    wanted = dict(witnessed or {})
+    secret = keyed.secret if keyed is not None else None
+    first_keyed = keyed.first if secret is not None else 0
+    mac = secret.mac if secret is not None else None  # row_keys.keyed_hash, inlined: every row
+    journal_id = keyed.journal if keyed is not None else ""
+    found = Walk()
+    expected_prev, expected_id = GENESIS, 1
+    for rows in _batches(db, secret is not None):
+        for row in rows:
+            entry_id, prev_hash, row_hash = row[0], row[PREV_HASH], row[ROW_HASH]
+            problem = _chain_problem(row, entry_id, expected_id, prev_hash, expected_prev)
+            if problem:
+                found.bad_id, found.problem = entry_id, problem
+                found.beyond = wanted
+                return found
+            if mac is not None and entry_id >= first_keyed:
+                if row[-1] == mac(f"{journal_id} {entry_id} {row_hash}".encode()):  # keyed_hash
+                    found.agreed_to, found.unkeyed = entry_id, None
+                elif found.unkeyed is None:
+                    found.unkeyed = entry_id
+            if wanted and entry_id in wanted:
+                for digits, source in wanted.pop(entry_id):
+                    if row_hash.startswith(digits):
+                        found.agreed_to, found.unkeyed = entry_id, None
+                    elif not (lost_holds and _lost(row)):
+                        found.contradicted = (entry_id, source)
+                        found.beyond = wanted
+                        return found
+            expected_prev, expected_id = row_hash, entry_id + 1
+            found.rows = entry_id
+    found.last_hash = expected_prev if found.rows else ""
+    found.beyond = wanted
+    return found
+
+
+def _chain_problem(
+    row: tuple, entry_id: int, expected_id: int, prev_hash: str, expected_prev: str
+) -> str:
+    """Why this row breaks the chain ('' when it does not)."""
+    words = canonical_words(row)
+    if words is None:
+        return f"row {entry_id} holds a value not in its canonical form"
+    if entry_id != expected_id:
+        if entry_id < expected_id:
+            return f"row {entry_id} lies outside the chain (its ids run 1, 2, 3, ...)"
+        return f"row {expected_id} is missing before row {entry_id}"
+    if prev_hash != expected_prev:
+        return f"row {entry_id} does not link to row {entry_id - 1}"
+    values = list(row)  # the hashed fields come first (a keyed hash last is not read)
+    values[WORDS] = words
+    if hash_values(values) != row[ROW_HASH]:
+        return f"row {entry_id} was altered after it was recorded"
+    return ""
+
+
+def _lost(row: tuple) -> bool:
+    return row[_KIND] == "void" and row[_CONSEQUENCE] == LOST_TEXT
+
+
+def _batches(db: Database, keyed: bool) -> Iterator[list[tuple]]:
+    """Every row as stored, in id order (ids below 1 too: a verify hides nothing), with its
+    keyed hash last when `keyed` (NULL in a copy from before keyed rows existed)."""
+    select = SELECT_KEYED if keyed and has_keyed_hash(db) else SELECT
+    if keyed and select == SELECT:
+        select = SELECT.replace(" FROM ", ", NULL FROM ", 1)
+    return read_batches(db, select)
+
+
+def read_batches(
+    db: Database,
+    select: str,
+    conditions: list[str] | None = None,
+    params: list | None = None,
+    batch: int = 5000,
+) -> Iterator[list[tuple]]:
+    """The rows of `select` meeting `conditions` (`?` placeholders, values in `params`), in id
+    order, `batch` at a time: one short read transaction per batch (constant memory)."""
+    conditions, params = conditions or [], params or []
+    tail = f"ORDER BY id LIMIT {int(batch)}"
+    first = f"{select} WHERE {' AND '.join(conditions) or '1 = 1'} {tail}"
+    sql = f"{select} WHERE {' AND '.join(['id > ?', *conditions])} {tail}"
+    with db.transaction() as cur:
+        rows = cur.execute(first, params).tuples()
+    while rows:
+        yield rows
+        with db.transaction() as cur:
+            rows = cur.execute(sql, (rows[-1][0], *params)).tuples()
+
+
+def has_keyed_hash(db: Database) -> bool:
+    """Whether the journal has the keyed_hash column (schema 16 on)."""
+    try:
+        with db.transaction() as cur:
+            cur.execute(f"{SELECT_KEYED} WHERE 1 = 0")
+    except Exception:  # noqa: BLE001 - an older schema: no row of it is keyed
+        return False
+    return True
+
+
+def first_unkeyed(
+    get: Any, journal_id: str, secret: row_keys.RowSecret, low: int, high: int
+) -> int | None:
+    """The first row in low+1..high whose keyed hash fails, by bisection (a rewritten chain
+    fails from the row it parts on: every later hash changed with it); `get(row)` gives the
+    row's (hash, keyed hash). None when row `high` is keyed right."""
+
+    def good(row_id: int) -> bool:
+        found = get(row_id)
+        return found is not None and found[1] == row_keys.keyed_hash(
+            secret, journal_id, row_id, found[0]
+        )
+
+    if good(high):
+        return None
+    while low + 1 < high:
+        middle = (low + high) // 2
+        if good(middle):
+            low = middle
+        else:
+            high = middle
+    return high

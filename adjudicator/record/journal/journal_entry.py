@@ -1,0 +1,210 @@
+"""One journal row: its fields, its hash, and the form in which the database stores it.
+
+The hash is SHA-256 over the canonical JSON of every field but `row_hash` (words as a list),
+exactly `json.dumps(fields, sort_keys=True, separators=(",", ":"))`; a field added after the
+first schema (penalty, flag, dictionary, flag_reasons, details, division, players) is hashed
+only when set, so older rows keep their hashes. Rows are built and read as plain tuples in
+FIELDS order: this runs for every row written or read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import operator
+from dataclasses import MISSING, dataclass
+from typing import Any
+
+from adjudicator.record.database.journal_health import GENESIS
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One journal row."""
+
+    id: int
+    recorded_at: str
+    kind: str
+    tournament: str
+    kiosk: str
+    lexicon_name: str
+    lexicon_fingerprint: str
+    lexicon_words: int
+    rule: str
+    words: tuple[str, ...]
+    word_count: int
+    verdict: str
+    consequence: str
+    refers_to: int | None = None
+    table: str | None = None
+    round: str | None = None
+    challenger: str | None = None
+    player: str | None = None
+    actor: str | None = None
+    note: str | None = None
+    penalty: str | None = None  # the consequence as numbers: canonical JSON (rules.Consequence)
+    flag: str | None = None  # why the director should look at this row, as a short tag
+    dictionary: str | None = None  # a word judge's dictionary check: ACCEPTABLE/UNACCEPTABLE
+    flag_reasons: str | None = None  # a second opinion's: JSON list of why it is flagged ('[]')
+    details: str | None = None  # JSON object: final_play, waived, confirmed, ground, revokes
+    division: str | None = None  # the TSH division of a challenge's game (schema 12)
+    players: str | None = None  # its players as TSH names them: JSON list, first player first
+    prev_hash: str = GENESIS
+    row_hash: str = ""
+
+    def to_api(self) -> dict[str, Any]:
+        """The adjudication as the HTTP API and `journal export --format json` give it."""
+        return {
+            "id": self.id,
+            "verdict": self.verdict,
+            "words": list(self.words),
+            "word_count": self.word_count,
+            "tournament": self.tournament,
+            "kiosk": self.kiosk,
+            "kind": self.kind,
+            "refers_to": self.refers_to,
+            "lexicon": {
+                "name": self.lexicon_name,
+                "fingerprint": self.lexicon_fingerprint,
+                "words": self.lexicon_words,
+            },
+            "rule": self.rule,
+            "consequence": self.consequence,
+            "penalty": self.penalty_numbers(),
+            "recorded_at": self.recorded_at,
+            "table": self.table,
+            "round": self.round,
+            "challenger": self.challenger,
+            "player": self.player,
+            "division": self.division,
+            "players": self.player_names(),
+        }
+
+    def detail(self, name: str, default: Any = None) -> Any:
+        """One value of the row's `details` (final_play, waived, confirmed, ground, ...)."""
+        return json.loads(self.details).get(name, default) if self.details else default
+
+    def player_names(self) -> list[str] | None:
+        """The game's two players as TSH names them, the first player first (linked games)."""
+        return json.loads(self.players) if self.players else None
+
+    def penalty_numbers(self) -> dict[str, Any] | None:
+        """The recorded penalty object (play_stands, points_to_player, ...), if any."""
+        return json.loads(self.penalty) if self.penalty else None
+
+    def compute_hash(self) -> str:
+        """SHA-256 over the previous row's hash and every field of this row.
+
+        A field added after the first schema is hashed only when set, so rows written
+        before it existed keep their hashes.
+        """
+        return hash_values([getattr(self, name) for name in _HASHED_FIELDS])
+
+
+FIELDS = tuple(Entry.__dataclass_fields__)  # also the columns of `journal export --format csv`
+_HASHED_FIELDS = tuple(name for name in FIELDS if name != "row_hash")
+_LATER_FIELDS = (
+    "penalty",
+    "flag",
+    "dictionary",
+    "flag_reasons",
+    "details",
+    "division",
+    "players",
+)  # schema versions 6, 7 and 12
+_RENAMED = {"table": "table_no", "round": "round_no"}  # TABLE and ROUND are SQL keywords
+COLUMNS = tuple(_RENAMED.get(name, name) for name in FIELDS)
+INSERT = (
+    f"INSERT INTO adjudications ({', '.join(COLUMNS)}) VALUES ({', '.join('?' for _ in COLUMNS)})"
+)
+SELECT = f"SELECT {', '.join(COLUMNS)} FROM adjudications"
+# A row with its keyed hash (row_keys.py): written by every append, read by the full walk.
+KEYED_HASH = "keyed_hash"
+INSERT_KEYED = (
+    f"INSERT INTO adjudications ({', '.join(COLUMNS)}, {KEYED_HASH}) "
+    f"VALUES ({', '.join('?' for _ in COLUMNS)}, ?)"
+)
+SELECT_KEYED = f"SELECT {', '.join(COLUMNS)}, {KEYED_HASH} FROM adjudications"
+WORDS = FIELDS.index("words")
+PREV_HASH = FIELDS.index("prev_hash")
+ROW_HASH = FIELDS.index("row_hash")
+assert ROW_HASH == len(FIELDS) - 1, "the hashed fields are every field before row_hash"
+_DEFAULT_VALUES = tuple(field.default for field in Entry.__dataclass_fields__.values())
+_INDEX = {name: index for index, name in enumerate(FIELDS)}
+_INTEGERS = tuple(FIELDS.index(name) for name in ("id", "lexicon_words", "word_count"))
+# The canonical form is json.dumps(fields, sort_keys=True, separators=(",", ":")); building
+# the dict in sorted key order gives the same bytes without sorting on every row.
+_SORTED = tuple(sorted(range(len(_HASHED_FIELDS)), key=lambda index: _HASHED_FIELDS[index]))
+_SORTED_NAMES = tuple(_HASHED_FIELDS[index] for index in _SORTED)
+_ENCODER = json.JSONEncoder(separators=(",", ":"))
+
+
+_PICK_SORTED = operator.itemgetter(*_SORTED)
+
+
+def hash_values(values: list[Any] | tuple) -> str:
+    """The row hash of a row's hashed fields, in _HASHED_FIELDS order (words as a sequence)."""
+    fields = dict(zip(_SORTED_NAMES, _PICK_SORTED(values), strict=True))
+    fields["words"] = list(fields["words"])
+    for name in _LATER_FIELDS:  # hashed only when set: older rows keep their hashes
+        if fields[name] is None:
+            del fields[name]
+    return hashlib.sha256(_ENCODER.encode(fields).encode()).hexdigest()
+
+
+def make_entry(values: list[Any] | tuple) -> Entry:
+    """An Entry from its values in FIELDS order, without the frozen dataclass's slow __init__
+    (one object.__setattr__ per field): this runs for every row read or written."""
+    entry = object.__new__(Entry)
+    entry.__dict__.update(zip(FIELDS, values, strict=True))
+    return entry
+
+
+def from_row(row: dict[str, Any]) -> Entry:
+    """An Entry from a row of `SELECT * FROM adjudications` (columns by name)."""
+    return from_values(tuple(row[column] for column in COLUMNS))
+
+
+def new_entry(fields: dict[str, Any]) -> Entry:
+    """A new row from its fields (the optional ones may be left out), with its hash."""
+    values = list(_DEFAULT_VALUES)
+    for name, value in fields.items():
+        index = _INDEX.get(name)
+        if index is None:
+            raise TypeError(f"unknown journal field: {name}")
+        values[index] = value
+    if MISSING in values:
+        missing = [name for name, value in zip(FIELDS, values, strict=True) if value is MISSING]
+        raise TypeError(f"missing journal fields: {', '.join(missing)}")
+    values[WORDS] = tuple(values[WORDS])
+    values[ROW_HASH] = hash_values(values)
+    return make_entry(values)
+
+
+def stored_values(entry: Entry) -> tuple:
+    """The values to store for `entry`, in FIELDS order (its __dict__ order: make_entry)."""
+    values = list(entry.__dict__.values())
+    values[WORDS] = " ".join(values[WORDS])
+    return tuple(values)
+
+
+def canonical_words(row: tuple) -> list[str] | None:
+    """A stored row's words if every stored value is exactly what an append writes, else None.
+
+    '196601 ' for 196601, 196601.0, 'QI  ZA' for 'QI ZA': each reads back as the same entry
+    and hashes alike, so only the stored form itself can tell.
+    """
+    words = row[WORDS]
+    if type(words) is not str or any(type(row[index]) is not int for index in _INTEGERS):
+        return None
+    split = words.split()
+    return split if " ".join(split) == words else None
+
+
+def from_values(row: tuple) -> Entry:
+    """An Entry from a stored row's values in FIELDS order."""
+    values = list(row)
+    values[WORDS] = tuple(values[WORDS].split())
+    for index in _INTEGERS:
+        values[index] = int(values[index])
+    return make_entry(values)

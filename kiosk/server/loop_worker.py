@@ -1,0 +1,156 @@
+"""gunicorn's worker for the web app: Tornado's event loop reads requests, threads run the app.
+
+A slow client must cost a file descriptor, never a thread. gunicorn's threaded worker hands a
+connection to a thread once its first byte arrives, and the thread then reads the rest: forty
+clients sending a header byte a second, over TLS, held every thread and /healthz waited. So
+this worker (gunicorn's Tornado worker, `gunicorn.workers.gtornado`, with the app moved off the
+loop) serves with `tornado.httpserver.HTTPServer`:
+
+- the whole request head (the TLS handshake, the request line and the headers) and each wait
+  for the next request on a kept-alive connection must arrive within
+  ADJUDICATOR_HEADER_TIMEOUT_SECONDS (Tornado's `idle_connection_timeout`, which it applies to
+  every head), or the connection is closed; a small body has the same deadline;
+- the app runs in a pool of ADJUDICATOR_THREADS threads (`kiosk.server.loop_bridge.ThreadedWSGI`),
+  so a journal commit's fsync blocks one thread, never the loop; a kiosk's poll that finds
+  nothing new is held on the loop, without a thread, until something changes
+  (`kiosk.server.loop_holds`, asking the app's `kiosk_polls` extension what did);
+- at most `worker_connections` connections are open at once, fewer if the file descriptors
+  would run out first (`kiosk.server.capped_server`): a flood of connections waits in the backlog;
+  and at most ADJUDICATOR_CONNECTIONS_PER_ADDRESS from one client address: its next ones are
+  closed at once, before TLS, so one laptop cannot fill the worker;
+- gunicorn stays the master: the workers fork from it after `serve` sealed the lexicons, its
+  heartbeat is sent from the loop every second, and its TLS settings make the SSL context.
+  On a stop the worker stops accepting, lets the requests in the app finish (at most the
+  graceful timeout), then closes every connection;
+- `adjudicator hall`'s plain-HTTP port (ADJUDICATOR_HTTP_PORT) is served by a second server on
+  the same loop and threads, without TLS, with the same deadlines and caps of its own
+  (PLAIN_CONNECTIONS in all, PLAIN_PER_ADDRESS from one address), in front of which
+  `kiosk.server.plain_http.TrustOnly` answers the trust page and the CA certificate only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+from gunicorn.sock import ssl_context
+from gunicorn.workers.gtornado import TornadoWorker
+
+from adjudicator import settings
+from kiosk import MAX_REQUEST_BYTES
+from kiosk.server.capped_server import CappedHTTPServer, connection_limit
+from kiosk.server.loop_bridge import ThreadedWSGI, deadline_server
+from kiosk.server.loop_holds import Holds
+from kiosk.server.plain_http import TrustOnly
+
+TICK_SECONDS = 0.25  # how often the loop checks for a stop (the heartbeat is every second)
+PLAIN_CONNECTIONS = 64  # the plain-HTTP trust page's own cap: tablets visit it once each ...
+PLAIN_PER_ADDRESS = 8  # ... with a browser's few connections: one laptop fills an eighth of it
+
+
+class LoopWorker(TornadoWorker):
+    """Tornado's HTTP server on the loop, the app in threads, deadlines on every head."""
+
+    def run(self) -> None:
+        _tornado_logs_to(self.log)
+        asyncio.run(self.serve())
+
+    async def serve(self) -> None:
+        """Serve the listening sockets until gunicorn stops this worker."""
+        seconds = float(settings.get_int("header_timeout_seconds", 1))
+        executor = ThreadPoolExecutor(max(1, self.cfg.threads), thread_name_prefix="app")
+        per_address = settings.get_int("connections_per_address", 0)
+        polls = getattr(self.wsgi, "extensions", {}).get("kiosk_polls")  # kiosk.kiosk_poll
+        bridge = ThreadedWSGI(
+            self.wsgi,
+            executor,
+            self.log,
+            MAX_REQUEST_BYTES,
+            seconds,
+            answered=self.handle_request,  # gunicorn's count of requests towards max_requests
+            holds=Holds(polls.changed, executor) if polls is not None else None,
+        )
+        server = deadline_server(
+            bridge,
+            ssl_options=ssl_context(self.cfg) if self.cfg.is_ssl else None,
+            keep_alive=self.cfg.keepalive > 0,
+            server_class=CappedHTTPServer,
+            limit=connection_limit(self.cfg.worker_connections, self.cfg.threads),
+            busy=lambda: bridge.in_flight > 0,
+            per_address=per_address,
+            warn=self.log.warning,
+        )
+        self.server = server
+        secure, plain = self.split_sockets()
+        server.listen_on(secure)
+        servers = [(server, bridge)]
+        if plain:  # `adjudicator hall`'s plain-HTTP port: the trust page and ca.crt only
+            trust = ThreadedWSGI(
+                TrustOnly(self.wsgi),
+                executor,
+                self.log,
+                MAX_REQUEST_BYTES,
+                seconds,
+                answered=self.handle_request,
+            )
+            plain_server = deadline_server(
+                trust,
+                keep_alive=self.cfg.keepalive > 0,
+                server_class=CappedHTTPServer,
+                limit=PLAIN_CONNECTIONS,
+                busy=lambda: trust.in_flight > 0,
+                per_address=min(PLAIN_PER_ADDRESS, per_address or PLAIN_PER_ADDRESS),
+                warn=self.log.warning,
+            )
+            plain_server.refusals = server.refusals  # one file a worker, for the overview
+            plain_server.listen_on(plain)
+            servers.append((plain_server, trust))
+        beat = time.monotonic()
+        while self.alive:
+            if time.monotonic() - beat >= 1:
+                self.watchdog()  # gunicorn's heartbeat; notices a new parent too
+                beat = time.monotonic()
+            await asyncio.sleep(TICK_SECONDS)
+        await asyncio.gather(*(self.drain(*each) for each in servers))
+        executor.shutdown(wait=False, cancel_futures=True)
+
+    def split_sockets(self) -> tuple[list, list]:
+        """The listening sockets served over TLS, and those of the hall's plain-HTTP port
+        (ADJUDICATOR_HTTP_PORT, which `adjudicator hall` sets for its workers). Without TLS
+        (`serve`) every socket is served as it is, by the app alone."""
+        port = settings.get_int("http_port") if self.cfg.is_ssl else 0
+        plain = [s for s in self.sockets if port and s.getsockname()[1] == port]
+        return [s for s in self.sockets if s not in plain], plain
+
+    async def drain(self, server: CappedHTTPServer, bridge: ThreadedWSGI) -> None:
+        """Stop accepting, let the app finish what it is answering, then close every connection."""
+        server.stop_listening()
+        server.conn_params.no_keep_alive = True  # answers from now on close their connections
+        if bridge.holds is not None:
+            bridge.holds.release_all()  # each held poll answered now: it holds up no stop
+        deadline = time.monotonic() + self.cfg.graceful_timeout
+        while bridge.in_flight and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        try:
+            await asyncio.wait_for(server.close_all_connections(), timeout=1)
+        except TimeoutError:
+            pass
+        server.refusals.remove()  # the overview forgets what this worker refused
+
+
+def _tornado_logs_to(log) -> None:
+    """Tornado's (and asyncio's) own messages go to gunicorn's error log: their errors, never
+    their chatter (a client's malformed head or broken handshake is the client's affair, and
+    would flood it)."""
+    for name, level in (
+        ("tornado.application", logging.ERROR),
+        ("tornado.general", logging.ERROR),
+        ("tornado.access", logging.CRITICAL),
+        ("asyncio", logging.ERROR),
+    ):
+        logger = logging.getLogger(name)
+        logger.setLevel(level)
+        logger.handlers = list(log.error_log.handlers)
+        logger.propagate = False
