@@ -79,8 +79,14 @@
       pad(date.getHours()) + ":" + pad(date.getMinutes()) + ":" + pad(date.getSeconds());
   }
 
+  // Each later file adds its functions by their own names: K.expose(showScreen, showVerdict).
+  function expose() {
+    for (var i = 0; i < arguments.length; i++) { global.Kiosk[arguments[i].name] = arguments[i]; }
+  }
+
   global.Kiosk = {
     $: $,
+    expose: expose,
     root: $("kiosk"),
     input: $("word-input"),
     state: state,

@@ -100,14 +100,6 @@
     $("game-details").addEventListener("input", K.touched);
   }
 
-  K.showGameDetails = showGameDetails;
-  K.showFinalPlay = showFinalPlay;
-  K.finalPlay = finalPlay;
-  K.clearFinalPlay = clearFinalPlay;
-  K.gameInput = gameInput;
-  K.restoreGame = restoreGame;
-  K.rememberGame = rememberGame;
-  K.gameDetails = gameDetails;
-  K.showVerdictGame = showVerdictGame;
-  K.wireGame = wireGame;
+  K.expose(showGameDetails, showFinalPlay, finalPlay, clearFinalPlay, gameInput, restoreGame,
+    rememberGame, gameDetails, showVerdictGame, wireGame);
 })(window.Kiosk);

@@ -123,9 +123,5 @@
     });
   }
 
-  K.keepReceipt = keepReceipt;
-  K.newestReceipt = newestReceipt;
-  K.receiptCode = receiptCode;
-  K.loadReceiptQr = loadReceiptQr;
-  K.wireReceipts = wireReceipts;
+  K.expose(keepReceipt, newestReceipt, receiptCode, loadReceiptQr, wireReceipts);
 })(window.Kiosk);

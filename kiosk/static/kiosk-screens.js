@@ -205,10 +205,5 @@
     });
   }
 
-  K.showScreen = showScreen;
-  K.showVerdict = showVerdict;
-  K.showNotJudged = showNotJudged;
-  K.focusFirstEmpty = focusFirstEmpty;
-  K.touched = touched;
-  K.wireScreens = wireScreens;
+  K.expose(showScreen, showVerdict, showNotJudged, focusFirstEmpty, touched, wireScreens);
 })(window.Kiosk);

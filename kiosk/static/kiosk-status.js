@@ -170,6 +170,5 @@
     pollTimer = setTimeout(poll, POLL_MS);
   }
 
-  K.refreshStatus = refreshStatus;
-  K.startPolling = startPolling;
+  K.expose(refreshStatus, startPolling);
 })(window.Kiosk);

@@ -144,9 +144,5 @@
     $("table-game").addEventListener("click", choose);
   }
 
-  K.refreshTable = refreshTable;
-  K.checkTable = checkTable;
-  K.challengeGame = challengeGame;
-  K.resetChallenger = resetChallenger;
-  K.wireTable = wireTable;
+  K.expose(refreshTable, checkTable, challengeGame, resetChallenger, wireTable);
 })(window.Kiosk);

@@ -322,11 +322,7 @@
     root.classList.toggle("is-judging", on);
   }
 
-  K.retypeWords = retypeWords;
-  K.showHint = showHint;
-  K.showProblem = showProblem;
-  K.renderChips = renderChips;
-  K.readWords = readWords;
+  K.expose(retypeWords, showHint, showProblem, renderChips, readWords);
 
   /* ---------- wiring ---------- */
 
