@@ -45,64 +45,74 @@ def decisions():
     )
 
 
+def _decided(decide, said):
+    """Record one of the director's decisions from the posted form, signed by the director at
+    the director's station, and come back to the decisions page saying what was recorded:
+    `decide(db, form, **signed)` records it, `said(entry, receipt_code)` words it."""
+    hall, form, member = get_hall(), request.form, current_staff()
+    return act_and_return(
+        lambda: decide(hall.db, form, actor=member.name, station="director"),
+        lambda entry: said(entry, receipts.code(hall.receipt(entry))),
+        url_for("director.decisions"),
+    )
+
+
 @bp.post("/decisions/free-challenge")
 @director_only
 def grant_free_challenge():
     """Grant a player one free challenge, with the director's reason."""
-    hall, form, member = get_hall(), request.form, current_staff()
-    return act_and_return(
-        lambda: director_decisions.grant_free_challenge(
-            hall.db,
+
+    def grant(db, form, **signed):
+        return director_decisions.grant_free_challenge(
+            db,
             form.get("tournament", ""),
             form.get("to", ""),
             form.get("reason", ""),
-            actor=member.name,
-            station="director",
             round_no=form.get("round") or None,
             table=form.get("table") or None,
-        ),
-        lambda entry: _(
+            **signed,
+        )
+
+    def said(entry, code: str) -> str:
+        return _(
             "Free challenge #%(id)s granted: %(consequence)s Receipt %(code)s.",
             id=entry.id,
             consequence=entry.consequence,
-            code=receipts.code(hall.receipt(entry)),
-        ),
-        url_for("director.decisions"),
-    )
+            code=code,
+        )
+
+    return _decided(grant, said)
 
 
 @bp.post("/decisions/director-challenge")
 @director_only
 def decide_challenge():
     """Record the director's decision on a placement or exchange challenge."""
-    hall, form, member = get_hall(), request.form, current_staff()
 
-    def done(entry) -> str:
-        said = _(
-            "Recorded #%(id)s: %(consequence)s Receipt %(code)s.",
-            id=entry.id,
-            consequence=entry.consequence,
-            code=receipts.code(hall.receipt(entry)),
-        )
-        offender = entry.detail("offender")
-        if offender:
-            said += " " + _("For the scorecard: %(text)s", text=offender)
-        return said
-
-    return act_and_return(
-        lambda: director_decisions.decide_challenge(
-            hall.db,
+    def decide(db, form, **signed):
+        return director_decisions.decide_challenge(
+            db,
             form.get("tournament", ""),
             form.get("kind", ""),
             form.get("outcome", ""),
             form.get("reason", ""),
-            actor=member.name,
-            station="director",
             table=form.get("table") or None,
             round=form.get("round") or None,
             challenger=form.get("challenger") or None,
             player=form.get("player") or None,
-        ),
-        done,
-        url_for("director.decisions"),
-    )
+            **signed,
+        )
+
+    def said(entry, code: str) -> str:
+        text = _(
+            "Recorded #%(id)s: %(consequence)s Receipt %(code)s.",
+            id=entry.id,
+            consequence=entry.consequence,
+            code=code,
+        )
+        offender = entry.detail("offender")
+        if offender:
+            text += " " + _("For the scorecard: %(text)s", text=offender)
+        return text
+
+    return _decided(decide, said)

@@ -75,24 +75,24 @@ def tournament_create():
     return act_and_return(create, done, url_for("director.tournament_list"))
 
 
+def _update(slug: str, said, **fields):
+    """Change `fields` of tournament `slug` and come back to the Tournaments page saying what
+    changed (`said(changed)`), or what to fix."""
+    hall = get_hall()
+    return act_and_return(
+        lambda: tournaments.update(hall.db, hall.store, slug, **fields),
+        said,
+        url_for("director.tournament_list"),
+    )
+
+
 @bp.post("/tournaments/<slug>/rulebook")
 @director_only
 def set_rulebook(slug: str):
     """Set a tournament's rulebook (or none) and first day; back to the Tournaments page."""
-    hall = get_hall()
     form = request.form
 
-    def change():
-        return tournaments.update(
-            hall.db,
-            hall.store,
-            slug,
-            rulebook=form.get("rulebook", "none") or "none",
-            event_date=form.get("date", ""),
-            off_rulebook=form.get("off_rulebook", "").strip() or None,
-        )
-
-    def done(changed) -> str:
+    def said(changed) -> str:
         _warn(changed)
         return _(
             "Tournament %(slug)s: rulebook %(rulebook)s, first day %(date)s.",
@@ -101,21 +101,21 @@ def set_rulebook(slug: str):
             date=changed.event_date,
         )
 
-    return act_and_return(change, done, url_for("director.tournament_list"))
+    return _update(
+        slug,
+        said,
+        rulebook=form.get("rulebook", "none") or "none",
+        event_date=form.get("date", ""),
+        off_rulebook=form.get("off_rulebook", "").strip() or None,
+    )
 
 
 @bp.post("/tournaments/<slug>/language")
 @director_only
 def set_language(slug: str):
     """Set the language a tournament's kiosks speak; an idle kiosk changes at its next poll."""
-    hall = get_hall()
 
-    def change():
-        return tournaments.update(
-            hall.db, hall.store, slug, language=request.form.get("language", "")
-        )
-
-    def done(changed) -> str:
+    def said(changed) -> str:
         spoken = f"{LANGUAGES[changed.language]} ({changed.language})"  # Polski (pl)
         return _(
             "Tournament %(slug)s: its kiosks now speak %(language)s.",
@@ -123,7 +123,7 @@ def set_language(slug: str):
             language=spoken,
         )
 
-    return act_and_return(change, done, url_for("director.tournament_list"))
+    return _update(slug, said, language=request.form.get("language", ""))
 
 
 def _warn(tournament: tournaments.Tournament) -> None:
