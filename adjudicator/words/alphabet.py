@@ -317,6 +317,16 @@ class Alphabet:
                 index += 1
         return "".join(out), positions
 
+    def _bracket_error(
+        self, text: str, index: int, positions: list[int], kind: str, what: str, said: str
+    ) -> SpellingError:
+        """The error for a bracket at `index` that does not hold one tile (`kind`: unclosed,
+        not_a_tile, unopened), with an example of the right way to type one."""
+        example = self.example_tile(text, kind, index)
+        return SpellingError(
+            said, self.allowed_text(example), what, positions[index], kind, example=example
+        )
+
     def _tiles_of(self, text: str, positions: list[int]) -> tuple[str, ...]:
         tiles: list[str] = []
         by_first = self._tables["tiles_by_first"]
@@ -327,42 +337,27 @@ class Alphabet:
             if char == "[":
                 end = text.find("]", index + 1)
                 if end < 0:
-                    example = self.example_tile(text, "unclosed", index)
-                    raise SpellingError(
+                    raise self._bracket_error(
+                        text, index, positions, "unclosed", "[",
                         f"an opening bracket '[' at position {positions[index]} with no "
                         "closing bracket ']'",
-                        self.allowed_text(example),
-                        "[",
-                        positions[index],
-                        "unclosed",
-                        example=example,
-                    )
+                    )  # fmt: skip
                 inside = text[index + 1 : end]
                 if inside not in tile_set:
-                    example = self.example_tile(text, "not_a_tile", index)
-                    raise SpellingError(
-                        f"[{inside}] at position {positions[index]}, but brackets hold exactly "
-                        f"one tile",
-                        self.allowed_text(example),
-                        inside,
-                        positions[index],
-                        "not_a_tile",
-                        example=example,
-                    )
+                    raise self._bracket_error(
+                        text, index, positions, "not_a_tile", inside,
+                        f"[{inside}] at position {positions[index]}, but brackets hold "
+                        "exactly one tile",
+                    )  # fmt: skip
                 tiles.append(inside)
                 index = end + 1
                 continue
             if char == "]":
-                example = self.example_tile(text, "unopened", index)
-                raise SpellingError(
+                raise self._bracket_error(
+                    text, index, positions, "unopened", "]",
                     f"a closing bracket ']' at position {positions[index]} with no opening "
                     "bracket '['",
-                    self.allowed_text(example),
-                    "]",
-                    positions[index],
-                    "unopened",
-                    example=example,
-                )
+                )  # fmt: skip
             for tile in by_first.get(char, ()):
                 if text.startswith(tile, index):
                     tiles.append(tile)
