@@ -52,10 +52,12 @@ class ThreadedWSGI(httputil.HTTPServerConnectionDelegate):
         read_seconds: float,
         answered=lambda: None,
         holds: Holds | None = None,
+        last=lambda: False,
     ):
         self.app, self.executor = app, executor
         self.log = log  # gunicorn's: the access log and the error log
         self.answered = answered  # told of each request answered (gunicorn's max_requests)
+        self.last = last  # whether the next answer is the worker's last: it closes its connection
         self.buffer_limit = buffer_limit
         self.read_seconds = read_seconds
         self.in_flight = 0  # requests the app is answering or holding (a stop waits for them)
@@ -100,6 +102,8 @@ class ThreadedWSGI(httputil.HTTPServerConnectionDelegate):
             headers["Content-Length"] = str(answer.size)
         if request.version != "HTTP/1.1" and "Content-Length" not in headers and not bodiless:
             _close_after(request, headers)  # HTTP/1.0 has no chunks: the close ends it
+        elif self.last():  # the worker stops after this answer: no request waits on its
+            _close_after(request, headers)  # kept-alive connection for a worker gone
         connection = request.connection
         first = httputil.ResponseStartLine("HTTP/1.1", int(code), reason)
         written = None

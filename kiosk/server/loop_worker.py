@@ -70,6 +70,7 @@ class LoopWorker(TornadoWorker):
             MAX_REQUEST_BYTES,
             seconds,
             answered=self.handle_request,  # gunicorn's count of requests towards max_requests
+            last=lambda: self.nr + 1 >= self.max_requests,
             holds=Holds(polls.changed, executor) if polls is not None else None,
         )
         server = deadline_server(

@@ -122,7 +122,7 @@ def test_max_requests_counts_requests_on_a_kept_alive_connection(tmp_path):
     with Server(home, workers=1, env=env) as server:
         pids = worker_pids(server)
         connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
-        answered = 0
+        answered, said_close = 0, False
         try:
             for _ in range(40):  # one kept-alive connection: one connection, forty requests
                 try:
@@ -134,6 +134,7 @@ def test_max_requests_counts_requests_on_a_kept_alive_connection(tmp_path):
                 assert response.status == 200
                 answered += 1
                 if response.getheader("Connection") == "close":
+                    said_close = True
                     break
                 time.sleep(0.1)  # the worker looks for its stop every quarter second
         finally:
@@ -144,6 +145,7 @@ def test_max_requests_counts_requests_on_a_kept_alive_connection(tmp_path):
         replaced = worker_pids(server)
         status, _ = get(server.url + "/healthz", timeout=15)
     assert answered <= 20, answered  # the worker restarted after its 20 requests (the probe's
+    assert said_close  # its last answer closed the connection: no request sent to a worker gone
     assert replaced and not replaced & pids, (pids, replaced)  # included), not at 40 or never
     assert status == 200
 
