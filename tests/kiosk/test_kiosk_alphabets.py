@@ -364,14 +364,22 @@ def test_an_english_kiosk_has_no_tile_row_and_plain_words(kiosk):
     assert k.spelled == []
 
 
+def debian_kiosk(kiosk, home: Home, language: str, code: str, table: str):
+    """A kiosk at `table` of a new tournament on Debian's word list for `language`, imported
+    with its recipe (debian-spanish, code es: lexicon ES-DEBIAN), showing the list's name."""
+    lexicon = f"{code.upper()}-DEBIAN"
+    home.cli("lexicon", "import", "--recipe", f"debian-{language}")
+    home.tournament(f"{code}-debian", lexicon, "double", "Debian list (not official)")
+    k = kiosk(f"{code}-debian", table)
+    assert k.page.inner_text("#lexicon-name") == lexicon
+    return k
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(not SPANISH_DICT.is_file(), reason="wspanish is not installed")
 def test_the_debian_spanish_list_through_its_recipe(kiosk, home: Home):
-    home.cli("lexicon", "import", "--recipe", "debian-spanish")
-    home.tournament("es-debian", "ES-DEBIAN", "double", "Debian list (not official)")
-    k = kiosk("es-debian", "mesa-debian")
+    k = debian_kiosk(kiosk, home, "spanish", "es", "mesa-debian")
     page = k.page
-    assert page.inner_text("#lexicon-name") == "ES-DEBIAN"
     k.box.focus()
     page.keyboard.type("ni")
     k.tap_tile("Ñ")
@@ -390,11 +398,8 @@ def test_the_debian_spanish_list_through_its_recipe(kiosk, home: Home):
 @pytest.mark.skipif(not POLISH_DICT.is_file(), reason="wpolish is not installed")
 def test_the_debian_polish_list_through_its_recipe(kiosk, home: Home):
     """About 4 million words: the kiosk types and shows them in Polish tiles and judges them."""
-    home.cli("lexicon", "import", "--recipe", "debian-polish")
-    home.tournament("pl-debian", "PL-DEBIAN", "double", "Debian list (not official)")
-    k = kiosk("pl-debian", "stol-debian")
+    k = debian_kiosk(kiosk, home, "polish", "pl", "stol-debian")
     page = k.page
-    assert page.inner_text("#lexicon-name") == "PL-DEBIAN"
     assert page.inner_text("#alphabet-name") == "Polish"  # an English kiosk
     k.box.focus()
     k.tap_tile("Ź")
