@@ -13,7 +13,17 @@ import pytest
 
 from support import tsh_files
 from support.axe import axe_missing_reason, axe_violations
-from support.browser import HD, LAPTOP, PHONE, TABLET, Home, fill_sign_in, pair_page, wait_until
+from support.browser import (
+    HD,
+    LAPTOP,
+    PHONE,
+    TABLET,
+    Home,
+    fill_sign_in,
+    pair_page,
+    type_and_judge,
+    wait_until,
+)
 
 pytestmark = [pytest.mark.browser]
 
@@ -27,9 +37,11 @@ LANGUAGES = ("en", "pl", "es", "ca", "fr")
 
 @pytest.fixture(scope="module")
 def home(tmp_path_factory: pytest.TempPathFactory) -> Home:
-    home = Home.prepare(tmp_path_factory.mktemp("hall-map-home"))
-    home.tournament("open", "TINY", "double", "Spring Open")
-    home.tournament("big", "TINY", "double", "Big Open")
+    home = Home.prepare(
+        tmp_path_factory.mktemp("hall-map-home"),
+        ("open", "TINY", "double", "Spring Open"),
+        ("big", "TINY", "double", "Big Open"),
+    )
     folder = home.path / "event"
     home.cli("tsh", "link", "open", str(tsh_files.write_tourney_js(folder / "a.js", EVENT)))
     home.cli("tsh", "link", "big", str(tsh_files.write_tourney_js(folder / "b.js", BIG)))
@@ -57,10 +69,7 @@ def tile(page, table: str):
 
 def judge_at(page, words: str) -> None:
     page.click("#table-player-1")
-    page.locator("#word-input").focus()
-    page.keyboard.type(words)
-    page.click("#judge-button")
-    page.wait_for_selector("#verdict-screen:not([hidden])")
+    type_and_judge(page, words)
 
 
 def test_tiles_states_games_and_counts_and_a_new_challenge_shows(home, server, new_page):

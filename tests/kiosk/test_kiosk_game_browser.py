@@ -17,6 +17,7 @@ from support.browser import (
     off_screen,
     pair_page,
     save_screenshot,
+    type_and_judge,
     wait_until,
 )
 
@@ -33,10 +34,12 @@ SECOND = (
 
 @pytest.fixture(scope="module")
 def home(tmp_path_factory: pytest.TempPathFactory) -> Home:
-    home = Home.prepare(tmp_path_factory.mktemp("game-home"))
-    home.tournament("dingle-open", "TINY", "dingle", "Dingle Open")
-    home.tournament("double-open", "TINY", "double", "Double Open")
-    home.tournament("school-open", "TINY", "double", "School Open")
+    home = Home.prepare(
+        tmp_path_factory.mktemp("game-home"),
+        ("dingle-open", "TINY", "dingle", "Dingle Open"),
+        ("double-open", "TINY", "double", "Double Open"),
+        ("school-open", "TINY", "double", "School Open"),
+    )
     home.cli(
         "tournament",
         "set",
@@ -59,10 +62,7 @@ def judge(page, words: str, **game: str) -> dict:
     """Fill the game fields given, type the words, press JUDGE; the verdict screen's text."""
     for name, value in game.items():
         page.fill(f"#game-{name}", value)
-    page.locator("#word-input").focus()
-    page.keyboard.type(words)
-    page.click("#judge-button")
-    page.wait_for_selector("#verdict-screen:not([hidden])")
+    type_and_judge(page, words)
     return {
         "title": page.inner_text("#verdict-title"),
         "consequence": page.inner_text("#verdict-consequence"),

@@ -59,7 +59,8 @@ class Home:
     env: dict[str, str] = field(default_factory=dict)
 
     @classmethod
-    def prepare(cls, path: Path) -> Home:
+    def prepare(cls, path: Path, *tournaments: tuple[str, str, str, str]) -> Home:
+        """A data home at `path`, with `tournaments` (slug, lexicon, rule, title) made."""
         store = LexiconStore(root=path / "lexicons")
         store.save("TINY", WordSet.of(TINY_WORDS), description="tiny test lexicon")
         store.save("OTHER", WordSet.of(OTHER_WORDS), description="another test edition")
@@ -73,6 +74,8 @@ class Home:
         env.update(ADJUDICATOR_HOME=str(path), ADJUDICATOR_KIOSK_RATE_LIMIT="off")
         home = cls(path, env)
         home.cli("db", "upgrade")
+        for made in tournaments:
+            home.tournament(*made)
         return home
 
     def cli(self, *args: str, stdin: str | None = None) -> str:
@@ -157,6 +160,16 @@ def pair_page(page, url: str, code: str, link: str = "/pair/", ready: str = ""):
     page.click("#pair-button")
     page.wait_for_selector(ready or "#lexicon-words:not(:empty)")
     return page
+
+
+def type_and_judge(page, words: str, verdict: bool = True) -> None:
+    """Type `words` into a kiosk's word box and press JUDGE; with `verdict`, wait until the
+    verdict screen shows."""
+    page.locator("#word-input").focus()
+    page.keyboard.type(words)
+    page.click("#judge-button")
+    if verdict:
+        page.wait_for_selector("#verdict-screen:not([hidden])")
 
 
 def fill_sign_in(page, name: str, password: str) -> None:
