@@ -34,39 +34,33 @@ from tests.support.hall import build_setup, make_app  # noqa: E402
 SPANISH = builtin("spanish")
 CHALLENGE = ["churro", "chorizo", "llamar", "perro", "camión", "niño", "[c][h]at", "ferrocarril"]
 NESTED = parse_alphabet({"name": "nested", "tiles": ["A", "AA", "AAA", "AAAA", "B"]}, "bench")
-WORST = {
-    "spanish": (SPANISH, ["ch" * 7 + "a"] * 8),
-    "nested": (
+# Each case: the alphabet, the words, calls a timing, and pytest-benchmark's rounds and iterations.
+SPELLINGS = {
+    "8 Spanish words": (SPANISH, CHALLENGE, 2000, 50, 20),
+    "worst (nested)": (
         NESTED,
         ["a" * 60, "a" * 59, "a" * 45, "a" * 31, "a" * 30, "a" * 29, "a" * 16, "ab"],
+        200,
+        20,
+        5,
     ),
+    "worst (spanish)": (SPANISH, ["ch" * 7 + "a"] * 8, 200, 20, 5),
 }
 
 
-def test_spell_against_normalize(benchmark):
+@pytest.mark.parametrize("case", list(SPELLINGS))
+def test_spell_against_normalize(benchmark, case):
+    alphabet, words, number, rounds, iterations = SPELLINGS[case]
     floor, spell = alternate(
-        timed(lambda: normalize_challenge(CHALLENGE, SPANISH), 2000),
-        timed(lambda: spell_challenge(CHALLENGE, SPANISH), 2000),
+        timed(lambda: normalize_challenge(words, alphabet), number),
+        timed(lambda: spell_challenge(words, alphabet), number),
     )
     benchmark.extra_info.update(spell_us=spell * 1e6, normalize_us=floor * 1e6, ratio=spell / floor)
-    benchmark.pedantic(lambda: spell_challenge(CHALLENGE, SPANISH), rounds=50, iterations=20)
-    print(
-        f"\nspell_challenge {spell * 1e6:.1f} us, normalize_challenge "
-        f"{floor * 1e6:.1f} us, ratio {spell / floor:.2f}"
+    benchmark.pedantic(
+        lambda: spell_challenge(words, alphabet), rounds=rounds, iterations=iterations
     )
-
-
-@pytest.mark.parametrize("case", sorted(WORST))
-def test_the_worst_spelling_against_normalize(benchmark, case):
-    alphabet, words = WORST[case]
-    floor, spell = alternate(
-        timed(lambda: normalize_challenge(words, alphabet), 200),
-        timed(lambda: spell_challenge(words, alphabet), 200),
-    )
-    benchmark.extra_info.update(spell_us=spell * 1e6, normalize_us=floor * 1e6, ratio=spell / floor)
-    benchmark.pedantic(lambda: spell_challenge(words, alphabet), rounds=20, iterations=5)
     print(
-        f"\nworst ({case}) spell_challenge {spell * 1e6:.1f} us, normalize_challenge "
+        f"\n{case}: spell_challenge {spell * 1e6:.1f} us, normalize_challenge "
         f"{floor * 1e6:.1f} us, ratio {spell / floor:.2f}"
     )
 
