@@ -37,11 +37,9 @@ LANGUAGES = ("en", "pl", "es", "ca", "fr")
 
 @pytest.fixture(scope="module")
 def home(tmp_path_factory: pytest.TempPathFactory) -> Home:
-    home = Home.prepare(
-        tmp_path_factory.mktemp("hall-map-home"),
-        ("open", "TINY", "double", "Spring Open"),
-        ("big", "TINY", "double", "Big Open"),
-    )
+    home = Home.prepare(tmp_path_factory.mktemp("hall-map-home"))
+    home.tournament("open", "TINY", "double", "Spring Open")
+    home.tournament("big", "TINY", "double", "Big Open")
     folder = home.path / "event"
     home.cli("tsh", "link", "open", str(tsh_files.write_tourney_js(folder / "a.js", EVENT)))
     home.cli("tsh", "link", "big", str(tsh_files.write_tourney_js(folder / "b.js", BIG)))

@@ -34,12 +34,10 @@ SECOND = (
 
 @pytest.fixture(scope="module")
 def home(tmp_path_factory: pytest.TempPathFactory) -> Home:
-    home = Home.prepare(
-        tmp_path_factory.mktemp("game-home"),
-        ("dingle-open", "TINY", "dingle", "Dingle Open"),
-        ("double-open", "TINY", "double", "Double Open"),
-        ("school-open", "TINY", "double", "School Open"),
-    )
+    home = Home.prepare(tmp_path_factory.mktemp("game-home"))
+    home.tournament("dingle-open", "TINY", "dingle", "Dingle Open")
+    home.tournament("double-open", "TINY", "double", "Double Open")
+    home.tournament("school-open", "TINY", "double", "School Open")
     home.cli(
         "tournament",
         "set",

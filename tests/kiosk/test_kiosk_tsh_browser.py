@@ -33,12 +33,10 @@ EVENT = tsh_files.make_event({"A": 8}, 4, 2)
 
 @pytest.fixture(scope="module")
 def home(tmp_path_factory: pytest.TempPathFactory) -> Home:
-    home = Home.prepare(
-        tmp_path_factory.mktemp("tsh-home"),
-        ("tsh-open", "TINY", "double", "TSH Open"),
-        ("tsh-dingle", "TINY", "dingle", "TSH Dingle"),
-        ("tsh-pl", "TINY", "double", "Turniej TSH"),
-    )
+    home = Home.prepare(tmp_path_factory.mktemp("tsh-home"))
+    home.tournament("tsh-open", "TINY", "double", "TSH Open")
+    home.tournament("tsh-dingle", "TINY", "dingle", "TSH Dingle")
+    home.tournament("tsh-pl", "TINY", "double", "Turniej TSH")
     home.cli("tournament", "set", "tsh-pl", "--language", "pl")
     path = tsh_files.write_tourney_js(home.path / "event" / "html" / "tourney.js", EVENT)
     for slug in ("tsh-open", "tsh-dingle", "tsh-pl"):

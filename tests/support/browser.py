@@ -59,8 +59,7 @@ class Home:
     env: dict[str, str] = field(default_factory=dict)
 
     @classmethod
-    def prepare(cls, path: Path, *tournaments: tuple[str, str, str, str]) -> Home:
-        """A data home at `path`, with `tournaments` (slug, lexicon, rule, title) made."""
+    def prepare(cls, path: Path) -> Home:
         store = LexiconStore(root=path / "lexicons")
         store.save("TINY", WordSet.of(TINY_WORDS), description="tiny test lexicon")
         store.save("OTHER", WordSet.of(OTHER_WORDS), description="another test edition")
@@ -74,8 +73,6 @@ class Home:
         env.update(ADJUDICATOR_HOME=str(path), ADJUDICATOR_KIOSK_RATE_LIMIT="off")
         home = cls(path, env)
         home.cli("db", "upgrade")
-        for made in tournaments:
-            home.tournament(*made)
         return home
 
     def cli(self, *args: str, stdin: str | None = None) -> str:
