@@ -26,3 +26,21 @@ def alternate(*timings: Callable[[], float], rounds: int = ROUNDS) -> list[float
         for times, timing in zip(found, timings, strict=True):
             times.append(timing())
     return [min(times) for times in found]
+
+
+def report(benchmark, unit: str, target: tuple[str, str, float], floor: tuple[str, str, float]):
+    """Record the best seconds of `target` and of its `floor`, each (key, what, seconds), in the
+    benchmark's extra info as KEY_UNIT (`unit`: "us" or "ms") with their ratio, and print them."""
+    scale = {"us": 1e6, "ms": 1e3}[unit]
+    (target_key, target_what, target_s), (floor_key, floor_what, floor_s) = target, floor
+    benchmark.extra_info.update(
+        {
+            f"{target_key}_{unit}": target_s * scale,
+            f"{floor_key}_{unit}": floor_s * scale,
+            "ratio": target_s / floor_s,
+        }
+    )
+    print(
+        f"\n{target_what} {target_s * scale:.2f} {unit}, {floor_what} {floor_s * scale:.2f} "
+        f"{unit}, ratio {target_s / floor_s:.3f}"
+    )

@@ -18,7 +18,7 @@ from adjudicator.hall.tsh import links
 from kiosk.i18n import say_description, speak
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks.alternating import alternate, best_of, timed  # noqa: E402
+from benchmarks.alternating import alternate, best_of, report, timed  # noqa: E402
 
 from tests.support import tsh_files  # noqa: E402
 from tests.support.hall import NWL, build_setup, make_app  # noqa: E402
@@ -50,11 +50,12 @@ def test_what_the_status_poll_pays_for_the_tsh_link_and_the_description(benchmar
             return best_of(added, 2000)
 
     polled, adding = alternate(timed(poll, 200), added_in_french)
-    benchmark.extra_info.update(poll_us=polled * 1e6, added_us=adding * 1e6, ratio=adding / polled)
     benchmark.pedantic(poll, rounds=20, iterations=5)
-    print(
-        f"\nGET /api/v1/kiosk {polled * 1e6:.0f} us; the TSH link and the description "
-        f"{adding * 1e6:.1f} us, {adding / polled:.1%} of it"
+    report(
+        benchmark,
+        "us",
+        ("added", "the TSH link and the description", adding),
+        ("poll", "GET /api/v1/kiosk", polled),
     )
 
 

@@ -27,7 +27,7 @@ from adjudicator.words.spelling import spell_challenge
 from adjudicator.words.wordlist import WordSet
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks.alternating import alternate, timed  # noqa: E402
+from benchmarks.alternating import alternate, report, timed  # noqa: E402
 
 from tests.support.hall import build_setup, make_app  # noqa: E402
 
@@ -55,13 +55,14 @@ def test_spell_against_normalize(benchmark, case):
         timed(lambda: normalize_challenge(words, alphabet), number),
         timed(lambda: spell_challenge(words, alphabet), number),
     )
-    benchmark.extra_info.update(spell_us=spell * 1e6, normalize_us=floor * 1e6, ratio=spell / floor)
     benchmark.pedantic(
         lambda: spell_challenge(words, alphabet), rounds=rounds, iterations=iterations
     )
-    print(
-        f"\n{case}: spell_challenge {spell * 1e6:.1f} us, normalize_challenge "
-        f"{floor * 1e6:.1f} us, ratio {spell / floor:.2f}"
+    report(
+        benchmark,
+        "us",
+        ("spell", f"{case}: spell_challenge", spell),
+        ("normalize", "normalize_challenge", floor),
     )
 
 
@@ -81,13 +82,12 @@ def test_spell_endpoint_against_the_status_poll(benchmark, tmp_path, monkeypatch
         assert client.get("/api/v1/kiosk", headers=token).status_code == 200
 
     polled, spelled = alternate(timed(poll, 100), timed(spell, 100))
-    benchmark.extra_info.update(
-        spell_ms=spelled * 1e3, poll_ms=polled * 1e3, ratio=spelled / polled
-    )
     benchmark.pedantic(spell, rounds=20, iterations=5)
-    print(
-        f"\nPOST /api/v1/spell {spelled * 1e3:.2f} ms, GET /api/v1/kiosk "
-        f"{polled * 1e3:.2f} ms, ratio {spelled / polled:.2f}"
+    report(
+        benchmark,
+        "ms",
+        ("spell", "POST /api/v1/spell", spelled),
+        ("poll", "GET /api/v1/kiosk", polled),
     )
 
 
