@@ -23,6 +23,8 @@ from benchmarks.alternating import alternate, best_of, report, timed  # noqa: E4
 from tests.support import tsh_files  # noqa: E402
 from tests.support.hall import NWL, build_setup, make_app  # noqa: E402
 
+pytestmark = pytest.mark.usefixtures("quiet_logs")
+
 
 def test_what_the_status_poll_pays_for_the_tsh_link_and_the_description(benchmark, tmp_path):
     setup = build_setup(tmp_path)
@@ -57,8 +59,3 @@ def test_what_the_status_poll_pays_for_the_tsh_link_and_the_description(benchmar
         ("added", "the TSH link and the description", adding),
         ("poll", "GET /api/v1/kiosk", polled),
     )
-
-
-@pytest.fixture(autouse=True)
-def _quiet_logs(caplog):
-    caplog.set_level("ERROR")

@@ -31,6 +31,8 @@ from benchmarks.alternating import alternate, report, timed  # noqa: E402
 
 from tests.support.hall import build_setup, make_app  # noqa: E402
 
+pytestmark = pytest.mark.usefixtures("quiet_logs")
+
 SPANISH = builtin("spanish")
 CHALLENGE = ["churro", "chorizo", "llamar", "perro", "camión", "niño", "[c][h]at", "ferrocarril"]
 NESTED = parse_alphabet({"name": "nested", "tiles": ["A", "AA", "AAA", "AAAA", "B"]}, "bench")
@@ -89,8 +91,3 @@ def test_spell_endpoint_against_the_status_poll(benchmark, tmp_path, monkeypatch
         ("spell", "POST /api/v1/spell", spelled),
         ("poll", "GET /api/v1/kiosk", polled),
     )
-
-
-@pytest.fixture(autouse=True)
-def _quiet_logs(caplog):
-    caplog.set_level("ERROR")
