@@ -9,7 +9,6 @@ tournament) as the floor, and the two additions alone; the ratio is their share 
 from __future__ import annotations
 
 import sys
-import timeit
 from pathlib import Path
 
 import pytest
@@ -19,15 +18,12 @@ from adjudicator.hall.tsh import links
 from kiosk.i18n import say_description, speak
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks.alternating import alternate, best_of, report, timed  # noqa: E402
+
 from tests.support import tsh_files  # noqa: E402
 from tests.support.hall import NWL, build_setup, make_app  # noqa: E402
 
-ROUNDS = 7
-
-
-def _best_of(statement, number: int) -> float:
-    """Best seconds per call over 3 runs of `number` calls."""
-    return min(timeit.repeat(statement, number=number, repeat=3)) / number
+pytestmark = pytest.mark.usefixtures("quiet_logs")
 
 
 def test_what_the_status_poll_pays_for_the_tsh_link_and_the_description(benchmark, tmp_path):
@@ -50,22 +46,16 @@ def test_what_the_status_poll_pays_for_the_tsh_link_and_the_description(benchmar
         links.get(db, NWL)
         say_description(description)
 
-    polled, adding = [], []
-    for _ in range(ROUNDS):  # alternate, so both see the same machine
-        polled.append(_best_of(poll, 200))
+    def added_in_french() -> float:
         with app.test_request_context():  # as inside the poll: its request, in French
             speak("fr")
-            adding.append(_best_of(added, 2000))
-    benchmark.extra_info.update(
-        poll_us=min(polled) * 1e6, added_us=min(adding) * 1e6, ratio=min(adding) / min(polled)
-    )
+            return best_of(added, 2000)
+
+    polled, adding = alternate(timed(poll, 200), added_in_french)
     benchmark.pedantic(poll, rounds=20, iterations=5)
-    print(
-        f"\nGET /api/v1/kiosk {min(polled) * 1e6:.0f} us; the TSH link and the description "
-        f"{min(adding) * 1e6:.1f} us, {min(adding) / min(polled):.1%} of it"
+    report(
+        benchmark,
+        "us",
+        ("added", "the TSH link and the description", adding),
+        ("poll", "GET /api/v1/kiosk", polled),
     )
-
-
-@pytest.fixture(autouse=True)
-def _quiet_logs(caplog):
-    caplog.set_level("ERROR")

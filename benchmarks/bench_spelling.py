@@ -16,7 +16,6 @@ about once a word. Measured side by side in one run, alternating:
 from __future__ import annotations
 
 import sys
-import timeit
 from pathlib import Path
 
 import pytest
@@ -28,59 +27,44 @@ from adjudicator.words.spelling import spell_challenge
 from adjudicator.words.wordlist import WordSet
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks.alternating import alternate, report, timed  # noqa: E402
+
 from tests.support.hall import build_setup, make_app  # noqa: E402
+
+pytestmark = pytest.mark.usefixtures("quiet_logs")
 
 SPANISH = builtin("spanish")
 CHALLENGE = ["churro", "chorizo", "llamar", "perro", "camión", "niño", "[c][h]at", "ferrocarril"]
 NESTED = parse_alphabet({"name": "nested", "tiles": ["A", "AA", "AAA", "AAAA", "B"]}, "bench")
-WORST = {
-    "spanish": (SPANISH, ["ch" * 7 + "a"] * 8),
-    "nested": (
+# Each case: the alphabet, the words, calls a timing, and pytest-benchmark's rounds and iterations.
+SPELLINGS = {
+    "8 Spanish words": (SPANISH, CHALLENGE, 2000, 50, 20),
+    "worst (nested)": (
         NESTED,
         ["a" * 60, "a" * 59, "a" * 45, "a" * 31, "a" * 30, "a" * 29, "a" * 16, "ab"],
+        200,
+        20,
+        5,
     ),
+    "worst (spanish)": (SPANISH, ["ch" * 7 + "a"] * 8, 200, 20, 5),
 }
-ROUNDS = 7
 
 
-def _best_of(statement, number: int) -> float:
-    """Best seconds per call over 3 runs of `number` calls."""
-    return min(timeit.repeat(statement, number=number, repeat=3)) / number
-
-
-def test_spell_against_normalize(benchmark):
-    number = 2000
-    spell, floor = [], []
-    for _ in range(ROUNDS):  # alternate, so both see the same machine
-        floor.append(_best_of(lambda: normalize_challenge(CHALLENGE, SPANISH), number))
-        spell.append(_best_of(lambda: spell_challenge(CHALLENGE, SPANISH), number))
-    benchmark.extra_info.update(
-        spell_us=min(spell) * 1e6,
-        normalize_us=min(floor) * 1e6,
-        ratio=min(spell) / min(floor),
+@pytest.mark.parametrize("case", list(SPELLINGS))
+def test_spell_against_normalize(benchmark, case):
+    alphabet, words, number, rounds, iterations = SPELLINGS[case]
+    floor, spell = alternate(
+        timed(lambda: normalize_challenge(words, alphabet), number),
+        timed(lambda: spell_challenge(words, alphabet), number),
     )
-    benchmark.pedantic(lambda: spell_challenge(CHALLENGE, SPANISH), rounds=50, iterations=20)
-    print(
-        f"\nspell_challenge {min(spell) * 1e6:.1f} us, normalize_challenge "
-        f"{min(floor) * 1e6:.1f} us, ratio {min(spell) / min(floor):.2f}"
+    benchmark.pedantic(
+        lambda: spell_challenge(words, alphabet), rounds=rounds, iterations=iterations
     )
-
-
-@pytest.mark.parametrize("case", sorted(WORST))
-def test_the_worst_spelling_against_normalize(benchmark, case):
-    alphabet, words = WORST[case]
-    number = 200
-    spell, floor = [], []
-    for _ in range(ROUNDS):
-        floor.append(_best_of(lambda: normalize_challenge(words, alphabet), number))
-        spell.append(_best_of(lambda: spell_challenge(words, alphabet), number))
-    benchmark.extra_info.update(
-        spell_us=min(spell) * 1e6, normalize_us=min(floor) * 1e6, ratio=min(spell) / min(floor)
-    )
-    benchmark.pedantic(lambda: spell_challenge(words, alphabet), rounds=20, iterations=5)
-    print(
-        f"\nworst ({case}) spell_challenge {min(spell) * 1e6:.1f} us, normalize_challenge "
-        f"{min(floor) * 1e6:.1f} us, ratio {min(spell) / min(floor):.2f}"
+    report(
+        benchmark,
+        "us",
+        ("spell", f"{case}: spell_challenge", spell),
+        ("normalize", "normalize_challenge", floor),
     )
 
 
@@ -99,21 +83,11 @@ def test_spell_endpoint_against_the_status_poll(benchmark, tmp_path, monkeypatch
     def poll():
         assert client.get("/api/v1/kiosk", headers=token).status_code == 200
 
-    number = 100
-    spelled, polled = [], []
-    for _ in range(ROUNDS):
-        polled.append(_best_of(poll, number))
-        spelled.append(_best_of(spell, number))
-    benchmark.extra_info.update(
-        spell_ms=min(spelled) * 1e3, poll_ms=min(polled) * 1e3, ratio=min(spelled) / min(polled)
-    )
+    polled, spelled = alternate(timed(poll, 100), timed(spell, 100))
     benchmark.pedantic(spell, rounds=20, iterations=5)
-    print(
-        f"\nPOST /api/v1/spell {min(spelled) * 1e3:.2f} ms, GET /api/v1/kiosk "
-        f"{min(polled) * 1e3:.2f} ms, ratio {min(spelled) / min(polled):.2f}"
+    report(
+        benchmark,
+        "ms",
+        ("spell", "POST /api/v1/spell", spelled),
+        ("poll", "GET /api/v1/kiosk", polled),
     )
-
-
-@pytest.fixture(autouse=True)
-def _quiet_logs(caplog):
-    caplog.set_level("ERROR")

@@ -22,3 +22,9 @@ def pytest_collect_file(file_path: Path, parent):
     ):
         return pytest.Module.from_parent(parent, path=file_path)
     return None
+
+
+@pytest.fixture
+def quiet_logs(caplog):
+    """Only errors logged: a benchmark's log lines cost time, and say nothing to measure."""
+    caplog.set_level("ERROR")

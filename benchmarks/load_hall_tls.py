@@ -27,7 +27,6 @@ loopback. Nothing reaches the machine's own network.
 
 from __future__ import annotations
 
-import argparse
 import os
 import re
 import resource
@@ -43,13 +42,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.load_kiosk import LUA_POST, wrk  # noqa: E402
+from benchmarks.tree_options import trees_parser  # noqa: E402
 
 from tests.support.netns import HallNetwork  # noqa: E402
 from tests.support.running_hall import RunningHall, TlsClient  # noqa: E402
 from tests.support.servers import cli, free_port, prepare_home  # noqa: E402
 from tests.support.slow_clients import SlowClients, tls_connector  # noqa: E402
-
-THIS_TREE = Path(__file__).resolve().parents[1]
 
 
 def probe_healthz(hall: RunningHall, stop: threading.Event, waits: list) -> None:
@@ -167,21 +165,9 @@ def line(r: dict) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--before", type=Path, default=None, help="another checkout to compare")
-    parser.add_argument(
-        "--after", type=Path, default=THIS_TREE, help="the checkout to measure (default: this)"
-    )
-    parser.add_argument("--rounds", type=int, default=2)
+    parser = trees_parser(__doc__, "another checkout to compare")
     parser.add_argument("--seconds", type=int, default=20)
     parser.add_argument("--connections", type=int, default=16)
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument(
-        "--nice",
-        type=int,
-        default=0,
-        help="run the hall at this niceness (-19: ahead of a shared machine's other work; root)",
-    )
     args = parser.parse_args()
     if not shutil.which("wrk"):
         sys.exit("wrk is not installed: apt-get install wrk")

@@ -32,7 +32,6 @@ hits each alike. `--nice -19` (root) runs the servers ahead of the machine's oth
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import base64
 import json
@@ -51,7 +50,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.load_hall_tls import group_cpu_seconds  # noqa: E402
+from benchmarks.load_hall_tls import group_cpu_seconds, own_cpu_seconds  # noqa: E402
+from benchmarks.tree_options import trees_parser  # noqa: E402
 
 from tests.support import tsh_files  # noqa: E402
 from tests.support.servers import cli, free_port, prepare_home  # noqa: E402
@@ -282,9 +282,9 @@ async def drive(kind: str, port: int, home: Home, args, group: int) -> dict:
     await asyncio.sleep(args.warm_up)
     requests, errors, connects = counts.requests, counts.errors, counts.connects
     statuses = dict(counts.by_status)
-    cpu, own, began = group_cpu_seconds(group), _own_cpu(), time.monotonic()
+    cpu, own, began = group_cpu_seconds(group), own_cpu_seconds(), time.monotonic()
     await asyncio.sleep(args.seconds)
-    cpu, own = group_cpu_seconds(group) - cpu, _own_cpu() - own
+    cpu, own = group_cpu_seconds(group) - cpu, own_cpu_seconds() - own
     seconds = time.monotonic() - began
     done = counts.requests - requests
     by_status = {k: v - statuses.get(k, 0) for k, v in counts.by_status.items()}
@@ -310,11 +310,6 @@ async def drive(kind: str, port: int, home: Home, args, group: int) -> dict:
     return result
 
 
-def _own_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
-
-
 def one_run(kind: str, tree: Path, home: Home, args) -> dict:
     process, port = start_server(kind, tree, home, args)
     try:
@@ -337,18 +332,13 @@ def line(r: dict) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--before", type=Path, required=True, help="a checkout before issue 36")
-    parser.add_argument("--after", type=Path, default=ROOT, help="default: this checkout")
+    parser = trees_parser(__doc__, "a checkout before issue 36", before_required=True)
     parser.add_argument("--kiosks", type=int, default=1000)
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--warm-up", type=float, default=15)
-    parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--header-timeout", type=int, default=10)
     parser.add_argument("--no-receipts", action="store_true", help="kiosks that judged nothing")
     parser.add_argument("--only", default="before,after,floor,floor-gthread")
-    parser.add_argument("--nice", type=int, default=0, help="the servers' niceness (root)")
     parser.add_argument("--json", type=Path, help="write every run's figures here")
     args = parser.parse_args()
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)

@@ -17,14 +17,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import sqlite3
 import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.append(str(ROOT))  # last: the tree measured comes first
+from benchmarks.verdict_floor import BareInsert, interleaved  # noqa: E402
 
 
 def measure(tree: Path, folder: Path, count: int) -> dict:
@@ -36,16 +36,8 @@ def measure(tree: Path, folder: Path, count: int) -> dict:
 
     setup = build_setup(folder)
     hall, kiosk = setup.hall, setup.nwl.kiosk
-    bare = sqlite3.connect(folder / "bare.sqlite3", isolation_level=None)
-    bare.execute("PRAGMA journal_mode=WAL")
-    bare.execute("PRAGMA synchronous=FULL")
-    bare.execute("CREATE TABLE rows (id INTEGER PRIMARY KEY, words TEXT, row_hash TEXT)")
+    floor = BareInsert(folder)
     n = iter(range(10**9))
-
-    def floor() -> None:
-        bare.execute("BEGIN IMMEDIATE")
-        bare.execute("INSERT INTO rows (words, row_hash) VALUES (?, ?)", ("QI ZA", "f" * 64))
-        bare.execute("COMMIT")
 
     def plain() -> None:
         hall.adjudicate(kiosk, ["QI", "ZA"])
@@ -61,17 +53,7 @@ def measure(tree: Path, folder: Path, count: int) -> dict:
             grants_made = _grant_others(hall)
             if not grants_made:
                 continue
-        for _ in range(30):
-            floor()
-            job()
-        wall: dict[str, list[float]] = {"floor": [], label: []}
-        cpu: dict[str, list[float]] = {"floor": [], label: []}
-        for _ in range(count):
-            for name, run in (("floor", floor), (label, job)):
-                started, started_cpu = time.perf_counter(), time.process_time()
-                run()
-                cpu[name].append(time.process_time() - started_cpu)
-                wall[name].append(time.perf_counter() - started)
+        wall, cpu = interleaved({"floor": floor, label: job}, count, warm=30)
         results[label] = {
             "floor_ms": statistics.median(wall["floor"]) * 1000,
             "adjudicate_ms": statistics.median(wall[label]) * 1000,
@@ -79,7 +61,7 @@ def measure(tree: Path, folder: Path, count: int) -> dict:
             "floor_cpu_ms": statistics.mean(cpu["floor"]) * 1000,
             "adjudicate_cpu_ms": statistics.mean(cpu[label]) * 1000,
         }
-    bare.close()
+    floor.close()
     hall.db.close()
     return results
 

@@ -18,17 +18,19 @@ import argparse
 import http.client
 import json
 import os
-import sqlite3
 import statistics
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from benchmarks.verdict_floor import BareInsert, interleaved  # noqa: E402
+
 SHARED_LEXICONS = ROOT.parent / "shared" / "lexicons"
 BIN = Path(sys.executable).parent
 
@@ -53,15 +55,7 @@ def inprocess(folder: Path, count: int = 1000) -> dict:
 
     setup = build_setup(folder)
     hall, kiosk = setup.hall, setup.nwl.kiosk
-    bare = sqlite3.connect(folder / "bare.sqlite3", isolation_level=None)
-    bare.execute("PRAGMA journal_mode=WAL")
-    bare.execute("PRAGMA synchronous=FULL")
-    bare.execute("CREATE TABLE rows (id INTEGER PRIMARY KEY, words TEXT, row_hash TEXT)")
-
-    def insert() -> None:
-        bare.execute("BEGIN IMMEDIATE")
-        bare.execute("INSERT INTO rows (words, row_hash) VALUES (?, ?)", ("QI ZA", "f" * 64))
-        bare.execute("COMMIT")
+    insert = BareInsert(folder)
 
     def adjudicate_signed() -> None:
         hall.receipt(hall.adjudicate(kiosk, ["QI", "ZA"]))
@@ -70,18 +64,8 @@ def inprocess(folder: Path, count: int = 1000) -> dict:
         hall.adjudicate(kiosk, ["QI", "ZA"])
 
     jobs = {"floor": insert, "signed": adjudicate_signed, "unsigned": adjudicate}
-    for _ in range(50):
-        for job in jobs.values():
-            job()
-    times: dict[str, list[float]] = {label: [] for label in jobs}
-    cpu: dict[str, list[float]] = {label: [] for label in jobs}
-    for _ in range(count):
-        for label, job in jobs.items():
-            started, started_cpu = time.perf_counter(), time.process_time()
-            job()
-            cpu[label].append(time.process_time() - started_cpu)
-            times[label].append(time.perf_counter() - started)
-    bare.close()
+    times, cpu = interleaved(jobs, count, warm=50)
+    insert.close()
     hall.db.close()
     f, m, u = (statistics.median(times[label]) * 1000 for label in jobs)
     fc, mc, uc = (statistics.mean(cpu[label]) * 1000 for label in jobs)
@@ -296,19 +280,18 @@ def judge_process(folder: Path, runs: int = 30) -> dict:
         "floor": [sys.executable, "-c", "import marisa_trie"],
         "judge": [str(BIN / "adjudicator"), "judge", "--lexicon", name, "QI", "ZA", "CAT"],
     }
-    times: dict[str, list[float]] = {label: [] for label in commands}
-    for argv in commands.values():  # once each first, so their bytecode is cached
-        subprocess.run(
-            argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True
-        )
-    for _ in range(runs):
-        for label, argv in commands.items():
-            started = time.perf_counter()
+
+    def command(label: str) -> Callable[[], None]:
+        def run() -> None:
             done = subprocess.run(
-                argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+                commands[label], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
             )
-            times[label].append(time.perf_counter() - started)
             assert done.returncode == 0, label
+
+        return run
+
+    # once each first, so their bytecode is cached
+    times, _ = interleaved({label: command(label) for label in commands}, runs, warm=1)
     judge, floor = statistics.median(times["judge"]), statistics.median(times["floor"])
     return {
         "lexicon": name,

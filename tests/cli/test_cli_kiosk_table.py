@@ -16,6 +16,7 @@ from adjudicator.record.database.sqlite import SqliteDatabase
 from adjudicator.words.wordlist import WordSet
 from kiosk import create_app
 
+from support.director import page_after, post_form
 from support.hall import NWL_WORDS, SECRET_KEY, ok, refused
 
 PUBLIC_URL = "http://hall.local:8000"
@@ -147,20 +148,13 @@ def test_the_migration_seats_kiosks_a_sheet_enrolled_before_it(tmp_path):
 
 def test_the_directors_kiosks_page_shows_and_takes_a_table(staffed):
     director = staffed.director()
-    page = director.get("/director/kiosks").get_data(as_text=True)
-    token = re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
-    answer = director.post(
-        "/director/kiosks",
-        data={"csrf_token": token, "name": "corner", "tournament": "spring-nwl", "table": "15"},
-    )
+    corner = {"name": "corner", "tournament": "spring-nwl", "table": "15"}
+    answer = post_form(director, "/director/kiosks", corner, page="/director/kiosks")
     assert answer.status_code == 200
     assert kiosks.get(staffed.setup.hall.db, "corner").table_no == 15
     listing = director.get("/director/kiosks").get_data(as_text=True)
     row = re.search(r'<tr id="kiosk-corner">.*?</tr>', listing, re.S).group(0)
     assert '<td data-label="Table" class="kiosk-table">15</td>' in row
-    refused_page = director.post(
-        "/director/kiosks",
-        data={"csrf_token": token, "name": "corner2", "tournament": "spring-nwl", "table": "zero"},
-        follow_redirects=True,
-    ).get_data(as_text=True)
+    zero = {**corner, "name": "corner2", "table": "zero"}
+    refused_page = page_after(director, "/director/kiosks", zero, page="/director/kiosks")
     assert "Invalid table" in refused_page

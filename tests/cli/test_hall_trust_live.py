@@ -27,15 +27,9 @@ from adjudicator.hall import sheet_page
 from adjudicator.hall.network import hall_ca
 
 from support.attacks import DIRECTOR_PASSWORD, staffed_home
+from support.certificates import load, write_unconstrained_ca
 from support.netns import HallNetwork
-from support.running_hall import (
-    RunningHall,
-    Spoofer,
-    TlsClient,
-    resolve_by_mdns,
-    run_cli,
-    write_unconstrained_ca,
-)
+from support.running_hall import RunningHall, Spoofer, TlsClient, resolve_by_mdns, run_cli
 from support.servers import free_port
 
 pytestmark = pytest.mark.slow
@@ -185,7 +179,7 @@ def test_an_old_ca_is_replaced_at_start_and_the_printed_fingerprint_is_the_one_s
         printed = printed_fingerprint(out)
         assert printed != old
         ca_file = home / "hall" / "ca.crt"
-        assert hall_ca.is_constrained(x509.load_pem_x509_certificate(ca_file.read_bytes()))
+        assert hall_ca.is_constrained(load(ca_file))
         client = tablet(hall, hall_network)  # verifies under the new CA
         assert printed == served_fingerprint(client)
         assert sheet_page.fingerprint_html(printed) in overview(hall)

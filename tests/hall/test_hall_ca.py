@@ -5,71 +5,30 @@ a CA made before the constraints replaced with a notice."""
 
 from __future__ import annotations
 
-import datetime as dt
 import ipaddress
 import ssl
 from pathlib import Path
 
 import pytest
 from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 from cryptography.x509.verification import PolicyBuilder, Store, VerificationError
 
 from adjudicator.hall.network import hall_ca, hall_tls
 
-from support.running_hall import tls_handshake, write_unconstrained_ca
+from support.certificates import (
+    issue,
+    load,
+    load_key,
+    tls_handshake,
+    write_pair,
+    write_unconstrained_ca,
+)
 
 THIS_NETWORK = ipaddress.ip_network("192.0.2.0/24")  # TEST-NET-1: not a private range
 
 
-def load(path: Path) -> x509.Certificate:
-    return x509.load_pem_x509_certificate(path.read_bytes())
-
-
 def ca_key(tls: hall_tls.HallTls):
-    return serialization.load_pem_private_key((tls.folder / "ca.key").read_bytes(), None)
-
-
-def issue(issuer: x509.Certificate, issuer_key, names, ca: bool = False):
-    """A certificate for `names` (DNS names and IP addresses), signed with `issuer_key`: what
-    someone holding the hall's CA key could make."""
-    key = ec.generate_private_key(ec.SECP256R1())
-    now = dt.datetime.now(dt.UTC)
-    alt = [
-        x509.IPAddress(ipaddress.ip_address(n)) if n[0].isdigit() else x509.DNSName(n)
-        for n in names
-    ]
-    builder = (
-        x509.CertificateBuilder()
-        .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, names[0])]))
-        .issuer_name(issuer.subject)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - dt.timedelta(hours=1))
-        .not_valid_after(now + dt.timedelta(days=30))
-        .add_extension(x509.SubjectAlternativeName(alt), critical=False)
-        .add_extension(
-            x509.AuthorityKeyIdentifier.from_issuer_public_key(issuer.public_key()),
-            critical=False,
-        )
-    )
-    if ca:
-        builder = builder.add_extension(
-            x509.BasicConstraints(ca=True, path_length=None), critical=True
-        ).add_extension(
-            x509.KeyUsage(False, False, False, False, False, True, True, False, False),
-            critical=True,
-        )
-        builder = builder.add_extension(
-            x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False
-        )
-    else:
-        builder = builder.add_extension(
-            x509.BasicConstraints(ca=False, path_length=None), critical=True
-        ).add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
-    return builder.sign(issuer_key, hashes.SHA256()), key
+    return load_key(tls.folder / "ca.key")
 
 
 def verify(ca: x509.Certificate, leaf: x509.Certificate, host: str, chain=()) -> None:
@@ -84,18 +43,9 @@ def verify(ca: x509.Certificate, leaf: x509.Certificate, host: str, chain=()) ->
 def handshake(cafile: Path, cert, key, host: str, chain=()) -> None:
     """A real TLS handshake (OpenSSL): a server presenting `cert` (and `chain`), a client
     trusting only `cafile` and checking `host`. Raises what the client raises."""
-    folder = cafile.parent
-    pem = cert.public_bytes(serialization.Encoding.PEM)
-    pem += b"".join(c.public_bytes(serialization.Encoding.PEM) for c in chain)
-    (folder / "test-leaf.crt").write_bytes(pem)
-    (folder / "test-leaf.key").write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
-    tls_handshake(cafile, folder / "test-leaf.crt", folder / "test-leaf.key", host)
+    leaf, leaf_key = cafile.parent / "test-leaf.crt", cafile.parent / "test-leaf.key"
+    write_pair(leaf, leaf_key, cert, key, chain)
+    tls_handshake(cafile, leaf, leaf_key, host)
 
 
 @pytest.fixture
@@ -178,7 +128,7 @@ def test_a_certificate_the_ca_key_signs_for_another_name_does_not_verify(tls, na
 def test_the_halls_own_certificate_and_any_local_name_verify(tls):
     ca = load(tls.ca_cert)
     server = load(tls.cert)
-    key = serialization.load_pem_private_key(tls.key.read_bytes(), None)
+    key = load_key(tls.key)
     for host in ("club.local", "localhost", "192.0.2.2", "127.0.0.1"):
         verify(ca, server, host)
         handshake(tls.ca_cert, server, key, host)
@@ -201,18 +151,10 @@ def test_no_ca_below_the_halls_ca_is_trusted(tls):
 def test_a_ca_made_before_the_constraints_is_replaced_with_a_notice(home):
     folder = hall_tls.tls_folder()
     old_fingerprint = write_unconstrained_ca(folder)
-    old_ca = load(folder / "ca.crt")
-    old_key = serialization.load_pem_private_key((folder / "ca.key").read_bytes(), None)
+    old_ca, old_key = load(folder / "ca.crt"), load_key(folder / "ca.key")
     # the hall served under it: a server certificate it signed
     served, served_key = issue(old_ca, old_key, ["club.local", "localhost", "127.0.0.1"])
-    (folder / "server.crt").write_bytes(served.public_bytes(serialization.Encoding.PEM))
-    (folder / "server.key").write_bytes(
-        served_key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
+    write_pair(folder / "server.crt", folder / "server.key", served, served_key)
     # what the old CA allowed: a certificate for any site at all
     verify(old_ca, issue(old_ca, old_key, ["bank.example.com"])[0], "bank.example.com")
 

@@ -18,13 +18,13 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from cryptography import x509
 
 from adjudicator.hall import sheet_page
 from adjudicator.hall.network import hall_tls
 from kiosk.server.loop_worker import PLAIN_PER_ADDRESS
 
 from support.attacks import staffed_home
+from support.certificates import load
 from support.netns import HallNetwork, require_namespaces
 from support.running_hall import RunningHall, run_cli
 
@@ -133,7 +133,7 @@ def test_the_trust_page_and_its_certificate_alone_are_served_over_plain_http(
         )
         # papercut 4: the fingerprint as the sheet and the pages show it, two lines of groups
         ca_file = home / "hall" / "ca.crt"
-        fingerprint = hall_tls.fingerprint(x509.load_pem_x509_certificate(ca_file.read_bytes()))
+        fingerprint = hall_tls.fingerprint(load(ca_file))
         lines = hall_tls.fingerprint_lines(fingerprint)
         printed = "The hall's CA fingerprint (SHA-256):\n" + "".join(f"  {x}\n" for x in lines)
         assert printed in out

@@ -13,12 +13,11 @@ from cryptography import x509
 from adjudicator.hall.network import hall_tls
 from adjudicator.hall.network.hall_tls import HallCertificateError
 
-from support.running_hall import tls_handshake
+from support.certificates import load, tls_handshake
 
 
 def names(path: Path) -> tuple[set[str], set[str]]:
-    cert = x509.load_pem_x509_certificate(path.read_bytes())
-    san = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+    san = load(path).extensions.get_extension_for_class(x509.SubjectAlternativeName).value
     return (
         set(san.get_values_for_type(x509.DNSName)),
         {str(a) for a in san.get_values_for_type(x509.IPAddress)},
@@ -65,8 +64,7 @@ def test_a_certificate_about_to_expire_is_renewed(home, monkeypatch):
     monkeypatch.setattr(hall_tls, "now_utc", lambda: later)
     tls = hall_tls.ensure("club", ["192.168.1.20"])
     assert tls.made == "it was about to expire"
-    cert = x509.load_pem_x509_certificate(tls.cert.read_bytes())
-    assert cert.not_valid_after_utc > later + dt.timedelta(days=300)
+    assert load(tls.cert).not_valid_after_utc > later + dt.timedelta(days=300)
 
 
 def test_an_unreadable_ca_is_a_clear_error_naming_what_to_do(home):

@@ -26,6 +26,19 @@ def event_file(tmp_path, made):
     return tsh_files.write_tourney_js(tmp_path / "event" / "html" / "tourney.js", made)
 
 
+def linked(hall, tmp_path, made):
+    """`made` written as TSH's tourney.js and linked to the NWL tournament; the file's path."""
+    path = event_file(tmp_path, made)
+    links.link(hall.db, NWL, str(path))
+    return path
+
+
+def next_round(made, path) -> None:
+    """TSH pairs division A's next round and writes its tourney.js again."""
+    tsh_files.pair_round(made, "A")
+    tsh_files.write_tourney_js(path, made)
+
+
 def test_link_keeps_the_games_and_says_what_it_linked(hall, tmp_path):
     made = tsh_files.make_event({"A": 8}, 4, 2)
     summary = links.link(hall.db, NWL, str(event_file(tmp_path, made)))
@@ -45,8 +58,7 @@ def test_link_keeps_the_games_and_says_what_it_linked(hall, tmp_path):
 
 def test_a_tables_current_round_is_the_earliest_unscored_then_the_latest(hall, tmp_path):
     made = tsh_files.make_event({"A": 6}, 5, 2)
-    path = event_file(tmp_path, made)
-    links.link(hall.db, NWL, str(path))
+    path = linked(hall, tmp_path, made)
     assert games.current_game(hall.db, NWL, "1").round == 3  # paired ahead to round 5
     assert games.current_game(hall.db, NWL, "01").round == 3  # '01' is table 1
     assert games.game_at(hall.db, NWL, "5", "2").round == 5
@@ -93,7 +105,7 @@ def test_two_games_at_one_table_are_refused(hall, tmp_path):
 )
 def test_a_bad_source_changes_nothing(hall, tmp_path, source, says):
     made = tsh_files.make_event({"A": 4}, 2, 1)
-    links.link(hall.db, NWL, str(event_file(tmp_path, made)))
+    linked(hall, tmp_path, made)
     before = (links.get(hall.db, NWL), games.show(hall.db, NWL))
     with pytest.raises(TshError, match=says):
         links.link(hall.db, NWL, str(tmp_path / source) if source.startswith("no") else source)
@@ -102,8 +114,7 @@ def test_a_bad_source_changes_nothing(hall, tmp_path, source, says):
 
 def test_a_damaged_file_or_a_missing_division_changes_nothing(hall, tmp_path):
     made = tsh_files.make_event({"A": 4}, 2, 1)
-    good = event_file(tmp_path, made)
-    links.link(hall.db, NWL, str(good))
+    good = linked(hall, tmp_path, made)
     before = (links.get(hall.db, NWL), games.show(hall.db, NWL))
     cut = tmp_path / "cut.js"
     cut.write_bytes(good.read_bytes()[:200])
@@ -126,13 +137,11 @@ def test_unlink_takes_the_games_away(hall, tmp_path):
 
 def test_a_rewritten_file_is_read_again_by_one_follower(hall, tmp_path):
     made = tsh_files.make_event({"A": 6}, 2, 2)
-    path = event_file(tmp_path, made)
-    links.link(hall.db, NWL, str(path))
+    path = linked(hall, tmp_path, made)
     one, two = follow.Follower(hall.db, 1, 30), follow.Follower(hall.db, 1, 30)
     assert one.run_once() == {} and two.run_once() == {}  # nothing changed
     assert games.current_game(hall.db, NWL, "1").round == 2
-    tsh_files.pair_round(made, "A")
-    tsh_files.write_tourney_js(path, made)
+    next_round(made, path)
     assert one.run_once() == {NWL: "updated"}
     assert two.run_once() == {}  # the change was read once, by the first to claim it
     assert games.current_game(hall.db, NWL, "1").round == 3
@@ -140,8 +149,7 @@ def test_a_rewritten_file_is_read_again_by_one_follower(hall, tmp_path):
 
 def test_a_failed_read_keeps_the_last_good_pairings_and_says_since_when(hall, tmp_path):
     made = tsh_files.make_event({"A": 6}, 3, 1)
-    path = event_file(tmp_path, made)
-    links.link(hall.db, NWL, str(path))
+    path = linked(hall, tmp_path, made)
     shown = games.show(hall.db, NWL)
     follower = follow.Follower(hall.db, 1, 0)
     path.write_bytes(path.read_bytes()[:300])  # TSH caught mid-write
@@ -159,11 +167,9 @@ def test_a_failed_read_keeps_the_last_good_pairings_and_says_since_when(hall, tm
 
 def test_a_read_claimed_and_never_stored_is_read_again(hall, tmp_path):
     made = tsh_files.make_event({"A": 6}, 2, 2)
-    path = event_file(tmp_path, made)
-    links.link(hall.db, NWL, str(path))
+    path = linked(hall, tmp_path, made)
     assert not links.get(hall.db, NWL).unfinished
-    tsh_files.pair_round(made, "A")
-    tsh_files.write_tourney_js(path, made)
+    next_round(made, path)
     stamp = source.file_stamp(source.parse(str(path)))
     assert links.claim(hall.db, links.get(hall.db, NWL), stamp)  # its process dies here
     assert links.get(hall.db, NWL).unfinished
@@ -186,8 +192,7 @@ def test_an_event_folder_is_followed_through_its_t_files(hall, tmp_path):
 
 def test_a_relink_during_a_read_wins(hall, tmp_path):
     made = tsh_files.make_event({"A": 6}, 2, 2)
-    path = event_file(tmp_path, made)
-    links.link(hall.db, NWL, str(path))
+    path = linked(hall, tmp_path, made)
     found = links.get(hall.db, NWL)
     mark = links.claim(hall.db, found, "new stamp")
     links.link(hall.db, NWL, str(path))  # the director links again meanwhile

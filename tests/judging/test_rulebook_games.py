@@ -32,6 +32,19 @@ def now(hall: RulebookHall, *rows) -> list[tuple[str, int, str]]:
     return shown
 
 
+def adds(points: int, nth: str, final_play: bool = False) -> tuple[str, int, str]:
+    """What `now` reads for a play that stands and adds `points` to the player, for the
+    challenger's `nth` unsuccessful challenge in the game ("first", "2nd"): after a final play
+    there is no turn to keep."""
+    turn = "" if final_play else "; the challenger keeps the turn"
+    return (
+        "ACCEPTABLE",
+        points,
+        f"The play stands; the challenger's {nth} unsuccessful challenge in this game: the "
+        f"player adds {points} points{turn}.",
+    )
+
+
 def flagged(hall: RulebookHall) -> dict[int, director_flags.PenaltyChange]:
     return {change.challenge.id: change for change in director_flags.penalty_changes(hall.db)}
 
@@ -52,20 +65,12 @@ def test_wespa_3_10_15_c_ii_a_final_plays_penalty_follows_the_void_and_the_rulin
     hall = rulebooks_hall
     first, second, last = play(hall, "wespa", "CSW24", "5-then-10")
     assert now(hall, first, second, last) == [
-        ("ACCEPTABLE", 5, "The play stands; the challenger's first unsuccessful challenge in "
-         "this game: the player adds 5 points; the challenger keeps the turn."),
-        ("ACCEPTABLE", 10, "The play stands; the challenger's 2nd unsuccessful challenge in this "
-         "game: the player adds 10 points; the challenger keeps the turn."),
-        ("ACCEPTABLE", 10, "The play stands; the challenger's 3rd unsuccessful challenge in this "
-         "game: the player adds 10 points."),
-    ]  # fmt: skip
+        adds(5, "first"),
+        adds(10, "2nd"),
+        adds(10, "3rd", final_play=True),
+    ]
     voids.void(hall.db, first.id, "entered at the wrong table", actor="td", station="td")
-    assert now(hall, second, last) == [
-        ("ACCEPTABLE", 5, "The play stands; the challenger's first unsuccessful challenge in "
-         "this game: the player adds 5 points; the challenger keeps the turn."),
-        ("ACCEPTABLE", 10, "The play stands; the challenger's 2nd unsuccessful challenge in this "
-         "game: the player adds 10 points."),
-    ]  # fmt: skip
+    assert now(hall, second, last) == [adds(5, "first"), adds(10, "2nd", final_play=True)]
     changes = flagged(hall)
     assert list(changes) == [second.id]  # the final play's penalty is unchanged: 10 still
     assert changes[second.id].result_clause.startswith("WESPA 5.4.1")  # the game is over
@@ -73,9 +78,8 @@ def test_wespa_3_10_15_c_ii_a_final_plays_penalty_follows_the_void_and_the_rulin
                   station="td", confirm_correction=True)  # fmt: skip
     assert now(hall, second, last) == [
         ("UNACCEPTABLE", 0, "The play comes off the board and scores zero."),
-        ("ACCEPTABLE", 5, "The play stands; the challenger's first unsuccessful challenge in "
-         "this game: the player adds 5 points."),
-    ]  # fmt: skip
+        adds(5, "first", final_play=True),
+    ]
     changes = flagged(hall)
     assert list(changes) == [last.id]  # shown 10, now 5
     assert (changes[last.id].old["points_to_player"], changes[last.id].new["points_to_player"]) == (
@@ -118,20 +122,12 @@ def test_msa_3_2_escalating_the_final_play_recounted_and_flagged(rulebooks_hall)
     first, second, last = play(hall, "msa", "MSA-UNION", "escalating")
     assert [p for _, p, _ in now(hall, first, second, last)] == [5, 5, 10]
     voids.void(hall.db, first.id, "a test", actor="td", station="td")
-    assert now(hall, second, last) == [
-        ("ACCEPTABLE", 5, "The play stands; the challenger's first unsuccessful challenge in "
-         "this game: the player adds 5 points; the challenger keeps the turn."),
-        ("ACCEPTABLE", 5, "The play stands; the challenger's 2nd unsuccessful challenge in this "
-         "game: the player adds 5 points."),
-    ]  # fmt: skip
+    assert now(hall, second, last) == [adds(5, "first"), adds(5, "2nd", final_play=True)]
     changes = flagged(hall)
     assert list(changes) == [last.id]  # shown 10, now 5: the final play, recounted
     assert changes[last.id].result_clause.startswith("MSA 3.2")
     record_ruling(hall.db, second.id, "unacceptable", "misread", actor="td", station="td")
-    assert now(hall, last) == [
-        ("ACCEPTABLE", 5, "The play stands; the challenger's first unsuccessful challenge in "
-         "this game: the player adds 5 points."),
-    ]  # fmt: skip
+    assert now(hall, last) == [adds(5, "first", final_play=True)]
     assert list(flagged(hall)) == [last.id]
 
 

@@ -115,43 +115,42 @@ def allowed(hall: RulebookHall, book: str, lexicon: str, rule: str) -> None:
 
 # ---------- item 1: the lists each rulebook allows ----------
 
-
-@pytest.mark.parametrize("lexicon", ALLOWED["naspa"])
-def test_naspa_1_3_nwl_and_collins_are_allowed(rulebooks_hall, lexicon):
-    allowed(rulebooks_hall, "naspa", lexicon, "double")
-
-
-@pytest.mark.parametrize("lexicon", REFUSED["naspa"])
-def test_naspa_1_3_other_lists_are_refused_naming_the_clause(rulebooks_hall, lexicon):
-    text = refusal(rulebooks_hall, "naspa", lexicon, "double")
-    assert f"lexicon {lexicon} is not a list the naspa rulebook allows (NASPA 1.3" in text
-    assert "--off-rulebook" in text
-
-
-@pytest.mark.parametrize("lexicon", ALLOWED["wespa"])
-def test_wespa_1_2_and_appendix_2_collins_from_2007_is_allowed(rulebooks_hall, lexicon):
-    allowed(rulebooks_hall, "wespa", lexicon, "5-per-word")
+# What a refusal of another list says besides the clause it cites, "(" + LIST_CLAUSE[book].
+REFUSAL_SAYS = {
+    "naspa": (
+        "lexicon {lexicon} is not a list the naspa rulebook allows (NASPA 1.3",
+        "--off-rulebook",
+    ),
+    "wespa": ("CSW07, CSW12",),  # Collins, 2007 on
+    "nsa-1998": ("`lexicon import --recipe nsa-1998`",),  # also OWL without its MW10 referral
+    "school-2011": (),  # plain OSPD4 never refers a long word to MW11; NSWL is not named in 2011
+    "msa": ("`lexicon import --recipe msa`",),
+}
 
 
-@pytest.mark.parametrize("lexicon", REFUSED["wespa"])
-def test_wespa_1_2_b_no_other_word_source(rulebooks_hall, lexicon):
-    text = refusal(rulebooks_hall, "wespa", lexicon, "5-per-word")
-    assert "(WESPA 1.2 and Appendix 2" in text and "CSW07, CSW12" in text
+def by_clause(lists: dict[str, tuple[str, ...]]) -> list:
+    """(book, lexicon) for each list of each rulebook, named for the rulebook's list clause."""
+    return [
+        pytest.param(book, lexicon, id=f"{LIST_CLAUSE[book]}: {lexicon}")
+        for book, lexicons in lists.items()
+        for lexicon in lexicons
+    ]
 
 
-def test_nsa_i_a_and_i_b_the_1998_owl_with_mw10_beyond_9_letters(rulebooks_hall):
-    allowed(rulebooks_hall, "nsa-1998", "OWL-NSA1998", "double")
+@pytest.mark.parametrize("book, lexicon", by_clause(ALLOWED))
+def test_each_rulebooks_own_lists_are_allowed(rulebooks_hall, book, lexicon):
+    """NASPA 1.3: NWL and Collins; WESPA 1.2 and Appendix 2: Collins from 2007; NSA I.A-B: the
+    1998 OWL with MW10 beyond 9 letters; school rule 10: OSPD4 with MW11 and the Adjustments
+    sheet; MSA 15: the union of OSW and OSPD. Each under its event's rule."""
+    allowed(rulebooks_hall, book, lexicon, EVENT[book][1])
 
 
-@pytest.mark.parametrize("lexicon", REFUSED["nsa-1998"])
-def test_nsa_i_a_other_lists_and_owl_without_its_referral_are_refused(rulebooks_hall, lexicon):
-    text = refusal(rulebooks_hall, "nsa-1998", lexicon, "double")
-    assert "(NSA I.A and I.B" in text and "`lexicon import --recipe nsa-1998`" in text
-
-
-@pytest.mark.parametrize("lexicon", ALLOWED["school-2011"])
-def test_school_rule_10_ospd4_with_mw11_and_the_adjustments_sheet(rulebooks_hall, lexicon):
-    allowed(rulebooks_hall, "school-2011", lexicon, "double")
+@pytest.mark.parametrize("book, lexicon", by_clause(REFUSED))
+def test_each_rulebooks_other_lists_are_refused_citing_the_clause(rulebooks_hall, book, lexicon):
+    text = refusal(rulebooks_hall, book, lexicon, EVENT[book][1])
+    assert f"({LIST_CLAUSE[book]}" in text
+    for said in REFUSAL_SAYS[book]:
+        assert said.format(lexicon=lexicon) in text
 
 
 def test_school_rule_10_the_adjustments_take_effect_at_the_event(rulebooks_hall):
@@ -160,23 +159,6 @@ def test_school_rule_10_the_adjustments_take_effect_at_the_event(rulebooks_hall)
     assert hall.challenge(kiosk, [SHEET_ADDS[0]]).verdict == "ACCEPTABLE"
     assert hall.challenge(kiosk, list(SHEET_REMOVES)).verdict == "UNACCEPTABLE"
     assert hall.challenge(kiosk, ["ABANDONED"]).verdict == "REFER"  # rule 10: MW11 over 8
-
-
-@pytest.mark.parametrize("lexicon", REFUSED["school-2011"])
-def test_school_rule_10_plain_ospd4_and_later_lists_are_refused(rulebooks_hall, lexicon):
-    """Plain OSPD4 never refers a long word to MW11; NSWL is not named in 2011."""
-    text = refusal(rulebooks_hall, "school-2011", lexicon, "double")
-    assert "(school rule 10" in text
-
-
-def test_msa_15_the_union_of_osw_and_ospd(rulebooks_hall):
-    allowed(rulebooks_hall, "msa", "MSA-UNION", "5-per-word")
-
-
-@pytest.mark.parametrize("lexicon", REFUSED["msa"])
-def test_msa_15_other_lists_are_refused(rulebooks_hall, lexicon):
-    text = refusal(rulebooks_hall, "msa", lexicon, "5-per-word")
-    assert "(MSA 15" in text and "`lexicon import --recipe msa`" in text
 
 
 # ---------- item 1: a list is known by its words and recipe, never by its name ----------

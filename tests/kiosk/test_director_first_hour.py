@@ -10,6 +10,7 @@ import pytest
 
 from adjudicator.hall.director import hall_status
 
+from support.director import post_form
 from support.hall import NWL, submit_pairing_code
 
 
@@ -82,12 +83,11 @@ def test_the_kiosks_page_prints_a_pairing_sheet_whose_codes_pair_once(staffed):
 
 
 def test_bad_tables_on_the_kiosks_page_flash_what_to_type(staffed):
-    director = staffed.director()
-    page = director.get("/director/kiosks").get_data(as_text=True)
-    token = re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
-    reply = director.post(
+    reply = post_form(
+        staffed.director(),
         "/director/kiosks/sheet",
-        data={"tournament": NWL, "tables": "20-1", "csrf_token": token},
+        {"tournament": NWL, "tables": "20-1"},
+        page="/director/kiosks",
         follow_redirects=True,
     )
     assert reply.status_code == 200
@@ -99,10 +99,11 @@ def test_bad_hours_on_the_kiosks_page_flash_what_to_type_and_enrol_nothing(staff
     director = staffed.director()
     page = director.get("/director/kiosks").get_data(as_text=True)
     assert 'id="sheet-hours" name="valid_hours" type="number"' in page and 'value="72"' in page
-    token = re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
-    reply = director.post(
+    reply = post_form(
+        director,
         "/director/kiosks/sheet",
-        data={"tournament": NWL, "tables": "1-2", "valid_hours": hours, "csrf_token": token},
+        {"tournament": NWL, "tables": "1-2", "valid_hours": hours},
+        page="/director/kiosks",
         headers={"Accept-Language": "pl"},
         follow_redirects=True,
     )
@@ -116,12 +117,12 @@ def test_the_kiosks_page_prints_codes_valid_for_the_hours_asked(staffed):
     from datetime import datetime, timedelta
 
     director = staffed.director()
-    page = director.get("/director/kiosks").get_data(as_text=True)
-    token = re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
     before = datetime.now().astimezone().replace(second=0, microsecond=0)
-    sheet = director.post(
+    sheet = post_form(
+        director,
         "/director/kiosks/sheet",
-        data={"tournament": NWL, "tables": "1-3", "valid_hours": "5", "csrf_token": token},
+        {"tournament": NWL, "tables": "1-3", "valid_hours": "5"},
+        page="/director/kiosks",
     ).get_data(as_text=True)
     shown = set(re.findall(r'<p class="expires">Valid until ([\d-]+ [\d:]+) ', sheet))
     assert len(shown) == 1
@@ -145,7 +146,6 @@ def test_pairing_links_on_the_directors_pages_point_at_the_hall(staffed, home, m
     director = staffed.director()  # on the hall laptop, at 127.0.0.1 (here: localhost)
     page = director.get("/director/kiosks").get_data(as_text=True)
     assert "Links point at <code>https://club.local:8443</code>" in page
-    token = re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
     name = staffed.setup.nwl.kiosk.name
-    reply = director.post(f"/director/kiosks/{name}/pair", data={"csrf_token": token})
+    reply = post_form(director, f"/director/kiosks/{name}/pair", page="/director/kiosks")
     assert 'id="pairing-link">https://club.local:8443/pair#' in reply.get_data(as_text=True)

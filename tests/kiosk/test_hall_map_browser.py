@@ -13,7 +13,17 @@ import pytest
 
 from support import tsh_files
 from support.axe import axe_missing_reason, axe_violations
-from support.browser import HD, LAPTOP, PHONE, TABLET, Home, fill_sign_in, pair_page, wait_until
+from support.browser import (
+    HD,
+    LAPTOP,
+    PHONE,
+    TABLET,
+    Home,
+    fill_sign_in,
+    pair_page,
+    type_and_judge,
+    wait_until,
+)
 
 pytestmark = [pytest.mark.browser]
 
@@ -57,10 +67,7 @@ def tile(page, table: str):
 
 def judge_at(page, words: str) -> None:
     page.click("#table-player-1")
-    page.locator("#word-input").focus()
-    page.keyboard.type(words)
-    page.click("#judge-button")
-    page.wait_for_selector("#verdict-screen:not([hidden])")
+    type_and_judge(page, words)
 
 
 def test_tiles_states_games_and_counts_and_a_new_challenge_shows(home, server, new_page):

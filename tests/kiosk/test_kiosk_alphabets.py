@@ -10,6 +10,7 @@ character the alphabet cannot read is refused by name, and the journal has what 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -79,6 +80,15 @@ class Kiosk:
     def tap_tile(self, tile: str) -> None:
         self.page.click(f"#tile-row .tile-key[data-tile='{tile}']")
 
+    def type_tapping(self, text: str) -> None:
+        """Type `text` on the keyboard, tapping the tile row's key for each {TILE} in it:
+        "{Ź}d" taps Ź, then types d."""
+        for index, part in enumerate(re.split(r"\{([^}]+)\}", text)):
+            if index % 2:
+                self.tap_tile(part)
+            elif part:
+                self.page.keyboard.type(part)
+
     def chips(self) -> list[list[str]]:
         """Each word in the box as its tiles (every chip read)."""
         self.page.wait_for_function(
@@ -143,12 +153,7 @@ def test_polish_words_typed_with_the_tile_row_and_judged(kiosk):
     assert page.locator("#tile-row .tile-key").all_inner_texts() == list("ĄĆĘŁŃÓŚŹŻ")
     assert page.locator("#tile-help").is_visible()
     k.box.focus()
-    k.tap_tile("Ź")
-    page.keyboard.type("d")
-    k.tap_tile("Ź")
-    page.keyboard.type("b")
-    k.tap_tile("Ł")
-    page.keyboard.type("o ")
+    k.type_tapping("{Ź}d{Ź}b{Ł}o ")
     assert k.box.input_value() == "" and k.chips() == [list("ŹDŹBŁO")]
     assert k.box.evaluate("box => box === document.activeElement")  # the keyboard stays up
     page.keyboard.type("Żółw GĘŚ ")  # a Polish keyboard types them directly, in either case
@@ -189,9 +194,7 @@ def test_spanish_digraphs_are_one_tile_and_the_players_choose_the_split(kiosk):
     assert page.inner_text("#lexicon-alphabet").strip() == "· Spanish tiles"
     assert page.locator("#tile-row .tile-key").all_inner_texts() == ["CH", "LL", "Ñ", "RR"]
     k.box.focus()
-    page.keyboard.type("chat camión a")
-    k.tap_tile("Ñ")
-    page.keyboard.type("o ")
+    k.type_tapping("chat camión a{Ñ}o ")
     assert k.chips() == [["CH", "A", "T"], list("CAMION"), ["A", "Ñ", "O"]]
     assert k.multi_tiles_shown("#chips") == ["CH"]
     assert page.locator("#chips .chip-split").count() == 1  # only CHAT splits another way
@@ -214,11 +217,7 @@ def test_spanish_digraphs_are_one_tile_and_the_players_choose_the_split(kiosk):
     k.done()
 
     # CHURRO splits four ways; the tile row types RR as one tile, whatever is around it
-    page.keyboard.type("chu")
-    k.tap_tile("RR")
-    page.keyboard.type("o pe")
-    k.tap_tile("RR")
-    page.keyboard.type("o ")
+    k.type_tapping("chu{RR}o pe{RR}o ")
     assert k.chips() == [["CH", "U", "RR", "O"], ["P", "E", "RR", "O"]]
     seen = []
     for _ in range(4):
@@ -289,11 +288,7 @@ def test_catalan_tiles_from_the_row_and_as_typed(kiosk):
     page = k.page
     assert page.locator("#tile-row .tile-key").all_inner_texts() == ["Ç", "L·L", "NY", "QU"]
     k.box.focus()
-    page.keyboard.type("co")
-    k.tap_tile("L·L")
-    page.keyboard.type("egi pla")
-    k.tap_tile("Ç")
-    page.keyboard.type("a QUATRE nyap col.legi ")
+    k.type_tapping("co{L·L}egi pla{Ç}a QUATRE nyap col.legi ")
     assert k.chips() == [
         ["C", "O", "L·L", "E", "G", "I"],
         ["P", "L", "A", "Ç", "A"],
@@ -321,10 +316,7 @@ def test_a_federation_alphabet_from_a_toml_file(kiosk):
     assert page.inner_text("#lexicon-alphabet").strip() == "· swedish-club tiles"
     assert page.locator("#tile-row .tile-key").all_inner_texts() == ["Å", "Ä", "Ö"]
     k.box.focus()
-    k.tap_tile("Ö")
-    page.keyboard.type("ga ")
-    k.tap_tile("Ä")
-    page.keyboard.type("pple idé ")  # É is read as E, as the federation's file says
+    k.type_tapping("{Ö}ga {Ä}pple idé ")  # É is read as E, as the federation's file says
     assert k.chips() == [["Ö", "G", "A"], ["Ä", "P", "P", "L", "E"], ["I", "D", "E"]]
     assert k.judge() == "ACCEPTABLE"
     assert k.judged == [["ÖGA", "ÄPPLE", "IDE"]]
@@ -364,18 +356,24 @@ def test_an_english_kiosk_has_no_tile_row_and_plain_words(kiosk):
     assert k.spelled == []
 
 
+def debian_kiosk(kiosk, home: Home, language: str, code: str, table: str):
+    """A kiosk at `table` of a new tournament on Debian's word list for `language`, imported
+    with its recipe (debian-spanish, code es: lexicon ES-DEBIAN), showing the list's name."""
+    lexicon = f"{code.upper()}-DEBIAN"
+    home.cli("lexicon", "import", "--recipe", f"debian-{language}")
+    home.tournament(f"{code}-debian", lexicon, "double", "Debian list (not official)")
+    k = kiosk(f"{code}-debian", table)
+    assert k.page.inner_text("#lexicon-name") == lexicon
+    return k
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(not SPANISH_DICT.is_file(), reason="wspanish is not installed")
 def test_the_debian_spanish_list_through_its_recipe(kiosk, home: Home):
-    home.cli("lexicon", "import", "--recipe", "debian-spanish")
-    home.tournament("es-debian", "ES-DEBIAN", "double", "Debian list (not official)")
-    k = kiosk("es-debian", "mesa-debian")
+    k = debian_kiosk(kiosk, home, "spanish", "es", "mesa-debian")
     page = k.page
-    assert page.inner_text("#lexicon-name") == "ES-DEBIAN"
     k.box.focus()
-    page.keyboard.type("ni")
-    k.tap_tile("Ñ")
-    page.keyboard.type("o chorizo leche camión ")
+    k.type_tapping("ni{Ñ}o chorizo leche camión ")
     assert k.chips()[:2] == [["N", "I", "Ñ", "O"], ["CH", "O", "R", "I", "Z", "O"]]
     assert k.judge() == "ACCEPTABLE"
     assert k.judged[-1] == ["NIÑO", "[CH]ORIZO", "LE[CH]E", "CAMION"]
@@ -390,22 +388,11 @@ def test_the_debian_spanish_list_through_its_recipe(kiosk, home: Home):
 @pytest.mark.skipif(not POLISH_DICT.is_file(), reason="wpolish is not installed")
 def test_the_debian_polish_list_through_its_recipe(kiosk, home: Home):
     """About 4 million words: the kiosk types and shows them in Polish tiles and judges them."""
-    home.cli("lexicon", "import", "--recipe", "debian-polish")
-    home.tournament("pl-debian", "PL-DEBIAN", "double", "Debian list (not official)")
-    k = kiosk("pl-debian", "stol-debian")
+    k = debian_kiosk(kiosk, home, "polish", "pl", "stol-debian")
     page = k.page
-    assert page.inner_text("#lexicon-name") == "PL-DEBIAN"
     assert page.inner_text("#alphabet-name") == "Polish"  # an English kiosk
     k.box.focus()
-    k.tap_tile("Ź")
-    page.keyboard.type("d")
-    k.tap_tile("Ź")
-    page.keyboard.type("b")
-    k.tap_tile("Ł")
-    page.keyboard.type("a g")
-    k.tap_tile("Ę")
-    k.tap_tile("Ś")
-    page.keyboard.type(" łódź ")
+    k.type_tapping("{Ź}d{Ź}b{Ł}a g{Ę}{Ś} łódź ")
     assert k.chips() == [list("ŹDŹBŁA"), list("GĘŚ"), list("ŁÓDŹ")]
     assert k.judge() == "ACCEPTABLE"
     assert k.verdict_tiles() == [list("ŹDŹBŁA"), list("GĘŚ"), list("ŁÓDŹ")]

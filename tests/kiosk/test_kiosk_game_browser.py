@@ -17,6 +17,7 @@ from support.browser import (
     off_screen,
     pair_page,
     save_screenshot,
+    type_and_judge,
     wait_until,
 )
 
@@ -59,10 +60,7 @@ def judge(page, words: str, **game: str) -> dict:
     """Fill the game fields given, type the words, press JUDGE; the verdict screen's text."""
     for name, value in game.items():
         page.fill(f"#game-{name}", value)
-    page.locator("#word-input").focus()
-    page.keyboard.type(words)
-    page.click("#judge-button")
-    page.wait_for_selector("#verdict-screen:not([hidden])")
+    type_and_judge(page, words)
     return {
         "title": page.inner_text("#verdict-title"),
         "consequence": page.inner_text("#verdict-consequence"),

@@ -6,6 +6,7 @@ before JUDGE and judges them."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import NamedTuple
 
 import pytest
 
@@ -28,62 +29,72 @@ pytestmark = [
     pytest.mark.skipif(browser_missing_reason() is not None, reason=str(browser_missing_reason())),
 ]
 
-# What a player reads, by language: the pairing heading, the JUDGE button, the verdict words,
-# the consequence of an acceptable two-word play under 5-per-word, and of an unacceptable one.
+
+class Said(NamedTuple):
+    """What a player reads in one language."""
+
+    pair: str  # the pairing heading
+    judge: str  # the JUDGE button
+    count: str  # the word count of QI ZA under 8 words
+    ok: tuple[str, str]  # the verdict's words, acceptable
+    ok_then: str  # its consequence for an acceptable two-word play under 5-per-word
+    bad: tuple[str, str]  # the verdict's words, unacceptable
+    bad_then: str  # its consequence
+    typo: str  # the hint for a digit typed in a word
+
+
 SAID = {
-    "en": {
-        "pair": "Pair this screen as a kiosk",
-        "judge": "JUDGE",
-        "count": "2 of 8 words",
-        "ok": ("ACCEPTABLE", "the play stands"),
-        "ok_then": "2 words challenged, 5 each: the player adds 10; the challenger keeps the turn.",
-        "bad": ("UNACCEPTABLE", "the play comes off the board"),
-        "bad_then": "It scores zero, and the turn passes to the challenger.",
-        "typo": "Word 1 (“q1”) has the digit “1” at position 2",
-    },
-    "fr": {
-        "pair": "Appairer cet écran comme borne",
-        "judge": "JUGER",
-        "count": "2 mots sur 8",
-        "ok": ("VALABLE", "le coup est maintenu"),
-        "ok_then": "2 mots contestés, 5 chacun : le joueur ajoute 10 ; le joueur qui a contesté "
+    "en": Said(
+        "Pair this screen as a kiosk",
+        "JUDGE",
+        "2 of 8 words",
+        ("ACCEPTABLE", "the play stands"),
+        "2 words challenged, 5 each: the player adds 10; the challenger keeps the turn.",
+        ("UNACCEPTABLE", "the play comes off the board"),
+        "It scores zero, and the turn passes to the challenger.",
+        "Word 1 (“q1”) has the digit “1” at position 2",
+    ),
+    "fr": Said(
+        "Appairer cet écran comme borne",
+        "JUGER",
+        "2 mots sur 8",
+        ("VALABLE", "le coup est maintenu"),
+        "2 mots contestés, 5 chacun : le joueur ajoute 10 ; le joueur qui a contesté "
         "garde son tour.",
-        "bad": ("NON VALABLE", "le coup est retiré du plateau"),
-        "bad_then": "Il marque zéro, et la main passe au joueur qui a contesté.",
-        "typo": "Le mot 1 (« q1 ») contient le chiffre « 1 » en position 2",
-    },
-    "pl": {
-        "pair": "Sparuj ten ekran jako stanowisko",
-        "judge": "ROZSTRZYGNIJ",
-        "count": "2 z 8 słów",
-        "ok": ("DOPUSZCZALNE", "ruch zostaje na planszy"),
-        "ok_then": "2 sprawdzane słowa, po 5: gracz dolicza 10; sprawdzający zachowuje kolejkę.",
-        "bad": ("NIEDOPUSZCZALNE", "ruch zostaje cofnięty z planszy"),
-        "bad_then": "Ruch jest za zero punktów, a kolejka przechodzi na sprawdzającego.",
-        "typo": "Słowo 1 („q1”) zawiera niedozwolony znak na pozycji 2 — cyfra „1”",
-    },
-    "es": {
-        "pair": "Vincular esta pantalla como terminal",
-        "judge": "JUZGAR",
-        "count": "2 de 8 palabras",
-        "ok": ("VÁLIDA", "la jugada se mantiene"),
-        "ok_then": "2 palabras impugnadas, 5 cada una: el jugador suma 10; quien impugnó "
-        "conserva el turno.",
-        "bad": ("NO VÁLIDA", "la jugada se retira del tablero"),
-        "bad_then": "Puntúa cero, y el turno pasa a quien impugnó.",
-        "typo": "La palabra 1 («q1») tiene la cifra «1» en la posición 2",
-    },
-    "ca": {
-        "pair": "Vincular aquesta pantalla com a terminal",
-        "judge": "JUTJAR",
-        "count": "2 de 8 paraules",
-        "ok": ("VÀLIDA", "la jugada es manté"),
-        "ok_then": "2 paraules impugnades, 5 cadascuna: el jugador suma 10; qui ha impugnat "
-        "conserva el torn.",
-        "bad": ("NO VÀLIDA", "la jugada es retira del tauler"),
-        "bad_then": "Puntua zero, i el torn passa a qui ha impugnat.",
-        "typo": "La paraula 1 («q1») té la xifra «1» a la posició 2",
-    },
+        ("NON VALABLE", "le coup est retiré du plateau"),
+        "Il marque zéro, et la main passe au joueur qui a contesté.",
+        "Le mot 1 (« q1 ») contient le chiffre « 1 » en position 2",
+    ),
+    "pl": Said(
+        "Sparuj ten ekran jako stanowisko",
+        "ROZSTRZYGNIJ",
+        "2 z 8 słów",
+        ("DOPUSZCZALNE", "ruch zostaje na planszy"),
+        "2 sprawdzane słowa, po 5: gracz dolicza 10; sprawdzający zachowuje kolejkę.",
+        ("NIEDOPUSZCZALNE", "ruch zostaje cofnięty z planszy"),
+        "Ruch jest za zero punktów, a kolejka przechodzi na sprawdzającego.",
+        "Słowo 1 („q1”) zawiera niedozwolony znak na pozycji 2 — cyfra „1”",
+    ),
+    "es": Said(
+        "Vincular esta pantalla como terminal",
+        "JUZGAR",
+        "2 de 8 palabras",
+        ("VÁLIDA", "la jugada se mantiene"),
+        "2 palabras impugnadas, 5 cada una: el jugador suma 10; quien impugnó conserva el turno.",
+        ("NO VÁLIDA", "la jugada se retira del tablero"),
+        "Puntúa cero, y el turno pasa a quien impugnó.",
+        "La palabra 1 («q1») tiene la cifra «1» en la posición 2",
+    ),
+    "ca": Said(
+        "Vincular aquesta pantalla com a terminal",
+        "JUTJAR",
+        "2 de 8 paraules",
+        ("VÀLIDA", "la jugada es manté"),
+        "2 paraules impugnades, 5 cadascuna: el jugador suma 10; qui ha impugnat conserva el torn.",
+        ("NO VÀLIDA", "la jugada es retira del tauler"),
+        "Puntua zero, i el torn passa a qui ha impugnat.",
+        "La paraula 1 («q1») té la xifra «1» a la posició 2",
+    ),
 }
 
 
@@ -120,31 +131,31 @@ def test_pair_type_judge_and_read_the_verdict_in_the_tournaments_language(hall, 
     said = SAID[code]
     page = _paired(browser, home, server, code)
     assert page.get_attribute("html", "lang") == code
-    assert page.inner_text("#pair h1") == said["pair"]
+    assert page.inner_text("#pair h1") == said.pair
     page.click("#pair-button")
     page.wait_for_selector("#lexicon-words:not(:empty)")
     assert page.get_attribute("html", "lang") == code
-    assert page.inner_text("#judge-button") == said["judge"]
+    assert page.inner_text("#judge-button") == said.judge
 
     page.locator("#word-input").fill("q1 ")  # a typing error, said before anything is judged
-    assert said["typo"] in page.inner_text("#word-hint")
+    assert said.typo in page.inner_text("#word-hint")
     page.locator("#word-input").fill("")
     page.locator("#word-input").fill("qi za ")
-    assert page.inner_text("#word-count") == said["count"]
+    assert page.inner_text("#word-count") == said.count
     page.click("#judge-button")
     page.wait_for_selector("#verdict-screen:not([hidden])")
-    assert (page.inner_text("#verdict-word"), page.inner_text("#verdict-gloss")) == said["ok"]
-    assert page.inner_text("#verdict-consequence") == said["ok_then"]
+    assert (page.inner_text("#verdict-word"), page.inner_text("#verdict-gloss")) == said.ok
+    assert page.inner_text("#verdict-consequence") == said.ok_then
     assert off_screen(page) == []
 
     page.locator("#verdict-done:enabled").click()
     page.wait_for_selector("#idle-screen:not([hidden])")
-    assert page.inner_text("#judge-button") == said["judge"]  # after a verdict too
+    assert page.inner_text("#judge-button") == said.judge  # after a verdict too
     page.locator("#word-input").fill("qi zz ")
     page.click("#judge-button")
     page.wait_for_selector("#verdict-screen:not([hidden])")
-    assert (page.inner_text("#verdict-word"), page.inner_text("#verdict-gloss")) == said["bad"]
-    assert page.inner_text("#verdict-consequence") == said["bad_then"]
+    assert (page.inner_text("#verdict-word"), page.inner_text("#verdict-gloss")) == said.bad
+    assert page.inner_text("#verdict-consequence") == said.bad_then
     page.evaluate(SETTLE_JS)
     assert off_screen(page) == []
 

@@ -19,6 +19,7 @@ from support.browser import (
     open_page,
     pair_page,
     save_screenshot,
+    type_and_judge,
     wait_until,
 )
 
@@ -64,12 +65,6 @@ def shows_game(page) -> None:
     wait_until(page, "!document.getElementById('table-game').hidden")
 
 
-def judge_words(page, words: str) -> None:
-    page.locator("#word-input").focus()
-    page.keyboard.type(words)
-    page.click("#judge-button")
-
-
 def test_tap_a_name_judge_and_see_the_names_in_the_journal(home, server, at_table, browser):
     page = at_table("tsh-open", 2)
     shows_game(page)
@@ -81,7 +76,7 @@ def test_tap_a_name_judge_and_see_the_names_in_the_journal(home, server, at_tabl
     assert not page.locator("#table-player-2-first").is_visible()
     assert off_screen(page) == []
     save_screenshot(page, "kiosk-tsh-game")
-    judge_words(page, "QI")  # nobody tapped yet: a hint, no verdict
+    type_and_judge(page, "QI", verdict=False)  # nobody tapped yet: a hint, no verdict
     wait_until(
         page,
         "document.getElementById('word-hint').textContent === 'Who challenges? Tap their name.'",
@@ -130,8 +125,7 @@ def test_a_new_round_from_tsh_reaches_the_open_page(home, at_table):
     first, second = tsh_files.seated(EVENT, "A", 5, 1)
     assert page.inner_text("#table-player-1-name") == first
     page.click("#table-player-1")
-    judge_words(page, "QI")
-    page.wait_for_selector("#verdict-screen:not([hidden])")
+    type_and_judge(page, "QI")
     assert "Round 5 · Table 1" in page.inner_text("#verdict-game")
     assert "Unsuccessful challenge number 1" in page.inner_text("#verdict-consequence")
 
@@ -146,8 +140,7 @@ def test_a_table_with_no_game_says_so_and_still_judges(at_table):
     assert page.input_value("#game-table") == "9"
     page.fill("#game-round", "3")
     page.fill("#game-challenger", "Ann")
-    judge_words(page, "QI")
-    page.wait_for_selector("#verdict-screen:not([hidden])")
+    type_and_judge(page, "QI")
     assert page.inner_text("#verdict-game") == "Round 3 · Table 9 · challenger ANN"
 
 
@@ -158,8 +151,7 @@ def test_the_page_speaks_the_tournaments_language(at_table):
     assert "Stół 3" in page.inner_text("#table-game-title")
     assert "Kto sprawdza?" in page.inner_text("#table-game")
     page.click("#table-player-1")
-    judge_words(page, "QI")
-    page.wait_for_selector("#verdict-screen:not([hidden])")
+    type_and_judge(page, "QI")
     assert page.inner_text("#verdict-game").startswith("Runda ")
 
 

@@ -15,7 +15,15 @@ import re
 
 import pytest
 
-from support.browser import PAIRING_LINK, TABLET, pair_page, save_screenshot, sign_in, staffed_home
+from support.browser import (
+    PAIRING_LINK,
+    TABLET,
+    pair_page,
+    save_screenshot,
+    sign_in,
+    staffed_home,
+    type_and_judge,
+)
 from support.paths import SHARED_LEXICONS, present
 from support.servers import PreparedHome, cli
 
@@ -42,10 +50,7 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> PreparedHome:
 
 def judge(page, words: str) -> str:
     """Type `words`, press JUDGE; the adjudication's number on the verdict screen."""
-    page.locator("#word-input").focus()
-    page.keyboard.type(words)
-    page.click("#judge-button")
-    page.wait_for_selector("#verdict-screen:not([hidden])")
+    type_and_judge(page, words)
     return page.inner_text("#verdict-id").lstrip("#")
 
 

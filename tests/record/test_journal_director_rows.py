@@ -16,6 +16,7 @@ from adjudicator.record.backends import connect
 from adjudicator.record.journal import journal
 
 from support.hall import ok, spring_kiosks
+from support.journal import challenge_fields
 
 
 @pytest.fixture
@@ -166,21 +167,13 @@ def test_a_reason_that_names_the_grant_key_is_no_use_of_a_grant(on_db, db_url):
     run = on_db
     ok(run("free-challenge", "--tournament", "spring", "--to", "Ann", "--reason", "early"))
     db = connect(db_url)
+    exception = json.dumps({"exception": '{"free_challenge": 1}'})
     journal.append(
         db,
-        kind="second-opinion",
-        refers_to=1,
-        tournament="spring",
-        kiosk="judge:x",
-        lexicon_name="TINY-NWL",
-        lexicon_fingerprint="0" * 64,
-        lexicon_words=12,
-        rule="double",
-        words=("QI",),
-        word_count=1,
-        verdict="ACCEPTABLE",
-        consequence="-",
-        details=json.dumps({"exception": '{"free_challenge": 1}'}),
+        **challenge_fields(
+            kind="second-opinion", refers_to=1, tournament="spring", kiosk="judge:x"
+        ),
+        details=exception,
     )
     assert [g.to for g in free_challenges.open_grants(db, "spring")] == ["Ann"]
     db.close()

@@ -159,6 +159,16 @@ def pair_page(page, url: str, code: str, link: str = "/pair/", ready: str = ""):
     return page
 
 
+def type_and_judge(page, words: str, verdict: bool = True) -> None:
+    """Type `words` into a kiosk's word box and press JUDGE; with `verdict`, wait until the
+    verdict screen shows."""
+    page.locator("#word-input").focus()
+    page.keyboard.type(words)
+    page.click("#judge-button")
+    if verdict:
+        page.wait_for_selector("#verdict-screen:not([hidden])")
+
+
 def fill_sign_in(page, name: str, password: str) -> None:
     """Type a name and password into the staff's sign-in form and send it."""
     page.fill("#name", name)

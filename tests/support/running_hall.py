@@ -16,7 +16,6 @@ import socket
 import ssl
 import subprocess
 import sys
-import threading
 import time
 from http.cookies import SimpleCookie
 from pathlib import Path
@@ -233,78 +232,3 @@ class Spoofer:
 @pytest.fixture
 def hall_name() -> str:
     return f"adj-test-{secrets.token_hex(3)}"
-
-
-def write_unconstrained_ca(folder: Path, name: str = "club") -> str:
-    """A CA as `adjudicator hall` made them before name constraints (it could sign for any
-    name), with its key, in `folder`; returns its fingerprint."""
-    import datetime as dt
-
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
-
-    from adjudicator.hall.network import hall_tls
-
-    key = ec.generate_private_key(ec.SECP256R1())
-    subject = x509.Name(
-        [
-            x509.NameAttribute(NameOID.ORGANIZATION_NAME, "Challenge adjudicator"),
-            x509.NameAttribute(NameOID.COMMON_NAME, f"{name} hall CA"),
-        ]
-    )
-    now = dt.datetime.now(dt.UTC)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(subject)
-        .issuer_name(subject)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - dt.timedelta(hours=1))
-        .not_valid_after(now + dt.timedelta(days=3650))
-        .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
-        .add_extension(
-            x509.KeyUsage(False, False, False, False, False, True, True, False, False),
-            critical=True,
-        )
-        .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
-        .sign(key, hashes.SHA256())
-    )
-    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    (folder / "ca.key").write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
-    os.chmod(folder / "ca.key", 0o600)
-    (folder / "ca.crt").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    return hall_tls.fingerprint(cert)
-
-
-def tls_handshake(cafile: Path, certfile: Path, keyfile: Path, host: str) -> None:
-    """A real TLS handshake (OpenSSL, through Python's ssl) over a socket pair: a server with
-    `certfile` (and any chain after it), a client trusting only `cafile` and checking `host`.
-    Raises what the client raises (ssl.SSLCertVerificationError for a refused certificate)."""
-    server_side, client_side = socket.socketpair()
-    serving = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    serving.load_cert_chain(certfile, keyfile)
-    client = ssl.create_default_context(cafile=str(cafile))
-
-    def serve():
-        try:
-            with serving.wrap_socket(server_side, server_side=True) as s:
-                s.recv(1)
-        except (ssl.SSLError, OSError):
-            pass
-
-    thread = threading.Thread(target=serve)
-    thread.start()
-    try:
-        with client.wrap_socket(client_side, server_hostname=host) as c:
-            c.sendall(b"x")
-    finally:
-        client_side.close()
-        thread.join(5)
