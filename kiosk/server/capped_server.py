@@ -34,6 +34,13 @@ from adjudicator.hall.network.connection_caps import AtCap, Refusals, address_ke
 RESERVED_FILES = 100  # the journal and its mirror, lexicons, logs, pipes: besides the threads'
 BUSY_DEFER_SECONDS = 0.002  # a busy worker lets an idle one take a new connection first
 FILES_PER_THREAD = 8  # a journal connection per thread, with its -wal and -shm, twice if mirrored
+# What the cap per address is, for the log: the HTTPS port's is a setting; the plain-HTTP
+# port's is fixed (kiosk.server.plain_http: it serves the trust page alone).
+CAP_SETTING = (
+    " (ADJUDICATOR_CONNECTIONS_PER_ADDRESS)",
+    " A laptop flooding the hall, or tablets behind one NAT address (then raise the setting).",
+)
+CAP_FIXED = (" on the plain-HTTP port, which serves only the trust page (a fixed cap)", "")
 FLOOD_SECONDS = 1.0  # refused one this recently: a flood is in the backlog
 REFUSED_PER_WAKE = 32  # refused in one wake-up before the loop turns to its other connections
 _RESET = struct.pack("ii", 1, 0)  # SO_LINGER on, 0 s: close with a reset, no TIME_WAIT kept
@@ -66,12 +73,14 @@ class CappedHTTPServer(HTTPServer):
         busy: Callable[[], bool] = lambda: False,
         per_address: int = 0,
         warn: Callable[[str], None] = lambda line: None,
+        cap_is: tuple[str, str] = CAP_SETTING,
         **kwargs,
     ):
         super().initialize(*args, **kwargs)
         self.limit = limit
         self.busy = busy
         self.per_address = per_address  # 0: no limit per address
+        self.cap_is = cap_is  # what sets that cap, and what to do, for the log line
         self.warn = warn  # the worker's log
         self.by_address: Counter[str] = Counter()
         self.address_of: dict[object, str] = {}  # each open connection's stream: its address
@@ -163,7 +172,7 @@ class CappedHTTPServer(HTTPServer):
         self.last_refused = time.monotonic()
         noted = self.refusals.note(key)
         if noted is not None:
-            self.warn(_refused_line(noted, self.per_address))
+            self.warn(_refused_line(noted, self.per_address, self.cap_is))
         if not self.write_due:
             self.write_due = True
             IOLoop.current().call_later(self.refusals.next_write(), self._write_refusals)
@@ -192,10 +201,10 @@ def _key(address) -> str:
     return host if host and ":" not in host else address_key(host)
 
 
-def _refused_line(noted: AtCap, per_address: int) -> str:
+def _refused_line(noted: AtCap, per_address: int, cap_is: tuple[str, str]) -> str:
+    where, advice = cap_is
     return (
         f"Connections from {noted.address} refused: it holds {per_address} open in this worker, "
-        f"the most one address may (ADJUDICATOR_CONNECTIONS_PER_ADDRESS); {noted.count} refused "
-        "since its first one, logged again in a minute if it goes on. A laptop flooding the "
-        "hall, or tablets behind one NAT address (then raise the setting)."
+        f"the most one address may{where}; {noted.count} refused since its first one, logged "
+        f"again in a minute if it goes on.{advice}"
     )

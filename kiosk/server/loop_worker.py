@@ -40,7 +40,7 @@ from gunicorn.workers.gtornado import TornadoWorker
 
 from adjudicator import settings
 from kiosk import MAX_REQUEST_BYTES
-from kiosk.server.capped_server import CappedHTTPServer, connection_limit
+from kiosk.server.capped_server import CAP_FIXED, CappedHTTPServer, connection_limit
 from kiosk.server.loop_bridge import ThreadedWSGI, deadline_server
 from kiosk.server.loop_holds import Holds
 from kiosk.server.plain_http import TrustOnly
@@ -104,6 +104,7 @@ class LoopWorker(TornadoWorker):
                 busy=lambda: trust.in_flight > 0,
                 per_address=min(PLAIN_PER_ADDRESS, per_address or PLAIN_PER_ADDRESS),
                 warn=self.log.warning,
+                cap_is=CAP_FIXED,
             )
             plain_server.refusals = server.refusals  # one file a worker, for the overview
             plain_server.listen_on(plain)

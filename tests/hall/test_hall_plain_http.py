@@ -251,6 +251,11 @@ def test_slow_clients_on_the_plain_port_hold_nobody_up(tmp_path: Path, lan: Hall
         health = ask(lan, "https", SECOND_ADDRESS, 8443, "GET", "/healthz", "x", cafile)
         assert health["status"] == 200
         stop(hall)
+        log = hall.output() + hall.stderr()
+        refused = [line for line in log.splitlines() if f"{FLOODER} refused" in line]
+        assert refused, log[-3000:]  # the worker's log names the plain port's own cap
+        assert all("plain-HTTP port" in line for line in refused), refused
+        assert not any("ADJUDICATOR_CONNECTIONS_PER_ADDRESS" in line for line in refused)
     finally:
         hall.kill()
 
