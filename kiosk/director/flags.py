@@ -8,7 +8,8 @@ from flask import render_template
 
 from adjudicator.judging import director_flags, outcomes
 from adjudicator.judging.corrections import second_opinion
-from adjudicator.judging.rulebooks import rulebook_of
+from adjudicator.hall import tournaments
+from adjudicator.judging.rulebooks import get_rulebook, rulebook_of
 from kiosk.director import review
 from kiosk.director.blueprint import bp, director_only
 from kiosk.hall import get_hall
@@ -28,6 +29,8 @@ def flags():
         lookups=lookups,
         changes=director_flags.penalty_changes(db),
         books={slug: rulebook_of(db, slug) for slug in shown},  # each case cites its own
+        # a ruling form per tournament: each offers and cites its own rulebook's procedures
+        ruling_forms=[(t, get_rulebook(t.rulebook)) for t in tournaments.list_all(db)],
     )
 
 

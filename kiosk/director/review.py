@@ -82,6 +82,19 @@ def ruling_on_any():
     if adjudication_id is None:
         flash(_("Type the number of the adjudication to rule on."), "error")
         return redirect(url_for("director.flags"))
+    tournament = request.form.get("tournament")  # the form's own: its rulebook's procedures
+    entry = journal.get(get_hall().db, adjudication_id) if tournament else None
+    if entry is not None and entry.tournament != tournament:
+        flash(
+            _(
+                "Adjudication #%(id)s is not a challenge of this tournament: rule on it in the "
+                "form of its own tournament (%(tournament)s).",
+                id=adjudication_id,
+                tournament=entry.tournament,
+            ),
+            "error",
+        )
+        return redirect(url_for("director.flags"))
     return record_ruling_from_form(adjudication_id)
 
 

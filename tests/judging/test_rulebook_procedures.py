@@ -12,7 +12,9 @@
 
 from __future__ import annotations
 
+import html
 import json
+import re
 
 import pytest
 
@@ -23,7 +25,7 @@ from adjudicator.judging.rules import UnknownRule, get_rule
 from adjudicator.record.journal import journal
 
 from support.director import Staffed, give_opinion, outcome, page_after, post_form, press
-from support.hall import NWL
+from support.hall import CSW, NWL
 from support.paths import SHARED_LEXICONS
 
 GAME = {"round": "2", "table": "9", "challenger": "Ann"}
@@ -404,3 +406,56 @@ def test_ruling_help_describes_the_default_it_has(staffed, staffed_cli):
     give_opinion(staffed, row.id, ["QI", "ZAX"])
     refused = staffed_cli("ruling", str(row.id), "--verdict", "unacceptable", "--reason", "slip")
     assert refused.exit_code == 2 and "name the words you rule on" in refused.stderr
+
+
+# ---------- the director's ruling on any adjudication: each tournament's own form ----------
+
+
+def ruling_form(page: str, slug: str) -> str:
+    """The text of the flags page's "Rule on any adjudication" form of tournament `slug`."""
+    found = re.search(rf'<form[^>]*id="rule-any-{slug}".*?</form>', page, re.S)
+    assert found, f"no ruling form for {slug}"
+    return html.unescape(re.sub(r"<[^>]+>", " ", found[0]))
+
+
+def test_each_tournaments_ruling_form_offers_and_cites_its_own_rulebook_alone(staffed):
+    """A hall running a NASPA and a WESPA event: each form offers its rulebook's procedures
+    (NASPA 6.2's look-up penalty, WESPA 3.10.13's confirmation) and cites its clauses, and
+    nothing of the other's; NSA names the free challenge (VI.C), the others leave it to the
+    director's discretion under their own clause."""
+    set_event(staffed, rulebook="naspa")
+    tournaments.update(staffed.db, staffed.store, CSW, rulebook="wespa", off_rulebook="tiny")
+    page = staffed.director().get("/director/flags").get_data(as_text=True)
+    naspa, wespa = ruling_form(page, NWL), ruling_form(page, CSW)
+    assert "(NASPA 6.2)" in naspa and "(NASPA 1.2: the director makes the final ruling)" in naspa
+    assert "a free challenge, at the director's discretion (NASPA 1.2)" in naspa
+    assert "WESPA" not in naspa and "NSA " not in naspa and "played on" not in naspa
+    assert "(WESPA 3.10.13)" in wespa and "(WESPA 3.10.11(c))" in wespa
+    assert "at the director's discretion (WESPA 6.1.2(e))" in wespa
+    assert "NASPA" not in wespa and "NSA " not in wespa and "look-ups" not in wespa
+
+    set_event(staffed, rulebook="nsa-1998")
+    nsa = ruling_form(staffed.director().get("/director/flags").get_data(as_text=True), NWL)
+    assert "Waive the penalty: a free challenge (NSA VI.C)" in nsa and "(NSA X.G)" in nsa
+    assert "NASPA" not in nsa and "WESPA" not in nsa and "look-ups" not in nsa
+
+
+def test_a_ruling_from_another_tournaments_form_is_refused_and_nothing_recorded(staffed):
+    original = staffed.challenge(["QI"])  # the NWL tournament's
+    director = staffed.director()
+    said = page_after(
+        director,
+        "/director/ruling",
+        {"id": original.id, "tournament": CSW, "verdict": "UNACCEPTABLE", "reason": "misread"},
+        page="/director/flags",
+    )
+    assert f"Adjudication #{original.id} is not a challenge of this tournament" in said
+    assert f"its own tournament ({NWL})" in said
+    assert journal.follow_ups(staffed.db, original.id) == []
+    done = page_after(
+        director,
+        "/director/ruling",
+        {"id": original.id, "tournament": NWL, "verdict": "UNACCEPTABLE", "reason": "misread"},
+        page="/director/flags",
+    )
+    assert f"Final ruling on #{original.id}: UNACCEPTABLE" in done
