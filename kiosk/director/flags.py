@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from flask import render_template
 
+from adjudicator.hall import tournaments
 from adjudicator.judging import director_flags, outcomes
 from adjudicator.judging.corrections import second_opinion
-from adjudicator.hall import tournaments
 from adjudicator.judging.rulebooks import get_rulebook, rulebook_of
 from kiosk.director import review
 from kiosk.director.blueprint import bp, director_only
