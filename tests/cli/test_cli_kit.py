@@ -7,6 +7,7 @@ The CLI runs in this process (the `run` fixture); ADJUDICATOR_HOME says which la
 from __future__ import annotations
 
 import base64
+import gc
 import hashlib
 import json
 import os
@@ -294,6 +295,9 @@ def test_hall_fingerprint_makes_the_ca_once_and_prints_it(run, home):
 def test_the_first_laptop_does_not_judge_after_a_takeover_until_its_own_kit_open(laptops):
     assert laptops.open(laptops.b).exit_code == 0
     assert laptops.judge("QI").exit_code == 0  # B judges row 4
+    # B's command ran in this process: its connections close now, as its own process's would
+    # at exit (one collected later, during A's commands, would checkpoint the stick's WAL then)
+    gc.collect()
     # A, with the stick back: nothing it runs writes to the journal, or judges.
     laptops.on(laptops.a)
     before = files_of(laptops.stick)

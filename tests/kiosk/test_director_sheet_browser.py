@@ -43,7 +43,7 @@ def fingerprint(home) -> str:
         [
             sys.executable,
             "-c",
-            "from adjudicator.hall import hall_tls; "
+            "from adjudicator.hall.network import hall_tls; "
             "print(hall_tls.ensure('club', ['192.168.1.20']).ca_fingerprint)",
         ],
         env={**home.env, "ADJUDICATOR_HOME": str(home.path), "PATH": "/usr/bin:/bin"},
