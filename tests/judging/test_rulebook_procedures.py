@@ -443,19 +443,14 @@ def test_each_tournaments_ruling_form_offers_and_cites_its_own_rulebook_alone(st
 def test_a_ruling_from_another_tournaments_form_is_refused_and_nothing_recorded(staffed):
     original = staffed.challenge(["QI"])  # the NWL tournament's
     director = staffed.director()
-    said = page_after(
-        director,
-        "/director/ruling",
-        {"id": original.id, "tournament": CSW, "verdict": "UNACCEPTABLE", "reason": "misread"},
-        page="/director/flags",
-    )
+
+    def rule_from_the_form_of(tournament: str) -> str:
+        form = {"id": original.id, "tournament": tournament, "verdict": "UNACCEPTABLE"}
+        return page_after(director, "/director/ruling", {**form, "reason": "misread"},
+                          page="/director/flags")  # fmt: skip
+
+    said = rule_from_the_form_of(CSW)
     assert f"Adjudication #{original.id} is not a challenge of this tournament" in said
     assert f"its own tournament ({NWL})" in said
     assert journal.follow_ups(staffed.db, original.id) == []
-    done = page_after(
-        director,
-        "/director/ruling",
-        {"id": original.id, "tournament": NWL, "verdict": "UNACCEPTABLE", "reason": "misread"},
-        page="/director/flags",
-    )
-    assert f"Final ruling on #{original.id}: UNACCEPTABLE" in done
+    assert f"Final ruling on #{original.id}: UNACCEPTABLE" in rule_from_the_form_of(NWL)
