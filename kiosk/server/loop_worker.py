@@ -70,7 +70,7 @@ class LoopWorker(TornadoWorker):
             MAX_REQUEST_BYTES,
             seconds,
             answered=self.handle_request,  # gunicorn's count of requests towards max_requests
-            last=lambda: self.nr + 1 >= self.max_requests,
+            last=self.last_answer,
             holds=Holds(polls.changed, executor) if polls is not None else None,
         )
         server = deadline_server(
@@ -95,6 +95,7 @@ class LoopWorker(TornadoWorker):
                 MAX_REQUEST_BYTES,
                 seconds,
                 answered=self.handle_request,
+                last=self.last_answer,
             )
             plain_server = deadline_server(
                 trust,
@@ -117,6 +118,10 @@ class LoopWorker(TornadoWorker):
             await asyncio.sleep(TICK_SECONDS)
         await asyncio.gather(*(self.drain(*each) for each in servers))
         executor.shutdown(wait=False, cancel_futures=True)
+
+    def last_answer(self) -> bool:
+        """Whether the answer being written is this worker's last (gunicorn's max_requests)."""
+        return self.nr + 1 >= self.max_requests
 
     def split_sockets(self) -> tuple[list, list]:
         """The listening sockets served over TLS, and those of the hall's plain-HTTP port
