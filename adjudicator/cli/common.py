@@ -25,11 +25,16 @@ class CliError(click.ClickException):
 
 
 class AdjudicatorGroup(click.Group):
-    """A group that turns the library's errors into clean messages instead of tracebacks."""
+    """A group that turns the library's errors into clean messages instead of tracebacks, and
+    an output whose reader closed early into a quiet end (adjudicator.cli.main)."""
 
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
+        except BrokenPipeError:  # the reader closed the output early: main() ends quietly
+            from adjudicator.cli import ReaderGone
+
+            raise ReaderGone() from None
         except (AdjudicatorError, OSError) as exc:
             raise CliError(error_message(exc)) from None
 
