@@ -22,10 +22,10 @@ from support.servers import cli, prepare_home
 @pytest.fixture(scope="module")
 def linked(tmp_path_factory) -> Path:
     """A data home whose tournament `hall` is linked to a TSH event of one division of 200
-    players and 12 rounds (1,200 games: `tsh show hall --all` writes about 70 kB, more than a
-    pipe holds)."""
+    players and 24 rounds (2,400 games: `tsh show hall --all` writes about 140 kB, twice what a
+    pipe and its writer's buffer hold)."""
     made = prepare_home(tmp_path_factory.mktemp("reader") / "home")
-    event = tsh_files.make_event({"A": 200}, 12, 11)
+    event = tsh_files.make_event({"A": 200}, 24, 23)
     folder = tsh_files.write_folder(made.path.parent / "event", event)
     cli(made.path, "tsh", "link", "hall", str(folder))
     return made.path
