@@ -29,11 +29,6 @@ def __getattr__(name: str):
 READER_GONE_EXIT = 141  # 128 + SIGPIPE: what the shell reports for `cat` when `head` has read
 
 
-class ReaderGone(Exception):
-    """The reader of the output closed it early (`adjudicator kiosk list | head`): not an
-    error to report, an end (AdjudicatorGroup raises it for the BrokenPipeError it meets)."""
-
-
 def main() -> None:
     """Entry point of the `adjudicator` console script. A command whose reader closes its
     output early exits quietly (READER_GONE_EXIT): no message, no traceback."""
@@ -42,7 +37,7 @@ def main() -> None:
             _run(sys.argv[1:])
         finally:  # what is still buffered is written here, not at exit, where nothing can catch
             sys.stdout.flush()
-    except (BrokenPipeError, ReaderGone):
+    except BrokenPipeError:  # met at the last flush, or raised by a command (common.ReaderGone)
         _quiet_exit()
 
 
