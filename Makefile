@@ -19,7 +19,7 @@ check: lint
 	$(BIN)/python -m pytest -m "not browser and not postgres and not slow" -n 2 -q -p no:cacheprovider
 
 lint: setup-test
-	$(BIN)/ruff check adjudicator kiosk tests benchmarks docs/generate.py
+	$(BIN)/ruff check adjudicator kiosk tests benchmarks docs/generate.py docs/readme_home.py
 	$(BIN)/lint-imports
 	$(BIN)/mkdocs build --strict --quiet
 

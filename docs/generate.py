@@ -13,6 +13,11 @@ from collections.abc import Iterator
 import click
 
 WIDTH = 100  # help is wrapped at this width, whatever the terminal of whoever regenerates
+WIDTH_NOTE = (
+    "Each help below is wrapped at a fixed width of {width} columns, whatever the terminal of "
+    "whoever generated this page; `adjudicator COMMAND --help` wraps at your terminal's width, "
+    "so its lines may break elsewhere (the words are the same)."
+)
 
 
 def command_paths(group: click.Group, prefix: tuple[str, ...] = ()) -> Iterator[tuple[str, ...]]:
@@ -51,7 +56,7 @@ def commands_markdown() -> str:
     from adjudicator.cli import cli
 
     paths = list(command_paths(cli))
-    lines = ["| command | what it does |", "|---|---|"]
+    lines = [WIDTH_NOTE.format(width=WIDTH), "", "| command | what it does |", "|---|---|"]
     for path in paths:
         summary = command_at(path)[0].get_short_help_str(limit=90).replace("|", "\\|")
         lines.append(f"| [`adjudicator {' '.join(path)}`](#{anchor(path)}) | {summary} |")

@@ -136,6 +136,7 @@ def adjudicate():
         )
     hall = get_hall()
     entry = hall.adjudicate(kiosk, words, **{k: body[k] for k in DETAILS if k in body})
+    _touch(hall, kiosk)  # a kiosk judging with its API token, never polling, is seen too
     answer = entry.to_api()
     answer["receipt"] = hall.receipt(entry)
     speak_as_asked()  # the kiosk page asks in its own language
@@ -207,7 +208,9 @@ def api_not_found(rest: str):
 
 
 def _touch(hall, kiosk) -> None:
-    """Record that the kiosk was seen now, unless it was within the last minute."""
+    """Record that the kiosk was seen now, unless it was within the last minute (so a kiosk
+    costs one write a minute at most, however often it polls or judges); only where the
+    journal records (its status poll, a verdict recorded), never on a hall that waits."""
     seen = kiosk.last_seen_at
     cutoff = datetime.now(UTC) - timedelta(seconds=TOUCH_SECONDS)
     if seen is None or datetime.fromisoformat(seen) < cutoff:

@@ -3,8 +3,10 @@ whether a tournament's edition was in force on its date (tournaments.edition_war
 
 from __future__ import annotations
 
+import re
+
 from flask import Flask
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from adjudicator import wording
 from adjudicator.hall.sheet_page import fingerprint_html
@@ -17,6 +19,7 @@ def init_app(app: Flask) -> None:
     app.add_template_filter(wording.plural, "plural")
     app.add_template_filter(wording.utc_time, "utc")
     app.add_template_filter(code, "code")
+    app.add_template_filter(commands, "commands")
     app.add_template_filter(fingerprint, "fingerprint")
     app.add_template_filter(edition_warning, "edition_warning")  # `{{ t|edition_warning }}`
     app.jinja_env.globals.update(rulebooks=RULEBOOKS)
@@ -26,6 +29,15 @@ def init_app(app: Flask) -> None:
 def code(text: str) -> Markup:
     """`{{ "adjudicator kiosk add"|code }}`: a command inside a translated sentence, escaped."""
     return Markup("<code>{}</code>").format(text)
+
+
+_BACKTICKED = re.compile(r"`([^`]+)`")
+
+
+def commands(text: str) -> Markup:
+    """`{{ say(phrase)|commands }}`: a message of the library, which names each command in
+    backticks for the terminal, on a page: escaped, each `command` shown as code."""
+    return Markup(_BACKTICKED.sub(r"<code>\1</code>", str(escape(text))))
 
 
 def fingerprint(value: str) -> Markup:

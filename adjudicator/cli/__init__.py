@@ -1,7 +1,8 @@
 """The `adjudicator` command line: a thin layer that parses, calls the library, and formats.
 
 Verdicts keep exit codes 0 (acceptable), 1 (unacceptable) and 3 (refer); every error a user
-can cause exits 2 with a message on stderr and nothing on stdout.
+can cause exits 2 with a message on stderr and nothing on stdout; a command whose reader
+closed its output early (`| head`) exits 141 saying nothing (main).
 
 Each command's module is imported only when that command runs (or when help lists them all),
 so `adjudicator judge` loads the judging modules and not Flask, gunicorn, psycopg or argon2;
@@ -25,16 +26,39 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+READER_GONE_EXIT = 141  # 128 + SIGPIPE: what the shell reports for `cat` when `head` has read
+
+
 def main() -> None:
-    """Entry point of the `adjudicator` console script."""
-    args = sys.argv[1:]
+    """Entry point of the `adjudicator` console script. A command whose reader closes its
+    output early exits quietly (READER_GONE_EXIT): no message, no traceback."""
+    try:
+        try:
+            _run(sys.argv[1:])
+        finally:  # what is still buffered is written here, not at exit, where nothing can catch
+            sys.stdout.flush()
+    except BrokenPipeError:  # met at the last flush, or raised by a command (common.ReaderGone)
+        _quiet_exit()
+
+
+def _run(args: list[str]) -> None:
     if args[:1] == ["judge"]:
         from adjudicator.cli import fast_judge
 
         code = fast_judge.run(args[1:])
         if code is not None:
-            sys.stdout.flush()
             sys.exit(code)
     from adjudicator.cli.group import cli
 
     cli(prog_name="adjudicator")
+
+
+def _quiet_exit() -> None:
+    """End now, saying nothing: stdout points at /dev/null, so the interpreter's last flush of
+    what the closed pipe never took cannot complain."""
+    import os
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    sys.exit(READER_GONE_EXIT)

@@ -24,12 +24,27 @@ class CliError(click.ClickException):
     exit_code = NO_VERDICT_EXIT
 
 
+class ReaderGone(BrokenPipeError):
+    """The reader of a command's output closed it early (`adjudicator kiosk list | head`): not
+    an error to report but an end, which `adjudicator.cli.main` makes quiet. Without an errno,
+    so that click's own handling of a broken pipe (exit 1) lets it through to main."""
+
+
 class AdjudicatorGroup(click.Group):
-    """A group that turns the library's errors into clean messages instead of tracebacks."""
+    """A group that turns the library's errors into clean messages instead of tracebacks, and
+    an output whose reader closed early into a quiet end (adjudicator.cli.main)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:  # the group's own --help is printed here, before invoke
+            return super().parse_args(ctx, args)
+        except BrokenPipeError:
+            raise ReaderGone() from None
 
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
+        except BrokenPipeError:  # the reader closed the output early: main() ends quietly
+            raise ReaderGone() from None
         except (AdjudicatorError, OSError) as exc:
             raise CliError(error_message(exc)) from None
 

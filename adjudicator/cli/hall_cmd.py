@@ -74,7 +74,7 @@ def hall(
         found, notes = hall_tls.ensure_ca(name)
         for note in notes:
             click.echo(f"\n{note}\n", err=True)
-        click.echo(found)
+        click.echo(hall_tls.fingerprint_block(found))
         return
     http_port = settings.get_int("http_port") if http_port is None else http_port
     if http_port > 65535:

@@ -155,9 +155,8 @@ def sheet(tournament: str, tables: str, output: str | None, valid_hours: str):
     )
     click.echo(f"Tablets first trust the hall at {trust} (the sheet says so).")
     if fingerprint:
-        click.echo("The sheet shows the hall's certificate fingerprint (SHA-256):")
-        for line in hall_tls.fingerprint_lines(fingerprint):
-            click.echo(f"  {line}")
+        heading = "The sheet shows the hall's certificate fingerprint (SHA-256):"
+        click.echo(hall_tls.fingerprint_block(fingerprint, heading))
     else:
         click.echo("No hall certificate yet: the sheet has no fingerprint to compare.")
     if not base.startswith("https://"):

@@ -32,6 +32,7 @@ def seal(directory: Path, passphrase_stdin: bool):
     """Seal the hall's keys, CA, certificates, secret and lexicons into DIR (on the USB stick,
     beside the mirror) under a passphrase of 16 characters or more."""
     from adjudicator.hall.kit import seal as kit_seal
+    from adjudicator.hall.network import hall_tls
 
     prompt = f"Passphrase for the kit ({kit_seal.MIN_PASSPHRASE} characters or more)"
     passphrase = kit_seal.check_passphrase(read_secret(passphrase_stdin, prompt))
@@ -41,10 +42,10 @@ def seal(directory: Path, passphrase_stdin: bool):
         directory, passphrase, hall.db, hall.store, hall.signing_key(), mirror
     )
     click.echo(
-        f"Kit sealed in {sealed.folder}: the hall's receipt key, its CA (fingerprint "
-        f"{sealed.fingerprint}), {', '.join(sealed.items)}; lexicons: "
-        f"{', '.join(sealed.lexicons) or 'none in use yet'}."
+        f"Kit sealed in {sealed.folder}: the hall's receipt key, its CA, "
+        f"{', '.join(sealed.items)}; lexicons: {', '.join(sealed.lexicons) or 'none in use yet'}."
     )
+    click.echo(hall_tls.fingerprint_block(sealed.fingerprint))
     click.echo(
         "The hall keeps it current while it serves (a new lexicon, a renewed certificate) "
         "without the passphrase. Keep the passphrase apart from the stick: with both, anyone "
@@ -61,6 +62,7 @@ def open_kit(directory: Path, passphrase_stdin: bool):
     """Take the hall over on this laptop (a fresh install) from the kit and the journal on
     the USB stick in DIR: the same key, CA, tokens and numbers."""
     from adjudicator.hall.kit import kit_open
+    from adjudicator.hall.network import hall_tls
 
     passphrase = read_secret(passphrase_stdin, "The kit's passphrase", twice=False)
     mirror = settings.get("journal_mirror").strip() or None
@@ -72,10 +74,11 @@ def open_kit(directory: Path, passphrase_stdin: bool):
     )
     hall = f"name {opened.name}, port {opened.port}" if opened.name else "no hall name recorded"
     click.echo(
-        f"Restored: the receipt key, the CA (fingerprint {opened.fingerprint}), the "
-        f"certificates, the session secret ({hall}); lexicons: "
-        f"{', '.join(opened.lexicons) or 'none'}."
+        f"Restored: the receipt key, the CA, the certificates, the session secret ({hall}); "
+        f"lexicons: {', '.join(opened.lexicons) or 'none'}."
     )
+    if opened.fingerprint:
+        click.echo(hall_tls.fingerprint_block(opened.fingerprint))
     for problem in opened.problems:
         click.echo(f"WARNING: {problem}", err=True)
     click.echo(

@@ -110,6 +110,8 @@
     setText("lexicon-fingerprint", lexicon.short_fingerprint);
     setText("rule-title", body.rule.shown_title || body.rule.title);
     $("rule-title").title = body.rule.name;
+    setText("kiosk-table-number", body.table || "");   // its own table, TSH or not
+    $("kiosk-table").hidden = !body.table;
     $("lexicon-alert").hidden = lexicon.available !== false;
     var journal = body.journal || {};
     showServiceAlert(journal.ok === false ? journal.shown_message || journal.message : "");

@@ -45,6 +45,18 @@ def test_every_setting_is_in_the_settings_page(setting):
     assert setting.help.strip()
 
 
+def generate_module():
+    """docs/generate.py, which makes the generated pages."""
+    import sys
+
+    sys.path.insert(0, str(DOCS))
+    try:
+        import generate
+    finally:
+        sys.path.remove(str(DOCS))
+    return generate
+
+
 def generated(page: str) -> str:
     """The text a page's cog block holds now."""
     start = page.index("]]] -->\n") + len("]]] -->\n")
@@ -57,13 +69,20 @@ def generated(page: str) -> str:
     ids=["commands", "settings"],
 )
 def test_the_generated_pages_are_current(page, make):
-    import sys
-
-    sys.path.insert(0, str(DOCS))
-    try:
-        import generate
-    finally:
-        sys.path.remove(str(DOCS))
-    assert generated(page) == getattr(generate, make)() + "\n", (
+    assert generated(page) == getattr(generate_module(), make)() + "\n", (
         "a generated page of the manual is stale: run `make docs` and commit it"
     )
+
+
+def test_the_command_reference_says_it_is_wrapped_at_a_fixed_width():
+    """Issue 44: `--help` wraps at the terminal's width, the page at generate.WIDTH columns,
+    and the page says so, with the width its help blocks are wrapped at."""
+    import re
+
+    width = generate_module().WIDTH
+    assert f"wrapped at a fixed width of {width} columns" in COMMANDS_PAGE
+    assert "wraps at your terminal's width" in COMMANDS_PAGE
+    helps = re.findall(r"```text\n(.*?)```", COMMANDS_PAGE, re.S)
+    assert len(helps) == len(COMMANDS)
+    longest = max(len(line) for help in helps for line in help.splitlines())
+    assert width - 10 < longest <= width  # wrapped at that width, not at another

@@ -1,6 +1,7 @@
 """The README says what the program does: its rule table names every form of rule the program
-takes, its headings are each said once, and "Your hall on day one" starts a tournament the
-director is not warned about at once (issue 28, item 5)."""
+takes, its headings are each said once, and the manual's "Your hall on day one"
+(docs/day-one.md) starts a tournament the director is not warned about at once (issue 28,
+item 5), one command a step (issue 44)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from support.paths import ROOT, SHARED_LEXICONS, present
 
 README = (ROOT / "README.md").read_text()
 DIRECTOR = (ROOT / "docs" / "director.md").read_text()  # the manual's "The director's day"
+DAY_ONE = (ROOT / "docs" / "day-one.md").read_text()  # the manual's "Your hall on day one"
 
 
 def section(heading: str, text: str = README) -> str:
@@ -72,9 +74,14 @@ def test_every_rule_the_program_takes_is_in_the_rule_table(name):
     )
 
 
+def day_one_steps() -> str:
+    """The steps of "Your hall on day one": the page down to its first `##` section."""
+    return DAY_ONE.split("\n## ", 1)[0]
+
+
 def day_one_commands() -> list[list[str]]:
     """The `adjudicator lexicon` and `tournament` lines of "Your hall on day one", as argv."""
-    block = section("Your hall on day one").split("```sh\n", 1)[1].split("```", 1)[0]
+    block = day_one_steps().split("```sh\n", 1)[1].split("```", 1)[0]
     commands = []
     for line in block.splitlines():
         argv = shlex.split(line, comments=True)
@@ -102,31 +109,50 @@ def test_day_one_imports_the_list_in_force_and_its_tournament_starts_without_a_w
 
 
 def test_day_one_says_why_the_free_lists_warn():
-    text = " ".join(section("Your hall on day one").split())
+    text = " ".join(day_one_steps().split())
     assert "install-defaults" in text and "not in force" in text
 
 
 def test_day_one_numbers_its_commands_and_its_steps_alike():
-    """Issue 36, papercut 11: each command of "Your hall on day one" carries the number of the
-    step that explains it, and that step is about that command."""
-    text = section("Your hall on day one")
+    """Issue 36, papercut 11, and issue 44: the commands of "Your hall on day one" are numbered
+    1, 2, 3, ... once each, as the list under them is, and each command's step is about that
+    command (the README's block once numbered two lines "3.", for a list of seven)."""
+    assert day_one_numbering_problems(day_one_steps()) == []
+
+
+def test_the_day_one_numbering_check_finds_a_number_said_twice():
+    twice = (
+        "```sh\nadjudicator tournament create x  # 1. the tournament\n"
+        "adjudicator director set-password  # 1. and the password\n```\n"
+        "1. **The tournament** and the director's password.\n"
+    )
+    assert day_one_numbering_problems(twice) != []
+
+
+def day_one_numbering_problems(text: str) -> list[str]:
+    """What is wrong with the numbers of a day-one block and the list under it."""
     block = text.split("```sh\n", 1)[1].split("```", 1)[0]
-    steps = {
-        int(number): body
-        for number, body in re.findall(r"^(\d+)\. (.*?)(?=^\d+\. |\Z)", text, re.M | re.S)
-    }
-    assert sorted(steps) == list(range(1, len(steps) + 1))
+    listed = re.findall(r"^(\d+)\. (.*?)(?=^\d+\. |\Z)", text, re.M | re.S)
+    steps = {int(number): body for number, body in listed}
+    problems = []
+    if [int(number) for number, _ in listed] != list(range(1, len(listed) + 1)):
+        problems.append(f"the list is numbered {[number for number, _ in listed]}")
     numbered = []
     for line in block.splitlines():
         command, _, comment = line.partition("#")
         match = re.match(r"\s*(\d+)\.", comment)
-        assert match, f"a day-one command without its step's number: {line}"
+        if not match:
+            problems.append(f"a command without its step's number: {line}")
+            continue
         number = int(match.group(1))
         argv = shlex.split(command)
         word = argv[1] if argv[0] == "adjudicator" else argv[0]
-        assert word in steps[number], f"step {number} does not explain `{command.strip()}`"
+        if word not in steps.get(number, ""):
+            problems.append(f"step {number} does not explain `{command.strip()}`")
         numbered.append(number)
-    assert numbered == sorted(numbered) and set(numbered) >= set(range(1, max(numbered) + 1))
+    if numbered != list(range(1, len(listed) + 1)):
+        problems.append(f"the commands are numbered {numbered}, the list 1 to {len(listed)}")
+    return problems
 
 
 def test_the_readme_is_a_front_page():

@@ -165,9 +165,8 @@ class HallProcess:
                 f"open on tablets, so use the address {first} instead.",
             )
         if self.tls is not None:
-            self.say("The hall's CA fingerprint (SHA-256):")
-            for line in hall_tls.fingerprint_lines(self.tls.ca_fingerprint):
-                self.say(f"  {line}")
+            for line in hall_tls.fingerprint_block(self.tls.ca_fingerprint).splitlines():
+                self.say(line)
             self.say(
                 "  A tablet that trusts the hall shows this fingerprint; so do the printed "
                 "sheets and the director's overview. Trust nothing that shows another."

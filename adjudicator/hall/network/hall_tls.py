@@ -139,6 +139,15 @@ def fingerprint_lines(fingerprint: str) -> tuple[str, ...]:
     return tuple(" ".join(groups[i : i + LINE_GROUPS]) for i in range(0, len(groups), LINE_GROUPS))
 
 
+CA_FINGERPRINT_HEADING = "The hall's CA fingerprint (SHA-256):"
+
+
+def fingerprint_block(fingerprint: str, heading: str = CA_FINGERPRINT_HEADING) -> str:
+    """The fingerprint as every command prints it: a heading, then its two lines
+    (fingerprint_lines), each indented by two spaces."""
+    return "\n".join((heading, *(f"  {line}" for line in fingerprint_lines(fingerprint))))
+
+
 def read_ca_fingerprint() -> str | None:
     """The fingerprint of the hall's CA certificate, or None if there is none (or unreadable)."""
     from cryptography import x509

@@ -23,7 +23,7 @@ from adjudicator.record.journal import journal
 POSTGRES_ADVICE = (
     "This journal is in PostgreSQL: back it up with PostgreSQL's own tools (pg_dump for a copy "
     "at a moment, pg_basebackup with streaming replication for a standby that follows every "
-    'commit), as the README\'s section "PostgreSQL and several app servers" says.'
+    'commit), as the manual\'s "Several servers" page (docs/servers.md) says.'
 )
 
 
