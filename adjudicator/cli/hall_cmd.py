@@ -56,7 +56,8 @@ from adjudicator.hall.network.hall_process import (
 @click.option(
     "--fingerprint",
     is_flag=True,
-    help="Print the hall's CA fingerprint (SHA-256), making the CA if there is none, and exit.",
+    help="Print the hall's CA fingerprint (SHA-256), making the CA if there is none, and exit: "
+    "its eight groups of four pairs on two lines, as the sheet and the pages show them.",
 )
 def hall(
     name: str | None,
@@ -74,7 +75,7 @@ def hall(
         found, notes = hall_tls.ensure_ca(name)
         for note in notes:
             click.echo(f"\n{note}\n", err=True)
-        click.echo(hall_tls.fingerprint_block(found))
+        click.echo("\n".join(hall_tls.fingerprint_lines(found)))  # the block, less its heading
         return
     http_port = settings.get_int("http_port") if http_port is None else http_port
     if http_port > 65535:

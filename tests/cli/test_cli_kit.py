@@ -288,7 +288,7 @@ def test_hall_fingerprint_makes_the_ca_once_and_prints_it(run, home):
     assert first.exit_code == 0
     fingerprint = hall_tls.read_ca_fingerprint()
     assert len(fingerprint.split(":")) == 32 and all(len(p) == 2 for p in fingerprint.split(":"))
-    assert first.stdout == hall_tls.fingerprint_block(fingerprint) + "\n"  # as the sheet shows it
+    assert first.stdout == "\n".join(hall_tls.fingerprint_lines(fingerprint)) + "\n"
     assert run("hall", "--fingerprint").stdout == first.stdout
 
 
