@@ -16,9 +16,7 @@ from adjudicator.errors import AdjudicatorError, LexiconError
 from adjudicator.judging.rulebooks import get_rulebook
 from adjudicator.record.journal.closings import Statement
 
-HALL_PRACTICE = (
-    "the hall's practice: which word of a challenge failed is told to no one while the event runs"
-)
+HALL_PRACTICE = "the hall's practice: no clause of this event's rulebook speaks of it"
 
 
 class WordsRefused(AdjudicatorError):
