@@ -91,7 +91,23 @@ def of_tournaments(db: Database, slugs: Iterable[str]) -> list[PlayerFigures]:
         elif "," in name:
             found.name = name
         found.add(figures)
+    _fold_undivided(totals)
     return [found for found in totals.values() if any(found.figures.values())]
+
+
+def _fold_undivided(totals: dict[player_tallies.Key, PlayerFigures]) -> None:
+    """A row naming no division (a free challenge granted outside any game) counts in the
+    player's division when they play in exactly one in that tournament."""
+    divisions: dict[tuple[str, str], list[str]] = {}
+    for tournament, division, key in totals:
+        if division:
+            divisions.setdefault((tournament, key), []).append(division)
+    for tournament, division, key in list(totals):
+        found = divisions.get((tournament, key), [])
+        if division or len(found) != 1:
+            continue
+        into = totals[(tournament, found[0], key)]
+        into.add(totals.pop((tournament, division, key)).figures)
 
 
 def by_player(found: Iterable[PlayerFigures]) -> list[PlayerFigures]:

@@ -58,6 +58,11 @@ def report_view(slug: str):
         body=report_page.body(found, said.gettext, number),
         report=found,
         words=found.words,
+        json_url=url_for(
+            "director.report_json",
+            slug=found.tournament.slug,
+            **({"words": 1} if found.words else {}),
+        ),
     )
 
 
@@ -122,6 +127,11 @@ def season_view():
         heading=season_page.title(found, said.gettext),
         body=season_page.body(found, said.gettext, number, sort_link),
         season=found,
+        csv_url=url_for(
+            "director.season_csv",
+            **{"from": found.start, "to": found.end, "sort": found.sort},
+            **({"order": "desc"} if found.descending else {}),
+        ),
     )
 
 

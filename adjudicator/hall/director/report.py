@@ -181,7 +181,7 @@ def build(hall, slug: str, *, words: bool = False) -> Report:
     for line in lines:
         rounds.setdefault(line.round, []).append(line)
     ordered = sorted(rounds.items(), key=lambda item: (item[0] is None, natural_key(item[0] or "")))
-    totals, divisions = _totals(hall.db, tournament.slug, lines)
+    totals, divisions = _totals(players, lines)
     return Report(tournament, closing, players, ordered, totals, divisions, words)
 
 
@@ -257,8 +257,9 @@ def corrections_of(
     return said
 
 
-def _totals(db, slug: str, lines: list[ChallengeLine]) -> tuple[dict, dict]:
-    """The event's totals and each division's, counted from its challenge lines."""
+def _totals(players: list[PlayerFigures], lines: list[ChallengeLine]) -> tuple[dict, dict]:
+    """The event's totals and each division's, counted from its challenge lines; the free
+    challenges granted are the players' (a grant names its player, a waiver its challenger)."""
     totals = dict.fromkeys(TOTALS, 0)
     divisions: dict[str, dict[str, int]] = {}
     for line in lines:
@@ -274,27 +275,19 @@ def _totals(db, slug: str, lines: list[ChallengeLine]) -> tuple[dict, dict]:
         )[0][3]
         figures = {name: made[name] for name in TOTALS if name in made}
         figures["unnamed"] = int(line.challenger is None)
+        if line.challenger is not None:  # counted with the player's figures below
+            figures["free_challenges_granted"] = 0
         for into in (totals, divisions.setdefault(line.division or "", dict.fromkeys(TOTALS, 0))):
             for name, value in figures.items():
                 into[name] += value
-    for division, granted in _grants(db, slug).items():
+    for player in players:
+        granted = player.figures["free_challenges_granted"]
         totals["free_challenges_granted"] += granted
-        divisions.setdefault(division, dict.fromkeys(TOTALS, 0))
-        divisions[division]["free_challenges_granted"] += granted
+        if player.division in divisions:
+            divisions[player.division]["free_challenges_granted"] += granted
     if list(divisions) == [""]:
         divisions = {}
     return totals, dict(sorted(divisions.items(), key=lambda item: natural_key(item[0])))
-
-
-def _grants(db, slug: str) -> dict[str, int]:
-    """The free challenges the director granted in the tournament, by division."""
-    with db.transaction() as cur:
-        rows = cur.execute(
-            "SELECT division, COUNT(*) AS n FROM adjudications "
-            "WHERE tournament = ? AND kind = 'free-challenge' GROUP BY division",
-            (slug,),
-        ).tuples()
-    return {division or "": int(n) for division, n in rows}
 
 
 def _same(text: str) -> str:
