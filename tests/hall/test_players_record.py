@@ -17,7 +17,6 @@ import json
 import pytest
 
 from adjudicator.hall import event_close
-from adjudicator.hall.director import report
 from adjudicator.judging import player_figures
 from adjudicator.judging.corrections import second_opinion
 from adjudicator.record.journal import player_tallies

@@ -43,7 +43,7 @@ def test_the_report_page_shows_each_player_and_every_challenge(played):
     html = page.get_data(as_text=True)
     assert "Challenge report: Spring Open (NWL division)" in html
     assert "this report is the director&#x27;s alone" in html
-    assert re.search(r'<tr id="challenge-%d">.*?came off' % phony.id, html, re.S)
+    assert re.search(rf'<tr id="challenge-{phony.id}">.*?came off', html, re.S)
     made = html.split('id="players-made"')[1].split("</table>")[0]
     ann = re.search(r"<th scope=\"row\">Ann</th>(.*?)</tr>", made).group(1)
     assert re.findall(r">(\d+)<", ann)[:3] == ["1", "0", "1"]  # made, won, lost
@@ -106,8 +106,8 @@ def test_closing_asks_first_then_stops_judging_and_reopening_needs_a_reason(play
     confirm = director.get(f"/director/tournaments/{NWL}/close").get_data(as_text=True)
     assert "no challenge is judged for it" in confirm
     assert event_close.closing(staffed.setup.hall, NWL) is None  # asking closes nothing
-    shown = press(director, f"/director/tournaments/{NWL}/close",
-                  f"/director/tournaments/{NWL}/close", {"reason": "the last round is in"})  # fmt: skip
+    close = f"/director/tournaments/{NWL}/close"
+    shown = press(director, close, close, {"reason": "the last round is in"})
     assert f"Tournament {NWL} is closed" in shown
     assert "the last round is in" in shown and "Reopen" in shown
     kiosk = staffed.kiosk_browser()
@@ -139,7 +139,7 @@ def test_the_words_are_given_only_once_the_event_is_closed(played):
     html = director.get(f"/director/report/{NWL}").get_data(as_text=True)
     assert 'id="report-words"' in html and "Not in the lexicon" not in html
     worded = director.get(f"/director/report/{NWL}?words=1").get_data(as_text=True)
-    row = re.search(r'<tr id="challenge-%d">(.*?)</tr>' % phony.id, worded, re.S).group(1)
+    row = re.search(rf'<tr id="challenge-{phony.id}">(.*?)</tr>', worded, re.S).group(1)
     assert "Not in the lexicon" in worded and row.count("DOGX") == 2  # its words, and the list
     assert director.get(f"/director/report/{NWL}.json?words=1").get_json()["rounds"][0][
         "challenges"][1]["not_in_lexicon"] == ["DOGX"]  # fmt: skip

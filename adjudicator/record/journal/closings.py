@@ -30,7 +30,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from adjudicator.errors import AdjudicatorError
 from adjudicator.record.database.db import Database
-from adjudicator.record.journal.receipt_key import SigningKey, signature_ok
+from adjudicator.record.journal.receipt_key import SigningKey, key_id, signature_ok
 from adjudicator.wording import N_, Phrase
 
 CLOSE, REOPEN = "close", "reopen"
@@ -88,7 +88,7 @@ class Statement:
         }
 
 
-_VERIFIED: dict[str, bool] = {}  # a statement's text -> its signature verifies (per process)
+_VERIFIED: dict[str, bool] = {}  # key, journal, statement -> its signature verifies (a process)
 _VERIFIED_LOCK = threading.Lock()
 
 
@@ -111,7 +111,7 @@ def _valid(
     }
     if any(signed.get(name) != value for name, value in expected.items()):
         return None
-    cache_key = f"{journal} {text}"
+    cache_key = f"{key_id(public)} {journal} {text}"  # verified with this key, for this journal
     with _VERIFIED_LOCK:
         known = _VERIFIED.get(cache_key)
     if known is None:
