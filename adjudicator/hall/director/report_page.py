@@ -99,7 +99,10 @@ STYLE = """.record { font-size: 0.95rem; }
 .record table { border-collapse: collapse; width: 100%; margin: 0.4rem 0 1rem; table-layout: auto;
   background: #fff; }
 .record th, .record td { border: 1px solid #8c959f; padding: 0.2rem 0.35rem; text-align: left;
-  vertical-align: top; overflow-wrap: anywhere; }
+  vertical-align: top; }
+.record td { overflow-wrap: anywhere; }
+.record thead th { hyphens: auto; }
+.record #totals { width: auto; min-width: 50%; }
 .record th { background: #eaeef2; }
 .record td.num, .record th.num { text-align: right; font-variant-numeric: tabular-nums; }
 .record caption { text-align: left; font-weight: 600; padding: 0.2rem 0; }
