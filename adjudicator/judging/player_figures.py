@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from adjudicator.judging import outcomes, recount
-from adjudicator.judging.rulebooks import rulebook_of
+from adjudicator.judging.rulebooks import get_rulebook
 from adjudicator.record.database.db import Database
 from adjudicator.record.journal import journal, player_tallies
 from adjudicator.record.journal.player_tallies import ZERO
@@ -39,6 +39,11 @@ class PlayerFigures:
     tournament: str = ""
     figures: dict[str, int] = field(default_factory=lambda: dict(ZERO))
     tournaments: set[str] = field(default_factory=set)
+    played: int = 0  # over a season: in how many of its tournaments
+
+    @property
+    def tournament_count(self) -> int:
+        return self.played or len(self.tournaments)
 
     def add(self, figures: dict[str, int]) -> None:
         for name, value in figures.items():
@@ -75,7 +80,7 @@ def of_tournaments(db: Database, slugs: Iterable[str]) -> list[PlayerFigures]:
     if not slugs:
         return []
     player_tallies.ensure_counted(db)
-    free = {slug: rulebook_of(db, slug).final_play_free for slug in slugs}
+    free = _final_play_free(db, slugs)
     with snapshot(db) as cur:
         stored = player_tallies.read(cur, slugs)
         deltas = corrections(cur, slugs, free)
@@ -95,6 +100,39 @@ def of_tournaments(db: Database, slugs: Iterable[str]) -> list[PlayerFigures]:
     return [found for found in totals.values() if any(found.figures.values())]
 
 
+def of_season(db: Database, slugs: Iterable[str]) -> list[PlayerFigures]:
+    """Every player's figures summed over `slugs` (a season) by name: the tallies summed by the
+    database (a few rows a player), then each corrected challenge counted as it now stands."""
+    slugs = sorted(set(slugs))
+    if not slugs:
+        return []
+    player_tallies.ensure_counted(db)
+    free = _final_play_free(db, slugs)
+    with snapshot(db) as cur:
+        stored = player_tallies.by_player(cur, slugs)
+        deltas = corrections(cur, slugs, free)
+    merged = {
+        key: PlayerFigures(name, key, figures=figures, played=played)
+        for key, (name, played, figures) in stored.items()
+    }
+    for (tournament, _, key), name, figures in deltas:
+        found = merged.get(key)
+        if found is None:
+            found = merged[key] = PlayerFigures(name, key, tournaments={tournament})
+        elif "," in name and "," not in found.name:
+            found.name = name
+        found.add(figures)
+    return [found for found in merged.values() if any(found.figures.values())]
+
+
+def _final_play_free(db: Database, slugs: Sequence[str]) -> dict[str, bool]:
+    """Each tournament's school rule 12 (a final play's challenge is free), in one read."""
+    with db.transaction() as cur:
+        rows = cur.execute("SELECT slug, rulebook FROM tournaments").tuples()
+    books = dict(rows)
+    return {slug: get_rulebook(books.get(slug)).final_play_free for slug in slugs}
+
+
 def _fold_undivided(totals: dict[player_tallies.Key, PlayerFigures]) -> None:
     """A row naming no division (a free challenge granted outside any game) counts in the
     player's division when they play in exactly one in that tournament."""
@@ -108,21 +146,6 @@ def _fold_undivided(totals: dict[player_tallies.Key, PlayerFigures]) -> None:
             continue
         into = totals[(tournament, found[0], key)]
         into.add(totals.pop((tournament, division, key)).figures)
-
-
-def by_player(found: Iterable[PlayerFigures]) -> list[PlayerFigures]:
-    """`found` summed by player over tournaments and divisions (a season), TSH's form of a name
-    ("Last, First") kept where one of them has it."""
-    merged: dict[str, PlayerFigures] = {}
-    for each in found:
-        into = merged.get(each.key)
-        if into is None:
-            into = merged[each.key] = PlayerFigures(each.name, each.key)
-        elif "," in each.name and "," not in into.name:
-            into.name = each.name
-        into.add(each.figures)
-        into.tournaments |= each.tournaments
-    return list(merged.values())
 
 
 Delta = tuple[player_tallies.Key, str, dict[str, int]]
@@ -165,6 +188,13 @@ def _delta(
     challenge: journal.Entry, outcome: outcomes.Outcome, follow_ups: Sequence[journal.Entry]
 ) -> list[Delta]:
     """What the challenge's effective outcome gives its players, less what it gave as judged."""
+    if (
+        outcome.decided_by == challenge.id
+        and outcome.verdict == challenge.verdict
+        and outcome.penalty == challenge.penalty_numbers()
+        and not any(row.kind == "waiver" for row in follow_ups)
+    ):
+        return []  # as judged (an opinion that agreed; a game recounted to the same penalty)
     judged = player_tallies.as_judged(
         "challenge",
         challenge.division,
@@ -231,12 +261,12 @@ def _follow_ups(cur: Any, slugs: Sequence[str]) -> dict[int, list[journal.Entry]
             f"{journal.SELECT} WHERE tournament = ? AND refers_to IS NOT NULL ORDER BY id",
             (slugs[0],),
         ).tuples()
-    else:
-        rows = cur.execute(f"{journal.SELECT} WHERE refers_to IS NOT NULL ORDER BY id").tuples()
+    else:  # no ORDER BY: SQLite would walk the table in id order rather than sort this index's
+        rows = cur.execute(f"{journal.SELECT} WHERE refers_to IS NOT NULL").tuples()
     wanted = set(slugs)
     tournament = journal.FIELDS.index("tournament")
     found: dict[int, list[journal.Entry]] = {}
-    for row in rows:
+    for row in sorted(rows):  # by id
         if row[tournament] in wanted:
             entry = journal.from_values(row)
             found.setdefault(entry.refers_to, []).append(entry)

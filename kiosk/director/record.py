@@ -29,6 +29,20 @@ from kiosk.i18n import number
 from kiosk.staff_web import current_staff
 
 
+def remembered(say):
+    """`say` (a number as the page's language writes it) asked once per value: a season's
+    table repeats the same few small numbers thousands of times, and Babel's is not cheap."""
+    said: dict = {}
+
+    def number(value):
+        found = said.get(value)
+        if found is None:
+            found = said[value] = say(value)
+        return found
+
+    return number
+
+
 def _words() -> bool:
     return request.args.get("words", "") not in ("", "0")
 
@@ -55,7 +69,7 @@ def report_view(slug: str):
     return render_template(
         "director/record.html",
         heading=report_page.title(found, said.gettext),
-        body=report_page.body(found, said.gettext, number),
+        body=report_page.body(found, said.gettext, remembered(number)),
         report=found,
         words=found.words,
         json_url=url_for(
@@ -125,7 +139,7 @@ def season_view():
     return render_template(
         "director/season.html",
         heading=season_page.title(found, said.gettext),
-        body=season_page.body(found, said.gettext, number, sort_link),
+        body=season_page.body(found, said.gettext, remembered(number), sort_link),
         season=found,
         csv_url=url_for(
             "director.season_csv",

@@ -39,7 +39,7 @@ class Season:
     def rows(self) -> list[dict[str, Any]]:
         """Each player as the JSON and the CSV give them (COLUMNS)."""
         return [
-            {"name": p.name, "tournaments": len(p.tournaments), **p.figures} for p in self.players
+            {"name": p.name, "tournaments": p.tournament_count, **p.figures} for p in self.players
         ]
 
     def to_api(self) -> dict[str, Any]:
@@ -85,9 +85,7 @@ def build(hall, start: str, end: str, sort: str = "name", descending: bool = Fal
         raise SeasonError(f"Sort by one of {', '.join(COLUMNS)} (was {sort!r}).")
     found = [t for t in tournaments.list_all(hall.db) if start <= day_of(t) <= end]
     found.sort(key=lambda t: (day_of(t), t.slug))
-    players = player_figures.by_player(
-        player_figures.of_tournaments(hall.db, [t.slug for t in found])
-    )
+    players = player_figures.of_season(hall.db, [t.slug for t in found])
     closed = set(event_close.closed_tournaments(hall)) & {t.slug for t in found}
     return Season(start, end, found, closed, ordered(players, sort, descending), sort, descending)
 
@@ -98,5 +96,5 @@ def ordered(players: list[PlayerFigures], sort: str, descending: bool) -> list[P
     if sort == "name":
         return list(reversed(by_name)) if descending else by_name
     if sort == "tournaments":
-        return sorted(by_name, key=lambda p: len(p.tournaments), reverse=descending)
+        return sorted(by_name, key=lambda p: p.tournament_count, reverse=descending)
     return sorted(by_name, key=lambda p: p.figures[sort], reverse=descending)

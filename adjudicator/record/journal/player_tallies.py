@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any
 
 from adjudicator.record.database.db import Database
@@ -72,6 +73,7 @@ _READ_ROWS = (  # the columns `rebuild` and `record` read of a row, in this orde
 )
 
 
+@lru_cache(maxsize=65536)
 def name_key(name: str) -> str:
     """How a name is compared: case, spacing and '#' ignored, "Last, First" as "First Last"."""
     plain = " ".join(str(name).split()).casefold().lstrip("#").strip()
@@ -285,4 +287,32 @@ def read(cur: Any, tournaments: Iterable[str]) -> dict[Key, list]:
         rows = cur.execute(f"{SELECT} WHERE tournament IN ({marks})", tuple(chunk)).tuples()
         for tournament, division, player, name, *values in rows:
             found[(tournament, division, player)] = [name, dict(zip(FIGURES, values, strict=True))]
+    return found
+
+
+def by_player(cur: Any, tournaments: Iterable[str]) -> dict[str, tuple[str, int, Figures]]:
+    """The stored tallies of `tournaments` summed by player, by the database: {key: (name, how
+    many of the tournaments they played in, figures)}; TSH's form of a name kept where one has
+    it. (A player is counted in a tournament by a row of it, which every challenge naming them
+    writes: a correction never adds a tournament.)"""
+    wanted = sorted(set(tournaments))
+    found: dict[str, tuple[str, int, Figures]] = {}
+    sums = ", ".join(f"SUM({f})" for f in FIGURES)
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start : start + 500]
+        marks = ", ".join("?" for _ in chunk)
+        rows = cur.execute(
+            "SELECT player, MAX(CASE WHEN name LIKE '%,%' THEN name END), MAX(name), "
+            f"COUNT(DISTINCT tournament), {sums} FROM player_tallies "
+            f"WHERE tournament IN ({marks}) GROUP BY player",
+            tuple(chunk),
+        ).tuples()
+        for key, tsh_name, other_name, played, *values in rows:
+            figures = dict(zip(FIGURES, map(int, values), strict=True))
+            known = found.get(key)
+            if known is not None:  # the same player in another chunk of tournaments
+                figures = {f: figures[f] + known[2][f] for f in FIGURES}
+                played += known[1]
+            name = tsh_name or (known[0] if known and "," in known[0] else None) or other_name
+            found[key] = (name, int(played), figures)
     return found
