@@ -147,6 +147,10 @@ def test_the_close_stops_judging_and_the_ruling_still_open_moves_the_figures(mad
     assert closed.exit_code == 0, closed.stderr
     shown = rulebooks_cli("tournament", "show", SPRING).stdout
     assert "CLOSED:" in shown and "the last round is in" in shown
+    listed = {
+        t["slug"]: t for t in json.loads(rulebooks_cli("tournament", "list", "--json").stdout)
+    }
+    assert listed[SPRING]["closed"] is True and listed[CLUB]["closed"] is False
 
     after = rulebooks_cli("judge", "--tournament", SPRING, "--table", "1", "--round", "3", "QI")
     assert after.exit_code == 2 and after.stdout == ""

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from adjudicator.hall import event_close, kiosks, tournaments
+from adjudicator.hall.director import director_decisions
 from adjudicator.hall.hall import Hall
 from adjudicator.judging import player_figures
 from adjudicator.judging.corrections import voids, waivers
@@ -163,6 +164,9 @@ def test_what_stays_open_after_the_close(hall):
     assert judge_refused(hall)
     with pytest.raises(TournamentClosed):  # a reissue is a challenge judged
         judge(hall, ["ZA"], challenger="Ann", replaces=pending.id)
+    with pytest.raises(TournamentClosed):  # a free challenge for a game to come
+        director_decisions.grant_free_challenge(hall.db, NWL, "Ann", "score written early",
+                                                actor="td", station="td")  # fmt: skip
     ruled = record_ruling(hall.db, pending.id, "unacceptable", "misread", actor="td",
                           station="td")  # fmt: skip
     voided = voids.void(hall.db, pending.id, "wrong table", actor="td", station="td",
