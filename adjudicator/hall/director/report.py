@@ -210,7 +210,8 @@ def _lines(db, batch: list[journal.Entry], games: outcomes.Games) -> Iterator[Ch
             round=entry.round,
             table=entry.table,
             division=entry.division,
-            players=entry.player_names() or [name for name in (who, whose) if name],
+            players=list(player_tallies.game_players(entry.players) if entry.players else ())
+            or [name for name in (who, whose) if name],
             challenger=who,
             player=whose,
             words=entry.words,

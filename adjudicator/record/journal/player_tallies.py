@@ -93,13 +93,21 @@ def sides(
     """(who challenged, whose play was challenged): in a linked game, TSH's two names (the
     challenger is one of them, the other is the player); else as the challenge recorded them."""
     if players:
-        try:
-            names = [n for n in json.loads(players) if isinstance(n, str)]
-        except ValueError:
-            names = []
+        names = game_players(players)
         if challenger in names and len(names) == 2:
             return challenger, names[1 - names.index(challenger)]
     return shown_name(challenger), shown_name(player)
+
+
+@lru_cache(maxsize=4096)
+def game_players(players: str) -> tuple[str, ...]:
+    """A row's `players` (TSH's two names, JSON) as a tuple; () if it cannot be read. Read once
+    per game: every challenge of a game carries the same text."""
+    try:
+        found = json.loads(players)
+    except ValueError:
+        return ()
+    return tuple(n for n in found if isinstance(n, str)) if isinstance(found, list) else ()
 
 
 def contributions(
