@@ -208,8 +208,9 @@ def _penalty(text: str | None) -> dict[str, Any] | None:
 
 
 def record(cur: Any, entries: Iterable[Any]) -> None:
-    """Add what `entries` (rows just inserted, in this transaction) give as judged."""
-    totals: dict[Key, list] = {}
+    """Add what `entries` (rows just inserted, in this transaction) give as judged: one row a
+    player written as it comes (the upsert adds two rows for one player in a batch together)."""
+    rows = []
     for entry in entries:
         if entry.kind not in ("challenge", "free-challenge"):
             continue
@@ -222,8 +223,12 @@ def record(cur: Any, entries: Iterable[Any]) -> None:
             entry.verdict,
             entry.penalty,
         )
-        _add(totals, entry.tournament, found)
-    write(cur, totals)
+        for division, key, name, figures in found:
+            rows.append((entry.tournament, division, key, name, *figures.values()))  # FIGURES
+    if len(rows) == 1:
+        cur.execute(_UPSERT, rows[0])
+    elif rows:
+        cur.executemany(_UPSERT, rows)
 
 
 def _add(totals: dict[Key, list], tournament: str, found: list) -> None:
