@@ -31,6 +31,7 @@ from adjudicator.judging.reasons import ReasonRequired
 from adjudicator.judging.rules import UnknownRule
 from adjudicator.record.database.db import DatabaseUnavailable
 from adjudicator.record.database.journal_health import JournalLost
+from adjudicator.record.journal.closings import ClosingRefused, TournamentClosed
 from adjudicator.record.journal.receipt_key import ReceiptKeyError
 from adjudicator.textcheck import TextError
 from adjudicator.wording import N_, Phrase
@@ -76,6 +77,8 @@ STATUS_FOR = (
     (VoidRefused, 400),
     (ReasonRequired, 400),
     (RateLimited, 429),
+    (TournamentClosed, 409),  # the director closed the event: nothing new is judged for it
+    (ClosingRefused, 400),
     (LexiconUnavailable, 503),
     (DatabaseUnavailable, 503),
 )

@@ -29,11 +29,12 @@ from typing import Any
 
 from flask import Flask, current_app, request
 
-from adjudicator.hall import kiosks, tournaments
+from adjudicator.hall import event_close, kiosks, tournaments
 from adjudicator.hall.hall import Hall, LexiconUnavailable
 from adjudicator.hall.tsh import links
 from adjudicator.judging.rulebooks import get_rulebook
 from adjudicator.judging.rules import get_rule
+from adjudicator.record.journal.closings import CLOSED_MESSAGE
 from adjudicator.record.proofs import witnesses
 from adjudicator.wording import Phrase
 from kiosk import conditional
@@ -77,6 +78,7 @@ def shared(hall: Hall, slug: str) -> Shared:
         hall.journal_health(),
         _lexicon_available(hall, tournament),
         manifest,
+        event_close.closing(hall, slug),  # one indexed read: the event may be over
         link and link.content_hash,
     )
     speak(tournament.language)
@@ -88,7 +90,7 @@ def shared(hall: Hall, slug: str) -> Shared:
 
 
 def _make_shared(slug: str, inputs: tuple) -> Shared:
-    tournament, health, available, manifest, _ = inputs
+    tournament, health, available, manifest, closing, _ = inputs
     rule = get_rule(tournament.rule)
     alphabet = manifest.get_alphabet()
     body = {
@@ -122,6 +124,7 @@ def _make_shared(slug: str, inputs: tuple) -> Shared:
         },
         "rulebook": tournament.rulebook,
         "journal": _journal(health),
+        "closed": _closed(closing),
         "verdict_seconds": current_app.config["VERDICT_SECONDS"],
         "clear_seconds": current_app.config["CLEAR_SECONDS"],
         "request_timeout_seconds": current_app.config["REQUEST_TIMEOUT_SECONDS"],
@@ -136,6 +139,23 @@ def _journal(health) -> dict:
     if answer["message"]:
         answer["shown_message"] = say(Phrase(answer["message"]))
     return answer
+
+
+def _closed(closing) -> dict | None:
+    """The event's close, as the kiosk shows it (None: the event runs): no challenge is judged."""
+    if closing is None:
+        return None
+    said = Phrase.of(CLOSED_MESSAGE, tournament=closing.tournament)
+    return {"at": closing.at, "message": said.render(_english, _english_plural),
+            "shown_message": say(said)}  # fmt: skip
+
+
+def _english(text: str) -> str:
+    return text
+
+
+def _english_plural(one: str, many: str, n: int) -> str:
+    return one if n == 1 else many
 
 
 def _lexicon_available(hall: Hall, tournament) -> bool:

@@ -31,6 +31,7 @@ COMMANDS = {
     "free-challenge": "adjudicator.cli.director_cmd:free_challenge",
     "director-challenge": "adjudicator.cli.director_cmd:director_challenge",
     "kit": "adjudicator.cli.kit_cmd:kit",
+    "report": "adjudicator.cli.report_cmd:report",
 }
 
 

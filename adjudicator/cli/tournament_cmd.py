@@ -6,8 +6,8 @@ import json
 
 import click
 
-from adjudicator.cli.common import CliError, json_option, open_hall
-from adjudicator.hall import tournament_pins, tournaments
+from adjudicator.cli.common import CliError, cli_actor, json_option, open_hall
+from adjudicator.hall import event_close, tournament_pins, tournaments
 from adjudicator.hall.languages import LANGUAGES, UnknownLanguage, check_language
 from adjudicator.judging.rulebooks import RULEBOOKS, allowed_as, get_rulebook
 from adjudicator.judging.rules import UnknownRule, get_rule
@@ -74,7 +74,7 @@ def _check_language(ctx: click.Context, param: click.Parameter, value: str | Non
 
 @click.group()
 def tournament() -> None:
-    """Tournaments and divisions: create, list, show, set."""
+    """Tournaments and divisions: create, list, show, set, close, reopen."""
 
 
 @tournament.command("create")
@@ -124,8 +124,10 @@ def list_(as_json: bool):
     """List tournaments."""
     hall = open_hall()
     found = tournaments.list_all(hall.db)
+    closed = event_close.closed_tournaments(hall)
     if as_json:
-        click.echo(json.dumps([t.to_api() for t in found], indent=2))
+        listed = [{**t.to_api(), "closed": t.slug in closed} for t in found]
+        click.echo(json.dumps(listed, indent=2))
     elif not found:
         click.echo("No tournaments yet: create one with `adjudicator tournament create`.")
     for each in [] if as_json else found:
@@ -136,6 +138,8 @@ def list_(as_json: bool):
         )
         if each.off_rulebook:
             click.echo(f"{'':<24} off the rulebook: {each.off_rulebook}")
+        if each.slug in closed:
+            click.echo(f"{'':<24} closed: {_closed_line(closed[each.slug])}")
 
 
 @tournament.command("show")
@@ -145,7 +149,48 @@ def show(slug: str, as_json: bool):
     """Show one tournament."""
     hall = open_hall()
     found = tournaments.get(hall.db, slug)
-    click.echo(json.dumps(found.to_api(), indent=2) if as_json else describe(found, hall))
+    if as_json:
+        closing = event_close.closing(hall, found.slug)
+        shown = {**found.to_api(), "closed": closing.to_api() if closing else None}
+        click.echo(json.dumps(shown, indent=2))
+    else:
+        click.echo(describe(found, hall))
+
+
+@tournament.command("close")
+@click.argument("slug")
+@click.option("--reason", default="", help="Why, if you wish (recorded with the statement).")
+def close(slug: str, reason: str):
+    """Close tournament SLUG once its games are over: no challenge is judged for it from now
+    on (kiosks say the event is over, the API answers 409, `judge --tournament` exits 2);
+    rulings, voids and waivers can still be recorded, and a second opinion on a case still
+    open (flagged, or a referral). The close is a statement signed with the hall's key, kept
+    with the journal (no journal number). Its challenge report may then be published
+    (`report --out`) and name the words not in the lexicon (`report --words`)."""
+    hall = open_hall()
+    made = event_close.close(hall, slug, cli_actor(), reason)
+    click.echo(f"Tournament {made.tournament} closed: {_closed_line(made)}")
+    click.echo(f"Its report: adjudicator report {made.tournament} (--out to publish it).")
+
+
+@tournament.command("reopen")
+@click.argument("slug")
+@click.option("--reason", required=True, help="Why the event is reopened (recorded).")
+def reopen(slug: str, reason: str):
+    """Reopen tournament SLUG, closed by mistake or too early: challenges are judged for it
+    again. The reopening and its reason are a statement signed with the hall's key."""
+    hall = open_hall()
+    made = event_close.reopen(hall, slug, cli_actor(), reason)
+    click.echo(
+        f"Tournament {made.tournament} reopened {made.at[:16].replace('T', ' ')} UTC by "
+        f"{made.by}: {made.reason}. Challenges are judged for it again."
+    )
+
+
+def _closed_line(made) -> str:
+    """'since 2024-04-14 18:02 UTC, by cli:td (the last round is in)'."""
+    reason = f" ({made.reason})" if made.reason else ""
+    return f"since {made.at[:16].replace('T', ' ')} UTC, by {made.by}{reason}"
 
 
 @tournament.command("set")
@@ -222,9 +267,15 @@ def describe(t: tournaments.Tournament, hall) -> str:
             f"  language: {t.language} ({LANGUAGES.get(t.language, t.language)})",
             *_off_rulebook(t, hall),
             *_rule_note(book, t.rule),
+            *_closed(t, hall),
             *_open_grants(t, hall),
         )
     )
+
+
+def _closed(t: tournaments.Tournament, hall) -> tuple[str, ...]:
+    closing = event_close.closing(hall, t.slug)
+    return (f"  CLOSED:  {_closed_line(closing)}: no challenge is judged",) if closing else ()
 
 
 def _open_grants(t: tournaments.Tournament, hall) -> tuple[str, ...]:

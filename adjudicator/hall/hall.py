@@ -25,7 +25,14 @@ from adjudicator.judging.ruling import rule_on
 from adjudicator.record.backends import connect
 from adjudicator.record.database import journal_health, migrations
 from adjudicator.record.database.db import Database
-from adjudicator.record.journal import journal, journal_holds, receipt_key, rollbacks, row_keys
+from adjudicator.record.journal import (
+    journal,
+    journal_holds,
+    player_tallies,
+    receipt_key,
+    rollbacks,
+    row_keys,
+)
 from adjudicator.record.journal.group_commit import GroupCommitter
 from adjudicator.record.proofs import high_water, journal_proof, receipts
 from adjudicator.textcheck import TextError, check_text
@@ -92,9 +99,11 @@ class Hall:
 
     def upgrade(self) -> list[int]:
         """Apply pending schema migrations; tournaments set before lexicon pins existed get
-        their lexicon's pin (tournament_pins.record_missing_pins)."""
+        their lexicon's pin (tournament_pins.record_missing_pins), and the players' figures
+        count the rows from before they were kept (player_tallies.ensure_counted)."""
         applied = migrations.upgrade(self.db)
         tournament_pins.record_missing_pins(self.db, self.store)
+        player_tallies.ensure_counted(self.db)
         return applied
 
     def signing_key(self) -> receipt_key.SigningKey:

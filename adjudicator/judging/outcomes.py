@@ -201,20 +201,14 @@ class Games:
             "ORDER BY id",
         )
         follow_ups = follow_ups_of(self.db, [c.id for c in challenges])
-        if key[0] not in self._final_play_free:  # read once a tournament
-            self._final_play_free[key[0]] = rulebook_of(self.db, key[0]).final_play_free
-        free = self._final_play_free[key[0]]
-        found: dict[int, Outcome] = {}
-        earlier = 0
-        for challenge in challenges:
-            outcome = outcome_of(challenge, follow_ups[challenge.id])
-            rule = recount.counting_rule(challenge.rule)
-            if rule is not None:  # a final play's too (WESPA 3.10.15(c)(ii))
-                final = bool(challenge.detail("final_play"))
-                outcome = recount.recount(rule, outcome, earlier, final, final and free)
-            found[challenge.id] = outcome
-            earlier += outcome.verdict == "ACCEPTABLE"
-        return found
+        return recount_game(challenges, follow_ups, self.final_play_free(key[0]))
+
+    def final_play_free(self, tournament: str) -> bool:
+        """Whether the tournament's rulebook makes a final play's challenge free (school rule
+        12), read once a tournament."""
+        if tournament not in self._final_play_free:
+            self._final_play_free[tournament] = rulebook_of(self.db, tournament).final_play_free
+        return self._final_play_free[tournament]
 
     def effective(self, challenge: journal.Entry, outcome: Outcome) -> Outcome:
         """`outcome` of `challenge`, recounted if its rule counts the game's challenges."""
@@ -226,6 +220,27 @@ class Games:
         if key is None or (self.whole_journal and not self.corrected(key)):
             return outcome
         return self.recounted(key).get(challenge.id, outcome)
+
+
+def recount_game(
+    challenges: Sequence[journal.Entry],
+    follow_ups: dict[int, list[journal.Entry]] | dict[int, Sequence[journal.Entry]],
+    final_play_free: bool,
+) -> dict[int, Outcome]:
+    """{challenge id: effective outcome} for one game's challenges by one challenger (id
+    order), each penalty recounted from the game as it now stands where its rule counts
+    (recount.py); `follow_ups` holds every row referring to each of them."""
+    found: dict[int, Outcome] = {}
+    earlier = 0
+    for challenge in challenges:
+        outcome = outcome_of(challenge, follow_ups.get(challenge.id, ()))
+        rule = recount.counting_rule(challenge.rule)
+        if rule is not None:  # a final play's too (WESPA 3.10.15(c)(ii))
+            final = bool(challenge.detail("final_play"))
+            outcome = recount.recount(rule, outcome, earlier, final, final and final_play_free)
+        found[challenge.id] = outcome
+        earlier += outcome.verdict == "ACCEPTABLE"
+    return found
 
 
 def follow_ups_of(db: Database, ids: Sequence[int]) -> dict[int, list[journal.Entry]]:

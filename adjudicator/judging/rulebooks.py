@@ -87,6 +87,8 @@ class Rulebook:
     in_force_clause: str = ""
     referral_clause: str = ""  # a word judge's dictionary check closes a referral
     result_clause: str = ""  # whether a signed result may still change
+    # Which word of a challenge failed is never told (the report's --words waits for the close).
+    secrecy_clause: str = ""
 
     @property
     def named(self) -> bool:
@@ -161,6 +163,8 @@ RULEBOOKS: dict[str, Rulebook] = {
             result_clause="WESPA 5.4.1: a result sheet signed by both players is final, unless "
             "both players agree to correct it before it is handed in, or petition the director "
             "before the next game starts",
+            secrecy_clause="WESPA 3.10.7(b): runners and adjudicators must not reveal to players "
+            "the acceptability of individual words",
         ),
         Rulebook(
             "nsa-1998",
@@ -191,6 +195,8 @@ RULEBOOKS: dict[str, Rulebook] = {
             result_clause="NSA VII.H: once the players sign each other's score cards no other "
             "scoring adjustment is made, unless both agree, before the last round ends, that "
             "the score is wrong",
+            secrecy_clause="NSA X.E: the Word Judge will not specify which word(s) are "
+            "unacceptable",
         ),
         Rulebook(
             "school-2011",
@@ -252,6 +258,8 @@ RULEBOOKS: dict[str, Rulebook] = {
             referral_clause="MSA 15",
             result_clause="MSA 3.2: a score may be corrected until both players have signed the "
             "result slip",
+            secrecy_clause="MSA 13(ii): the word judges must not indicate whether any particular "
+            "word is acceptable",
         ),
     )
 }

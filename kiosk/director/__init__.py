@@ -1,8 +1,9 @@
 """The director's pages under /director, one module per resource (the way Datasette lays out
 its views): sign_in, overview, hall_map (the hall at a glance), tournaments, lexicons, kiosks,
 sheet (the printed pairing sheet), journal, flags, decisions (free challenges granted, the
-challenges the director decides), integrity (checkpoints, alarms, receipts and the key) and
-review (voids and final rulings).
+challenges the director decides), integrity (checkpoints, alarms, receipts and the key),
+review (voids and final rulings) and record (the players' record: an event's report, a
+season's, and closing an event).
 
 The resource modules add their routes to kiosk.director.blueprint.bp (review has its own
 blueprint, "review"); `init_app` registers both once every route is on them.
@@ -23,6 +24,7 @@ from kiosk.director import (
     kiosks,
     lexicons,
     overview,
+    record,
     review,
     sheet,
     sign_in,
@@ -42,6 +44,7 @@ RESOURCES = (
     flags,
     decisions,
     integrity,
+    record,
 )
 
 

@@ -14,7 +14,7 @@ from flask import flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 
 from adjudicator.errors import LexiconError
-from adjudicator.hall import tournaments
+from adjudicator.hall import event_close, tournaments
 from adjudicator.hall.languages import LANGUAGES
 from adjudicator.judging import free_challenges
 from adjudicator.judging.rulebooks import get_rulebook, off_rulebook
@@ -40,6 +40,7 @@ def tournament_list():
         rules=RULES,
         off={t.slug: tournaments.rulebook_problems(hall.store, t) for t in found},
         grants={t.slug: free_challenges.open_grants(hall.db, t.slug) for t in found},
+        closed=event_close.closed_tournaments(hall),
     )
 
 

@@ -114,7 +114,9 @@
     $("kiosk-table").hidden = !body.table;
     $("lexicon-alert").hidden = lexicon.available !== false;
     var journal = body.journal || {};
-    showServiceAlert(journal.ok === false ? journal.shown_message || journal.message : "");
+    var closed = body.closed;   // the director closed the event: nothing more is judged
+    showServiceAlert(closed ? closed.shown_message || closed.message :
+                     journal.ok === false ? journal.shown_message || journal.message : "");
     showAlphabet(lexicon.alphabet);
     if (!S.words.every(function (w) { return w.isRead(); }) && !S.judging) {
       K.readWords().catch(function () {});   // words typed while the server was out of reach

@@ -105,6 +105,7 @@ def cut(path: str, keep_to: int) -> str:
             connection.execute("DELETE FROM adjudications WHERE id > ?", (keep_to,))
             connection.execute("DELETE FROM journal_tallies")
             connection.execute("DELETE FROM journal_cases")
+            connection.execute("DELETE FROM player_tallies")  # derived again too
             reader = connection.execute(f"{journal_entry.SELECT} ORDER BY id")
             writer = Cursor(connection.cursor())
             while rows := reader.fetchmany(5000):

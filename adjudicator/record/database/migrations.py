@@ -391,6 +391,53 @@ MIGRATIONS: tuple[tuple[int, str, tuple[Step, ...]], ...] = (
             resolution TEXT)""",
         ),
     ),
+    (
+        32,
+        "the players' record (issue 46): each player's challenge figures as judged, kept in "
+        "each append (player_tallies.py), counted from the journal's rows so far",
+        (
+            # One row per tournament, division and player (player_tallies.FIGURES, in order).
+            """CREATE TABLE player_tallies (
+            tournament TEXT NOT NULL,
+            division TEXT NOT NULL,
+            player TEXT NOT NULL,
+            name TEXT NOT NULL,
+            challenges_made INTEGER NOT NULL DEFAULT 0,
+            challenges_won INTEGER NOT NULL DEFAULT 0,
+            challenges_lost INTEGER NOT NULL DEFAULT 0,
+            challenges_undecided INTEGER NOT NULL DEFAULT 0,
+            penalty_points INTEGER NOT NULL DEFAULT 0,
+            penalty_turns INTEGER NOT NULL DEFAULT 0,
+            penalty_seconds INTEGER NOT NULL DEFAULT 0,
+            plays_challenged INTEGER NOT NULL DEFAULT 0,
+            plays_came_off INTEGER NOT NULL DEFAULT 0,
+            plays_stood INTEGER NOT NULL DEFAULT 0,
+            plays_undecided INTEGER NOT NULL DEFAULT 0,
+            free_challenges_granted INTEGER NOT NULL DEFAULT 0,
+            free_challenges_used INTEGER NOT NULL DEFAULT 0,
+            opinions_changed INTEGER NOT NULL DEFAULT 0,
+            rulings_changed INTEGER NOT NULL DEFAULT 0,
+            voided INTEGER NOT NULL DEFAULT 0,
+            plays_voided INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (tournament, division, player))""",
+            # Empty until the rows already in the journal are counted (under the chain lock,
+            # player_tallies.ensure_counted: the hall's upgrade, or the first read of them).
+            "CREATE TABLE player_tallies_counted (counted_at TEXT NOT NULL)",
+        ),
+    ),
+    (
+        33,
+        "events that close (issue 46): the hall key's signed statements that a tournament was "
+        "closed or reopened, with no journal number (closings.py)",
+        (
+            """CREATE TABLE tournament_closings (
+            tournament TEXT NOT NULL,
+            seq INTEGER NOT NULL,
+            action TEXT NOT NULL,
+            statement TEXT NOT NULL,
+            PRIMARY KEY (tournament, seq))""",
+        ),
+    ),
 )
 
 LATEST = max(version for version, _, _ in MIGRATIONS)

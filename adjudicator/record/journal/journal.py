@@ -16,7 +16,14 @@ from adjudicator.errors import AdjudicatorError
 from adjudicator.record.database import journal_health
 from adjudicator.record.database.db import Database
 from adjudicator.record.database.journal_health import GENESIS as GENESIS
-from adjudicator.record.journal import chain_walk, journal_holds, rollbacks, row_keys, tallies
+from adjudicator.record.journal import (
+    chain_walk,
+    closings,
+    journal_holds,
+    rollbacks,
+    row_keys,
+    tallies,
+)
 from adjudicator.record.journal.journal_entry import (
     FIELDS as FIELDS,  # the journal's API: re-exported
 )
@@ -113,8 +120,13 @@ def append_batch(db: Database, batch: list[Pending]) -> None:
             # The journal's clock never runs backwards (a clock step, another server's clock),
             # so a time range is an id range and the director's filters stay on indexes.
             not_before = head.recorded_at
+            closed: dict[str, closings.Statement | None] = {}  # each tournament's, read once
             for pending in batch:
                 try:
+                    if not pending.despite_rollback:  # an event closed judges nothing new
+                        closings.refuse_if_closed(
+                            cur, pending.fields, keys.public_key, journal_id, closed
+                        )
                     completed = pending.guard(cur) if pending.guard is not None else None
                 except AdjudicatorError as refusal:  # handed back to that row's caller
                     pending.error = refusal

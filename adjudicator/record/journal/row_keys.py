@@ -116,6 +116,11 @@ class RowKeys:
         self._load = load
         self._known = None
 
+    def public_key(self):
+        """The public half of the key rows are keyed with (the hall's): what its other signed
+        statements (a tournament closed: closings.py) are checked with."""
+        return self._load().public
+
     @property
     def keyed_from(self) -> int | None:
         """The first keyed row of the journal this process writes (None before its first

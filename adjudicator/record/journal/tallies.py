@@ -17,6 +17,8 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+from adjudicator.record.journal import player_tallies
+
 FLAGGED = "flagged for the director"  # in a second opinion's note: the director must rule
 
 _TALLY = (
@@ -33,7 +35,9 @@ def hour_of(recorded_at: str) -> str:
 
 
 def record(cur: Any, entries: Iterable[Any]) -> None:
-    """Count `entries` (journal.Entry rows just inserted) in the tallies and cases."""
+    """Count `entries` (journal.Entry rows just inserted) in the tallies, the cases and the
+    players' figures (player_tallies.py)."""
+    entries = list(entries)
     counts: dict[tuple[str, str, str], list[int]] = {}
     follow_ups, voids = [], []
     for entry in entries:
@@ -48,6 +52,7 @@ def record(cur: Any, entries: Iterable[Any]) -> None:
             follow_ups.append(entry)
         elif entry.refers_to is not None and entry.kind in ("void", "challenge", "revocation"):
             voids.append(entry)
+    player_tallies.record(cur, entries)  # each player's figures as judged
     tallied = [(*key, *figures) for key, figures in counts.items()]
     if len(tallied) == 1:
         cur.execute(_TALLY, tallied[0])

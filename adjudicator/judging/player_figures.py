@@ -1,0 +1,305 @@
+"""Each player's challenge figures, following every correction exactly as the game does.
+
+The journal keeps, beside each append, what every challenge gave its players as judged
+(`record.journal.player_tallies`). A challenge a later row corrects (a void, a reissue, a second
+opinion, a ruling, a waiver) gives what its effective outcome says instead: `outcomes.outcome_of`,
+the one place an outcome is decided, and under a rule that counts the challenger's earlier
+challenges in the game, every challenge of that game recounted (`outcomes.recount_game`). So
+the figures read here are the stored tallies plus, for each corrected challenge only, what its
+outcome gives less what it gave as judged. The corrected challenges are found through the
+follow-ups' partial index: the cost follows the corrections, not the journal's size.
+
+All of it is read in one snapshot of the journal (a repeatable read on PostgreSQL), so a row
+appended meanwhile is counted whole or not at all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from adjudicator.judging import outcomes, recount
+from adjudicator.judging.rulebooks import get_rulebook
+from adjudicator.record.database.db import Database
+from adjudicator.record.journal import journal, player_tallies
+from adjudicator.record.journal.player_tallies import ZERO
+
+CHUNK = 500
+GAMES_PER_QUERY = 50
+
+
+@dataclass
+class PlayerFigures:
+    """One player's figures in one tournament and division (or, summed, over a season)."""
+
+    name: str
+    key: str
+    division: str = ""
+    tournament: str = ""
+    figures: dict[str, int] = field(default_factory=lambda: dict(ZERO))
+    tournaments: set[str] = field(default_factory=set)
+    played: int = 0  # over a season: in how many of its tournaments
+
+    @property
+    def tournament_count(self) -> int:
+        return self.played or len(self.tournaments)
+
+    def add(self, figures: dict[str, int]) -> None:
+        for name, value in figures.items():
+            self.figures[name] += value
+
+    def to_api(self) -> dict[str, Any]:
+        return {"name": self.name, "division": self.division, **self.figures}
+
+
+def snapshot(db: Database):
+    """A read transaction that sees one state of the journal throughout."""
+    transaction = db.transaction()
+    return _Snapshot(transaction, db.backend)
+
+
+class _Snapshot:
+    def __init__(self, transaction, backend: str):
+        self._transaction, self._backend = transaction, backend
+
+    def __enter__(self):
+        cur = self._transaction.__enter__()
+        if self._backend.startswith("postgres"):
+            cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        return cur
+
+    def __exit__(self, *exc):
+        return self._transaction.__exit__(*exc)
+
+
+def of_tournaments(db: Database, slugs: Iterable[str]) -> list[PlayerFigures]:
+    """Every player's figures in each of `slugs`, by tournament and division: the tallies as
+    judged, with each corrected challenge counted by its effective outcome."""
+    slugs = sorted(set(slugs))
+    if not slugs:
+        return []
+    player_tallies.ensure_counted(db)
+    free = _final_play_free(db, slugs)
+    with snapshot(db) as cur:
+        stored = player_tallies.read(cur, slugs)
+        deltas = corrections(cur, slugs, free)
+    totals: dict[player_tallies.Key, PlayerFigures] = {}
+    for key, (name, figures) in stored.items():
+        totals[key] = PlayerFigures(name, key[2], key[1], key[0], dict(figures), {key[0]})
+    for (tournament, division, key), name, figures in deltas:
+        found = totals.get((tournament, division, key))
+        if found is None:
+            found = totals[(tournament, division, key)] = PlayerFigures(
+                name, key, division, tournament, dict(ZERO), {tournament}
+            )
+        elif "," in name:
+            found.name = name
+        found.add(figures)
+    _fold_undivided(totals)
+    return [found for found in totals.values() if any(found.figures.values())]
+
+
+def of_season(db: Database, slugs: Iterable[str]) -> list[PlayerFigures]:
+    """Every player's figures summed over `slugs` (a season) by name: the tallies summed by the
+    database (a few rows a player), then each corrected challenge counted as it now stands."""
+    slugs = sorted(set(slugs))
+    if not slugs:
+        return []
+    player_tallies.ensure_counted(db)
+    free = _final_play_free(db, slugs)
+    with snapshot(db) as cur:
+        stored = player_tallies.by_player(cur, slugs)
+        deltas = corrections(cur, slugs, free)
+    merged = {
+        key: PlayerFigures(name, key, figures=figures, played=played)
+        for key, (name, played, figures) in stored.items()
+    }
+    for (tournament, _, key), name, figures in deltas:
+        found = merged.get(key)
+        if found is None:
+            found = merged[key] = PlayerFigures(name, key, tournaments={tournament})
+        elif "," in name and "," not in found.name:
+            found.name = name
+        found.add(figures)
+    return [found for found in merged.values() if any(found.figures.values())]
+
+
+def _final_play_free(db: Database, slugs: Sequence[str]) -> dict[str, bool]:
+    """Each tournament's school rule 12 (a final play's challenge is free), in one read."""
+    with db.transaction() as cur:
+        rows = cur.execute("SELECT slug, rulebook FROM tournaments").tuples()
+    books = dict(rows)
+    return {slug: get_rulebook(books.get(slug)).final_play_free for slug in slugs}
+
+
+def _fold_undivided(totals: dict[player_tallies.Key, PlayerFigures]) -> None:
+    """A row naming no division (a free challenge granted outside any game) counts in the
+    player's division when they play in exactly one in that tournament."""
+    divisions: dict[tuple[str, str], list[str]] = {}
+    for tournament, division, key in totals:
+        if division:
+            divisions.setdefault((tournament, key), []).append(division)
+    for tournament, division, key in list(totals):
+        found = divisions.get((tournament, key), [])
+        if division or len(found) != 1:
+            continue
+        into = totals[(tournament, found[0], key)]
+        into.add(totals.pop((tournament, division, key)).figures)
+
+
+Delta = tuple[player_tallies.Key, str, dict[str, int]]
+
+
+def corrections(cur: Any, slugs: Sequence[str], final_play_free: dict[str, bool]) -> list[Delta]:
+    """For each corrected challenge of `slugs` (and each challenge of a game recounted), what
+    its effective outcome gives its players less what it gave as judged (inside a transaction)."""
+    follow_ups = _follow_ups(cur, slugs)
+    if not follow_ups:
+        return []
+    challenges = _rows(cur, sorted(follow_ups))
+    games: dict[recount.GameKey, list[journal.Entry]] = {}
+    for challenge in challenges:
+        key = _counted_game(challenge)
+        if key is not None:
+            games.setdefault(key, [])
+    for challenge in _games(cur, list(games)):
+        key = recount.game_key(
+            challenge.tournament, challenge.round, challenge.table, challenge.challenger
+        )
+        games[key].append(challenge)  # type: ignore[index]
+    effective: dict[int, tuple[journal.Entry, outcomes.Outcome]] = {}
+    for key, game in games.items():
+        game.sort(key=lambda entry: entry.id)
+        recounted = outcomes.recount_game(game, follow_ups, final_play_free.get(key[0], False))
+        for entry in game:
+            effective[entry.id] = (entry, recounted[entry.id])
+    for challenge in challenges:
+        if challenge.id not in effective:
+            found = outcomes.outcome_of(challenge, follow_ups.get(challenge.id, ()))
+            effective[challenge.id] = (challenge, found)
+    deltas: list[Delta] = []
+    for entry, outcome in effective.values():
+        deltas.extend(_delta(entry, outcome, follow_ups.get(entry.id, ())))
+    return deltas
+
+
+def _delta(
+    challenge: journal.Entry, outcome: outcomes.Outcome, follow_ups: Sequence[journal.Entry]
+) -> list[Delta]:
+    """What the challenge's effective outcome gives its players, less what it gave as judged."""
+    if (
+        outcome.decided_by == challenge.id
+        and outcome.verdict == challenge.verdict
+        and outcome.penalty == challenge.penalty_numbers()
+        and not any(row.kind == "waiver" for row in follow_ups)
+    ):
+        return []  # as judged (an opinion that agreed; a game recounted to the same penalty)
+    judged = player_tallies.as_judged(
+        "challenge",
+        challenge.division,
+        challenge.challenger,
+        challenge.player,
+        challenge.players,
+        challenge.verdict,
+        challenge.penalty,
+    )
+    now = effective_contributions(challenge, outcome, follow_ups)
+    found: list[Delta] = []
+    for sign, items in ((-1, judged), (1, now)):
+        for division, key, name, figures in items:
+            scaled = {name_: sign * value for name_, value in figures.items() if value}
+            if scaled:
+                found.append(((challenge.tournament, division, key), name, scaled))
+    return found
+
+
+def effective_contributions(
+    challenge: journal.Entry, outcome: outcomes.Outcome, follow_ups: Sequence[journal.Entry]
+) -> list[tuple[str, str, str, dict[str, int]]]:
+    """What a challenge gives its players by its effective outcome (player_tallies)."""
+    who, whose = player_tallies.sides(challenge.challenger, challenge.player, challenge.players)
+    return player_tallies.contributions(
+        division=challenge.division,
+        challenger=who,
+        player=whose,
+        verdict=outcome.verdict,
+        penalty=outcome.penalty,
+        void=outcome.verdict == outcomes.VOID,
+        changed_by=changed_by(challenge, outcome, follow_ups),
+        waivers=sum(1 for row in follow_ups if row.kind == "waiver"),
+    )
+
+
+def changed_by(
+    challenge: journal.Entry, outcome: outcomes.Outcome, follow_ups: Sequence[journal.Entry]
+) -> str | None:
+    """'ruling' or 'opinion' when the row that decides the challenge now is a ruling or a
+    second (or third) opinion whose verdict differs from the challenge's own; else None."""
+    if outcome.decided_by == challenge.id or outcome.verdict == challenge.verdict:
+        return None
+    deciding = next((row for row in follow_ups if row.id == outcome.decided_by), None)
+    if deciding is None:
+        return None
+    return {"ruling": "ruling", "second-opinion": "opinion"}.get(deciding.kind)
+
+
+def _counted_game(challenge: journal.Entry) -> recount.GameKey | None:
+    """The challenge's game, when its rule counts the game's challenges (else None)."""
+    if recount.counting_rule(challenge.rule) is None:
+        return None
+    return recount.game_key(
+        challenge.tournament, challenge.round, challenge.table, challenge.challenger
+    )
+
+
+def _follow_ups(cur: Any, slugs: Sequence[str]) -> dict[int, list[journal.Entry]]:
+    """Every row that refers to a challenge of `slugs`, by the id it refers to, in id order:
+    one tournament's by its index, several by the follow-ups' partial index."""
+    if len(slugs) == 1:
+        rows = cur.execute(
+            f"{journal.SELECT} WHERE tournament = ? AND refers_to IS NOT NULL ORDER BY id",
+            (slugs[0],),
+        ).tuples()
+    else:  # no ORDER BY: SQLite would walk the table in id order rather than sort this index's
+        rows = cur.execute(f"{journal.SELECT} WHERE refers_to IS NOT NULL").tuples()
+    wanted = set(slugs)
+    tournament = journal.FIELDS.index("tournament")
+    found: dict[int, list[journal.Entry]] = {}
+    for row in sorted(rows):  # by id
+        if row[tournament] in wanted:
+            entry = journal.from_values(row)
+            found.setdefault(entry.refers_to, []).append(entry)
+    return found
+
+
+def _rows(cur: Any, ids: Sequence[int]) -> list[journal.Entry]:
+    """The challenges among `ids`, in id order (one query a chunk)."""
+    found: list[journal.Entry] = []
+    for start in range(0, len(ids), CHUNK):
+        chunk = ids[start : start + CHUNK]
+        marks = ", ".join("?" for _ in chunk)
+        rows = cur.execute(
+            f"{journal.SELECT} WHERE id IN ({marks}) AND kind = 'challenge' ORDER BY id",
+            tuple(chunk),
+        ).tuples()
+        found.extend(journal.from_values(row) for row in rows)
+    return found
+
+
+def _games(cur: Any, keys: list[recount.GameKey]) -> list[journal.Entry]:
+    """Every challenge of the games `keys` (tournament, round, table, challenger): each game a
+    seek in the games' index, GAMES_PER_QUERY games a query."""
+    found: list[journal.Entry] = []
+    for start in range(0, len(keys), GAMES_PER_QUERY):
+        chunk = keys[start : start + GAMES_PER_QUERY]
+        terms = " OR ".join(
+            "(tournament = ? AND round_no = ? AND table_no = ? AND challenger = ?)" for _ in chunk
+        )
+        params = tuple(value for key in chunk for value in key)
+        rows = cur.execute(
+            f"{journal.SELECT} WHERE kind = 'challenge' AND challenger IS NOT NULL AND ({terms})",
+            params,
+        ).tuples()
+        found.extend(journal.from_values(row) for row in rows)
+    return found

@@ -1,0 +1,257 @@
+"""Issue 46's benchmark: the challenge report and the season page at 10k, 100k and 1M rows, on
+SQLite and on PostgreSQL, each against its floor measured in the same run: a bare
+`SELECT challenger, COUNT(*) ... GROUP BY challenger` over the same rows (the event's for the
+report, the whole journal for the season).
+
+A season is filled through the program's own append path (journal.append_batch: the chain, the
+keyed hashes, the tallies and the players' tallies, one transaction a batch): 40 tournaments of
+two TSH divisions (12 tables each, 24 players, from a pool of 600 players who meet again across
+the season), one in five under dingle (its games recounted when corrected), the others double
+or 5-per-word. Row n is a challenge between the two players TSH seats at its table, 70 %
+acceptable, except: every 200th a second opinion on the row before (every other one flagged and
+differing), every 400th + 1 the director's ruling on row n - 2 (the other verdict), every 300th
++ 150 a void of the row before, every 1000th + 500 a waiver, every 2000th + 7 a free challenge
+granted: about 1.2 % of rows correct another.
+
+    .venv/bin/python -m benchmarks.players_record --backend sqlite --rows 10000 100000 1000000
+    ADJUDICATOR_TEST_POSTGRES_URL=postgresql://... .venv/bin/python -m benchmarks.players_record \
+        --backend postgresql --rows 10000 100000 1000000
+
+Each size is filled once (the next size goes on from the last), then the report, the season
+(the library's `season.build`) and the season page (GET /director/season through the app,
+HTML included) are timed alternately with their floors (benchmarks/alternating.py): the best
+of each is printed with the ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from contextlib import ExitStack
+from pathlib import Path
+
+from adjudicator.hall import tournaments
+from adjudicator.hall.hall import Hall
+from adjudicator.hall.people import staff
+from adjudicator.record.backends import connect
+from adjudicator.record.journal import journal
+from adjudicator.words.store import LexiconStore
+from adjudicator.words.wordlist import WordSet
+from benchmarks.alternating import alternate, timed
+
+TOURNAMENTS, TABLES, POOL = 40, 24, 600
+WORDS = ("AA", "QI", "ZA", "JO", "XI", "CAT", "DOG", "FOX", "ZEBRA")
+CHALLENGES = (("QI", "ZA"), ("CAT", "DOGX"), ("ZEBRA",), ("JO", "XI", "AA"), ("FOX",))
+DIRECTOR_PASSWORD = "director-benchmark-1"
+
+
+def slug(t: int) -> str:
+    return f"event-{t:02d}"
+
+
+def rule_of(t: int) -> str:
+    return "dingle" if t % 5 == 0 else ("5-per-word" if t % 2 else "double")
+
+
+def name(k: int) -> str:
+    return f"Player{k % POOL:03d}, Given{k % POOL:03d}"
+
+
+def seats(t: int, round_no: int, table: int) -> tuple[str, str]:
+    """The two players TSH seats at a table in a round of tournament t."""
+    roster = [(t * 17 + i) % POOL for i in range(48)]
+    first = roster[(table * 2 + round_no) % 48]
+    second = roster[(table * 2 + 1 + round_no * 3) % 48]
+    if second == first:
+        second = roster[(table * 2 + 7) % 48]
+    return name(first), name(second)
+
+
+def penalty(rule: str, verdict: str, words: int) -> str:
+    stands = verdict == "ACCEPTABLE"
+    numbers = {"play_stands": stands, "points_to_player": 0, "challenger_loses_turn": False,
+               "points_to_challenger": 0}  # fmt: skip
+    if stands and rule == "double":
+        numbers["challenger_loses_turn"] = True
+    elif stands and rule == "5-per-word":
+        numbers["points_to_player"] = 5 * words
+    return json.dumps(numbers, sort_keys=True, separators=(",", ":"))
+
+
+def challenge(n: int, fingerprint: str) -> dict:
+    """The challenge row number `n` would be (its game, its players, its verdict)."""
+    t = n % TOURNAMENTS
+    table = (n // TOURNAMENTS) % TABLES + 1
+    round_no = (n // (TOURNAMENTS * TABLES)) % 24 + 1
+    first, second = seats(t, round_no, table)
+    challenger = first if n % 2 else second
+    words = CHALLENGES[n % len(CHALLENGES)]
+    verdict = "UNACCEPTABLE" if "DOGX" in words or n % 10 < 1 else "ACCEPTABLE"
+    fields = dict(
+        kind="challenge", tournament=slug(t), kiosk=f"kiosk-{t}-{table}", lexicon_name="TINY",
+        lexicon_fingerprint=fingerprint, lexicon_words=len(WORDS), rule=rule_of(t), words=words,
+        word_count=len(words), verdict=verdict, consequence="as judged",
+        penalty=penalty(rule_of(t), verdict, len(words)), table=str(table), round=str(round_no),
+        challenger=challenger, division="A" if table <= TABLES // 2 else "B",
+        players=json.dumps([first, second]),
+    )  # fmt: skip
+    return fields
+
+
+def row(n: int, fingerprint: str) -> dict:
+    """Row number `n` of the season (see the module's docstring): a challenge, or a row that
+    corrects the challenge before it (no two of them ever name the same row)."""
+    fields = challenge(n, fingerprint)
+    if n % 200 == 0:
+        flagged = n % 400 == 0
+        fields.update(kind="second-opinion", refers_to=n - 1, kiosk="judge:alice", actor="alice",
+                      verdict="UNACCEPTABLE" if flagged else "ACCEPTABLE",
+                      flag_reasons=json.dumps(["the verdict differs"] if flagged else []),
+                      division=None, players=None)  # fmt: skip
+        fields.update(_game_of(n - 1))
+    elif n % 400 == 1 and n > 1:
+        fields.update(kind="ruling", refers_to=n - 2, kiosk="director", actor="director",
+                      verdict="UNACCEPTABLE", division=None,
+                      players=None, note="checked the slip")  # fmt: skip
+        fields.update(_game_of(n - 2))
+    elif n % 300 == 150:
+        fields.update(kind="void", refers_to=n - 1, kiosk="director", actor="director",
+                      verdict="VOID", note="wrong table",
+                      penalty='{"play_stands":null}', division=None, players=None)  # fmt: skip
+        fields.update(_game_of(n - 1))
+    elif n % 1000 == 500:
+        fields.update(kind="waiver", refers_to=n - 1, kiosk="director", actor="director",
+                      verdict="WAIVED", division=None, players=None,
+                      penalty='{"play_stands":null,"waived":true}')  # fmt: skip
+        fields.update(_game_of(n - 1))
+    elif n % 2000 == 7:
+        fields.update(kind="free-challenge", verdict="GRANTED", words=(), word_count=0,
+                      lexicon_name="", lexicon_fingerprint="", lexicon_words=0, rule="",
+                      players=None, division=None, table=None, round=None)  # fmt: skip
+    return fields
+
+
+def _game_of(n: int) -> dict:
+    """The game fields a follow-up copies from challenge row n."""
+    base = challenge(n, "")
+    return {key: base.get(key) for key in ("tournament", "rule", "table", "round", "challenger")}
+
+
+def prepare(home: Path, url: str) -> tuple[str, Hall]:
+    """The data home, its lexicon, the 40 tournaments and a director; the hall on `url`."""
+    os.environ["ADJUDICATOR_HOME"] = str(home)
+    store = LexiconStore(root=home / "lexicons")
+    manifest = store.save("TINY", WordSet.of(WORDS), description="benchmark lexicon")
+    hall = Hall(store, connect(url), rate_limit=None, key_path=home / "receipt_key.pem")
+    hall.upgrade()
+    for t in range(TOURNAMENTS):
+        tournaments.create(hall.db, store, slug(t), "TINY", rule_of(t), f"Event {t}",
+                           event_date=f"2025-{t % 12 + 1:02d}-{t % 27 + 1:02d}")  # fmt: skip
+    staff.set_director_password(hall.db, DIRECTOR_PASSWORD)
+    return manifest.fingerprint, hall
+
+
+def fill(hall: Hall, fingerprint: str, target: int, batch: int = 500) -> float:
+    """Append rows until the journal holds `target`; the seconds it took."""
+    began = time.perf_counter()
+    first = journal.newest_id(hall.db) + 1
+    for start in range(first, target + 1, batch):
+        last = min(start + batch, target + 1)
+        pending = [journal.Pending(row(n, fingerprint)) for n in range(start, last)]
+        journal.append_batch(hall.db, pending)
+        failed = [p.error for p in pending if p.error is not None]
+        assert not failed, failed[0]
+    return time.perf_counter() - began
+
+
+def measure(hall: Hall, rows: int, rounds: int) -> list[tuple[str, float, float]]:
+    """(what, seconds, floor seconds) of the report, the season and the season page."""
+    from adjudicator.hall.director import report, report_page, season
+    from kiosk import create_app
+
+    app = create_app({"HALL": hall, "SECRET_KEY": "b" * 48, "TESTING": True})
+    client = app.test_client()
+    _sign_in(client)
+    event = slug(1)
+
+    def floor(where: str = "", params: tuple = ()):
+        with hall.db.transaction() as cur:
+            cur.execute(
+                f"SELECT challenger, COUNT(*) FROM adjudications {where} GROUP BY challenger",
+                params,
+            ).tuples()
+
+    def event_floor():
+        floor("WHERE tournament = ?", (event,))
+
+    def the_report():
+        found = report.build(hall, event)
+        report_page.body(found)
+
+    def the_season():
+        season.build(hall, "2025-01-01", "2025-12-31")
+
+    def the_page():
+        answer = client.get("/director/season?from=2025-01-01&to=2025-12-31&sort=challenges_won")
+        assert answer.status_code == 200, answer.status_code
+
+    the_season()  # the first read counts nothing more than any other (the tallies exist)
+    report_s, event_floor_s = alternate(timed(the_report, 1), timed(event_floor, 1), rounds=rounds)
+    season_s, page_s, floor_s = alternate(
+        timed(the_season, 1), timed(the_page, 1), timed(floor, 1), rounds=rounds
+    )
+    return [
+        (f"report of {event} ({rows:,} rows)", report_s, event_floor_s),
+        (f"season.build ({rows:,} rows)", season_s, floor_s),
+        (f"season page, HTML ({rows:,} rows)", page_s, floor_s),
+    ]
+
+
+def _sign_in(client) -> None:
+    import re
+
+    page = client.get("/director/login").get_data(as_text=True)
+    token = re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
+    answer = client.post("/director/login", data={"name": "director",
+                                                  "password": DIRECTOR_PASSWORD,
+                                                  "csrf_token": token})  # fmt: skip
+    assert answer.status_code == 302, answer.status_code
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--backend", choices=("sqlite", "postgresql"), default="sqlite")
+    parser.add_argument("--rows", type=int, nargs="+", default=[10_000])
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="players-record-") as folder, ExitStack() as stack:
+        home = Path(folder) / "home"
+        if args.backend == "postgresql":
+            sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+            from support.postgres import create_database, drop_database
+
+            base = os.environ["ADJUDICATOR_TEST_POSTGRES_URL"]
+            url = create_database(base, prefix="players_record")
+            stack.callback(drop_database, base, url)
+        else:
+            url = str(home / "journal.sqlite3")
+        fingerprint, hall = prepare(home, url)
+        for rows in sorted(args.rows):
+            took = fill(hall, fingerprint, rows)
+            print(f"{args.backend}: filled to {rows:,} rows in {took:.0f} s", flush=True)
+            if hall.db.backend == "postgresql":
+                with hall.db.transaction() as cur:
+                    cur.execute("ANALYZE")
+            for what, seconds, floor in measure(hall, rows, args.rounds):
+                print(f"{args.backend}: {what}: {seconds * 1e3:.1f} ms; floor {floor * 1e3:.1f} "
+                      f"ms; ratio {seconds / floor:.2f}", flush=True)  # fmt: skip
+        stack.callback(hall.db.close)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
