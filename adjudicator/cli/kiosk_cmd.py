@@ -31,6 +31,7 @@ def add(name: str, tournament: str, table: str | None):
     enrolment = kiosks.add(hall.db, name, tournament, table=table)
     seat = f" at table {enrolment.kiosk.table}" if enrolment.kiosk.table else ""
     click.echo(f"Kiosk {name!r} enrolled for {tournament}{seat}.")
+    click.echo(hall.rate_limits.describe(seated=enrolment.kiosk.table is not None))
     click.echo(pairing_text(enrolment, hall=hall))
     click.echo("API token (shown once; send it as 'Authorization: Bearer <token>'):")
     click.echo(enrolment.token)
@@ -101,9 +102,11 @@ def move(name: str, tournament: str):
 @click.argument("table")
 def table_(name: str, table: str):
     """Seat kiosk NAME at table TABLE (a number; `none` for a kiosk of several tables)."""
-    moved = kiosks.set_table(open_hall().db, name, None if table.lower() == "none" else table)
+    hall = open_hall()
+    moved = kiosks.set_table(hall.db, name, None if table.lower() == "none" else table)
     where = f"at table {moved.table}" if moved.table else "at no table of its own"
     click.echo(f"Kiosk {name!r} now sits {where}.")
+    click.echo(hall.rate_limits.describe(seated=moved.table is not None))
 
 
 @kiosk.command("sheet")

@@ -274,12 +274,19 @@ def verify(db: Database, witnessed: Iterable[tuple[int, str]] = ()) -> VerifyRes
     return VerifyResult(found.rows, last_hash=found.last_hash)
 
 
-def count_since(cur: Any, kiosk: str, since: str, at_most: int) -> int:
-    """How many challenges a kiosk made at or after the ISO time `since`, counting no further
-    than `at_most` (inside a transaction): its newest `at_most` challenges, read by index."""
-    rows = cur.execute(
-        "SELECT recorded_at FROM adjudications WHERE kiosk = ? AND kind = 'challenge' "
+def recent_challenges(cur: Any, kiosk: str, at_most: int) -> list[tuple[str, str | None]]:
+    """A kiosk's newest `at_most` challenges (inside a transaction), newest first, read by
+    index: each one's (recorded_at, table)."""
+    return cur.execute(
+        "SELECT recorded_at, table_no FROM adjudications WHERE kiosk = ? AND kind = 'challenge' "
         f"ORDER BY id DESC LIMIT {int(at_most)}",
         (kiosk,),
     ).tuples()
-    return sum(1 for (recorded_at,) in rows if recorded_at >= since)
+
+
+def count_since(cur: Any, kiosk: str, since: str, at_most: int) -> int:
+    """How many challenges a kiosk made at or after the ISO time `since`, counting no further
+    than `at_most` (inside a transaction): its newest `at_most` challenges, read by index."""
+    return sum(
+        1 for recorded_at, _ in recent_challenges(cur, kiosk, at_most) if recorded_at >= since
+    )
