@@ -114,6 +114,7 @@
     var journal = body.journal || {};
     showServiceAlert(journal.ok === false ? journal.shown_message || journal.message : "");
     showAlphabet(lexicon.alphabet);
+    K.applyAccess(body.access);   // spoken verdicts, a large screen: as the director set it
     if (!S.words.every(function (w) { return w.isRead(); }) && !S.judging) {
       K.readWords().catch(function () {});   // words typed while the server was out of reach
     }

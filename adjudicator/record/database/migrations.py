@@ -391,6 +391,12 @@ MIGRATIONS: tuple[tuple[int, str, tuple[Step, ...]], ...] = (
             resolution TEXT)""",
         ),
     ),
+    (
+        30,
+        "a kiosk's verdict for every player (issue 44): spoken aloud, large and high-contrast, "
+        "as the director sets it (kiosks.set_access)",
+        ("ALTER TABLE kiosks ADD COLUMN access TEXT NOT NULL DEFAULT ''",),
+    ),
 )
 
 LATEST = max(version for version, _, _ in MIGRATIONS)
