@@ -201,3 +201,25 @@ def test_the_large_high_contrast_kiosk_passes_axe_and_fits(browser, home: Home, 
     for page in (usual, large, refer):
         page.context.close()
     axe.assert_clean()
+
+
+@pytest.mark.filterwarnings("ignore:setting remote_server_addr:DeprecationWarning")
+def test_a_speaking_large_kiosk_judges_in_webkit(webkit, home: Home, server):
+    from selenium.webdriver.common.by import By
+
+    from support.webkit import pair_in_webkit, text, wait_for
+
+    code = home.pairing_code("ipad-access", "es")
+    home.cli("kiosk", "access", "ipad-access", "--speak", "--large")
+    pair_in_webkit(webkit, server.url, code)
+    assert webkit.execute_script("return document.documentElement.className") == "access-large"
+    webkit.execute_script(RECORD_SPEECH)  # after its scripts: the kiosk asks for speech late
+    box = webkit.find_element(By.ID, "word-input")
+    box.click()
+    box.send_keys("chico perro")
+    webkit.find_element(By.ID, "judge-button").click()
+    wait_for(webkit, "!document.getElementById('verdict-screen').hidden")
+    assert text(webkit, "verdict-word") == "VÁLIDA"
+    said = webkit.execute_script("return window.spoken")
+    assert len(said) == 1 and said[0]["lang"] == "es"
+    assert said[0]["text"].startswith("VÁLIDA. ") and "CHICO" not in said[0]["text"].upper()
