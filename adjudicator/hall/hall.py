@@ -300,8 +300,11 @@ class Hall:
             return None
 
         def guard(cur, clean: dict) -> None:
-            recent = journal.recent_challenges(cur, kiosk.name, limit.limit.count)
-            limit.check(recent, clean.get("table"))
+            table = clean.get("table")
+            counts = journal.recent_counts(
+                cur, kiosk.name, limit.limit.count, limit.window_start(), table
+            )
+            limit.check(*counts, table)
 
         return guard
 

@@ -113,16 +113,18 @@ def test_an_empty_setting_is_the_programs_own_limits_and_a_bad_one_is_refused(mo
         KioskLimits.of("0/minute")
 
 
-def test_challenges_older_than_the_window_do_not_count():
-    limit = KioskLimits().for_kiosk(seated=False)
-    now = datetime.now(UTC)
-    old = (now - timedelta(seconds=61)).isoformat(timespec="microseconds")
-    fresh = (now - timedelta(seconds=30)).isoformat(timespec="microseconds")
-    limit.check([(old, "3")] * 60, "3")  # a minute ago: nothing counts
-    limit.check([(fresh, "3")] * 5 + [(old, "3")] * 55, "3")
+def test_challenges_older_than_the_window_do_not_count(hall):
+    for _ in range(6):
+        hall.adjudicate(kiosk(hall, "hall-pc"), ["QI"], table="3")
+        hall.adjudicate(kiosk(hall, "at-5"), ["QI"])
     with pytest.raises(RateLimited):
-        limit.check([(fresh, "3")] * 6 + [(old, "3")] * 54, "3")
-    limit.check([(fresh, "3")] * 6, "4")  # table 4 has had none
+        hall.adjudicate(kiosk(hall, "hall-pc"), ["QI"], table="3")
+    minute_ago = (datetime.now(UTC) - timedelta(seconds=61)).isoformat(timespec="microseconds")
+    with hall.db.transaction() as cur:  # as if they were made a minute ago
+        cur.execute("UPDATE adjudications SET recorded_at = ?", (minute_ago,))
+    hall.adjudicate(kiosk(hall, "hall-pc"), ["QI"], table="3")
+    hall.adjudicate(kiosk(hall, "at-5"), ["QI"])
+    assert len(judged(hall, "hall-pc")) == 7 and len(judged(hall, "at-5")) == 7
 
 
 def test_the_refusal_is_said_in_the_kiosks_language_over_the_api(tmp_path, monkeypatch):

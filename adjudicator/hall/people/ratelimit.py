@@ -125,19 +125,18 @@ class KioskLimit:
     kind: str
     per_table: RateLimit | None = None
 
-    def check(self, recent: list[tuple[str, str | None]], table: str | None) -> None:
+    def window_start(self) -> str:
+        """The ISO time from which challenges count (the same window for `per_table`)."""
+        return self.limit.window_start()
+
+    def check(self, recent: int, at_table: int, table: str | None) -> None:
         """Raise RateLimited if one more challenge (naming `table`, or None) is over the limit,
-        given the kiosk's newest challenges, at least `limit.count` of them if it has as many,
-        as (recorded_at, table)."""
-        since = self.limit.window_start()
-        if sum(1 for at, _ in recent if at >= since) >= self.limit.count:
+        given how many of the kiosk's challenges since window_start() there are (`recent`,
+        counting no further than limit.count) and how many of them named `table`."""
+        if recent >= self.limit.count:
             raise RateLimited(self.limit, self.kind)
-        per_table = self.per_table
-        if per_table is not None and table:
-            since = per_table.window_start()
-            at_table = sum(1 for at, named in recent if at >= since and named == table)
-            if at_table >= per_table.count:
-                raise RateLimited(per_table, HALL_TABLE, table)
+        if self.per_table is not None and table and at_table >= self.per_table.count:
+            raise RateLimited(self.per_table, HALL_TABLE, table)
 
     def describe(self) -> str:
         """The limit in words: "6 challenges a minute", "60 a minute, 6 from any one table"."""
