@@ -143,3 +143,21 @@ def test_the_refusal_is_said_in_the_kiosks_language_over_the_api(tmp_path, monke
     assert body["error"].startswith("This table's kiosk has judged 6 challenges")
     assert body["shown_error"].startswith("El terminal de esta mesa ha juzgado 6 impugnaciones")
     assert "adjudicator kiosk table NAME none" in body["shown_error"]
+
+
+def test_the_count_reads_the_same_on_each_backend(migrated_db):
+    """journal.recent_counts, as the guard runs it, on SQLite and PostgreSQL."""
+    from support.journal import challenge_fields
+
+    for table in ("3", "3", "4", None):
+        journal.append(migrated_db, **challenge_fields(kiosk="hall-pc", table=table))
+    journal.append(migrated_db, **challenge_fields(kiosk="other", table="3"))
+    since = (datetime.now(UTC) - timedelta(seconds=60)).isoformat(timespec="microseconds")
+    later = (datetime.now(UTC) + timedelta(seconds=5)).isoformat(timespec="microseconds")
+    with migrated_db.transaction() as cur:
+        assert journal.recent_counts(cur, "hall-pc", 60, since, "3") == (4, 2)
+        assert journal.recent_counts(cur, "hall-pc", 60, since, None) == (4, 0)
+        assert journal.recent_counts(cur, "hall-pc", 2, since, "4") == (2, 1)  # the newest 2
+        assert journal.recent_counts(cur, "hall-pc", 60, later, "3") == (0, 0)
+        assert journal.recent_counts(cur, "nobody", 60, since, "3") == (0, 0)
+        assert journal.count_since(cur, "hall-pc", since, 6) == 4
