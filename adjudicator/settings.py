@@ -56,7 +56,12 @@ SETTINGS: tuple[Setting, ...] = (
         "Challenge rule `judge --lexicon` uses when --rule is not given; empty: no consequence.",
     ),
     Setting(
-        "kiosk_rate_limit", "6/minute", "Adjudications per kiosk, such as 6/minute; off disables."
+        "kiosk_rate_limit",
+        "",
+        "Challenges each kiosk may judge, such as 6/minute, the same for every kiosk; off: no "
+        "limit. Unset, a kiosk is limited by what it serves: a kiosk at a table (`kiosk add "
+        "--table N`) as that table, 6 a minute; a kiosk at no table, the whole hall's challenge "
+        "computer, as the hall, 60 a minute and 6 from any one table its challenges name.",
     ),
     Setting(
         "bind", "127.0.0.1:8000", "Address `serve` listens on; 0.0.0.0:8000 for the hall network."

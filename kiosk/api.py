@@ -9,7 +9,12 @@ from flask import Blueprint, Response, current_app, jsonify, request
 from adjudicator.hall import kiosks, tournaments
 from adjudicator.hall.hall import OPTIONAL_FIELDS as DETAILS
 from adjudicator.hall.network import name_claims
-from adjudicator.hall.people.ratelimit import RecentRequests, parse_rate_limit
+from adjudicator.hall.people.ratelimit import (
+    HALL_TABLES,
+    RateLimit,
+    RecentRequests,
+    parse_rate_limit,
+)
 from adjudicator.record.database import journal_health
 from adjudicator.record.database.db import DatabaseUnavailable
 from adjudicator.record.journal.receipt_key import signature_ok
@@ -30,6 +35,7 @@ _SPELL_LIMITED = N_(
 
 TOUCH_SECONDS = 60  # last seen: recorded at most once a minute per kiosk
 SPELL_RATE_LIMIT = "120/minute"  # per kiosk and server process: a kiosk asks once a word or so
+# (a kiosk of no table, the whole hall's computer, asks for HALL_TABLES tables: ten times that)
 
 
 @bp.get("/healthz")
@@ -170,7 +176,7 @@ def spell():
     not a word is valid, and nothing is recorded. Limited per kiosk (SPELL_RATE_LIMIT).
     """
     kiosk = _require_kiosk()
-    limiter = _spell_limiter()
+    limiter = _spell_limiter(seated=kiosk.table is not None)
     if limiter is not None and not limiter.allow(kiosk.name):
         limit = limiter.limit
         raise ApiError(
@@ -263,12 +269,16 @@ def _typed_words() -> list:
     return body["words"]
 
 
-def _spell_limiter() -> RecentRequests | None:
-    """This process's count of spelling requests per kiosk (None: not limited)."""
-    if "spell_limiter" not in current_app.extensions:
+def _spell_limiter(seated: bool) -> RecentRequests | None:
+    """This process's count of spelling requests per kiosk (None: not limited): a kiosk at a
+    table's, or the whole hall's computer's (HALL_TABLES tables' worth)."""
+    key = "spell_limiter" if seated else "hall_spell_limiter"
+    if key not in current_app.extensions:
         limit = parse_rate_limit(current_app.config.get("SPELL_RATE_LIMIT", SPELL_RATE_LIMIT))
-        current_app.extensions["spell_limiter"] = limit and RecentRequests(limit)
-    return current_app.extensions["spell_limiter"]
+        if limit is not None and not seated:
+            limit = RateLimit(limit.count * HALL_TABLES, limit.seconds)
+        current_app.extensions[key] = limit and RecentRequests(limit)
+    return current_app.extensions[key]
 
 
 def _json_body():

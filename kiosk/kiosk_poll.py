@@ -178,7 +178,9 @@ def game_version(kiosk: kiosks.Kiosk, state: Shared) -> str | None:
 
 def status_tag(kiosk: kiosks.Kiosk, state: Shared) -> str:
     """The ETag of this kiosk's status: equal tags, equal answers."""
-    return conditional.etag(state.digest, kiosk.name, kiosk.table, game_version(kiosk, state))
+    return conditional.etag(
+        state.digest, kiosk.name, kiosk.table, kiosk.access, game_version(kiosk, state)
+    )
 
 
 def body(kiosk: kiosks.Kiosk, state: Shared) -> dict[str, Any]:
@@ -187,6 +189,8 @@ def body(kiosk: kiosks.Kiosk, state: Shared) -> dict[str, Any]:
         "ok": True,
         "kiosk": kiosk.name,
         "table": kiosk.table,  # the kiosk's own table (None: it has none)
+        # the verdict said aloud, a large high-contrast screen: as the director set this kiosk
+        "access": {"speak": kiosk.speaks, "large": kiosk.large},
         **state.body,
         "table_game": game_version(kiosk, state),
     }

@@ -31,6 +31,7 @@ def add(name: str, tournament: str, table: str | None):
     enrolment = kiosks.add(hall.db, name, tournament, table=table)
     seat = f" at table {enrolment.kiosk.table}" if enrolment.kiosk.table else ""
     click.echo(f"Kiosk {name!r} enrolled for {tournament}{seat}.")
+    click.echo(hall.rate_limits.describe(seated=enrolment.kiosk.table is not None))
     click.echo(pairing_text(enrolment, hall=hall))
     click.echo("API token (shown once; send it as 'Authorization: Bearer <token>'):")
     click.echo(enrolment.token)
@@ -58,6 +59,8 @@ def list_(as_json: bool):
             "revoked_at": k.revoked_at,
             "last_seen_at": k.last_seen_at,
             "paired": bool(k.session_nonce),
+            "speaks": k.speaks,
+            "large": k.large,
         }
         for k in found
     ]
@@ -101,9 +104,34 @@ def move(name: str, tournament: str):
 @click.argument("table")
 def table_(name: str, table: str):
     """Seat kiosk NAME at table TABLE (a number; `none` for a kiosk of several tables)."""
-    moved = kiosks.set_table(open_hall().db, name, None if table.lower() == "none" else table)
+    hall = open_hall()
+    moved = kiosks.set_table(hall.db, name, None if table.lower() == "none" else table)
     where = f"at table {moved.table}" if moved.table else "at no table of its own"
     click.echo(f"Kiosk {name!r} now sits {where}.")
+    click.echo(hall.rate_limits.describe(seated=moved.table is not None))
+
+
+@kiosk.command("access")
+@click.argument("name")
+@click.option(
+    "--speak/--no-speak",
+    default=None,
+    help="Say each verdict aloud (its word and consequence, never a word of the challenge), "
+    "in the tournament's language, with the browser's speech.",
+)
+@click.option("--large/--no-large", default=None, help="A large, high-contrast screen.")
+def access(name: str, speak: bool | None, large: bool | None):
+    """Show kiosk NAME's verdict to a player who cannot see the screen well: spoken aloud and
+    large (NASPA's special needs practice); without options, say how it is set. Its paired
+    screen follows within seconds."""
+    hall = open_hall()
+    if speak is None and large is None:
+        found = kiosks.get(hall.db, name)
+    else:
+        found = kiosks.set_access(hall.db, name, speak=speak, large=large)
+    said = "says each verdict aloud" if found.speaks else "does not speak"
+    shown = "a large, high-contrast screen" if found.large else "the usual screen"
+    click.echo(f"Kiosk {name!r} {said}, on {shown}.")
 
 
 @kiosk.command("sheet")

@@ -15,7 +15,7 @@ from typing import Any
 from adjudicator import settings
 from adjudicator.errors import AdjudicatorError, LexiconError
 from adjudicator.hall import kiosks, tournament_pins, tournaments
-from adjudicator.hall.people.ratelimit import RateLimit, RateLimited, parse_rate_limit
+from adjudicator.hall.people.ratelimit import KioskLimits, RateLimit
 from adjudicator.hall.tsh import seating
 from adjudicator.judging import free_challenges, game, lookups
 from adjudicator.judging.corrections import reissues
@@ -77,7 +77,7 @@ class Hall:
         self,
         store: LexiconStore | None = None,
         db: Database | None = None,
-        rate_limit: RateLimit | None | str = "setting",
+        rate_limit: KioskLimits | RateLimit | None | str = "setting",
         key_path: Path | None = None,
     ):
         self.store = store or LexiconStore()
@@ -91,11 +91,12 @@ class Hall:
         self._key_lock = threading.Lock()
         self.row_keys = row_keys.of(self.db)
         self.row_keys.use(self.signing_key)  # rows are keyed with the key receipts are signed with
-        self.rate_limit = (
-            parse_rate_limit(settings.get("kiosk_rate_limit"))
-            if rate_limit == "setting"
-            else rate_limit
-        )
+        # "setting": ADJUDICATOR_KIOSK_RATE_LIMIT; a RateLimit (or None) binds every kiosk
+        if rate_limit == "setting":
+            rate_limit = KioskLimits.of(settings.get("kiosk_rate_limit"))
+        elif not isinstance(rate_limit, KioskLimits):
+            rate_limit = KioskLimits.every(rate_limit)
+        self.rate_limits = rate_limit
 
     def upgrade(self) -> list[int]:
         """Apply pending schema migrations; tournaments set before lexicon pins existed get
@@ -208,7 +209,7 @@ class Hall:
             kiosk.name,
             words,
             replaces=replaces,
-            guard=self._rate_guard(kiosk.name),
+            guard=self._rate_guard(kiosk),
             **details,
         )
 
@@ -247,7 +248,7 @@ class Hall:
 
         def settle(cur) -> dict:
             if guard is not None:
-                guard(cur)
+                guard(cur, clean)
             if replaces is not None:
                 reissues.check_reissue(cur, replaces, tournament.slug, station, clean, book)
             earlier = game.earlier_unsuccessful(
@@ -300,15 +301,19 @@ class Hall:
             **clean,
         )
 
-    def _rate_guard(self, kiosk_name: str):
-        limit = self.rate_limit
+    def _rate_guard(self, kiosk: kiosks.Kiosk):
+        """The kiosk's limit, checked under the chain lock: a kiosk at a table judges as one
+        table, one of no table as the whole hall (KioskLimits)."""
+        limit = self.rate_limits.for_kiosk(seated=kiosk.table is not None)
         if limit is None:
             return None
 
-        def guard(cur) -> None:
-            since = limit.window_start()
-            if journal.count_since(cur, kiosk_name, since, limit.count) >= limit.count:
-                raise RateLimited(limit)
+        def guard(cur, clean: dict) -> None:
+            table = clean.get("table")
+            counts = journal.recent_counts(
+                cur, kiosk.name, limit.limit.count, limit.window_start(), table
+            )
+            limit.check(*counts, table)
 
         return guard
 

@@ -31,7 +31,12 @@ _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 ._-]{0,39}")
 _CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 10
 MAX_TABLE = 999
-_FIELDS = "name, tournament, created_at, revoked_at, last_seen_at, session_nonce, table_no"
+_FIELDS = "name, tournament, created_at, revoked_at, last_seen_at, session_nonce, table_no, access"
+# How a kiosk shows its verdicts beyond the screen everyone reads (NASPA's special needs: a
+# player who cannot reach or read the challenge computer), as the director sets it.
+SPEAK = "speak"  # each verdict (its word and consequence) said aloud, in the tournament's language
+LARGE = "large"  # a large, high-contrast screen
+ACCESS = (SPEAK, LARGE)
 
 
 class KioskError(AdjudicatorError):
@@ -58,10 +63,21 @@ class Kiosk:
     last_seen_at: str | None = None
     session_nonce: str | None = None
     table_no: int | None = None  # the table it sits at: every challenge there that names none
+    access: str = ""  # the ACCESS words the director set, space-separated ("speak large")
 
     @property
     def active(self) -> bool:
         return self.revoked_at is None
+
+    @property
+    def speaks(self) -> bool:
+        """Whether it says each verdict aloud."""
+        return SPEAK in self.access.split()
+
+    @property
+    def large(self) -> bool:
+        """Whether its screen is large and high-contrast."""
+        return LARGE in self.access.split()
 
     @property
     def table(self) -> str | None:
@@ -280,6 +296,20 @@ def set_table(db: Database, name: str, table: int | str | None) -> Kiosk:
     get(db, name)
     with db.transaction() as cur:
         cur.execute("UPDATE kiosks SET table_no = ? WHERE name = ?", (table, name))
+    return get(db, name)
+
+
+def set_access(
+    db: Database, name: str, speak: bool | None = None, large: bool | None = None
+) -> Kiosk:
+    """Turn a kiosk's spoken verdict (`speak`) and its large, high-contrast screen (`large`) on
+    or off (None: as it was); its paired screen follows at its next status poll."""
+    kiosk = get(db, name)
+    wanted = {SPEAK: kiosk.speaks if speak is None else speak}
+    wanted[LARGE] = kiosk.large if large is None else large
+    access = " ".join(word for word in ACCESS if wanted[word])
+    with db.transaction() as cur:
+        cur.execute("UPDATE kiosks SET access = ? WHERE name = ?", (access, name))
     return get(db, name)
 
 

@@ -1,5 +1,6 @@
 """The director's kiosks page: enrol a kiosk and show its pairing code once, pair again,
-revoke, and move a kiosk to another tournament."""
+revoke, move a kiosk to another tournament, and set how it shows its verdicts (spoken aloud,
+large and high-contrast)."""
 
 from __future__ import annotations
 
@@ -101,6 +102,25 @@ def kiosk_move(name: str):
             "no longer work: pair it again.",
             name=moved.name,
             tournament=moved.tournament,
+        ),
+        url_for("director.kiosk_list"),
+    )
+
+
+@bp.post("/kiosks/<name>/access")
+@director_only
+def kiosk_access(name: str):
+    """A kiosk's verdict for a player who cannot see the screen well: spoken, large."""
+    return act_and_return(
+        lambda: kiosks.set_access(
+            get_hall().db,
+            name,
+            speak=bool(request.form.get("speak")),
+            large=bool(request.form.get("large")),
+        ),
+        lambda kiosk: _(
+            "Kiosk %(name)s: saved how it shows its verdicts. Its screen follows within seconds.",
+            name=kiosk.name,
         ),
         url_for("director.kiosk_list"),
     )

@@ -2,8 +2,8 @@
  *
  * The page is plain files loaded in order, no build step: kiosk-words, kiosk-spell, kiosk-tiles
  * and kiosk-fit (what can be judged, how it reads and is drawn, fitting the screen); then this
- * file; then kiosk-receipts, kiosk-status, kiosk-game and kiosk-screens, which add their
- * functions to window.Kiosk; last kiosk.js (typing, judging, wiring), which starts the page.
+ * file; then kiosk-access, kiosk-receipts, kiosk-status, kiosk-game and kiosk-screens, which
+ * add their functions to window.Kiosk; last kiosk.js (typing, judging, wiring), which starts the page.
  * The page never learns which word was bad: the API gives one verdict for the whole
  * challenge, and a verdict is shown only from a 201 response.
  */
@@ -23,6 +23,7 @@
     verdictSeconds: 10,
     clearSeconds: 30,
     requestTimeoutMs: 8000, // until the status says otherwise (request_timeout_seconds)
+    speaks: false,          // each verdict said aloud (the status's access.speak)
   };
 
   // What a verdict is called when an answer does not say it (`shown`, in the page's language).

@@ -83,6 +83,7 @@
     K.showVerdictGame(entry);
     showScreen("verdict");
     K.announce(shown.word + ": " + shown.gloss + ". " + consequence);
+    K.sayAloud([shown.word, shown.gloss, consequence]);   // as shown: never the words judged
     $("verdict-title").focus();
     startReturnTimer(S.verdictSeconds);
   }
@@ -124,6 +125,7 @@
     clearInterval(countdownTimer);
     showScreen("error");
     K.announce(T("NOT JUDGED") + ". " + $("error-message").textContent + " " + advice);
+    K.sayAloud([T("NOT JUDGED")]);   // the title alone: a refusal may quote a typed word
     $("error-title").focus();
     touched();   // the kept words are still cleared after clear_seconds
     K.refreshStatus();   // show at once if the server is unreachable or the lexicon unavailable

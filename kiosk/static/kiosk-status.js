@@ -118,6 +118,7 @@
     showServiceAlert(closed ? closed.shown_message || closed.message :
                      journal.ok === false ? journal.shown_message || journal.message : "");
     showAlphabet(lexicon.alphabet);
+    K.applyAccess(body.access);   // spoken verdicts, a large screen: as the director set it
     if (!S.words.every(function (w) { return w.isRead(); }) && !S.judging) {
       K.readWords().catch(function () {});   // words typed while the server was out of reach
     }

@@ -80,6 +80,7 @@ ACCESS: dict[tuple[str, str], frozenset[str]] = {
     ("POST", "/director/kiosks/<name>/pair"): DIRECTOR_ONLY,
     ("POST", "/director/kiosks/<name>/revoke"): DIRECTOR_ONLY,
     ("POST", "/director/kiosks/<name>/move"): DIRECTOR_ONLY,
+    ("POST", "/director/kiosks/<name>/access"): DIRECTOR_ONLY,
     ("GET", "/director/journal"): DIRECTOR_ONLY,
     ("GET", "/director/journal.csv"): DIRECTOR_ONLY,
     ("GET", "/director/flags"): DIRECTOR_ONLY,

@@ -177,6 +177,7 @@ def test_nothing_is_recorded_and_adjudications_are_not_counted(setup, tmp_path):
 def test_a_kiosk_asking_too_often_is_told_to_wait(setup):
     app = make_app(setup.hall, SPELL_RATE_LIMIT="3/minute")
     client = app.test_client()
+    kiosks.set_table(setup.hall.db, "mesa-1", "4")  # a table's kiosk: a table's reading
     assert [spell(client, setup, ["chico"]).status_code for _ in range(3)] == [200] * 3
     refused = spell(client, setup, ["chico"])
     assert refused.status_code == 429 and refused.headers["Retry-After"] == "60"
@@ -186,6 +187,14 @@ def test_a_kiosk_asking_too_often_is_told_to_wait(setup):
         "/api/v1/adjudications", json={"words": ["chico"]}, headers=setup.headers(setup.es)
     )
     assert judged.status_code == 201  # judging is not held up by reading
+
+
+def test_the_halls_computer_reads_for_as_many_tables_as_it_judges(setup):
+    """A kiosk at no table serves the whole hall: it may ask HALL_TABLES times as often."""
+    app = make_app(setup.hall, SPELL_RATE_LIMIT="3/minute")
+    client = app.test_client()
+    assert [spell(client, setup, ["chico"]).status_code for _ in range(30)] == [200] * 30
+    assert spell(client, setup, ["chico"]).status_code == 429
 
 
 def test_recent_requests_slide_over_the_window():

@@ -155,7 +155,8 @@ def test_the_rate_limit_is_said_in_the_language_asked(tmp_path, monkeypatch):
     assert refused.status_code == 429
     body = refused.get_json()
     assert "please wait a moment" in body["error"]  # the English error is kept
-    assert body["shown_error"] == (
-        "To stanowisko rozstrzygnęło 2 sprawdzenia w krótkim czasie: zaczekaj chwilę albo "
-        "wezwij dyrektora."
+    assert body["shown_error"] == (  # a limit given for every kiosk, as the director sets one
+        "To stanowisko rozstrzygnęło 2 sprawdzenia w krótkim czasie, tyle, na ile pozwala limit "
+        "ustalony przez dyrektora: zaczekaj chwilę albo wezwij dyrektora. Dyrektor: ustala go "
+        "ADJUDICATOR_KIOSK_RATE_LIMIT."
     )

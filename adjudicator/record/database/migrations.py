@@ -392,6 +392,12 @@ MIGRATIONS: tuple[tuple[int, str, tuple[Step, ...]], ...] = (
         ),
     ),
     (
+        30,
+        "a kiosk's verdict for every player (issue 44): spoken aloud, large and high-contrast, "
+        "as the director sets it (kiosks.set_access)",
+        ("ALTER TABLE kiosks ADD COLUMN access TEXT NOT NULL DEFAULT ''",),
+    ),
+    (
         32,
         "the players' record (issue 46): each player's challenge figures as judged, kept in "
         "each append (player_tallies.py), counted from the journal's rows so far",

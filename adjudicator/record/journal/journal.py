@@ -286,12 +286,21 @@ def verify(db: Database, witnessed: Iterable[tuple[int, str]] = ()) -> VerifyRes
     return VerifyResult(found.rows, last_hash=found.last_hash)
 
 
+def recent_counts(
+    cur: Any, kiosk: str, at_most: int, since: str, table: str | None = None
+) -> tuple[int, int]:
+    """How many of a kiosk's newest `at_most` challenges (inside a transaction, read by index)
+    were made at or after the ISO time `since`: in all, and naming `table` (0 for None)."""
+    row = cur.execute(
+        "SELECT COUNT(*), COALESCE(SUM(CASE WHEN table_no = ? THEN 1 ELSE 0 END), 0) FROM ("
+        "SELECT recorded_at, table_no FROM adjudications WHERE kiosk = ? AND kind = 'challenge' "
+        f"ORDER BY id DESC LIMIT {int(at_most)}) AS newest WHERE recorded_at >= ?",
+        (table, kiosk, since),
+    ).tuples()
+    return int(row[0][0]), int(row[0][1])
+
+
 def count_since(cur: Any, kiosk: str, since: str, at_most: int) -> int:
     """How many challenges a kiosk made at or after the ISO time `since`, counting no further
     than `at_most` (inside a transaction): its newest `at_most` challenges, read by index."""
-    rows = cur.execute(
-        "SELECT recorded_at FROM adjudications WHERE kiosk = ? AND kind = 'challenge' "
-        f"ORDER BY id DESC LIMIT {int(at_most)}",
-        (kiosk,),
-    ).tuples()
-    return sum(1 for (recorded_at,) in rows if recorded_at >= since)
+    return recent_counts(cur, kiosk, at_most, since)[0]
