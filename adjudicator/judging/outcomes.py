@@ -24,14 +24,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from adjudicator.judging import recount
-from adjudicator.judging.corrections.second_opinion import decides_two_of_three, is_flagged
+from adjudicator.judging.corrections.opinion_chain import decides_two_of_three
 from adjudicator.judging.rulebooks import rulebook_of
 from adjudicator.judging.rules import UnknownRule, get_rule, void_consequence, waived_consequence
 from adjudicator.record.database.db import Database
 from adjudicator.record.journal import journal
+from adjudicator.record.journal.tallies import is_flagged
 
 VOID = "VOID"
 AS_JUDGED = "as judged"
+AWAITING = "awaiting the director's ruling"
 CHUNK = 500
 _KIND, _VERDICT, _CONSEQUENCE, _RULE, _TOURNAMENT, _ROUND, _TABLE, _CHALLENGER = map(
     journal.FIELDS.index,
@@ -120,8 +122,11 @@ def _decided(challenge: journal.Entry, follow_ups: Sequence[journal.Entry]) -> O
     if final_opinion is not None and final_opinion.verdict != challenge.verdict:
         what = "third opinion" if majority else "second opinion"
         how = f"{what} #{final_opinion.id} by {final_opinion.actor}"
-        return _from(final_opinion, how + (", two of three (NSA X.G)" if majority else ""))
-    how = "awaiting the director's ruling" if pending else AS_JUDGED
+        how += ", two of three (NSA X.G)" if majority else ""
+        if pending:  # a later opinion contests it: it stands until the director rules
+            how += f"; {AWAITING}"
+        return _from(final_opinion, how, pending)
+    how = AWAITING if pending else AS_JUDGED
     if majority and not pending:
         how = f"as judged: third opinion #{final_opinion.id} agreed, two of three (NSA X.G)"
     return Outcome(
@@ -153,9 +158,15 @@ def _waived(challenge: journal.Entry, found: Outcome, waiver: journal.Entry) -> 
     )
 
 
-def _from(row: journal.Entry, how: str) -> Outcome:
+def _from(row: journal.Entry, how: str, pending: bool = False) -> Outcome:
     return Outcome(
-        row.verdict, row.consequence, row.penalty_numbers(), row.id, how, word_count=row.word_count
+        row.verdict,
+        row.consequence,
+        row.penalty_numbers(),
+        row.id,
+        how,
+        pending,
+        word_count=row.word_count,
     )
 
 

@@ -563,16 +563,31 @@ def test_nsa_x_g_a_third_reading_of_its_own_goes_to_the_director(rulebooks_hall)
     assert second_opinion.cases(hall.db, open_only=True)
 
 
-@pytest.mark.parametrize("book", ["wespa", "naspa", "msa"])
-def test_wespa_3_10_11_c_naspa_1_2_msa_20_after_a_contrary_second_the_director_decides(
-    rulebooks_hall, book
-):
+@pytest.mark.parametrize("book", ["naspa", "msa"])
+def test_naspa_1_2_msa_20_after_a_contrary_second_the_director_decides(rulebooks_hall, book):
     hall = rulebooks_hall
     row, _ = _contrary_second(hall, book)
     third = opinion(hall, row, BAD, "bob")  # agrees with the original: no majority rule here
     assert not third.decides and third.awaits_director
     assert second_opinion.cases(hall.db, open_only=True)
     assert found(hall, row.id).pending
+
+
+def test_wespa_3_10_11_c_no_third_opinion_after_a_differing_second(rulebooks_hall):
+    """Issue 43, item 4: the re-adjudication differs, so "the Tournament Director will provide
+    a final adjudication": no third opinion (issue 35 took one, then refused a fourth as final
+    while the export said the case awaited the director)."""
+    hall = rulebooks_hall
+    row, second = _contrary_second(hall, "wespa")
+    with pytest.raises(second_opinion.SecondOpinionRefused) as refused:
+        opinion(hall, row, BAD, "bob")
+    text = cites_only("wespa", str(refused.value))
+    assert f"Second opinion #{second.entry.id} differs from adjudication #{row.id}: \"the " \
+        "Tournament Director will provide a final adjudication\" (WESPA 3.10.11(c)), and no " \
+        "third opinion is given." in text  # fmt: skip
+    assert second_opinion.cases(hall.db, open_only=True)
+    effect = found(hall, row.id)
+    assert effect.pending and effect.how == "awaiting the director's ruling"
 
 
 def test_the_judges_page_says_two_of_three_decided(rulebooks_hall):

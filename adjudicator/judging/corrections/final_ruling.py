@@ -19,7 +19,7 @@ from collections.abc import Iterable
 
 from adjudicator.errors import LexiconError
 from adjudicator.judging import outcomes
-from adjudicator.judging.corrections import correction_window
+from adjudicator.judging.corrections import correction_window, opinion_chain, voids
 from adjudicator.judging.corrections.second_opinion import (
     SecondOpinionRefused,
     append_follow_up,
@@ -75,6 +75,12 @@ def record_ruling(
             "unacceptable: rule UNACCEPTABLE, or leave the penalty out."
         )
     refuse_if_ruled(db, original.id)
+    voids.refuse_if_void_now(db, original.id)
+    book = rulebook_of(db, original.tournament)
+    case = case_of(db, original)
+    refused = opinion_chain.ruling_refusal(book, original, case.opinions, actor)
+    if refused:
+        raise SecondOpinionRefused(refused)
     ruled_words = _words_ruled_on(db, store, original, words)
     current = next(iter(outcomes.with_outcomes(db, [original])))[1]
     confirmed = correction_window.require_confirmation(

@@ -226,11 +226,22 @@ def refuse_if_void(cur: Any, adjudication_id: int) -> None:
     row = live_void_row(cur, adjudication_id)
     if row is None:
         return
-    how = "void" if row["kind"] == "void" else "reissued"
+    if row["kind"] == "void":
+        raise VoidRefused(
+            f"Adjudication #{adjudication_id} is already void (journal row #{row['id']}): "
+            "it counts for nothing already."
+        )
     raise VoidRefused(
-        f"Adjudication #{adjudication_id} is already {how} (journal row #{row['id']}): "
-        "it counts for nothing already."
+        f"Adjudication #{adjudication_id} is already reissued (journal row #{row['id']}): "
+        f"it counts for nothing already; #{row['id']}, the reissue, is the challenge now."
     )
+
+
+def refuse_if_void_now(db: Database, adjudication_id: int) -> None:
+    """refuse_if_void in a transaction of its own: before anything else is asked of a
+    correction (a reissued challenge is #N's now, whatever the confirmation would say)."""
+    with db.transaction() as cur:
+        refuse_if_void(cur, adjudication_id)
 
 
 def revoke(db: Database, adjudication_id: int, reason: str, *, actor: str, station: str):
