@@ -128,7 +128,7 @@ def _final_if_agrees(book: Rulebook, found: Standing) -> str | None:
     if not book.named:  # the hall's practice: more opinions while the case waits
         return None
     return (
-        f"Second opinion #{second.id} differs from {found.name}: \"the Tournament Director "
+        f'Second opinion #{second.id} differs from {found.name}: "the Tournament Director '
         f'will provide a final adjudication" ({book.opinion_final_clause}), and no third '
         f"opinion is given. The director rules on it: adjudicator ruling {found.original.id}."
     )
