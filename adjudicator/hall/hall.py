@@ -239,8 +239,12 @@ class Hall:
         def settle(cur) -> dict:
             if guard is not None:
                 guard(cur)
-            if replaces is not None:
-                reissues.check_reissue(cur, replaces, tournament.slug, station, clean, book)
+            final = final_play
+            if replaces is not None:  # the same turn's slip: its final play stays final
+                replaced = reissues.check_reissue(
+                    cur, replaces, tournament.slug, station, clean, book
+                )
+                final = final or bool(replaced.detail("final_play"))
             earlier = game.earlier_unsuccessful(
                 cur,
                 tournament.slug,
@@ -252,7 +256,7 @@ class Hall:
                 ruling.verdict,
                 ruling.word_count,
                 earlier,
-                final_play=final_play,
+                final_play=final,
                 final_play_free=book.final_play_free,
             )
             # NSA VI.C: a free challenge the director granted this challenger (one seek).
@@ -264,12 +268,14 @@ class Hall:
                 clean.get("round"),
                 window,
                 tournament.slug,
-                challenger=clean.get("challenger") if clean.get("players") else None,
+                challenger=clean.get("challenger"),
             )
             completed = {"consequence": result.text, "penalty": result.penalty_json()}
+            said = {"final_play": True} if final else {}
             if grant is not None:
-                used = {"final_play": True} if final_play else {}
-                completed["details"] = json.dumps({**used, free_challenges.USED: grant})
+                said[free_challenges.USED] = grant
+            if said:
+                completed["details"] = json.dumps(said)
             return {**completed, **(flag or {})}
 
         return self.committer.append(

@@ -20,14 +20,12 @@ unsuccessful challenge that names its challenger.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 from adjudicator.errors import AdjudicatorError
 from adjudicator.judging.corrections.follow_up import NO_WORDS
-from adjudicator.judging.game import UNSUCCESSFUL_NOW, canonical
+from adjudicator.judging.game import UNSUCCESSFUL_NOW, canonical, forms_of, same_player
 from adjudicator.judging.reasons import check_reason
 from adjudicator.judging.rulebooks import Rulebook
 from adjudicator.judging.rules import Consequence, Rule, costs_something, granted_consequence
@@ -184,7 +182,7 @@ def claim(
     recorded), else None. Inside the append transaction; one seek when no grant exists."""
     if not challenger:
         return None
-    forms = _forms(challenger)
+    forms = forms_of(challenger)
     grants = [
         g
         for g in _grants(cur, tournament, before=challenge_id, forms=forms)
@@ -224,7 +222,7 @@ def _grants(
     ).tuples()
     found = []
     for grant_id, to, round_no, table, details in rows:
-        if forms is not None and not forms & _forms(to or ""):
+        if forms is not None and not forms & forms_of(to or ""):
             continue
         said = json.loads(details) if details else {}
         ref, named = str(said.get("ref") or ""), bool(said.get("named"))
@@ -255,20 +253,3 @@ def _spent(cur: Any, tournament: str, first: int, leave_out: int | None = None) 
         tuple(users),
     ).tuples()
     return {grant_id for (challenge,) in counted for grant_id in users[challenge]}
-
-
-def same_player(a: str, b: str) -> bool:
-    """True when two names are one player's: case, spacing and '#' ignored, "Last, First" is
-    "First Last" (TSH's names), '07' is '7'."""
-    return bool(_forms(a) & _forms(b))
-
-
-@lru_cache(maxsize=4096)
-def _forms(name: str) -> frozenset[str]:
-    """The forms a name is compared in (cached: each grant's name is read per challenge)."""
-    plain = " ".join(str(name).split()).casefold().lstrip("#")
-    plain = re.sub(r"\s*,\s*", ", ", plain)
-    if plain.isdecimal():
-        return frozenset({str(int(plain))})
-    last, comma, first = plain.partition(", ")
-    return frozenset({plain, f"{first} {last}"} if comma else {plain})
