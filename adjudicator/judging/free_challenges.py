@@ -86,7 +86,7 @@ def grant_text(book: Rulebook, to: str, round_no: str | None, table: str | None)
 
 def how(book: Rulebook) -> str:
     """'NSA VI.C', or 'at the director's discretion, CLAUSE' (the rulebook's own)."""
-    return Grant(0, "", None, None, book.waiver_ref, book.waiver_named).how
+    return Grant(0, "", None, None, *book.grant_how).how
 
 
 def _where(round_no: str | None, table: str | None) -> str:
@@ -139,8 +139,14 @@ def record_grant(
         table=table,
         division=game.get("division"),
         players=game.get("players"),
-        details=json.dumps({"ref": book.waiver_ref, "named": book.waiver_named}, sort_keys=True),
+        details=json.dumps(_grant_details(book), sort_keys=True),
     )
+
+
+def _grant_details(book: Rulebook) -> dict[str, Any]:
+    """What a grant row keeps of the clause it rests on (the consequences that use it cite it)."""
+    ref, named = book.grant_how
+    return {"ref": ref, "named": named}
 
 
 def apply(

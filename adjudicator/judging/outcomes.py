@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from adjudicator.judging import recount
+from adjudicator.judging import director_points, recount
 from adjudicator.judging.corrections.opinion_chain import decides_two_of_three
 from adjudicator.judging.rulebooks import rulebook_of
 from adjudicator.judging.rules import UnknownRule, get_rule, void_consequence, waived_consequence
@@ -53,6 +53,7 @@ class Outcome:
     pending: bool = False  # a flagged second opinion waits for the director's ruling
     word_count: int = 0  # the words the deciding row counted (a per-word penalty's)
     shown_penalty: dict[str, Any] | None = None  # set when a recount changed what was shown
+    points: int = 0  # the director's points to the player in `penalty` (director_points.py)
 
     def to_api(self) -> dict[str, Any]:
         return {
@@ -141,24 +142,30 @@ def _decided(challenge: journal.Entry, follow_ups: Sequence[journal.Entry]) -> O
 
 
 def _waived(challenge: journal.Entry, found: Outcome, waiver: journal.Entry) -> Outcome:
-    """`found`, an unsuccessful challenge, with its penalty waived by `waiver`."""
+    """`found`, an unsuccessful challenge, with its penalty waived by `waiver` (the director's
+    points, a decision apart, stay)."""
     try:
         rule = get_rule(challenge.rule)
     except UnknownRule:
         return found
     free = waived_consequence(rule, str(waiver.detail("ref") or ""), bool(waiver.detail("named")))
+    text, penalty = director_points.kept(
+        free.text, free.penalty(), found.points, director_points.sentence_in(found.consequence)
+    )
     return Outcome(
         found.verdict,
-        free.text,
-        free.penalty(),
+        text,
+        penalty,
         found.decided_by,
         f"{found.how}; penalty waived #{waiver.id}",
         found.pending,
         found.word_count,
+        points=found.points,
     )
 
 
 def _from(row: journal.Entry, how: str, pending: bool = False) -> Outcome:
+    points = row.detail(director_points.DETAIL)
     return Outcome(
         row.verdict,
         row.consequence,
@@ -167,6 +174,7 @@ def _from(row: journal.Entry, how: str, pending: bool = False) -> Outcome:
         how,
         pending,
         word_count=row.word_count,
+        points=points if isinstance(points, int) else 0,
     )
 
 

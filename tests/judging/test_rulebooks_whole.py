@@ -314,7 +314,7 @@ def test_naspa_6_2_nsa_x_d_and_school_rule_12_settle_the_slip_before_the_verdict
 # ---------- item 2: the free challenge, a waiver that leaves the verdict and review open ----------
 
 WAIVERS = [
-    ("nsa-1998", "a free challenge, NSA VI.C"),
+    ("nsa-1998", "a free challenge at the director's discretion, NSA XII"),  # issue 43: not VI.C
     ("wespa", "a free challenge at the director's discretion, WESPA 6.1.2(e)"),
     ("naspa", "a free challenge at the director's discretion, NASPA 1.2"),
     ("msa", "a free challenge at the director's discretion, MSA 20"),
@@ -371,7 +371,12 @@ def test_the_free_challenge_on_the_command_line_needs_no_verdict(rulebooks_hall,
     )
     assert out.exit_code == 0, out.stderr
     assert f"Penalty waived on adjudication #{row.id}" in out.stdout
-    assert "(a free challenge, NSA VI.C)" in out.stdout and "may still be reviewed" in out.stdout
+    assert (
+        "(a free challenge at the director's discretion (NSA XII: the Director makes "
+        '"reasonable decisions pertaining to any situations not specifically described"))'
+        in (out.stdout)
+    )  # issue 43, item 10: XII, never VI.C (VI.C's free challenge is granted for later)
+    assert "VI.C" not in out.stdout and "may still be reviewed" in out.stdout
     assert [e.kind for e in journal.follow_ups(hall.db, row.id)] == ["waiver"]
     none = rulebooks_cli("ruling", str(row.id), "--reason", "no verdict")
     assert none.exit_code == 2 and "--waive-penalty" in none.stderr
@@ -464,7 +469,11 @@ def test_wespa_3_10_13_a_correction_after_later_turns_is_confirmed(rulebooks_hal
     hall.challenge(kiosk, ["ZEBRA"], **GAME)
     with pytest.raises(correction_window.ConfirmationNeeded) as asked:
         record_ruling(hall.db, first.id, "unacceptable", "misread", actor="td", station="td")
-    assert "WESPA 3.10.13 allows only while no newly drawn tile" in str(asked.value)
+    assert (
+        'WESPA 3.10.13 allows it "if and only if: (a) no newly drawn tiles have touched '
+        "the player's rack, or (b) no retracted tiles have touched the player's rack\""
+        in (str(asked.value))
+    )  # issue 43, item 10: (a) and (b) both
     record_ruling(hall.db, first.id, "unacceptable", "misread", actor="td", station="td",
                   confirm_correction=True)  # fmt: skip
 

@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from adjudicator.errors import AdjudicatorError, LexiconError
-from adjudicator.judging import free_challenges, game
+from adjudicator.judging import director_points, free_challenges, game
 from adjudicator.judging.corrections import correction_window, opinion_chain, voids
 from adjudicator.judging.corrections.follow_up import follow_up_fields
 from adjudicator.judging.corrections.opinion_chain import (
@@ -303,15 +303,18 @@ def append_follow_up(
     note: str | None,
     improper_lookup: bool = False,
     may_claim: bool = True,
+    points: int | None = None,
     **extra: str | None,
 ) -> journal.Entry:
     """Journal a second opinion or ruling on `original`, unless the director has ruled or the
     challenge is void. Under a rule that counts earlier challenges, the consequence counts the
     challenger's unsuccessful challenges before the original, under the chain lock. A row that
     decides (`may_claim`) and leaves the challenge unsuccessful uses the free challenge the
-    original used, else one its challenger was granted since (free_challenges.py)."""
+    original used, else one its challenger was granted since (free_challenges.py). The
+    director's `points` to the player (director_points.py) are added last: no grant frees them."""
 
-    free = rulebook_of(db, original.tournament).final_play_free  # school rule 12
+    book = rulebook_of(db, original.tournament)
+    free = book.final_play_free  # school rule 12
 
     def settle(cur) -> dict:
         refuse_if_ruled(cur, original.id)
@@ -334,17 +337,15 @@ def append_follow_up(
         )
         if improper_lookup:
             result = with_improper_lookup(result)
-        completed = {"consequence": result.text, "penalty": result.penalty_json()}
         grant = _grant_for(cur, original, rule, result) if may_claim else None
+        completed = {}
         if grant is not None:
             result, used = grant
             details = json.loads(extra.get("details") or "{}")
-            completed.update(
-                consequence=result.text,
-                penalty=result.penalty_json(),
-                details=json.dumps({**details, free_challenges.USED: used}, sort_keys=True),
-            )
-        return completed
+            details[free_challenges.USED] = used
+            completed["details"] = json.dumps(details, sort_keys=True)
+        result = director_points.with_points(result, points, book.points_clause)
+        return {**completed, "consequence": result.text, "penalty": result.penalty_json()}
 
     return journal.append(
         db,
