@@ -229,9 +229,9 @@ def describe(t: tournaments.Tournament, hall) -> str:
 
 def _open_grants(t: tournaments.Tournament, hall) -> tuple[str, ...]:
     """The free challenges granted and not yet used (free_challenges.py)."""
-    from adjudicator.judging import free_challenges
+    from adjudicator.judging import grant_uses
 
-    found = free_challenges.open_grants(hall.db, t.slug)
+    found = grant_uses.open_grants(hall.db, t.slug)
     return tuple(f"  free challenge #{g.id} not yet used: {g.to}{g.where} ({g.how})" for g in found)
 
 

@@ -17,7 +17,7 @@ from adjudicator.errors import AdjudicatorError, LexiconError
 from adjudicator.hall import kiosks, tournament_pins, tournaments
 from adjudicator.hall.people.ratelimit import RateLimit, RateLimited, parse_rate_limit
 from adjudicator.hall.tsh import seating
-from adjudicator.judging import free_challenges, game, lookups
+from adjudicator.judging import free_challenges, game, grant_uses, lookups
 from adjudicator.judging.corrections import reissues
 from adjudicator.judging.rulebooks import get_rulebook
 from adjudicator.judging.rules import consequence, get_rule
@@ -260,7 +260,9 @@ class Hall:
                 final_play_free=book.final_play_free,
             )
             # NSA VI.C: a free challenge the director granted this challenger (one seek).
-            result, grant = free_challenges.apply(cur, rule, result, tournament.slug, clean)
+            result, grant = grant_uses.claim(
+                cur, rule, result, tournament.slug, clean, book.final_play_free, leave_out=replaces
+            )
             flag = lookups.separate_lookup(
                 cur,
                 station,

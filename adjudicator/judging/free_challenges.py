@@ -8,10 +8,11 @@ one is named) costs nothing: the row that records it unsuccessful (the challenge
 ruling or opinion that made it so) cites the grant in `details.free_challenge`, and its
 consequence says so, citing the tournament's own clause (VI.C under nsa-1998; elsewhere the
 director's discretion, as the rulebook gives it: waivers.py has the same clauses). Other
-players' challenges are not affected. A grant stays spent while the challenge that used it
-counts as unsuccessful; if that challenge is void, reissued or ruled successful, the grant is
-free again for the next. The challenge still counts as unsuccessful for the rules that count
-them (as the director's waiver does): only its penalty is free.
+players' challenges are not affected. Which challenge a grant pays for, as the games now stand,
+is grant_uses.py's: if the challenge that used it is void, reissued or ruled successful, the
+grant passes to the player's next unsuccessful challenge. The challenge still counts as
+unsuccessful for the rules that count them (as the director's waiver does): only its penalty is
+free.
 
 The hot path pays one seek in a partial index only grants write to, and only for an
 unsuccessful challenge that names its challenger.
@@ -28,7 +29,6 @@ from adjudicator.judging.corrections.follow_up import NO_WORDS
 from adjudicator.judging.game import UNSUCCESSFUL_NOW, canonical, forms_of, same_player
 from adjudicator.judging.reasons import check_reason
 from adjudicator.judging.rulebooks import Rulebook
-from adjudicator.judging.rules import Consequence, Rule, costs_something, granted_consequence
 from adjudicator.record.database.db import Database
 from adjudicator.record.journal import journal
 from adjudicator.textcheck import TextError, check_text
@@ -149,59 +149,16 @@ def _grant_details(book: Rulebook) -> dict[str, Any]:
     return {"ref": ref, "named": named}
 
 
-def apply(
-    cur: Any,
-    rule: Rule,
-    result: Consequence,
-    tournament: str,
-    game: dict[str, Any],
-    challenge_id: int | None = None,
-) -> tuple[Consequence, int | None]:
-    """`result`, an unsuccessful challenge's consequence, made free by a grant its challenger
-    holds (and the grant's id), where it would cost something; else `result` unchanged."""
-    if not result.play_stands or not costs_something(result):
-        return result, None
-    found = claim(
-        cur,
-        tournament,
-        game.get("challenger"),
-        game.get("round"),
-        game.get("table"),
-        challenge_id=challenge_id,
-    )
-    if found is None:
-        return result, None
-    return granted_consequence(rule, found.id, found.how), found.id
+def grants_to(cur: Any, tournament: str, challenger: str) -> list[Grant]:
+    """The tournament's grants to the player `challenger` names, oldest first (inside a
+    transaction): one seek in the grants' partial index, which is empty for most events."""
+    return _grants(cur, tournament, forms=forms_of(challenger))
 
 
-def claim(
-    cur: Any,
-    tournament: str,
-    challenger: str | None,
-    round_no: Any,
-    table: Any,
-    *,
-    challenge_id: int | None = None,
-) -> Grant | None:
-    """The first grant not spent that covers an unsuccessful challenge by `challenger` at
-    this round and table, granted before it (`challenge_id`: the challenge, when it is already
-    recorded), else None. Inside the append transaction; one seek when no grant exists."""
-    if not challenger:
-        return None
-    forms = forms_of(challenger)
-    grants = [
-        g
-        for g in _grants(cur, tournament, before=challenge_id, forms=forms)
-        if g.covers(challenger, round_no, table)
-    ]
-    if not grants:
-        return None
-    spent = _spent(cur, tournament, grants[0].id, leave_out=challenge_id)
-    return next((g for g in grants if g.id not in spent), None)
-
-
-def open_grants(db: Database, tournament: str) -> list[Grant]:
-    """The tournament's grants not yet spent, oldest first (two indexed reads)."""
+def maybe_open(db: Database, tournament: str) -> list[Grant]:
+    """The tournament's grants that no challenge recorded as using them pays with now, oldest
+    first (two indexed reads: the kiosks' status asks it at each poll). A grant given back may
+    have passed to a challenge recorded since (grant_uses.py knows, at a cost): it is listed."""
     with db.transaction() as cur:
         grants = _grants(cur, tournament)
         if not grants:

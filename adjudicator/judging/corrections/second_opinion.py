@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from adjudicator.errors import AdjudicatorError, LexiconError
-from adjudicator.judging import director_points, free_challenges, game
+from adjudicator.judging import director_points, free_challenges, game, grant_uses
 from adjudicator.judging.corrections import correction_window, opinion_chain, voids
 from adjudicator.judging.corrections.follow_up import follow_up_fields
 from adjudicator.judging.corrections.opinion_chain import (
@@ -35,7 +35,6 @@ from adjudicator.judging.rules import (
     Rule,
     consequence,
     get_rule,
-    granted_consequence,
     with_improper_lookup,
 )
 from adjudicator.judging.ruling import rule_on
@@ -309,8 +308,8 @@ def append_follow_up(
     """Journal a second opinion or ruling on `original`, unless the director has ruled or the
     challenge is void. Under a rule that counts earlier challenges, the consequence counts the
     challenger's unsuccessful challenges before the original, under the chain lock. A row that
-    decides (`may_claim`) and leaves the challenge unsuccessful uses the free challenge the
-    original used, else one its challenger was granted since (free_challenges.py). The
+    decides (`may_claim`) and leaves the challenge unsuccessful uses the free challenge that
+    pays for it as the game now stands (grant_uses.py). The
     director's `points` to the player (director_points.py) are added last: no grant frees them."""
 
     book = rulebook_of(db, original.tournament)
@@ -337,7 +336,7 @@ def append_follow_up(
         )
         if improper_lookup:
             result = with_improper_lookup(result)
-        grant = _grant_for(cur, original, rule, result) if may_claim else None
+        grant = _grant_for(cur, original, rule, result, free) if may_claim else None
         completed = {}
         if grant is not None:
             result, used = grant
@@ -363,21 +362,14 @@ def append_follow_up(
     )
 
 
-def _grant_for(cur, original: journal.Entry, rule: Rule, result):
+def _grant_for(cur, original: journal.Entry, rule: Rule, result, final_play_free: bool):
     """(consequence, grant id) when the row leaves `original` an unsuccessful challenge that
-    a free challenge pays for: the grant the original used, else one claimed now; else None."""
-    used = original.detail(free_challenges.USED)
-    if isinstance(used, int) and result.play_stands:
-        grant = next(
-            (g for g in free_challenges.grants_of(cur, original.tournament) if g.id == used), None
-        )
-        if grant is not None:
-            return granted_consequence(rule, grant.id, grant.how), grant.id
+    a free challenge pays for, as grant_uses.py allocates them; else None."""
     game_of = {"challenger": original.challenger, "round": original.round, "table": original.table}
-    result, claimed = free_challenges.apply(
-        cur, rule, result, original.tournament, game_of, challenge_id=original.id
+    granted, grant = grant_uses.claim(
+        cur, rule, result, original.tournament, game_of, final_play_free, challenge_id=original.id
     )
-    return (result, claimed) if claimed is not None else None
+    return (granted, grant) if grant is not None else None
 
 
 def case_of(db: Database, original: journal.Entry) -> Case:

@@ -1,0 +1,323 @@
+"""Which challenge each free challenge pays for, as the games now stand (free_challenges.py).
+
+A grant pays for its player's first challenge after it (in the game it names, where it names
+one) that is unsuccessful now and would cost something: each such challenge, in journal order,
+takes the earliest grant granted before it that covers it and that no earlier challenge took
+(`allocate`). So a grant given back (its challenge void, reissued, or ruled successful) passes
+to that player's next such challenge, even one already recorded: its penalty changes, and the
+director's flags say so (Eve's grant, given back by a ruling on #3, pays for her #4). A
+challenge recorded now takes a grant only if no earlier challenge of the player holds it
+(`claim`, in the append transaction, for a challenge and for the ruling or opinion that makes
+one unsuccessful). The rows keep what the players were shown (`details.free_challenge`); the
+effective outcome (outcomes.py) follows the holders (`holders`).
+
+"Would cost something" is the challenge's cost with no grant as its game now stands: its rule's
+penalty for the deciding row's words, the count of the game's earlier unsuccessful challenges
+for the rules that count them, free for a final play under school rule 12; a challenge whose
+penalty the director waived (waivers.py) costs nothing, and the director's points are no part of
+it. Only the challenges of players who hold a grant are read: for everyone else, one seek in the
+grants' partial index finds none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from adjudicator.judging import director_points, free_challenges
+from adjudicator.judging.deciding import Outcome, decided
+from adjudicator.judging.free_challenges import Grant
+from adjudicator.judging.game import forms_of
+from adjudicator.judging.rules import (
+    Consequence,
+    Rule,
+    UnknownRule,
+    consequence,
+    costs_something,
+    get_rule,
+    granted_consequence,
+)
+from adjudicator.judging.verdict import Verdict
+from adjudicator.record.database.db import Database
+from adjudicator.record.journal import journal
+
+ACCEPTABLE = Verdict.ACCEPTABLE.value
+
+
+@dataclass(frozen=True)
+class Use:
+    """A challenge of a player who holds a grant, as its game now stands."""
+
+    entry: journal.Entry
+    outcome: Outcome  # what decides it, before waivers, grants and recounts
+    base: Consequence | None  # what it costs with no grant (None: not unsuccessful now)
+    waived: bool  # the director waived its penalty (waivers.py)
+    recorded: int | None  # the grant its deciding row recorded using, if any
+    follow_ups: tuple[journal.Entry, ...] = ()
+
+    @property
+    def eligible(self) -> bool:
+        """Unsuccessful now, costing something, not waived: a grant pays for it."""
+        return self.base is not None and not self.waived and costs_something(self.base)
+
+
+def allocate(grants: Sequence[Grant], uses: Sequence[Use]) -> dict[int, Grant]:
+    """{challenge id: the grant that pays for it}: each eligible challenge, in id order, takes
+    the earliest grant granted before it that covers it and no earlier challenge took."""
+    taken: set[int] = set()
+    found: dict[int, Grant] = {}
+    for use in sorted(uses, key=lambda u: u.entry.id):
+        if not use.eligible:
+            continue
+        e = use.entry
+        grant = next(
+            (
+                g
+                for g in grants
+                if g.id < e.id and g.id not in taken and g.covers(e.challenger, e.round, e.table)
+            ),
+            None,
+        )
+        if grant is not None:
+            taken.add(grant.id)
+            found[e.id] = grant
+    return found
+
+
+def holders(
+    cur: Any,
+    tournament: str,
+    grants: Sequence[Grant],
+    final_play_free: bool,
+    *,
+    leave_out: int | None = None,
+    override: tuple[int, Consequence] | None = None,
+) -> tuple[dict[int, Grant], dict[int, Use]]:
+    """The challenges the grants pay for now, and every challenge of their players after the
+    first grant (by id), inside a transaction. `leave_out`: a challenge being reissued (it
+    counts for nothing); `override`: a challenge and the consequence a row being recorded gives
+    it (a ruling, an opinion)."""
+    if not grants:
+        return {}, {}
+    uses = _uses(cur, tournament, grants, final_play_free, leave_out, override)
+    return allocate(grants, list(uses.values())), uses
+
+
+def claim(
+    cur: Any,
+    rule: Rule,
+    result: Consequence,
+    tournament: str,
+    game: dict[str, Any],
+    final_play_free: bool,
+    *,
+    challenge_id: int | None = None,
+    leave_out: int | None = None,
+) -> tuple[Consequence, int | None]:
+    """`result`, an unsuccessful challenge's consequence, made free by the grant that pays for
+    it (and that grant's id), where it would cost something; else `result` unchanged.
+    `challenge_id`: the challenge a ruling or opinion decides (None: a new challenge, the
+    newest); `leave_out`: the challenge a new one reissues."""
+    challenger = game.get("challenger")
+    if not result.play_stands or not costs_something(result) or not challenger:
+        return result, None
+    grants = free_challenges.grants_to(cur, tournament, challenger)  # one seek, mostly empty
+    round_no, table = game.get("round"), game.get("table")
+    covering = [
+        g
+        for g in grants
+        if (challenge_id is None or g.id < challenge_id) and g.covers(challenger, round_no, table)
+    ]
+    if not covering:
+        return result, None
+    override = (challenge_id, result) if challenge_id is not None else None
+    held, _ = holders(
+        cur, tournament, grants, final_play_free, leave_out=leave_out, override=override
+    )
+    if challenge_id is not None:
+        found = held.get(challenge_id)
+    else:
+        taken = {g.id for g in held.values()}
+        found = next((g for g in covering if g.id not in taken), None)
+    if found is None:
+        return result, None
+    return granted_consequence(rule, found.id, found.how), found.id
+
+
+def effective(use: Use, holder: Grant | None, outcome: Outcome) -> Outcome:
+    """`outcome` of `use`'s challenge as the grants now pay (`holder`: the grant that pays for
+    it, if any): free where a grant passed to it, charged again where its grant was given back
+    or passed to an earlier challenge; `shown_penalty` is set when the penalty the players were
+    shown changed. The director's points stay."""
+    if holder is not None and use.recorded != holder.id:
+        try:
+            rule = get_rule(use.entry.rule)
+        except UnknownRule:
+            return outcome
+        now = granted_consequence(rule, holder.id, holder.how)
+        how = f"{outcome.how}; free challenge #{holder.id} pays for it"
+    elif holder is None and use.recorded is not None and use.eligible and use.base is not None:
+        now = use.base
+        how = f"{outcome.how}; free challenge #{use.recorded} went to another challenge"
+    else:
+        return outcome
+    text, penalty = director_points.kept(
+        now.text, now.penalty(), outcome.points, director_points.sentence_in(outcome.consequence)
+    )
+    changed = penalty != outcome.penalty
+    return replace(
+        outcome,
+        consequence=text,
+        penalty=penalty,
+        how=how,
+        shown_penalty=outcome.penalty if changed else outcome.shown_penalty,
+    )
+
+
+def open_grants(db: Database, tournament: str) -> list[Grant]:
+    """The tournament's grants no challenge pays with now, oldest first."""
+    free = _final_play_free(db, tournament)
+    with db.transaction() as cur:
+        grants = free_challenges.grants_of(cur, tournament)
+        held, _ = holders(cur, tournament, grants, free)
+    taken = {g.id for g in held.values()}
+    return [g for g in grants if g.id not in taken]
+
+
+def _final_play_free(db: Database, tournament: str) -> bool:
+    from adjudicator.judging.rulebooks import rulebook_of
+
+    return rulebook_of(db, tournament).final_play_free
+
+
+def _uses(
+    cur: Any,
+    tournament: str,
+    grants: Sequence[Grant],
+    final_play_free: bool,
+    leave_out: int | None,
+    override: tuple[int, Consequence] | None,
+) -> dict[int, Use]:
+    """Every challenge of the grants' players after the first grant, with its cost now."""
+    forms = frozenset().union(*(forms_of(g.to) for g in grants))
+    first = min(g.id for g in grants)
+    rows = [
+        journal.from_row(row)
+        for row in cur.execute(
+            "SELECT * FROM adjudications WHERE tournament = ? AND kind = 'challenge' "
+            "AND challenger IS NOT NULL AND id > ? ORDER BY id",
+            (tournament, first),
+        ).all()
+    ]
+    mine = [
+        e
+        for e in rows
+        if e.id != leave_out
+        and forms & forms_of(e.challenger or "")
+        and any(g.covers(e.challenger, e.round, e.table) for g in grants)
+    ]
+    follow_ups = _follow_ups(cur, [e.id for e in mine])
+    verdicts = {e.id: _verdict(e, follow_ups[e.id], override) for e in mine}
+    earlier = _earlier(cur, mine, verdicts, override, leave_out)
+    found: dict[int, Use] = {}
+    for e in mine:
+        outcome = decided(e, follow_ups[e.id])
+        waived = any(row.kind == "waiver" for row in follow_ups[e.id])
+        if override is not None and override[0] == e.id:
+            given = override[1]
+            base = given if given.play_stands else None
+        else:
+            base = _base(e, outcome, earlier.get(e.id, 0), final_play_free)
+        deciding = next((r for r in follow_ups[e.id] if r.id == outcome.decided_by), e)
+        used = deciding.detail(free_challenges.USED)
+        recorded = used if isinstance(used, int) else None
+        found[e.id] = Use(e, outcome, base, waived, recorded, tuple(follow_ups[e.id]))
+    return found
+
+
+def _verdict(
+    entry: journal.Entry, follow_ups: list[journal.Entry], override: tuple[int, Any] | None
+) -> str:
+    if override is not None and override[0] == entry.id:
+        return ACCEPTABLE if override[1].play_stands else "UNACCEPTABLE"
+    return decided(entry, follow_ups).verdict
+
+
+def _base(
+    entry: journal.Entry, outcome: Outcome, earlier: int, final_play_free: bool
+) -> Consequence | None:
+    """What an unsuccessful challenge costs now with no grant (None: it is not unsuccessful)."""
+    if outcome.verdict != ACCEPTABLE:
+        return None
+    try:
+        rule = get_rule(entry.rule)
+    except UnknownRule:
+        return None
+    final = bool(entry.detail("final_play"))
+    return consequence(
+        rule,
+        Verdict.ACCEPTABLE,
+        outcome.word_count,
+        earlier,
+        final_play=final,
+        final_play_free=final and final_play_free,
+    )
+
+
+def _earlier(
+    cur: Any,
+    mine: Sequence[journal.Entry],
+    verdicts: dict[int, str],
+    override: tuple[int, Any] | None,
+    leave_out: int | None,
+) -> dict[int, int]:
+    """For the challenges under a rule that counts a game's earlier unsuccessful challenges:
+    how many the challenger made before each in that game, as it now stands (each game read
+    from its start, by the game's index)."""
+    found: dict[int, int] = {}
+    games = {
+        (e.tournament, e.round, e.table, e.challenger)
+        for e in mine
+        if e.round and e.table and _counts(e.rule)
+    }
+    for key in games:
+        game_rows = [
+            journal.from_row(row)
+            for row in cur.execute(
+                "SELECT * FROM adjudications WHERE tournament = ? AND round_no = ? "
+                "AND table_no = ? AND challenger = ? AND kind = 'challenge' ORDER BY id",
+                key,
+            ).all()
+        ]
+        game_rows = [e for e in game_rows if e.id != leave_out]
+        unknown = [e.id for e in game_rows if e.id not in verdicts]
+        follow_ups = _follow_ups(cur, unknown)
+        count = 0
+        for e in game_rows:
+            found[e.id] = count
+            verdict = verdicts.get(e.id) or _verdict(e, follow_ups.get(e.id, []), override)
+            count += verdict == ACCEPTABLE
+    return found
+
+
+def _counts(rule_name: str) -> bool:
+    try:
+        return get_rule(rule_name).counts_earlier_challenges
+    except UnknownRule:
+        return False
+
+
+def _follow_ups(cur: Any, ids: Sequence[int]) -> dict[int, list[journal.Entry]]:
+    """Every row referring to one of `ids`, by the id it refers to (one indexed query)."""
+    found: dict[int, list[journal.Entry]] = {entry_id: [] for entry_id in ids}
+    if not ids:
+        return found
+    marks = ", ".join("?" for _ in ids)
+    rows = cur.execute(
+        f"SELECT * FROM adjudications WHERE refers_to IN ({marks}) ORDER BY id", tuple(ids)
+    ).all()
+    for row in rows:
+        entry = journal.from_row(row)
+        found[entry.refers_to].append(entry)
+    return found
