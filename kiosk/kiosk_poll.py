@@ -7,8 +7,10 @@ already holds it gets an empty 304, held open on the event loop until something 
   contents. What it is made of is read at each poll (a few small indexed reads, and the checks
   the journal and the lexicon store keep cheap); it is made again (translated, laid out) only
   when that changed, once per process.
-- `status_tag(kiosk, shared)`: the kiosk's ETag: the shared part, its name, and its table's game
-  (`game_version`: what GET /api/v1/table would answer, None where it would answer nothing).
+- `status_tag(kiosk, shared)`: the kiosk's ETag: the shared part, its name, its table's game
+  (`game_version`: what GET /api/v1/table would answer, None where it would answer nothing), and
+  whether it asks who challenges (`asks_challenger`: a free challenge, NSA VI.C, or a grant that
+  may be open for its table).
 - `unchanged(kiosk, tag)`: the 304. With `?wait=N` and a server that can hold a poll (the
   loop worker says so in the environ), it asks to be held up to N seconds (HOLD_SECONDS at
   most): the bridge (`kiosk.server.loop_holds`) keeps only its connection, asks `Polls.changed`
@@ -32,6 +34,8 @@ from flask import Flask, current_app, request
 from adjudicator.hall import kiosks, tournaments
 from adjudicator.hall.hall import Hall, LexiconUnavailable
 from adjudicator.hall.tsh import links
+from adjudicator.judging import free_challenges
+from adjudicator.judging.game import canonical
 from adjudicator.judging.rulebooks import get_rulebook
 from adjudicator.judging.rules import get_rule
 from adjudicator.record.proofs import witnesses
@@ -64,6 +68,18 @@ class Shared:
         """The TSH link's contents (their hash); None: not linked."""
         return self.inputs[-1]
 
+    def asks_challenger(self, kiosk: kiosks.Kiosk) -> bool:
+        """True when `kiosk` asks who challenges, so that a free challenge is used: the
+        rulebook names free challenges (NSA VI.C), or a grant may be open for a game at the
+        kiosk's table (any grant, for a kiosk of no table)."""
+        tournament, grants = self.inputs[0], self.inputs[-2]
+        if get_rulebook(tournament.rulebook).grant_ref:
+            return True
+        return any(
+            table is None or kiosk.table is None or canonical(table) == canonical(kiosk.table)
+            for _, table in grants
+        )
+
 
 def shared(hall: Hall, slug: str) -> Shared:
     """The tournament's shared status, in its language (which the rest of the request speaks):
@@ -77,6 +93,7 @@ def shared(hall: Hall, slug: str) -> Shared:
         hall.journal_health(),
         _lexicon_available(hall, tournament),
         manifest,
+        _grant_games(hall, slug),
         link and link.content_hash,
     )
     speak(tournament.language)
@@ -87,8 +104,14 @@ def shared(hall: Hall, slug: str) -> Shared:
     return found
 
 
+def _grant_games(hall: Hall, slug: str) -> tuple:
+    """The games of the free challenges that may be open (round, table): one seek in the
+    grants' partial index, empty for most events."""
+    return tuple((g.round, g.table) for g in free_challenges.maybe_open(hall.db, slug))
+
+
 def _make_shared(slug: str, inputs: tuple) -> Shared:
-    tournament, health, available, manifest, _ = inputs
+    tournament, health, available, manifest, _, _ = inputs
     rule = get_rule(tournament.rule)
     alphabet = manifest.get_alphabet()
     body = {
@@ -158,7 +181,13 @@ def game_version(kiosk: kiosks.Kiosk, state: Shared) -> str | None:
 
 def status_tag(kiosk: kiosks.Kiosk, state: Shared) -> str:
     """The ETag of this kiosk's status: equal tags, equal answers."""
-    return conditional.etag(state.digest, kiosk.name, kiosk.table, game_version(kiosk, state))
+    return conditional.etag(
+        state.digest,
+        kiosk.name,
+        kiosk.table,
+        game_version(kiosk, state),
+        state.asks_challenger(kiosk),
+    )
 
 
 def body(kiosk: kiosks.Kiosk, state: Shared) -> dict[str, Any]:
@@ -169,6 +198,8 @@ def body(kiosk: kiosks.Kiosk, state: Shared) -> dict[str, Any]:
         "table": kiosk.table,  # the kiosk's own table (None: it has none)
         **state.body,
         "table_game": game_version(kiosk, state),
+        # the kiosk then asks who challenges (optional): a free challenge is the challenger's
+        "asks_challenger": state.asks_challenger(kiosk),
     }
 
 
