@@ -319,7 +319,7 @@ _DESCRIBED = {
     ),
     "nsa-1998": Described(
         '"The challenger or player may request a review" (X.G), researched by "another '
-        'person" (Guideline 11g); a third only "if the second opinion is contrary to the '
+        'person" (Guideline 11g); a third only "if the \'second opinion\' is contrary to the '
         'original ruling" (X.G), or as the Director\'s exception "if further information '
         'suggests that a mistake has been made twice" (X.G: `--exception REASON`); no fourth',
         'a review that "substantiates the original decision ... should be final"; a third '
@@ -331,20 +331,23 @@ _DESCRIBED = {
     "naspa": Described(
         '"a second opinion from another Director, and a third if the rulings differ" (1.2); '
         "no fourth",
-        "none of them: they are input to the final ruling (1.2)",
+        'none: "The first Director will consider this input in making the final ruling" (1.2)',
         'the first Director, whose decision was appealed: "The first Director will consider '
         'this input in making the final ruling" (1.2)',
     ),
     "msa": Described(
         '"Either player may query the decision and ask that the slip be returned for '
         're-adjudication at the discretion of the judges" (12(ii))',
-        "one that agrees with the original; one that differs goes to the director",
+        "the judges' re-adjudication, when it agrees with the original; one that differs goes "
+        'to the director: "All matters in doubt or dispute shall be referred to the Tournament '
+        'Director" (20)',
         'the Tournament Director, "whose decision is FINAL" (20)',
     ),
     "school-2011": Described(
         "the rules name no second opinion: at the director's discretion (the closing note), "
         "by another person (the hall's practice)",
-        "one that agrees with the original; one that differs goes to the director",
+        "one that agrees with the original; one that differs goes to the director (the "
+        "closing note)",
         '"Final decisions on all rulings are at the discretion of the official School '
         'SCRABBLE® Capitol Cup Director" (the closing note)',
     ),
