@@ -54,12 +54,15 @@ def decides_two_of_three(entry: Any) -> bool:
 
 def closes_referral(entry: Any, original: Any) -> bool:
     """True when `entry` is a word judge's dictionary check that closed the referral of
-    `original` (REFER) without a flag: read from the row's fields, never from its note."""
+    `original` (REFER) without a flag: read from the row's fields, never from its note. A third
+    opinion that decided, two of three (NSA X.G), closed nothing: it decided a contest."""
     if entry.kind != "second-opinion" or original.verdict != REFER:
         return False
     if entry.flag_reasons is None:  # a row from before schema 7
         return CLOSES_REFERRAL in (entry.note or "")
-    return entry.dictionary is not None and not is_flagged(entry)
+    return (
+        entry.dictionary is not None and not is_flagged(entry) and not decides_two_of_three(entry)
+    )
 
 
 @dataclass(frozen=True)
@@ -319,7 +322,7 @@ _DESCRIBED = {
     ),
     "nsa-1998": Described(
         '"The challenger or player may request a review" (X.G), researched by "another '
-        'person" (Guideline 11g); a third only "if the \'second opinion\' is contrary to the '
+        "person\" (Guideline 11g); a third only \"if the 'second opinion' is contrary to the "
         'original ruling" (X.G), or as the Director\'s exception "if further information '
         'suggests that a mistake has been made twice" (X.G: `--exception REASON`); no fourth',
         'a review that "substantiates the original decision ... should be final"; a third '

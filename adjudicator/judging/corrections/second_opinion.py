@@ -221,7 +221,7 @@ def give(
         details["confirmed"] = True
     if reasons:
         notes.append(f"{FLAGGED}: {'; '.join(reasons)}")
-    elif original.verdict == Verdict.REFER.value:
+    elif original.verdict == Verdict.REFER.value and not details.get("decides"):
         notes.append(_closes_referral_note(book))
     entry = append_follow_up(
         db,
