@@ -121,8 +121,11 @@ def test_naspa_1_2_the_final_ruling_is_the_first_directors(
     second = as_person(monkeypatch, cli, "d2", "second-opinion", str(original), *GOOD)
     assert second.exit_code == 0 and second.stdout.startswith("FLAGGED FOR THE DIRECTOR")
     # d1 gave the ruling appealed: no opinion of theirs now (NASPA 1.2: "another Director")
-    refused(as_person(monkeypatch, cli, "d1", "second-opinion", str(original), *BAD),
-            "cli:d1 already judged", "(NASPA 1.2: a second opinion comes from another Director)")  # fmt: skip
+    refused(
+        as_person(monkeypatch, cli, "d1", "second-opinion", str(original), *BAD),
+        "cli:d1 already judged",
+        "(NASPA 1.2: a second opinion comes from another Director)",
+    )
     # a third if the rulings differ
     third = as_person(monkeypatch, cli, "d3", "second-opinion", str(original), *BAD)
     assert third.exit_code == 1, third.stderr
