@@ -200,8 +200,11 @@ def test_one_game_late_points_waivers_look_ups_and_a_final_play(
                 "the blank was never designated")  # fmt: skip
     if book == "nsa-1998":
         assert blank.exit_code == 0, blank.stderr
-        assert '(NSA Guideline 2: for an undesignated blank, "the Director shall have the ' \
-            'power to overrule the penalty for this particular challenge")' in blank.stdout  # fmt: skip
+        guideline = (
+            '(NSA Guideline 2: for an undesignated blank, "the Director shall have the power to '
+            'overrule the penalty for this particular challenge")'
+        )
+        assert guideline in blank.stdout
     else:
         refused(blank, "is NSA Guideline 2's", "not under the nsa-1998 rulebook")
     # item 6: a final play's slip reissued keeps its final play, where reissues exist
