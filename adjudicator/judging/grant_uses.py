@@ -202,21 +202,20 @@ def _uses(
     """Every challenge of the grants' players after the first grant, with its cost now."""
     forms = frozenset().union(*(forms_of(g.to) for g in grants))
     first = min(g.id for g in grants)
-    rows = [
-        journal.from_row(row)
-        for row in cur.execute(
-            "SELECT * FROM adjudications WHERE tournament = ? AND kind = 'challenge' "
-            "AND challenger IS NOT NULL AND id > ? ORDER BY id",
+    # the tournament's challenges since the first grant, four small columns each; only the
+    # grants' players' are read whole
+    ids = [
+        row_id
+        for row_id, challenger, round_no, table in cur.execute(
+            "SELECT id, challenger, round_no, table_no FROM adjudications WHERE tournament = ? "
+            "AND kind = 'challenge' AND challenger IS NOT NULL AND id > ? ORDER BY id",
             (tournament, first),
-        ).all()
+        ).tuples()
+        if row_id != leave_out
+        and forms & forms_of(challenger)
+        and any(g.covers(challenger, round_no, table) for g in grants)
     ]
-    mine = [
-        e
-        for e in rows
-        if e.id != leave_out
-        and forms & forms_of(e.challenger or "")
-        and any(g.covers(e.challenger, e.round, e.table) for g in grants)
-    ]
+    mine = _rows(cur, ids)
     follow_ups = _follow_ups(cur, [e.id for e in mine])
     verdicts = {e.id: _verdict(e, follow_ups[e.id], override) for e in mine}
     earlier = _earlier(cur, mine, verdicts, override, leave_out)
@@ -306,6 +305,17 @@ def _counts(rule_name: str) -> bool:
         return get_rule(rule_name).counts_earlier_challenges
     except UnknownRule:
         return False
+
+
+def _rows(cur: Any, ids: Sequence[int]) -> list[journal.Entry]:
+    """The rows `ids`, whole, in id order (one query)."""
+    if not ids:
+        return []
+    marks = ", ".join("?" for _ in ids)
+    rows = cur.execute(
+        f"SELECT * FROM adjudications WHERE id IN ({marks}) ORDER BY id", tuple(ids)
+    ).all()
+    return [journal.from_row(row) for row in rows]
 
 
 def _follow_ups(cur: Any, ids: Sequence[int]) -> dict[int, list[journal.Entry]]:
