@@ -65,24 +65,28 @@ class Use:
 def allocate(grants: Sequence[Grant], uses: Sequence[Use]) -> dict[int, Grant]:
     """{challenge id: the grant that pays for it}: each eligible challenge, in id order, takes
     the earliest grant granted before it that covers it and no earlier challenge took."""
-    taken: set[int] = set()
     found: dict[int, Grant] = {}
     for use in sorted(uses, key=lambda u: u.entry.id):
-        if not use.eligible:
-            continue
-        e = use.entry
-        grant = next(
-            (
-                g
-                for g in grants
-                if g.id < e.id and g.id not in taken and g.covers(e.challenger, e.round, e.table)
-            ),
-            None,
-        )
-        if grant is not None:
-            taken.add(grant.id)
-            found[e.id] = grant
+        _offer(grants, found, use)
     return found
+
+
+def _offer(grants: Sequence[Grant], found: dict[int, Grant], use: Use) -> None:
+    """`use` takes the earliest grant left that pays for it, if it is eligible (`allocate`'s
+    one step)."""
+    if not use.eligible:
+        return
+    e, taken = use.entry, {g.id for g in found.values()}
+    grant = next(
+        (
+            g
+            for g in grants
+            if g.id < e.id and g.id not in taken and g.covers(e.challenger, e.round, e.table)
+        ),
+        None,
+    )
+    if grant is not None:
+        found[e.id] = grant
 
 
 def holders(
@@ -94,14 +98,84 @@ def holders(
     leave_out: int | None = None,
     override: tuple[int, Consequence] | None = None,
 ) -> tuple[dict[int, Grant], dict[int, Use]]:
-    """The challenges the grants pay for now, and every challenge of their players after the
-    first grant (by id), inside a transaction. `leave_out`: a challenge being reissued (it
-    counts for nothing); `override`: a challenge and the consequence a row being recorded gives
-    it (a ruling, an opinion)."""
+    """The challenges the grants pay for now, and the challenges of their players read to
+    know it (inside a transaction): in id order from the first grant, a batch at a time, until
+    every grant is taken (a grant used at once costs one batch), and every challenge that
+    recorded using a grant (to see whether it still holds it). `leave_out`: a challenge being
+    reissued (it counts for nothing); `override`: a challenge and the consequence a row being
+    recorded gives it (a ruling, an opinion)."""
     if not grants:
         return {}, {}
-    uses = _uses(cur, tournament, grants, final_play_free, leave_out, override)
-    return allocate(grants, list(uses.values())), uses
+    grants = sorted(grants, key=lambda g: g.id)
+    reader = _Reader(cur, grants, final_play_free, override)
+    held: dict[int, Grant] = {}
+    uses: dict[int, Use] = {}
+    forms = frozenset().union(*(forms_of(g.to) for g in grants))
+    after = grants[0].id
+    while len(held) < len(grants):
+        batch = _next_batch(cur, tournament, grants, forms, after, leave_out)
+        if batch is None:
+            break
+        after, ids = batch
+        for start in range(0, len(ids), CHUNK):  # read whole a few at a time: stop when taken
+            for use in reader.uses(_rows(cur, ids[start : start + CHUNK])):
+                uses[use.entry.id] = use
+                _offer(grants, held, use)
+            if len(held) == len(grants):
+                after = ids[start : start + CHUNK][-1]
+                break
+    recorded = _recorded_users(cur, tournament, forms, after)
+    recorded = [i for i in recorded if i not in uses and i != leave_out]
+    for use in reader.uses(_rows(cur, recorded)):  # past every grant taken: none left for them
+        uses[use.entry.id] = use
+    return held, uses
+
+
+BATCH = 64  # challenges looked at a time since the first grant, four small columns each
+CHUNK = 4  # of those, the grants' players' read whole at a time (most grants go at once)
+
+
+def _next_batch(
+    cur: Any,
+    tournament: str,
+    grants: Sequence[Grant],
+    forms: frozenset[str],
+    after: int,
+    leave_out: int | None,
+) -> tuple[int, list[int]] | None:
+    """The next BATCH of the tournament's challenges after row `after`: the last one's id, and
+    the ids of those the grants' players made in the games they cover; None past the last."""
+    rows = cur.execute(
+        "SELECT id, challenger, round_no, table_no FROM adjudications WHERE tournament = ? "
+        f"AND kind = 'challenge' AND challenger IS NOT NULL AND id > ? ORDER BY id LIMIT {BATCH}",
+        (tournament, after),
+    ).tuples()
+    if not rows:
+        return None
+    ids = [
+        row_id
+        for row_id, challenger, round_no, table in rows
+        if row_id != leave_out
+        and forms & forms_of(challenger)
+        and any(g.covers(challenger, round_no, table) for g in grants)
+    ]
+    return rows[-1][0], ids
+
+
+def _recorded_users(cur: Any, tournament: str, forms: frozenset[str], after: int) -> list[int]:
+    """The grants' players' challenges after row `after` whose row (or whose ruling or opinion)
+    recorded using a grant: the grant-uses partial index, a few rows."""
+    rows = cur.execute(
+        "SELECT id, kind, refers_to, challenger FROM adjudications WHERE tournament = ? "
+        f"""AND details LIKE '%"{free_challenges.USED}"%' AND id > ? ORDER BY id""",
+        (tournament, after),
+    ).tuples()
+    found = {
+        row_id if kind == "challenge" else refers_to
+        for row_id, kind, refers_to, challenger in rows
+        if forms & forms_of(challenger or "")
+    }
+    return sorted(i for i in found if i is not None and i > after)
 
 
 def claim(
@@ -191,48 +265,62 @@ def _final_play_free(db: Database, tournament: str) -> bool:
     return rulebook_of(db, tournament).final_play_free
 
 
-def _uses(
-    cur: Any,
-    tournament: str,
-    grants: Sequence[Grant],
-    final_play_free: bool,
-    leave_out: int | None,
-    override: tuple[int, Consequence] | None,
-) -> dict[int, Use]:
-    """Every challenge of the grants' players after the first grant, with its cost now."""
-    forms = frozenset().union(*(forms_of(g.to) for g in grants))
-    first = min(g.id for g in grants)
-    # the tournament's challenges since the first grant, four small columns each; only the
-    # grants' players' are read whole
-    ids = [
-        row_id
-        for row_id, challenger, round_no, table in cur.execute(
-            "SELECT id, challenger, round_no, table_no FROM adjudications WHERE tournament = ? "
-            "AND kind = 'challenge' AND challenger IS NOT NULL AND id > ? ORDER BY id",
-            (tournament, first),
-        ).tuples()
-        if row_id != leave_out
-        and forms & forms_of(challenger)
-        and any(g.covers(challenger, round_no, table) for g in grants)
-    ]
-    mine = _rows(cur, ids)
-    follow_ups = _follow_ups(cur, [e.id for e in mine])
-    verdicts = {e.id: _verdict(e, follow_ups[e.id], override) for e in mine}
-    earlier = _earlier(cur, mine, verdicts, override, leave_out)
-    found: dict[int, Use] = {}
-    for e in mine:
-        outcome = decided(e, follow_ups[e.id])
-        waived = any(row.kind == "waiver" for row in follow_ups[e.id])
-        if override is not None and override[0] == e.id:
-            given = override[1]
-            base = given if given.play_stands else None
-        else:
-            base = _base(e, outcome, earlier.get(e.id, 0), final_play_free)
-        deciding = next((r for r in follow_ups[e.id] if r.id == outcome.decided_by), e)
-        used = deciding.detail(free_challenges.USED)
-        recorded = used if isinstance(used, int) else None
-        found[e.id] = Use(e, outcome, base, waived, recorded, tuple(follow_ups[e.id]))
-    return found
+class _Reader:
+    """Reads challenges as `Use`s: their follow-ups, what decides them, their cost with no
+    grant (a game's earlier unsuccessful challenges counted, each game read once)."""
+
+    def __init__(
+        self,
+        cur: Any,
+        grants: Sequence[Grant],
+        final_play_free: bool,
+        override: tuple[int, Consequence] | None,
+    ):
+        self.cur, self.grants, self.free, self.override = cur, grants, final_play_free, override
+        self.counts: dict[tuple, dict[int, int]] = {}  # by game: {challenge id: earlier}
+
+    def uses(self, entries: Sequence[journal.Entry]) -> list[Use]:
+        follow_ups = _follow_ups(self.cur, [e.id for e in entries])
+        found = []
+        for e in entries:
+            outcome = decided(e, follow_ups[e.id])
+            waived = any(row.kind == "waiver" for row in follow_ups[e.id])
+            if self.override is not None and self.override[0] == e.id:
+                given = self.override[1]
+                base = given if given.play_stands else None
+            else:
+                base = _base(e, outcome, self._earlier(e), self.free)
+            deciding = next((r for r in follow_ups[e.id] if r.id == outcome.decided_by), e)
+            used = deciding.detail(free_challenges.USED)
+            recorded = used if isinstance(used, int) else None
+            found.append(Use(e, outcome, base, waived, recorded, tuple(follow_ups[e.id])))
+        return found
+
+    def _earlier(self, entry: journal.Entry) -> int:
+        """Under a rule that counts a game's earlier unsuccessful challenges: how many the
+        challenger made before `entry` in its game, as it now stands (the game's index)."""
+        if not (entry.round and entry.table and _counts(entry.rule)):
+            return 0
+        key = (entry.tournament, entry.round, entry.table, entry.challenger)
+        if key not in self.counts:
+            self.counts[key] = self._count(key)
+        return self.counts[key].get(entry.id, 0)
+
+    def _count(self, key: tuple) -> dict[int, int]:
+        game = [
+            journal.from_row(row)
+            for row in self.cur.execute(
+                "SELECT * FROM adjudications WHERE tournament = ? AND round_no = ? "
+                "AND table_no = ? AND challenger = ? AND kind = 'challenge' ORDER BY id",
+                key,
+            ).all()
+        ]
+        follow_ups = _follow_ups(self.cur, [e.id for e in game])
+        found, count = {}, 0
+        for e in game:
+            found[e.id] = count
+            count += _verdict(e, follow_ups[e.id], self.override) == ACCEPTABLE
+        return found
 
 
 def _verdict(
@@ -262,42 +350,6 @@ def _base(
         final_play=final,
         final_play_free=final and final_play_free,
     )
-
-
-def _earlier(
-    cur: Any,
-    mine: Sequence[journal.Entry],
-    verdicts: dict[int, str],
-    override: tuple[int, Any] | None,
-    leave_out: int | None,
-) -> dict[int, int]:
-    """For the challenges under a rule that counts a game's earlier unsuccessful challenges:
-    how many the challenger made before each in that game, as it now stands (each game read
-    from its start, by the game's index)."""
-    found: dict[int, int] = {}
-    games = {
-        (e.tournament, e.round, e.table, e.challenger)
-        for e in mine
-        if e.round and e.table and _counts(e.rule)
-    }
-    for key in games:
-        game_rows = [
-            journal.from_row(row)
-            for row in cur.execute(
-                "SELECT * FROM adjudications WHERE tournament = ? AND round_no = ? "
-                "AND table_no = ? AND challenger = ? AND kind = 'challenge' ORDER BY id",
-                key,
-            ).all()
-        ]
-        game_rows = [e for e in game_rows if e.id != leave_out]
-        unknown = [e.id for e in game_rows if e.id not in verdicts]
-        follow_ups = _follow_ups(cur, unknown)
-        count = 0
-        for e in game_rows:
-            found[e.id] = count
-            verdict = verdicts.get(e.id) or _verdict(e, follow_ups.get(e.id, []), override)
-            count += verdict == ACCEPTABLE
-    return found
 
 
 def _counts(rule_name: str) -> bool:
