@@ -97,13 +97,15 @@ def holders(
     *,
     leave_out: int | None = None,
     override: tuple[int, Consequence] | None = None,
+    recorded_too: bool = True,
 ) -> tuple[dict[int, Grant], dict[int, Use]]:
     """The challenges the grants pay for now, and the challenges of their players read to
     know it (inside a transaction): in id order from the first grant, a batch at a time, until
-    every grant is taken (a grant used at once costs one batch), and every challenge that
-    recorded using a grant (to see whether it still holds it). `leave_out`: a challenge being
-    reissued (it counts for nothing); `override`: a challenge and the consequence a row being
-    recorded gives it (a ruling, an opinion)."""
+    every grant is taken (a grant used at once costs one batch), and, `recorded_too`, every
+    later challenge that recorded using a grant (to see that it holds it no more: the effective
+    view needs them, a claim does not). `leave_out`: a challenge being reissued (it counts for
+    nothing); `override`: a challenge and the consequence a row being recorded gives it (a
+    ruling, an opinion)."""
     if not grants:
         return {}, {}
     grants = sorted(grants, key=lambda g: g.id)
@@ -124,6 +126,8 @@ def holders(
             if len(held) == len(grants):
                 after = ids[start : start + CHUNK][-1]
                 break
+    if not recorded_too:
+        return held, uses
     recorded = _recorded_users(cur, tournament, forms, after)
     recorded = [i for i in recorded if i not in uses and i != leave_out]
     for use in reader.uses(_rows(cur, recorded)):  # past every grant taken: none left for them
@@ -207,7 +211,13 @@ def claim(
         return result, None
     override = (challenge_id, result) if challenge_id is not None else None
     held, _ = holders(
-        cur, tournament, grants, final_play_free, leave_out=leave_out, override=override
+        cur,
+        tournament,
+        grants,
+        final_play_free,
+        leave_out=leave_out,
+        override=override,
+        recorded_too=False,
     )
     if challenge_id is not None:
         found = held.get(challenge_id)

@@ -100,6 +100,7 @@ def decide_challenge():
             round=form.get("round") or None,
             challenger=form.get("challenger") or None,
             player=form.get("player") or None,
+            points=form.get("points") or None,
             **signed,
         )
 
