@@ -113,18 +113,20 @@ def holders(
     held: dict[int, Grant] = {}
     uses: dict[int, Use] = {}
     forms = frozenset().union(*(forms_of(g.to) for g in grants))
-    after = grants[0].id
+    after, size = grants[0].id, 1
     while len(held) < len(grants):
-        batch = _next_batch(cur, tournament, grants, forms, after, leave_out)
+        batch = _next_batch(cur, tournament, grants, forms, after, leave_out, BATCH * size)
         if batch is None:
             break
         after, ids = batch
-        for start in range(0, len(ids), CHUNK):  # read whole a few at a time: stop when taken
-            for use in reader.uses(_rows(cur, ids[start : start + CHUNK])):
+        start = 0
+        while start < len(ids):  # read whole 1, 2, 4, ... at a time: stop once all are taken
+            chunk, start, size = ids[start : start + size], start + size, min(size * 2, MOST)
+            for use in reader.uses(_rows(cur, chunk)):
                 uses[use.entry.id] = use
                 _offer(grants, held, use)
             if len(held) == len(grants):
-                after = ids[start : start + CHUNK][-1]
+                after = chunk[-1]
                 break
     if not recorded_too:
         return held, uses
@@ -135,8 +137,10 @@ def holders(
     return held, uses
 
 
-BATCH = 64  # challenges looked at a time since the first grant, four small columns each
-CHUNK = 4  # of those, the grants' players' read whole at a time (most grants go at once)
+# The tournament's challenges since the first grant are looked at (four small columns each)
+# BATCH times the chunk size at a time, and the grants' players' among them read whole 1, 2,
+# 4, ... up to MOST at a time: a grant used by the next challenge costs a few rows.
+BATCH, MOST = 16, 16
 
 
 def _next_batch(
@@ -146,12 +150,14 @@ def _next_batch(
     forms: frozenset[str],
     after: int,
     leave_out: int | None,
+    limit: int,
 ) -> tuple[int, list[int]] | None:
-    """The next BATCH of the tournament's challenges after row `after`: the last one's id, and
+    """The next `limit` challenges of the tournament after row `after`: the last one's id, and
     the ids of those the grants' players made in the games they cover; None past the last."""
     rows = cur.execute(
         "SELECT id, challenger, round_no, table_no FROM adjudications WHERE tournament = ? "
-        f"AND kind = 'challenge' AND challenger IS NOT NULL AND id > ? ORDER BY id LIMIT {BATCH}",
+        f"AND kind = 'challenge' AND challenger IS NOT NULL AND id > ? ORDER BY id "
+        f"LIMIT {int(limit)}",
         (tournament, after),
     ).tuples()
     if not rows:
