@@ -308,3 +308,40 @@ def test_naspa_an_edition_off_the_rulebook_is_not_also_as_the_rulebook_allows(
     assert allowed.exit_code == 0, allowed.stderr
     shown = cli("tournament", "show", "naspa-nwl").stdout
     assert "NWL2023, as the naspa rulebook allows" in shown and "off the rulebook" not in shown
+
+
+def test_the_directors_points_on_the_pages_and_the_games_totals(rulebooks_hall):
+    """Item 8 on the director's pages: the decisions page's form and the flags page's ruling
+    form take the points; the journal page filtered to the game shows its totals."""
+    from support.director import press
+
+    hall = rulebooks_hall
+    kiosk = hall.event("naspa-pages", "naspa", "NWL2023", "5-per-word")
+    row = hall.challenge(kiosk, GOOD, round="2", table="8", challenger="Ann", player="Bob")
+    director = hall.director()
+    page = press(director, "/director/decisions", "/director/decisions/director-challenge",
+                 {"tournament": "naspa-pages", "kind": "exchange", "outcome": "upheld",
+                  "table": "8", "round": "2", "challenger": "Ann", "player": "Bob",
+                  "reason": "3 tiles in the bag, Ann had played", "points": "-30"})  # fmt: skip
+    assert "The director takes 30 points off the player&#39;s score (NASPA 4.11(a)" in page
+    exchange = journal.get(hall.db, journal.newest_id(hall.db))
+    assert exchange.penalty_numbers()["points_to_player"] == -30
+    page = press(director, "/director/flags", "/director/ruling",
+                 {"tournament": "naspa-pages", "id": str(row.id), "verdict": "ACCEPTABLE",
+                  "reason": "looked again", "points": "12"})  # fmt: skip
+    assert "The director adds 12 points to the player&#39;s score (NASPA 1.2" in page
+    newest = journal.newest_id(hall.db)
+    refused = press(director, "/director/flags", "/director/ruling",
+                    {"tournament": "naspa-pages", "id": str(row.id), "verdict": "",
+                     "waive_penalty": "1", "reason": "no verdict", "points": "5"})  # fmt: skip
+    assert "The director&#39;s points go with a ruling on the verdict" in refused
+    assert journal.newest_id(hall.db) == newest  # nothing recorded
+    journal_page = director.get(
+        "/director/journal?tournament=naspa-pages&round=2&table=8"
+    ).get_data(as_text=True)
+    assert 'id="game-totals"' in journal_page
+    bob = re.search(r'<tr data-player="Bob" data-points="(-?\d+)">', journal_page)
+    assert bob and int(bob.group(1)) == 10 + 12 - 30  # 5 points x 2 words, +12, -30
+    assert 'id="game-totals"' not in director.get(
+        "/director/journal?tournament=naspa-pages"
+    ).get_data(as_text=True)
