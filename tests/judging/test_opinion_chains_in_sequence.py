@@ -56,11 +56,21 @@ def test_nsa_x_g_after_a_referral_a_third_decides_and_no_fifth_is_taken(
     hall, cli = rulebooks_hall, rulebooks_cli
     kiosk = hall.event("nsa-chain", "nsa-1998", "OWL-NSA1998", "double")
     first = hall.challenge(kiosk, GOOD, **GAME)  # an earlier challenge in the same game
+    grant = director_decisions.grant_free_challenge(
+        hall.db, "nsa-chain", "Ann", "Bob recorded the score before playing", actor="td",
+        station="td", round_no="1", table="3",
+    )  # fmt: skip
     refer = hall.challenge(kiosk, LONG, **GAME)
     assert refer.verdict == "REFER"
-    # the word judge's dictionary check closes the referral (NSA I.B): ACCEPTABLE
+    # the word judge's dictionary check closes the referral (NSA I.B): ACCEPTABLE, and Ann's
+    # free challenge (VI.C) pays for it
     closing = opinion(hall, refer.id, LONG, "alice", dictionary="acceptable")
     assert closing.closes_referral and effect(hall, refer.id).verdict == "ACCEPTABLE"
+    assert f"free challenge #{grant.id}, granted by the director (NSA VI.C)" in (
+        closing.entry.consequence
+    )
+    later = hall.challenge(kiosk, GOOD, **GAME)  # her next: the grant is held, it costs
+    assert "the challenger loses their turn" in later.consequence
     # a contrary second opinion: flagged, and it decides nothing yet
     second = opinion(hall, refer.id, LONG, "bob", dictionary="unacceptable")
     assert second.flagged and second.entry.verdict == "UNACCEPTABLE"
@@ -78,6 +88,10 @@ def test_nsa_x_g_after_a_referral_a_third_decides_and_no_fifth_is_taken(
     assert (decided.verdict, decided.pending) == ("UNACCEPTABLE", False)
     assert "third opinion" in decided.how and "two of three (NSA X.G)" in decided.how
     assert not second_opinion.cases(hall.db, open_only=True)
+    # the play came off: Ann's grant is given back, and pays for her later challenge now
+    passed = effect(hall, later.id)
+    assert passed.penalty.get("waived") is True and passed.penalty_changed
+    assert f"free challenge #{grant.id}" in passed.consequence
     # no fifth opinion (the REFER, the check, the contrary second, the third)
     fifth = no_opinion(hall, refer.id, LONG, "dave", dictionary="acceptable")
     assert f"decided dictionary check #{closing.entry.id}, two of three (NSA X.G)" in fifth
@@ -85,7 +99,9 @@ def test_nsa_x_g_after_a_referral_a_third_decides_and_no_fifth_is_taken(
     # the director may still review it (X.G), and is the one who can: a ruling, once
     record_ruling(hall.db, refer.id, "acceptable", "MW10 lists it after all", actor="td",
                   station="td", words=LONG)  # fmt: skip
-    assert effect(hall, refer.id).verdict == "ACCEPTABLE"
+    ruled = effect(hall, refer.id)
+    assert ruled.verdict == "ACCEPTABLE" and ruled.penalty.get("waived") is True  # the grant
+    assert not effect(hall, later.id).penalty.get("waived")  # back with the referral: it costs
     # the same game's first challenge: a second opinion that substantiates it is final
     assert not opinion(hall, first.id, GOOD, "alice").flagged
     third = no_opinion(hall, first.id, BAD, "bob")
