@@ -23,10 +23,11 @@ lint: setup-test
 	$(BIN)/lint-imports
 	$(BIN)/mkdocs build --strict --quiet
 
-# The manual's generated pages (the command reference, the settings table), made afresh from the
-# program; tests/cli/test_docs.py fails when one is stale.
+# The manual's generated pages (the command reference, the settings table, each rulebook's chain
+# of opinions), made afresh from the program; tests/cli/test_docs.py fails when one is stale.
 docs: setup-test
-	$(BIN)/cog -r -I docs docs/reference/commands.md docs/reference/settings.md
+	$(BIN)/cog -r -I docs docs/reference/commands.md docs/reference/settings.md docs/director.md \
+		docs/penalties.md
 	$(BIN)/mkdocs build --strict
 
 screenshots: setup-test  # the README's pictures, taken afresh into docs/images

@@ -6,7 +6,11 @@ alternating with a bare durable insert+commit into a table in the same folder (t
 - `named`: QI ZA by a named challenger, under double challenge: unsuccessful, it would cost the
   turn, so the grants are looked up (one seek in the partial index);
 - `grants`: the same with 200 free challenges granted to other players of the same tournament
-  (the seek returns them; none covers this challenger).
+  (the seek returns them; none covers this challenger);
+- `holder` (issue 43): QI ZA by a player who was granted one free challenge for any game, used
+  by their first challenge: each later challenge asks which challenge that grant pays for now
+  (main: the rows that recorded using it; issue 43: grant_uses.py, the player's challenges since
+  the grant, as their games now stand).
 `--tree DIR` imports the program from another checkout (main's, extracted with `git archive`),
 so both trees are measured by the same script and virtualenv, alternating runs.
 
@@ -45,14 +49,22 @@ def measure(tree: Path, folder: Path, count: int) -> dict:
     def named() -> None:  # a new game each time: the challenger's first in it
         hall.adjudicate(kiosk, ["QI", "ZA"], round="1", table=str(next(n)), challenger="Ann Lee")
 
+    def holder() -> None:  # the grant's player, each time in a new game
+        hall.adjudicate(kiosk, ["QI", "ZA"], round="2", table=str(next(n)), challenger="Bea Holt")
+
     results: dict[str, object] = {"tree": str(tree), "module": adjudicator.__file__}
     phases = [("plain", plain), ("named", named)]
     grants_made = False
-    for label, job in [*phases, ("grants", named)]:
+    for label, job in [*phases, ("grants", named), ("holder", holder)]:
         if label == "grants" and not grants_made:
             grants_made = _grant_others(hall)
             if not grants_made:
                 continue
+        if label == "holder":
+            if not grants_made:
+                continue
+            _grant_to(hall, "Bea Holt")
+            holder()  # uses it
         wall, cpu = interleaved({"floor": floor, label: job}, count, warm=30)
         results[label] = {
             "floor_ms": statistics.median(wall["floor"]) * 1000,
@@ -64,6 +76,14 @@ def measure(tree: Path, folder: Path, count: int) -> dict:
     floor.close()
     hall.db.close()
     return results
+
+
+def _grant_to(hall, name: str) -> None:
+    from adjudicator.hall.director import director_decisions
+
+    director_decisions.grant_free_challenge(
+        hall.db, "spring-nwl", name, "score recorded early", actor="td", station="td"
+    )
 
 
 def _grant_others(hall) -> bool:

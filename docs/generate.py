@@ -79,3 +79,21 @@ def settings_markdown() -> str:
         meaning = " ".join(setting.help.split()).replace("|", "\\|")
         lines.append(f"| `{setting.env_var}` | {default} | {meaning} |")
     return "\n".join(lines)
+
+
+def opinion_chains_markdown() -> str:
+    """Each rulebook's chain of opinions (judging/corrections/opinion_chain.py): who may give
+    the next opinion, when one decides, who rules last, each quoting its rulebook."""
+    from adjudicator.judging.corrections import opinion_chain
+    from adjudicator.judging.rulebooks import NONE, RULEBOOKS
+
+    lines = [
+        "| rulebook | who may give the next opinion | when an opinion decides | who rules last |",
+        "|---|---|---|---|",
+    ]
+    for book in (*RULEBOOKS.values(), NONE):
+        chain = opinion_chain.describe(book)
+        name = f"`{book.name}` ({book.title})" if book.named else "no rulebook named"
+        cells = (name, chain.next_opinion, chain.decides, chain.rules_last)
+        lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
+    return "\n".join(lines)

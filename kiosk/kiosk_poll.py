@@ -7,8 +7,10 @@ already holds it gets an empty 304, held open on the event loop until something 
   contents. What it is made of is read at each poll (a few small indexed reads, and the checks
   the journal and the lexicon store keep cheap); it is made again (translated, laid out) only
   when that changed, once per process.
-- `status_tag(kiosk, shared)`: the kiosk's ETag: the shared part, its name, and its table's game
-  (`game_version`: what GET /api/v1/table would answer, None where it would answer nothing).
+- `status_tag(kiosk, shared)`: the kiosk's ETag: the shared part, its name, its table's game
+  (`game_version`: what GET /api/v1/table would answer, None where it would answer nothing), and
+  whether it asks who challenges (`asks_challenger`: a free challenge, NSA VI.C, or a grant that
+  may be open for its table).
 - `unchanged(kiosk, tag)`: the 304. With `?wait=N` and a server that can hold a poll (the
   loop worker says so in the environ), it asks to be held up to N seconds (HOLD_SECONDS at
   most): the bridge (`kiosk.server.loop_holds`) keeps only its connection, asks `Polls.changed`
@@ -32,6 +34,8 @@ from flask import Flask, current_app, request
 from adjudicator.hall import event_close, kiosks, tournaments
 from adjudicator.hall.hall import Hall, LexiconUnavailable
 from adjudicator.hall.tsh import links
+from adjudicator.judging import free_challenges
+from adjudicator.judging.game import canonical
 from adjudicator.judging.rulebooks import get_rulebook
 from adjudicator.judging.rules import get_rule
 from adjudicator.record.journal.closings import CLOSED_MESSAGE
@@ -65,6 +69,18 @@ class Shared:
         """The TSH link's contents (their hash); None: not linked."""
         return self.inputs[-1]
 
+    def asks_challenger(self, kiosk: kiosks.Kiosk) -> bool:
+        """True when `kiosk` asks who challenges, so that a free challenge is used: the
+        rulebook names free challenges (NSA VI.C), or a grant may be open for a game at the
+        kiosk's table (any grant, for a kiosk of no table)."""
+        tournament, grants = self.inputs[0], self.inputs[-2]
+        if get_rulebook(tournament.rulebook).grant_ref:
+            return True
+        return any(
+            table is None or kiosk.table is None or canonical(table) == canonical(kiosk.table)
+            for _, table in grants
+        )
+
 
 def shared(hall: Hall, slug: str) -> Shared:
     """The tournament's shared status, in its language (which the rest of the request speaks):
@@ -79,6 +95,7 @@ def shared(hall: Hall, slug: str) -> Shared:
         _lexicon_available(hall, tournament),
         manifest,
         event_close.closing(hall, slug),  # one indexed read: the event may be over
+        _grant_games(hall, slug),
         link and link.content_hash,
     )
     speak(tournament.language)
@@ -89,8 +106,14 @@ def shared(hall: Hall, slug: str) -> Shared:
     return found
 
 
+def _grant_games(hall: Hall, slug: str) -> tuple:
+    """The games of the free challenges that may be open (round, table): one seek in the
+    grants' partial index, empty for most events."""
+    return tuple((g.round, g.table) for g in free_challenges.maybe_open(hall.db, slug))
+
+
 def _make_shared(slug: str, inputs: tuple) -> Shared:
-    tournament, health, available, manifest, closing, _ = inputs
+    tournament, health, available, manifest, closing, _, _ = inputs
     rule = get_rule(tournament.rule)
     alphabet = manifest.get_alphabet()
     body = {
@@ -179,7 +202,12 @@ def game_version(kiosk: kiosks.Kiosk, state: Shared) -> str | None:
 def status_tag(kiosk: kiosks.Kiosk, state: Shared) -> str:
     """The ETag of this kiosk's status: equal tags, equal answers."""
     return conditional.etag(
-        state.digest, kiosk.name, kiosk.table, kiosk.access, game_version(kiosk, state)
+        state.digest,
+        kiosk.name,
+        kiosk.table,
+        kiosk.access,
+        game_version(kiosk, state),
+        state.asks_challenger(kiosk),
     )
 
 
@@ -193,6 +221,8 @@ def body(kiosk: kiosks.Kiosk, state: Shared) -> dict[str, Any]:
         "access": {"speak": kiosk.speaks, "large": kiosk.large},
         **state.body,
         "table_game": game_version(kiosk, state),
+        # the kiosk then asks who challenges (optional): a free challenge is the challenger's
+        "asks_challenger": state.asks_challenger(kiosk),
     }
 
 

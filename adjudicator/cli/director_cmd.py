@@ -67,6 +67,13 @@ def free_challenge(
 @click.option("--challenger", default=None, help="Who challenged.")
 @click.option("--player", default=None, help="Whose play or exchange was challenged.")
 @click.option("--reason", required=True, help="What the director found (recorded).")
+@click.option(
+    "--points",
+    metavar="N",
+    default=None,
+    help="Points to the player whose play or exchange was challenged, negative for a deduction "
+    "(NASPA 4.11(a): -30; school rule 8's penalty), recorded as penalty.points_to_player.",
+)
 @json_option
 def director_challenge(
     slug: str,
@@ -77,6 +84,7 @@ def director_challenge(
     challenger: str | None,
     player: str | None,
     reason: str,
+    points: str | None,
     as_json: bool,
 ):
     """Record the director's decision on a challenge no word list decides: a play's placement
@@ -86,7 +94,8 @@ def director_challenge(
     IV.H.3, MSA 10.1 and 20, school rules 1, 3 and 8: the tournament's own (none with no
     rulebook named). It is a journal row of its own kind: no words, no lexicon, no penalty to
     the challenger, never counted among unsuccessful challenges. Where the rulebook penalises
-    the offender, it says what, for the scorecard.
+    the offender, it says what, for the scorecard; the points the director gives are --points,
+    counted in the game's totals and the export.
     """
     hall = open_hall()
     actor = cli_actor()
@@ -102,6 +111,7 @@ def director_challenge(
         round=round_no,
         challenger=challenger,
         player=player,
+        points=points,
     )
     _print(hall, entry, as_json, f"{entry.verdict}: {kind} challenge #{entry.id}.")
 

@@ -98,8 +98,9 @@ def judge_list(as_json: bool):
 
 
 CONFIRM_HELP = (
-    "The table has played on since this challenge: confirm that no newly drawn tile has "
-    "touched the player's rack, so the correction is still allowed (WESPA 3.10.13)."
+    "The table has played on since this challenge: confirm that the correction is still "
+    "allowed, WESPA 3.10.13: \"(a) no newly drawn tiles have touched the player's rack, or (b) "
+    "no retracted tiles have touched the player's rack\"."
 )
 
 
@@ -417,9 +418,24 @@ def case_json(case: second_opinion.Case) -> dict:
     "--waive-penalty",
     is_flag=True,
     help="A free challenge: the challenge costs the challenger nothing, whatever its verdict. "
-    "It rules on nothing else: the verdict stays as decided and may still be reviewed (NSA X.G). "
-    "NSA VI.C names it; elsewhere it is the director's discretion, cited from the tournament's "
-    "rulebook. With --verdict, the ruling is recorded too.",
+    "It rules on nothing else: the verdict stays as decided and may still be reviewed. It is "
+    "the director's discretion, cited from the tournament's rulebook (NSA XII, or Guideline 2 "
+    "with --undesignated-blank). With --verdict, the ruling is recorded too.",
+)
+@click.option(
+    "--undesignated-blank",
+    is_flag=True,
+    help="With --waive-penalty: the challenge was over an undesignated blank, and the Director "
+    'overrules its penalty (NSA Guideline 2: "the Director shall have the power to overrule the '
+    'penalty for this particular challenge"; nsa-1998 only).',
+)
+@click.option(
+    "--points",
+    metavar="N",
+    default=None,
+    help="The director's points to the player whose play was challenged, negative for a "
+    "deduction (such as -30), added to the ruling's penalty (points_to_player), cited from the "
+    "tournament's rulebook.",
 )
 @click.option("--confirm-correction", is_flag=True, help=CONFIRM_HELP)
 def ruling_cmd(
@@ -430,6 +446,8 @@ def ruling_cmd(
     with_words: bool,
     improper_lookup: bool,
     waive_penalty: bool,
+    undesignated_blank: bool,
+    points: str | None,
     confirm_correction: bool,
 ):
     """The director's final ruling on ADJUDICATION_ID (any challenge, flagged or not), or the
@@ -443,11 +461,13 @@ def ruling_cmd(
             "Give the verdict (--verdict acceptable|unacceptable), or --waive-penalty to waive "
             "the challenge's penalty without ruling on it."
         )
-    if verdict is None and (words or improper_lookup or confirm_correction):
+    if verdict is None and (words or improper_lookup or confirm_correction or points):
         raise CliError(
-            "--words, --improper-lookup and --confirm-correction go with a ruling on the "
-            "verdict: give --verdict too."
+            "--words, --improper-lookup, --points and --confirm-correction go with a ruling on "
+            "the verdict: give --verdict too."
         )
+    if undesignated_blank and not waive_penalty:
+        raise CliError("--undesignated-blank goes with --waive-penalty.")
     hall = open_hall()
     actor = cli_actor()
     if verdict is not None:
@@ -462,13 +482,21 @@ def ruling_cmd(
             improper_lookup=improper_lookup,
             store=hall.store,
             confirm_correction=confirm_correction,
+            points=points,
         )
         click.echo(format_ruling_entry(entry))
         click.echo(f"Receipt: {receipts.code(hall.receipt(entry))}")  # signed like every verdict
     if waive_penalty:
         from adjudicator.judging.corrections import waivers
 
-        waiver = waivers.waive(hall.db, adjudication_id, reason, actor=actor, station=actor)
+        waiver = waivers.waive(
+            hall.db,
+            adjudication_id,
+            reason,
+            actor=actor,
+            station=actor,
+            undesignated_blank=undesignated_blank,
+        )
         click.echo(
             f"Penalty waived on adjudication #{waiver.refers_to} (journal row #{waiver.id}, by "
             f"{actor})."

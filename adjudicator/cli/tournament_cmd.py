@@ -257,7 +257,7 @@ def describe(t: tournaments.Tournament, hall) -> str:
         (
             f"Tournament {t.slug}: {t.title}",
             f"  lexicon: {t.lexicon} ({manifest.words:,} words, "
-            f"fingerprint {t.lexicon_fingerprint[:12]}){_allowed(book, manifest)}",
+            f"fingerprint {t.lexicon_fingerprint[:12]}){_allowed(book, manifest, t, hall)}",
             f"  pin:     {(t.lexicon_pin or 'none recorded')[:12]} (words, referral rule, "
             "alphabet, as set)",
             *([f"  NOT IN SERVICE: {tournament_pins.in_english(changed)}"] if changed else []),
@@ -280,16 +280,22 @@ def _closed(t: tournaments.Tournament, hall) -> tuple[str, ...]:
 
 def _open_grants(t: tournaments.Tournament, hall) -> tuple[str, ...]:
     """The free challenges granted and not yet used (free_challenges.py)."""
-    from adjudicator.judging import free_challenges
+    from adjudicator.judging import grant_uses
 
-    found = free_challenges.open_grants(hall.db, t.slug)
+    found = grant_uses.open_grants(hall.db, t.slug)
     return tuple(f"  free challenge #{g.id} not yet used: {g.to}{g.where} ({g.how})" for g in found)
 
 
-def _allowed(book, manifest) -> str:
-    """': CSW24, as the wespa rulebook allows' when the lexicon is one of the rulebook's."""
+def _allowed(book, manifest, t: tournaments.Tournament, hall) -> str:
+    """': CSW24, as the wespa rulebook allows' when the lexicon is one of the rulebook's and the
+    rulebook takes it for this event (not an edition out of force on its date)."""
     found = allowed_as(book, manifest)
-    return f": {found}, as the {book.name} rulebook allows" if found else ""
+    if not found:
+        return ""
+    problems = tournaments.rulebook_problems(hall.store, t)
+    if any(problem.what in ("lexicon", "edition") for problem in problems):
+        return ""  # "off the rulebook" says why, below
+    return f": {found}, as the {book.name} rulebook allows"
 
 
 def _off_rulebook(t: tournaments.Tournament, hall) -> tuple[str, ...]:

@@ -17,13 +17,14 @@ from adjudicator.cli.common import cli_actor, open_hall
 )
 @click.option(
     "--ground",
-    type=click.Choice(["withdrawn", "rescinded", "mistake"]),
+    type=click.Choice(["withdrawn", "rescinded", "late", "mistake"]),
     default="mistake",
     show_default=True,
     help="withdrawn: over a blank (NASPA 4.10, NSA IV.I.2; the play stands); rescinded: a "
     "challenge of the final play, rescinded when tiles the player going out should have drawn "
-    "are found (NASPA 5.4); mistake: entered by mistake. Each only where the tournament's "
-    "rulebook has it.",
+    "are found (NASPA 5.4); late: made after the time to challenge (school rule 11, NSA X.A, "
+    "MSA 12(i), WESPA 3.10.1(c), NASPA 4.6 and 7.3, or the hall's practice; the play stands); "
+    "mistake: entered by mistake. Each only where the tournament's rulebook has it.",
 )
 @click.option(
     "--revoke",
@@ -33,9 +34,10 @@ from adjudicator.cli.common import cli_actor, open_hall
 def void_cmd(adjudication_id: int, reason: str, over_ruling: bool, ground: str, revoke: bool):
     """Mark challenge ADJUDICATION_ID void: it then counts for nothing (no penalty to anyone).
 
-    For a challenge withdrawn (NSA IV.I.2, NASPA 4.10), rescinded (NASPA 5.4) or entered by
-    mistake. Appends a `void` row linked to it; the original row is kept. Voiding it again
-    is refused (exit 2), and so is voiding a challenge with a ruling (a ruling is final, as the
+    For a challenge withdrawn (NSA IV.I.2, NASPA 4.10), rescinded (NASPA 5.4), made late (after
+    the time to challenge, as the tournament's rulebook bounds it) or entered by mistake.
+    Appends a `void` row linked to it; the original row is kept. Voiding it again is refused
+    (exit 2), and so is voiding a challenge with a ruling (a ruling is final, as the
     tournament's rulebook says) unless --over-ruling. A void given on the wrong row is revoked with
     --revoke (a `revocation` row; both stay in the journal).
     """

@@ -17,7 +17,7 @@ from adjudicator.errors import AdjudicatorError, LexiconError
 from adjudicator.hall import kiosks, tournament_pins, tournaments
 from adjudicator.hall.people.ratelimit import KioskLimits, RateLimit
 from adjudicator.hall.tsh import seating
-from adjudicator.judging import free_challenges, game, lookups
+from adjudicator.judging import free_challenges, game, grant_uses, lookups
 from adjudicator.judging.corrections import reissues
 from adjudicator.judging.rulebooks import get_rulebook
 from adjudicator.judging.rules import consequence, get_rule
@@ -249,8 +249,12 @@ class Hall:
         def settle(cur) -> dict:
             if guard is not None:
                 guard(cur, clean)
-            if replaces is not None:
-                reissues.check_reissue(cur, replaces, tournament.slug, station, clean, book)
+            final = final_play
+            if replaces is not None:  # the same turn's slip: its final play stays final
+                replaced = reissues.check_reissue(
+                    cur, replaces, tournament.slug, station, clean, book
+                )
+                final = final or bool(replaced.detail("final_play"))
             earlier = game.earlier_unsuccessful(
                 cur,
                 tournament.slug,
@@ -262,11 +266,13 @@ class Hall:
                 ruling.verdict,
                 ruling.word_count,
                 earlier,
-                final_play=final_play,
+                final_play=final,
                 final_play_free=book.final_play_free,
             )
             # NSA VI.C: a free challenge the director granted this challenger (one seek).
-            result, grant = free_challenges.apply(cur, rule, result, tournament.slug, clean)
+            result, grant = grant_uses.claim(
+                cur, rule, result, tournament.slug, clean, book.final_play_free, leave_out=replaces
+            )
             flag = lookups.separate_lookup(
                 cur,
                 station,
@@ -274,12 +280,14 @@ class Hall:
                 clean.get("round"),
                 window,
                 tournament.slug,
-                challenger=clean.get("challenger") if clean.get("players") else None,
+                challenger=clean.get("challenger"),
             )
             completed = {"consequence": result.text, "penalty": result.penalty_json()}
+            said = {"final_play": True} if final else {}
             if grant is not None:
-                used = {"final_play": True} if final_play else {}
-                completed["details"] = json.dumps({**used, free_challenges.USED: grant})
+                said[free_challenges.USED] = grant
+            if said:
+                completed["details"] = json.dumps(said)
             return {**completed, **(flag or {})}
 
         return self.committer.append(

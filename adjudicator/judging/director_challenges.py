@@ -22,8 +22,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from adjudicator.errors import AdjudicatorError
+from adjudicator.judging import director_points
 from adjudicator.judging.corrections.follow_up import NO_WORDS
 from adjudicator.judging.reasons import check_reason
+from adjudicator.judging.rulebooks import get_rulebook
 from adjudicator.judging.rules import Consequence
 from adjudicator.record.database.db import Database
 from adjudicator.record.journal import journal
@@ -47,6 +49,7 @@ class Decided:
     upheld: str  # what follows when the director upholds the challenge
     dismissed: str  # what follows when the director dismisses it
     offender: str = ""  # what the rulebook gives the offender, for the scorecard (upheld only)
+    points_clause: str = ""  # the clause that names the offender's points (else the rulebook's)
 
 
 _NONE = {
@@ -88,6 +91,8 @@ RULINGS: dict[str, dict[str, Decided]] = {
             "otherwise the opponent sees the rack, the tiles to be traded and the bag, and has "
             "one minute to choose which 7 tiles the offender keeps. If the opponent has already "
             "played and restarted the offender's clock, subtract 30 from the offender's score.",
+            'NASPA 4.11(a): "If your opponent has already played and restarted your clock, '
+            'subtract 30 from your score"',
         ),
     },
     "nsa-1998": {
@@ -141,6 +146,8 @@ RULINGS: dict[str, dict[str, Decided]] = {
             "discretion (the closing note).",
             'school rule 8: "a penalty applies"; rule 36: penalty points may be assessed by the '
             "director.",
+            'school rules 8 and 36: "a penalty applies"; "Penalty points may be assessed by the '
+            'Director for the violation of these rules"',
         ),
     },
 }
@@ -197,17 +204,23 @@ def record(
     actor: str,
     station: str,
     game: dict[str, Any],
+    points: int | None = None,
 ) -> journal.Entry:
     """Journal the director's decision on a placement or exchange challenge at `tournament`
     (under `rulebook`); `game`: table, round, challenger, player and, for a linked game, its
-    division and players."""
+    division and players; `points`: the director's points to the player whose play or exchange
+    was challenged (negative for a deduction: NASPA 4.11(a)'s 30), citing the clause that names
+    them, else the rulebook's own (director_points.py)."""
     kind, outcome = check_kind(kind), check_outcome(outcome)
     reason = check_reason(reason, "director's decision")
     word = decided(rulebook, kind)
-    effect = consequence(rulebook, kind, outcome)
+    clause = word.points_clause or get_rulebook(rulebook).points_clause
+    effect = director_points.with_points(consequence(rulebook, kind, outcome), points, clause)
     details: dict[str, Any] = {"clause": word.clause} if word.clause else {}
     if outcome == "UPHELD" and word.offender:
         details["offender"] = word.offender
+    if points:
+        details[director_points.DETAIL] = points
     return journal.append(
         db,
         kind=kind,

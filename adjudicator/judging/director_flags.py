@@ -2,7 +2,8 @@
 players were told, and possible improper separate look-ups (NASPA 6.2); and their dismissals.
 
 - A **changed penalty**: under a rule that counts the game's earlier challenges, a later ruling
-  or void changed a challenge's effective penalty (recount.py), a final play's included; the
+  or void changed a challenge's effective penalty (recount.py), a final play's included; or a
+  free challenge given back passed to a challenge already recorded (grant_uses.py); the
   players were shown the old one, so the director tells the table. Once the game is over (its
   final play was challenged), whether its signed result may still change is the director's
   call, and the flag cites the rulebook on it (WESPA 5.4.1, NASPA 7.8, school rule 13, ...).
@@ -105,9 +106,12 @@ def penalty_changes(db: Database) -> list[PenaltyChange]:
         for challenge_id, outcome in book.recounted(key).items()
         if outcome.penalty_changed and outcome.verdict != outcomes.VOID
     ]
-    gone = dismissed(db, PENALTY_CHANGED)
-    wanted = sorted((i for i, _ in changed if i not in gone), reverse=True)
+    # a free challenge given back passes to its player's next challenge (grant_uses.py)
+    for tournament in sorted({g[0] for g in games}):
+        changed.extend(book.grant_changes(tournament))
     by_id = dict(changed)
+    gone = dismissed(db, PENALTY_CHANGED)
+    wanted = sorted((i for i in by_id if i not in gone), reverse=True)
     if not wanted:
         return []
     marks = ", ".join("?" for _ in wanted)

@@ -8,10 +8,11 @@ one is named) costs nothing: the row that records it unsuccessful (the challenge
 ruling or opinion that made it so) cites the grant in `details.free_challenge`, and its
 consequence says so, citing the tournament's own clause (VI.C under nsa-1998; elsewhere the
 director's discretion, as the rulebook gives it: waivers.py has the same clauses). Other
-players' challenges are not affected. A grant stays spent while the challenge that used it
-counts as unsuccessful; if that challenge is void, reissued or ruled successful, the grant is
-free again for the next. The challenge still counts as unsuccessful for the rules that count
-them (as the director's waiver does): only its penalty is free.
+players' challenges are not affected. Which challenge a grant pays for, as the games now stand,
+is grant_uses.py's: if the challenge that used it is void, reissued or ruled successful, the
+grant passes to the player's next unsuccessful challenge. The challenge still counts as
+unsuccessful for the rules that count them (as the director's waiver does): only its penalty is
+free.
 
 The hot path pays one seek in a partial index only grants write to, and only for an
 unsuccessful challenge that names its challenger.
@@ -20,17 +21,14 @@ unsuccessful challenge that names its challenger.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 from adjudicator.errors import AdjudicatorError
 from adjudicator.judging.corrections.follow_up import NO_WORDS
-from adjudicator.judging.game import UNSUCCESSFUL_NOW, canonical
+from adjudicator.judging.game import UNSUCCESSFUL_NOW, canonical, forms_of, same_player
 from adjudicator.judging.reasons import check_reason
 from adjudicator.judging.rulebooks import Rulebook
-from adjudicator.judging.rules import Consequence, Rule, costs_something, granted_consequence
 from adjudicator.record.database.db import Database
 from adjudicator.record.journal import journal
 from adjudicator.textcheck import TextError, check_text
@@ -88,7 +86,7 @@ def grant_text(book: Rulebook, to: str, round_no: str | None, table: str | None)
 
 def how(book: Rulebook) -> str:
     """'NSA VI.C', or 'at the director's discretion, CLAUSE' (the rulebook's own)."""
-    return Grant(0, "", None, None, book.waiver_ref, book.waiver_named).how
+    return Grant(0, "", None, None, *book.grant_how).how
 
 
 def _where(round_no: str | None, table: str | None) -> str:
@@ -141,63 +139,26 @@ def record_grant(
         table=table,
         division=game.get("division"),
         players=game.get("players"),
-        details=json.dumps({"ref": book.waiver_ref, "named": book.waiver_named}, sort_keys=True),
+        details=json.dumps(_grant_details(book), sort_keys=True),
     )
 
 
-def apply(
-    cur: Any,
-    rule: Rule,
-    result: Consequence,
-    tournament: str,
-    game: dict[str, Any],
-    challenge_id: int | None = None,
-) -> tuple[Consequence, int | None]:
-    """`result`, an unsuccessful challenge's consequence, made free by a grant its challenger
-    holds (and the grant's id), where it would cost something; else `result` unchanged."""
-    if not result.play_stands or not costs_something(result):
-        return result, None
-    found = claim(
-        cur,
-        tournament,
-        game.get("challenger"),
-        game.get("round"),
-        game.get("table"),
-        challenge_id=challenge_id,
-    )
-    if found is None:
-        return result, None
-    return granted_consequence(rule, found.id, found.how), found.id
+def _grant_details(book: Rulebook) -> dict[str, Any]:
+    """What a grant row keeps of the clause it rests on (the consequences that use it cite it)."""
+    ref, named = book.grant_how
+    return {"ref": ref, "named": named}
 
 
-def claim(
-    cur: Any,
-    tournament: str,
-    challenger: str | None,
-    round_no: Any,
-    table: Any,
-    *,
-    challenge_id: int | None = None,
-) -> Grant | None:
-    """The first grant not spent that covers an unsuccessful challenge by `challenger` at
-    this round and table, granted before it (`challenge_id`: the challenge, when it is already
-    recorded), else None. Inside the append transaction; one seek when no grant exists."""
-    if not challenger:
-        return None
-    forms = _forms(challenger)
-    grants = [
-        g
-        for g in _grants(cur, tournament, before=challenge_id, forms=forms)
-        if g.covers(challenger, round_no, table)
-    ]
-    if not grants:
-        return None
-    spent = _spent(cur, tournament, grants[0].id, leave_out=challenge_id)
-    return next((g for g in grants if g.id not in spent), None)
+def grants_to(cur: Any, tournament: str, challenger: str) -> list[Grant]:
+    """The tournament's grants to the player `challenger` names, oldest first (inside a
+    transaction): one seek in the grants' partial index, which is empty for most events."""
+    return _grants(cur, tournament, forms=forms_of(challenger))
 
 
-def open_grants(db: Database, tournament: str) -> list[Grant]:
-    """The tournament's grants not yet spent, oldest first (two indexed reads)."""
+def maybe_open(db: Database, tournament: str) -> list[Grant]:
+    """The tournament's grants that no challenge recorded as using them pays with now, oldest
+    first (two indexed reads: the kiosks' status asks it at each poll). A grant given back may
+    have passed to a challenge recorded since (grant_uses.py knows, at a cost): it is listed."""
     with db.transaction() as cur:
         grants = _grants(cur, tournament)
         if not grants:
@@ -224,7 +185,7 @@ def _grants(
     ).tuples()
     found = []
     for grant_id, to, round_no, table, details in rows:
-        if forms is not None and not forms & _forms(to or ""):
+        if forms is not None and not forms & forms_of(to or ""):
             continue
         said = json.loads(details) if details else {}
         ref, named = str(said.get("ref") or ""), bool(said.get("named"))
@@ -255,20 +216,3 @@ def _spent(cur: Any, tournament: str, first: int, leave_out: int | None = None) 
         tuple(users),
     ).tuples()
     return {grant_id for (challenge,) in counted for grant_id in users[challenge]}
-
-
-def same_player(a: str, b: str) -> bool:
-    """True when two names are one player's: case, spacing and '#' ignored, "Last, First" is
-    "First Last" (TSH's names), '07' is '7'."""
-    return bool(_forms(a) & _forms(b))
-
-
-@lru_cache(maxsize=4096)
-def _forms(name: str) -> frozenset[str]:
-    """The forms a name is compared in (cached: each grant's name is read per challenge)."""
-    plain = " ".join(str(name).split()).casefold().lstrip("#")
-    plain = re.sub(r"\s*,\s*", ", ", plain)
-    if plain.isdecimal():
-        return frozenset({str(int(plain))})
-    last, comma, first = plain.partition(", ")
-    return frozenset({plain, f"{first} {last}"} if comma else {plain})

@@ -19,6 +19,8 @@ A challenge counts by its effective outcome, the one the rulebooks give it:
 
 from __future__ import annotations
 
+import re
+from functools import lru_cache
 from typing import Any
 
 from adjudicator.errors import AdjudicatorError
@@ -118,3 +120,21 @@ def earlier_unsuccessful(
         bound = ""
     row = cur.execute(_EARLIER_UNSUCCESSFUL.format(bound=bound), params).one()
     return int(row["n"]) if row else 0
+
+
+def same_player(a: str, b: str) -> bool:
+    """True when two names are one player's: case, spacing and '#' ignored, "Last, First" is
+    "First Last" (TSH's names), '07' is '7'."""
+    return bool(forms_of(a) & forms_of(b))
+
+
+@lru_cache(maxsize=4096)
+def forms_of(name: str) -> frozenset[str]:
+    """The forms a player's name is compared in (cached: each grant's name is read per
+    challenge)."""
+    plain = " ".join(str(name).split()).casefold().lstrip("#")
+    plain = re.sub(r"\s*,\s*", ", ", plain)
+    if plain.isdecimal():
+        return frozenset({str(int(plain))})
+    last, comma, first = plain.partition(", ")
+    return frozenset({plain, f"{first} {last}"} if comma else {plain})

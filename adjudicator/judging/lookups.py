@@ -17,6 +17,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from adjudicator import settings
+from adjudicator.judging.game import same_player
 from adjudicator.record.database.db import Database
 from adjudicator.record.journal import journal
 
@@ -40,8 +41,10 @@ def separate_lookup(
 ) -> dict[str, str] | None:
     """The flag and note for a challenge that may be part of the previous one at the same
     table, round and tournament (inside the append transaction), else None. No table: None.
-    In a game TSH pairs, `challenger` is the player as TSH names them: a previous challenge
-    there by the other player was another play, so it is no separate look-up."""
+    NASPA 6.2's improper look-up is one player's ("you enter them separately"): a previous
+    challenge there by another player (`challenger`, as typed or as TSH names them, compared as
+    free_challenges.same_player does) was another play, so it is no separate look-up. Where
+    either challenge names nobody, the pattern is still flagged: the director decides."""
     if seconds <= 0 or not table:
         return None
     now = datetime.now(UTC)
@@ -60,8 +63,8 @@ def separate_lookup(
             break
         same_event = tournament is None or row["tournament"] == tournament
         if same_event and row["table_no"] == table and row["round_no"] == round_no:
-            if challenger and row["challenger"] and row["challenger"] != challenger:
-                return None  # the other player's challenge: a play of theirs came between
+            if challenger and row["challenger"] and not same_player(row["challenger"], challenger):
+                return None  # another player's challenge: a play of theirs came between
             gap = (now - datetime.fromisoformat(row["recorded_at"])).total_seconds()
             where = _where(table, round_no)
             return {

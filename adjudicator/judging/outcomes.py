@@ -1,37 +1,28 @@
 """The effective outcome of each challenge: what stands once voids, reissues and rulings count.
 
 A challenge's own row never changes (the journal is append-only); later rows that refer to it
-decide what it finally means. In order of precedence:
-1. a `void` row (withdrawn, rescinded, entered by mistake): VOID, no penalty to anyone, unless
-   a later `revocation` row revoked it (a void given on the wrong row);
-2. a challenge that names it as the one it replaces (a reissued slip): VOID, reissued;
-3. the director's ruling: its verdict and consequence;
-4. a second opinion that is final (it agrees, a word judge's dictionary check closed a
-   referral, or a third opinion decided two of three: NSA X.G): its verdict and consequence;
-5. otherwise the challenge as judged (pending while a flagged second opinion awaits a ruling).
-A `waiver` (the director's free challenge, waivers.py) then takes the penalty off an unsuccessful
-challenge, whatever decided it. `game.earlier_unsuccessful` counts challenges by the same order,
-in SQL. Under a rule that counts the game's earlier challenges, the penalty is then recounted from
-the game as it now stands (recount.py), so it follows every later ruling and void, a final play's
-included.
+decide what it finally means, in the order deciding.py gives (a void, a reissue, the director's
+ruling, a final second opinion, else the challenge as judged). A `waiver` (the director's free
+challenge, waivers.py) then takes the penalty off an unsuccessful challenge, whatever decided
+it, and a free challenge granted for later pays for the challenge it now pays for (grant_uses.py:
+a grant given back passes to the player's next one). Under a rule that counts the game's earlier
+challenges, the penalty is then recounted from the game as it now stands (recount.py), so it
+follows every later ruling and void, a final play's included. The director's points
+(director_points.py) stay through all of it.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
-from adjudicator.judging import recount
-from adjudicator.judging.corrections.second_opinion import decides_two_of_three, is_flagged
+from adjudicator.judging import director_points, free_challenges, grant_uses, recount
+from adjudicator.judging.deciding import AS_JUDGED, VOID, Outcome, decided  # noqa: F401 (outcomes.VOID)
 from adjudicator.judging.rulebooks import rulebook_of
-from adjudicator.judging.rules import UnknownRule, get_rule, void_consequence, waived_consequence
+from adjudicator.judging.rules import UnknownRule, get_rule, waived_consequence
 from adjudicator.record.database.db import Database
 from adjudicator.record.journal import journal
 
-VOID = "VOID"
-AS_JUDGED = "as judged"
 CHUNK = 500
 _KIND, _VERDICT, _CONSEQUENCE, _RULE, _TOURNAMENT, _ROUND, _TABLE, _CHALLENGER = map(
     journal.FIELDS.index,
@@ -39,123 +30,35 @@ _KIND, _VERDICT, _CONSEQUENCE, _RULE, _TOURNAMENT, _ROUND, _TABLE, _CHALLENGER =
 )
 
 
-@dataclass(frozen=True)
-class Outcome:
-    """What a challenge finally means, and which row says so."""
-
-    verdict: str  # ACCEPTABLE, UNACCEPTABLE, REFER (a referral still open) or VOID
-    consequence: str
-    penalty: dict[str, Any] | None
-    decided_by: int  # the row that gives this outcome (the challenge itself if nothing else)
-    how: str  # "as judged", "ruling #20", "void #15: <reason>", "reissued as #16", ...
-    pending: bool = False  # a flagged second opinion waits for the director's ruling
-    word_count: int = 0  # the words the deciding row counted (a per-word penalty's)
-    shown_penalty: dict[str, Any] | None = None  # set when a recount changed what was shown
-
-    def to_api(self) -> dict[str, Any]:
-        return {
-            "verdict": self.verdict,
-            "consequence": self.consequence,
-            "penalty": self.penalty,
-            "decided_by": self.decided_by,
-            "how": self.how,
-            "pending": self.pending,
-        }
-
-    @property
-    def penalty_changed(self) -> bool:
-        """True when a recount changed the penalty the deciding row recorded (and showed)."""
-        return self.shown_penalty is not None
-
-
 def outcome_of(challenge: journal.Entry, follow_ups: Sequence[journal.Entry]) -> Outcome:
     """The effective outcome of `challenge` given every row that refers to it."""
-    found = _decided(challenge, follow_ups)
+    found = decided(challenge, follow_ups)
     waiver = next((row for row in follow_ups if row.kind == "waiver"), None)
     if waiver is None or found.verdict != "ACCEPTABLE":
         return found
     return _waived(challenge, found, waiver)
 
 
-def _decided(challenge: journal.Entry, follow_ups: Sequence[journal.Entry]) -> Outcome:
-    """The outcome the voids, reissues, rulings and opinions give, before any waiver."""
-    latest: dict[str, journal.Entry] = {}
-    final_opinion = None
-    pending = False
-    for row in sorted(follow_ups, key=lambda e: e.id):
-        if row.kind == "second-opinion":
-            if is_flagged(row):
-                pending = True
-            else:
-                final_opinion = row
-                pending = pending and not decides_two_of_three(row)  # NSA X.G
-        elif row.kind == "challenge":
-            latest.setdefault("challenge", row)  # the first reissue decides
-        elif row.kind == "void":
-            latest.setdefault("void", row)  # the void in effect, until revoked
-        elif row.kind == "revocation":
-            latest.pop("void", None)
-        elif row.kind == "ruling":
-            latest["ruling"] = row
-    if "void" in latest:
-        void = latest["void"]
-        return Outcome(
-            VOID,
-            void.consequence,
-            void.penalty_numbers(),
-            void.id,
-            f"void #{void.id}: {void.note}",
-            word_count=0,
-        )
-    if "challenge" in latest:
-        reissue = latest["challenge"]
-        replaced = void_consequence(f"Reissued as #{reissue.id}: this one counts for nothing.")
-        return Outcome(
-            VOID, replaced.text, replaced.penalty(), reissue.id, f"reissued as #{reissue.id}"
-        )
-    if "ruling" in latest:
-        ruling = latest["ruling"]
-        return _from(ruling, f"ruling #{ruling.id} by {ruling.actor}")
-    majority = final_opinion is not None and decides_two_of_three(final_opinion)
-    if final_opinion is not None and final_opinion.verdict != challenge.verdict:
-        what = "third opinion" if majority else "second opinion"
-        how = f"{what} #{final_opinion.id} by {final_opinion.actor}"
-        return _from(final_opinion, how + (", two of three (NSA X.G)" if majority else ""))
-    how = "awaiting the director's ruling" if pending else AS_JUDGED
-    if majority and not pending:
-        how = f"as judged: third opinion #{final_opinion.id} agreed, two of three (NSA X.G)"
-    return Outcome(
-        challenge.verdict,
-        challenge.consequence,
-        challenge.penalty_numbers(),
-        challenge.id,
-        how,
-        pending,
-        challenge.word_count,
-    )
-
-
 def _waived(challenge: journal.Entry, found: Outcome, waiver: journal.Entry) -> Outcome:
-    """`found`, an unsuccessful challenge, with its penalty waived by `waiver`."""
+    """`found`, an unsuccessful challenge, with its penalty waived by `waiver` (the director's
+    points, a decision apart, stay)."""
     try:
         rule = get_rule(challenge.rule)
     except UnknownRule:
         return found
     free = waived_consequence(rule, str(waiver.detail("ref") or ""), bool(waiver.detail("named")))
+    text, penalty = director_points.kept(
+        free.text, free.penalty(), found.points, director_points.sentence_in(found.consequence)
+    )
     return Outcome(
         found.verdict,
-        free.text,
-        free.penalty(),
+        text,
+        penalty,
         found.decided_by,
         f"{found.how}; penalty waived #{waiver.id}",
         found.pending,
         found.word_count,
-    )
-
-
-def _from(row: journal.Entry, how: str) -> Outcome:
-    return Outcome(
-        row.verdict, row.consequence, row.penalty_numbers(), row.id, how, word_count=row.word_count
+        points=found.points,
     )
 
 
@@ -168,6 +71,7 @@ class Games:
         self._games: dict[recount.GameKey, dict[int, Outcome]] = {}
         self._final_play_free: dict[str, bool] = {}  # by tournament: school rule 12
         self._corrected: set[tuple] | None = None
+        self._grants: dict[str, tuple[dict, dict]] = {}  # by tournament: grant_uses.holders
         # An export reads the set of corrected games once and recounts only those; a page
         # (a few rows) recounts the games it shows instead of reading that set.
         self.whole_journal = whole_journal
@@ -186,6 +90,46 @@ class Games:
             self._corrected = {tuple(row) for row in rows}
         return key in self._corrected
 
+    def final_play_free(self, tournament: str) -> bool:
+        """School rule 12 at `tournament` (read once a tournament)."""
+        if tournament not in self._final_play_free:
+            self._final_play_free[tournament] = rulebook_of(self.db, tournament).final_play_free
+        return self._final_play_free[tournament]
+
+    def holders(self, tournament: str) -> tuple[dict, dict]:
+        """The tournament's free challenges as they now pay (grant_uses.holders), read once:
+        one seek in the grants' partial index, nothing more where none was granted."""
+        if tournament not in self._grants:
+            free = self.final_play_free(tournament)
+            with self.db.transaction() as cur:
+                grants = free_challenges.grants_of(cur, tournament)
+                self._grants[tournament] = grant_uses.holders(cur, tournament, grants, free)
+        return self._grants[tournament]
+
+    def touched(self, tournament: str, challenge_id: int) -> bool:
+        """True when a grant's player made the challenge after the grant (its outcome is read
+        with the grants)."""
+        return challenge_id in self.holders(tournament)[1]
+
+    def granted(self, challenge: journal.Entry, outcome: Outcome) -> Outcome:
+        """`outcome` as the free challenges now pay for the game (grant_uses.effective)."""
+        held, uses = self.holders(challenge.tournament)
+        use = uses.get(challenge.id)
+        if use is None:
+            return outcome
+        return grant_uses.effective(use, held.get(challenge.id), outcome)
+
+    def grant_changes(self, tournament: str) -> list[tuple[int, Outcome]]:
+        """The challenges of the tournament's grant holders whose penalty, as shown to the
+        players, the grants (and recounts) have changed since."""
+        _, uses = self.holders(tournament)
+        found = []
+        for use in uses.values():
+            outcome = self.effective(use.entry, outcome_of(use.entry, use.follow_ups))
+            if outcome.penalty_changed and outcome.verdict != VOID:
+                found.append((use.entry.id, outcome))
+        return found
+
     def recounted(self, key: recount.GameKey) -> dict[int, Outcome]:
         """{challenge id: effective outcome, penalty recounted} for every challenge of the game."""
         if key not in self._games:
@@ -201,24 +145,18 @@ class Games:
             "ORDER BY id",
         )
         follow_ups = follow_ups_of(self.db, [c.id for c in challenges])
-        return recount_game(challenges, follow_ups, self.final_play_free(key[0]))
-
-    def final_play_free(self, tournament: str) -> bool:
-        """Whether the tournament's rulebook makes a final play's challenge free (school rule
-        12), read once a tournament."""
-        if tournament not in self._final_play_free:
-            self._final_play_free[tournament] = rulebook_of(self.db, tournament).final_play_free
-        return self._final_play_free[tournament]
+        return recount_game(challenges, follow_ups, self.final_play_free(key[0]), self.granted)
 
     def effective(self, challenge: journal.Entry, outcome: Outcome) -> Outcome:
-        """`outcome` of `challenge`, recounted if its rule counts the game's challenges."""
+        """`outcome` of `challenge` as the free challenges pay, recounted if its rule counts the
+        game's challenges."""
         if recount.counting_rule(challenge.rule) is None:
-            return outcome
+            return self.granted(challenge, outcome)
         key = recount.game_key(
             challenge.tournament, challenge.round, challenge.table, challenge.challenger
         )
         if key is None or (self.whole_journal and not self.corrected(key)):
-            return outcome
+            return self.granted(challenge, outcome)
         return self.recounted(key).get(challenge.id, outcome)
 
 
@@ -226,14 +164,18 @@ def recount_game(
     challenges: Sequence[journal.Entry],
     follow_ups: dict[int, list[journal.Entry]] | dict[int, Sequence[journal.Entry]],
     final_play_free: bool,
+    granted: Callable[[journal.Entry, Outcome], Outcome] | None = None,
 ) -> dict[int, Outcome]:
     """{challenge id: effective outcome} for one game's challenges by one challenger (id
     order), each penalty recounted from the game as it now stands where its rule counts
-    (recount.py); `follow_ups` holds every row referring to each of them."""
+    (recount.py); `follow_ups` holds every row referring to each of them, and `granted` pays
+    what the free challenges pay (Games.granted) before the recount."""
     found: dict[int, Outcome] = {}
     earlier = 0
     for challenge in challenges:
         outcome = outcome_of(challenge, follow_ups.get(challenge.id, ()))
+        if granted is not None:
+            outcome = granted(challenge, outcome)
         rule = recount.counting_rule(challenge.rule)
         if rule is not None:  # a final play's too (WESPA 3.10.15(c)(ii))
             final = bool(challenge.detail("final_play"))
@@ -308,12 +250,16 @@ def effective_rows(
             and recount.counting_rule(row[_RULE]) is not None
             and games.corrected(key)
         )
-        if not counted and row[0] not in follow_ups:
+        granted = games.touched(row[_TOURNAMENT], row[0])
+        if not counted and not granted and row[0] not in follow_ups:
             yield (*row, row[_VERDICT], row[_CONSEQUENCE], row[0], AS_JUDGED, row[penalty])
             continue
-        found = outcome_of(journal.from_values(row), follow_ups.get(row[0], ()))
+        entry = journal.from_values(row)
+        found = outcome_of(entry, follow_ups.get(row[0], ()))
         if counted:
             found = games.recounted(key).get(row[0], found)
+        else:
+            found = games.granted(entry, found)
         shown = json.dumps(found.penalty, sort_keys=True, separators=(",", ":"))
         yield (*row, found.verdict, found.consequence, found.decided_by, found.how, shown)
 

@@ -16,6 +16,7 @@ from dataclasses import replace
 from functools import cache
 from typing import Any
 
+from adjudicator.judging import director_points
 from adjudicator.judging.rules import Rule, UnknownRule, consequence, get_rule
 from adjudicator.judging.verdict import Verdict
 
@@ -63,14 +64,18 @@ def recount(
         final_play=final_play,
         final_play_free=final_play_free,
     )
-    if result.penalty() == found.penalty:
-        if result.text == found.consequence:
+    # the director's points (director_points.py) are no part of the count: kept as they were
+    text, penalty = director_points.kept(
+        result.text, result.penalty(), found.points, director_points.sentence_in(found.consequence)
+    )
+    if penalty == found.penalty:
+        if text == found.consequence:
             return found
-        return replace(found, consequence=result.text, how=f"{found.how}; {RECOUNTED}")
+        return replace(found, consequence=text, how=f"{found.how}; {RECOUNTED}")
     return replace(
         found,
-        consequence=result.text,
-        penalty=result.penalty(),
+        consequence=text,
+        penalty=penalty,
         shown_penalty=found.penalty,
         how=f"{found.how}; {RECOUNTED}",
     )

@@ -8,9 +8,10 @@ with another is refused unless the director records why it is off its rulebook
 (hall/tournaments.py). Each has its own corrections and nothing else:
 - reissues (a slip that did not match the board) only under WESPA 3.10.12 and MSA 13; school
   rule 12, NSA X.D and NASPA 6.2 settle the slip before adjudication;
-- the free challenge (a waiver of the penalty, or a grant of one for a later challenge:
-  free_challenges.py) is NSA VI.C's; elsewhere it rests on the director's discretion, cited
-  from that rulebook;
+- the free challenge granted for a later challenge (free_challenges.py) is NSA VI.C's; the
+  waiver of one challenge's penalty (waivers.py) is the director's discretion under NSA XII (or
+  Guideline 2, for an undesignated blank); elsewhere both rest on the director's discretion,
+  cited from that rulebook, as do the director's points (`--points N`);
 - WESPA 3.10.13's confirmation of a correction after later turns only under WESPA;
 - second and third opinions as each text gives them (opinion_chain.py): WESPA 3.10.11, NSA X.G
   (a third only after a contrary second, two of three, or the director's exception), NASPA 1.2
@@ -63,11 +64,19 @@ class Rulebook:
     # slip before adjudication).
     reissues: bool = True
     reissue_clause: str = ""
-    # The director's free challenge: the clause it rests on (`waiver_ref` as a consequence
-    # cites it), and whether that clause names it (NSA VI.C) or it is the director's discretion.
+    # The director's waiver of a challenge's penalty (waivers.py): the clause it rests on
+    # (`waiver_ref` as a consequence cites it), and whether that clause names it or it is the
+    # director's discretion. NSA: XII (Guideline 2 for an undesignated blank: `blank_waiver_*`).
     waiver_clause: str = ""
     waiver_ref: str = ""
     waiver_named: bool = False
+    blank_waiver_clause: str = ""
+    blank_waiver_ref: str = ""
+    # A free challenge granted for a later challenge (free_challenges.py): the clause that names
+    # it (NSA VI.C); "" where it is the director's discretion, as the waiver is.
+    grant_ref: str = ""
+    # The director's points (`--points N`): the clause that lets the director assess them.
+    points_clause: str = ""
     # WESPA 3.10.13: a correction after later turns needs the director's confirmation.
     confirms_corrections: bool = False
     confirm_clause: str = "WESPA 3.10.13"
@@ -82,6 +91,7 @@ class Rulebook:
     # Who may not re-adjudicate: the original judge (the clause), or "" (the hall's practice).
     same_judge_clause: str = ""
     withdraw_clause: str = ""  # a challenge withdrawn over a misunderstood blank
+    late_clause: str = ""  # how long a player has to challenge: a later challenge is void
     # NASPA 1.3, WESPA 1.2(b): only the catalogue edition in force on the event's date.
     in_force_only: bool = False
     in_force_clause: str = ""
@@ -93,6 +103,11 @@ class Rulebook:
     @property
     def named(self) -> bool:
         return bool(self.name)
+
+    @property
+    def grant_how(self) -> tuple[str, bool]:
+        """The clause a granted free challenge cites, and whether it names it (NSA VI.C)."""
+        return (self.grant_ref, True) if self.grant_ref else (self.waiver_ref, self.waiver_named)
 
     def cite(self, clause: str) -> str:
         """' (CLAUSE)' for a message, or '' when the rulebook has no clause for it."""
@@ -128,11 +143,15 @@ RULEBOOKS: dict[str, Rulebook] = {
             waiver_ref="NASPA 1.2",
             waiver_clause="NASPA 1.2: where the rules are silent, the director decides what is "
             "fair",
+            points_clause="NASPA 1.2: \"If a situation isn't covered by the rules, the Director "
+            'decides what is fair"',
             ruling_final_clause="NASPA 1.2: the director makes the final ruling",
             opinion_clause="NASPA 1.2",
             opinions="naspa-1-2",
             same_judge_clause="NASPA 1.2: a second opinion comes from another Director",
             withdraw_clause="NASPA 4.10",
+            late_clause='NASPA 4.6 and 7.3: "Your opponent has 15 seconds to hold or challenge '
+            'the play"; "Give your opponent 15 seconds to hold or challenge"',
             in_force_only=True,
             in_force_clause='NASPA 1.3: "whichever versions of the NASPA Word List (NWL) and the '
             'Collins Scrabble Words (CSW) lexicons are in effect at the time"',
@@ -151,12 +170,16 @@ RULEBOOKS: dict[str, Rulebook] = {
             waiver_ref="WESPA 6.1.2(e)",
             waiver_clause="WESPA 6.1.2(e): the director's wide discretion in dealing with "
             "improper conduct",
+            points_clause='WESPA 6.1.2(e): "In dealing with improper conduct, the Tournament '
+            'Director has a wide discretion"',
             confirms_corrections=True,
             ruling_final_clause="WESPA 3.10.11(c)",
             opinion_final_clause="WESPA 3.10.11(c)",
             opinion_clause="WESPA 3.10.11(c)",
             same_judge_clause="WESPA 3.10.11(b): the original adjudicator should not perform the "
             "re-adjudication",
+            late_clause='WESPA 3.10.1(c): "Accepting a turn waives the right to challenge that '
+            'turn"',
             in_force_only=True,
             in_force_clause='WESPA 1.2(b): tournaments "must not deviate from the official word '
             'source"',
@@ -180,9 +203,15 @@ RULEBOOKS: dict[str, Rulebook] = {
             reissues=False,
             reissue_clause="NSA X.D: the word judge checks the slip against the board before "
             "adjudicating, and hands back a slip that does not match",
-            waiver_ref="NSA VI.C",
-            waiver_clause="NSA VI.C",
-            waiver_named=True,
+            waiver_ref="NSA XII",
+            waiver_clause='NSA XII: the Director makes "reasonable decisions pertaining to any '
+            'situations not specifically described"',
+            blank_waiver_ref="NSA Guideline 2",
+            blank_waiver_clause='NSA Guideline 2: for an undesignated blank, "the Director shall '
+            'have the power to overrule the penalty for this particular challenge"',
+            grant_ref="NSA VI.C",
+            points_clause='NSA XII: the Director makes "reasonable decisions pertaining to any '
+            'situations not specifically described"',
             ruling_final_clause="NSA X.G",
             opinion_final_clause="NSA X.G",
             opinion_clause="NSA X.G",
@@ -191,6 +220,8 @@ RULEBOOKS: dict[str, Rulebook] = {
             same_judge_clause="NSA Guideline 11g: whoever researched the initial challenge has "
             "another person research the second opinion",
             withdraw_clause="NSA IV.I.2",
+            late_clause='NSA X.A: the opponent "has 20 seconds to decide to challenge or hold '
+            'the play"',
             referral_clause="NSA I.B",
             result_clause="NSA VII.H: once the players sign each other's score cards no other "
             "scoring adjustment is made, unless both agree, before the last round ends, that "
@@ -224,12 +255,17 @@ RULEBOOKS: dict[str, Rulebook] = {
             waiver_ref="school rules, closing note",
             waiver_clause="the school rules' closing note: final decisions on all rulings are at "
             "the director's discretion",
+            points_clause='school rule 36: "Penalty points may be assessed by the Director for '
+            'the violation of these rules"',
             ruling_final_clause="the school rules' closing note: final decisions on all rulings "
             "are at the director's discretion",
             opinion_clause="the school rules' closing note: final decisions on all rulings are "
             "at the director's discretion",
             opinions="discretion",
             referral_clause="school rule 10",
+            late_clause='school rule 11: "After one minute, if a challenge has not been issued '
+            "and the clock stopped, the hold is automatically withdrawn, and the play can no "
+            'longer be challenged"',
             result_clause="school rule 13: games are not recounted later; a score may be "
             "corrected only before the game ends",
         ),
@@ -252,10 +288,14 @@ RULEBOOKS: dict[str, Rulebook] = {
             waiver_ref="MSA 20",
             waiver_clause="MSA 20: matters in doubt or dispute go to the director, whose "
             "decision is final",
+            points_clause='MSA 20: "All matters in doubt or dispute shall be referred to the '
+            'Tournament Director whose decision is FINAL"',
             ruling_final_clause="MSA 20: the director's decision is final",
             opinion_clause='MSA 12(ii): re-adjudication "at the discretion of the judges"',
             opinions="discretion",
             referral_clause="MSA 15",
+            late_clause='MSA 12(i): "HOLD" may be called "within 10 seconds" of the opponent\'s '
+            "end of turn",
             result_clause="MSA 3.2: a score may be corrected until both players have signed the "
             "result slip",
             secrecy_clause="MSA 13(ii): the word judges must not indicate whether any particular "

@@ -11,7 +11,7 @@ from flask_babel import gettext as _
 from adjudicator.hall import tournaments
 from adjudicator.hall.director import director_decisions
 from adjudicator.hall.tsh import games as tsh_games
-from adjudicator.judging import director_challenges, free_challenges
+from adjudicator.judging import director_challenges, free_challenges, grant_uses
 from adjudicator.record.journal import journal
 from adjudicator.record.proofs import receipts
 from kiosk.director.blueprint import bp, director_only
@@ -38,7 +38,7 @@ def decisions():
     return render_template(
         "director/decisions.html",
         tournaments=found,
-        grants={t.slug: free_challenges.open_grants(db, t.slug) for t in found},
+        grants={t.slug: grant_uses.open_grants(db, t.slug) for t in found},
         recent=recent,
         player_names=tsh_games.player_names(db),
         args=request.args,
@@ -100,6 +100,7 @@ def decide_challenge():
             round=form.get("round") or None,
             challenger=form.get("challenger") or None,
             player=form.get("player") or None,
+            points=form.get("points") or None,
             **signed,
         )
 

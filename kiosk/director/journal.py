@@ -12,7 +12,7 @@ from adjudicator.errors import AdjudicatorError
 from adjudicator.hall import kiosks, tournaments
 from adjudicator.hall.director import bursts, export, journal_review
 from adjudicator.hall.tsh import games as tsh_games
-from adjudicator.judging import outcomes
+from adjudicator.judging import game_totals, outcomes
 from adjudicator.judging.corrections import voids
 from adjudicator.judging.rulebooks import rulebook_name
 from adjudicator.record.journal import journal
@@ -73,7 +73,15 @@ def journal_page():
         kiosk_names=[k.name for k in kiosks.list_all(hall.db)],  # as people count
         kinds=journal.KINDS,
         player_names=tsh_games.player_names(hall.db),
+        game_totals=_game_totals(hall.db, filters),
     )
+
+
+def _game_totals(db, filters: journal_review.Filters):
+    """The game's totals when the filters name one game (tournament, round and table)."""
+    if not (filters.tournament and filters.round and filters.table):
+        return None
+    return game_totals.totals(db, filters.tournament, filters.round, filters.table)
 
 
 @bp.get("/journal.csv")

@@ -18,6 +18,7 @@ from flask_babel import gettext as _
 
 from adjudicator.judging import director_flags
 from adjudicator.judging.corrections import final_ruling, voids, waivers
+from adjudicator.judging.director_points import PointsRefused
 from adjudicator.record.journal import journal
 from adjudicator.record.proofs import receipts
 from kiosk.director.blueprint import director_only
@@ -108,6 +109,8 @@ def record_ruling_from_form(adjudication_id: int):
 
     def record():
         recorded = []
+        if form.get("points", "").strip() and not form.get("verdict"):
+            raise PointsRefused("The director's points go with a ruling on the verdict: choose it.")
         if form.get("verdict") or not waive:
             recorded.append(
                 final_ruling.record_ruling(
@@ -121,6 +124,7 @@ def record_ruling_from_form(adjudication_id: int):
                     improper_lookup=bool(form.get("improper_lookup")),
                     store=hall.store,
                     confirm_correction=bool(form.get("confirm_correction")),
+                    points=form.get("points") or None,
                 )
             )
         if waive:

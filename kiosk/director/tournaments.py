@@ -16,7 +16,7 @@ from flask_babel import gettext as _
 from adjudicator.errors import LexiconError
 from adjudicator.hall import event_close, tournaments
 from adjudicator.hall.languages import LANGUAGES
-from adjudicator.judging import free_challenges
+from adjudicator.judging import grant_uses
 from adjudicator.judging.rulebooks import get_rulebook, off_rulebook
 from adjudicator.judging.rules import RULES, UnknownRule, get_rule
 from kiosk.director.blueprint import bp, director_only
@@ -39,7 +39,7 @@ def tournament_list():
         manifests={m.name: m for m in hall.store.manifests()},
         rules=RULES,
         off={t.slug: tournaments.rulebook_problems(hall.store, t) for t in found},
-        grants={t.slug: free_challenges.open_grants(hall.db, t.slug) for t in found},
+        grants={t.slug: grant_uses.open_grants(hall.db, t.slug) for t in found},
         closed=event_close.closed_tournaments(hall),
     )
 

@@ -19,6 +19,7 @@
     judging: false,
     printing: false,
     needsGame: false,       // the rule counts earlier challenges: round, table, challenger needed
+    asksChallenger: false,  // a free challenge may be used: the same fields, to fill in or not
     asksFinalPlay: false,   // the rulebook frees the final play's challenge (school rule 12)
     verdictSeconds: 10,
     clearSeconds: 30,

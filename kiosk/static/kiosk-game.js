@@ -1,6 +1,7 @@
 /* The kiosk's game fields (round, table, challenger), for the rules that count each player's
  * unsuccessful challenges in a game: shown when the rule needs them, round and table kept on
- * this screen between challenges, the challenger asked each time. And the final-play box,
+ * this screen between challenges, the challenger asked each time; shown too, to fill in or not,
+ * where a free challenge may be used (`asks_challenger`: NSA VI.C). And the final-play box,
  * shown where the rulebook makes it matter (school rule 12), cleared after each verdict.
  */
 (function (K) {
@@ -11,10 +12,17 @@
   var FIELDS = K.GAME_FIELDS;
   var GAME_KEY = "adjudicator.game." + K.root.dataset.kiosk;  // round and table, kept here
 
-  function showGameDetails(needed) {
+  /* `needed`: the rule counts each player's challenges (all three fields asked for);
+   * `asked`: a free challenge may be used here (NSA VI.C, or a grant the director gave), so
+   * the same fields are shown, to fill in or not. */
+  function showGameDetails(needed, asked) {
     var appearing = needed && !S.needsGame;
     S.needsGame = needed;
-    $("game-details").hidden = !needed || Boolean(S.tableGame);   // TSH's game: names to tap
+    if (asked !== undefined) { S.asksChallenger = Boolean(asked); }
+    var shown = needed || S.asksChallenger;
+    $("game-details").hidden = !shown || Boolean(S.tableGame);   // TSH's game: names to tap
+    $("game-why-count").hidden = !needed;
+    $("game-why-free").hidden = needed;
     if (appearing && K.root.dataset.state === "idle" && !S.words.length && !K.input.value) {
       K.focusFirstEmpty();
     }
@@ -57,9 +65,19 @@
 
   var FIELD_NAMES = { round: T("round"), table: T("table"), challenger: T("challenger") };
 
-  /* The game fields to send, or null (and a hint) if one is missing. */
+  /* The game fields to send, or null (and a hint) if one is missing; those filled in where
+   * they are asked for a free challenge only. */
   function gameDetails() {
-    if (!S.needsGame) { return {}; }
+    if (!S.needsGame) {
+      var given = {};
+      if (S.asksChallenger) {
+        FIELDS.forEach(function (name) {
+          var value = gameInput(name).value.trim();
+          if (value) { given[name] = value; }
+        });
+      }
+      return given;
+    }
     var details = {};
     var missing = FIELDS.filter(function (name) {
       details[name] = gameInput(name).value.trim();

@@ -127,7 +127,7 @@
     if (body.request_timeout_seconds >= 1) {
       S.requestTimeoutMs = body.request_timeout_seconds * 1000;
     }
-    K.showGameDetails(Boolean(body.rule.needs_game));
+    K.showGameDetails(Boolean(body.rule.needs_game), Boolean(body.asks_challenger));
     K.showFinalPlay(Boolean(body.rule.asks_final_play));
     K.checkTable();
     var language = body.tournament.language;

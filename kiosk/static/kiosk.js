@@ -283,7 +283,7 @@
         if (answer.status === 201 && isVerdict(answer.body, sent)) {
           S.words = [];
           input.value = "";
-          if (S.needsGame) {
+          if (S.needsGame || S.asksChallenger) {
             K.rememberGame();
             K.gameInput("challenger").value = "";
           }

@@ -14,6 +14,9 @@ from support.paths import ROOT
 DOCS = ROOT / "docs"
 COMMANDS_PAGE = (DOCS / "reference" / "commands.md").read_text()
 SETTINGS_PAGE = (DOCS / "reference" / "settings.md").read_text()
+# Each rulebook's chain of opinions, generated from opinion_chain.py (issue 43).
+DIRECTOR_PAGE = (DOCS / "director.md").read_text()
+PENALTIES_PAGE = (DOCS / "penalties.md").read_text()
 
 
 def _commands(group: click.Group, prefix: str = ""):
@@ -65,8 +68,13 @@ def generated(page: str) -> str:
 
 @pytest.mark.parametrize(
     "page,make",
-    [(COMMANDS_PAGE, "commands_markdown"), (SETTINGS_PAGE, "settings_markdown")],
-    ids=["commands", "settings"],
+    [
+        (COMMANDS_PAGE, "commands_markdown"),
+        (SETTINGS_PAGE, "settings_markdown"),
+        (DIRECTOR_PAGE, "opinion_chains_markdown"),
+        (PENALTIES_PAGE, "opinion_chains_markdown"),
+    ],
+    ids=["commands", "settings", "director-opinion-chains", "penalties-opinion-chains"],
 )
 def test_the_generated_pages_are_current(page, make):
     assert generated(page) == getattr(generate_module(), make)() + "\n", (

@@ -18,7 +18,7 @@ import pytest
 from adjudicator.hall import kiosks
 from adjudicator.hall.director import director_decisions
 from adjudicator.hall.tsh import links
-from adjudicator.judging import free_challenges, outcomes
+from adjudicator.judging import grant_uses, outcomes
 from adjudicator.judging.corrections import voids
 from adjudicator.judging.corrections.final_ruling import record_ruling
 from adjudicator.record.journal import journal
@@ -123,9 +123,9 @@ def test_the_grant_goes_back_when_its_challenge_is_void_or_ruled_successful(rule
     )
     first = hall.challenge(kiosk, GOOD, challenger="Ann", **GAME)
     assert first.detail("free_challenge") == grant.id
-    assert not free_challenges.open_grants(hall.db, "nsa-1998-free")
+    assert not grant_uses.open_grants(hall.db, "nsa-1998-free")
     voids.void(hall.db, first.id, "wrong table", actor="td", station="td")
-    assert [g.id for g in free_challenges.open_grants(hall.db, "nsa-1998-free")] == [grant.id]
+    assert [g.id for g in grant_uses.open_grants(hall.db, "nsa-1998-free")] == [grant.id]
     second = hall.challenge(kiosk, GOOD, challenger="Ann", **GAME)
     assert second.detail("free_challenge") == grant.id
     record_ruling(hall.db, second.id, "unacceptable", "misread", actor="td", station="td")
@@ -160,7 +160,7 @@ def test_a_challenge_that_costs_nothing_anyway_leaves_the_grant(rulebooks_hall):
     )
     row = hall.challenge(single, GOOD, challenger="Ann", **GAME)
     assert row.detail("free_challenge") is None
-    assert free_challenges.open_grants(hall.db, "single-free")
+    assert grant_uses.open_grants(hall.db, "single-free")
     school = event(hall, "school-2011")
     director_decisions.grant_free_challenge(
         hall.db, "school-2011-free", "Ann", "score early", actor="td", station="td"

@@ -84,7 +84,8 @@ def test_confirm_correction_under_wespa_and_with_no_rulebook(rulebooks_hall, rul
     first = hall.challenge(kiosk, GOOD, **GAME)
     hall.challenge(kiosk, ["ZEBRA"], **GAME)
     asked = cli("ruling", str(first.id), "--verdict", "unacceptable", "--reason", "misread")
-    assert asked.exit_code == 2 and "WESPA 3.10.13 allows only while" in asked.stderr
+    assert asked.exit_code == 2 and 'WESPA 3.10.13 allows it "if and only if: (a)' in asked.stderr
+    assert "or (b) no retracted tiles have touched the player's rack" in asked.stderr
     out = cli("ruling", str(first.id), "--verdict", "unacceptable", "--reason", "misread",
               "--confirm-correction")  # fmt: skip
     assert out.exit_code == 0, out.stderr

@@ -9,7 +9,7 @@ from dataclasses import astuple
 import pytest
 
 from adjudicator.errors import AdjudicatorError, ChallengeInputError
-from adjudicator.judging.corrections import final_ruling, second_opinion
+from adjudicator.judging.corrections import final_ruling, opinion_chain, second_opinion
 from adjudicator.judging.corrections.second_opinion import SecondOpinionRefused
 from adjudicator.record.journal import journal
 from adjudicator.words.store import LexiconStore
@@ -195,7 +195,7 @@ def test_nsa_i_b_the_word_judges_dictionary_check_closes_a_refer(staffed):
         give(staffed, original.id, ["QI", "QUODLIBETS"])
     opinion = give(staffed, original.id, ["QI", "QUODLIBETS"], dictionary="acceptable")
     assert opinion.entry.verdict == "ACCEPTABLE" and not opinion.flagged
-    assert opinion.entry.note == ("dictionary check: acceptable; " + second_opinion.CLOSES_REFERRAL)
+    assert opinion.entry.note == ("dictionary check: acceptable; " + opinion_chain.CLOSES_REFERRAL)
     assert "NSA I.B" in opinion.entry.note
     assert (
         opinion.entry.consequence == "The play stands; no penalty; the challenger keeps the turn."

@@ -162,7 +162,7 @@ def test_two_servers_racing_for_one_grant_use_it_once(on_db, db_url, store):
 def test_a_reason_that_names_the_grant_key_is_no_use_of_a_grant(on_db, db_url):
     """The director's exception reason is free text in a row's details: a reason mentioning
     "free_challenge" puts that row in the uses' index, and is still no use of a grant."""
-    from adjudicator.judging import free_challenges
+    from adjudicator.judging import grant_uses
 
     run = on_db
     ok(run("free-challenge", "--tournament", "spring", "--to", "Ann", "--reason", "early"))
@@ -175,5 +175,5 @@ def test_a_reason_that_names_the_grant_key_is_no_use_of_a_grant(on_db, db_url):
         ),
         details=exception,
     )
-    assert [g.to for g in free_challenges.open_grants(db, "spring")] == ["Ann"]
+    assert [g.to for g in grant_uses.open_grants(db, "spring")] == ["Ann"]
     db.close()

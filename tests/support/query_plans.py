@@ -16,7 +16,7 @@ from adjudicator.hall.director import director_decisions, export, hall_status, j
 from adjudicator.hall.director.journal_review import Filters
 from adjudicator.hall.hall import Hall
 from adjudicator.hall.people.ratelimit import RateLimit
-from adjudicator.judging import director_flags, free_challenges, lookups, outcomes
+from adjudicator.judging import director_flags, grant_uses, lookups, outcomes
 from adjudicator.judging.corrections import final_ruling, second_opinion, voids
 from adjudicator.record.database import migrations
 from adjudicator.record.database.postgres import PostgresCursor, PostgresDatabase
@@ -162,7 +162,7 @@ def exercise(db: PostgresDatabase, root: Path, steps: list[str]) -> None:
         db, NWL, "exchange", "upheld", "bag had 5", actor="director", station="director"
     )
     steps.append("director: grants not yet used, decisions recorded lately")
-    free_challenges.open_grants(db, NWL)
+    grant_uses.open_grants(db, NWL)
     journal.select(
         db,
         "kind IN (?, ?, ?) AND kind <> 'challenge'",

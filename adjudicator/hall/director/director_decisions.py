@@ -17,7 +17,7 @@ from adjudicator.hall import tournaments
 from adjudicator.hall.hall import clean_details
 from adjudicator.hall.tsh import games as tsh_games
 from adjudicator.hall.tsh import seating
-from adjudicator.judging import director_challenges, free_challenges
+from adjudicator.judging import director_challenges, director_points, free_challenges, game
 from adjudicator.judging.rulebooks import get_rulebook
 from adjudicator.record.database.db import Database
 from adjudicator.record.journal import journal
@@ -62,13 +62,16 @@ def decide_challenge(
     *,
     actor: str,
     station: str,
+    points: Any = None,
     **game: Any,
 ) -> journal.Entry:
     """Record the director's decision on a placement or exchange challenge at tournament
-    `slug`; `game`: table, round, challenger and player, each optional."""
+    `slug`; `game`: table, round, challenger and player, each optional; `points`: the
+    director's points to the player (director_points.py)."""
     tournament = tournaments.get(db, slug)
     director_challenges.check_kind(kind)
     director_challenges.check_outcome(outcome)
+    points = director_points.check_points(points)
     seated = _game(db, slug, game)
     return director_challenges.record(
         db,
@@ -80,6 +83,7 @@ def decide_challenge(
         actor=actor,
         station=station,
         game=seated,
+        points=points,
     )
 
 
@@ -93,8 +97,6 @@ def _tsh_name(db: Database, slug: str, name: str) -> str:
     """`name` as TSH names the one player it matches in the tournament's linked games (a
     grant for any game of theirs), else as typed."""
     found = [
-        player
-        for player in tsh_games.player_names(db, slug)
-        if free_challenges.same_player(player, name)
+        player for player in tsh_games.player_names(db, slug) if game.same_player(player, name)
     ]
     return found[0] if len(found) == 1 else name

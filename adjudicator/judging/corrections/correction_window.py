@@ -1,6 +1,7 @@
 """When a misadjudication may still be corrected (WESPA 3.10.13): only the director knows.
 
-WESPA 3.10.13 allows a correction only while no newly drawn tile has touched the player's rack.
+WESPA 3.10.13: the error "may be corrected if and only if: (a) no newly drawn tiles have touched
+the player's rack, or (b) no retracted tiles have touched the player's rack".
 The program cannot see the rack, but it can see that the game went on: a later challenge at the
 same table. When a ruling (or a second opinion) would change a challenge's outcome after that,
 the director must confirm that the correction is still allowed; the row records that they did
@@ -16,6 +17,12 @@ from adjudicator.errors import AdjudicatorError
 from adjudicator.judging.rulebooks import rulebook_of
 from adjudicator.record.database.db import Database
 from adjudicator.record.journal import journal
+
+# WESPA 3.10.13, both of its conditions, as the seed words them.
+CONFIRM_QUOTE = (
+    "(a) no newly drawn tiles have touched the player's rack, or (b) no retracted tiles have "
+    "touched the player's rack"
+)
 
 
 class ConfirmationNeeded(AdjudicatorError):
@@ -71,8 +78,8 @@ def require_confirmation(
     if not confirmed:
         raise ConfirmationNeeded(
             f"Challenge #{later} came after #{original.id} at table {original.table}: this "
-            f"{what} changes #{original.id}'s outcome, which {book.confirm_clause} allows only "
-            "while no newly drawn tile has touched the player's rack. If that is so, confirm it "
+            f"{what} changes #{original.id}'s outcome, and {book.confirm_clause} allows it "
+            f'"if and only if: {CONFIRM_QUOTE}". If that is so, confirm it '
             "(--confirm-correction, or the box on the page)."
         )
     return True

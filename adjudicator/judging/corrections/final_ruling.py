@@ -6,7 +6,9 @@ be corrected. So a ruling may be given on any challenge (flagged or not), once; 
 Its consequence counts the words ruled on: those given with the ruling, else the original's;
 when a second opinion was given with other words, the director must name them. With
 `improper_lookup`, it also records NASPA 6.2's 10-point penalty for a play whose words were
-looked up separately. (The free challenge is no ruling: waivers.py.)
+looked up separately; with `points`, the director's points to the player (director_points.py).
+(The free challenge is no ruling: waivers.py.) Under NASPA 1.2 the final ruling on a challenge
+that had second opinions is the first Director's (opinion_chain.ruling_refusal).
 Under WESPA, a ruling that changes the outcome after a later challenge at that table needs the
 director's confirmation (correction_window.py, WESPA 3.10.13).
 """
@@ -18,8 +20,8 @@ from collections import Counter
 from collections.abc import Iterable
 
 from adjudicator.errors import LexiconError
-from adjudicator.judging import outcomes
-from adjudicator.judging.corrections import correction_window
+from adjudicator.judging import director_points, outcomes
+from adjudicator.judging.corrections import correction_window, opinion_chain, voids
 from adjudicator.judging.corrections.second_opinion import (
     SecondOpinionRefused,
     append_follow_up,
@@ -52,11 +54,15 @@ def record_ruling(
     improper_lookup: bool = False,
     store: LexiconStore | None = None,
     confirm_correction: bool = False,
+    points: int | str | None = None,
 ) -> journal.Entry:
     """Journal the director's final ruling on challenge `adjudication_id`.
 
-    `words` are read in the tiles of the original's lexicon, found in `store` (English without).
+    `words` are read in the tiles of the original's lexicon, found in `store` (English without);
+    `points`, the director's points to the player (director_points.py), negative for a
+    deduction.
     """
+    points = director_points.check_points(points)
     original = original_of(db, adjudication_id)
     verdict = (verdict or "").strip().upper()
     if verdict not in FINAL_VERDICTS:
@@ -75,6 +81,12 @@ def record_ruling(
             "unacceptable: rule UNACCEPTABLE, or leave the penalty out."
         )
     refuse_if_ruled(db, original.id)
+    voids.refuse_if_void_now(db, original.id)
+    book = rulebook_of(db, original.tournament)
+    case = case_of(db, original)
+    refused = opinion_chain.ruling_refusal(book, original, case.opinions, actor)
+    if refused:
+        raise SecondOpinionRefused(refused)
     ruled_words = _words_ruled_on(db, store, original, words)
     current = next(iter(outcomes.with_outcomes(db, [original])))[1]
     confirmed = correction_window.require_confirmation(
@@ -84,7 +96,9 @@ def record_ruling(
         confirm_correction,
         "ruling",
     )
-    details = {"confirmed": True} if confirmed else {}
+    details: dict[str, object] = {"confirmed": True} if confirmed else {}
+    if points:
+        details[director_points.DETAIL] = points
     if improper_lookup and any(row.kind == "waiver" for row in journal.follow_ups(db, original.id)):
         raise SecondOpinionRefused(
             f"The penalty of #{original.id} was waived (a free challenge), which charges nobody: "
@@ -104,6 +118,7 @@ def record_ruling(
         verdict=Verdict(verdict),
         note=note,
         improper_lookup=improper_lookup,
+        points=points,
         details=json.dumps(details, sort_keys=True) if details else None,
     )
 

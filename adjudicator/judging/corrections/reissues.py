@@ -38,11 +38,11 @@ def refuse_unless_offered(book: Rulebook, replaced: int) -> None:
 
 def check_reissue(
     cur: Any, replaced: int, tournament: str, station: str, details: dict, book: Rulebook = NONE
-) -> None:
+) -> journal.Entry:
     """A reissued challenge may replace only a live challenge of the same tournament made at
     the same station, for the same game where that game was given, and only the latest one
     made there for that table and round: WESPA 3.10.12 reissues the slip of "the most recent
-    turn", not any earlier challenge (inside the transaction)."""
+    turn", not any earlier challenge (inside the transaction). Returns the challenge replaced."""
     row = cur.execute("SELECT * FROM adjudications WHERE id = ?", (replaced,)).one()
     entry = journal.from_row(row) if row else None
     if entry is None or entry.kind != "challenge":
@@ -67,6 +67,7 @@ def check_reissue(
             "only the most recent challenge can be reissued. Ask the director to void it instead."
         )
     _refuse_if_moved_on(cur, entry, book)
+    return entry
 
 
 def _refuse_if_decided(cur: Any, replaced: int, book: Rulebook) -> None:

@@ -21,17 +21,20 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from adjudicator.errors import AdjudicatorError, LexiconError
-from adjudicator.judging import free_challenges, game
+from adjudicator.judging import director_points, free_challenges, game, grant_uses
 from adjudicator.judging.corrections import correction_window, opinion_chain, voids
 from adjudicator.judging.corrections.follow_up import follow_up_fields
-from adjudicator.judging.corrections.opinion_chain import TWO_OF_THREE, decides_two_of_three
+from adjudicator.judging.corrections.opinion_chain import (
+    TWO_OF_THREE,
+    closes_referral,
+    decides_two_of_three,
+)
 from adjudicator.judging.reasons import check_reason
 from adjudicator.judging.rulebooks import Rulebook, rulebook_of
 from adjudicator.judging.rules import (
     Rule,
     consequence,
     get_rule,
-    granted_consequence,
     with_improper_lookup,
 )
 from adjudicator.judging.ruling import rule_on
@@ -43,9 +46,6 @@ from adjudicator.words.lexicon import CompiledLexicon
 from adjudicator.words.normalize import normalize_challenge
 from adjudicator.words.store import LexiconStore
 
-# NSA I.B and X.J (school rule 10 alike): a word judge's dictionary check decides a long word.
-# The note of a row from before schema 7 said so in these words (closes_referral reads them).
-CLOSES_REFERRAL = "closes the referral: the word judge's dictionary check decides (NSA I.B)"
 DICTIONARY = {"acceptable": Verdict.ACCEPTABLE, "unacceptable": Verdict.UNACCEPTABLE}
 VERDICT_DIFFERS = "the verdict differs from the original's"
 
@@ -108,16 +108,6 @@ def recorded_flag_reasons(entry: journal.Entry) -> tuple[str, ...]:
     """Why a journalled second opinion was flagged: its row's `flag_reasons` (() if it was
     not flagged)."""
     return flag_reasons_of(entry) if entry.kind == "second-opinion" else ()
-
-
-def closes_referral(entry: journal.Entry, original: journal.Entry) -> bool:
-    """True when `entry` is a word judge's dictionary check that closed the referral of
-    `original` (REFER) without a flag: read from the row's fields, never from its note."""
-    if entry.kind != "second-opinion" or original.verdict != Verdict.REFER.value:
-        return False
-    if entry.flag_reasons is None:  # a row from before schema 7
-        return CLOSES_REFERRAL in (entry.note or "")
-    return entry.dictionary is not None and not is_flagged(entry)
 
 
 def original_of(db: Database, adjudication_id: int) -> journal.Entry:
@@ -204,6 +194,7 @@ def give(
     lexicon = lexicon_of(store, original, pin)
     normalised = normalize_challenge(words, lexicon.alphabet)
     refuse_if_ruled(db, original.id)
+    voids.refuse_if_void_now(db, original.id)
     _refuse_by_the_chain(case, book, exception)
     rule = get_rule(original.rule)
     ruling = rule_on(lexicon, rule, normalised)
@@ -216,7 +207,7 @@ def give(
         notes.append(f"dictionary check: {dictionary}")
     reasons = flag_reasons(original, normalised, verdict, closed_by=closing_opinion(case))
     details: dict[str, object] = {}
-    if book.third_opinion_decides and _third_after_contrary(case, normalised, verdict):
+    if opinion_chain.decides(book, original, case.opinions, normalised, verdict.value):
         reasons = ()  # two of three decide, whichever way this one goes (NSA X.G)
         details["decides"] = TWO_OF_THREE
         notes.append(f"third opinion: two of three decide{book.cite(book.opinion_clause)}")
@@ -230,7 +221,7 @@ def give(
         details["confirmed"] = True
     if reasons:
         notes.append(f"{FLAGGED}: {'; '.join(reasons)}")
-    elif original.verdict == Verdict.REFER.value:
+    elif original.verdict == Verdict.REFER.value and not details.get("decides"):
         notes.append(_closes_referral_note(book))
     entry = append_follow_up(
         db,
@@ -259,22 +250,6 @@ def _closes_referral_note(book: Rulebook) -> str:
     )
 
 
-def _third_after_contrary(case: Case, words: tuple[str, ...], verdict: Verdict) -> bool:
-    """NSA X.G: "if the second opinion is contrary to the original ruling, then either player
-    may ask and receive a third opinion". True for that third opinion when it reads the slip as
-    the original or the second did (the same words, so the same verdict): two of the three then
-    agree, and decide. A third reading of its own goes to the director."""
-    original = case.original
-    if original.verdict == Verdict.REFER.value or verdict is Verdict.REFER:
-        return False
-    if len(case.opinions) != 1:
-        return False
-    second = case.opinions[0]
-    if VERDICT_DIFFERS not in recorded_flag_reasons(second):
-        return False
-    return Counter(words) in (Counter(original.words), Counter(second.words))
-
-
 def _refuse_same_judge(case: Case, actor: str, book: Rulebook) -> None:
     """Whoever judged a challenge does not give its next opinion (WESPA 3.10.11(b), NASPA 1.2,
     NSA Guideline 11g; elsewhere the hall's practice)."""
@@ -284,15 +259,7 @@ def _refuse_same_judge(case: Case, actor: str, book: Rulebook) -> None:
 
 
 def _refuse_by_the_chain(case: Case, book: Rulebook, exception: str | None) -> None:
-    """Refused where the rulebook's chain gives no further opinion (opinion_chain.py); a
-    referral's checks are the word judges' own (NSA I.B and their like), outside it."""
-    if case.original.verdict == Verdict.REFER.value:
-        if exception is not None:
-            raise SecondOpinionRefused(
-                f"Adjudication #{case.original.id} was referred: the word judges' dictionary "
-                "checks close it, and no exception is needed. Leave out --exception."
-            )
-        return
+    """Refused where the rulebook's chain gives no further opinion (opinion_chain.py)."""
     refused = opinion_chain.refusal(book, case.original, case.opinions, exception)
     if refused:
         raise SecondOpinionRefused(refused)
@@ -335,15 +302,18 @@ def append_follow_up(
     note: str | None,
     improper_lookup: bool = False,
     may_claim: bool = True,
+    points: int | None = None,
     **extra: str | None,
 ) -> journal.Entry:
     """Journal a second opinion or ruling on `original`, unless the director has ruled or the
     challenge is void. Under a rule that counts earlier challenges, the consequence counts the
     challenger's unsuccessful challenges before the original, under the chain lock. A row that
-    decides (`may_claim`) and leaves the challenge unsuccessful uses the free challenge the
-    original used, else one its challenger was granted since (free_challenges.py)."""
+    decides (`may_claim`) and leaves the challenge unsuccessful uses the free challenge that
+    pays for it as the game now stands (grant_uses.py). The
+    director's `points` to the player (director_points.py) are added last: no grant frees them."""
 
-    free = rulebook_of(db, original.tournament).final_play_free  # school rule 12
+    book = rulebook_of(db, original.tournament)
+    free = book.final_play_free  # school rule 12
 
     def settle(cur) -> dict:
         refuse_if_ruled(cur, original.id)
@@ -366,17 +336,15 @@ def append_follow_up(
         )
         if improper_lookup:
             result = with_improper_lookup(result)
-        completed = {"consequence": result.text, "penalty": result.penalty_json()}
-        grant = _grant_for(cur, original, rule, result) if may_claim else None
+        grant = _grant_for(cur, original, rule, result, free) if may_claim else None
+        completed = {}
         if grant is not None:
             result, used = grant
             details = json.loads(extra.get("details") or "{}")
-            completed.update(
-                consequence=result.text,
-                penalty=result.penalty_json(),
-                details=json.dumps({**details, free_challenges.USED: used}, sort_keys=True),
-            )
-        return completed
+            details[free_challenges.USED] = used
+            completed["details"] = json.dumps(details, sort_keys=True)
+        result = director_points.with_points(result, points, book.points_clause)
+        return {**completed, "consequence": result.text, "penalty": result.penalty_json()}
 
     return journal.append(
         db,
@@ -394,21 +362,14 @@ def append_follow_up(
     )
 
 
-def _grant_for(cur, original: journal.Entry, rule: Rule, result):
+def _grant_for(cur, original: journal.Entry, rule: Rule, result, final_play_free: bool):
     """(consequence, grant id) when the row leaves `original` an unsuccessful challenge that
-    a free challenge pays for: the grant the original used, else one claimed now; else None."""
-    used = original.detail(free_challenges.USED)
-    if isinstance(used, int) and result.play_stands:
-        grant = next(
-            (g for g in free_challenges.grants_of(cur, original.tournament) if g.id == used), None
-        )
-        if grant is not None:
-            return granted_consequence(rule, grant.id, grant.how), grant.id
+    a free challenge pays for, as grant_uses.py allocates them; else None."""
     game_of = {"challenger": original.challenger, "round": original.round, "table": original.table}
-    result, claimed = free_challenges.apply(
-        cur, rule, result, original.tournament, game_of, challenge_id=original.id
+    granted, grant = grant_uses.claim(
+        cur, rule, result, original.tournament, game_of, final_play_free, challenge_id=original.id
     )
-    return (result, claimed) if claimed is not None else None
+    return (granted, grant) if grant is not None else None
 
 
 def case_of(db: Database, original: journal.Entry) -> Case:

@@ -1,12 +1,14 @@
 """Voids: a challenge that counts for nothing, recorded as a row linked to it.
 
 NSA IV.I.2 and NASPA 4.10 let a challenge be withdrawn once a misunderstood blank is cleared up
-(each event's ground cites its own);
-NASPA 5.4 lets an outplay challenge be rescinded (only a challenge of the play that went out,
-`final_play`); a challenge typed at the wrong kiosk or for the wrong game was entered by
-mistake. `void` appends a row of kind `void` referring to it, with the reason and its ground
-(offered only where the tournament's rulebook has it); a void of a ruled challenge needs
-`over_ruling`. A void given on the wrong row is revoked by a `revocation` row.
+(each event's ground cites its own); NASPA 5.4 lets an outplay challenge be rescinded (only a
+challenge of the play that went out, `final_play`); every rulebook bounds the time to challenge
+(school rule 11, NSA X.A, MSA 12(i), WESPA 3.10.1(c), NASPA 4.6 and 7.3), so a challenge made
+after it is `late` (the timing is the clock's; the void cites the tournament's own clause, or
+the hall's practice with none); a challenge typed at the wrong kiosk or for the wrong game was
+entered by mistake. `void` appends a row of kind `void` referring to it, with the reason and
+its ground (offered only where the tournament's rulebook has it); a void of a ruled challenge
+needs `over_ruling`. A void given on the wrong row is revoked by a `revocation` row.
 A reissue (reissues.py) also makes the challenge it replaces count for nothing. The original
 row is never changed; journal views and exports show the effective outcome.
 """
@@ -19,6 +21,7 @@ from typing import Any
 
 from adjudicator.errors import AdjudicatorError
 from adjudicator.judging.corrections.follow_up import follow_up_fields
+from adjudicator.judging.corrections.opinion_chain import HALLS_PRACTICE
 from adjudicator.judging.reasons import check_reason
 from adjudicator.judging.rulebooks import Rulebook, get_rulebook, rulebook_name, rulebook_of
 from adjudicator.judging.rules import Consequence
@@ -41,13 +44,17 @@ class Ground:
 
     def under(self, book: Rulebook) -> Ground:
         """The ground as `book` words it: citing its own clause (NSA IV.I.2 or NASPA 4.10 for
-        `withdrawn`), not the other's."""
+        `withdrawn`; the rulebook's time to challenge for `late`), not another's."""
+        if self.name == "late":
+            cited = book.late_clause or f"{HALLS_PRACTICE}: no rulebook is named"
+            return replace(self, title=f"{LATE} ({cited})")
         if self.name != "withdrawn" or not book.withdraw_clause:
             return self
         return replace(self, title=f"{WITHDRAWN} ({book.withdraw_clause})")
 
 
 WITHDRAWN = "withdrawn once a misunderstood blank was cleared up"
+LATE = "late: made after the time to challenge had run out"
 GROUNDS: dict[str, Ground] = {
     ground.name: ground
     for ground in (
@@ -67,6 +74,14 @@ GROUNDS: dict[str, Ground] = {
             "Tell the players.",
             None,
             ("naspa",),
+        ),
+        Ground(
+            "late",
+            LATE,  # each rulebook's clause (Ground.under), the hall's practice with none
+            "Late: the challenge came after the time to challenge, so the play stands and the "
+            "challenge counts for nothing; no penalty to either player. Tell the players.",
+            True,
+            None,
         ),
         Ground(
             "mistake", "entered by mistake (wrong kiosk, wrong game, a test)", VOID_TEXT, None, None
@@ -226,11 +241,22 @@ def refuse_if_void(cur: Any, adjudication_id: int) -> None:
     row = live_void_row(cur, adjudication_id)
     if row is None:
         return
-    how = "void" if row["kind"] == "void" else "reissued"
+    if row["kind"] == "void":
+        raise VoidRefused(
+            f"Adjudication #{adjudication_id} is already void (journal row #{row['id']}): "
+            "it counts for nothing already."
+        )
     raise VoidRefused(
-        f"Adjudication #{adjudication_id} is already {how} (journal row #{row['id']}): "
-        "it counts for nothing already."
+        f"Adjudication #{adjudication_id} is already reissued (journal row #{row['id']}): "
+        f"it counts for nothing already; #{row['id']}, the reissue, is the challenge now."
     )
+
+
+def refuse_if_void_now(db: Database, adjudication_id: int) -> None:
+    """refuse_if_void in a transaction of its own: before anything else is asked of a
+    correction (a reissued challenge is #N's now, whatever the confirmation would say)."""
+    with db.transaction() as cur:
+        refuse_if_void(cur, adjudication_id)
 
 
 def revoke(db: Database, adjudication_id: int, reason: str, *, actor: str, station: str):

@@ -1,9 +1,12 @@
 """The director's free challenge: a challenge's penalty waived, its verdict left as decided.
 
-NSA VI.C names it ("An appropriate penalty would be to give the opponent a free challenge", for
-a player who records the score before making the play); under the other rulebooks it rests on
-the director's discretion (WESPA 6.1.2(e), NASPA 1.2, MSA 20, the school rules' closing note),
-and the row cites the tournament's own clause. A waiver is a row of kind `waiver` referring to
+NSA VI.C names a free challenge granted for later (free_challenges.py); waiving one challenge's
+penalty is the Director's power under NSA XII ("reasonable decisions pertaining to any
+situations not specifically described"), or, for an undesignated blank, Guideline 2 ("the
+Director shall have the power to overrule the penalty for this particular challenge":
+`undesignated_blank`, NSA's only). Under the other rulebooks it rests on the director's
+discretion (WESPA 6.1.2(e), NASPA 1.2, MSA 20, the school rules' closing note), and the row
+cites the tournament's own clause. A waiver is a row of kind `waiver` referring to
 the challenge: it rules on nothing else. The verdict stays as judged, and a second opinion or the
 director's review (NSA X.G) may still change it; whenever the challenge ends up unsuccessful,
 it costs the challenger nothing (outcomes.py). It still counts as an unsuccessful challenge for
@@ -28,14 +31,33 @@ WAIVED = "WAIVED"
 
 
 def waive(
-    db: Database, adjudication_id: int, reason: str, *, actor: str, station: str
+    db: Database,
+    adjudication_id: int,
+    reason: str,
+    *,
+    actor: str,
+    station: str,
+    undesignated_blank: bool = False,
 ) -> journal.Entry:
     """Journal the director's waiver of challenge `adjudication_id`'s penalty, citing the
-    tournament's own clause; refused when it is void, or its penalty is waived already."""
+    tournament's own clause (NSA Guideline 2 for an `undesignated_blank`); refused when it is
+    void, or its penalty is waived already."""
     original = original_of(db, adjudication_id)
     reason = check_reason(reason, "free challenge")
     book = rulebook_of(db, original.tournament)
-    effect = Consequence(waiver_text(book), play_stands=None, waived=True)
+    if undesignated_blank and not book.blank_waiver_ref:
+        raise SecondOpinionRefused(
+            "Overruling the penalty of a challenge over an undesignated blank is NSA Guideline "
+            f"2's: tournament {original.tournament} is not under the nsa-1998 rulebook. Leave "
+            "out the undesignated blank: the waiver cites the tournament's own clause."
+        )
+    ref, clause = (
+        (book.blank_waiver_ref, book.blank_waiver_clause)
+        if undesignated_blank
+        else (book.waiver_ref, book.waiver_clause)
+    )
+    how = _how(book.waiver_named and not undesignated_blank, clause)
+    effect = Consequence(waiver_text(how), play_stands=None, waived=True)
 
     def guard(cur: Any) -> None:
         refuse_if_void(cur, original.id)
@@ -67,23 +89,36 @@ def waive(
         consequence=effect.text,
         penalty=effect.penalty_json(),
         actor=actor,
-        note=f"{reason} [penalty waived: {_how(book)}]",
-        details=json.dumps({"ref": book.waiver_ref, "named": book.waiver_named}, sort_keys=True),
+        note=f"{reason} [penalty waived: {how}]",
+        details=json.dumps(
+            {"ref": ref, "named": book.waiver_named and not undesignated_blank}, sort_keys=True
+        ),
     )
 
 
-def waiver_text(book: Rulebook) -> str:
-    """What a waiver row says: the penalty waived, the verdict and its review left open."""
+def waiver_text(how: str) -> str:
+    """What a waiver row says: the penalty waived (`how`: on which clause), the verdict and
+    its review left open."""
     return (
-        f"The director waived the penalty ({_how(book)}): whatever the verdict, this challenge "
+        f"The director waived the penalty ({how}): whatever the verdict, this challenge "
         "costs the challenger nothing. The verdict stands as decided and may still be reviewed."
     )
 
 
-def _how(book: Rulebook) -> str:
-    if book.waiver_named:
-        return f"a free challenge, {book.waiver_clause}"
-    return f"a free challenge at the director's discretion{book.cite(book.waiver_clause)}"
+def waiver_how(book: Rulebook) -> str:
+    """How the rulebook's waiver is worded ('a free challenge at the director's discretion
+    (CLAUSE)')."""
+    return _how(book.waiver_named, book.waiver_clause)
+
+
+def _how(named: bool, clause: str) -> str:
+    if named:
+        return f"a free challenge, {clause}"
+    return (
+        f"a free challenge at the director's discretion ({clause})"
+        if clause
+        else ("a free challenge at the director's discretion")
+    )
 
 
 def waiver_of(cur: Any, adjudication_id: int) -> int | None:
