@@ -391,6 +391,30 @@ MIGRATIONS: tuple[tuple[int, str, tuple[Step, ...]], ...] = (
             resolution TEXT)""",
         ),
     ),
+    (
+        23,
+        "the journal knows its mirror by identity, not by path (issue 40): copies/mirror_identity.py",
+        (
+            # The mirror (the USB stick) this journal is written to: the id its copy holds,
+            # and where it was last seen. Kept in the journal itself, so no file deleted beside
+            # it makes a laptop forget that it had a mirror.
+            """CREATE TABLE journal_mirror (
+            slot INTEGER PRIMARY KEY CHECK (slot = 1),
+            copy_id TEXT NOT NULL,
+            path TEXT NOT NULL,
+            since TEXT NOT NULL)""",
+            # Each copy's own id: written into each file by itself, never through the mirror,
+            # so the laptop's copy and the stick's differ here and nowhere else.
+            """CREATE TABLE copy_identity (
+            slot INTEGER PRIMARY KEY CHECK (slot = 1),
+            copy_id TEXT NOT NULL)""",
+        ),
+    ),
+    (
+        24,
+        "each row names the laptop that wrote it, by its install id (issue 40): journal/writer.py",
+        ("ALTER TABLE adjudications ADD COLUMN install TEXT",),
+    ),
 )
 
 LATEST = max(version for version, _, _ in MIGRATIONS)

@@ -16,7 +16,14 @@ from adjudicator.errors import AdjudicatorError
 from adjudicator.record.database import journal_health
 from adjudicator.record.database.db import Database
 from adjudicator.record.database.journal_health import GENESIS as GENESIS
-from adjudicator.record.journal import chain_walk, journal_holds, rollbacks, row_keys, tallies
+from adjudicator.record.journal import (
+    chain_walk,
+    journal_holds,
+    rollbacks,
+    row_keys,
+    tallies,
+    writer,
+)
 from adjudicator.record.journal.journal_entry import (
     FIELDS as FIELDS,  # the journal's API: re-exported
 )
@@ -95,6 +102,7 @@ def append_batch(db: Database, batch: list[Pending]) -> None:
     if health.lost:
         raise health.mark_lost("")
     keys = row_keys.of(db)
+    install = writer.row_install()  # each row names the laptop that wrote it
     written: list[tuple[Pending, Entry]] = []
     try:
         with db.transaction(chain_lock=True) as cur:
@@ -129,6 +137,7 @@ def append_batch(db: Database, batch: list[Pending]) -> None:
                         "id": next_id,
                         "recorded_at": max(now, not_before),
                         "prev_hash": prev_hash,
+                        "install": install,
                     }
                 )
                 if pending.guard is not None:  # later guards in the batch must see this row
