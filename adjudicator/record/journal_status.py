@@ -178,10 +178,10 @@ def _held(db) -> tuple[str, str, str] | None:
         held = journal_holds.current(db)
     except DatabaseUnavailable:
         held = None
-    missing = one_hall.missing_mirror(db)
-    if held is None and missing is None:
+    found = one_hall.waiting(db)
+    if held is None and found is None:
         return None
-    detail = held.detail if held is not None else one_hall.missing_detail(str(missing))
+    detail = found.detail() if found is not None else held.detail
     return "held", "HELD: no verdict can be recorded until the director acts", detail
 
 

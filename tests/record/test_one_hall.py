@@ -34,7 +34,7 @@ class Laptop:
         """The journal opened to be written, as a command or a start opens it."""
         db = MirroredDatabase(str(self.primary), str(self.mirror), key_path=self.key_path)
         migrations.upgrade(db)
-        self.note = one_hall.at_open(db)
+        self.note = one_hall.at_open(db, start=True)  # as a start does
         return db
 
     def pull_stick(self) -> None:

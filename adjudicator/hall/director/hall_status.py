@@ -149,8 +149,7 @@ def build(hall: Hall, now: datetime | None = None) -> HallStatus:
 
 
 def _name_warnings() -> tuple[Phrase, ...]:
-    claims = name_claims.current()
-    return claims.phrases() if claims is not None else ()
+    return name_claims.phrases_now()
 
 
 def kiosk_status(kiosk: kiosks.Kiosk, now: datetime) -> KioskStatus:

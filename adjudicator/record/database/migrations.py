@@ -393,7 +393,8 @@ MIGRATIONS: tuple[tuple[int, str, tuple[Step, ...]], ...] = (
     ),
     (
         23,
-        "the journal knows its mirror by identity, not by path (issue 40): copies/mirror_identity.py",
+        "the journal knows its mirror by identity, not by path (issue 40): "
+        "copies/mirror_identity.py",
         (
             # The mirror (the USB stick) this journal is written to: the id its copy holds,
             # and where it was last seen. Kept in the journal itself, so no file deleted beside
@@ -412,8 +413,17 @@ MIGRATIONS: tuple[tuple[int, str, tuple[Step, ...]], ...] = (
     ),
     (
         24,
-        "each row names the laptop that wrote it, by its install id (issue 40): journal/writer.py",
-        ("ALTER TABLE adjudications ADD COLUMN install TEXT",),
+        "each row names the laptop that wrote it, by its install id, and the journal keeps the "
+        "signed takeover statements (issue 40): journal/writer.py, copies/takeover.py",
+        (
+            # Hashed with the row when set (journal_entry.py): rows written before keep NULL.
+            "ALTER TABLE adjudications ADD COLUMN install TEXT",
+            # `kit open`'s signed statements, written into each copy itself beside the side
+            # file: deleting a file on the stick does not erase who took the journal over.
+            """CREATE TABLE journal_takeovers (
+            seq INTEGER NOT NULL,
+            statement TEXT NOT NULL)""",
+        ),
     ),
 )
 

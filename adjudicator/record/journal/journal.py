@@ -101,6 +101,8 @@ def append_batch(db: Database, batch: list[Pending]) -> None:
     health = journal_health.of(db)
     if health.lost:
         raise health.mark_lost("")
+    if not all(pending.despite_rollback for pending in batch):
+        journal_holds.check_here(db)  # a command where a start would hold: it judges nothing
     keys = row_keys.of(db)
     install = writer.row_install()  # each row names the laptop that wrote it
     written: list[tuple[Pending, Entry]] = []

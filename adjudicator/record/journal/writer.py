@@ -48,9 +48,7 @@ def install_id(create: bool = True) -> str | None:
 
 def is_install_id(text: object) -> bool:
     """Whether `text` is an install id (32 lowercase hex digits)."""
-    return (
-        isinstance(text, str) and len(text) == 32 and all(c in "0123456789abcdef" for c in text)
-    )
+    return isinstance(text, str) and len(text) == 32 and all(c in "0123456789abcdef" for c in text)
 
 
 def row_install() -> str | None:
@@ -77,3 +75,8 @@ def laptop(install: str | None, host: str | None = None) -> str:
 def this_laptop() -> str:
     """This laptop, named as `laptop` names one (its install id made if it has none)."""
     return laptop(install_id(), host_name())
+
+
+def this_laptop_if_known() -> str:
+    """This laptop as `laptop` names one, without making an install id (a read)."""
+    return laptop(install_id(create=False), host_name())
