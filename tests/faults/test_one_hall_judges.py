@@ -276,3 +276,33 @@ def test_a_laptop_whose_stick_is_mounted_elsewhere_judges_on_it(tmp_path):
     finally:
         server.stop()
     assert stick_files(copied) == before
+
+
+def test_a_laptop_that_waits_writes_no_kit_refresh_to_the_stick(tmp_path):
+    """The stick is in, but the hall was started without the mirror set: it waits, and its kit
+    refresh (which would seal the hall's changed record to the stick) writes nothing there;
+    started with the mirror set, the same refresh brings the kit up to date."""
+    stick = tmp_path / "stick"
+    stick.mkdir()
+    env = {"ADJUDICATOR_JOURNAL_MIRROR": str(stick / "journal.sqlite3")}
+    a = prepare_home(tmp_path / "a", env=env)
+    sealed = run_cli(a.path, "kit", "seal", str(stick), "--passphrase-stdin", env=env,
+                     stdin=PASSPHRASE + "\n")  # fmt: skip
+    assert sealed.returncode == 0, sealed.stderr
+    with Server(a, env=env) as server:
+        assert server.adjudicate(["QI"])[0] == 201
+    record = a.path / "hall" / "hall.json"
+    record.parent.mkdir(exist_ok=True)
+    record.write_text(json.dumps({"url": "https://spring.local:8443", "name": "spring",
+                                  "port": 8443, "addresses": [], "mdns": True}))  # fmt: skip
+    before = stick_files(stick)
+    server = Server(a, env={"ADJUDICATOR_JOURNAL_MIRROR": ""}).start(judging=False)
+    try:
+        assert get(server.url + "/healthz")[0] == 503
+    finally:
+        server.stop()
+    assert stick_files(stick) == before
+    item = "hall-kit/items/hall.json"
+    with Server(a, env=env) as server:
+        assert server.adjudicate(["ZA"])[1]["id"] == 2
+    assert stick_files(stick).get(item) not in (None, before.get(item))  # sealed now

@@ -25,6 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import quote
 
+from adjudicator.record.copies import standing
 from adjudicator.record.database.db import Database
 
 LEGACY_SUFFIX = ".mirrored"  # schema 22's side file: {"journal": id, "mirror": path}
@@ -66,7 +67,7 @@ def _one(path: str, sql: str) -> tuple | None:
     if not Path(path).is_file():
         return None
     try:
-        connection = _open(path)
+        connection = standing.open_to_read(path)
     except sqlite3.Error:
         return None
     try:

@@ -181,14 +181,17 @@ def _resync(db: MirroredDatabase, keep: str | None) -> list[str]:
     if keep is not None and keep not in ROLES:
         raise ResyncError("--keep must be primary or mirror.")
     notes: list[str] = []
+    takeover.refuse_if_taken_over(
+        db.evidence_paths(), db.existing_key(), takeover.install_id(create=False)
+    )
+    withheld = db.withheld()  # before any lock: not even a lock file where the mirror is not
+    if withheld is not None and not _lost_while_serving(db, withheld):
+        raise ResyncError(f"Nothing was changed: {withheld.detail()}")
     with ExitStack() as stack:
         locked(db, stack)
-        takeover.refuse_if_taken_over(
+        takeover.refuse_if_taken_over(  # again, under the locks: nothing changes meanwhile
             db.evidence_paths(), db.existing_key(), takeover.install_id(create=False)
         )
-        withheld = db.withheld()
-        if withheld is not None and not _lost_while_serving(db, withheld):
-            raise ResyncError(f"Nothing was changed: {withheld.detail()}")
         verdict, primary, mirror = standing.compare(db.paths[PRIMARY], db.paths[MIRROR])
         heads = {PRIMARY: primary, MIRROR: mirror}
         journal_ids = {head.journal_id for head in heads.values() if head.journal_id}

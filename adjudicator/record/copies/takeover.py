@@ -123,7 +123,7 @@ def kept_inside(copy: str, public: Ed25519PublicKey | None) -> list[dict[str, An
     if public is None or not Path(copy).is_file():
         return []
     try:
-        connection = sqlite3.connect(f"file:{quote(str(copy))}?mode=rw", uri=True, timeout=10)
+        connection = standing.open_to_read(copy)
     except sqlite3.Error:
         return []
     try:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass
-from urllib.parse import quote
 
 from adjudicator.record.copies import head_guard, standing
 from adjudicator.record.journal import chain_walk, journal_entry, row_keys
@@ -95,7 +94,7 @@ def _first(
 ) -> Foreign | None:
     """Walk `path`'s rows after `shared` (read only) until one this install did not write
     (`strict`: or one that does not prove who wrote it)."""
-    connection = sqlite3.connect(f"file:{quote(path)}?mode=rw", uri=True, timeout=10)
+    connection = standing.open_to_read(path)
     try:
         previous = connection.execute(
             "SELECT row_hash FROM adjudications WHERE id = ?", (shared,)
