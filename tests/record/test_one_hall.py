@@ -141,6 +141,9 @@ def test_a_journal_another_laptop_took_over_is_not_written_here(laptop):
     with pytest.raises(takeover.TakenOver, match="THIS HALL WAS TAKEN OVER") as refused:
         journal.append(db, **challenge_fields())
     assert "(install bbbbbbbb)" in str(refused.value) and "after row 1" in str(refused.value)
+    # named by install id wherever it is named, not by a host name laptops often share
+    host = takeover.host_name()
+    assert f"Leave the USB stick with {host!r} (install bbbbbbbb)." in str(refused.value)
     assert sorted(p.name for p in laptop.stick.iterdir()) == stick_before  # not even a marker
     db.close()
 
