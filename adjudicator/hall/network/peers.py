@@ -49,12 +49,27 @@ def state_path() -> Path:
     return Path(settings.get("home")).expanduser() / "hall" / "peers.json"
 
 
+_cache: tuple[tuple, dict[str, dict[str, Any]]] = ((), {})
+
+
 def _read() -> dict[str, dict[str, Any]]:
+    """The notes kept (a stat per read: the file is parsed again only when it changed)."""
+    global _cache
+    path = state_path()
     try:
-        found = json.loads(state_path().read_text(encoding="utf-8"))
+        st = path.stat()
+    except OSError:
+        return {}
+    signature = (str(path), st.st_ino, st.st_mtime_ns, st.st_size)
+    if _cache[0] == signature:
+        return dict(_cache[1])
+    try:
+        found = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError):
         return {}
-    return found if isinstance(found, dict) else {}
+    found = found if isinstance(found, dict) else {}
+    _cache = (signature, found)
+    return dict(found)
 
 
 def heard(address: str, install: str, host: str, judging: bool) -> bool:
