@@ -266,7 +266,8 @@ def test_a_laptop_whose_stick_is_mounted_elsewhere_judges_on_it(tmp_path):
     copied.mkdir()
     shutil.copyfile(a.path / "journal.sqlite3", copied / "journal.sqlite3")
     before = stick_files(copied)
-    server = Server(a, env={"ADJUDICATOR_JOURNAL_MIRROR": str(copied / "journal.sqlite3")})
+    there = {"ADJUDICATOR_JOURNAL_MIRROR": str(copied / "journal.sqlite3")}
+    server = Server(a, env=there)
     server.start(judging=False)
     try:
         health = get(server.url + "/healthz")
@@ -275,6 +276,9 @@ def test_a_laptop_whose_stick_is_mounted_elsewhere_judges_on_it(tmp_path):
         assert server.adjudicate(["QI"])[0] == 503
     finally:
         server.stop()
+    status = run_cli(a.path, "journal", "status", env=there)
+    assert status.returncode == 1 and "HELD" in status.stdout, status.stdout
+    assert "not this journal's mirror" in status.stdout
     assert stick_files(copied) == before
 
 
