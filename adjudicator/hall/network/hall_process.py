@@ -151,6 +151,8 @@ class HallProcess:
             return
         first = self.address_url
         url = first
+        if self.announcement is None:
+            self._listen_first()  # not asked yet (run() asks before the server starts)
         if self.announcement is not None:
             if self.announcement.listening and not self.others:
                 self.announcement.register()
