@@ -17,7 +17,7 @@ from adjudicator.record.proofs import receipts, witnesses
 from adjudicator.wording import N_, Phrase
 from adjudicator.words.spelling import spell_challenge
 from kiosk import conditional, kiosk_poll
-from kiosk.auth import current_kiosk
+from kiosk.auth import current_kiosk, waiting_message
 from kiosk.errors import ApiError, error_body
 from kiosk.hall import get_hall
 from kiosk.i18n import say, say_verdict, speak_as_asked
@@ -291,6 +291,9 @@ def _json_body():
 def _require_kiosk():
     kiosk = current_kiosk()
     if kiosk is None:
+        waiting = waiting_message()
+        if waiting is not None:  # never the pairing page while the hall waits: 503, and why
+            raise ApiError(503, waiting, phrase=Phrase(waiting))
         raise ApiError(
             401,
             "This device is not a paired kiosk: pair it with the link or code "

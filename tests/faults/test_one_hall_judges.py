@@ -30,7 +30,16 @@ import pytest
 
 from support.kit import PASSPHRASE
 from support.load import journal_rows
-from support.servers import PreparedHome, Server, free_port, get, post, prepare_home, run_cli
+from support.servers import (
+    PreparedHome,
+    Server,
+    cli,
+    free_port,
+    get,
+    post,
+    prepare_home,
+    run_cli,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -47,6 +56,8 @@ class Takeover:
     env: dict
     b_install: str
     cookies: http.cookiejar.CookieJar
+    b_cookies: http.cookiejar.CookieJar  # the tablet paired again while B served
+    b_token: str  # a kiosk B added: A's journal never heard of it
 
 
 class CookieKiosk:
@@ -61,6 +72,13 @@ class CookieKiosk:
         form = urllib.parse.urlencode({"code": code, "csrf_token": CSRF.search(page).group(1)})
         self.opener.open(url + "/pair", data=form.encode(), timeout=10).read()
         assert any(cookie.name == "kiosk_pairing" for cookie in self.jar), "not paired"
+
+    def page(self, url: str) -> tuple[int, str]:
+        try:
+            with self.opener.open(url, timeout=10) as answer:
+                return answer.status, answer.read().decode()
+        except urllib.error.HTTPError as error:
+            return error.code, error.read().decode()
 
     def call(self, url: str, path: str, body: dict | None = None) -> tuple[int, dict]:
         data = json.dumps(body).encode() if body is not None else None
@@ -100,11 +118,16 @@ def taken_over(tmp_path: Path) -> Takeover:
                      stdin=PASSPHRASE + "\n")  # fmt: skip
     assert opened.returncode == 0, opened.stderr
     b = PreparedHome(tmp_path / "b", a.token, a.pairing_code, env)
+    b_jar = http.cookiejar.CookieJar()
     with Server(b, env=env) as server:
         assert [server.adjudicate(["ZA"])[1]["id"] for _ in range(2)] == [2, 3]
+        code = re.search(r"#([A-Z0-9]+)", cli(b.path, "kiosk", "pair", "k1", env=env)).group(1)
+        CookieKiosk(b_jar).pair(server.url, code)  # the tablet, paired again on B
+        added = cli(b.path, "kiosk", "add", "k9", "--tournament", "hall", env=env)
     b_install = (tmp_path / "b" / "install-id").read_text().strip()
     assert journal_rows(a.path, {}).keys() == {1}
-    return Takeover(a, stick, env, b_install, jar)
+    b_token = added.strip().splitlines()[-1]
+    return Takeover(a, stick, env, b_install, jar, b_jar, b_token)
 
 
 def assert_waits_and_kiosks_stay_paired(server: Server, taken: Takeover, why: str) -> None:
@@ -122,6 +145,21 @@ def assert_waits_and_kiosks_stay_paired(server: Server, taken: Takeover, why: st
     for status, body in (post(server.url, taken.a.token, ["QI"]), judged):
         assert status == 503 and "verdict" not in body, (status, body)
         assert "waits for the director" in body["shown_error"], body
+    # A kiosk paired again, or added, while B served: A's journal cannot know it, and says it
+    # waits, never "not paired" (a 401 would send the tablet to the pairing page).
+    stranger = CookieKiosk(taken.b_cookies)
+    answers = (
+        get(server.url + "/api/v1/kiosk", token=taken.b_token),
+        stranger.call(server.url, "/api/v1/kiosk"),
+        post(server.url, taken.b_token, ["QI"]),
+        stranger.call(server.url, "/api/v1/adjudications", {"words": ["QI"]}),
+    )
+    for status, body in answers:
+        assert status == 503 and "verdict" not in body, (status, body)
+        assert "waits for the director" in body["shown_error"], body
+    page = stranger.page(server.url + "/")
+    assert page[0] == 503 and "waits for the director" in page[1], page
+    assert "pairing code" not in page[1].lower()
     assert why in server.read_log(), server.read_log()[-3000:]
 
 
