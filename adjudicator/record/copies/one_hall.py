@@ -106,9 +106,12 @@ def settle(db: Database, resolution: str = "the mirror is back") -> None:
 def may_write_stick(db: Database) -> bool:
     """Whether this laptop may write to the USB stick now: it judges the hall (no other laptop
     took it over, the mirror configured is the journal's own, no hold for a missing one). A
-    read; False when the journal cannot say."""
+    read; False when the journal cannot say. (A mirrored journal is checked for a takeover
+    once per process, at its first transaction, as every process checks it: nothing to do
+    again at each refresh. A journal never mirrored has no stick another laptop took over.)"""
     try:
-        refuse_if_taken_over(db)
+        if isinstance(db, MirroredDatabase):
+            db.check_copies()  # raises TakenOver where another laptop took the journal over
         if waiting(db) is not None:
             return False
         held = journal_holds.current(db)
