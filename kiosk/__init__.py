@@ -70,4 +70,5 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.register_blueprint(hall_trust.bp)
     staff_web.csrf.exempt(api.bp)  # JSON only, bearer token or pairing cookie
     staff_web.csrf.exempt(table_api.bp)
+    staff_web.csrf.exempt(hall_trust.peer)  # JSON signed with the hall's key, no session
     return app

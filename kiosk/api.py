@@ -22,8 +22,8 @@ from adjudicator.record.proofs import receipts, witnesses
 from adjudicator.wording import N_, Phrase
 from adjudicator.words.spelling import spell_challenge
 from kiosk import conditional, kiosk_poll
-from kiosk.auth import current_kiosk
-from kiosk.errors import ApiError
+from kiosk.auth import current_kiosk, waiting_message
+from kiosk.errors import ApiError, error_body
 from kiosk.hall import get_hall
 from kiosk.i18n import say, say_verdict, speak_as_asked
 from kiosk.strict_json import JsonRefused
@@ -45,16 +45,15 @@ def healthz():
     the hall's name. Every check runs on every request; the answer is made once per distinct
     state (and process), and one the client holds (its ETag) is a 304."""
     hall = get_hall()
+    warnings = tuple(name_claims.warnings_now())  # another device on the hall's name (a stat)
     health = hall.journal_health()
     if not health.ok:
-        raise ApiError(503, health.message)
+        return _unhealthy(health.message, warnings)
     tournaments.list_all(hall.db)  # the database answers
     names = hall.store.names()
     if not names:
         raise ApiError(503, "No lexicon is installed: the director must import one.")
     hall.store.open(names[0])
-    claims = name_claims.current()  # another device answering for the hall's name (a stat)
-    warnings = tuple(claims.warnings()) if claims is not None else ()
     state = (health.state, health.copy, health.row, health.copy_summary, warnings)
     tag = conditional.etag(*state)
     if conditional.client_holds(tag):
@@ -66,6 +65,15 @@ def healthz():
 
 
 _healthz_bodies: dict[tuple, str] = {}  # by state: a few, made once each
+
+
+def _unhealthy(message: str, warnings: tuple):
+    """The 503 of a hall that does not judge, with the same `warnings` a judging one gives (a
+    laptop held because another judges says which)."""
+    body = error_body(503, message)
+    if warnings:
+        body["warnings"] = list(warnings)
+    return jsonify(body), 503
 
 
 def _healthz_body(health, warnings: tuple) -> dict:
@@ -296,6 +304,9 @@ def _json_body():
 def _require_kiosk():
     kiosk = current_kiosk()
     if kiosk is None:
+        waiting = waiting_message()
+        if waiting is not None:  # never the pairing page while the hall waits: 503, and why
+            raise ApiError(503, waiting, phrase=Phrase(waiting))
         raise ApiError(
             401,
             "This device is not a paired kiosk: pair it with the link or code "

@@ -1,4 +1,5 @@
-"""Which kiosk is asking: a bearer token (API clients) or a paired browser's signed cookie."""
+"""Which kiosk is asking: a bearer token (API clients) or a paired browser's signed cookie; and,
+while the hall waits for the director, whether an unknown one must be told so instead of 401."""
 
 from __future__ import annotations
 
@@ -34,6 +35,34 @@ def current_kiosk() -> Kiosk | None:
     if not isinstance(data, dict):
         return None
     return kiosks.by_session(db, str(data.get("k", "")), str(data.get("n", "")))
+
+
+def presents_credential() -> bool:
+    """Whether the request carries a kiosk's credential: a bearer token, or a pairing cookie
+    this hall signed (with the session secret every laptop of the hall shares)."""
+    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+    if scheme.lower() == "bearer" and token.strip():
+        return True
+    cookie = request.cookies.get(COOKIE)
+    if not cookie:
+        return False
+    try:
+        _serializer().loads(cookie)
+    except BadSignature:
+        return False
+    return True
+
+
+def waiting_message() -> str | None:
+    """Why the hall does not judge now, when a credential it cannot find was presented: a hall
+    that waits for the director (a laptop taken over, a journal behind the laptop that judged
+    meanwhile, where this kiosk was paired or added) cannot tell a paired kiosk from another,
+    so it never sends one to the pairing page. None when it judges (then the credential is
+    simply not a paired kiosk's)."""
+    if not presents_credential():
+        return None
+    health = get_hall().journal_health()
+    return None if health.ok else health.message
 
 
 def set_pairing_cookie(response: Response, kiosk: Kiosk, nonce: str) -> None:

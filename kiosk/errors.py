@@ -29,9 +29,11 @@ from adjudicator.judging.director_flags import DismissRefused
 from adjudicator.judging.game import GameDetailsRequired
 from adjudicator.judging.reasons import ReasonRequired
 from adjudicator.judging.rules import UnknownRule
+from adjudicator.record.copies.takeover import TakenOver
 from adjudicator.record.database.db import DatabaseUnavailable
 from adjudicator.record.database.journal_health import JournalLost
 from adjudicator.record.journal.closings import ClosingRefused, TournamentClosed
+from adjudicator.record.journal.journal_holds import HELD_MESSAGE, JournalHeld
 from adjudicator.record.journal.receipt_key import ReceiptKeyError
 from adjudicator.textcheck import TextError
 from adjudicator.wording import N_, Phrase
@@ -48,6 +50,10 @@ _LOST = N_(
 )
 PUBLIC_MESSAGES = (
     (JournalLost, Phrase(_LOST)),
+    # The hall waits for the director (the stick set is not the journal's, or another laptop
+    # took the hall over): the kiosk says so in its language, never "not paired".
+    (JournalHeld, Phrase(HELD_MESSAGE)),
+    (TakenOver, Phrase(HELD_MESSAGE)),
     (DatabaseUnavailable, Phrase(NOT_JUDGED)),
     (
         ReceiptKeyError,

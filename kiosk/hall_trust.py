@@ -1,4 +1,5 @@
-"""/hall/ca.crt and /hall/trust: the hall's own CA certificate, and how a tablet trusts it once.
+"""/hall/ca.crt and /hall/trust: the hall's own CA certificate, and how a tablet trusts it once;
+/hall/peer: another laptop of this hall saying it serves the hall too.
 
 `adjudicator hall` makes the CA in the data home (adjudicator/hall/network/hall_tls.py); a server
 started otherwise has none, and these pages say so instead of failing.
@@ -6,9 +7,11 @@ started otherwise has none, and these pages say so instead of failing.
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, render_template
+from flask import Blueprint, Response, current_app, jsonify, render_template, request
 
+from adjudicator.hall import hall_peers
 from adjudicator.hall.network import hall_tls, hall_url
+from kiosk.hall import get_hall
 
 bp = Blueprint("hall_trust", __name__, url_prefix="/hall")
 
@@ -35,3 +38,19 @@ def trust():
     return render_template(
         "hall_trust.html", fingerprint=fingerprint, record=hall_url.recorded()
     ), status
+
+
+@bp.post("/peer")
+def peer():
+    """Another laptop of this hall says it serves the hall too (a note signed with the hall's
+    key: hall/hall_peers.py): kept for /healthz, the overview and the log, and answered, signed,
+    with whether this laptop judges now. Anything else is refused, and changes nothing."""
+    hall = get_hall()
+    try:
+        body = current_app.json.loads(request.get_data())
+        answer = hall_peers.receive(
+            hall.signing_key(), body, request.remote_addr or "", hall.journal_health().ok
+        )
+    except (ValueError, hall_peers.NoteRefused) as exc:
+        return jsonify(ok=False, status=400, error=f"Not a note of this hall's laptops: {exc}"), 400
+    return jsonify(answer)

@@ -19,7 +19,8 @@ from flask_babel import ngettext
 from adjudicator.hall import kiosks, tournaments
 from adjudicator.hall.languages import LANGUAGES
 from adjudicator.hall.people import attempts
-from kiosk.auth import current_kiosk, set_pairing_cookie
+from kiosk.auth import current_kiosk, set_pairing_cookie, waiting_message
+from kiosk.errors import error_response
 from kiosk.hall import get_hall
 from kiosk.i18n import language, speak
 from kiosk.kiosk_text import for_page
@@ -36,6 +37,9 @@ def index():
     kiosk = current_kiosk()
     if kiosk is None:
         _speak_as_linked()
+        waiting = waiting_message()
+        if waiting is not None:  # a paired tablet the waiting hall cannot tell: not unpaired
+            return error_response(503, waiting)
         return render_template("unpaired.html", error=None), 200
     speak(tournaments.get(get_hall().db, kiosk.tournament).language)
     return render_template("kiosk.html", kiosk=kiosk, kiosk_text=for_page(language()))

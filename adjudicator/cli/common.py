@@ -75,7 +75,7 @@ def open_hall():
 
     hall = Hall()
     hall.upgrade()
-    one_hall.at_open(hall.db)  # judging held if the stick this journal was written to is gone
+    one_hall.at_open(hall.db)  # held if the mirror set is not the stick this journal is on
     return hall
 
 

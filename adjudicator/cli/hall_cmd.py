@@ -119,9 +119,38 @@ def hall(
         plain_port=http_port,  # the workers serve it without TLS: the trust page alone
     )
     report_kit(server)  # a renewed certificate (and a new secret) go into the kit now
+    tell, on_judging = _laptops(server, name, port, tls.ca_cert)
     HallProcess(
-        name, port, where, tls, argv, say=click.echo, warn=_to_stderr, http_port=http_port
+        name,
+        port,
+        where,
+        tls,
+        argv,
+        say=click.echo,
+        warn=_to_stderr,
+        http_port=http_port,
+        tell=tell,
+        on_judging=on_judging,
     ).run()
+
+
+def _laptops(server, name: str, port: int, ca_cert):
+    """How this hall tells another laptop of the hall it serves too (a note signed with the
+    hall's key), and holds itself when that laptop was judging first (hall/hall_peers.py)."""
+    from adjudicator.hall import hall_peers
+
+    key = server.signing_key()
+
+    def tell(address: str):
+        judging = server.journal_health().ok
+        return hall_peers.ask(
+            key, address, port, ca_cert, hall_peers.note(key, name, port, judging)
+        )
+
+    def on_judging(address: str, answer: dict) -> str:
+        return hall_peers.hold_for(server.db, address, answer)
+
+    return tell, on_judging
 
 
 def _to_stderr(line: str) -> None:

@@ -206,17 +206,21 @@ def begin(reason: str):
 
 @journal_group.command("confirm-alone")
 @click.option(
-    "--reason", required=True, help="Where the USB stick is (lost, broken), and who checked."
+    "--reason",
+    required=True,
+    help="Where the USB stick is (lost, broken), or that the other laptop has stopped, and who "
+    "checked.",
 )
 def confirm_alone(reason: str):
-    """Judge without the journal's mirror: the director confirms no other laptop serves it."""
+    """Judge on this laptop alone: the director confirms no other laptop serves the hall (the
+    journal's stick is lost for good, or the other laptop heard has stopped). Recorded."""
     from adjudicator.cli.common import cli_actor
     from adjudicator.record.copies import one_hall
 
     hall = open_hall()
     one_hall.confirm_alone(hall.db, reason, cli_actor())
     click.echo(
-        "Recorded: this laptop judges alone, without the journal's mirror. Judging resumes "
-        "(a running hall at its next verdict). Set ADJUDICATOR_JOURNAL_MIRROR to a new USB "
+        "Recorded: this laptop judges alone. Judging resumes (a running hall at its next "
+        "verdict). Without the journal's stick, set ADJUDICATOR_JOURNAL_MIRROR to a new USB "
         "stick and restart the hall to keep a second copy again."
     )

@@ -63,12 +63,14 @@ def open_kit(directory: Path, passphrase_stdin: bool):
     the USB stick in DIR: the same key, CA, tokens and numbers."""
     from adjudicator.hall.kit import kit_open
     from adjudicator.hall.network import hall_tls
+    from adjudicator.record.journal import writer
 
     passphrase = read_secret(passphrase_stdin, "The kit's passphrase", twice=False)
     mirror = settings.get("journal_mirror").strip() or None
     opened = kit_open.open_kit(directory, passphrase, mirror)
+    here = writer.this_laptop_if_known()  # by host name and install id, as refusals name it
     click.echo(
-        f"The hall is taken over on this laptop ({opened.host}). Journal {opened.journal[:8]}: "
+        f"The hall is taken over on this laptop, {here}. Journal {opened.journal[:8]}: "
         f"{opened.rows:,} rows copied from the stick to {opened.primary} and verified; the "
         f"next verdict is row {opened.rows + 1:,}."
     )

@@ -8,7 +8,7 @@ import sys
 import click
 
 from adjudicator import settings
-from adjudicator.cli.common import WORKERS_OPTION, CliError, open_hall
+from adjudicator.cli.common import WORKERS_OPTION, CliError
 from adjudicator.record.journal import receipt_key
 from adjudicator.words.lexicon import seal_for_workers
 
@@ -121,15 +121,20 @@ def report_kit(hall) -> None:
 
 def prepare_journal():
     """Before a server starts: refuse a journal another laptop took over, bring a mirrored
-    journal's copies together (unless the stick it wrote to is gone: then judging is held),
-    migrate the schema once (before any worker), and say if the journal ends before the
-    signed high-water mark."""
+    journal's copies together (unless the mirror configured is not the journal's own: then
+    judging is held, and nothing is written to it), migrate the schema once (before any
+    worker), and say if the journal ends before the signed high-water mark."""
+    from adjudicator.hall.hall import Hall
     from adjudicator.record.copies import one_hall
+    from adjudicator.record.journal import writer
 
-    missing = _bring_copies_together()
-    hall = open_hall()  # held there, if the stick is gone
-    if missing:
-        click.echo(f"JUDGING HELD: {one_hall.missing_detail(missing)}", err=True)
+    writer.row_install()  # this laptop's install id, made once before the workers fork
+    _bring_copies_together()
+    hall = Hall()
+    hall.upgrade()
+    held = one_hall.at_open(hall.db, start=True)  # the mirror set is not this journal's stick
+    if held:
+        click.echo(held, err=True)
     rolled_back = hall.check_high_water()  # the journal moved backwards since the last run?
     if rolled_back is not None:
         what = "JOURNAL ROLLED BACK" if rolled_back.fork is None else "JOURNAL IS A FORK"
@@ -137,10 +142,10 @@ def prepare_journal():
     return hall
 
 
-def _bring_copies_together() -> str | None:
+def _bring_copies_together() -> None:
     """A mirrored journal: rebuild a copy only behind the other; refuse copies that disagree,
-    and a journal another laptop took over. The mirror it wrote to, if that is gone (then
-    nothing is written to the copies)."""
+    and a journal another laptop took over. Nothing is done to a mirror that is not the
+    journal's own (judging is then held: one_hall.at_open)."""
     from adjudicator.record.backends import connect
     from adjudicator.record.copies import at_start, one_hall
     from adjudicator.record.copies.mirror import MirroredDatabase
@@ -148,10 +153,9 @@ def _bring_copies_together() -> str | None:
     db = connect()
     try:
         one_hall.refuse_if_taken_over(db)
-        missing = one_hall.missing_mirror(db)
-        if missing is None and isinstance(db, MirroredDatabase):
+        if isinstance(db, MirroredDatabase) and db.withheld() is None:
             for note in at_start.on_start(db):
                 click.echo(note, err=True)
+            one_hall.settle(db)  # each copy its own id, the mirror's recorded in the journal
     finally:
         db.close()
-    return missing

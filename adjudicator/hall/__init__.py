@@ -1,7 +1,8 @@
 """The hall: the service every challenge goes through, and the people and screens around it.
 
 The hall service (adjudicator.hall.hall: the one path of a challenge), tournaments and the
-lexicon pins they were set with, kiosks, pairing codes and the printable sheet; and in
+lexicon pins they were set with, kiosks, pairing codes and the printable sheet, the notes two
+laptops of the hall send each other (`hall_peers`, signed with the hall's key); and in
 sub-packages by job:
 - `network/`: the hall on its network (addresses, the CA and certificates, the mDNS name and
   who else claims it, the recorded URL, per-address connection caps) and the running hall's

@@ -17,7 +17,7 @@ from typing import Any
 
 from adjudicator.record.backends import connect
 from adjudicator.record.copies import file_modes, markers, one_hall, proof, standing, takeover
-from adjudicator.record.copies.mirror import CopiesDisagree, MirroredDatabase
+from adjudicator.record.copies.mirror import MIRROR, CopiesDisagree, MirroredDatabase
 from adjudicator.record.database import journal_health
 from adjudicator.record.database.db import DatabaseUnavailable
 from adjudicator.record.journal import journal_holds, receipt_key, rollbacks, row_keys
@@ -102,7 +102,8 @@ def _read(db) -> Report:
         return Report("unavailable", "cannot be read", str(exc), copies)
     health = journal_health.check(db)
     lost = db.lost_copy()
-    examined = _examined(db, copies)
+    withheld = MIRROR if db.withheld() is not None else None  # not this journal's: not opened
+    examined = _examined(db, [c for c in copies if c.role != withheld])
     copies = [
         CopyLine(
             c.role,
@@ -178,10 +179,10 @@ def _held(db) -> tuple[str, str, str] | None:
         held = journal_holds.current(db)
     except DatabaseUnavailable:
         held = None
-    missing = one_hall.missing_mirror(db)
-    if held is None and missing is None:
+    found = one_hall.waiting(db)
+    if held is None and found is None:
         return None
-    detail = held.detail if held is not None else one_hall.missing_detail(str(missing))
+    detail = found.detail() if found is not None else held.detail
     return "held", "HELD: no verdict can be recorded until the director acts", detail
 
 

@@ -222,7 +222,7 @@ def test_a_row_outside_1_to_n_fails_verify_and_is_exported(run, judged, home, ro
         "INSERT INTO adjudications SELECT ?, recorded_at, kind, refers_to, tournament, kiosk, "
         "lexicon_name, lexicon_fingerprint, lexicon_words, rule, words, word_count, verdict, "
         "consequence, table_no, round_no, challenger, player, actor, note, prev_hash, row_hash, "
-        "penalty, flag, dictionary, flag_reasons, details, division, players, keyed_hash "
+        "penalty, flag, dictionary, flag_reasons, details, division, players, keyed_hash, install "
         "FROM adjudications WHERE id = 1",
         (row_id,),
     )

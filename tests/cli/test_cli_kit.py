@@ -11,6 +11,7 @@ import gc
 import hashlib
 import json
 import os
+import socket
 import sqlite3
 import stat
 from pathlib import Path
@@ -106,6 +107,11 @@ def test_kit_open_on_a_fresh_data_home_restores_the_hall_and_continues_its_numbe
         statement = takeover.read(takeover.beside(str(copy)), public)
         assert statement is not None
         assert (statement["install"], statement["row"], statement["seq"]) == (install_b, 3, 1)
+        assert takeover.kept_inside(str(copy), public) == [statement]  # and inside the copy
+    # The laptop is named as every refusal names it: host name and install id (issue 44).
+    assert f"taken over on this laptop, {socket.gethostname()!r} (install {install_b[:8]})" in (
+        opened.stdout
+    )
 
 
 def test_a_wrong_passphrase_writes_nothing(laptops):

@@ -108,7 +108,7 @@ def test_a_hall_whose_stick_is_gone_at_its_start_does_not_judge_until_the_direct
         health = get(server.url + "/healthz")
         assert health[0] == 503 and "waits for the director" in health[1]["error"], health
         refused = server.adjudicate(["ZA"])
-        assert_clean_refusal(server_reply(refused), "not judged")
+        assert_clean_refusal(server_reply(refused), "waits for the director")
         assert "JUDGING HELD" in server.read_log()
         assert "may be serving another laptop" in server.read_log()
         # The stick is back: `journal resync` brings it in, and judging resumes, no restart.

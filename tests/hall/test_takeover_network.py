@@ -93,10 +93,12 @@ def test_laptop_b_takes_the_hall_over_and_the_tablet_reconnects_by_name(
         hall_b.kill()
 
     # Another laptop with the hall's own CA (a copy of A's data home) answers for the name
-    # first; B, started again, hears it, does not announce, and says so.
+    # first; B, started again, hears it, does not announce, and says so. (A copy of A's
+    # journal would be refused there, taken over: C is a laptop of its own, with no journal.)
     c_home = tmp_path / "c" / "home"
     shutil.copytree(a.path, c_home)
-    (c_home / "journal.sqlite3.mirrored").unlink()  # a laptop of its own, with no stick
+    for journal_file in c_home.glob("journal.sqlite3*"):
+        journal_file.unlink()
     other = LaptopHall(laptop_c, c_home, {**SETTINGS, "ADJUDICATOR_JOURNAL_MIRROR": ""},
                        "--name", NAME, "--port", str(PORT)).start()  # fmt: skip
     hall_b = LaptopHall(laptop_b, b_home, env).start()

@@ -142,7 +142,7 @@ def test_verify_detects_a_row_inserted_with_a_made_up_hash(db, db_path):
         "INSERT INTO adjudications SELECT 4, recorded_at, kind, refers_to, tournament, kiosk, "
         "lexicon_name, lexicon_fingerprint, lexicon_words, rule, words, word_count, verdict, "
         "consequence, table_no, round_no, challenger, player, actor, note, prev_hash, row_hash, "
-        "penalty, flag, dictionary, flag_reasons, details, division, players, keyed_hash "
+        "penalty, flag, dictionary, flag_reasons, details, division, players, keyed_hash, install "
         "FROM adjudications WHERE id = 3",
     )
     result = journal.verify(db)

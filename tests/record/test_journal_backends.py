@@ -105,7 +105,7 @@ def test_a_copied_row_is_named(db):
         "kiosk, lexicon_name, lexicon_fingerprint, lexicon_words, rule, words, word_count, "
         "verdict, consequence, table_no, round_no, challenger, player, actor, note, "
         "prev_hash, row_hash, penalty, flag, dictionary, flag_reasons, details, division, players, "
-        "keyed_hash "
+        "keyed_hash, install "
         "FROM adjudications WHERE id = 3",
     )
     assert journal.verify(db).first_bad_id == 4

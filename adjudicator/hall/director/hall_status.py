@@ -30,6 +30,7 @@ from adjudicator.hall.tsh import links
 from adjudicator.judging import director_flags
 from adjudicator.judging.corrections import second_opinion
 from adjudicator.judging.rules import get_rule
+from adjudicator.record.journal import writer
 from adjudicator.wording import Phrase
 from adjudicator.words.lexicon import Manifest
 
@@ -104,6 +105,7 @@ class HallStatus:
     problem_phrases: tuple[Phrase, ...] = field(default=())  # `problems`, for a page to translate
     kit: kit_refresh.KitStatus | None = None  # the takeover kit on the stick (None: no stick)
     connection_warnings: tuple[Phrase, ...] = ()  # client addresses at their connection cap
+    laptop: str = ""  # this laptop, as refusals and warnings name one: 'vm' (install 1f97d271)
 
     @property
     def kiosks(self) -> tuple[KioskStatus, ...]:
@@ -145,12 +147,12 @@ def build(hall: Hall, now: datetime | None = None) -> HallStatus:
         name_warnings=_name_warnings(),
         kit=kit_refresh.to_show(hall.db, hall.store),
         connection_warnings=connection_caps.phrases(settings.get_int("connections_per_address", 0)),
+        laptop=writer.this_laptop_if_known() if writer.install_id(create=False) else "",
     )
 
 
 def _name_warnings() -> tuple[Phrase, ...]:
-    claims = name_claims.current()
-    return claims.phrases() if claims is not None else ()
+    return name_claims.phrases_now()
 
 
 def kiosk_status(kiosk: kiosks.Kiosk, now: datetime) -> KioskStatus:

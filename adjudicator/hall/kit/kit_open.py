@@ -34,7 +34,7 @@ from adjudicator.hall.kit.kit_files import MOST_LEXICON, KitFolder
 from adjudicator.hall.kit.seal import core_aad
 from adjudicator.hall.kit.sealing import KitDamaged, KitError, WrongPassphrase
 from adjudicator.hall.network import hall_tls, hall_url
-from adjudicator.record.copies import markers, one_hall, resync, standing, takeover
+from adjudicator.record.copies import markers, resync, standing, takeover
 from adjudicator.record.database.sqlite import SqliteDatabase
 from adjudicator.record.journal import receipt_key
 from adjudicator.record.journal.receipt_key import SigningKey
@@ -96,8 +96,7 @@ def open_kit(directory: Path, passphrase: str, mirror: str | None = None) -> Ope
         str(takeover.install_id()),
         (previous["seq"] if previous else 0) + 1,
     )
-    takeover.write(copies, statement)
-    one_hall.remember(primary, str(head.journal_id), mirror_path)
+    takeover.write(copies, statement)  # the journal knows its mirror already: the stick's
     _record_kit(folder, header, core)
     hall = hall_url.recorded()
     return Opened(

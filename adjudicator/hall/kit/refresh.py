@@ -28,6 +28,7 @@ from adjudicator.durable import open_owner_only, write_whole
 from adjudicator.errors import AdjudicatorError
 from adjudicator.hall.kit import contents, sealing
 from adjudicator.hall.kit.kit_files import KitFolder, KitNotFound, read_json
+from adjudicator.record.copies import one_hall
 from adjudicator.record.database.db import Database
 from adjudicator.record.journal.receipt_key import SigningKey
 from adjudicator.wording import N_, Phrase
@@ -210,8 +211,12 @@ def to_show(db: Database, store: LexiconStore, key_id: str | None = None) -> Kit
 
 
 def bring_up_to_date(db: Database, store: LexiconStore, key: SigningKey) -> list[str]:
-    """Seal to the kit what changed since it was last written; what was written."""
+    """Seal to the kit what changed since it was last written; what was written. Nothing by a
+    laptop that does not judge now (another took the hall over, or the stick it is mirrored to
+    is not the one set): it writes nothing to the stick."""
     record = read_record()
+    if record is not None and not one_hall.may_write_stick(db):
+        return []
     found = _usable(record, key.id)
     if record is None or found is None or found[1]:
         return []

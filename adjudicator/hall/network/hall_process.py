@@ -2,8 +2,10 @@
 recorded URL, a watch on who else answers for the name, and a clean stop on Ctrl-C or SIGTERM.
 
 `adjudicator hall` prepares the journal, the certificates and the server's command line, then
-hands them to `HallProcess.run`, which starts the server, waits until it answers over HTTPS,
-asks the network who answers for NAME.local and announces it only if no other device does,
+hands them to `HallProcess.run`, which asks the network who answers for NAME.local (another
+laptop of this hall among them is told so directly, and if it judges, this one does not: the
+`tell` and `on_judging` callbacks), starts the server, waits until it answers over HTTPS,
+announces the name only if no other device answers for it,
 records the URL pairing links use, and on a signal withdraws the name and stops the server.
 While it serves it asks again every ADJUDICATOR_NAME_CHECK_SECONDS; another device answering is
 reported at once in the log, and shared with the workers (name_claims.py) for /healthz and the
@@ -28,7 +30,7 @@ from urllib.parse import urlsplit
 
 from adjudicator import settings
 from adjudicator.errors import AdjudicatorError
-from adjudicator.hall.network import hall_tls, hall_url, lan, mdns, name_claims
+from adjudicator.hall.network import hall_tls, hall_url, lan, mdns, name_claims, peers
 from adjudicator.hall.network.hall_tls import HallTls
 from adjudicator.hall.network.lan import HallAddresses
 
@@ -40,6 +42,7 @@ START_SECONDS = 60
 # (a lost packet on Wi-Fi), and listen for ASK_SECONDS in all.
 ASK_SECONDS = 2.0
 ASK_AGAIN_SECONDS = 1.0
+TELL_SECONDS = 5.0  # another laptop of this hall is told again this often (its note stays fresh)
 
 
 class HallServerError(AdjudicatorError):
@@ -63,10 +66,17 @@ class HallProcess:
         say: Callable[[str], None] = _ignore,
         warn: Callable[[str], None] = _ignore,
         http_port: int = 0,
+        tell: Callable[[str], dict | None] | None = None,
+        on_judging: Callable[[str, dict], str] | None = None,
     ):
         self.name, self.port, self.where, self.tls, self.argv = name, port, where, tls, argv
         self.http_port = http_port  # the server's plain-HTTP port for the trust page (0: none)
         self.say, self.warn = say, warn
+        # Another laptop of this hall heard: `tell` it (a note signed with the hall's key: its
+        # answer, or None), and `on_judging` when it judges as this one starts (this one then
+        # does not judge: what the director is told).
+        self.tell, self.on_judging = tell, on_judging
+        self.told: dict[str, float] = {}  # address -> when it was last told
         self.stopping = False
         self.announcement: mdns.HallName | None = None
         self.url = ""  # where pairing links point
@@ -85,6 +95,8 @@ class HallProcess:
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, self._on_signal)
         name_claims.clear()  # what an earlier run found is not this run's
+        peers.clear()
+        self._listen_first()  # before the server judges: is another laptop of this hall here?
         process = subprocess.Popen(self.argv)
         announced = False
         try:
@@ -97,6 +109,7 @@ class HallProcess:
         finally:
             self._withdraw()
             name_claims.clear()
+            peers.clear()
             _stop(process)
         if not self.stopping:  # the server ended by itself: say so, not a clean stop
             raise HallServerError(
@@ -138,9 +151,9 @@ class HallProcess:
             return
         first = self.address_url
         url = first
-        if self.where.on_lan:
-            self.announcement = mdns.open_name(self.name, self.port, self.where.addresses)
-            self.others = self._ask_before_announcing()
+        if self.announcement is None:
+            self._listen_first()  # not asked yet (run() asks before the server starts)
+        if self.announcement is not None:
             if self.announcement.listening and not self.others:
                 self.announcement.register()
                 if self.announcement.active:
@@ -202,6 +215,32 @@ class HallProcess:
                 "trusted yet): go on to the page, then compare the fingerprint with the sheet."
             )
 
+    def _listen_first(self) -> None:
+        """Before the server starts: who else answers for NAME.local, and whether another
+        laptop of this hall is among them (told so at once; if it judges, this one does not)."""
+        if not self.where.on_lan:
+            return
+        self.announcement = mdns.open_name(self.name, self.port, self.where.addresses)
+        self.others = self._ask_before_announcing()
+        self._tell_laptops(self.others, starting=True)
+
+    def _tell_laptops(self, others, starting: bool = False) -> None:
+        """Tell each other laptop of this hall heard (at most every TELL_SECONDS) that this
+        one serves too: it warns then, whichever of the two is silent on the name."""
+        if self.tell is None:
+            return
+        now = time.monotonic()
+        for other in others:
+            if not other.same_ca or now - self.told.get(other.address, -TELL_SECONDS) < (
+                TELL_SECONDS
+            ):
+                continue
+            self.told[other.address] = now
+            answer = self.tell(other.address)
+            if starting and answer is not None and answer.get("judging") is True:
+                if self.on_judging is not None:
+                    self.warn(f"JUDGING HELD: {self.on_judging(other.address, answer)}")
+
     def _ask_before_announcing(self) -> tuple[name_claims.OtherDevice, ...]:
         """Who else answers for NAME.local now (python-zeroconf would not ask for us)."""
         if self.announcement is None or not self.announcement.listening:
@@ -235,6 +274,7 @@ class HallProcess:
         self.next_check = time.monotonic() + self.check_seconds
         found = self._others()
         self.announcement.ask()  # its answers are read at the next check
+        self._tell_laptops(found)
         if found == self.others:
             return
         new = [o for o in found if o.address not in {x.address for x in self.others}]

@@ -6,6 +6,8 @@ not of this machine is another device claiming the name. The supervising process
 found to hall/name-claims.json in the data home (whole, then renamed: never half a file), and the
 workers, where /healthz and the director's overview run, read it back: a stat per read, the file
 parsed again only when it changed. A file left by a hall that is no longer running is ignored.
+Another laptop of this hall that told this one directly that it serves too (peers.py) is named
+beside them (`phrases_now`, `warnings_now`): so both laptops warn, whichever answers for the name.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from adjudicator import settings
+from adjudicator.hall.network import peers
 from adjudicator.settings import data_home
 from adjudicator.wording import N_, Phrase, utc_time
 
@@ -39,6 +42,20 @@ _SAME_CA = N_(
     "(heard {first} to {last} UTC): two laptops may be serving this hall, and only one may "
     "judge. Stop the one that should not: a laptop that was taken over judges again only "
     "through its own `adjudicator kit open`."
+)
+
+
+_TOLD_JUDGING = N_(
+    "Another laptop ({address}, {laptop}) told this one that it serves this hall too, with the "
+    "hall's own key (heard {first} to {last} UTC), and judges: two laptops may be serving this "
+    "hall, and only one may judge. Stop the one that should not: a laptop that was taken over "
+    "judges again only through its own `adjudicator kit open`."
+)
+_TOLD_WAITING = N_(
+    "Another laptop ({address}, {laptop}) told this one that it serves this hall too, with the "
+    "hall's own key (heard {first} to {last} UTC), but does not judge: two laptops may be "
+    "serving this hall, and only one may judge. Stop the one that should not: a laptop that "
+    "was taken over judges again only through its own `adjudicator kit open`."
 )
 
 
@@ -86,6 +103,41 @@ class NameClaims:
     def warnings(self) -> list[str]:
         """The same messages in English: /healthz's `warnings` and the hall's log."""
         return [phrase.render(_same, None) for phrase in self.phrases()]
+
+
+def phrases_now() -> tuple[Phrase, ...]:
+    """Every other device answering for the hall's name, and every other laptop of this hall
+    that told this one it serves too (peers.py), one message each: the overview's."""
+    claims = current()
+    told = peers.current()
+    addresses = {peer.address for peer in told}
+    found = []
+    if claims is not None:
+        for other, phrase in zip(claims.others, claims.phrases(), strict=True):
+            if other.address not in addresses:  # told directly: said once, below
+                found.append(phrase)
+    for peer in told:
+        found.append(
+            Phrase.of(
+                _TOLD_JUDGING if peer.judging else _TOLD_WAITING,
+                address=peer.address,
+                laptop=_laptop(peer),
+                first=utc_time(peer.first_heard),
+                last=utc_time(peer.last_heard),
+            )
+        )
+    return tuple(found)
+
+
+def warnings_now() -> list[str]:
+    """The same messages in English: /healthz's `warnings`."""
+    return [phrase.render(_same, None) for phrase in phrases_now()]
+
+
+def _laptop(peer: peers.Peer) -> str:
+    """A laptop as the director is shown it: `'vm' (install 3f2a9c1e)` (record/journal/writer)."""
+    shown = f"install {peer.install[:8] or 'unknown'}"
+    return f"{peer.host!r} ({shown})" if peer.host else shown
 
 
 def others_from(heard: dict[str, tuple[float, float]], own: frozenset[str]):

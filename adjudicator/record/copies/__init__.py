@@ -5,7 +5,8 @@ copy (`committed_head`) and compared around every chain write (`head_guard`), ho
 stand (`standing`), what a copy must prove before it is trusted (`proof`), the markers beside a
 survivor (`markers`), resync (`resync`), the copies at a start (`at_start`), the background
 check of both copies in full (`background_check`), file modes, backups, rows accepted as lost,
-one hall judging (`one_hall`) and the takeover statement (`takeover`).
+one hall judging (`one_hall`), the mirror known by identity (`mirror_identity`), rows another
+laptop wrote past this one's (`written_after`) and the takeover statement (`takeover`).
 
 May import: the record's proofs, journal and database, and the shared leaves.
 """

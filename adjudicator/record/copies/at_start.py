@@ -17,7 +17,7 @@ from __future__ import annotations
 from contextlib import ExitStack
 from pathlib import Path
 
-from adjudicator.record.copies import background_check, markers, proof, standing
+from adjudicator.record.copies import background_check, markers, mirror_identity, proof, standing
 from adjudicator.record.copies.mirror import (
     MIRROR,
     PRIMARY,
@@ -114,6 +114,7 @@ def _best(examined: dict[str, proof.Examined]) -> str:
 
 def _rebuild(db, source: str, stale: str, examined: dict) -> list[str]:
     notes = []
+    identity = mirror_identity.copy_id(db.paths[stale])  # kept, though the file is set aside
     if examined[stale].fork is not None:
         aside = set_aside(db.paths[stale])
         notes.append(
@@ -127,7 +128,7 @@ def _rebuild(db, source: str, stale: str, examined: dict) -> list[str]:
             f"aside as {aside} (kept, not overwritten)."
         )
     before = examined[stale].head.describe()
-    rebuild(db.paths[source], db.paths[stale])
+    rebuild(db.paths[source], db.paths[stale], identity)
     notes.append(
         f"The journal's {stale} ({before}) was rebuilt from the {source} "
         f"({examined[source].head.describe()}), whose chain verifies in full."

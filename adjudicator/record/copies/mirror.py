@@ -33,7 +33,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from adjudicator.record.copies import committed_head, head_guard, markers, standing, takeover
+from adjudicator.record.copies import (
+    committed_head,
+    head_guard,
+    markers,
+    mirror_identity,
+    standing,
+    takeover,
+)
 from adjudicator.record.copies.head_guard import HeadGuard
 from adjudicator.record.database.db import Cursor, Database, DatabaseUnavailable
 from adjudicator.record.database.sqlite import SqliteDatabase
@@ -98,6 +105,7 @@ class MirroredDatabase(Database):
         self.heads = HeadGuard(self.signing_key)
         self.forged_markers: dict[str, str] = {}  # marker path -> what it claims (ignored)
         self._resyncs: frozenset[str] | None = None  # the resync notes seen (markers)
+        self._withheld: tuple[int, mirror_identity.Waiting | None] | None = None  # (pid, why)
 
     def signing_key(self) -> receipt_key.SigningKey:
         """The hall's key, which signs the markers and keys the head records."""
@@ -118,6 +126,33 @@ class MirroredDatabase(Database):
                 return None
         return self._key.public
 
+    def existing_key(self) -> receipt_key.SigningKey | None:
+        """The hall's key if there is one (never made here: a read)."""
+        return self._key if self.public_key() is not None else None
+
+    def withheld(self) -> mirror_identity.Waiting | None:
+        """Why the configured mirror is not this journal's own (mirror_identity.py), if it is
+        not: then this laptop does not judge, and never opens, writes or marks that file."""
+        found = self._withheld
+        if found is None or found[0] != os.getpid():
+            primary = self.paths[PRIMARY]
+            journal_id = standing.head(primary).journal_id
+            found = (os.getpid(), mirror_identity.waiting(primary, self.paths[MIRROR], journal_id))
+            self._withheld = found
+        return found[1]
+
+    def evidence_paths(self) -> list[str]:
+        """Every copy that may prove another laptop took the journal over (read only): this
+        laptop's, the configured mirror, and the mirror's last known path."""
+        primary = self.paths[PRIMARY]
+        journal_id = standing.head(primary).journal_id
+        return mirror_identity.places(primary, self.paths[MIRROR], journal_id)
+
+    def written_paths(self) -> list[str]:
+        """The copies this laptop may write (a withheld mirror is not one of them)."""
+        withheld = self.withheld()
+        return [self.paths[r] for r in ROLES if not (r == MIRROR and withheld is not None)]
+
     def markers(self) -> markers.Markers:
         """The marker files beside the copies, signed or forged."""
         found = markers.read_all(self.paths.values(), self.public_key())
@@ -130,10 +165,13 @@ class MirroredDatabase(Database):
     def check_copies(self) -> None:
         """Once per process, before its first transaction: do the copies stand together?
 
-        Refused (TakenOver) while another laptop's takeover statement is the newest beside a
-        copy. Under both write locks (no commit half done), a copy only behind the other, or
-        missing, is dropped (`journal resync`, or restarting `serve`, brings it back); two
-        copies that disagree stop everything (CopiesDisagree) until the director chooses.
+        Refused (TakenOver) while another laptop took the journal over (its statement is the
+        newest, or its rows go on past this laptop's own: takeover.py). A mirror that is not
+        this journal's own (withheld) is never opened: the journal is written here alone, and
+        held (one_hall.py) until the director acts. Under both write locks (no commit half
+        done), a copy only behind the other, or missing, is dropped (`journal resync`, or
+        restarting `serve`, brings it back); two copies that disagree stop everything
+        (CopiesDisagree) until the director chooses.
         """
         if self._checked_pid == os.getpid():
             return
@@ -143,8 +181,13 @@ class MirroredDatabase(Database):
             # Another laptop took the journal over: this one writes nothing to it, not even a
             # marker (`adjudicator kit open` here takes it back).
             takeover.refuse_if_taken_over(
-                self.paths.values(), self.public_key(), takeover.install_id(create=False)
+                self.evidence_paths(), self.existing_key(), takeover.install_id(create=False)
             )
+            withheld = self.withheld()
+            if withheld is not None:
+                self._withhold(withheld)
+                self._checked_pid = os.getpid()
+                return
             for role in ROLES:
                 try:
                     locks.enter_context(self.copies[role].writer_lock())
@@ -164,6 +207,27 @@ class MirroredDatabase(Database):
                     self.drop(role, f"{stale.describe()}, behind the other copy")
                 # else: dropped already, and the marker says why (read at the next sync)
             self._checked_pid = os.getpid()
+
+    def _withhold(self, why: mirror_identity.Waiting) -> None:
+        """Never write the configured mirror (no marker either: it is not this journal's)."""
+        since = datetime.now(UTC).isoformat(timespec="seconds")
+        with self._lock:
+            self._lost[MIRROR] = LostCopy(MIRROR, self.paths[MIRROR], why.what(), since, False)
+        log.error("journal: the mirror is withheld, this laptop does not judge: %s", why.what())
+
+    def recheck_mirror(self) -> None:
+        """Look again whether the configured mirror is the journal's own (after a resync)."""
+        self._withheld = None
+
+    def _take_back_withheld(self) -> None:
+        """After a resync: the configured mirror is this journal's own again? Then write it."""
+        self._withheld = None
+        if self.withheld() is not None:
+            return
+        with self._lock:
+            self._lost.pop(MIRROR, None)
+            self.copies[MIRROR] = self._open(MIRROR)
+        log.warning("journal: the mirror is back (resynced): both copies written")
 
     # -- which copies serve ------------------------------------------------------------------
 
@@ -211,6 +275,14 @@ class MirroredDatabase(Database):
 
     def _sync_markers(self) -> None:
         """Drop copies another process found lost; take back copies a resync restored."""
+        withheld = self._withheld is not None and self._withheld[1] is not None
+        if withheld and self._checked_pid == os.getpid():
+            tokens = markers.resync_tokens([self.paths[PRIMARY]], self.public_key())
+            if self._resyncs is not None and tokens - self._resyncs:
+                self._take_back_withheld()
+            self._resyncs = tokens
+            if self._withheld is not None and self._withheld[1] is not None:
+                return  # never reads nor drops anything by a marker beside a withheld mirror
         named = self.markers().signed
         tokens = markers.resync_tokens(self.paths.values(), self.public_key())
         with self._lock:

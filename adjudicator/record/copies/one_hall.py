@@ -1,134 +1,130 @@
-"""One hall judges: what a start checks before it judges, now that a journal's USB stick can
-move to another laptop (`adjudicator kit open`).
+"""One hall judges: what a start (or any command that opens the journal to write it) checks
+before it judges, now that a journal's USB stick can move to another laptop (`kit open`).
 
-- A newer takeover statement by another laptop beside any copy (takeover.py): the start is
-  refused, naming that laptop.
-- The mirror this journal has written to (recorded beside the primary, `journal.sqlite3.
-  mirrored`, at each start whose copies stand together) whose file is gone: the stick may be
-  serving another laptop, so judging is held (journal_holds.py, 503) until the stick is back
-  (the next start, or `journal resync`) or the director runs `adjudicator journal
-  confirm-alone --reason TEXT`, which is recorded. A mirror path never used before is made, as
-  it always was; losing the mirror while serving is "degraded: one copy", as before.
+- Another laptop took the journal over (takeover.py): its signed statement is the newest beside
+  or inside a copy, or a copy holds rows past this laptop's own that another install wrote, or
+  that do not prove who wrote them (written_after.py). The start is refused, naming that laptop
+  by host name and install id, until this laptop's own `kit open`. The copies looked at are this
+  laptop's, the configured mirror and the mirror's last known path, whatever is configured.
+- The journal knows its mirror by identity (mirror_identity.py). Started with it unset, absent,
+  or at a path that holds another file, the hall does not judge (journal_holds.py, 503, the
+  hold kept in the journal itself) and writes nothing to that path, until the stick is back or
+  the director runs `adjudicator journal confirm-alone --reason TEXT`, which is recorded and
+  forgets the mirror. A mirror set for the first time is made, as it always was; losing the
+  mirror while serving is "degraded: one copy", as before.
+- A hall that does not judge writes nothing to the stick (`may_write_stick`: the takeover kit's
+  refresh asks it).
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from adjudicator.durable import write_whole
-from adjudicator.record.copies import standing, takeover
-from adjudicator.record.database.db import Database
+from adjudicator.record.copies import mirror_identity, standing, takeover
+from adjudicator.record.copies.mirror import MIRROR, PRIMARY, MirroredDatabase
+from adjudicator.record.copies.mirror_identity import Waiting
+from adjudicator.record.database.db import Database, DatabaseUnavailable
 from adjudicator.record.journal import journal_holds, receipt_key
-from adjudicator.record.journal.journal_holds import MIRROR_MISSING
+from adjudicator.record.journal.journal_holds import ANOTHER_LAPTOP, MIRROR_MISSING
 from adjudicator.record.proofs import high_water
-
-SUFFIX = ".mirrored"
 
 
 def primary_path(db: Database) -> str | None:
     """The SQLite file that is this laptop's own copy (None for PostgreSQL)."""
+    if isinstance(db, MirroredDatabase):
+        return db.paths[PRIMARY]
     found = high_water.copy_paths(db)
     return found[0] if found else None
 
 
-def mirror_path(db: Database) -> str | None:
-    paths = getattr(db, "paths", None)
-    return str(paths["mirror"]) if isinstance(paths, dict) else None
-
-
-def record_path(primary: str) -> Path:
-    return Path(primary + SUFFIX)
-
-
-def remember(primary: str, journal_id: str, mirror: str) -> None:
-    """Record that journal `journal_id` is written to `mirror` (replacing an older record)."""
-    if recorded(primary, journal_id) == mirror:
-        return  # recorded already: no write for every command
-    body = json.dumps({"journal": journal_id, "mirror": mirror}).encode("utf-8")
-    write_whole(record_path(primary), body)
-
-
-def recorded(primary: str, journal_id: str | None) -> str | None:
-    """The mirror journal `journal_id` was last written to, if recorded."""
-    try:
-        found = json.loads(record_path(primary).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
-        return None
-    if not isinstance(found, dict) or not journal_id or found.get("journal") != journal_id:
-        return None
-    return str(found.get("mirror") or "") or None
-
-
-def forget(primary: str) -> None:
-    record_path(primary).unlink(missing_ok=True)
-
-
-def public_key(key_path: Path | None = None):
-    """The hall's public key, to check statements with; None when there is no usable key (a
-    read makes none: then no statement counts)."""
-    found = receipt_key.existing(key_path)
-    return found.public if found is not None else None
-
-
-def refuse_if_taken_over(db: Database, key_path: Path | None = None) -> None:
-    """Raise TakenOver if another laptop's statement is the newest beside a copy."""
-    takeover.refuse_if_taken_over(
-        high_water.copy_paths(db), public_key(key_path), takeover.install_id(create=False)
-    )
-
-
-def missing_mirror(db: Database) -> str | None:
-    """The mirror this journal was written to, if its file is gone now."""
+def waiting(db: Database) -> Waiting | None:
+    """Why this journal may not be written with the mirror configured now, if it may not."""
+    if isinstance(db, MirroredDatabase):
+        return db.withheld()
     primary = primary_path(db)
     if primary is None:
         return None
-    mirror = recorded(primary, standing.head(primary).journal_id)
-    if mirror is None or Path(mirror).is_file():
-        return None
-    return mirror
+    return mirror_identity.waiting(primary, None, standing.head(primary).journal_id)
 
 
-def missing_detail(mirror: str) -> str:
-    """What the director is told when the stick is gone at the start."""
-    return (
-        f"The journal's mirror {mirror} is missing: this journal was written to it, and the USB "
-        "stick is not here now. It may be serving another laptop that took the hall over, so "
-        "this laptop does not judge. Put the stick back (set ADJUDICATOR_JOURNAL_MIRROR to it) "
-        "and restart the hall, or run `adjudicator journal resync`. If the stick is lost for "
-        "good and no other laptop serves the hall, run `adjudicator journal confirm-alone "
-        "--reason TEXT`: this laptop then judges alone."
-    )
+def evidence_paths(db: Database) -> list[str]:
+    """The copies that may show a takeover (read only)."""
+    if isinstance(db, MirroredDatabase):
+        return db.evidence_paths()
+    primary = primary_path(db)
+    if primary is None:
+        return []
+    return mirror_identity.places(primary, None, standing.head(primary).journal_id)
 
 
-def at_open(db: Database) -> str | None:
-    """Whenever the journal is opened to be written (a start, a command): hold judging if the
-    mirror it was written to is gone (the note, if so), else remember the mirror it has."""
-    mirror = missing_mirror(db)
-    if mirror is None:
+def refuse_if_taken_over(db: Database, key_path: Path | None = None) -> None:
+    """Raise TakenOver if another laptop took the journal over (see the module's docstring)."""
+    key = receipt_key.existing(key_path or getattr(db, "key_path", None))
+    takeover.refuse_if_taken_over(evidence_paths(db), key, takeover.install_id(create=False))
+
+
+def at_open(db: Database, start: bool = False) -> str | None:
+    """Whenever the journal is opened to be written (a start, a command): if the configured
+    mirror is not the journal's own, judging is held (the note, if so): by a start, in the
+    journal (every process sees it, until the director acts); by a command, in its own process
+    only (it judges nothing, and a hall serving meanwhile is not stopped by a shell that lacks
+    the setting). Else the mirror is remembered."""
+    found = waiting(db)
+    if found is None:
         settle(db)
         return None
-    detail = missing_detail(mirror)
-    journal_holds.hold(db, MIRROR_MISSING, detail)
-    return f"JUDGING HELD: {detail}"
+    if start:
+        journal_holds.hold(db, MIRROR_MISSING, found.detail())
+    else:
+        journal_holds.hold_here(db, found.detail())
+    return f"JUDGING HELD: {found.detail()}"
 
 
 def settle(db: Database, resolution: str = "the mirror is back") -> None:
-    """The copies stand together: remember the mirror, and end a hold for a missing one."""
-    primary, mirror = primary_path(db), mirror_path(db)
-    if primary is None or mirror is None:
+    """The copies stand together: each holds an id of its own, the journal records the
+    mirror's, and a hold for a missing mirror ends."""
+    if not isinstance(db, MirroredDatabase) or db.withheld() is not None:
         return
+    primary, mirror = db.paths[PRIMARY], db.paths[MIRROR]
     journal_id = standing.head(primary).journal_id
-    if journal_id and standing.head(mirror).journal_id == journal_id:
-        remember(primary, journal_id, mirror)
-        held = journal_holds.current(db)  # a read: nothing written while nothing is held
-        if held is not None and held.kind == MIRROR_MISSING:
-            journal_holds.release(db, MIRROR_MISSING, resolution)
+    if not journal_id or standing.head(mirror).journal_id != journal_id:
+        return
+    own = mirror_identity.copy_id(primary) or mirror_identity.give(primary)
+    theirs = mirror_identity.copy_id(mirror)
+    if theirs is None or theirs == own:
+        theirs = mirror_identity.give(mirror)  # a copy made from the laptop's: one of its own
+    if own is None or theirs is None:
+        return  # an older schema: the upgrade brings the tables first
+    found = mirror_identity.recorded(primary, journal_id)
+    if found is None or found.copy_id != theirs or found.path != mirror:
+        mirror_identity.remember(db, theirs, mirror)
+    held = journal_holds.current(db)  # a read: nothing written while nothing is held
+    if held is not None and held.kind == MIRROR_MISSING:
+        journal_holds.release(db, MIRROR_MISSING, resolution)
+
+
+def may_write_stick(db: Database) -> bool:
+    """Whether this laptop may write to the USB stick now: it judges the hall (no other laptop
+    took it over, the mirror configured is the journal's own, no hold for a missing one). A
+    read; False when the journal cannot say. (A mirrored journal is checked for a takeover
+    once per process, at its first transaction, as every process checks it: nothing to do
+    again at each refresh. A journal never mirrored has no stick another laptop took over.)"""
+    try:
+        if isinstance(db, MirroredDatabase):
+            db.check_copies()  # raises TakenOver where another laptop took the journal over
+        if waiting(db) is not None:
+            return False
+        held = journal_holds.current(db)
+    except (DatabaseUnavailable, OSError):
+        return False
+    return held is None or held.kind not in journal_holds.ALONE
 
 
 def confirm_alone(db: Database, reason: str, actor: str) -> int:
     """`journal confirm-alone`: the director says this laptop judges alone (the stick is lost
-    for good); recorded in the journal, and the mirror forgotten. How many holds it ended."""
+    for good, or the other laptop heard has stopped for good); recorded in the journal, and a
+    mirror that is not here forgotten. Refused where the copies in reach show another laptop
+    took the hall over. How many holds it ended."""
     reason = " ".join(reason.split())
     if not reason:
         raise journal_holds.HoldError("Say why with --reason (where the USB stick is).")
@@ -137,11 +133,15 @@ def confirm_alone(db: Database, reason: str, actor: str) -> int:
         raise journal_holds.HoldError(
             "This journal has no mirror on a USB stick (PostgreSQL): nothing to confirm."
         )
-    ended = journal_holds.release(
+    refuse_if_taken_over(db)
+    resolution = f"confirmed alone by {actor}: {reason}"
+    forgotten = waiting(db) is not None  # the stick is not here: this laptop goes on without it
+    ended = journal_holds.release(db, ANOTHER_LAPTOP, resolution) + journal_holds.release(
         db,
         MIRROR_MISSING,
-        f"confirmed alone by {actor}: {reason}",
-        record="nothing was held: the director confirmed before a start",
+        resolution,
+        record="" if not forgotten else "nothing was held: the director confirmed before a start",
     )
-    forget(primary)
+    if forgotten:
+        mirror_identity.forget(db, primary)
     return ended

@@ -119,7 +119,7 @@ def for_journal(db: MirroredDatabase, journal_id: str) -> Statements:
     data home and beside each copy), the head last committed (kept in the copies), and what
     the copies keep (receipts, checkpoints, the keyed statement, rollbacks)."""
     key_path = db.key_path or receipt_key.key_path()
-    paths = list(db.paths.values())
+    paths = db.written_paths()  # a withheld mirror is not this journal's: nothing read there
     return statements_of(paths, db.signing_key(), key_path, journal_id, db.heads)
 
 

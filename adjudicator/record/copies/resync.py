@@ -18,7 +18,7 @@ from urllib.parse import quote
 
 from adjudicator.durable import create_owner_only, fsync_path, remove_if_there
 from adjudicator.errors import AdjudicatorError
-from adjudicator.record.copies import markers, one_hall, proof, standing, takeover
+from adjudicator.record.copies import markers, mirror_identity, one_hall, proof, standing, takeover
 from adjudicator.record.copies.mirror import (
     MIRROR,
     PRIMARY,
@@ -28,7 +28,7 @@ from adjudicator.record.copies.mirror import (
 )
 from adjudicator.record.database.db import Cursor, DatabaseUnavailable
 from adjudicator.record.database.sqlite import SUFFIXES, SqliteDatabase
-from adjudicator.record.journal import journal_entry, receipt_key, rollbacks, tallies
+from adjudicator.record.journal import journal_entry, journal_holds, receipt_key, rollbacks, tallies
 from adjudicator.record.proofs import high_water, journal_begun
 
 
@@ -67,8 +67,11 @@ def same_disk(db: MirroredDatabase) -> bool:
         return False
 
 
-def rebuild(source: str, target: str) -> None:
-    """Copy `source` (one consistent snapshot) over `target`, atomically and durably."""
+def rebuild(source: str, target: str, identity: str | None = None) -> None:
+    """Copy `source` (one consistent snapshot) over `target`, atomically and durably. The
+    copy keeps its own id (`identity`, else the one `target` holds, else a new one: never the
+    source's), so the journal still knows which copy is its mirror (mirror_identity.py)."""
+    identity = identity or mirror_identity.copy_id(target)
     partial = f"{target}.resync-partial"
     remove_if_there(partial)
     try:
@@ -82,6 +85,7 @@ def rebuild(source: str, target: str) -> None:
                 dst.close()
         finally:
             src.close()
+        mirror_identity.give(partial, identity)  # synced in its own commit
         fsync_path(partial)
         for suffix in SUFFIXES[1:]:  # an old WAL must never be replayed into the new file
             remove_if_there(target + suffix)
@@ -97,7 +101,7 @@ def cut(path: str, keep_to: int) -> str:
     `keep_to`, which verify, with the tallies and cases beside them derived again; the name
     it was set aside under."""
     aside = set_aside(path)
-    rebuild(aside, path)
+    rebuild(aside, path, mirror_identity.copy_id(aside))
     connection = sqlite3.connect(path, timeout=10)
     try:
         connection.execute("PRAGMA synchronous=FULL")
@@ -154,6 +158,16 @@ def _refuse_a_journal_left_behind(
         )
 
 
+def _lost_while_serving(db: MirroredDatabase, withheld: mirror_identity.Waiting) -> bool:
+    """Whether the mirror's file is gone from its own place while the hall judged (no hold:
+    the hall did not start without it), so a resync may make it again there. A mirror a start
+    found missing comes back only as itself, or by `journal confirm-alone`."""
+    if withheld.kind != "absent":
+        return False
+    held = journal_holds.current(db)
+    return held is None or held.kind not in journal_holds.ALONE
+
+
 def resync(db: MirroredDatabase, keep: str | None = None) -> list[str]:
     """`journal resync`: verify both chains in full, then rebuild the lost or stale copy from
     the other, only if that one is whole (proof.py); a copy that disagrees is set aside
@@ -168,10 +182,16 @@ def _resync(db: MirroredDatabase, keep: str | None) -> list[str]:
     if keep is not None and keep not in ROLES:
         raise ResyncError("--keep must be primary or mirror.")
     notes: list[str] = []
+    takeover.refuse_if_taken_over(
+        db.evidence_paths(), db.existing_key(), takeover.install_id(create=False)
+    )
+    withheld = db.withheld()  # before any lock: not even a lock file where the mirror is not
+    if withheld is not None and not _lost_while_serving(db, withheld):
+        raise ResyncError(f"Nothing was changed: {withheld.detail()}")
     with ExitStack() as stack:
         locked(db, stack)
-        takeover.refuse_if_taken_over(
-            db.paths.values(), db.public_key(), takeover.install_id(create=False)
+        takeover.refuse_if_taken_over(  # again, under the locks: nothing changes meanwhile
+            db.evidence_paths(), db.existing_key(), takeover.install_id(create=False)
         )
         verdict, primary, mirror = standing.compare(db.paths[PRIMARY], db.paths[MIRROR])
         heads = {PRIMARY: primary, MIRROR: mirror}
@@ -233,6 +253,7 @@ def _resync(db: MirroredDatabase, keep: str | None) -> list[str]:
                 f"The {stale}'s folder {Path(db.paths[stale]).parent} does not exist: put its "
                 "disk back (mount the USB stick) and run the resync again."
             )
+        identity = mirror_identity.copy_id(db.paths[stale])
         if heads[stale].exists and (
             verdict == "disagree"
             or examined[stale].broken_at is not None
@@ -243,7 +264,10 @@ def _resync(db: MirroredDatabase, keep: str | None) -> list[str]:
                 f"The {stale}'s chain disagrees with the {source}'s: it was set aside as {aside} "
                 "(not overwritten). Keep it for the record, and find out how it came to differ."
             )
-        rebuild(db.paths[source], db.paths[stale])
+        rebuild(db.paths[source], db.paths[stale], identity)
+        if withheld is not None:  # a new copy in the mirror's own place: the journal's mirror
+            mirror_identity.adopt(db.paths[PRIMARY], db.paths[MIRROR])
+            db.recheck_mirror()
         markers.write_resynced(db.paths.values(), db.signing_key())
         markers.remove_all(db.paths.values())
         proof.remember(db, heads[source])

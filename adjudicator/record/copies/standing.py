@@ -29,8 +29,17 @@ class CopyHead:
         return f"{self.path} ends at row {self.rows}"
 
 
-def _open(path: str) -> sqlite3.Connection:
-    return sqlite3.connect(f"file:{quote(path)}?mode=rw", uri=True, timeout=10)
+def open_to_read(path: str) -> sqlite3.Connection:
+    """An existing copy opened to be read, changing nothing in its files (never made here).
+    With a write-ahead log beside it (a writer stopped without a checkpoint), read only: a
+    connection that may write would fold that log into the file as it closes. Without one,
+    read-write: a read-only one would leave a log and an index behind, where the last
+    read-write connection removes both."""
+    mode = "ro" if Path(f"{path}-wal").exists() else "rw"
+    return sqlite3.connect(f"file:{quote(str(path))}?mode={mode}", uri=True, timeout=10)
+
+
+_open = open_to_read
 
 
 def head(path: str) -> CopyHead:

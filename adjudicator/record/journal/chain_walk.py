@@ -124,6 +124,9 @@ def _chain_problem(
     return ""
 
 
+chain_problem = _chain_problem  # one row checked as the walk checks it (copies/written_after)
+
+
 def _lost(row: tuple) -> bool:
     return row[_KIND] == "void" and row[_CONSEQUENCE] == LOST_TEXT
 

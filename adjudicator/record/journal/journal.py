@@ -23,6 +23,7 @@ from adjudicator.record.journal import (
     rollbacks,
     row_keys,
     tallies,
+    writer,
 )
 from adjudicator.record.journal.journal_entry import (
     FIELDS as FIELDS,  # the journal's API: re-exported
@@ -101,7 +102,10 @@ def append_batch(db: Database, batch: list[Pending]) -> None:
     health = journal_health.of(db)
     if health.lost:
         raise health.mark_lost("")
+    if not all(pending.despite_rollback for pending in batch):
+        journal_holds.check_here(db)  # a command where a start would hold: it judges nothing
     keys = row_keys.of(db)
+    install = writer.row_install()  # each row names the laptop that wrote it
     written: list[tuple[Pending, Entry]] = []
     try:
         with db.transaction(chain_lock=True) as cur:
@@ -141,6 +145,7 @@ def append_batch(db: Database, batch: list[Pending]) -> None:
                         "id": next_id,
                         "recorded_at": max(now, not_before),
                         "prev_hash": prev_hash,
+                        "install": install,
                     }
                 )
                 if pending.guard is not None:  # later guards in the batch must see this row

@@ -2,9 +2,9 @@
 
 The hash is SHA-256 over the canonical JSON of every field but `row_hash` (words as a list),
 exactly `json.dumps(fields, sort_keys=True, separators=(",", ":"))`; a field added after the
-first schema (penalty, flag, dictionary, flag_reasons, details, division, players) is hashed
-only when set, so older rows keep their hashes. Rows are built and read as plain tuples in
-FIELDS order: this runs for every row written or read.
+first schema (penalty, flag, dictionary, flag_reasons, details, division, players, install) is
+hashed only when set, so older rows keep their hashes. Rows are built and read as plain tuples
+in FIELDS order: this runs for every row written or read.
 """
 
 from __future__ import annotations
@@ -49,6 +49,7 @@ class Entry:
     details: str | None = None  # JSON object: final_play, waived, confirmed, ground, revokes
     division: str | None = None  # the TSH division of a challenge's game (schema 12)
     players: str | None = None  # its players as TSH names them: JSON list, first player first
+    install: str | None = None  # the install id of the laptop that wrote it (schema 24: writer)
     prev_hash: str = GENESIS
     row_hash: str = ""
 
@@ -111,7 +112,8 @@ _LATER_FIELDS = (
     "details",
     "division",
     "players",
-)  # schema versions 6, 7 and 12
+    "install",
+)  # schema versions 6, 7, 12 and 24
 _RENAMED = {"table": "table_no", "round": "round_no"}  # TABLE and ROUND are SQL keywords
 COLUMNS = tuple(_RENAMED.get(name, name) for name in FIELDS)
 INSERT = (

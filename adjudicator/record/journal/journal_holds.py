@@ -1,9 +1,12 @@
 """Judging held: the journal records no verdict until the director acts, for a reason that is
-not a rollback (no row is missing): the journal's mirror, the USB stick, was gone at the start.
+not a rollback (no row is missing): the journal's mirror, the USB stick, was not the one set at
+the start, or another laptop judged the hall when this one started.
 
-One hall judges. A stick that a journal has written to and that is gone when the hall starts
-may be serving another laptop (`adjudicator kit open`), so this hall does not judge (503) until
-the stick is back or the director says it is alone (`adjudicator journal confirm-alone`). The
+One hall judges. A stick that a journal has written to and that is not there when the hall
+starts may be serving another laptop (`adjudicator kit open`), so this hall does not judge
+(503) until the stick is back or the director says it is alone (`adjudicator journal
+confirm-alone`); so too when another laptop with the hall's key answered, judging, as this one
+started (hall/hall_peers.py). The
 hold is kept in the journal itself (`journal_holds`), so every process and every restart sees
 it, and each append checks it under the chain lock, in its own transaction, beside the
 rollbacks (one read of a table that is empty but for these days).
@@ -23,6 +26,8 @@ from adjudicator.wording import N_
 log = logging.getLogger("adjudicator.record.journal.journal")
 
 MIRROR_MISSING = "mirror-missing"
+ANOTHER_LAPTOP = "another-laptop"  # another laptop judged the hall when this one started
+ALONE = (MIRROR_MISSING, ANOTHER_LAPTOP)  # what `journal confirm-alone` ends
 
 HELD_MESSAGE = N_(  # a kiosk shows it in its language (babel.cfg)
     "The hall waits for the director before it judges again: no verdict can be recorded. "
@@ -64,6 +69,18 @@ def hold(db: Database, kind: str, detail: str) -> bool:
     if found is None:
         log.error("judging held (%s): %s", kind, detail)
     return found is None
+
+
+def hold_here(db: Database, detail: str) -> None:
+    """Hold judging in this process only (a command run where a start would hold: it judges
+    nothing, and writes no hold a serving hall would see)."""
+    db.__dict__["_held_here"] = detail
+
+
+def check_here(db: Database) -> None:
+    """Raise JournalHeld if this process holds judging on `db` (hold_here)."""
+    if db.__dict__.get("_held_here"):
+        raise JournalHeld(HELD_MESSAGE)
 
 
 def current(db: Database) -> Hold | None:

@@ -49,7 +49,11 @@ def beside(copy_path: str) -> Path:
 
 
 def copy_paths(db: Database) -> list[str]:
-    """The SQLite files of a journal (both copies of a mirrored one; none for PostgreSQL)."""
+    """The SQLite files of a journal (both copies of a mirrored one, but a mirror this laptop
+    may not write: copies/mirror_identity.py; none for PostgreSQL)."""
+    written = getattr(db, "written_paths", None)
+    if written is not None:
+        return [str(path) for path in written()]
     paths = getattr(db, "paths", None)
     if isinstance(paths, dict):
         return [str(path) for path in paths.values()]
