@@ -392,6 +392,40 @@ MIGRATIONS: tuple[tuple[int, str, tuple[Step, ...]], ...] = (
         ),
     ),
     (
+        23,
+        "the journal knows its mirror by identity, not by path (issue 40): "
+        "copies/mirror_identity.py",
+        (
+            # The mirror (the USB stick) this journal is written to: the id its copy holds,
+            # and where it was last seen. Kept in the journal itself, so no file deleted beside
+            # it makes a laptop forget that it had a mirror.
+            """CREATE TABLE journal_mirror (
+            slot INTEGER PRIMARY KEY CHECK (slot = 1),
+            copy_id TEXT NOT NULL,
+            path TEXT NOT NULL,
+            since TEXT NOT NULL)""",
+            # Each copy's own id: written into each file by itself, never through the mirror,
+            # so the laptop's copy and the stick's differ here and nowhere else.
+            """CREATE TABLE copy_identity (
+            slot INTEGER PRIMARY KEY CHECK (slot = 1),
+            copy_id TEXT NOT NULL)""",
+        ),
+    ),
+    (
+        24,
+        "each row names the laptop that wrote it, by its install id, and the journal keeps the "
+        "signed takeover statements (issue 40): journal/writer.py, copies/takeover.py",
+        (
+            # Hashed with the row when set (journal_entry.py): rows written before keep NULL.
+            "ALTER TABLE adjudications ADD COLUMN install TEXT",
+            # `kit open`'s signed statements, written into each copy itself beside the side
+            # file: deleting a file on the stick does not erase who took the journal over.
+            """CREATE TABLE journal_takeovers (
+            seq INTEGER NOT NULL,
+            statement TEXT NOT NULL)""",
+        ),
+    ),
+    (
         30,
         "a kiosk's verdict for every player (issue 44): spoken aloud, large and high-contrast, "
         "as the director sets it (kiosks.set_access)",
@@ -442,40 +476,6 @@ MIGRATIONS: tuple[tuple[int, str, tuple[Step, ...]], ...] = (
             action TEXT NOT NULL,
             statement TEXT NOT NULL,
             PRIMARY KEY (tournament, seq))""",
-        ),
-    ),
-    (
-        23,
-        "the journal knows its mirror by identity, not by path (issue 40): "
-        "copies/mirror_identity.py",
-        (
-            # The mirror (the USB stick) this journal is written to: the id its copy holds,
-            # and where it was last seen. Kept in the journal itself, so no file deleted beside
-            # it makes a laptop forget that it had a mirror.
-            """CREATE TABLE journal_mirror (
-            slot INTEGER PRIMARY KEY CHECK (slot = 1),
-            copy_id TEXT NOT NULL,
-            path TEXT NOT NULL,
-            since TEXT NOT NULL)""",
-            # Each copy's own id: written into each file by itself, never through the mirror,
-            # so the laptop's copy and the stick's differ here and nowhere else.
-            """CREATE TABLE copy_identity (
-            slot INTEGER PRIMARY KEY CHECK (slot = 1),
-            copy_id TEXT NOT NULL)""",
-        ),
-    ),
-    (
-        24,
-        "each row names the laptop that wrote it, by its install id, and the journal keeps the "
-        "signed takeover statements (issue 40): journal/writer.py, copies/takeover.py",
-        (
-            # Hashed with the row when set (journal_entry.py): rows written before keep NULL.
-            "ALTER TABLE adjudications ADD COLUMN install TEXT",
-            # `kit open`'s signed statements, written into each copy itself beside the side
-            # file: deleting a file on the stick does not erase who took the journal over.
-            """CREATE TABLE journal_takeovers (
-            seq INTEGER NOT NULL,
-            statement TEXT NOT NULL)""",
         ),
     ),
 )
