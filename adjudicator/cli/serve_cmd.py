@@ -109,14 +109,22 @@ def report_kit(hall) -> None:
     """Bring the takeover kit on the stick up to date, and say whether it is current."""
     from adjudicator.hall.kit import refresh
 
-    try:
-        with refresh.writing():
-            refresh.bring_up_to_date(hall.db, hall.store, hall.signing_key())
-    except OSError as exc:  # the stick pulled out meanwhile: the status says what is wrong
-        click.echo(f"The takeover kit could not be brought up to date: {exc}", err=True)
+    refresh_kit(hall)
     found = refresh.to_show(hall.db, hall.store, hall.signing_key().id)
     if found is not None:
         click.echo(("" if found.current else "Warning: ") + found.text(), err=True)
+
+
+def refresh_kit(hall) -> None:
+    """Bring the takeover kit on the stick up to date now (a start, the hall's record made)."""
+    from adjudicator.errors import AdjudicatorError
+    from adjudicator.hall.kit import refresh
+
+    try:
+        with refresh.writing():
+            refresh.bring_up_to_date(hall.db, hall.store, hall.signing_key())
+    except (OSError, AdjudicatorError) as exc:  # the stick pulled out meanwhile: the status
+        click.echo(f"The takeover kit could not be brought up to date: {exc}", err=True)
 
 
 def prepare_journal():
@@ -124,10 +132,13 @@ def prepare_journal():
     journal's copies together (unless the stick it wrote to is gone: then judging is held),
     migrate the schema once (before any worker), and say if the journal ends before the
     signed high-water mark."""
+    from adjudicator.hall.people import sealed_hashes
     from adjudicator.record.copies import one_hall
 
     missing = _bring_copies_together()
     hall = open_hall()  # held there, if the stick is gone
+    if not missing:  # a hall that waits for its stick writes nothing to it
+        sealed_hashes.seal_clear(hall.db, hall.signing_key())  # an earlier version's hashes
     if missing:
         click.echo(f"JUDGING HELD: {one_hall.missing_detail(missing)}", err=True)
     rolled_back = hall.check_high_water()  # the journal moved backwards since the last run?

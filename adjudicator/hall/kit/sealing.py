@@ -48,6 +48,19 @@ class KitDamaged(KitError):
     """A file of the kit is not one the hall wrote: unreadable, edited, or swapped."""
 
 
+class KitAltered(KitDamaged):
+    """The kit's header or manifest is not the one the hall signed: someone changed the kit."""
+
+
+def altered(what: str) -> KitAltered:
+    """The refusal of a kit whose header or manifest was changed (never "wrong passphrase")."""
+    return KitAltered(
+        f"The kit was altered: {what}. Nothing was written, and the passphrase was not tried. "
+        "Use a kit sealed by the hall (`adjudicator kit seal`), or a copy of the stick made "
+        "before the change."
+    )
+
+
 def b64(data: bytes) -> str:
     return base64.b64encode(data).decode("ascii")
 
@@ -63,6 +76,23 @@ def unb64(text: Any, what: str) -> bytes:
 def new_kdf() -> dict[str, Any]:
     """A fresh salt and the cost every new kit records."""
     return {"name": KDF_NAME, "salt": b64(os.urandom(SALT_BYTES)), **COST}
+
+
+def check_cost(kdf: Any) -> None:
+    """A kit's recorded key derivation must be the one `kit seal` uses, exactly (its salt
+    aside): a header asking for more, or less, was altered, and is refused before any of it
+    runs."""
+    if not isinstance(kdf, dict) or kdf.get("name") != KDF_NAME:
+        raise altered(f"its key derivation is not {KDF_NAME}")
+    for name, value in COST.items():
+        if kdf.get(name) != value or isinstance(kdf.get(name), bool):
+            raise altered(
+                f"its key derivation's cost {name}={kdf.get(name)!r} is not the one `kit seal` "
+                f"uses ({value})"
+            )
+    salt = unb64(kdf.get("salt"), "salt")
+    if len(salt) != SALT_BYTES or set(kdf) != {"name", "salt", *COST}:
+        raise altered("its key derivation's salt or fields are not the ones `kit seal` writes")
 
 
 def derive(passphrase: str, kdf: dict[str, Any]) -> bytes:

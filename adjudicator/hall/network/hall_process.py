@@ -63,10 +63,12 @@ class HallProcess:
         say: Callable[[str], None] = _ignore,
         warn: Callable[[str], None] = _ignore,
         http_port: int = 0,
+        on_record: Callable[[], None] = lambda: None,
     ):
         self.name, self.port, self.where, self.tls, self.argv = name, port, where, tls, argv
         self.http_port = http_port  # the server's plain-HTTP port for the trust page (0: none)
         self.say, self.warn = say, warn
+        self.on_record = on_record  # after the hall's record changes (the kit carries it)
         self.stopping = False
         self.announcement: mdns.HallName | None = None
         self.url = ""  # where pairing links point
@@ -268,8 +270,10 @@ class HallProcess:
                 addresses=self.where.addresses,
                 mdns=bool(self.announcement and self.announcement.active),
                 http_url=self._plain_url(url),
+                http_port=self.http_port,
             )
         )
+        self.on_record()
 
     def _plain_url(self, url: str) -> str:
         """The plain-HTTP address of the host in `url` (the name, or an address), or ""."""
