@@ -384,4 +384,5 @@ def watch(hall) -> Watch:
 
 
 def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
+    """When a file of the kit is written (to the microsecond: an older one is told apart)."""
+    return datetime.now(UTC).isoformat(timespec="microseconds")

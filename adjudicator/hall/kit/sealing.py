@@ -2,8 +2,9 @@
 kit key pair so the running hall can add to the kit without the passphrase.
 
 - The passphrase (at least 16 characters, Unicode NFC) gives a 256-bit key by Argon2id, whose
-  cost and salt are recorded in the kit; opening refuses a recorded cost beyond LIMITS (a kit
-  edited to ask for 64 GB of memory is damaged, not a reason to run out of it).
+  cost and salt are recorded in the kit; `kit open` refuses any cost but the one `kit seal`
+  uses (COST: `check_cost`, "the kit was altered"), and `derive` any beyond LIMITS (a kit
+  edited to ask for 64 GB of memory is altered, not a reason to run out of it).
 - That key seals the kit's core (AES-256-GCM): the kit key pair's private half and the receipt
   key. A wrong passphrase, or a core changed by one bit, fails its tag: nothing is revealed.
 - What changes later (a certificate renewed, the CA, the session secret) is sealed to the kit's

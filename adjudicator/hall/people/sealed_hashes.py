@@ -14,8 +14,11 @@ from __future__ import annotations
 
 import base64
 import binascii
+import logging
 import os
 import sqlite3
+from collections.abc import Callable
+from pathlib import Path
 from urllib.parse import quote
 
 from cryptography.exceptions import InvalidTag
@@ -26,17 +29,37 @@ from adjudicator.record.journal import receipt_key
 from adjudicator.record.journal.receipt_key import SigningKey
 from adjudicator.record.proofs import high_water
 
+log = logging.getLogger("adjudicator.hall.people.staff")
+
 PREFIX = "sealed:v1:"
 PURPOSE = "staff-password-hashes"  # the derived key's purpose (no other secret shares it)
 
 
+def use(db: Database, load: Callable[[], SigningKey], path: Path | None) -> None:
+    """Seal and open the hashes of `db` with this key (the hall's, which may live elsewhere
+    than the configured one: hall.py), kept at `path` (None: the configured file)."""
+    db.__dict__["_staff_key_source"] = (load, path)
+    db.__dict__.pop("_staff_key", None)
+
+
 def key_of(db: Database) -> SigningKey:
-    """The hall's signing key for this journal (a mirrored journal's own, else the
-    configured one)."""
-    load = getattr(db, "signing_key", None)
-    if load is not None:
-        return load()
-    return receipt_key.load_or_create(getattr(db, "key_path", None))
+    """The hall's signing key for this journal (the hall's, else a mirrored journal's own, else
+    the configured one), loaded once per Database object, as its keyed rows' is (row_keys.of).
+    A key others may read still opens the hashes: the director signs in to be told to `chmod
+    600` it."""
+    found = db.__dict__.get("_staff_key")
+    if found is None:
+        load, path = db.__dict__.get("_staff_key_source") or (None, None)
+        path = path or getattr(db, "key_path", None) or receipt_key.key_path()
+        load = load or getattr(db, "signing_key", None)
+        try:
+            found = load() if load is not None else receipt_key.load_or_create(path)
+        except receipt_key.ReceiptKeyError:
+            if not path.exists():
+                raise
+            found = receipt_key.load(path, private_to_owner=False)
+        db.__dict__["_staff_key"] = found
+    return found
 
 
 def seal(key: SigningKey, name: str, password_hash: str) -> str:
@@ -56,6 +79,12 @@ def unseal(key: SigningKey, name: str, stored: str) -> str | None:
         opened = AESGCM(key.derived(PURPOSE)).decrypt(raw[:12], raw[12:], _aad(name))
         return opened.decode("utf-8")
     except (binascii.Error, ValueError, InvalidTag, UnicodeError):
+        log.warning(
+            "the password of staff account %r does not open with this hall's key (the key was "
+            "replaced?): set it again (`adjudicator director set-password` or `judge-account "
+            "set-password`)",
+            name,
+        )
         return None
 
 
