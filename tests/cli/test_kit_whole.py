@@ -400,3 +400,46 @@ def test_a_drill_opens_a_copy_under_its_own_journal_and_writes_nothing_to_the_st
     verified = laptops.run("journal", "verify")
     assert verified.exit_code == 0, verified.stdout
     assert not (laptops.b / "hall" / "kit.json").exists()  # it never refreshes the real kit
+
+
+# ---------- one walk of the chain per takeover (issue 45) ----------
+
+
+def test_a_takeover_walks_the_chain_once_and_the_start_refuses_as_ever(laptops, monkeypatch):
+    """`kit open` walks the stick's copy; the start after it checks both copies by the head
+    `kit open` proved, with the same refusals: a signed mark past the copies' head put beside
+    the stick after `kit open` still stops judging (rows missing)."""
+    from adjudicator.cli import serve_cmd
+    from adjudicator.record.journal import chain_walk, rollbacks
+    from adjudicator.record.proofs import high_water
+
+    walks = []
+    walk = chain_walk.walk
+    monkeypatch.setattr(chain_walk, "walk", lambda *a, **kw: walks.append(1) or walk(*a, **kw))
+    assert laptops.open(laptops.b).exit_code == 0
+    assert len(walks) == 1  # the stick's copy, once
+    let_go()
+    hall = serve_cmd.prepare_journal()  # `serve`'s start on B
+    assert len(walks) == 1 and rollbacks.current(hall.db) is None
+    hall.db.close()
+    hall = serve_cmd.prepare_journal()  # a later start walks both copies, as every start does
+    assert len(walks) == 3
+    hall.db.close()
+
+    assert laptops.open(laptops.b).exit_code == 0  # taken over again: a note for the start
+    walks.clear()
+    key = receipt_key.load(laptops.b / "receipt_key.pem")
+    journal_id = json.loads((laptops.stick / "hall-kit" / "manifest.json").read_text())[
+        "journal"
+    ]["journal"]
+    mark = key.sign({"type": "high-water", "journal": journal_id, "id": 9, "at": "2026-11-28",
+                     "row_hash": "ab" * 32})  # fmt: skip
+    high_water.beside(str(laptops.mirror)).write_text(json.dumps(mark).ljust(high_water.SLOT))
+    let_go()
+    hall = serve_cmd.prepare_journal()
+    try:
+        assert len(walks) == 0
+        found = rollbacks.current(hall.db)
+        assert found is not None and found.row_id == 9
+    finally:
+        hall.db.close()
