@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 
 OWNER_ONLY = 0o600
@@ -79,22 +80,25 @@ def read_regular(path: Path | str, most: int) -> bytes:
     larger file too. For files on the USB stick, which whoever holds it may have swapped (the
     same care as hall/tsh/regular_file.py takes with TSH's files, without its deadline: the
     stick is a local disk)."""
+    return b"".join(read_regular_chunks(path, most))
+
+
+def read_regular_chunks(path: Path | str, most: int) -> Iterator[bytes]:
+    """`read_regular`, a megabyte at a time (a file hashed without holding it whole)."""
     if not stat.S_ISREG(os.stat(path).st_mode):
         raise OSError(f"{path} is not a regular file")
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):  # what is read is what was checked
             raise OSError(f"{path} is not a regular file")
-        chunks, left = [], most + 1
-        while left > 0 and (chunk := os.read(fd, min(1 << 20, left))):
-            chunks.append(chunk)
+        left = most
+        while chunk := os.read(fd, min(1 << 20, left + 1)):
+            if len(chunk) > left:
+                raise OSError(f"{path} is larger than {most} bytes")
             left -= len(chunk)
+            yield chunk
     finally:
         os.close(fd)
-    data = b"".join(chunks)
-    if len(data) > most:
-        raise OSError(f"{path} is larger than {most} bytes")
-    return data
 
 
 def write_whole(path: Path | str, data: bytes) -> None:

@@ -94,7 +94,8 @@ SETTINGS: tuple[Setting, ...] = (
         "8080",
         "The plain-HTTP port `adjudicator hall` serves the trust page and the CA certificate on "
         "(a tablet's first visit meets no certificate warning); everything else asked there "
-        "is sent to HTTPS. 0 turns it off.",
+        "is sent to HTTPS. 0 turns it off. Unset: the port the hall last served it on (a "
+        "takeover's too), else 8080.",
     ),
     Setting("verdict_seconds", "10", "Seconds a verdict stays on the kiosk screen."),
     Setting("clear_seconds", "30", "Seconds without typing before the kiosk clears typed words."),
@@ -196,6 +197,11 @@ def get(name: str) -> str:
     """The value of a setting: its environment variable if set, else its default."""
     setting = _BY_NAME[name]
     return os.environ.get(setting.env_var, setting.default)
+
+
+def is_set(name: str) -> bool:
+    """Whether the setting's environment variable is set (not its default)."""
+    return _BY_NAME[name].env_var in os.environ
 
 
 def get_int(name: str, minimum: int = 0) -> int:

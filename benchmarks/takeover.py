@@ -1,11 +1,13 @@
-"""Issue 34: the takeover's time, and the kit's refresh cost while serving.
+"""Issues 34, 41 and 45: the takeover's time, and the kit's refresh cost while serving.
 
 1. From `kit open` to laptop B's first verdict, for journals of 0, 10,000 and 100,000 rows
    (goal: under 60 s at 100,000 rows on 2 cores): `kit open` (the passphrase, the stick's
    copy verified, the journal copied to B's disk and verified), then `adjudicator serve` on B
    (which verifies both copies in full at its start), then one verdict through the API with
    A's kiosk token. The floor, measured in the same run on the same journal: laptop A's own
-   hall restarted, from `serve` to its first verdict (the same start, without the takeover).
+   hall restarted, from `serve` to its first verdict (the same start, without the takeover);
+   and (issue 45) copying the stick's journal file and checking its integrity (SQLite's
+   `PRAGMA integrity_check`), the least a takeover must do with it.
 2. The kit's refresh while serving: verdicts one after another through the API, with the
    refresh off (ADJUDICATOR_KIT_REFRESH_SECONDS=0), then on every second with an item changed
    before each (hall.json rewritten, so each refresh seals and writes an item to the stick),
@@ -18,6 +20,8 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import sqlite3
 import statistics
 import sys
 import tempfile
@@ -81,10 +85,26 @@ def first_verdict(home: PreparedHome, env: dict, token: str, expected_id: int) -
     return {"serve": up - started, "verdict": judged - up, "total": judged - started}
 
 
+def copy_and_check(journal_file: Path, folder: Path) -> float:
+    """Seconds to copy the journal's file and check its integrity: the floor of issue 45."""
+    target = folder / "copied.sqlite3"
+    started = time.perf_counter()
+    shutil.copyfile(journal_file, target)
+    connection = sqlite3.connect(target)
+    try:
+        assert connection.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    finally:
+        connection.close()
+    spent = time.perf_counter() - started
+    target.unlink()
+    return spent
+
+
 def takeover(size: int) -> dict:
     folder = Path(tempfile.mkdtemp(prefix=f"takeover-{size}-"))
     a, env, stick = hall_a(folder, size)
     floor = first_verdict(a, env, a.token, size + 1)  # A's own restart: the floor
+    copied = copy_and_check(stick / "journal.sqlite3", folder)
     started = time.perf_counter()
     opened = run_cli(folder / "b", "kit", "open", str(stick), "--passphrase-stdin",
                      env=env, stdin=PASSPHRASE + "\n")  # fmt: skip
@@ -92,8 +112,9 @@ def takeover(size: int) -> dict:
     kit_open = time.perf_counter() - started
     b = PreparedHome(folder / "b", a.token, a.pairing_code, env)
     after = first_verdict(b, env, a.token, size + 2)
+    shutil.rmtree(folder, ignore_errors=True)
     return {"rows": size, "kit_open": kit_open, **after, "takeover": kit_open + after["total"],
-            "floor": floor["total"]}  # fmt: skip
+            "floor": floor["total"], "copy_floor": copied}  # fmt: skip
 
 
 def verdict_times(server: Server, token: str, count: int) -> list[float]:
@@ -195,7 +216,9 @@ def main(argv: list[str]) -> None:
             f"{found['rows']:>7,} rows: kit open {found['kit_open']:.1f} s, serve "
             f"{found['serve']:.1f} s, first verdict {found['verdict'] * 1000:.0f} ms: takeover "
             f"{found['takeover']:.1f} s; floor (A's own restart to its first verdict) "
-            f"{found['floor']:.1f} s; ratio {found['takeover'] / found['floor']:.2f}x",
+            f"{found['floor']:.1f} s; ratio {found['takeover'] / found['floor']:.2f}x; copying "
+            f"the file and checking its integrity {found['copy_floor']:.2f} s, ratio "
+            f"{found['takeover'] / found['copy_floor']:.1f}x",
             flush=True,
         )
     if rounds:

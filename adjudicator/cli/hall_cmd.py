@@ -14,7 +14,7 @@ import click
 
 from adjudicator import settings
 from adjudicator.cli.common import WORKERS_OPTION, CliError
-from adjudicator.cli.serve_cmd import prepare_gunicorn, prepare_journal, report_kit
+from adjudicator.cli.serve_cmd import prepare_gunicorn, prepare_journal, refresh_kit, report_kit
 from adjudicator.hall.network import hall_service, hall_tls, hall_url, lan, mdns
 from adjudicator.hall.network.hall_process import (
     DEFAULT_HTTP_PORT,
@@ -45,7 +45,8 @@ from adjudicator.hall.network.hall_process import (
     default=None,
     help="The plain-HTTP port for the trust page and the CA certificate only (a tablet's first "
     "visit meets no certificate warning); everything else there is sent to HTTPS. 0 turns it "
-    f"off. [default: ADJUDICATOR_HTTP_PORT, {DEFAULT_HTTP_PORT}]",
+    "off. [default: ADJUDICATOR_HTTP_PORT, else the port it last served it on (a takeover's "
+    f"too), else {DEFAULT_HTTP_PORT}]",
 )
 @WORKERS_OPTION
 @click.option(
@@ -77,7 +78,10 @@ def hall(
             click.echo(f"\n{note}\n", err=True)
         click.echo("\n".join(hall_tls.fingerprint_lines(found)))  # the block, less its heading
         return
-    http_port = settings.get_int("http_port") if http_port is None else http_port
+    if http_port is None:
+        recorded = last.http_port if last is not None else None
+        from_env = settings.is_set("http_port") or recorded is None
+        http_port = settings.get_int("http_port") if from_env else recorded
     if http_port > 65535:
         raise CliError(f"ADJUDICATOR_HTTP_PORT must be a port from 0 to 65535, not {http_port}.")
     if http_port == port:
@@ -131,6 +135,7 @@ def hall(
         http_port=http_port,
         tell=tell,
         on_judging=on_judging,
+        on_record=lambda: refresh_kit(server),  # the hall's record is in the kit: at once
     ).run()
 
 

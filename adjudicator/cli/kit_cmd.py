@@ -58,7 +58,13 @@ def seal(directory: Path, passphrase_stdin: bool):
 @kit.command("open")
 @directory_argument
 @passphrase_stdin
-def open_kit(directory: Path, passphrase_stdin: bool):
+@click.option(
+    "--drill",
+    is_flag=True,
+    help="A takeover drill: open a copy of the hall on this laptop under a journal of its own "
+    "and the name NAME-drill, writing nothing to the stick; its receipts never stop the hall.",
+)
+def open_kit(directory: Path, passphrase_stdin: bool, drill: bool):
     """Take the hall over on this laptop (a fresh install) from the kit and the journal on
     the USB stick in DIR: the same key, CA, tokens and numbers."""
     from adjudicator.hall.kit import kit_open
@@ -67,14 +73,25 @@ def open_kit(directory: Path, passphrase_stdin: bool):
 
     passphrase = read_secret(passphrase_stdin, "The kit's passphrase", twice=False)
     mirror = settings.get("journal_mirror").strip() or None
-    opened = kit_open.open_kit(directory, passphrase, mirror)
+    opened = kit_open.open_kit(directory, passphrase, mirror, as_drill=drill)
     here = writer.this_laptop_if_known()  # by host name and install id, as refusals name it
-    click.echo(
-        f"The hall is taken over on this laptop, {here}. Journal {opened.journal[:8]}: "
-        f"{opened.rows:,} rows copied from the stick to {opened.primary} and verified; the "
-        f"next verdict is row {opened.rows + 1:,}."
-    )
+    as_of = opened.as_of[0].upper() + opened.as_of[1:]
+    if opened.drill:
+        click.echo(
+            f"DRILL: a copy of the hall on this laptop, {here}, nothing written to the "
+            f"stick. {as_of}. Journal {opened.journal[:8]}: {opened.rows:,} rows copied to "
+            f"{opened.primary} and verified, now the drill's journal {opened.drill}: its "
+            "verdicts are practice, and its receipts never stop the hall."
+        )
+    else:
+        click.echo(
+            f"The hall is taken over on this laptop, {here}. {as_of}. Journal "
+            f"{opened.journal[:8]}: {opened.rows:,} rows copied from the stick to "
+            f"{opened.primary} and verified; the next verdict is row {opened.rows + 1:,}."
+        )
     hall = f"name {opened.name}, port {opened.port}" if opened.name else "no hall name recorded"
+    if opened.name and opened.http_port:
+        hall += f", trust page on plain HTTP port {opened.http_port}"
     click.echo(
         f"Restored: the receipt key, the CA, the certificates, the session secret ({hall}); "
         f"lexicons: {', '.join(opened.lexicons) or 'none'}."
@@ -83,6 +100,13 @@ def open_kit(directory: Path, passphrase_stdin: bool):
         click.echo(hall_tls.fingerprint_block(opened.fingerprint))
     for problem in opened.problems:
         click.echo(f"WARNING: {problem}", err=True)
+    if opened.drill:
+        click.echo(
+            "Start the drill here WITHOUT the stick (ADJUDICATOR_JOURNAL_MIRROR unset), on a "
+            "network of its own if you can:\n  adjudicator hall\nIt answers as "
+            f"{opened.name or 'NAME-drill'}.local, never as the hall's name."
+        )
+        return
     click.echo(
         "Now start the hall here, with the stick as its mirror:\n"
         f"  ADJUDICATOR_JOURNAL_MIRROR={opened.mirror} adjudicator hall\n"

@@ -109,14 +109,22 @@ def report_kit(hall) -> None:
     """Bring the takeover kit on the stick up to date, and say whether it is current."""
     from adjudicator.hall.kit import refresh
 
-    try:
-        with refresh.writing():
-            refresh.bring_up_to_date(hall.db, hall.store, hall.signing_key())
-    except OSError as exc:  # the stick pulled out meanwhile: the status says what is wrong
-        click.echo(f"The takeover kit could not be brought up to date: {exc}", err=True)
+    refresh_kit(hall)
     found = refresh.to_show(hall.db, hall.store, hall.signing_key().id)
     if found is not None:
         click.echo(("" if found.current else "Warning: ") + found.text(), err=True)
+
+
+def refresh_kit(hall) -> None:
+    """Bring the takeover kit on the stick up to date now (a start, the hall's record made)."""
+    from adjudicator.errors import AdjudicatorError
+    from adjudicator.hall.kit import refresh
+
+    try:
+        with refresh.writing():
+            refresh.bring_up_to_date(hall.db, hall.store, hall.signing_key())
+    except (OSError, AdjudicatorError) as exc:  # the stick pulled out meanwhile: the status
+        click.echo(f"The takeover kit could not be brought up to date: {exc}", err=True)
 
 
 def prepare_journal():
@@ -125,6 +133,7 @@ def prepare_journal():
     judging is held, and nothing is written to it), migrate the schema once (before any
     worker), and say if the journal ends before the signed high-water mark."""
     from adjudicator.hall.hall import Hall
+    from adjudicator.hall.people import sealed_hashes
     from adjudicator.record.copies import one_hall
     from adjudicator.record.journal import writer
 
@@ -135,6 +144,8 @@ def prepare_journal():
     held = one_hall.at_open(hall.db, start=True)  # the mirror set is not this journal's stick
     if held:
         click.echo(held, err=True)
+    else:  # a hall that waits for its stick writes nothing to it
+        sealed_hashes.seal_clear(hall.db, hall.signing_key())  # an earlier version's hashes
     rolled_back = hall.check_high_water()  # the journal moved backwards since the last run?
     if rolled_back is not None:
         what = "JOURNAL ROLLED BACK" if rolled_back.fork is None else "JOURNAL IS A FORK"

@@ -15,6 +15,7 @@ from typing import Any
 from adjudicator import settings
 from adjudicator.errors import AdjudicatorError, LexiconError
 from adjudicator.hall import kiosks, tournament_pins, tournaments
+from adjudicator.hall.people import sealed_hashes
 from adjudicator.hall.people.ratelimit import KioskLimits, RateLimit
 from adjudicator.hall.tsh import seating
 from adjudicator.judging import free_challenges, game, grant_uses, lookups
@@ -91,6 +92,7 @@ class Hall:
         self._key_lock = threading.Lock()
         self.row_keys = row_keys.of(self.db)
         self.row_keys.use(self.signing_key)  # rows are keyed with the key receipts are signed with
+        sealed_hashes.use(self.db, self.signing_key, key_path)  # and staff hashes sealed with it
         # "setting": ADJUDICATOR_KIOSK_RATE_LIMIT; a RateLimit (or None) binds every kiosk
         if rate_limit == "setting":
             rate_limit = KioskLimits.of(settings.get("kiosk_rate_limit"))

@@ -183,3 +183,103 @@ def server_reply(reply):
     from support.load import Reply
 
     return Reply(0.0, "", reply[0], reply[1], [])
+
+
+def send_witness(server, token: str, receipt: dict) -> None:
+    """A kiosk's poll carrying a receipt as its witness."""
+    import urllib.request
+
+    request = urllib.request.Request(
+        server.url + "/api/v1/kiosk", data=json.dumps({"witness": receipt}).encode(),
+        method="POST",
+        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
+    )  # fmt: skip
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        assert answer.status == 200
+
+
+def test_a_receipt_whose_row_has_another_hash_stops_judging_as_a_fork(tmp_path):
+    """Issue 41: the stick put back whole from an older snapshot (every file of it), B takes
+    over and judges rows 2 and 3 again, with other hashes; the kiosk's genuine receipt for A's
+    row 3 contradicts B's row 3: judging stops, as for a row missing, and names the fork."""
+    import shutil
+
+    stick, env = stick_env(tmp_path)
+    a = prepare_home(tmp_path / "a", env=env)
+    cli(a.path, "kit", "seal", str(stick), "--passphrase-stdin", env=env, stdin=PASSPHRASE + "\n")
+    with Server(a, env=env) as server:
+        assert server.adjudicate(["QI"])[0] == 201
+    snapshot = tmp_path / "snapshot"
+    shutil.copytree(stick, snapshot)
+    with Server(a, env=env) as server:
+        judged = [server.adjudicate(["ZA"]) for _ in range(2)]
+    assert [reply[1]["id"] for reply in judged] == [2, 3]
+    shutil.rmtree(stick)
+    shutil.copytree(snapshot, stick)
+
+    opened = run_cli(tmp_path / "b", "kit", "open", str(stick), "--passphrase-stdin",
+                     env=env, stdin=PASSPHRASE + "\n")  # fmt: skip
+    assert opened.returncode == 0, opened.stderr
+    b = PreparedHome(tmp_path / "b", a.token, a.pairing_code, env)
+    server = Server(b, env=env).start()
+    try:
+        again = [server.adjudicate(["QI"]) for _ in range(2)]
+        assert [reply[1]["id"] for reply in again] == [2, 3]
+        assert again[1][1]["receipt"]["row_hash"] != judged[1][1]["receipt"]["row_hash"]
+        send_witness(server, a.token, judged[1][1]["receipt"])
+        refused = server.adjudicate(["QI"])
+        assert refused[0] == 503 and "verdict" not in refused[1], refused
+        health = get(server.url + "/healthz")
+        assert health[0] == 503, health
+        assert "FORK" in health[1]["error"] or "missing verdicts" in health[1]["error"], health
+        assert journal_rows(b.path, env).keys() == {1, 2, 3}  # no number issued past it
+        status = run_cli(b.path, "journal", "status", env=env)
+        assert status.returncode == 1 and "FORK" in status.stdout, status.stdout
+    finally:
+        server.stop()
+
+
+def test_a_drills_receipt_never_stops_the_real_hall(tmp_path):
+    """`kit open --drill` on a third laptop, from a copy of the stick: the drill judges under a
+    journal of its own; its receipt, sent to the real hall by a kiosk (the real hall behind
+    that row), is practice, and the real hall judges on."""
+    import shutil
+
+    stick, env = stick_env(tmp_path)
+    a = prepare_home(tmp_path / "a", env=env)
+    cli(a.path, "kit", "seal", str(stick), "--passphrase-stdin", env=env, stdin=PASSPHRASE + "\n")
+    with Server(a, env=env) as server:
+        assert server.adjudicate(["QI"])[0] == 201
+    copy = tmp_path / "stick-copy"
+    shutil.copytree(stick, copy)
+    drill_env = {"ADJUDICATOR_JOURNAL_MIRROR": str(copy / "journal.sqlite3")}
+    drilled = run_cli(tmp_path / "c", "kit", "open", str(copy), "--drill",
+                      "--passphrase-stdin", env=drill_env, stdin=PASSPHRASE + "\n")  # fmt: skip
+    assert drilled.returncode == 0, drilled.stderr
+    c = PreparedHome(tmp_path / "c", a.token, a.pairing_code, {})
+    with Server(c, env={}) as drill:
+        practice = [drill.adjudicate(["ZA"]) for _ in range(3)]
+    assert [reply[0] for reply in practice] == [201, 201, 201]
+    receipt = practice[-1][1]["receipt"]
+    assert receipt["id"] == 4 and receipt["journal"].startswith("drill-")
+
+    with Server(a, env=env) as server:
+        send_witness(server, a.token, receipt)
+        judged = server.adjudicate(["QI"])
+        assert judged[0] == 201 and judged[1]["id"] == 2, judged
+        health = get(server.url + "/healthz")
+        assert health[0] == 200 and health[1]["journal"] == "ok", health
+
+
+def test_the_first_verdicts_of_a_new_journal_renew_the_manifest_at_once(tmp_path):
+    """A kit sealed before any verdict names no keyed rows; the serving hall renews its
+    manifest within a second or so of the first verdict, not a minute later."""
+    stick, env = stick_env(tmp_path)
+    a = prepare_home(tmp_path / "a", env=env)
+    cli(a.path, "kit", "seal", str(stick), "--passphrase-stdin", env=env, stdin=PASSPHRASE + "\n")
+    manifest = stick / "hall-kit" / "manifest.json"
+    assert json.loads(manifest.read_text())["journal"]["row"] == 0
+    with Server(a, env={**env, "ADJUDICATOR_KIT_REFRESH_SECONDS": "3600"}) as server:
+        assert server.adjudicate(["QI"])[0] == 201
+        wait_for(lambda: json.loads(manifest.read_text())["journal"]["keyed_from"] == 1, 30)
+        assert json.loads(manifest.read_text())["journal"]["row"] == 1

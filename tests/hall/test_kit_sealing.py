@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from adjudicator.hall.kit import sealing
-from adjudicator.hall.kit.seal import check_passphrase
+from adjudicator.hall.kit.seal import WeakPassphrase, check_passphrase
 from adjudicator.hall.people.staff import StaffError
 
 CHEAP = {"time_cost": 1, "memory_kib": 8 * 1024, "parallelism": 1}
@@ -103,7 +103,22 @@ def test_the_passphrase_is_checked_like_the_directors_password():
         check_passphrase("x" * 15)
     with pytest.raises(StaffError, match="passphrase is too long: use at most 1024"):
         check_passphrase("x" * 1025)
-    assert check_passphrase("x" * 16) == "x" * 16
+    assert check_passphrase("tiles quiver rack gobbet") == "tiles quiver rack gobbet"
+
+
+@pytest.mark.parametrize(
+    "weak, why",
+    [
+        ("x" * 16, "Repeats like"),  # one character repeated
+        ("password12345678", "similar to a commonly used password"),  # a word padded to 16
+        ("scrabble!!!!!!!!", "similar to a commonly used password"),
+        ("tournament123456", "Add another word or two"),
+    ],
+)
+def test_a_passphrase_easy_to_guess_is_refused_with_the_reason(weak, why):
+    with pytest.raises(WeakPassphrase, match="too easy to guess") as refused:
+        check_passphrase(weak)
+    assert why in str(refused.value)
 
 
 def test_a_seal_and_a_refresh_never_write_the_kit_at_once(home):

@@ -82,6 +82,9 @@ def test_laptop_b_takes_the_hall_over_and_the_tablet_reconnects_by_name(
             hall_b.stderr()
         )
         assert "The USB stick holds a current takeover kit" in hall_b.stderr()  # B's own, now
+        # ... and straight after, with B's own addresses recorded: no "not current" (issue 44)
+        status = run_cli(b_home, "journal", "status", env=env, netns=laptop_b)
+        assert "holds a current takeover kit" in status.stdout, status.stdout
         # The tablet, untouched: the name now answers with B's address, A's CA trusts B, and
         # its pairing (the session secret) and the kiosk's token still work.
         assert resolve_by_mdns(f"{NAME}.local", tablet, 4000) == [B_ADDRESS]

@@ -154,12 +154,21 @@ def test_set_password_clears_the_lock_out(staffed):
     assert staff.authenticate(staffed.db, "alice", "alice-secret-99", "10.0.0.2", policy=policy)
 
 
-def test_passwords_are_stored_as_argon2_hashes_only(staffed):
+def test_passwords_are_stored_as_argon2_hashes_only_and_those_sealed(staffed):
+    """Issue 41: no copy of the database (the USB stick's mirror) holds a hash to guess
+    against; the hall's key opens each, for its own account only."""
+    from adjudicator.hall.people import sealed_hashes
+
     with sqlite3.connect(staffed.setup.db_path) as connection:
         rows = connection.execute("SELECT name, password_hash FROM staff").fetchall()
     assert len(rows) == 3
-    for _name, hashed in rows:
-        assert hashed.startswith("$argon2id$") and "secret" not in hashed
+    key = sealed_hashes.key_of(staffed.db)
+    for name, stored in rows:
+        assert stored.startswith("sealed:v1:") and "argon2" not in stored
+        assert "secret" not in stored
+        assert sealed_hashes.unseal(key, name, stored).startswith("$argon2id$")
+        other = next(other for other, _ in rows if other != name)
+        assert sealed_hashes.unseal(key, other, stored) is None  # not another account's
 
 
 # ---------- uploads ----------

@@ -69,7 +69,8 @@ def mirrored_hall(staffed, tmp_path):
     (tmp_path / "usb").mkdir()
     mirror = str(tmp_path / "usb" / "journal.sqlite3")
     resync.rebuild(primary, mirror)
-    hall = Hall(staffed.store, MirroredDatabase(primary, mirror), key_path=tmp_path / "k.pem")
+    key = staffed.setup.hall.key_path  # the hall's own key: it seals the staff's hashes too
+    hall = Hall(staffed.store, MirroredDatabase(primary, mirror), key_path=key)
     app = make_app(hall)
     director = signed_in(app.test_client(), "director", DIRECTOR_PASSWORD, "/director/login")
     return hall, app, director, primary, mirror
@@ -117,7 +118,7 @@ def test_rows_missing_are_named_on_the_overview(staffed, tmp_path):
         with sqlite3.connect(path) as connection:
             connection.execute("DELETE FROM adjudications WHERE id >= 3")
         connection.close()
-    other = Hall(staffed.store, MirroredDatabase(primary, mirror), key_path=tmp_path / "k.pem")
+    other = Hall(staffed.store, MirroredDatabase(primary, mirror), key_path=hall.key_path)
     with pytest.raises(rollbacks.JournalRolledBack):
         other.adjudicate(kiosks.get(other.db, "table-1"), ["QI"])
     app = make_app(other)

@@ -176,3 +176,57 @@ def test_the_overview_says_why_the_journal_is_lost(staffed):
     assert kiosk.post("/api/v1/adjudications", json={"words": ["QI"]}).status_code == 503
     page = director.get("/director/").get_data(as_text=True)
     assert "Journal LOST" in page and "journal.sqlite3-wal was deleted" in page
+
+
+def test_a_receipt_whose_row_has_another_hash_stops_judging_as_a_fork(staffed):
+    """Issue 41: the alarm, and judging stops, exactly as for a row missing; named a fork."""
+    from adjudicator.record.journal import rollbacks
+
+    kiosk = pair_browser(staffed.app, staffed.setup.nwl)
+    receipt = kiosk.post("/api/v1/adjudications", json={"words": ["QX"]}).get_json()["receipt"]
+    kiosk.post("/api/v1/adjudications", json={"words": ["QI"]})  # a row after it: not missing
+    rewrite_row(staffed.setup.db_path, receipt["id"], "ACCEPTABLE")
+    poll(kiosk, receipt)
+    found = rollbacks.current(staffed.setup.hall.db)
+    assert found is not None and found.fork == receipt["id"]
+    assert "FORK: kiosk table-1's receipt for row 1 names another row there" in found.detail()
+    refused = kiosk.post("/api/v1/adjudications", json={"words": ["QI"]})
+    assert refused.status_code == 503 and "verdict" not in refused.get_json()
+
+
+def test_a_receipt_of_a_row_whose_loss_was_accepted_only_raises_the_alarm(staffed):
+    """A number the director recorded as lost (`journal accept-loss`): the receipt is news to
+    the director (an alarm), not a fork."""
+    from adjudicator.record.journal import rollbacks
+
+    kiosk = pair_browser(staffed.app, staffed.setup.nwl)
+    receipt = kiosk.post("/api/v1/adjudications", json={"words": ["QI"]}).get_json()["receipt"]
+    with sqlite3.connect(staffed.setup.db_path) as connection:
+        connection.execute(
+            "UPDATE adjudications SET kind = 'void', consequence = ? WHERE id = ?",
+            (rollbacks.LOST_TEXT, receipt["id"]),
+        )
+    connection.close()
+    poll(kiosk, receipt)
+    assert rollbacks.current(staffed.setup.hall.db) is None
+    assert [alarm.row_id for alarm in witnesses.alarms(staffed.setup.hall.db)] == [receipt["id"]]
+
+
+def test_a_drills_receipt_is_practice_and_raises_nothing(staffed):
+    """A receipt the hall's key signed for a drill's journal (`kit open --drill`), for a row
+    this journal does not hold yet: ignored, never a rollback."""
+    from adjudicator.record.journal import rollbacks
+
+    kiosk = pair_browser(staffed.app, staffed.setup.nwl)
+    receipt = kiosk.post("/api/v1/adjudications", json={"words": ["QI"]}).get_json()["receipt"]
+    key = staffed.setup.hall.signing_key()
+    fields = {name: value for name, value in receipt.items() if name != "signature"}
+    drill = key.sign({**fields, "id": 7, "journal": "drill-" + "ab" * 16})
+    poll(kiosk, drill)
+    assert rollbacks.current(staffed.setup.hall.db) is None
+    assert witnesses.alarms(staffed.setup.hall.db) == []
+    assert kiosk.post("/api/v1/adjudications", json={"words": ["ZA"]}).status_code == 201
+    # the same receipt naming this journal proves row 7 missing: judging stops
+    own = key.sign({**fields, "id": 7})
+    poll(kiosk, own)
+    assert rollbacks.current(staffed.setup.hall.db).row_id == 7

@@ -34,6 +34,7 @@ def cheaply_staffed_home(path, env: dict | None = None) -> PreparedHome:
     home = prepare_home(path, env=env)
     db = SqliteDatabase(str(home.path / "journal.sqlite3"))
     with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("ADJUDICATOR_HOME", str(home.path))  # its key seals the hashes (issue 41)
         patch.setattr(staff, "HASHER", PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1))
         staff.set_director_password(db, DIRECTOR_PASSWORD)
         staff.add_judge(db, "alice", JUDGE_PASSWORD)

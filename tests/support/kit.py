@@ -7,13 +7,59 @@ import base64
 import json
 from pathlib import Path
 
+import pytest
 from cryptography.hazmat.primitives import serialization
 
 from adjudicator.hall.kit import sealing
 from adjudicator.hall.kit.seal import core_aad
+from adjudicator.hall.network import hall_tls, hall_url
 from adjudicator.record.journal import receipt_key
 
 PASSPHRASE = "correct horse battery staple"
+
+
+class Laptops:
+    """Laptop A (the test's home) and a fresh laptop B, sharing the stick."""
+
+    def __init__(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run):
+        self.a, self.b, self.stick = tmp_path / "home", tmp_path / "laptop-b", tmp_path / "stick"
+        self.mirror = self.stick / "journal.sqlite3"
+        self.monkeypatch, self.run = monkeypatch, run
+
+    def on(self, home: Path) -> Laptops:
+        self.monkeypatch.setenv("ADJUDICATOR_HOME", str(home))
+        return self
+
+    def judge(self, *words: str):
+        return self.run("judge", "--tournament", "hall", *words)
+
+    def seal(self, passphrase: str = PASSPHRASE):
+        return self.on(self.a).run("kit", "seal", str(self.stick), "--passphrase-stdin",
+                                   input=passphrase + "\n")  # fmt: skip
+
+    def open(self, home: Path, passphrase: str = PASSPHRASE):
+        return self.on(home).run("kit", "open", str(self.stick), "--passphrase-stdin",
+                                 input=passphrase + "\n")  # fmt: skip
+
+
+def sealed_laptops(tmp_path: Path, monkeypatch, run) -> Laptops:
+    """A serving tournament `hall` (lexicon TINY) with three verdicts, its mirror on the stick,
+    its CA and a server certificate made, and its kit sealed on the stick (the `run`, `home`
+    and `tiny` fixtures of tests/conftest.py made first)."""
+    found = Laptops(tmp_path, monkeypatch, run)
+    found.stick.mkdir()
+    monkeypatch.setenv("ADJUDICATOR_JOURNAL_MIRROR", str(found.mirror))
+    assert (
+        run("tournament", "create", "hall", "--lexicon", "TINY", "--rule", "double").exit_code == 0
+    )
+    for words in (["QI"], ["ZA", "QI"], ["QI"]):
+        assert found.judge(*words).exit_code in (0, 1)
+    hall_tls.ensure("hall", ("127.0.0.1",), own_networks=[])  # as `adjudicator hall` makes them
+    hall_url.record(hall_url.HallRecord("https://hall.local:8443", "hall", 8443, ("127.0.0.1",),
+                                        True, "http://hall.local:8080", 8080))  # fmt: skip
+    sealed = found.seal()
+    assert sealed.exit_code == 0, sealed.stderr
+    return found
 
 
 def files_of(folder: Path) -> dict[str, bytes]:

@@ -2,16 +2,26 @@
 the USB stick.
 
 In order, and nothing written until the last check has passed:
-1. the passphrase opens the kit's core (a wrong one: WrongPassphrase);
-2. each sealed item opens with the kit's private half and carries the hall's signature;
-3. this data home is fresh, or this hall's own (the same key, a journal only behind the
+1. the header verifies with the hall's key it names, and asks for the key derivation `kit
+   seal` uses (kit_header.py); the manifest is the hall's, of this kit and header, and every
+   file of the kit is the one it lists: none missing, added, replaced or older (manifest.py).
+   Any of these wrong: "the kit was altered" or names the file, before the passphrase is tried;
+2. the passphrase opens the kit's core (a wrong one: WrongPassphrase), whose key is the one
+   the header names;
+3. each sealed item opens with the kit's private half and carries the hall's signature;
+4. this data home is fresh, or this hall's own (the same key, a journal only behind the
    stick's);
-4. the stick's copy of the journal may be taken over (stick_copy.verify: the one call).
+5. the stick's copy of the journal is the one the manifest names, reaches its head, and may be
+   taken over (stick_copy.verify: the one walk of its chain).
 Then: the receipt key, the CA, the certificates, the session secret and the hall's name and
-port go into this data home; this laptop's disk becomes the primary copy, copied from the stick
-and verified; the lexicons come across, each checked against its tournaments' pins; the signed
-takeover statement is kept beside both copies (record/copies/takeover.py); the data home records the
-kit, so this hall keeps it current from now on. No journal number is taken.
+ports go into this data home; this laptop's disk becomes the primary copy, copied from the
+stick and checked by its head; the lexicons come across, each checked against its tournaments'
+pins; the signed takeover statement is kept beside both copies (record/copies/takeover.py); the
+head proven is noted for the start (record/copies/proven_copies.py); the data home records the
+kit, as found, so this hall keeps it current from now on. No journal number is taken.
+
+`--drill` (drill.py) opens a copy instead: the same checks, then the journal copied to this
+laptop under a drill's own identity, and nothing written to the stick.
 """
 
 from __future__ import annotations
@@ -29,12 +39,20 @@ from adjudicator import settings
 from adjudicator.durable import read_regular, write_whole
 from adjudicator.errors import LexiconError
 from adjudicator.hall import tournament_pins, tournaments
-from adjudicator.hall.kit import contents, refresh, sealing, stick_copy
-from adjudicator.hall.kit.kit_files import MOST_LEXICON, KitFolder
+from adjudicator.hall.kit import (
+    contents,
+    drill,
+    kit_header,
+    manifest,
+    refresh,
+    sealing,
+    stick_copy,
+)
+from adjudicator.hall.kit.kit_files import MOST_LEXICON, KitFolder, file_sha256
 from adjudicator.hall.kit.seal import core_aad
 from adjudicator.hall.kit.sealing import KitDamaged, KitError, WrongPassphrase
 from adjudicator.hall.network import hall_tls, hall_url
-from adjudicator.record.copies import markers, resync, standing, takeover
+from adjudicator.record.copies import markers, proven_copies, resync, standing, takeover
 from adjudicator.record.database.sqlite import SqliteDatabase
 from adjudicator.record.journal import receipt_key
 from adjudicator.record.journal.receipt_key import SigningKey
@@ -55,6 +73,9 @@ class Opened:
     lexicons: tuple[str, ...]
     problems: tuple[str, ...]  # lexicons that did not come across, and why
     host: str
+    as_of: str  # the manifest's time and head: "the kit as of ..., the journal at row N"
+    http_port: int = 0  # the plain-HTTP port of the trust page, as the hall last served it
+    drill: str = ""  # a drill: the drill journal's id (nothing written to the stick)
 
 
 @dataclass(frozen=True)
@@ -64,25 +85,33 @@ class _Core:
     key: SigningKey
 
 
-def open_kit(directory: Path, passphrase: str, mirror: str | None = None) -> Opened:
-    """Take the hall over from the kit in `directory` (see the module's docstring)."""
+def open_kit(
+    directory: Path, passphrase: str, mirror: str | None = None, as_drill: bool = False
+) -> Opened:
+    """Take the hall over from the kit in `directory` (see the module's docstring); with
+    `as_drill`, open a drill's copy of it."""
     folder = KitFolder(directory)
     header = folder.header()
+    public = kit_header.check(header)
+    found = manifest.read(folder, public, header["kit"], file_sha256(folder.header_path) or "")
+    manifest.refuse_unless_whole(folder, found)
     mirror_path = _mirror(folder, header, mirror)
-    derived = sealing.derive(passphrase, header.get("kdf"))  # no hall serves here to slow
-    core = _open_core(header, derived)
+    derived = sealing.derive(passphrase, header["kdf"])  # no hall serves here to slow
+    core = _open_core(header, derived, public)
     items = {name: _open_item(folder, core, name) for name in contents.ITEMS}
     listing = _listing(folder, core)
     primary = _primary()
     _refuse_another_hall(core.key, primary, mirror_path)
-    stick_copy.verify(mirror_path, core.key, core.key.path)
+    proven = stick_copy.verify(mirror_path, core.key, core.key.path, found.head)
     # Every check has passed: from here on, this data home becomes the hall's.
     write_whole(core.key.path, _pem(core.key))
     for name, content in items.items():
         if content is not None:
             contents.restore(name, content)
     resync.rebuild(mirror_path, primary)
-    head = stick_copy.verify(primary, core.key, core.key.path)  # the copy made, as the stick's
+    head = _copied(primary, proven)
+    if as_drill:
+        return _drill(folder, found, core, primary, head, listing)
     copies = [primary, mirror_path]
     _carry_the_mark(core.key, copies, head.journal_id)
     markers.remove_all(copies)  # the other laptop's markers name its own paths
@@ -97,7 +126,12 @@ def open_kit(directory: Path, passphrase: str, mirror: str | None = None) -> Ope
         (previous["seq"] if previous else 0) + 1,
     )
     takeover.write(copies, statement)  # the journal knows its mirror already: the stick's
-    _record_kit(folder, header, core)
+    proven_copies.keep(core.key, primary, head)  # the start checks it by its head
+    _record_kit(folder, header, core, found, primary)
+    return _opened(head, primary, mirror_path, installed, problems, statement["host"], found)
+
+
+def _opened(head, primary, mirror_path, installed, problems, host, found, drill_id="") -> Opened:
     hall = hall_url.recorded()
     return Opened(
         head.rows,
@@ -109,8 +143,34 @@ def open_kit(directory: Path, passphrase: str, mirror: str | None = None) -> Ope
         hall_tls.read_ca_fingerprint() or "",
         installed,
         problems,
-        statement["host"],
+        host,
+        found.describe(),
+        hall.http_port if hall else 0,
+        drill_id,
     )
+
+
+def _copied(primary: str, proven: standing.CopyHead) -> standing.CopyHead:
+    """The laptop's copy, checked by its head: the one the stick's walk proved."""
+    head = standing.head(primary)
+    if (head.journal_id, head.rows, head.last_hash) != (
+        proven.journal_id,
+        proven.rows,
+        proven.last_hash,
+    ):
+        raise KitError(
+            f"The journal copied to {primary} ({head.describe()}) is not the one proven on the "
+            f"stick ({proven.describe()}): was the stick written to meanwhile? Run `adjudicator "
+            "kit open` again."
+        )
+    return head
+
+
+def _drill(folder, found, core, primary: str, head, listing) -> Opened:
+    """The drill's copy: its own journal identity, its own name, nothing on the stick."""
+    drill_id = drill.make(primary, core.key, head)
+    installed, problems = _lexicons(folder, listing, primary)
+    return _opened(head, primary, "", installed, problems, takeover.host_name(), found, drill_id)
 
 
 def _mirror(folder: KitFolder, header: dict[str, Any], given: str | None) -> str:
@@ -127,7 +187,7 @@ def _mirror(folder: KitFolder, header: dict[str, Any], given: str | None) -> str
     )
 
 
-def _open_core(header: dict[str, Any], derived: bytes) -> _Core:
+def _open_core(header: dict[str, Any], derived: bytes, public_key) -> _Core:
     kit_id = header["kit"]
     public = sealing.unb64(header.get("public"), "public half")
     try:
@@ -147,7 +207,10 @@ def _open_core(header: dict[str, Any], derived: bytes) -> _Core:
         raise KitDamaged(
             "The kit's core is not one `kit seal` wrote: the kit was damaged."
         ) from None
-    return _Core(kit_id, private, SigningKey(signing, receipt_key.key_path(make_home=False)))
+    key = SigningKey(signing, receipt_key.key_path(make_home=False))
+    if key.public_pem() != receipt_key.public_pem(public_key):
+        raise sealing.altered("its header names another key than the one sealed in its core")
+    return _Core(kit_id, private, key)
 
 
 def _open_item(folder: KitFolder, core: _Core, name: str) -> bytes | None:
@@ -265,16 +328,30 @@ def _lexicons(
     return tuple(installed), tuple(problems)
 
 
-def _record_kit(folder: KitFolder, header: dict[str, Any], core: _Core) -> None:
-    """This data home now keeps the kit current (to the same public half)."""
+def _record_kit(
+    folder: KitFolder, header: dict[str, Any], core: _Core, found: manifest.Manifest, primary: str
+) -> None:
+    """This data home now keeps the kit current (to the same public half): the kit as found
+    (whole, as its manifest lists it) and what was restored from it, so it is current now."""
+    db = SqliteDatabase(primary, create_folder=False)
+    try:
+        wanted = refresh.wanted(db, LexiconStore())
+    finally:
+        db.close()
     refresh.write_record(
         {
             "dir": str(folder.dir.resolve()),
             "kit": core.kit,
             "public": header["public"],
             "key": core.key.id,
-            "items": {},
-            "lexicons": {},
+            "items": wanted.digests(),
+            "lexicons": wanted.lexicon_files(),
+            "files": found.files,
+            "header": file_sha256(folder.header_path),
+            "sealed_at": header.get("sealed_at", ""),
+            "mirror": header.get("mirror"),
+            "journal": found.head.to_json() if found.head is not None else None,
+            "manifest": file_sha256(folder.manifest_path),
         }
     )
 

@@ -2,11 +2,15 @@
 stick holds a current kit.
 
 `adjudicator kit seal` records in the data home (`hall/kit.json`) where the kit is, its id, its
-public half, the hall's key id, and a digest of each item as sealed (never the item). The hall
-seals what changed since (a renewed server certificate, a lexicon a tournament starts using) to
-that public half, the one in the data home, never one read from the stick, and signs it with
-its key: at each start, and every ADJUDICATOR_KIT_REFRESH_SECONDS in a background thread of
-one worker (a file lock), never on a verdict's path.
+public half, the hall's key id, a digest of each item as sealed (never the item), and each file
+of the kit as written (its SHA-256: what the manifest lists). The hall seals what changed since
+(a renewed server certificate, a lexicon a tournament starts using) to that public half, the one
+in the data home, never one read from the stick, and signs it with its key; a file of the kit
+replaced on the stick (an older item put back) is written again, one added is removed; and the
+manifest is renewed with the journal's head (manifest.py). At each start, every
+ADJUDICATOR_KIT_REFRESH_SECONDS in a background thread of one worker (a file lock), and within a
+second of the first verdicts of a journal the manifest does not yet name keyed; never on a
+verdict's path.
 """
 
 from __future__ import annotations
@@ -26,10 +30,12 @@ from typing import Any
 from adjudicator import settings
 from adjudicator.durable import open_owner_only, write_whole
 from adjudicator.errors import AdjudicatorError
-from adjudicator.hall.kit import contents, sealing
-from adjudicator.hall.kit.kit_files import KitFolder, KitNotFound, read_json
+from adjudicator.hall.kit import contents, manifest, sealing
+from adjudicator.hall.kit.kit_files import KitFolder, KitNotFound, file_sha256, read_json
 from adjudicator.record.copies import one_hall
+from adjudicator.record.database import journal_health
 from adjudicator.record.database.db import Database
+from adjudicator.record.journal import journal
 from adjudicator.record.journal.receipt_key import SigningKey
 from adjudicator.wording import N_, Phrase
 from adjudicator.words.lexicon import Manifest
@@ -37,6 +43,7 @@ from adjudicator.words.store import LexiconStore
 
 log = logging.getLogger("adjudicator.hall.kit")
 
+FIRST_ROWS_SECONDS = 1  # how soon the manifest names a new journal's first verdicts
 ITEM_TYPE = "kit-item"
 LEXICONS_TYPE = "kit-lexicons"
 
@@ -50,8 +57,8 @@ _CURRENT = N_(
     "over with `adjudicator kit open`."
 )
 _STALE = N_(
-    "The takeover kit on the stick ({folder}) is not current ({what}): the hall brings it up "
-    "to date while it serves."
+    "The takeover kit on the stick ({folder}) is not current yet ({what}): the serving hall "
+    "brings it up to date by itself within a minute; nothing needs doing."
 )
 _AWAY = N_(
     "The takeover kit's folder {folder} is not here (is the USB stick in?): a second laptop "
@@ -115,6 +122,7 @@ class Wanted:
 
     items: dict[str, bytes]
     lexicons: list[Manifest]
+    root: Any = None  # the lexicon store's folder
 
     def digests(self) -> dict[str, str]:
         return {name: contents.digest(content) for name, content in self.items.items()}
@@ -122,48 +130,92 @@ class Wanted:
     def lexicon_files(self) -> dict[str, str]:
         return {m.name: m.compiled_sha256 for m in self.lexicons}
 
+    def lexicon_paths(self) -> list:
+        return [self.root / m.compiled_file for m in self.lexicons]
+
 
 def wanted(db: Database, store: LexiconStore) -> Wanted:
-    return Wanted(contents.gather(), contents.lexicons_in_use(db, store))
+    return Wanted(contents.gather(), contents.lexicons_in_use(db, store), store.root)
 
 
 def write_item(
     folder: KitFolder, record: dict[str, Any], key: SigningKey, name: str, content: bytes
 ) -> None:
-    """Seal one item to the kit's public half (the data home's copy), signed with the key."""
+    """Seal one item to the kit's public half (the data home's copy), signed with the key;
+    the record's list of files says what was written."""
     public = sealing.unb64(record["public"], "public half")
     sealed = sealing.seal_to(public, content, item_aad(record["kit"], name))
-    body = {"type": ITEM_TYPE, "kit": record["kit"], "name": name, "at": _now(), "sealed": sealed}
-    folder.write(folder.item_path(name), key.sign(body))
+    at = _now()
+    body = {"type": ITEM_TYPE, "kit": record["kit"], "name": name, "at": at, "sealed": sealed}
+    path = folder.item_path(name)
+    record["files"][folder.name_of(path)] = manifest.entry(folder.write(path, key.sign(body)), at)
 
 
 def write_lexicons(
     folder: KitFolder, record: dict[str, Any], key: SigningKey, wanted_now: Wanted, store
 ) -> None:
-    """Copy the lexicons in use onto the stick, and their manifests, signed."""
-    for manifest in wanted_now.lexicons:
-        folder.copy_lexicon(store.root / manifest.compiled_file, manifest.compiled_file)
-    listing = [json.loads(manifest.to_json()) for manifest in wanted_now.lexicons]
-    body = {"type": LEXICONS_TYPE, "kit": record["kit"], "at": _now(), "lexicons": listing}
-    folder.write(folder.listing_path, key.sign(body))
+    """Copy the lexicons in use onto the stick, and their manifests, signed; the record's list
+    of files says what is there."""
+    files = record["files"]
+    for name in [name for name in files if name.startswith("lexicons/")]:
+        del files[name]
+    for found in wanted_now.lexicons:
+        folder.copy_lexicon(store.root / found.compiled_file, found.compiled_file)
+        path = folder.lexicon_path(found.compiled_file)
+        files[folder.name_of(path)] = manifest.entry(found.compiled_sha256)
+    listing = [json.loads(found.to_json()) for found in wanted_now.lexicons]
+    at = _now()
+    body = {"type": LEXICONS_TYPE, "kit": record["kit"], "at": at, "lexicons": listing}
+    path = folder.listing_path
+    files[folder.name_of(path)] = manifest.entry(folder.write(path, key.sign(body)), at)
     folder.remove_others("lexicons", {m.compiled_file for m in wanted_now.lexicons})
 
 
 def _behind(folder: KitFolder, record: dict[str, Any], wanted_now: Wanted) -> list[str]:
-    """What the stick lacks of what the kit should hold now (by the data home's digests, and
-    whether the stick still has each file)."""
+    """What the stick lacks of what the kit should hold now: by the data home's digests, and
+    whether each file on the stick is still the one the hall wrote (not replaced or gone)."""
     kept = record.get("items") or {}
+    files = record.get("files") or {}
     behind = [
         name
         for name, digest in wanted_now.digests().items()
-        if kept.get(name) != digest or not folder.item_path(name).is_file()
+        if kept.get(name) != digest or not _as_written(folder, folder.item_path(name), files)
     ]
     lexicons = wanted_now.lexicon_files()
-    if record.get("lexicons") != lexicons or not all(
-        folder.lexicon_path(m.compiled_file).is_file() for m in wanted_now.lexicons
+    if (
+        record.get("lexicons") != lexicons
+        or not _as_written(folder, folder.listing_path, files)
+        or not all(_same_size(folder, store_file) for store_file in wanted_now.lexicon_paths())
     ):
         behind.append("lexicons")
     return behind
+
+
+def _as_written(folder: KitFolder, path, files: dict[str, Any]) -> bool:
+    """Whether a JSON file of the kit on the stick is the one the hall last wrote there."""
+    listed = files.get(folder.name_of(path)) or {}
+    return listed.get("sha256") is not None and file_sha256(path) == listed["sha256"]
+
+
+def _same_size(folder: KitFolder, store_file) -> bool:
+    """A lexicon on the stick, by its size (its hash is checked by `kit open`)."""
+    try:
+        return folder.lexicon_path(store_file.name).stat().st_size == store_file.stat().st_size
+    except OSError:
+        return False
+
+
+def _extra(folder: KitFolder, record: dict[str, Any]) -> list[str]:
+    """Files in the kit's folder the hall did not write (added on the stick)."""
+    listed = set(record.get("files") or {}) | {
+        folder.name_of(folder.header_path),
+        folder.name_of(folder.manifest_path),
+    }
+    return [name for name in folder.files() if name not in listed]
+
+
+def _manifest_stale(folder: KitFolder, record: dict[str, Any]) -> bool:
+    return file_sha256(folder.manifest_path) != record.get("manifest")
 
 
 def _usable(record: dict[str, Any] | None, key_id: str | None) -> tuple[KitFolder, str] | None:
@@ -179,6 +231,7 @@ def _usable(record: dict[str, Any] | None, key_id: str | None) -> tuple[KitFolde
         return folder, "other"
     if (
         header.get("kit") != record["kit"]
+        or file_sha256(folder.header_path) != record.get("header")  # replaced: another seal
         or header.get("public") != record["public"]  # swapped on the stick: never sealed to
         or (key_id is not None and record.get("key") != key_id)
     ):
@@ -196,6 +249,10 @@ def status(db: Database, store: LexiconStore, key_id: str | None = None) -> KitS
     if state:
         return KitStatus(state, str(folder.dir))
     behind = _behind(folder, record, wanted(db, store))
+    if _extra(folder, record):
+        behind.append("files added on the stick")
+    if _manifest_stale(folder, record):
+        behind.append("its manifest")
     return KitStatus("stale" if behind else "current", str(folder.dir), tuple(behind))
 
 
@@ -211,9 +268,10 @@ def to_show(db: Database, store: LexiconStore, key_id: str | None = None) -> Kit
 
 
 def bring_up_to_date(db: Database, store: LexiconStore, key: SigningKey) -> list[str]:
-    """Seal to the kit what changed since it was last written; what was written. Nothing by a
-    laptop that does not judge now (another took the hall over, or the stick it is mirrored to
-    is not the one set): it writes nothing to the stick."""
+    """Seal to the kit what changed since it was last written (or was replaced on the stick),
+    remove what was added there, and renew the manifest; what was sealed. Nothing by a laptop
+    that does not judge now (another took the hall over, or the stick it is mirrored to is not
+    the one set): it writes nothing to the stick."""
     record = read_record()
     if record is not None and not one_hall.may_write_stick(db):
         return []
@@ -221,6 +279,7 @@ def bring_up_to_date(db: Database, store: LexiconStore, key: SigningKey) -> list
     if record is None or found is None or found[1]:
         return []
     folder = found[0]
+    record = {**record, "files": dict(record.get("files") or {})}
     wanted_now = wanted(db, store)
     behind = _behind(folder, record, wanted_now)
     for name in behind:
@@ -228,12 +287,24 @@ def bring_up_to_date(db: Database, store: LexiconStore, key: SigningKey) -> list
             write_item(folder, record, key, name, wanted_now.items[name])
     if "lexicons" in behind:
         write_lexicons(folder, record, key, wanted_now, store)
+    for name in _extra(folder, record):
+        (folder.root / name).unlink(missing_ok=True)
+    renew(folder, record, key, db, wanted_now)
     if behind:
-        write_record(
-            {**record, "items": wanted_now.digests(), "lexicons": wanted_now.lexicon_files()}
-        )
         log.info("the takeover kit on the stick was brought up to date: %s", ", ".join(behind))
     return behind
+
+
+def renew(
+    folder: KitFolder, record: dict[str, Any], key: SigningKey, db: Database, wanted_now: Wanted
+) -> None:
+    """Write the kit's manifest (the files as written, the journal's head now) and the data
+    home's record of the kit."""
+    head = manifest.head_of(db, key.public)
+    record.update(items=wanted_now.digests(), lexicons=wanted_now.lexicon_files())
+    record["journal"] = head.to_json() if head is not None else None
+    record["manifest"] = manifest.write(folder, key, record, head)
+    write_record(record)
 
 
 class Watch:
@@ -244,6 +315,7 @@ class Watch:
         self.hall = hall
         self.seconds = settings.get_int("kit_refresh_seconds", 0)
         self._started = 0
+        self._keyed: str | None = None  # the journal the manifest names keyed (known)
 
     def start(self) -> None:
         if self.seconds <= 0 or self._started == os.getpid():
@@ -252,12 +324,33 @@ class Watch:
         threading.Thread(target=self._run, name="kit-refresh", daemon=True).start()
 
     def _run(self) -> None:
+        last = time.monotonic()
         while True:
-            time.sleep(self.seconds)
+            time.sleep(min(self.seconds, FIRST_ROWS_SECONDS))
+            if time.monotonic() - last < self.seconds and not self.first_rows():
+                continue
+            last = time.monotonic()
             try:
                 self.run_once()
             except Exception:  # noqa: BLE001 - the thread must outlive any one failure
                 log.exception("the takeover kit could not be brought up to date")
+
+    def first_rows(self) -> bool:
+        """Whether the journal holds rows while the kit's manifest names it not yet keyed (its
+        first verdicts): then the manifest is renewed at once, not at the next refresh. Asked
+        each second only until the manifest names the journal keyed."""
+        db = self.hall.db
+        journal_id = journal_health.journal_id(db)
+        if journal_id is None or self._keyed == journal_id:
+            return False
+        record = read_record()
+        if record is None:
+            return False
+        head = record.get("journal") or {}
+        if head.get("journal") == journal_id and head.get("keyed_from"):
+            self._keyed = journal_id
+            return False
+        return journal.newest_id(db) > 0
 
     def run_once(self) -> list[str]:
         """Bring the kit up to date now, unless another process is writing it."""
@@ -296,4 +389,5 @@ def watch(hall) -> Watch:
 
 
 def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
+    """When a file of the kit is written (to the microsecond: an older one is told apart)."""
+    return datetime.now(UTC).isoformat(timespec="microseconds")

@@ -3,8 +3,9 @@ passphrase.
 
 A new kit each time: a new id and key pair, the receipt key and the kit's private half in the
 core sealed under the passphrase, every item sealed to the new public half and signed, the
-lexicons in use copied beside them; the header is written last, so a kit half written is no
-kit. The data home then records where the kit is, so the running hall keeps it current.
+lexicons in use copied beside them, the header signed with the hall's key (kit_header.py); the
+manifest is written last (manifest.py), so a kit half written is no kit. The data home then
+records where the kit is, so the running hall keeps it current.
 """
 
 from __future__ import annotations
@@ -15,15 +16,23 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from adjudicator.hall.kit import refresh, sealing
+from adjudicator.hall.kit import kit_header, refresh, sealing
 from adjudicator.hall.kit.kit_files import FORMAT, KitFolder
 from adjudicator.hall.network import hall_process, hall_tls, hall_url
-from adjudicator.hall.people import password_check, session_secret, staff
+from adjudicator.hall.people import password_check, sealed_hashes, session_secret, staff
 from adjudicator.record.database.db import Database
 from adjudicator.record.journal.receipt_key import SigningKey
 from adjudicator.words.store import LexiconStore
 
 MIN_PASSPHRASE = 16
+# zxcvbn's score (0-4) a passphrase must reach: 4 is at least 10^10 guesses, each an Argon2id
+# derivation over 256 MiB (about 0.4 s): a century of CPU time for whoever holds the stick.
+MIN_SCORE = 4
+ESTIMATED_CHARACTERS = 100  # zxcvbn's cost grows with the length: its first 100 are enough
+
+
+class WeakPassphrase(sealing.KitError):
+    """The passphrase is long enough, but easy to guess (a repeat, a padded word)."""
 
 
 @dataclass(frozen=True)
@@ -38,8 +47,22 @@ class Sealed:
 
 
 def check_passphrase(passphrase: str) -> str:
-    """At least MIN_PASSPHRASE characters, checked like the director's password."""
-    return staff.check_password(passphrase, MIN_PASSPHRASE, "passphrase")
+    """At least MIN_PASSPHRASE characters, checked like the director's password, and hard to
+    guess by a well-kept strength estimator (zxcvbn): WeakPassphrase saying why, if not."""
+    from zxcvbn import zxcvbn
+
+    staff.check_password(passphrase, MIN_PASSPHRASE, "passphrase")
+    estimate = zxcvbn(passphrase[:ESTIMATED_CHARACTERS])
+    if estimate["score"] >= MIN_SCORE:
+        return passphrase
+    feedback = estimate.get("feedback") or {}
+    why = [feedback.get("warning") or ""] + list(feedback.get("suggestions") or [])
+    reasons = " ".join(text.strip() for text in why if text and text.strip())
+    raise WeakPassphrase(
+        "The passphrase is too easy to guess for a kit that whoever holds the stick may try "
+        f"offline: {reasons or 'it follows a common pattern.'} Use four or five words chosen "
+        "at random (not a phrase or a quotation), or a longer mix."
+    )
 
 
 def core_aad(kit_id: str, public: bytes) -> bytes:
@@ -57,6 +80,7 @@ def seal_kit(
 ) -> Sealed:
     """Seal a new kit into `directory` (see the module's docstring)."""
     check_passphrase(passphrase)
+    sealed_hashes.seal_clear(db, key)  # an earlier version's hashes: none in clear on the stick
     folder = KitFolder(directory)
     if not folder.dir.is_dir():
         raise sealing.KitError(
@@ -74,13 +98,17 @@ def seal_kit(
         {"kit": kit_id, "private": sealing.b64(private), "receipt_key": _pem(key)}
     ).encode("utf-8")
     beside = _mirror_beside(folder, mirror)
-    record = {
+    sealed_at = datetime.now(UTC).isoformat(timespec="seconds")
+    record: dict = {
         "dir": str(folder.dir.resolve()),
         "kit": kit_id,
         "public": sealing.b64(public),
         "key": key.id,
         "items": {},
         "lexicons": {},
+        "files": {},
+        "sealed_at": sealed_at,
+        "mirror": beside,
     }
     with refresh.writing():  # a serving hall's refresh waits, then writes to this kit
         wanted = refresh.wanted(db, store)
@@ -88,19 +116,22 @@ def seal_kit(
             refresh.write_item(folder, record, key, item, content)
         refresh.write_lexicons(folder, record, key, wanted, store)
         folder.remove_others("items", {f"{item}.json" for item in wanted.items})
-        header = {
-            "format": FORMAT,
-            "kit": kit_id,
-            "public": sealing.b64(public),
-            "kdf": kdf,
-            "core": sealing.seal(derived, core, core_aad(kit_id, public)),
-            "sealed_at": datetime.now(UTC).isoformat(timespec="seconds"),
-            "mirror": beside,
-        }
-        folder.write(folder.header_path, header)
-        refresh.write_record(
-            {**record, "items": wanted.digests(), "lexicons": wanted.lexicon_files()}
+        header = kit_header.sign(
+            key,
+            {
+                "format": FORMAT,
+                "kit": kit_id,
+                "public": sealing.b64(public),
+                "kdf": kdf,
+                "core": sealing.seal(derived, core, core_aad(kit_id, public)),
+                "sealed_at": sealed_at,
+                "mirror": beside,
+            },
         )
+        record["header"] = folder.write(folder.header_path, header)
+        for name in _others(folder, record):  # an earlier kit's, or anything put there
+            (folder.root / name).unlink(missing_ok=True)
+        refresh.renew(folder, record, key, db, wanted)  # the manifest, last: the kit is whole
     return Sealed(
         folder.root,
         kit_id,
@@ -110,6 +141,12 @@ def seal_kit(
         beside,
         tuple(notes) + tuple(_warnings(folder, mirror, beside)),
     )
+
+
+def _others(folder: KitFolder, record: dict) -> list[str]:
+    """Files in the kit's folder that this kit does not hold."""
+    listed = set(record["files"]) | {folder.name_of(folder.header_path)}
+    return [name for name in folder.files() if name not in listed]
 
 
 def _mirror_beside(folder: KitFolder, mirror: str | None) -> str | None:

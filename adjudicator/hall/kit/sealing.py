@@ -2,8 +2,9 @@
 kit key pair so the running hall can add to the kit without the passphrase.
 
 - The passphrase (at least 16 characters, Unicode NFC) gives a 256-bit key by Argon2id, whose
-  cost and salt are recorded in the kit; opening refuses a recorded cost beyond LIMITS (a kit
-  edited to ask for 64 GB of memory is damaged, not a reason to run out of it).
+  cost and salt are recorded in the kit; `kit open` refuses any cost but the one `kit seal`
+  uses (COST: `check_cost`, "the kit was altered"), and `derive` any beyond LIMITS (a kit
+  edited to ask for 64 GB of memory is altered, not a reason to run out of it).
 - That key seals the kit's core (AES-256-GCM): the kit key pair's private half and the receipt
   key. A wrong passphrase, or a core changed by one bit, fails its tag: nothing is revealed.
 - What changes later (a certificate renewed, the CA, the session secret) is sealed to the kit's
@@ -48,6 +49,19 @@ class KitDamaged(KitError):
     """A file of the kit is not one the hall wrote: unreadable, edited, or swapped."""
 
 
+class KitAltered(KitDamaged):
+    """The kit's header or manifest is not the one the hall signed: someone changed the kit."""
+
+
+def altered(what: str) -> KitAltered:
+    """The refusal of a kit whose header or manifest was changed (never "wrong passphrase")."""
+    return KitAltered(
+        f"The kit was altered: {what}. Nothing was written, and the passphrase was not tried. "
+        "Use a kit sealed by the hall (`adjudicator kit seal`), or a copy of the stick made "
+        "before the change."
+    )
+
+
 def b64(data: bytes) -> str:
     return base64.b64encode(data).decode("ascii")
 
@@ -63,6 +77,23 @@ def unb64(text: Any, what: str) -> bytes:
 def new_kdf() -> dict[str, Any]:
     """A fresh salt and the cost every new kit records."""
     return {"name": KDF_NAME, "salt": b64(os.urandom(SALT_BYTES)), **COST}
+
+
+def check_cost(kdf: Any) -> None:
+    """A kit's recorded key derivation must be the one `kit seal` uses, exactly (its salt
+    aside): a header asking for more, or less, was altered, and is refused before any of it
+    runs."""
+    if not isinstance(kdf, dict) or kdf.get("name") != KDF_NAME:
+        raise altered(f"its key derivation is not {KDF_NAME}")
+    for name, value in COST.items():
+        if kdf.get(name) != value or isinstance(kdf.get(name), bool):
+            raise altered(
+                f"its key derivation's cost {name}={kdf.get(name)!r} is not the one `kit seal` "
+                f"uses ({value})"
+            )
+    salt = unb64(kdf.get("salt"), "salt")
+    if len(salt) != SALT_BYTES or set(kdf) != {"name", "salt", *COST}:
+        raise altered("its key derivation's salt or fields are not the ones `kit seal` writes")
 
 
 def derive(passphrase: str, kdf: dict[str, Any]) -> bytes:

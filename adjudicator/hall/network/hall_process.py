@@ -68,6 +68,7 @@ class HallProcess:
         http_port: int = 0,
         tell: Callable[[str], dict | None] | None = None,
         on_judging: Callable[[str, dict], str] | None = None,
+        on_record: Callable[[], None] = lambda: None,
     ):
         self.name, self.port, self.where, self.tls, self.argv = name, port, where, tls, argv
         self.http_port = http_port  # the server's plain-HTTP port for the trust page (0: none)
@@ -77,6 +78,7 @@ class HallProcess:
         # does not judge: what the director is told).
         self.tell, self.on_judging = tell, on_judging
         self.told: dict[str, float] = {}  # address -> when it was last told
+        self.on_record = on_record  # after the hall's record changes (the kit carries it)
         self.stopping = False
         self.announcement: mdns.HallName | None = None
         self.url = ""  # where pairing links point
@@ -307,8 +309,10 @@ class HallProcess:
                 addresses=self.where.addresses,
                 mdns=bool(self.announcement and self.announcement.active),
                 http_url=self._plain_url(url),
+                http_port=self.http_port,
             )
         )
+        self.on_record()
 
     def _plain_url(self, url: str) -> str:
         """The plain-HTTP address of the host in `url` (the name, or an address), or ""."""

@@ -25,6 +25,9 @@ class HallRecord:
     mdns: bool
     # the trust page over plain HTTP (`--http-port`): http://NAME.local:8080, "" when off
     http_url: str = ""
+    # its port (0: off; None: not recorded, by an earlier version): the kit carries it, so a
+    # laptop that takes the hall over serves the trust page where the sheets send tablets
+    http_port: int | None = None
 
     def trust_url(self) -> str:
         """Where a tablet first trusts the hall: over plain HTTP where the hall serves it so
@@ -56,6 +59,7 @@ def recorded() -> HallRecord | None:
             addresses=tuple(str(a) for a in data["addresses"]),
             mdns=bool(data["mdns"]),
             http_url=_plain_url(data.get("http_url")),
+            http_port=_port(data.get("http_port")),
         )
     except (OSError, ValueError, KeyError, TypeError):
         return None
@@ -80,6 +84,13 @@ def public_url(fallback: str) -> str:
     if found is not None:
         return found.url.rstrip("/")
     return fallback.rstrip("/")
+
+
+def _port(value) -> int | None:
+    """The recorded plain-HTTP port, or None (not recorded, or not a port)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 65535:
+        return None
+    return value
 
 
 def _plain_url(value) -> str:

@@ -1,6 +1,8 @@
 """Staff accounts: the director and the word judges, their passwords, and login throttling.
 
-Passwords are stored only as argon2id hashes (argon2-cffi). Sign-in attempts are counted per
+Passwords are stored only as argon2id hashes (argon2-cffi), and those only sealed under a key
+of the hall's (sealed_hashes.py): no copy of the journal's database gives a hash to guess
+against. Sign-in attempts are counted per
 client address (attempts.py), for the name tried and for any name: after a few, each retry
 must wait twice as long as the last, and after more that address is locked out for a while.
 Guesses from one address never lock the right password out at another. The person is always
@@ -19,7 +21,7 @@ from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatc
 
 from adjudicator import settings
 from adjudicator.errors import AdjudicatorError
-from adjudicator.hall.people import attempts, password_check
+from adjudicator.hall.people import attempts, password_check, sealed_hashes
 from adjudicator.hall.people.attempts import Policy
 from adjudicator.record.database.db import Database
 from adjudicator.textcheck import check_name
@@ -181,7 +183,10 @@ def authenticate(
         raise LoginRefused(text, waiting.retry_at) from None
     with db.transaction() as cur:
         row = cur.execute("SELECT password_hash FROM staff WHERE name = ?", (name,)).one()
-    password_hash = row["password_hash"] if row else _dummy_hash()
+    opened = (
+        sealed_hashes.unseal(sealed_hashes.key_of(db), name, row["password_hash"]) if row else None
+    )
+    password_hash = opened or _dummy_hash()
     try:
         right = _verify(password_hash, password, attempt.failures)
     except password_check.Busy:  # nothing was checked: the attempt costs nothing
@@ -190,7 +195,7 @@ def authenticate(
             f"Sign-in is busy (many attempts at once): try again in {BUSY_SECONDS} seconds.",
             datetime.now(UTC) + timedelta(seconds=BUSY_SECONDS),
         ) from None
-    if right and row is not None:
+    if right and opened is not None:
         attempts.forgive(db, attempt)
         staff = get(db, name)
         assert staff is not None
@@ -224,7 +229,9 @@ def _verify(password_hash: str, password: str, priority: int = 0) -> bool:
 
 
 def _store_password(db: Database, name: str, role: str, password: str, *, create_ok: bool) -> Staff:
-    hashed = HASHER.hash(check_password(password))
+    hashed = sealed_hashes.seal(
+        sealed_hashes.key_of(db), name, HASHER.hash(check_password(password))
+    )
     now = datetime.now(UTC).isoformat(timespec="microseconds")
     with db.transaction(chain_lock=True) as cur:
         exists = cur.execute("SELECT name FROM staff WHERE name = ?", (name,)).one()

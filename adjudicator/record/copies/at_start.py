@@ -1,6 +1,7 @@
 """A mirrored journal's copies when a server starts: proven, brought together, or refused.
 
-Both chains are verified in full and held against every row proven recorded (proof.py). A
+Both chains are verified in full and held against every row proven recorded (proof.py), but
+a copy `kit open` has just proven, found with the head it proved (proven_copies.py). A
 copy only behind the other (or marked lost, or broken where the other is whole) is rebuilt
 from the other, and only from a whole one. Two copies whose chains part stop the start
 (CopiesDisagree) until the director chooses (`journal resync --keep`). When no copy is whole,
@@ -17,7 +18,14 @@ from __future__ import annotations
 from contextlib import ExitStack
 from pathlib import Path
 
-from adjudicator.record.copies import background_check, markers, mirror_identity, proof, standing
+from adjudicator.record.copies import (
+    background_check,
+    markers,
+    mirror_identity,
+    proof,
+    proven_copies,
+    standing,
+)
 from adjudicator.record.copies.mirror import (
     MIRROR,
     PRIMARY,
@@ -58,10 +66,16 @@ def on_start(db: MirroredDatabase) -> list[str]:
             raise CopiesDisagree(disagree_message(primary, mirror))
         heads = {PRIMARY: primary, MIRROR: mirror}
         journal_id = primary.journal_id or mirror.journal_id
+        proven = proven_copies.take(db.signing_key(), db.paths[PRIMARY])  # by `kit open`
         if journal_id is None:
             return notes  # neither holds a journal yet: both are made alike by the migrations
         about = {journal_id: proof.for_journal(db, journal_id)}
-        examined = {role: proof.examine(role, db.paths[role], about) for role in ROLES}
+        examined = {
+            role: proof.examine(
+                role, db.paths[role], about, full=proven is None or not proven.is_head_of(head)
+            )
+            for role, head in heads.items()
+        }
         stale = _stale(db, verdict, heads, examined)
         source = other(stale) if stale else _best(examined)
         if examined[source].whole:

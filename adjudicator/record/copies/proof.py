@@ -85,8 +85,12 @@ class Examined:
         return self.head.rows if self.broken_at is None else self.broken_at - 1
 
 
-def examine(role: str, path: str, statements: Mapping[str, Statements]) -> Examined:
-    """Judge the copy at `path` against the statements about its journal (fork_check)."""
+def examine(
+    role: str, path: str, statements: Mapping[str, Statements], full: bool = True
+) -> Examined:
+    """Judge the copy at `path` against the statements about its journal (fork_check): its
+    whole chain walked, or (`full=False`, a copy proven already: proven_copies.py) only the
+    rows the statements name looked up."""
     head = standing.head(path)
     if not head.exists:
         return Examined(role, path, head)
@@ -94,7 +98,7 @@ def examine(role: str, path: str, statements: Mapping[str, Statements]) -> Exami
     about = statements.get(journal_id) or Statements(journal_id)
     copy = SqliteDatabase(path, create_folder=False)
     try:
-        judged = fork_check.judge(copy, about)
+        judged = fork_check.judge(copy, about, full=full)
     except DatabaseUnavailable as exc:
         judged = Judgement(head.rows, 0, str(exc), broken_at=1)
     finally:

@@ -145,8 +145,9 @@ def existing(path: Path | None = None) -> SigningKey | None:
         return None
 
 
-def load(path: Path) -> SigningKey:
-    """Read the private key; refused if others may read it or it is not an Ed25519 key."""
+def load(path: Path, private_to_owner: bool = True) -> SigningKey:
+    """Read the private key; refused if others may read it (unless `private_to_owner` is
+    False: a key to open what the hall sealed, never to sign) or it is not an Ed25519 key."""
     try:
         info = path.stat()
         data = path.read_bytes()
@@ -154,7 +155,7 @@ def load(path: Path) -> SigningKey:
         raise ReceiptKeyError(
             f"The receipt signing key {path} cannot be read: {exc.strerror or exc}."
         ) from None
-    if info.st_mode & (stat.S_IRWXG | stat.S_IRWXO):
+    if private_to_owner and info.st_mode & (stat.S_IRWXG | stat.S_IRWXO):
         raise ReceiptKeyError(
             f"The receipt signing key {path} is readable by other users, who could forge "
             f"receipts: run `chmod 600 {path}` (and make a new key if others have read it)."

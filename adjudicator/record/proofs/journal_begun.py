@@ -15,21 +15,28 @@ At a server's start (`check`), against every high-water mark the key signed (hig
   journal: the first start ever, a fresh data home, or a journal from before this step
   existed. Otherwise it is refused: the rows the newest mark proves are missing (a rollback),
   until a backup is restored, the loss is accepted, or the director begins a new journal.
+
+A drill's journal (`kit open --drill`: `begin_drill`) is a copy begun under an identity of its
+own, `drill-...`, after the journal it copies: a receipt that names one is practice, never a
+statement about the hall's journal (`is_drill`; witnesses.py ignores it).
 """
 
 from __future__ import annotations
 
 import json
+import secrets
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from adjudicator.errors import AdjudicatorError
 from adjudicator.record.database.db import Database
+from adjudicator.record.journal import chain_walk, row_keys
 from adjudicator.record.journal.receipt_key import SigningKey, signature_ok
 from adjudicator.record.journal.rollbacks import KEY_SOURCE as SOURCE_PREFIX
 
 TYPE = "journal-begun"
+DRILL = "drill-"  # the start of a drill journal's id
 
 
 class CannotBegin(AdjudicatorError):
@@ -250,3 +257,42 @@ def adopt(db: Database, key: SigningKey, marks: list[dict[str, Any]], reason: st
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def is_drill(journal_id: object) -> bool:
+    """Whether a journal's id is a drill's (`kit open --drill`)."""
+    return isinstance(journal_id, str) and journal_id.startswith(DRILL)
+
+
+def begin_drill(db: Database, key: SigningKey, after: dict[str, Any]) -> str:
+    """Make the copy in `db` a drill's journal: an id of its own, begun by the key after
+    `after` (the head of the journal it copies), its keyed rows keyed again under the new id;
+    the drill's id."""
+    old_id, _ = identity(db)
+    drill_id = DRILL + secrets.token_hex(16)
+    keyed_rows = chain_walk.has_keyed_hash(db)
+    with db.transaction() as cur:
+        stated = cur.execute(row_keys.READ_SQL).one()
+        first = row_keys.keyed_from(
+            row_keys.parse(stated["keyed"]) if stated else None, key.public, str(old_id)
+        )
+        if first is not None and keyed_rows:
+            secret = row_keys.secret(key)
+            rows = cur.execute(
+                "SELECT id, row_hash FROM adjudications WHERE id >= ?", (first,)
+            ).tuples()
+            cur.executemany(
+                "UPDATE adjudications SET keyed_hash = ? WHERE id = ?",
+                [(row_keys.keyed_hash(secret, drill_id, n, h), n) for n, h in rows],
+            )
+        keyed = row_keys.statement(key, drill_id, first) if first is not None else None
+        begun = statement(key, drill_id, after, "a takeover drill (kit open --drill)")
+        cur.execute(
+            "UPDATE journal_identity SET journal_id = ?, begun = ?, keyed = ?",
+            (
+                drill_id,
+                json.dumps(begun, sort_keys=True),
+                json.dumps(keyed, sort_keys=True) if keyed else None,
+            ),
+        )
+    return drill_id

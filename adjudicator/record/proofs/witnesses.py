@@ -1,9 +1,13 @@
 """Kiosks as witnesses: each tells the server the newest receipt it was shown, with its polls.
 
 A receipt that verifies but that the journal no longer holds unchanged raises an alarm for the
-director, naming the kiosk and the row, and goes in the log. The newest receipt each kiosk
-reported is kept, so the director can download them for `journal audit`. A receipt that does
-not verify is ignored (and logged): a player cannot raise false alarms by sending junk.
+director, naming the kiosk and the row, and goes in the log; and judging stops: a row it
+proves missing is a rollback, a row the journal holds with another hash a fork (rollbacks.py),
+unless that number's loss was accepted (`journal accept-loss`). A drill's receipt (`kit open
+--drill`: a journal of its own, journal_begun.is_drill) is practice: ignored. The newest
+receipt each kiosk reported is kept, so the director can download them for `journal audit`.
+A receipt that does not verify is ignored (and logged): a player cannot raise false alarms by
+sending junk.
 """
 
 from __future__ import annotations
@@ -69,11 +73,23 @@ def witness(
     if problem:
         head = journal.newest_id(db)
         named = receipt.get("journal")
+        if journal_begun.is_drill(named) and named != journal_id:
+            log.info("kiosk %s sent a receipt of a drill (journal %s): ignored", kiosk, named)
+            return None, None
         if named in (journal_id, None, ""):
             if receipt["id"] > head:
                 # A number this journal issued, signed, and now missing: never issue it again.
                 rollbacks.found(
                     db, receipt["id"], receipt["row_hash"], f"kiosk {kiosk}'s receipt", head
+                )
+            elif not _lost(db, receipt["id"]):
+                # A row this journal holds, but not the one the hall signed: another history.
+                rollbacks.found(
+                    db,
+                    receipt["id"],
+                    f"{rollbacks.FORK}{receipt['id']}",
+                    f"kiosk {kiosk}'s receipt for row {receipt['id']} names another row there",
+                    head,
                 )
         elif _earlier_journal(db, receipt, public):
             return None, None  # a receipt of an event before this journal began
@@ -106,6 +122,12 @@ def rows_gone(db: Database, rows: set[tuple[int, str]]) -> set[tuple[int, str]]:
             ).tuples()
             held.update((int(row_id), row_hash) for row_id, row_hash in found)
     return set(wanted) - held
+
+
+def _lost(db: Database, row_id: int) -> bool:
+    """Whether the row is the void row of a loss the director accepted (lost_rows.py)."""
+    entry = journal.get(db, row_id)
+    return entry is not None and (entry.kind, entry.consequence) == ("void", rollbacks.LOST_TEXT)
 
 
 def _earlier_journal(db: Database, receipt: dict[str, Any], public: Ed25519PublicKey) -> bool:
