@@ -244,32 +244,34 @@ def proof_path(path: Path) -> Path:
     return path.with_name(path.name + PROOF_SUFFIX)
 
 
-def _proof_of(manifest: Manifest) -> dict[str, Any]:
-    return {
+def _proof_of(manifest: Manifest) -> bytes:
+    """The proof that vouches for `manifest`'s words, as it is written (JSON, keys sorted)."""
+    values = {
         "compiled_sha256": manifest.compiled_sha256,
         "fingerprint": manifest.fingerprint,
         "version": _PROOF_VERSION,
         "words": manifest.words,
     }
+    return (json.dumps(values, sort_keys=True) + "\n").encode()
 
 
 def proven(manifest: Manifest, path: Path) -> bool:
     """Whether the proof beside `path` vouches that the compiled file `manifest` names (by its
     SHA-256, which the bytes in service matched) holds `manifest.words` words with
-    `manifest.fingerprint`: one small read, whatever the word count."""
+    `manifest.fingerprint`: one small read, whatever the word count (compared as written: any
+    other text is no proof)."""
     try:
         with open(proof_path(path), "rb") as handle:
-            found = json.loads(handle.read(_PROOF_MOST))
-    except (OSError, ValueError):
+            return handle.read(_PROOF_MOST) == _proof_of(manifest)
+    except OSError:
         return False
-    return found == _proof_of(manifest)
 
 
 def record_proof(manifest: Manifest, path: Path, quietly: bool = False) -> None:
     """Write the proof of the compiled file at `path`: only where its words were fingerprinted
     from the file itself, or the file compiled from the words fingerprinted. `quietly`: a store
     this process cannot write is no error (the words are fingerprinted again on the next open)."""
-    data = (json.dumps(_proof_of(manifest), sort_keys=True) + "\n").encode()
+    data = _proof_of(manifest)
     try:
         write_whole(proof_path(path), data)
     except OSError:

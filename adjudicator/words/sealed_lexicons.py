@@ -33,7 +33,10 @@ def inherited_copy(sha256: str) -> tuple[int, tuple[int, ...]] | None:
     """The fd of the server's sealed copy with this SHA-256, and the compiled file's signature
     (inode, size, mtime) when it was copied, if this process inherited one that is still open,
     sealed against every change and made under the name that says it holds these bytes."""
-    for pair in os.environ.get(HANDOFF_VARIABLE, "").split(","):
+    handed = os.environ.get(HANDOFF_VARIABLE, "")
+    if sha256 not in handed:
+        return None
+    for pair in handed.split(","):
         digest, _, rest = pair.partition("=")
         if digest != sha256:
             continue

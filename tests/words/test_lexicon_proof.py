@@ -108,7 +108,8 @@ def test_a_forged_proof_is_caught_by_verify_and_removed(two, fingerprinted):
         "version": 1,
         "words": other.words,
     }
-    proof_of(two, "OTHER").write_text(json.dumps(forged))
+    proof_of(two, "OTHER").write_text(json.dumps(forged, sort_keys=True) + "\n")  # as written
+    assert LexiconStore(two.root).open("MAIN")  # the open believes it, as it believes a pin
     fresh = LexiconStore(two.root)
     with pytest.raises(LexiconCorrupt, match="do not have the fingerprint its manifest names"):
         fresh.verify("MAIN")
