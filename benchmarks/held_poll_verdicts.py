@@ -5,10 +5,11 @@ same verdicts on a server nobody polls, in one run.
         [--seconds 60] [--warm-up 25] [--rounds 2] [--rate 5] [--nice -19]
 
 Each run serves over HTTPS on 127.0.0.1 (`adjudicator serve`, 2 workers, the hall's own
-certificate, no cap on connections per address: every kiosk comes from 127.0.0.1 here) the data home of benchmarks/load_polls.py (one tournament linked to TSH, 100
-tables, `--kiosks` kiosks each holding a receipt). A probe in a process of its own (so the
-kiosks' client never delays it) posts one challenge every 1/`--rate` s on a kept-alive TLS
-connection of its own kiosk and times each answer (wall clock: what the player waits). Runs:
+certificate, no cap on connections per address: every kiosk comes from 127.0.0.1 here) the data
+home of benchmarks/load_polls.py (one tournament linked to TSH, 100 tables, `--kiosks` kiosks
+each holding a receipt). A probe in a process of its own (so the kiosks' client never delays it)
+posts one challenge every 1/`--rate` s on a kept-alive TLS connection of its own kiosk and times
+each answer (wall clock: what the player waits). Runs:
 
 - quiet: nobody polls (the floor);
 - held: the kiosks poll as the page does (`GET /api/v1/kiosk?wait=20`, held by the server,
