@@ -13,6 +13,7 @@ import json
 import subprocess
 import sys
 import textwrap
+import time
 import timeit
 
 import pytest
@@ -102,6 +103,10 @@ def csw24(store):
     return store.open("CSW24").trie
 
 
+def _cpu_seconds(call, number: int) -> float:
+    return timeit.Timer(call, timer=time.process_time).timeit(number)
+
+
 def _bare_lookups(trie, words=CHALLENGE):
     for word in words:
         word in trie  # noqa: B015 - the lookup is the point
@@ -112,8 +117,11 @@ def test_judge_eight_words(benchmark, csw24):
     verdict = benchmark(judge, csw24, CHALLENGE)
     assert verdict is Verdict.ACCEPTABLE
     number, repeat = smallest(20_000, 1), smallest(7, 1)
-    judged = min(timeit.repeat(lambda: judge(csw24, CHALLENGE), number=number, repeat=repeat))
-    looked = min(timeit.repeat(lambda: _bare_lookups(csw24), number=number, repeat=repeat))
+    judged, looked = [], []
+    for _ in range(repeat):  # interleaved, in CPU time: a busy moment of the machine hits both
+        judged.append(_cpu_seconds(lambda: judge(csw24, CHALLENGE), number))
+        looked.append(_cpu_seconds(lambda: _bare_lookups(csw24), number))
+    judged, looked = min(judged), min(looked)
     ratio = judged / looked
     benchmark.extra_info.update(
         target_seconds=20e-6,
