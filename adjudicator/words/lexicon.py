@@ -35,7 +35,7 @@ from pathlib import Path
 
 import marisa_trie
 
-from adjudicator.durable import write_whole
+from adjudicator.durable import read_regular, write_whole
 from adjudicator.errors import LexiconCorrupt, LexiconError
 from adjudicator.words import lexicon_pin
 from adjudicator.words.alphabet import Alphabet
@@ -260,9 +260,8 @@ def proven(manifest: Manifest, path: Path) -> bool:
     SHA-256, which the bytes in service matched) holds `manifest.words` words with
     `manifest.fingerprint`: one small read, whatever the word count (compared as written: any
     other text is no proof)."""
-    try:
-        with open(proof_path(path), "rb") as handle:
-            return handle.read(_PROOF_MOST) == _proof_of(manifest)
+    try:  # a regular file only: a FIFO put in its place would hold the open forever
+        return read_regular(proof_path(path), _PROOF_MOST) == _proof_of(manifest)
     except OSError:
         return False
 

@@ -177,6 +177,18 @@ def test_a_proof_unwritable_where_it_should_be_is_not_an_error(two, fingerprinte
     assert not [p.name for p in two.root.iterdir() if p.name.endswith(".partial")]
 
 
+def test_a_fifo_in_the_proofs_place_never_holds_the_open(two, fingerprinted):
+    """Whoever can write the store could leave a FIFO where the proof goes: opening it would
+    wait for a writer forever. It is no proof: the words are fingerprinted instead."""
+    proof = proof_of(two, "MAIN")
+    proof.unlink()
+    os.mkfifo(proof)
+    assert "QI" in LexiconStore(two.root).open("MAIN")
+    assert fingerprinted == ["MAIN"]
+    assert stat.S_ISREG(proof.stat().st_mode)  # and a proof written in its place
+    assert json.loads(proof.read_text())["words"] == 6
+
+
 def test_removing_or_replacing_a_lexicon_removes_its_proof(two):
     old = proof_of(two, "MAIN")
     two.save("MAIN", WordSet.of(["NEW", "WORDS"]))
