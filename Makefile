@@ -5,13 +5,19 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PIP := $(BIN)/pip install --quiet --disable-pip-version-check
 
-.PHONY: run test check setup setup-test lint docs bench screenshots translations
+.PHONY: run test check setup setup-test lint docs bench bench-once screenshots translations
 
 run: setup
 	$(BIN)/adjudicator quickstart
 
-test: setup-test  # everything: browsers, PostgreSQL, load runs (about 15 minutes)
+test: setup-test  # everything: browsers, PostgreSQL, load runs, each benchmark once (about 20 minutes)
 	$(BIN)/python -m pytest
+	$(MAKE) bench-once
+
+# Every benchmark once, untimed, at its smallest size (benchmarks/sizing.py), so none can break
+# unseen: `make test` (and so CI) runs it; `make bench` times them, at every size.
+bench-once: setup-test
+	$(BIN)/python -m pytest benchmarks --benchmark-disable -q -p no:cacheprovider
 
 # Before every commit (about 1-2 minutes): the lint, and every test that needs no browser, no
 # PostgreSQL and no load run (the markers are in setup.cfg; tests/conftest.py sets most).

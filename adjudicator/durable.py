@@ -109,11 +109,15 @@ def write_whole(path: Path | str, data: bytes) -> None:
     partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
     fd = open_owner_only(partial, os.O_WRONLY | os.O_TRUNC)
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(partial, path)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(partial, path)
+    except BaseException:
+        remove_if_there(partial)  # a write that failed leaves nothing behind
+        raise
     fsync_path(path.parent)

@@ -1,17 +1,21 @@
 """Timing things side by side in one run: each in turn, round after round, so that a swing in the
-machine's other load hits them alike; the best of each is what a benchmark reports."""
+machine's other load hits them alike; the best of each is what a benchmark reports. At the
+smallest size (benchmarks/sizing.py) each is run once."""
 
 from __future__ import annotations
 
 import timeit
 from collections.abc import Callable
 
+from benchmarks.sizing import smallest
+
 ROUNDS = 7
 
 
 def best_of(statement: Callable[[], object], number: int) -> float:
     """Best seconds per call over 3 runs of `number` calls."""
-    return min(timeit.repeat(statement, number=number, repeat=3)) / number
+    number = smallest(number, 1)
+    return min(timeit.repeat(statement, number=number, repeat=smallest(3, 1))) / number
 
 
 def timed(statement: Callable[[], object], number: int) -> Callable[[], float]:
@@ -22,7 +26,7 @@ def timed(statement: Callable[[], object], number: int) -> Callable[[], float]:
 def alternate(*timings: Callable[[], float], rounds: int = ROUNDS) -> list[float]:
     """Each timing (a call returning seconds) in turn, `rounds` times over; the least of each."""
     found: list[list[float]] = [[] for _ in timings]
-    for _ in range(rounds):
+    for _ in range(smallest(rounds, 1)):
         for times, timing in zip(found, timings, strict=True):
             times.append(timing())
     return [min(times) for times in found]

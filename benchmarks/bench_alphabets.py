@@ -7,8 +7,9 @@ interpreter, so its peak memory is its own; wall-clock and CPU seconds are both 
 shared machine the CPU time is the steadier figure).
 
 Targets: import within 2x the floor's time; peak memory under 1.5 GB; compiled file within 1.2x
-the bare trie of the same words; open under 50 ms; an 8-word Polish verdict within 1.5x eight
-bare lookups.
+the bare trie of the same words; open under 50 ms, and a worker's open within 3x of mapping the
+file (issue 45: benchmarks/lexicon_open.py); an 8-word Polish verdict within 1.5x eight bare
+lookups.
 """
 
 from __future__ import annotations
@@ -25,10 +26,12 @@ import pytest
 from adjudicator.judging.verdict import Verdict, judge
 from adjudicator.words.lexicon import CompiledLexicon
 from adjudicator.words.store import LexiconStore
+from benchmarks import lexicon_open
+from benchmarks.sizing import smallest, timed
 
 WPOLISH = Path("/usr/share/dict/polish")
 POLISH_LETTERS = "aąbcćdeęfghijklłmnńoóprsśtuwyzźż"
-ROUNDS = 3
+ROUNDS = smallest(3, 1)
 CHALLENGE = ("ŹDŹBŁA", "ŻÓŁW", "GĘŚ", "ŁÓDŹ", "JAŹŃ", "CHRZĄSZCZ", "PSZCZOŁA", "ŻÓŁĆ")
 
 pytestmark = pytest.mark.skipif(not WPOLISH.is_file(), reason="wpolish is not installed")
@@ -110,9 +113,10 @@ def test_import_polish_against_the_floor(benchmark, polish_store, tmp_path):
     )
     print(json.dumps(benchmark.extra_info))
     assert ours["words"] == floor["words"] > 3_900_000  # the same words on both sides
-    assert ours["seconds"] < 2 * floor["seconds"]
     assert peak_gb < 1.5
     assert size_ratio < 1.2
+    if timed():
+        assert ours["seconds"] < 2 * floor["seconds"]
 
 
 @pytest.fixture(scope="module")
@@ -123,11 +127,26 @@ def polish(polish_store) -> CompiledLexicon:
 
 
 def test_open_the_polish_lexicon(benchmark, polish):
-    """A fresh open: SHA-256 of the compiled file against the manifest, then mmap."""
+    """A fresh open: copied into a sealed memory file, its SHA-256 checked against the
+    manifest, mapped, the proof of its words read."""
     opened = benchmark(CompiledLexicon.open, polish.manifest, polish.path)
     assert "ŻÓŁW" in opened
-    benchmark.extra_info.update(target_seconds=0.05, compiled_bytes=polish.path.stat().st_size)
-    assert benchmark.stats["mean"] < 0.05
+    if timed():
+        benchmark.extra_info.update(target_seconds=0.05, compiled_bytes=polish.path.stat().st_size)
+        assert benchmark.stats["mean"] < 0.05
+
+
+def test_open_the_polish_lexicon_against_mapping_its_file(benchmark, polish_store, polish):
+    """Issue 45: a worker's open within 3x of mapping the file (before: 4 s, every word
+    fingerprinted); a process's own open beside it."""
+    found = benchmark.pedantic(
+        lexicon_open.opens_against_mapping,
+        args=(polish_store, "PL-DEBIAN", smallest(50, 1)),
+        rounds=1,
+    )
+    lexicon_open.record(benchmark, found)
+    if timed():
+        assert found["worker_open"] < 3 * found["mapped_floor"]
 
 
 def _cpu_seconds(call, number: int) -> float:
@@ -144,9 +163,10 @@ def test_polish_verdict_against_eight_bare_lookups(benchmark, polish):
     trie = polish.trie
     verdict = benchmark(judge, trie, CHALLENGE)
     assert verdict is Verdict.ACCEPTABLE
-    number, judged, looked = 2_000, [], []
-    for _ in range(25):  # interleaved, so a busy moment hits both sides alike; CPU time, so
-        # time spent waiting for the shared machine's cores is not counted
+    number, judged, looked = smallest(2_000, 1), [], []
+    # interleaved, so a busy moment hits both sides alike; CPU time, so time spent waiting for
+    # the shared machine's cores is not counted
+    for _ in range(smallest(25, 1)):
         judged.append(_cpu_seconds(lambda: judge(trie, CHALLENGE), number))
         looked.append(_cpu_seconds(lambda: _bare_lookups(trie), number))
     pair_ratios = sorted(j / b for j, b in zip(judged, looked, strict=True))
@@ -160,4 +180,5 @@ def test_polish_verdict_against_eight_bare_lookups(benchmark, polish):
         target_ratio=1.5,
     )
     print(f"judge {judged / number * 1e6:.2f} µs, bare {looked / number * 1e6:.2f} µs, {ratio:.2f}")
-    assert ratio < 1.5
+    if timed():
+        assert ratio < 1.5

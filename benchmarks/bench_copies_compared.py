@@ -39,9 +39,10 @@ from adjudicator.record.database.sqlite import SqliteDatabase
 from adjudicator.record.journal.group_commit import GroupCommitter
 from adjudicator.record.journal.journal_entry import INSERT, new_entry, stored_values
 from benchmarks.bench_mirror import ROUND, a_round
+from benchmarks.sizing import sizes
 from benchmarks.synthetic_journal import CHALLENGE, insert_all
 
-SIZES = (0, 100_000, 1_000_000)
+SIZES = sizes(0, 100_000, 1_000_000)
 
 
 def filled_rows(count: int):

@@ -58,12 +58,17 @@ def test_a_sheet_of_twenty_tables(benchmark, home):
     tournaments.create(hall.db, hall.store, "open", "TINY", "double", "Club Open")
     numbers = list(range(1, 21))
 
+    hall_tls.ensure("club", ADDRESSES)  # the sheet names the hall CA's fingerprint, as served
+    ca_fingerprint = hall_tls.read_ca_fingerprint()
+
     def make() -> str:
         sheet = pairing_sheet.enrol_tables(hall.db, "open", numbers, "https://club.local:8443")
-        return sheet_page.render("Club Open", "open", sheet, "https://club.local:8443")
+        return sheet_page.render(
+            "Club Open", "open", sheet, "https://club.local:8443", fingerprint=ca_fingerprint
+        )
 
     page = benchmark.pedantic(make, rounds=10, iterations=1)
-    assert page.count("<svg") == 20
+    assert page.count("<svg") == 20 and "fingerprint-group" in page
 
 
 def test_hall_from_launch_to_https(benchmark, home, tmp_path):

@@ -21,11 +21,13 @@ from adjudicator.hall import tournaments
 from adjudicator.hall.languages import LANGUAGES
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks.sizing import smallest  # noqa: E402
+
 from tests.support.hall import NWL, build_setup, make_app, pair_browser  # noqa: E402
 
 CODES = list(LANGUAGES)
-ROUNDS = 7
-CALLS = 60
+ROUNDS = smallest(7, 1)
+CALLS = smallest(60, 1)
 
 
 @pytest.fixture(scope="module")
@@ -49,7 +51,7 @@ def _page(browser):
 
 def _best(call, number: int) -> float:
     best = float("inf")
-    for _ in range(3):
+    for _ in range(smallest(3, 1)):
         start = time.perf_counter()
         for _ in range(number):
             call()

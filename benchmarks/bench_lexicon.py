@@ -1,8 +1,10 @@
 """Lexicon benchmarks (issue 2): import+compile, mmap open, the verdict, memory of 12 lexicons.
 
-Targets: import and compile CSW24 < 1.0 s; open a compiled lexicon < 5 ms; judge 8 words
-< 20 µs and < 3x eight bare trie lookups; 12 open lexicons add < 15 MB resident memory.
-Each benchmark records its target and the measured figure in extra_info.
+Targets: import and compile CSW24 < 1.0 s; open a compiled lexicon < 5 ms, and a worker's
+open within 3x of mapping the file (issue 45: benchmarks/lexicon_open.py); judge 8 words
+< 20 µs and < 3x eight bare trie lookups; 12 open lexicons add < 8 MB resident memory (issue
+45; issue 2 had 15 MB). Each benchmark records its target and the measured figure in
+extra_info.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import json
 import subprocess
 import sys
 import textwrap
+import time
 import timeit
 
 import pytest
@@ -21,6 +24,8 @@ from adjudicator.words.importers import read_source
 from adjudicator.words.lexicon import CompiledLexicon
 from adjudicator.words.lexicon_import import import_lexicon
 from adjudicator.words.store import LexiconStore
+from benchmarks import lexicon_open
+from benchmarks.sizing import smallest, timed
 
 from tests.support.words import CATALOGUE_LISTS
 
@@ -57,8 +62,9 @@ def test_import_and_compile_csw24(benchmark, tmp_path):
         warmup_rounds=1,
     )
     assert summary.manifest.words == 280_887 and summary.manifest.verified
-    benchmark.extra_info.update(target_seconds=1.0, mean_seconds=benchmark.stats["mean"])
-    assert benchmark.stats["mean"] < 1.0
+    if timed():
+        benchmark.extra_info.update(target_seconds=1.0, mean_seconds=benchmark.stats["mean"])
+        assert benchmark.stats["mean"] < 1.0
 
 
 def test_read_csw24_only(benchmark):
@@ -70,18 +76,35 @@ def test_read_csw24_only(benchmark):
 
 
 def test_open_compiled_lexicon_mmap(benchmark, store):
-    """A fresh open (no per-store cache): read the file, SHA-256 of those bytes, load them."""
+    """A fresh open (no per-store cache): copy the file into a sealed memory file, SHA-256 of
+    those bytes, map them, read the proof of the words."""
     manifest = store.manifest("CSW24")
     path = store.root / manifest.compiled_file
     lexicon = benchmark(CompiledLexicon.open, manifest, path)
     assert "ZYZZYVA" in lexicon and len(lexicon) == 280_887
-    benchmark.extra_info.update(target_seconds=0.005, compiled_bytes=path.stat().st_size)
-    assert benchmark.stats["mean"] < 0.005
+    if timed():
+        benchmark.extra_info.update(target_seconds=0.005, compiled_bytes=path.stat().st_size)
+        assert benchmark.stats["mean"] < 0.005
+
+
+def test_open_csw24_against_mapping_its_file(benchmark, store):
+    """Issue 45: a worker's open within 3x of mapping the file; a process's own open beside
+    it (benchmarks/lexicon_open.py)."""
+    found = benchmark.pedantic(
+        lexicon_open.opens_against_mapping, args=(store, "CSW24", smallest(200, 1)), rounds=1
+    )
+    lexicon_open.record(benchmark, found)
+    if timed():
+        assert found["worker_open"] < 3 * found["mapped_floor"]
 
 
 @pytest.fixture(scope="module")
 def csw24(store):
     return store.open("CSW24").trie
+
+
+def _cpu_seconds(call, number: int) -> float:
+    return timeit.Timer(call, timer=time.process_time).timeit(number)
 
 
 def _bare_lookups(trie, words=CHALLENGE):
@@ -93,9 +116,12 @@ def test_judge_eight_words(benchmark, csw24):
     """The verdict on 8 words; also timed side by side with 8 bare lookups for the ratio."""
     verdict = benchmark(judge, csw24, CHALLENGE)
     assert verdict is Verdict.ACCEPTABLE
-    number = 20_000
-    judged = min(timeit.repeat(lambda: judge(csw24, CHALLENGE), number=number, repeat=7))
-    looked = min(timeit.repeat(lambda: _bare_lookups(csw24), number=number, repeat=7))
+    number, repeat = smallest(20_000, 1), smallest(7, 1)
+    judged, looked = [], []
+    for _ in range(repeat):  # interleaved, in CPU time: a busy moment of the machine hits both
+        judged.append(_cpu_seconds(lambda: judge(csw24, CHALLENGE), number))
+        looked.append(_cpu_seconds(lambda: _bare_lookups(csw24), number))
+    judged, looked = min(judged), min(looked)
     ratio = judged / looked
     benchmark.extra_info.update(
         target_seconds=20e-6,
@@ -108,8 +134,9 @@ def test_judge_eight_words(benchmark, csw24):
         f"judge {judged / number * 1e6:.2f} µs, 8 bare lookups {looked / number * 1e6:.2f} µs,"
         f" ratio {ratio:.2f}"
     )
-    assert benchmark.stats["mean"] < 20e-6
-    assert ratio < 3
+    if timed():
+        assert benchmark.stats["mean"] < 20e-6
+        assert ratio < 3
 
 
 def test_eight_bare_lookups(benchmark, csw24):
@@ -153,7 +180,7 @@ def test_memory_of_twelve_open_lexicons(benchmark, store):
         )
         return json.loads(done.stdout)
 
-    result = benchmark.pedantic(probe, rounds=3, iterations=1)
+    result = benchmark.pedantic(probe, rounds=smallest(3, 1), iterations=1)
     added_kb = {key: result["after"][key] - result["before"][key] for key in result["after"]}
     compiled_mb = (
         sum((store.root / store.manifest(n).compiled_file).stat().st_size for n in names) / 2**20
@@ -164,7 +191,7 @@ def test_memory_of_twelve_open_lexicons(benchmark, store):
         added_anon_mb=round(added_kb["RssAnon"] / 1024, 2),
         added_file_mb=round(added_kb["RssFile"] / 1024, 2),
         compiled_files_mb=round(compiled_mb, 2),
-        target_mb=15,
+        target_mb=8,
     )
     print(
         f"12 lexicons: +{added_kb['VmRSS'] / 1024:.1f} MB RSS "
@@ -172,7 +199,7 @@ def test_memory_of_twelve_open_lexicons(benchmark, store):
         f"compiled files {compiled_mb:.1f} MB"
     )
     assert result["opened"] == 12
-    assert added_kb["VmRSS"] < 15 * 1024
+    assert added_kb["VmRSS"] < 8 * 1024
 
 
 def test_python_set_of_csw24_for_comparison(benchmark):

@@ -19,6 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks import scaling, verdict_path  # noqa: E402
+from benchmarks.sizing import is_smallest, smallest  # noqa: E402
 
 
 def test_scaling(benchmark, capsys, tmp_path):
@@ -27,6 +28,8 @@ def test_scaling(benchmark, capsys, tmp_path):
     runs.append(
         ["--backends", "postgresql", "--sizes", "10000,100000" + (",1000000" if full else "")]
     )
+    if is_smallest():  # once each, at a size that fills in seconds
+        runs = [[*run[:2], "--sizes", "1000", "--repeat", "1", "--views", "1"] for run in runs]
 
     def run_all() -> list[dict]:
         return [
@@ -42,8 +45,9 @@ def test_scaling(benchmark, capsys, tmp_path):
 
 
 def test_verdict_path(benchmark, capsys, tmp_path):
+    rounds = str(smallest(2, 1))
     results = benchmark.pedantic(
-        verdict_path.main, args=(["--rounds", "2", "--folder", str(tmp_path)],), rounds=1
+        verdict_path.main, args=(["--rounds", rounds, "--folder", str(tmp_path)],), rounds=1
     )
     with capsys.disabled():
         for part, runs in results.items():

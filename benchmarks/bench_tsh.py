@@ -26,13 +26,15 @@ from adjudicator.hall import kiosks, tournaments
 from adjudicator.hall.tsh import links
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks.sizing import smallest  # noqa: E402
+
 from tests.support import tsh_files  # noqa: E402
 from tests.support.hall import build_setup, make_app  # noqa: E402
 
 DIVISIONS = {"A": 30, "B": 30, "C": 30}
 ROUNDS = 27
 TABLES = {"A": list(range(1, 16)), "B": list(range(16, 31)), "C": list(range(31, 46))}
-CALLS = 1500
+CALLS = smallest(1500, 1)
 
 
 @pytest.fixture(scope="module")

@@ -1,16 +1,32 @@
 """Collect the bench_*.py files when pytest is pointed at this folder.
 
 setup.cfg's testpaths keeps benchmarks out of the default test run; run them with
-`.venv/bin/python -m pytest benchmarks --benchmark-only`.
+`.venv/bin/python -m pytest benchmarks --benchmark-only` (`make bench`: timed, at every size,
+each against its targets).
+
+`make test` (and so CI) runs every benchmark once, untimed, at its smallest size, so none can
+break unseen: `--benchmark-disable` (pytest-benchmark runs each benchmarked call once, and
+records no statistics) is also this folder's switch to the smallest size. Each benchmark reads
+it through benchmarks/sizing.py: `sizes` (the sizes it runs at), `smallest` (a count or a
+size) and `timed` (whether its targets on time are checked: they mean nothing once, on a
+machine busy with tests).
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+from sizing import SMALLEST_VARIABLE
 
 SHARED_LEXICONS = Path(__file__).resolve().parents[2] / "shared" / "lexicons"
+
+
+def pytest_configure(config):
+    """Under --benchmark-disable every benchmark runs at its smallest size (sizing.py)."""
+    if config.getoption("benchmark_disable", default=False):
+        os.environ[SMALLEST_VARIABLE] = "1"
 
 
 def pytest_collect_file(file_path: Path, parent):

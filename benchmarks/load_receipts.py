@@ -6,13 +6,13 @@ benchmarks/floor_wsgi.py). Target: at most 10% fewer adjudications per second.
     python benchmarks/load_receipts.py [--rounds 3] [--seconds 10] [--connections 32]
 
 Both servers run at the same time, each on its own data home and durable SQLite journal (2
-gthread workers x 16 threads, rate limit off): `adjudicator serve`, and gunicorn on the floor app
-with the same options. One wrk per server drives POST /api/v1/adjudications with half the
-connections each, for the same seconds, so whatever else the shared machine is doing hits both
-alike; the ratio of their throughputs is the figure. On a busy machine that ratio swings by
-tens of percent from round to round (`--same floor` shows it with one app on both servers), so
-each round also reports the CPU time the server's processes spent per adjudication
-(/proc/<pid>/stat), which other load barely touches. Loopback only.
+workers x 16 threads, rate limit off): `adjudicator serve`, and gunicorn on the floor app with
+the same options, on the worker `serve` runs (the loop worker). One wrk per server drives POST
+/api/v1/adjudications with half the connections each, for the same seconds, so whatever else the
+shared machine is doing hits both alike; the ratio of their throughputs is the figure. On a busy
+machine that ratio swings by tens of percent from round to round (`--same floor` shows it with
+one app on both servers), so each round also reports the CPU time the server's processes spent
+per adjudication (/proc/<pid>/stat), which other load barely touches. Loopback only.
 """
 
 from __future__ import annotations
@@ -35,7 +35,8 @@ from tests.support.servers import Server, cli, prepare_home  # noqa: E402
 
 
 class FloorServer(Server):
-    """gunicorn on benchmarks.floor_wsgi:app, with the options `adjudicator serve` uses."""
+    """gunicorn on benchmarks.floor_wsgi:app, with the options and worker `adjudicator serve`
+    uses."""
 
     def command(self) -> list[str]:
         return [
@@ -47,7 +48,7 @@ class FloorServer(Server):
             "--workers",
             str(self.workers),
             "--worker-class",
-            "gthread",
+            "kiosk.server.loop_worker.LoopWorker",
             "--threads",
             "16",
             "--access-logfile",  # as `adjudicator serve` does: one line per request

@@ -37,6 +37,7 @@ sys.path.insert(0, str(ROOT))
 import requests  # noqa: E402
 
 from benchmarks import season as seasons  # noqa: E402
+from benchmarks.sizing import smallest  # noqa: E402
 from benchmarks.verdict_path import cache_bytecode  # noqa: E402
 
 from tests.support.servers import PreparedHome, Server  # noqa: E402
@@ -249,7 +250,7 @@ def run_backend(backend: str, sizes: list[int], repeat: int, views: int) -> list
             result = {"backend": backend, "rows": size, "fill_seconds": fill_seconds}
             result.update(measure_pages(season, views))
             result.update(measure_export_verify(season, repeat))
-            result.update(measure_adjudications(season, clients=8, per_client=100))
+            result.update(measure_adjudications(season, clients=8, per_client=smallest(100, 8)))
             print(json.dumps(result, indent=1))
             results.append(result)
     return results

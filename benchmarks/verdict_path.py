@@ -5,7 +5,8 @@
   into a table in the same folder, alternating one of each;
 - over HTTP: the CPU the gunicorn worker spends per adjudication (`adjudicator serve`, one
   worker) against a minimal Flask app (benchmarks/minimal_app.py) under the same gunicorn
-  settings, the same clients sending the same bodies;
+  settings and the worker `serve` runs (the loop worker), the same clients sending the same
+  bodies;
 - `adjudicator judge` as a whole process against `python -c "import marisa_trie"`, alternating;
 - GET /healthz and /api/v1/lexicons with 2 and with 40 compiled lexicons (flat: ratio near 1).
 
@@ -29,6 +30,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from benchmarks.sizing import smallest  # noqa: E402
 from benchmarks.verdict_floor import BareInsert, interleaved  # noqa: E402
 
 SHARED_LEXICONS = ROOT.parent / "shared" / "lexicons"
@@ -53,6 +55,7 @@ def inprocess(folder: Path, count: int = 1000) -> dict:
     the API answers it), and Hall.adjudicate alone, alternating one of each."""
     from tests.support.hall import build_setup
 
+    count = smallest(count, 10)
     setup = build_setup(folder)
     hall, kiosk = setup.hall, setup.nwl.kiosk
     insert = BareInsert(folder)
@@ -155,6 +158,7 @@ def over_http(folder: Path, clients: int = 1, batches: int = 8, per_batch: int =
     worker CPU (user + system) is read from /proc, so load from elsewhere hits both alike."""
     from tests.support.servers import free_port, prepare_home
 
+    batches, per_batch = smallest(batches, 1), smallest(per_batch, 4 * clients)
     home = prepare_home(folder / "home")
     env = {
         **os.environ,
@@ -166,7 +170,7 @@ def over_http(folder: Path, clients: int = 1, batches: int = 8, per_batch: int =
         "--workers",
         "1",
         "--worker-class",
-        "gthread",
+        "kiosk.server.loop_worker.LoopWorker",  # the worker `serve` runs
         "--threads",
         "16",
         "--access-logfile",
@@ -208,7 +212,9 @@ def over_http(folder: Path, clients: int = 1, batches: int = 8, per_batch: int =
         for process, _, _ in started.values():
             os.killpg(process.pid, 15)
             process.wait(10)
-    ratios = [sum(a) / sum(m) for a, m in zip(used["app"], used["minimal"], strict=True)]
+    ratios = [
+        sum(a) / sum(m) for a, m in zip(used["app"], used["minimal"], strict=True) if sum(m)
+    ] or [float("nan")]  # once, untimed: a batch may take less than a clock tick
 
     def median(label: str, part: int | None = None) -> float:
         return statistics.median(sum(u) if part is None else u[part] for u in used[label])
@@ -235,6 +241,7 @@ def lexicon_endpoints(folder: Path, counts: tuple[int, ...] = (2, 40), calls: in
     from adjudicator.words.store import SETTLE_SECONDS
     from adjudicator.words.wordlist import WordSet
 
+    calls = smallest(calls, 2)
     from tests.support.hall import build_setup, make_app
 
     found: dict[str, dict[int, float]] = {"/healthz": {}, "/api/v1/lexicons": {}}
@@ -268,6 +275,7 @@ def judge_process(folder: Path, runs: int = 30) -> dict:
     from adjudicator.words.lexicon_import import import_lexicon
     from adjudicator.words.store import LexiconStore
 
+    runs = smallest(runs, 1)
     home = folder / "judge-home"
     source = SHARED_LEXICONS / "CSW24.txt"
     name = "CSW24"

@@ -46,7 +46,9 @@ from kiosk.hall import get_hall
 from kiosk.i18n import say, say_alphabet, say_description, say_rule, speak
 from kiosk.server.loop_holds import CAN_HOLD, HOLD_HEADER
 
-HOLD_SECONDS = 20  # the longest a poll is held open waiting for a change
+# The longest a poll is held open waiting for a change: the server ends each at a random time
+# between 15 and 25 s (kiosk.server.loop_holds.SPREAD), 20 s on average.
+HOLD_SECONDS = 25
 EXTENSION = "kiosk_polls"  # app.extensions: this app's Polls
 WITNESS_HEADER = "X-Kiosk-Witness"  # a GET poll's witness: base64url of the receipt's JSON
 

@@ -8,8 +8,18 @@ file damaged in place afterwards cannot reach the trie in use (a damaged trie ca
 process). Where memfd is missing, the bytes are read into memory, checked and loaded from there.
 
 Under `adjudicator serve` the sealed copies are made once, before gunicorn forks its workers
-(adjudicator.words.sealed_lexicons); each worker checks the copy it inherited and maps it, so an
-edition's pages are held once per server, not once per worker.
+(adjudicator.words.sealed_lexicons); each worker maps the copy it inherited (checked when it was
+sealed, and unchangeable since), so an edition's pages are held once per server, not once per
+worker, and a worker's open costs no hashing unless the file changed since.
+
+The words are vouched for by a proof beside the compiled file (`<compiled file>.proof`): its
+SHA-256, the fingerprint of the words it holds and their count, written only where the program
+had both from the same words (the import that compiled them, `lexicon verify` that read them
+back, sorted and fingerprinted). Opening checks the proof against the manifest, at a cost
+independent of the word count: a manifest that pairs one edition's file, checksum and count with
+another's fingerprint finds that file's proof naming other words, and the words are then
+fingerprinted (the old way) and refused. A compiled file with no proof (a store compiled before
+proofs, a lexicon carried by the kit) is fingerprinted once, then proven.
 """
 
 from __future__ import annotations
@@ -18,17 +28,19 @@ import fcntl
 import hashlib
 import json
 import os
+import time
 from dataclasses import asdict, dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 
 import marisa_trie
 
+from adjudicator.durable import read_regular, write_whole
 from adjudicator.errors import LexiconCorrupt, LexiconError
 from adjudicator.words import lexicon_pin
 from adjudicator.words.alphabet import Alphabet
 from adjudicator.words.alphabet_files import from_manifest
-from adjudicator.words.sealed_lexicons import HANDOFF_VARIABLE, inherited_copy
+from adjudicator.words.sealed_lexicons import HANDOFF_VARIABLE, entry, inherited_copy, memfd_name
 from adjudicator.words.wordlist import fingerprint, short_fingerprint
 
 TYPE_CHECKING = False  # the typing module costs `adjudicator judge` several ms to import
@@ -171,9 +183,13 @@ class CompiledLexicon:
         return self.manifest.name
 
     @classmethod
-    def open(cls, manifest: Manifest, path: Path) -> CompiledLexicon:
-        """Load the trie at `path` from a private copy that matched `manifest` first; refused
-        when the manifest's verdict fields are not what its pin vouches for."""
+    def open(
+        cls, manifest: Manifest, path: Path, fingerprint_words: bool = False
+    ) -> CompiledLexicon:
+        """Load the trie at `path` from a sealed copy that matched `manifest` first; refused
+        when the manifest's verdict fields are not what its pin vouches for, or its words are
+        not the ones its fingerprint names (by the proof beside the file; fingerprinted when
+        there is none, or `fingerprint_words`, and proven when they match)."""
         problem = manifest.pin_problem
         if problem:
             raise LexiconCorrupt(
@@ -192,14 +208,22 @@ class CompiledLexicon:
                 f"its manifest says {manifest.words:,}. Import it again."
             )
         lexicon = cls(manifest, trie, path)
-        lexicon.check_fingerprint()
+        vouched = proven(manifest, path)
+        if fingerprint_words or not vouched:
+            try:
+                lexicon.check_fingerprint()  # no proof, or one naming other words: the old way
+            except LexiconCorrupt:
+                if vouched:  # a false proof: it named words the file does not hold
+                    _remove_quietly(proof_path(path))
+                raise
+            record_proof(manifest, path, quietly=True)  # once: from now on the proof says it
         return lexicon
 
     def check_fingerprint(self) -> None:
         """The words in service must be those the fingerprint names (the one a tournament pins
-        and every verdict records), recomputed from the trie itself: a manifest that pairs one
-        edition's file, checksum and count with another's fingerprint is caught here (~0.1 s
-        for 280,000 words)."""
+        and every verdict records), recomputed from the trie itself (0.2 s for CSW24's 280,000
+        words, 4 s for the Polish list's 4 million): done when no proof vouches for them, and
+        by `lexicon verify`."""
         if fingerprint(sorted(self)) != self.manifest.fingerprint:
             raise LexiconCorrupt(
                 f"Lexicon {self.manifest.name} is damaged: the words of its compiled file "
@@ -208,11 +232,65 @@ class CompiledLexicon:
             )
 
 
+# --- the proof beside each compiled file --------------------------------------------------
+
+PROOF_SUFFIX = ".proof"
+_PROOF_VERSION = 1
+_PROOF_MOST = 4096  # a proof is about 200 bytes: a larger file is not one
+
+
+def proof_path(path: Path) -> Path:
+    """Where the proof of the compiled file at `path` is kept: beside it."""
+    return path.with_name(path.name + PROOF_SUFFIX)
+
+
+def _proof_of(manifest: Manifest) -> bytes:
+    """The proof that vouches for `manifest`'s words, as it is written (JSON, keys sorted)."""
+    values = {
+        "compiled_sha256": manifest.compiled_sha256,
+        "fingerprint": manifest.fingerprint,
+        "version": _PROOF_VERSION,
+        "words": manifest.words,
+    }
+    return (json.dumps(values, sort_keys=True) + "\n").encode()
+
+
+def proven(manifest: Manifest, path: Path) -> bool:
+    """Whether the proof beside `path` vouches that the compiled file `manifest` names (by its
+    SHA-256, which the bytes in service matched) holds `manifest.words` words with
+    `manifest.fingerprint`: one small read, whatever the word count (compared as written: any
+    other text is no proof)."""
+    try:  # a regular file only: a FIFO put in its place would hold the open forever
+        return read_regular(proof_path(path), _PROOF_MOST) == _proof_of(manifest)
+    except OSError:
+        return False
+
+
+def record_proof(manifest: Manifest, path: Path, quietly: bool = False) -> None:
+    """Write the proof of the compiled file at `path`: only where its words were fingerprinted
+    from the file itself, or the file compiled from the words fingerprinted. `quietly`: a store
+    this process cannot write is no error (the words are fingerprinted again on the next open)."""
+    data = _proof_of(manifest)
+    try:
+        write_whole(proof_path(path), data)
+    except OSError:
+        if not quietly:
+            raise
+
+
+def _remove_quietly(path: Path) -> None:
+    try:
+        path.unlink(missing_ok=True)
+    except OSError:
+        pass
+
+
 def _load_verified(manifest: Manifest, path: Path) -> marisa_trie.Trie:
     """The trie from a sealed copy of `path` whose SHA-256 matched the manifest.
 
-    The server's own sealed copy (made before its workers forked) is mapped when there is one,
-    so every worker shares its pages; otherwise a private sealed copy is made and mapped.
+    The server's own sealed copy (made and checked before its workers forked) is mapped when
+    there is one, so every worker shares its pages; otherwise a private sealed copy is made,
+    checked and mapped.
     """
     trie = marisa_trie.Trie()
     if not hasattr(os, "memfd_create"):  # not Linux: check and load the same bytes in memory
@@ -221,9 +299,11 @@ def _load_verified(manifest: Manifest, path: Path) -> marisa_trie.Trie:
         trie.frombytes(data)
         return trie
     shared = inherited_copy(manifest.compiled_sha256)
-    if shared is not None and _sealed_digest(shared) == manifest.compiled_sha256:
-        _check(manifest, path, file_sha256(path))  # the file itself damaged: say so, as ever
-        trie.mmap(f"/proc/self/fd/{shared}")  # pages shared with every sibling worker
+    if shared is not None:
+        fd, sealed_from = shared
+        if file_signature(path) != sealed_from:  # the file changed since the server copied it
+            _check(manifest, path, file_sha256(path))  # damaged: say so, as ever
+        trie.mmap(f"/proc/self/fd/{fd}")  # pages shared with every sibling worker
         return trie
     copy = sealed_copy(manifest, path, inheritable=False)
     try:
@@ -236,7 +316,7 @@ def _load_verified(manifest: Manifest, path: Path) -> marisa_trie.Trie:
 def sealed_copy(manifest: Manifest, path: Path, inheritable: bool) -> int:
     """A sealed memory file holding `path`'s bytes, checked against the manifest: its fd."""
     flags = os.MFD_ALLOW_SEALING | (0 if inheritable else os.MFD_CLOEXEC)
-    copy = os.memfd_create(f"lexicon-{manifest.name}", flags)
+    copy = os.memfd_create(memfd_name(manifest.name, manifest.compiled_sha256), flags)
     try:
         _read(path, lambda handle: _copy_into(handle, copy))
         fcntl.fcntl(copy, fcntl.F_ADD_SEALS, _SEALS)  # from here on, the copy cannot change
@@ -297,18 +377,64 @@ def file_sha256(path: Path) -> str:
     return _read(path, lambda handle: hashlib.file_digest(handle, "sha256").hexdigest())
 
 
+def file_signature(path: Path | str) -> tuple[int, int, int] | None:
+    """What changes when a file is rewritten or edited in place: inode, size, mtime."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (info.st_ino, info.st_size, info.st_mtime_ns)
+
+
 def seal_for_workers(store) -> int:
     """Make an inheritable sealed copy of every intact lexicon in `store` and name them in the
-    environment the workers will inherit; returns how many. Damaged ones are left to the
-    workers, which take them out of service with the reason."""
+    environment the workers will inherit; returns how many. Words no proof vouches for yet (a
+    store compiled before proofs) are fingerprinted here, once, before the workers fork.
+    Damaged ones are left to the workers, which take them out of service with the reason."""
     if not hasattr(os, "memfd_create"):
         return 0
-    pairs = []
+    entries = []
     for manifest in store.manifests():
+        path = store.root / manifest.compiled_file
+        signature = _settled_signature(path)
         try:
-            fd = sealed_copy(manifest, store.root / manifest.compiled_file, inheritable=True)
+            fd = sealed_copy(manifest, path, inheritable=True)
         except LexiconError:
             continue
-        pairs.append(f"{manifest.compiled_sha256}={fd}")
-    os.environ[HANDOFF_VARIABLE] = ",".join(pairs)
-    return len(pairs)
+        if signature is None or not _proven_or_proved(manifest, path, fd):
+            os.close(fd)
+            continue
+        entries.append(entry(manifest.compiled_sha256, fd, signature))
+    os.environ[HANDOFF_VARIABLE] = ",".join(entries)
+    return len(entries)
+
+
+# A file's mtime ticks coarsely (a few ms): an edit in the same tick as its last write would
+# leave its signature unchanged. A file written this recently is hashed by each worker instead.
+SETTLE_SECONDS = 1.0
+
+
+def _settled_signature(path: Path) -> tuple[int, int, int] | None:
+    """The file's signature if it was last written long enough ago for any later edit to
+    change it; (0, 0, 0), which matches no file, if not; None when it is missing."""
+    signature = file_signature(path)
+    if signature is not None and time.time() - signature[2] / 1e9 < SETTLE_SECONDS:
+        return (0, 0, 0)
+    return signature
+
+
+def _proven_or_proved(manifest: Manifest, path: Path, fd: int) -> bool:
+    """Whether the words of the sealed copy `fd` are vouched for by a proof, or, fingerprinted
+    now, are the ones its manifest names (the proof is then written)."""
+    if proven(manifest, path):
+        return True
+    trie = marisa_trie.Trie()
+    trie.mmap(f"/proc/self/fd/{fd}")
+    try:
+        if len(trie) != manifest.words:
+            return False
+        CompiledLexicon(manifest, trie, path).check_fingerprint()
+    except LexiconCorrupt:
+        return False
+    record_proof(manifest, path, quietly=True)
+    return True

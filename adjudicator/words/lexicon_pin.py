@@ -127,7 +127,8 @@ def legacy_problem(manifest) -> str | None:
     The referral rule of a list imported on its own is none (only a recipe gives one); a
     recipe's is the one its recorded text says, and that text must match its recorded
     checksum. A built-in alphabet must be the program's own definition. The fingerprint is
-    checked against the words whenever the lexicon is opened."""
+    checked against the words at every open (the proof beside the compiled file, or the words
+    read back where there is none: lexicon.py)."""
     found = _referral_problem(manifest) or _alphabet_problem(manifest)
     if found is None:
         return None

@@ -26,8 +26,15 @@ import marisa_trie
 from adjudicator import __version__, settings
 from adjudicator.durable import fsync_path
 from adjudicator.errors import LexiconCorrupt, LexiconError, LexiconNotFound
-from adjudicator.words.lexicon import CompiledLexicon, Manifest, file_sha256
-from adjudicator.words.wordlist import WordSet, fingerprint
+from adjudicator.words.lexicon import (
+    CompiledLexicon,
+    Manifest,
+    file_sha256,
+    file_signature,
+    proof_path,
+    record_proof,
+)
+from adjudicator.words.wordlist import WordSet
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 OUT_OF_SERVICE = ".out-of-service"
@@ -134,7 +141,7 @@ class LexiconStore:
         manifest = self._manifest_in(listing, name)
         self._refuse_if_out_of_service(name, listing)
         file = os.path.join(self._root, manifest.compiled_file)
-        signature = _file_signature(file)
+        signature = file_signature(file)
         loaded = self._open.get(name)
         if loaded and loaded.serves(manifest, signature):
             if time.monotonic() - loaded.checked_at < self.recheck_seconds:
@@ -171,9 +178,9 @@ class LexiconStore:
             except LexiconCorrupt:
                 return True  # gone: replaced by a new edition, or caught by the next open
             if intact:
-                # The words in service need no second fingerprint: they are a sealed copy,
-                # fingerprinted when loaded, and a manifest or file that changes since is
-                # loaded afresh (and fingerprinted again) by `open`.
+                # The words in service need no second look: they are a sealed copy, proven
+                # when loaded, and a manifest or file that changes since is loaded afresh (and
+                # its proof checked again) by `open`.
                 return True
             self._open.pop(name, None)
             reason = (
@@ -248,11 +255,12 @@ class LexiconStore:
             alphabet=words.alphabet.to_dict(),
             **details,
         ).with_pin()
+        record_proof(manifest, compiled)  # the words fingerprinted are the words compiled
         previous = self._previous_file(name)
         _atomic_write(self.manifest_path(name), manifest.to_json().encode())
         self._back_in_service(name)
         if previous and previous != compiled.name:
-            (self.root / previous).unlink(missing_ok=True)
+            self._remove_compiled(previous)
         return manifest
 
     def install(self, manifest: Manifest, data: bytes) -> None:
@@ -277,21 +285,23 @@ class LexiconStore:
         manifest = self.manifest(name)
         self.manifest_path(name).unlink()
         self._back_in_service(name)
-        (self.root / manifest.compiled_file).unlink(missing_ok=True)
+        self._remove_compiled(manifest.compiled_file)
+
+    def _remove_compiled(self, compiled_file: str) -> None:
+        """Delete a compiled file and its proof."""
+        path = self.root / compiled_file
+        path.unlink(missing_ok=True)
+        proof_path(path).unlink(missing_ok=True)
 
     def verify(self, name: str) -> Manifest:
         """Check `name` deeply: its pin, file checksum, word count and the fingerprint of its
-        words. A manifest written before pins, and vouched for (lexicon_pin.legacy_problem),
-        gets its pin written into it."""
+        words, recomputed whatever its proof said (the proof is written afresh when they
+        match). A manifest written before pins, and vouched for
+        (lexicon_pin.legacy_problem), gets its pin written into it."""
         manifest = self.manifest(name)
         path = self.root / manifest.compiled_file
         try:
-            lexicon = CompiledLexicon.open(manifest, path)
-            if fingerprint(sorted(lexicon)) != manifest.fingerprint:
-                raise LexiconCorrupt(
-                    f"Lexicon {name} is damaged: its words do not match its fingerprint. "
-                    "Import it again."
-                )
+            CompiledLexicon.open(manifest, path, fingerprint_words=True)
         except LexiconCorrupt as exc:
             if path.exists():
                 self._take_out_of_service(name, str(exc))
@@ -375,15 +385,6 @@ def _read_manifest(path: Path) -> Manifest | LexiconError:
         return LexiconNotFound(f"The manifest of lexicon {path.stem} cannot be read: {exc}.")
     except (ValueError, TypeError) as exc:
         return LexiconCorrupt(f"The manifest of lexicon {path.stem} is unreadable: {exc}.")
-
-
-def _file_signature(path: Path | str) -> tuple | None:
-    """What changes when a file is rewritten or edited in place: inode, size, mtime."""
-    try:
-        info = os.stat(path)
-    except OSError:
-        return None
-    return (info.st_ino, info.st_size, info.st_mtime_ns)
 
 
 def _now(timespec: str = "seconds") -> str:

@@ -93,7 +93,7 @@ class ThreadedWSGI(httputil.HTTPServerConnectionDelegate):
         if "Server" not in headers:
             headers["Server"] = SERVER_SOFTWARE
         if "Date" not in headers:  # RFC 9110 6.6.1: an origin server with a clock sends it
-            headers["Date"] = httputil.format_timestamp(time.time())
+            headers["Date"] = _http_date()
         # RFC 9110: no body to a HEAD, nor in a 1xx, 204 or 304, whatever the app yields; a
         # HEAD keeps the length the app gave (that of the GET), or none, never a made-up 0
         bodiless = request.method == "HEAD" or int(code) in (204, 304) or int(code) < 200
@@ -201,6 +201,17 @@ class ThreadedWSGI(httputil.HTTPServerConnectionDelegate):
         answer = SimpleNamespace(status=status_code, headers=[], sent=None)
         took = timedelta(seconds=request.request_time())
         self.log.access(answer, request, environ, took)
+
+
+_DATE = [0, ""]  # the second, and the Date header of that second (made once a second)
+
+
+def _http_date() -> str:
+    """Now, as an answer's Date header says it (RFC 9110 5.6.7), made once a second."""
+    now = int(time.time())
+    if _DATE[0] != now:
+        _DATE[:] = [now, httputil.format_timestamp(now)]
+    return _DATE[1]
 
 
 def _nothing(chunks: list[bytes]) -> bytes:

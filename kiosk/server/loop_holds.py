@@ -7,12 +7,19 @@ asked again (it answers anew: the new state, or a refusal), or the answer held i
 What changed is the app's to say: once a second, while anything is held, `check` is called
 in a thread with every key held, and returns those that changed (kiosk.kiosk_poll.Polls
 .changed: one read for all of them). A stop releases every held poll at once, answered.
+
+A hold asked for N seconds ends at a random time between 0.6 N and N (SPREAD): polls that
+began together (a thousand kiosks woken by one change, or started at once) drift apart at
+every round, so their next polls never arrive in a burst. N is the most a poll is held; a
+client asks again when it is answered, whenever that is. (The kiosk asks for 25 s: its polls
+end between 15 and 25 s, 20 s on average, as often as when each lasted 20 s.)
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import random
 import time
 from collections.abc import Callable
 from concurrent.futures import Executor
@@ -22,6 +29,7 @@ HOLD_HEADER = "X-Adjudicator-Hold"
 CAN_HOLD = "adjudicator.hold"  # in the environ when the app may ask to hold its answer
 CHECK_SECONDS = 1.0  # how often the app is asked which held polls changed
 MOST_SECONDS = 60.0  # no poll is held longer, whatever the app asks
+SPREAD = 0.4  # a hold of N seconds ends between N * (1 - SPREAD) and N, uniformly
 
 log = logging.getLogger("kiosk.server.loop_holds")
 
@@ -50,6 +58,7 @@ def take_hold(headers: list[tuple[str, str]]) -> tuple[list[tuple[str, str]], Ho
         return kept, None
     if not key or not wait > 0:
         return kept, None
+    wait *= 1 - SPREAD * random.random()  # spread over the window: no bursts of re-polls
     return kept, Hold(time.monotonic() + wait, key)
 
 

@@ -20,7 +20,8 @@
   var Words = window.KioskWords;   // kiosk-words.js: what can be judged
   var Tiles = window.KioskTiles;   // kiosk-tiles.js: tiles drawn, the row of special tiles
   var POLL_MS = 5000;       // between polls the server answers at once, or after a failure
-  var WAIT_SECONDS = 20;    // the longest the server holds a poll open (kiosk/kiosk_poll.py)
+  var WAIT_SECONDS = 25;    // the longest the server holds a poll open (kiosk/kiosk_poll.py):
+                            // it ends each between 15 and 25 s, so polls never come in step
   var alphabetKey = "";     // the alphabet the words are read in (as the status gave it)
   var pollTimer = null;
   var shownTag = "";        // the ETag of the status shown

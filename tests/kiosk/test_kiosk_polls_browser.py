@@ -1,5 +1,5 @@
 """The kiosk page's polls in real Chromium (issue 36): the status poll is held by the server
-with the ETag of the status shown (`?wait=20`, If-None-Match), and comes back at once when the
+with the ETag of the status shown (`?wait=25`, If-None-Match), and comes back at once when the
 status changes; a kiosk of a tournament not linked to TSH asks nothing of /api/v1/table (its
 status says there is nothing to ask), so no poll fails in its console or the access log."""
 
@@ -26,7 +26,7 @@ def test_an_unlinked_kiosk_asks_nothing_of_the_table_and_learns_a_change(home, s
     code = home.pairing_code("at-seven", "open", "--table", "7")
     pair_page(page, server.url, code, link="/pair#")
     page.wait_for_timeout(6000)  # past the first poll, which the server now holds
-    polls = [(url, headers) for url, headers in asked if "/api/v1/kiosk?wait=20" in url]
+    polls = [(url, headers) for url, headers in asked if "/api/v1/kiosk?wait=25" in url]
     assert polls and all(h.get("if-none-match", "").startswith('"') for _, h in polls)
     home.cli("tournament", "set", "open", "--title", "Unlinked Open, day 2")
     wait_until(

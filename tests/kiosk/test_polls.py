@@ -155,11 +155,11 @@ def test_a_witness_in_the_poll_is_checked_and_junk_in_it_changes_nothing(client,
     assert "sent a witness that is not a receipt" in caplog.text
 
 
-def test_a_poll_asks_to_be_held_twenty_seconds_at_most_and_only_when_it_can_be(client, setup):
+def test_a_poll_asks_to_be_held_25_seconds_at_most_and_only_when_it_can_be(client, setup):
     headers = setup.headers()
     tag = poll(client, headers).headers["ETag"]
     can_hold = {"adjudicator.hold": True}  # what the loop worker's bridge says in the environ
-    for wait, asked in (("999999", "20"), ("7", "7"), ("0", None), ("-3", None), ("x", None)):
+    for wait, asked in (("999999", "25"), ("7", "7"), ("0", None), ("-3", None), ("x", None)):
         answer = client.get(f"/api/v1/kiosk?wait={wait}", headers={**headers, "If-None-Match": tag},
                             environ_overrides=can_hold)  # fmt: skip
         hold = answer.headers.get("X-Adjudicator-Hold")

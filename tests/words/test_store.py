@@ -128,7 +128,8 @@ def test_verify(two):
 
 
 def test_no_stray_temporary_files(two):
-    assert sorted(p.suffix for p in two.root.iterdir()) == [".json", ".json", ".marisa", ".marisa"]
+    found = sorted(p.suffix for p in two.root.iterdir())
+    assert found == [".json", ".json", ".marisa", ".marisa", ".proof", ".proof"]
 
 
 class TestDamage:
