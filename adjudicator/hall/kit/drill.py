@@ -6,7 +6,8 @@ then the copy becomes a drill's journal: an identity of its own (`drill-...`), b
 hall's key after the real journal's head, its keyed rows keyed again under it
 (record/proofs/journal_begun.py), and the hall's recorded name becomes NAME-drill, so the drill
 never answers for the hall's name. Nothing is written to the stick: no takeover statement, no
-mark, and this data home keeps no record of the kit (it never refreshes the real one). The
+mark, and this data home keeps no record of the kit (it never refreshes the real one); the
+drill's journal has no mirror (the real journal's is the stick, which the drill never uses). The
 receipts the drill issues name its journal: the real hall ignores them (witnesses.py), and a
 drill started with the stick as its mirror is refused (another journal: the copies disagree).
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from adjudicator.hall.network import hall_url
+from adjudicator.record.copies import mirror_identity
 from adjudicator.record.copies.standing import CopyHead
 from adjudicator.record.database.sqlite import SqliteDatabase
 from adjudicator.record.journal.receipt_key import SigningKey
@@ -30,6 +32,7 @@ def make(primary: str, key: SigningKey, head: CopyHead) -> str:
     db = SqliteDatabase(primary, create_folder=False)
     try:
         drill_id = journal_begun.begin_drill(db, key, after)
+        mirror_identity.forget(db, primary)  # the drill runs without the stick: no mirror
     finally:
         db.close()
     _rename()
