@@ -11,7 +11,8 @@ long the journal grows.
 Other figures slot in beside these: the journal's health (checkpoint, verify state, alarms:
 `JournalStatus`), and the hall's identity: its CA's fingerprint (as the printed sheets show it)
 and any other device answering for its name (name_claims.py); and the client addresses whose
-connections the server workers refuse, at their cap (connection_caps.py).
+connections the server workers refuse, at their cap, with what they refused or closed of each
+kind to keep room for the kiosks (connection_caps.py).
 """
 
 from __future__ import annotations
@@ -104,6 +105,7 @@ class HallStatus:
     problem_phrases: tuple[Phrase, ...] = field(default=())  # `problems`, for a page to translate
     kit: kit_refresh.KitStatus | None = None  # the takeover kit on the stick (None: no stick)
     connection_warnings: tuple[Phrase, ...] = ()  # client addresses at their connection cap
+    connection_counts: tuple[Phrase, ...] = ()  # what the server workers refused or closed
 
     @property
     def kiosks(self) -> tuple[KioskStatus, ...]:
@@ -145,6 +147,7 @@ def build(hall: Hall, now: datetime | None = None) -> HallStatus:
         name_warnings=_name_warnings(),
         kit=kit_refresh.to_show(hall.db, hall.store),
         connection_warnings=connection_caps.phrases(settings.get_int("connections_per_address", 0)),
+        connection_counts=connection_caps.count_phrases(),
     )
 
 
