@@ -157,16 +157,25 @@ class ThreadedWSGI(httputil.HTTPServerConnectionDelegate):
 
     async def _held(self, request: httputil.HTTPServerRequest, hold: Hold) -> bool:
         """Hold the poll (`Holds.wait`), unless its kiosk has another held in this worker:
-        then it is answered at once (kiosk.server.admission: one held poll a kiosk)."""
+        then it is answered at once (kiosk.server.admission: one held poll a kiosk). A held
+        poll whose connection closes (a kiosk page reloaded) is its kiosk's no longer."""
         if self.admission is None:
             return await self.holds.wait(hold)
         holder = holder_of(hold)
         if not self.admission.hold_begins(holder, request.connection.stream):
             return False
+        ended = []
+
+        def release() -> None:
+            if not ended:
+                ended.append(True)
+                self.admission.hold_ends(holder)
+
+        request.connection.set_close_callback(release)
         try:
             return await self.holds.wait(hold)
         finally:
-            self.admission.hold_ends(holder)
+            release()
 
     def environ(self, request: httputil.HTTPServerRequest) -> dict[str, Any]:
         """The WSGI environ, as gunicorn made it (the peer's address, the scheme, RAW_URI)."""
