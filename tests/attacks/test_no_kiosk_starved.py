@@ -83,9 +83,7 @@ def overview(server: Server) -> str:
 def test_a_body_declared_too_large_is_refused_at_its_head_and_never_read(server):
     before = counts(server)
     with socket.create_connection(("127.0.0.1", server.port), source_address=(ATTACKER, 0)) as s:
-        s.sendall(
-            b"POST /director/login HTTP/1.1\r\nHost: x\r\nContent-Length: 100000000\r\n\r\n1"
-        )
+        s.sendall(b"POST /director/login HTTP/1.1\r\nHost: x\r\nContent-Length: 100000000\r\n\r\n1")
         answer = read_answer(s)
         assert answer.startswith(b"HTTP/1.1 413") and b"send at most 4 KB" in answer
         assert b"Connection: close" in answer

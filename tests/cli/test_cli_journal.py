@@ -13,8 +13,8 @@ import pytest
 
 from adjudicator.cli import quickstart_cmd
 from adjudicator.hall.director import export
-from adjudicator.hall.network import connection_caps
 from adjudicator.hall.hall import Hall
+from adjudicator.hall.network import connection_caps
 from adjudicator.record.database import migrations
 from adjudicator.words.wordlist import WordSet
 from kiosk import create_app

@@ -156,7 +156,9 @@ def test_the_overview_and_healthz_count_what_was_refused_by_kind_in_its_language
     monkeypatch.setattr(connection_caps, "_totals", (-1.0, {}))  # not what was read before
     health = staffed.client().get("/healthz").get_json()
     assert health["connections"] == {
-        **{kind: 0 for kind in connection_caps.KINDS}, "too_large": 3, "held_poll": 1
+        **{kind: 0 for kind in connection_caps.KINDS},
+        "too_large": 3,
+        "held_poll": 1,
     }
     refusals.remove()
     assert "overview-connection-counts" not in director.get("/director/").get_data(as_text=True)

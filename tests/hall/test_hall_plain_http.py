@@ -58,6 +58,7 @@ except Exception as exc:
     print(json.dumps({"error": f"{type(exc).__name__}: {exc}"}))
 """
 
+
 @pytest.fixture(scope="module")
 def lan():
     """The hall's network: the hall's namespace with two addresses, the tablets' with two."""
