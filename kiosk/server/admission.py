@@ -8,16 +8,19 @@ A connection the worker accepts shows no credential until its first request head
   TLS, no stream) and hands it to Tornado as soon as a byte comes (`Admission.park`);
 - at most `per_address` anonymous connections of one address are on the usual deadlines; past
   that, a new one is on *probation*: it must show a credential in a request head within
-  PROBATION_SECONDS of being accepted, or it closes (before TLS, if it sent nothing); one
-  address has at most `per_address` on probation, the oldest closed for a newer one;
-- anonymous connections (parked or not) share at most `anonymous_most` of the worker's
-  `limit`: past that, to make room for a new one, the oldest idle anonymous connection of the
-  address holding the most is closed (never one whose request the app is answering).
+  PROBATION_SECONDS of being accepted, or it closes (before TLS, if it sent nothing);
+- anonymous connections (parked or not, on probation or not) share at most `anonymous_most`
+  of the worker's `limit`: past that, to make room for a new one, the oldest idle anonymous
+  connection of the address holding the most is closed, a parked one first (never one whose
+  request the app is answering). So a flood from one address churns through that address's
+  own connections, and a kiosk's new one, which sends its first bytes at once, is let in.
 
 A head that shows a credential the worker's snapshot knows (kiosk/server/credentials.py: a
 paired kiosk's token or cookie, a staff session) makes its connection *known*: counted by that
 credential, no longer by its address, and never closed to make room; one credential holds at
-most `per_credential` connections (a browser opens six), the next refused with a 429. Every
+most `per_credential` connections (a browser opens six): a request showing it on another is
+answered 429 from its head, and that connection stays anonymous (closed, past its address's
+cap). Every
 head must arrive within `head_seconds` of the connection's start or of its last answer, and a
 body within its own deadline (loop_requests); what was closed for being slow is told from an
 idle connection ending by whether any byte of the head had come (the kernel's count).
@@ -117,15 +120,13 @@ class Admission:
 
     def admit(self, sock: socket.socket, peer, address: str) -> Entry:
         """A connection just accepted: its entry (anonymous, on probation past its address's
-        cap). Room is made first: the oldest idle anonymous connection is closed where the
-        address, the anonymous share or the worker is full."""
-        held = len(self.anonymous.get(address, ()))
+        cap). Room is made first: the oldest idle anonymous connection of the address holding
+        the most is closed where the anonymous share or the worker is full."""
+        held = len(self.anonymous.get(address, ())) - len(self.on_probation.get(address, ()))
         probation = bool(self.per_address) and held >= self.per_address
-        if probation and len(self.on_probation.get(address, ())) >= self.per_address:
-            self._close_one(self.on_probation[address], ADDRESS_CAP)
         while self.open >= self.limit or self._count_anonymous() >= self.anonymous_most:
             biggest = self.sizes.largest()
-            if biggest is None or not self._close_one(self.anonymous[biggest], "anonymous_full"):
+            if biggest is None or not self._close_one(biggest, "anonymous_full"):
                 break
         entry = Entry(address, peer, sock, probation)
         self.anonymous.setdefault(address, {})[entry] = None
@@ -178,10 +179,10 @@ class Admission:
         self._disarm(entry)
         if entry.who is not None:
             return GO
+        if who is not None and self.known[who] >= self.per_credential:
+            self.note(entry.address, "kiosk_connections")
+            return ON_PROBATION if entry.probation else OVER_QUOTA
         if who is not None:
-            if self.known[who] >= self.per_credential:
-                self.note(entry.address, "kiosk_connections")
-                return OVER_QUOTA
             self._unlist(entry)
             entry.who, entry.probation = who, False
             self.known[who] += 1
@@ -293,15 +294,18 @@ class Admission:
             waiting = b""
         self._arrived(entry, hand_over, waiting)
 
-    def _close_one(self, entries: dict[Entry, None], kind: str) -> bool:
-        """Close the oldest of `entries` the app is not answering, a parked one first."""
-        victim = next((e for e in entries if e.stream is None), None)
-        if victim is None:
-            victim = next((e for e in entries if not e.busy), None)
-        if victim is None:
-            return False
-        self.close(victim, kind)
-        return True
+    def _close_one(self, address: str, kind: str) -> bool:
+        """Close the oldest anonymous connection of `address` the app is not answering: one past
+        its cap (on probation) before one within it, a parked one (idle since it came) first;
+        noted as `kind`, or as past its address's cap if it was on probation."""
+        for entries in (self.on_probation.get(address, {}), self.anonymous.get(address, {})):
+            victim = next((e for e in entries if e.stream is None), None)
+            if victim is None:
+                victim = next((e for e in entries if not e.busy), None)
+            if victim is not None:
+                self.close(victim, ADDRESS_CAP if victim.probation else kind)
+                return True
+        return False
 
     def _count_anonymous(self) -> int:
         return self.sizes.total

@@ -3,8 +3,9 @@
 `RequestReader` is Tornado's delegate for one request. Its head has arrived in time (Tornado
 read it, the admission timed it: kiosk/server/admission.py); the head shows who sent it (a
 paired kiosk's credential, a staff session, or nobody: kiosk/server/credentials.py), and a
-connection that may not go on is refused here, at its head: one past its address's cap showing
-no credential (503), or a credential already on as many connections as a kiosk opens (429).
+request that may not go on is refused here, at its head: on a connection past its address's
+cap showing no credential (503, and the connection closes), or with a credential already on as
+many connections as a kiosk opens (429; the connection counts as one showing none).
 Then its body, bounded by what the page it was sent to can use (the app's `body_limits`):
 
 - declared larger than that: answered 413 from the head, the connection closed, not a byte of
@@ -150,14 +151,9 @@ class RequestReader(httputil.HTTPMessageDelegate):
         verdict = admission.head(self.stream, who)
         if verdict == GO:
             return True
-        if verdict == OVER_QUOTA:
+        if verdict == OVER_QUOTA:  # the connection goes on, as one that shows no credential
             answer_plainly(
-                self.connection,
-                429,
-                "Too Many Requests",
-                OVER_QUOTA_TEXT,
-                self.request.path,
-                close=True,
+                self.connection, 429, "Too Many Requests", OVER_QUOTA_TEXT, self.request.path
             )
         else:
             answer_plainly(

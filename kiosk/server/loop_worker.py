@@ -55,8 +55,8 @@ from kiosk.server.loop_holds import Holds
 from kiosk.server.plain_http import TrustOnly
 
 TICK_SECONDS = 0.25  # how often the loop checks for a stop (the heartbeat is every second)
-PLAIN_CONNECTIONS = 64  # the plain-HTTP trust page's own cap: tablets visit it once each ...
-PLAIN_PER_ADDRESS = 8  # ... with a browser's few connections: one laptop fills an eighth of it
+PLAIN_CONNECTIONS = 256  # the plain-HTTP trust page's own room: tablets visit it once each, ...
+PLAIN_PER_ADDRESS = 8  # ... with a browser's few connections: one laptop fills 1/32 of it
 FAILED_LOGGED_SECONDS = 60.0  # a refresh of the credentials that fails is logged this often
 
 
