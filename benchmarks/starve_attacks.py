@@ -333,6 +333,7 @@ def main() -> None:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, 8192)), hard))
     os.chdir(tempfile.gettempdir())  # gunicorn puts its working folder first on sys.path
+    os.environ["PYTHONPATH"] = str(ROOT)  # the hall and the attacker run this tree (a snapshot)
     print(f"load average at the start: {os.getloadavg()}", flush=True)
     if args.cpu_before is not None:
         used = cpu_side_by_side(args)

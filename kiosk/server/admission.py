@@ -168,10 +168,11 @@ class Admission:
         if entry is not None and entry.heads:
             self._arm(entry, self.head_seconds, self._head_late)
 
-    def head(self, stream, who: str | None) -> str:
-        """A request's head arrived on `stream`, showing credential `who` (None: none the
-        snapshot knows): GO, OVER_QUOTA (refuse it: its credential holds enough connections)
-        or ON_PROBATION (refuse it: past its address's cap, it showed none)."""
+    def head(self, stream, showing: Callable[[], str | None]) -> str:
+        """A request's head arrived on `stream`; `showing()` says whose credential it shows
+        (None: none the snapshot knows), asked only of a connection not yet known: GO,
+        OVER_QUOTA (refuse it: its credential holds enough connections) or ON_PROBATION
+        (refuse it, and close: past its address's cap, it showed none)."""
         entry = self.entries.get(stream)
         if entry is None:
             return GO
@@ -179,6 +180,7 @@ class Admission:
         self._disarm(entry)
         if entry.who is not None:
             return GO
+        who = showing()
         if who is not None and self.known[who] >= self.per_credential:
             self.note(entry.address, "kiosk_connections")
             return ON_PROBATION if entry.probation else OVER_QUOTA

@@ -73,8 +73,8 @@ class Credentials:
         self.snapshot = Snapshot(tokens, nonces, sessions)
 
     def who(self, headers) -> str | None:
-        """Whose credential `headers` (Tornado's HTTPHeaders) carry: "kiosk NAME", "staff
-        NAME", or None."""
+        """Whose credential `headers` (Tornado's HTTPHeaders) carry: "kiosk NAME", "staff NAME
+        SESSION" (each session its own), or None."""
         known = self.snapshot
         authorization = headers.get("Authorization")
         if authorization:
@@ -95,9 +95,7 @@ class Credentials:
                 return "kiosk " + name
         session = found.get(self.staff_cookie)
         if session:
-            name = self._signed_in(known, session)
-            if name is not None:
-                return "staff " + name
+            return self._signed_in(known, session)
         return None
 
     def _paired(self, known: Snapshot, cookie: str) -> str | None:
@@ -123,10 +121,11 @@ class Credentials:
         session_id = data.get("sid") if isinstance(data, dict) else None
         if not isinstance(session_id, str) or len(session_id) > staff_sessions.MAX_ID:
             return None
-        found = known.sessions.get(staff_sessions.digest(session_id))
+        digest = staff_sessions.digest(session_id)
+        found = known.sessions.get(digest)
         if found is None or found[1] < datetime.now(UTC).isoformat(timespec="microseconds"):
             return None
-        return found[0]
+        return f"staff {found[0]} {digest[:12]}"  # counted by session: a laptop, a phone
 
 
 def _cookies(headers: list[str], wanted: tuple[str, ...]) -> dict[str, str]:

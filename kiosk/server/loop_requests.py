@@ -147,8 +147,9 @@ class RequestReader(httputil.HTTPMessageDelegate):
         if admission is None:
             return True
         credentials = self.bridge.credentials
-        who = credentials.who(headers) if credentials is not None else None
-        verdict = admission.head(self.stream, who)
+        verdict = admission.head(
+            self.stream, lambda: credentials.who(headers) if credentials is not None else None
+        )
         if verdict == GO:
             return True
         if verdict == OVER_QUOTA:  # the connection goes on, as one that shows no credential
