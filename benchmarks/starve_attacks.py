@@ -206,6 +206,14 @@ def run_phase(phase: str, hall: RunningHall, tokens: dict, args, wrap: list[str]
         "polls": len(polls),
         "unanswered": len(failed),
         "failures": [f"{o.kind} {o.status} {o.error}" for o in failed[:3]],
+        "slowest": [
+            f"{o.kind} from {o.kiosk} {o.seconds * 1000:.0f} ms"
+            + (" (sent again: its connection had closed)" if o.attempts > 1 else "")
+            for o in sorted((o for o in outcomes if o.kind == "judge"), key=lambda o: -o.seconds)[
+                :3
+            ]
+        ],
+        "sent_again": sum(o.attempts > 1 for o in outcomes),
         "cpu_ms_per_verdict": cpu * 1000 / len(judged) if judged else None,
         "counted": {
             k: v - before_counts.get(k, 0)
@@ -237,7 +245,8 @@ def describe(r: dict) -> str:
         f"p99 {ms(r['p99_ms'])} ms  slowest {ms(r['slowest_ms'])} ms  polls {r['polls']}  "
         f"unanswered {r['unanswered']} {r['failures']}  server CPU "
         f"{ms(r['cpu_ms_per_verdict'])} ms/verdict  load {r['load'][0]:.1f}-{r['load'][1]:.1f}"
-        f"{trust}\n          counted {r['counted']}  attack {r['attack']}"
+        f"{trust}\n          slowest {r['slowest']}  sent again {r['sent_again']}"
+        f"\n          counted {r['counted']}  attack {r['attack']}"
     )
 
 

@@ -17,13 +17,12 @@ A connection the worker accepts shows no credential until its first request head
 
 A head that shows a credential the worker's snapshot knows (kiosk/server/credentials.py: a
 paired kiosk's token or cookie, a staff session) makes its connection *known*: counted by that
-credential, no longer by its address, and never closed to make room; one credential holds at
+credential, no longer by its address, and never closed to make room. One credential holds at
 most `per_credential` connections (a browser opens six): a request showing it on another is
-answered 429 from its head, and that connection stays anonymous (closed, past its address's
-cap). Every
-head must arrive within `head_seconds` of the connection's start or of its last answer, and a
-body within its own deadline (loop_requests); what was closed for being slow is told from an
-idle connection ending by whether any byte of the head had come (the kernel's count).
+answered 429 from its head, and that connection stays anonymous (on probation, it closes).
+Every head must arrive within `head_seconds` of the connection's start or of its last answer,
+and a body within its own deadline (loop_requests); what was closed for being slow is told
+from an idle connection ending by whether any byte of the head had come (the kernel's count).
 
 What is refused or closed is noted by kind and address (adjudicator/hall/network/
 connection_caps.py) for the log, the overview and /healthz. A kiosk holds one poll open at a
@@ -44,7 +43,7 @@ from adjudicator.hall.network.connection_caps import ADDRESS_CAP, Refusals
 
 PROBATION_SECONDS = 1.0  # past its address's cap, a connection shows a credential this soon
 ANONYMOUS_SHARE = 0.5  # of a worker's connections, those showing no credential hold at most this
-PER_CREDENTIAL = 6  # connections one kiosk (or staff member) holds in a worker: a browser's six
+PER_CREDENTIAL = 6  # connections a kiosk (or a staff session) holds in a worker: a browser's six
 _RESET = struct.pack("ii", 1, 0)  # SO_LINGER on, 0 s: close with a reset, no TIME_WAIT kept
 _TCP_INFO = getattr(socket, "TCP_INFO", 11)
 _BYTES_RECEIVED = slice(128, 136)  # struct tcp_info's tcpi_bytes_received (Linux 4.1 and on)
@@ -211,10 +210,6 @@ class Admission:
         entry = self.entries.get(stream)
         if entry is not None:
             entry.busy += change
-
-    def who(self, stream) -> str | None:
-        entry = self.entries.get(stream)
-        return None if entry is None else entry.who
 
     # --- held polls ---
 

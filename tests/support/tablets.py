@@ -36,6 +36,8 @@ class Outcome:
     status: int | None  # None: no answer (the connection failed)
     seconds: float
     error: str = ""
+    kiosk: str = ""  # the tablet's source address
+    attempts: int = 1  # 2: sent again on a new connection (the first had been closed)
 
 
 @dataclass
@@ -84,14 +86,16 @@ class Tablet:
                 connection.request(method, path, body=body, headers=headers)
                 answer = connection.getresponse()
                 answer.read()
-                self.outcomes.append(Outcome(kind, answer.status, time.monotonic() - started))
+                took = time.monotonic() - started
+                self.outcomes.append(Outcome(kind, answer.status, took, "", self.source, attempt))
                 return answer.status, answer
             except (OSError, http.client.HTTPException) as error:
                 connection.close()
                 self.retried += attempt == 1
                 if attempt == 2 or not _reused(error):
+                    took = time.monotonic() - started
                     self.outcomes.append(
-                        Outcome(kind, None, time.monotonic() - started, repr(error))
+                        Outcome(kind, None, took, repr(error), self.source, attempt)
                     )
                     return None, None
         return None, None
