@@ -18,7 +18,9 @@ Then its body, bounded by what the page it was sent to can use (the app's `body_
 A body must arrive at MIN_BODY_BYTES_PER_SECOND after the deadline of a head (all of it by
 then, or the connection closes), and each read of a piped body within the deadline too. An
 answer given before the body has all arrived closes its connection as soon as it is written:
-the rest of the body is never read. A chunked body (browsers send none) is read on the loop up
+the rest of the body is never read (only a paired kiosk's or a staff member's connection has
+the rest read and thrown away, within that same deadline, so the director's browser still
+sending an upload over the limit shows the 413). A chunked body (browsers send none) is read on the loop up
 to its page's limit (then refused with a 413) or `buffer_limit` (then handed over the same
 way).
 """
@@ -63,6 +65,7 @@ class RequestReader(httputil.HTTPMessageDelegate):
         self.pipe: BodyPipe | None = None
         self.body_done = False
         self.limit: int | None = None  # the page's body limit (0: none; None: the app's)
+        self.pending_finish = None  # a known connection's early answer, ended once its body came
         self.stream = connection.stream
         if bridge.admission is not None:
             bridge.admission.waiting(self.stream)  # the next head's deadline
@@ -125,6 +128,9 @@ class RequestReader(httputil.HTTPMessageDelegate):
             self._run()
             return
         self.pipe.end()
+        if self.pending_finish is not None:  # answered early, the rest read and thrown away
+            finish, self.pending_finish = self.pending_finish, None
+            finish()
 
     def on_connection_close(self) -> None:
         if self.pipe is not None:
@@ -133,11 +139,20 @@ class RequestReader(httputil.HTTPMessageDelegate):
 
     def answered(self, finish) -> None:
         """The app's answer is written; `finish` ends it. Before the body has all come, the
-        connection closes with it (Tornado closes a connection whose body is unread)."""
-        if not self.body_done:
-            self.pipe.break_off()  # the app reads no more
-            if self.bridge.admission is not None:
-                self.bridge.admission.note_on(self.stream, "answered_early")
+        connection closes with it (Tornado closes a connection whose body is unread), unless
+        it is a paired kiosk's or a staff member's: then the rest of the body is read and
+        thrown away first, within the body's deadline, so a browser still sending (the
+        director's upload over the limit) shows the answer rather than a broken connection."""
+        if self.body_done:
+            finish()
+            return
+        self.pipe.break_off()  # the app reads no more
+        admission = self.bridge.admission
+        if admission is not None and admission.known(self.stream):
+            self.pending_finish = finish  # once the body has come (finish, below)
+            return
+        if admission is not None:
+            admission.note_on(self.stream, "answered_early")
         finish()
 
     def _admitted(self, headers) -> bool:
