@@ -211,7 +211,7 @@ class Admission:
         if entry is not None:
             entry.busy += change
 
-    def known(self, stream) -> bool:
+    def credited(self, stream) -> bool:
         """Whether `stream`'s connection showed a credential (a paired kiosk, a staff session)."""
         entry = self.entries.get(stream)
         return entry is not None and entry.who is not None

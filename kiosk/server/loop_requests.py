@@ -148,7 +148,7 @@ class RequestReader(httputil.HTTPMessageDelegate):
             return
         self.pipe.break_off()  # the app reads no more
         admission = self.bridge.admission
-        if admission is not None and admission.known(self.stream):
+        if admission is not None and admission.credited(self.stream):
             self.pending_finish = finish  # once the body has come (finish, below)
             return
         if admission is not None:
