@@ -20,9 +20,9 @@ then, or the connection closes), and each read of a piped body within the deadli
 answer given before the body has all arrived closes its connection as soon as it is written:
 the rest of the body is never read (only a paired kiosk's or a staff member's connection has
 the rest read and thrown away, within that same deadline, so the director's browser still
-sending an upload over the limit shows the 413). A chunked body (browsers send none) is read on the loop up
-to its page's limit (then refused with a 413) or `buffer_limit` (then handed over the same
-way).
+sending an upload over the limit shows the 413). A chunked body (browsers send none) is read
+on the loop up to its page's limit (then refused with a 413) or `buffer_limit` (then handed
+over the same way).
 """
 
 from __future__ import annotations
