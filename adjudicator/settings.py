@@ -71,17 +71,20 @@ SETTINGS: tuple[Setting, ...] = (
         "header_timeout_seconds",
         "4",
         "Seconds a connection has for each request's head (the TLS handshake, request line "
-        "and headers), each wait between kept-alive requests, a small body, and each read of "
-        "an upload: slower clients are disconnected, and never hold a server thread.",
+        "and headers), each wait between kept-alive requests, and each read of an upload; a "
+        "body has as long again, plus a second for each 16 KB it declares: slower clients are "
+        "disconnected, and never hold a server thread.",
     ),
     Setting("threads", "16", "Threads per worker: concurrent requests share journal commits."),
     Setting(
         "connections_per_address",
         "64",
-        "Open connections one client address may hold in each server worker (an IPv6 address "
-        "counts by its /64); more are closed at once, before TLS, logged once a minute, and "
-        "named on the director's overview. A kiosk uses a few; tablets behind one NAT address "
-        "share its count, so raise it for them. 0: no limit.",
+        "Open connections that show no credential one client address may hold in each server "
+        "worker (an IPv6 address counts by its /64); past that, a new one has a second to show "
+        "a paired kiosk's credential or the director's session, or it is closed (before TLS if "
+        "it sent nothing), logged once a minute, counted on /healthz and named on the "
+        "director's overview. Paired tablets behind one NAT address are counted by kiosk, not "
+        "by it; unpaired ones share its count. 0: no limit.",
     ),
     Setting(
         "public_url",

@@ -15,7 +15,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from adjudicator import settings
 
-MAX_REQUEST_BYTES = 64 * 1024  # any request's body, but the director's upload (staff_web)
+MAX_REQUEST_BYTES = 64 * 1024  # any request's body, at most (each page's own: body_limits)
 
 
 def create_app(test_config: dict | None = None) -> Flask:
@@ -37,6 +37,7 @@ def create_app(test_config: dict | None = None) -> Flask:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies)
 
     from kiosk import (
+        body_limits,
         errors,
         filters,
         hall,
@@ -56,6 +57,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     hall.init_app(app)
     errors.init_app(app)
     security.init_app(app)
+    body_limits.init_app(app)  # before staff_web's hooks, which read the body (CSRF)
     staff_web.init_app(app)
     nul_guard.init_app(app)
     kiosk_poll.init_app(app)

@@ -8,7 +8,7 @@ from flask import Blueprint, Response, current_app, jsonify, request
 
 from adjudicator.hall import kiosks, tournaments
 from adjudicator.hall.hall import OPTIONAL_FIELDS as DETAILS
-from adjudicator.hall.network import name_claims
+from adjudicator.hall.network import connection_caps, name_claims
 from adjudicator.hall.people.ratelimit import (
     HALL_TABLES,
     RateLimit,
@@ -42,8 +42,10 @@ SPELL_RATE_LIMIT = "120/minute"  # per kiosk and server process: a kiosk asks on
 def healthz():
     """200 when the app can judge: the journal is the one opened and writable, the database
     answers, and at least one lexicon opens; `warnings` names any other device answering for
-    the hall's name. Every check runs on every request; the answer is made once per distinct
-    state (and process), and one the client holds (its ETag) is a 304."""
+    the hall's name; `connections` counts, by kind, the connections and polls the server
+    workers refused or closed to keep room for the kiosks (connection_caps.KINDS). Every
+    check runs on every request; the answer is made once per distinct state (and process),
+    and one the client holds (its ETag) is a 304."""
     hall = get_hall()
     warnings = tuple(name_claims.warnings_now())  # another device on the hall's name (a stat)
     health = hall.journal_health()
@@ -54,17 +56,21 @@ def healthz():
     if not names:
         raise ApiError(503, "No lexicon is installed: the director must import one.")
     hall.store.open(names[0])
-    state = (health.state, health.copy, health.row, health.copy_summary, warnings)
+    closed = tuple(connection_caps.totals().items())  # what the server workers refused
+    state = (health.state, health.copy, health.row, health.copy_summary, warnings, closed)
     tag = conditional.etag(*state)
     if conditional.client_holds(tag):
         return conditional.not_modified(tag)
     if state not in _healthz_bodies:
-        _healthz_bodies[state] = current_app.json.dumps(_healthz_body(health, warnings)) + "\n"
+        if len(_healthz_bodies) >= 64:  # the counts move under an attack: keep a few
+            _healthz_bodies.clear()
+        body = {**_healthz_body(health, warnings), "connections": dict(closed)}
+        _healthz_bodies[state] = current_app.json.dumps(body) + "\n"
     answer = current_app.response_class(_healthz_bodies[state], mimetype="application/json")
     return conditional.tagged(answer, tag)
 
 
-_healthz_bodies: dict[tuple, str] = {}  # by state: a few, made once each
+_healthz_bodies: dict[tuple, str] = {}  # by state: a few, made once each (kept while few)
 
 
 def _unhealthy(message: str, warnings: tuple):

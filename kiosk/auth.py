@@ -14,8 +14,13 @@ COOKIE = "kiosk_pairing"
 COOKIE_DAYS = 400  # the most browsers keep a cookie
 
 
+def pairing_serializer(secret_key: str) -> URLSafeSerializer:
+    """What signs and reads a paired browser's cookie ({"k": kiosk name, "n": nonce})."""
+    return URLSafeSerializer(secret_key, salt="kiosk-pairing")
+
+
 def _serializer() -> URLSafeSerializer:
-    return URLSafeSerializer(current_app.config["SECRET_KEY"], salt="kiosk-pairing")
+    return pairing_serializer(current_app.config["SECRET_KEY"])
 
 
 def current_kiosk() -> Kiosk | None:

@@ -219,6 +219,24 @@ def by_token(db: Database, token: str) -> Kiosk | None:
     return Kiosk(**row)
 
 
+def live_credentials(db: Database) -> tuple[dict[str, str], dict[str, str]]:
+    """Every active kiosk's credentials, as a server worker checks them without the database:
+    its token's digest (by digest) and its paired browsers' nonce (by kiosk name), each naming
+    the kiosk. One read of the kiosks."""
+    tokens: dict[str, str] = {}
+    nonces: dict[str, str] = {}
+    with db.transaction() as cur:
+        rows = cur.execute(
+            "SELECT name, token_hash, session_nonce FROM kiosks WHERE revoked_at IS NULL"
+        ).all()
+    for row in rows:
+        if row["token_hash"]:
+            tokens[row["token_hash"]] = row["name"]
+        if row["session_nonce"]:
+            nonces[row["name"]] = row["session_nonce"]
+    return tokens, nonces
+
+
 def by_session(db: Database, name: str, nonce: str) -> Kiosk | None:
     """The active kiosk a paired browser's cookie names, if its nonce is still current."""
     try:

@@ -1,49 +1,45 @@
-"""Tornado's HTTP server, with at most so many connections open at once.
+"""Tornado's HTTP server, with at most so many connections open at once, and room kept for
+the paired kiosks.
 
 A laptop can open connections faster than their deadlines close them. Past the process's file
 descriptor limit, every accept fails at once and is tried again at once: a loop spinning and
 an error log flooding. So the worker raises its soft limit to the hard one, and this server
-stops accepting at `limit` open connections (those in their TLS handshake included), leaving
-the rest in the kernel's backlog until the deadlines free places. It takes one connection each
+holds at most `limit` connections (parked ones and TLS handshakes included), leaving the rest
+in the kernel's backlog while none can be closed to make room. It takes one connection each
 time the listening socket wakes it, as gunicorn's own workers do, so the workers sharing that
 socket share a burst of connections out among them.
 
-One laptop must not take those places from the kiosks: a client address (an IPv6 one by its /64)
-holds at most `per_address` of them. Its next connections are closed as soon as they are
-accepted, before any TLS, and the accepting goes on in the same wake-up (a refusal costs
-microseconds, so a flood of them moves through the backlog and a kiosk's connection behind it
-is reached at once). The refusals are logged once a minute per address and shared with the
-director's overview (adjudicator/hall/network/connection_caps.py).
+Whom it holds them for is kiosk/server/admission.py's to say: a connection is parked until its
+first byte arrives, anonymous connections share a bounded part of the worker (the oldest idle
+one of the address holding the most closed to make room), one address's past
+`per_address` have a second to show a paired kiosk's credential, and a credential's are
+counted by it. Connections closed to make room take no turn: the accepting goes on in the same
+wake-up (a close costs microseconds, so a flood moves through the backlog and a kiosk's
+connection behind it is reached at once). What was refused or closed is logged once a minute
+and shared with the director's overview and /healthz
+(adjudicator/hall/network/connection_caps.py).
 """
 
 from __future__ import annotations
 
 import resource
 import socket
-import struct
 import time
-from collections import Counter
 from collections.abc import Callable
 from functools import partial
 
 from tornado.httpserver import HTTPServer
 from tornado.ioloop import IOLoop
 
-from adjudicator.hall.network.connection_caps import AtCap, Refusals, address_key
+from adjudicator.hall.network.connection_caps import Refusals, address_key
+from kiosk.server.admission import Admission, Entry
 
 RESERVED_FILES = 100  # the journal and its mirror, lexicons, logs, pipes: besides the threads'
 BUSY_DEFER_SECONDS = 0.002  # a busy worker lets an idle one take a new connection first
 FILES_PER_THREAD = 8  # a journal connection per thread, with its -wal and -shm, twice if mirrored
-# What the cap per address is, for the log: the HTTPS port's is a setting; the plain-HTTP
-# port's is fixed (kiosk.server.plain_http: it serves the trust page alone).
-CAP_SETTING = (
-    " (ADJUDICATOR_CONNECTIONS_PER_ADDRESS)",
-    " A laptop flooding the hall, or tablets behind one NAT address (then raise the setting).",
-)
-CAP_FIXED = (" on the plain-HTTP port, which serves only the trust page (a fixed cap)", "")
-FLOOD_SECONDS = 1.0  # refused one this recently: a flood is in the backlog
-REFUSED_PER_WAKE = 32  # refused in one wake-up before the loop turns to its other connections
-_RESET = struct.pack("ii", 1, 0)  # SO_LINGER on, 0 s: close with a reset, no TIME_WAIT kept
+FLOOD_SECONDS = 1.0  # closed one to make room this recently: a flood is in the backlog
+CLOSED_PER_WAKE = 32  # accepted and closed in one wake-up before the loop turns to the others
+BACKSTOP = 4  # Tornado's own deadline on a head, times the admission's: it should never fire
 
 
 def connection_limit(wanted: int, threads: int) -> int:
@@ -63,8 +59,8 @@ def connection_limit(wanted: int, threads: int) -> int:
 
 
 class CappedHTTPServer(HTTPServer):
-    """An HTTPServer that accepts from `listen_on`'s sockets while fewer than `limit` of its
-    connections are open."""
+    """An HTTPServer that accepts from `listen_on`'s sockets while it has room (`limit`
+    connections), admitting each as `admission` says (kiosk.server.admission)."""
 
     def initialize(
         self,
@@ -73,29 +69,42 @@ class CappedHTTPServer(HTTPServer):
         busy: Callable[[], bool] = lambda: False,
         per_address: int = 0,
         warn: Callable[[str], None] = lambda line: None,
-        cap_is: tuple[str, str] = CAP_SETTING,
+        refusals: Refusals | None = None,
+        anonymous_most: int | None = None,
         **kwargs,
     ):
         super().initialize(*args, **kwargs)
-        self.limit = limit
         self.busy = busy
-        self.per_address = per_address  # 0: no limit per address
-        self.cap_is = cap_is  # what sets that cap, and what to do, for the log line
         self.warn = warn  # the worker's log
-        self.by_address: Counter[str] = Counter()
-        self.address_of: dict[object, str] = {}  # each open connection's stream: its address
-        self.refusals = Refusals()
+        self.refusals = refusals or Refusals()  # one a worker: its servers share it
+        head_seconds = self.conn_params.header_timeout
+        self.admission = Admission(
+            limit,
+            per_address,
+            head_seconds,
+            self.refusals,
+            anonymous_most=anonymous_most,
+            on_note=self._noted,
+        )
+        # the admission keeps each head's deadline and each body's (and tells slow from idle);
+        # Tornado's own are a backstop
+        self.conn_params.header_timeout = head_seconds * BACKSTOP
+        self.conn_params.body_timeout = None
         self.write_due = False
-        self.last_refused = -FLOOD_SECONDS
+        self.log_due = False
         self.deferred = False
         self.listening: list[socket.socket] = []
         self.removers: list[Callable[[], None]] = []
+        self._handing: Entry | None = None
 
     @property
     def open(self) -> int:
-        """The connections open now, TLS handshakes included: HTTPServer's own set of them
-        (added in `handle_stream`, removed in `on_close`), so the count cannot drift."""
-        return len(self._connections)
+        """The connections open now: parked, in their TLS handshake, or serving."""
+        return self.admission.open
+
+    @property
+    def limit(self) -> int:
+        return self.admission.limit
 
     def listen_on(self, sockets: list[socket.socket]) -> None:
         """Accept connections from these (already listening) sockets."""
@@ -106,23 +115,26 @@ class CappedHTTPServer(HTTPServer):
         """Accept no more connections (the sockets stay open: they are gunicorn's)."""
         self.listening = []
         self._pause()
+        self.admission.close_all_parked()
 
     def handle_stream(self, stream, address) -> None:
-        key = _key(address)
-        self.by_address[key] += 1
-        self.address_of[stream] = key
+        entry, self._handing = self._handing, None
+        if entry is not None:
+            self.admission.handed_over(entry, stream)
         super().handle_stream(stream, address)
-        if self.open >= self.limit:
-            self._pause()
 
     def on_close(self, server_conn) -> None:
         super().on_close(server_conn)
-        key = self.address_of.pop(server_conn.stream, None)  # HTTP1ServerConnection's stream
-        if key is not None:
-            self.by_address[key] -= 1
-            if self.by_address[key] <= 0:
-                del self.by_address[key]
+        self.admission.forget(server_conn.stream)  # HTTP1ServerConnection's stream
         self._resume()
+
+    def _hand_over(self, entry: Entry) -> None:
+        """A parked connection's first byte came: Tornado takes it (TLS, then its head)."""
+        self._handing = entry
+        try:
+            self._handle_connection(entry.sock, entry.peer)
+        finally:
+            self._handing = None
 
     def _accept(self) -> None:
         loop = IOLoop.current()
@@ -135,18 +147,23 @@ class CappedHTTPServer(HTTPServer):
         """One connection per wake-up, as gunicorn's own workers take them; a worker that
         has connections already waits BUSY_DEFER_SECONDS first, so one without any, sharing
         the listening socket, takes it (a burst of connections all into one worker would
-        leave the other's core idle). Connections refused past an address's cap take no
-        turn: the next is accepted at once; and while an address is being refused (a flood
-        in the backlog) no wake-up waits, or the flood would fill the backlog meanwhile and
-        keep the kiosks' connections behind it."""
-        flooded = time.monotonic() - self.last_refused < FLOOD_SECONDS
+        leave the other's core idle). A connection accepted on probation, or for which
+        another was closed to make room, takes no turn: the next is accepted at once; and
+        while connections are being closed to make room (a flood in the backlog) no wake-up
+        waits, or the flood would fill the backlog meanwhile and keep the kiosks' connections
+        behind it."""
+        admission = self.admission
+        flooded = time.monotonic() - admission.last_closed < FLOOD_SECONDS
         if (self.open or self.busy()) and not self.deferred and not flooded:
             self.deferred = True
             self._pause()
             IOLoop.current().call_later(BUSY_DEFER_SECONDS, self._resume)
             return
         self.deferred = False
-        for _ in range(REFUSED_PER_WAKE):
+        for _ in range(CLOSED_PER_WAKE):
+            if admission.full():
+                self._pause()
+                return
             try:
                 connection, address = sock.accept()
             except (BlockingIOError, InterruptedError, ConnectionAbortedError):
@@ -155,27 +172,25 @@ class CappedHTTPServer(HTTPServer):
                 self._pause()
                 IOLoop.current().call_later(1.0, self._resume)
                 return
-            key = _key(address)
-            if not self.per_address or self.by_address[key] < self.per_address:
-                self._handle_connection(connection, address)
+            connection.setblocking(False)
+            closed_before = admission.last_closed
+            entry = admission.admit(connection, address, _key(address))
+            admission.park(entry, self._hand_over)
+            if admission.full():
+                self._pause()
+            if not entry.probation and admission.last_closed == closed_before:
                 return
-            self._refuse(connection, key)
 
-    def _refuse(self, connection: socket.socket, key: str) -> None:
-        """Close a connection of an address at its cap at once; note it, for the log (once a
-        minute) and the overview (the file written at most every few seconds)."""
-        try:
-            connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, _RESET)
-        except OSError:
-            pass
-        connection.close()
-        self.last_refused = time.monotonic()
-        noted = self.refusals.note(key)
-        if noted is not None:
-            self.warn(_refused_line(noted, self.per_address, self.cap_is))
+    def _noted(self) -> None:
+        """Something was refused or closed: the worker's file is written (at most every few
+        seconds) and the log told (once a minute), in time."""
+        loop = IOLoop.current()
         if not self.write_due:
             self.write_due = True
-            IOLoop.current().call_later(self.refusals.next_write(), self._write_refusals)
+            loop.call_later(self.refusals.next_write(), self._write_refusals)
+        if not self.log_due:
+            self.log_due = True
+            loop.call_later(self.refusals.next_log(), self._log_refusals)
 
     def _write_refusals(self) -> None:
         self.write_due = False
@@ -184,8 +199,17 @@ class CappedHTTPServer(HTTPServer):
         except OSError as exc:
             self.warn(f"The connections refused could not be shared with the overview: {exc}")
 
+    def _log_refusals(self) -> None:
+        self.log_due = False
+        line = self.refusals.log_line()
+        if line is not None:
+            self.warn(line)
+        elif self.refusals.unlogged:  # woken a moment early: the line waits a little more
+            self.log_due = True
+            IOLoop.current().call_later(self.refusals.next_log() + 0.1, self._log_refusals)
+
     def _resume(self) -> None:
-        if not self.removers and self.open < self.limit:
+        if not self.removers and self.listening and not self.admission.full():
             self._accept()
 
     def _pause(self) -> None:
@@ -199,12 +223,3 @@ def _key(address) -> str:
     An IPv4 peer's dotted address is its key as accept gives it (the flood's hot path)."""
     host = address[0] if isinstance(address, tuple) and address else ""
     return host if host and ":" not in host else address_key(host)
-
-
-def _refused_line(noted: AtCap, per_address: int, cap_is: tuple[str, str]) -> str:
-    where, advice = cap_is
-    return (
-        f"Connections from {noted.address} refused: it holds {per_address} open in this worker, "
-        f"the most one address may{where}; {noted.count} refused since its first one, logged "
-        f"again in a minute if it goes on.{advice}"
-    )

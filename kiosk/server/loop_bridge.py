@@ -29,7 +29,7 @@ from tornado.httpserver import HTTPServer
 from tornado.ioloop import IOLoop
 from tornado.wsgi import to_wsgi_str
 
-from kiosk.server.loop_holds import CAN_HOLD, Hold, Holds, take_hold
+from kiosk.server.loop_holds import CAN_HOLD, Hold, Holds, holder_of, take_hold
 from kiosk.server.loop_requests import SERVER_SOFTWARE, RequestReader, answer_plainly
 
 FIRST_BYTES = 1 << 16  # an answer this long is written in one piece; a longer one in pieces
@@ -62,6 +62,11 @@ class ThreadedWSGI(httputil.HTTPServerConnectionDelegate):
         self.read_seconds = read_seconds
         self.in_flight = 0  # requests the app is answering or holding (a stop waits for them)
         self.holds = holds  # polls held on the loop (kiosk.server.loop_holds); None: none are
+        # set by the worker (kiosk.server.loop_worker): whom its server admits, whose
+        # credentials a head shows, and each page's body limit (None: the app decides)
+        self.admission = None  # kiosk.server.admission.Admission
+        self.credentials = None  # kiosk.server.credentials.Credentials
+        self.body_limit = _the_apps_own
 
     def start_request(self, server_conn, request_conn) -> httputil.HTTPMessageDelegate:
         """Tornado's hook for each request on a connection."""
@@ -70,6 +75,9 @@ class ThreadedWSGI(httputil.HTTPServerConnectionDelegate):
     async def handle_request(self, request: httputil.HTTPServerRequest) -> None:
         """Run the app in a thread and write its answer; never leave the client hanging."""
         self.in_flight += 1
+        stream = request.connection.stream
+        if self.admission is not None:
+            self.admission.busy(stream, 1)  # never closed to make room meanwhile
         try:
             status = await self._answer(request)
         except Exception:  # before a byte of the answer was written (else _answer closed it)
@@ -78,6 +86,8 @@ class ThreadedWSGI(httputil.HTTPServerConnectionDelegate):
             status = 503
         finally:
             self.in_flight -= 1
+            if self.admission is not None:
+                self.admission.busy(stream, -1)
         self._log(status, request)
         self.answered()
 
@@ -136,7 +146,7 @@ class ThreadedWSGI(httputil.HTTPServerConnectionDelegate):
             self.executor, Answer.start, self.app, self.environ(request)
         )
         answer.headers, hold = take_hold(answer.headers)
-        while hold is not None and self.holds is not None and await self.holds.wait(hold):
+        while hold is not None and self.holds is not None and await self._held(request, hold):
             await loop.run_in_executor(self.executor, answer.close)
             answer = await loop.run_in_executor(
                 self.executor, Answer.start, self.app, self.environ(request)
@@ -144,6 +154,28 @@ class ThreadedWSGI(httputil.HTTPServerConnectionDelegate):
             answer.headers, again = take_hold(answer.headers)
             hold = again and Hold(hold.until, again.key)  # held no longer than first asked
         return answer
+
+    async def _held(self, request: httputil.HTTPServerRequest, hold: Hold) -> bool:
+        """Hold the poll (`Holds.wait`), unless its kiosk has another held in this worker:
+        then it is answered at once (kiosk.server.admission: one held poll a kiosk). A held
+        poll whose connection closes (a kiosk page reloaded) is its kiosk's no longer."""
+        if self.admission is None:
+            return await self.holds.wait(hold)
+        holder = holder_of(hold)
+        if not self.admission.hold_begins(holder, request.connection.stream):
+            return False
+        ended = []
+
+        def release() -> None:
+            if not ended:
+                ended.append(True)
+                self.admission.hold_ends(holder)
+
+        request.connection.set_close_callback(release)
+        try:
+            return await self.holds.wait(hold)
+        finally:
+            release()
 
     def environ(self, request: httputil.HTTPServerRequest) -> dict[str, Any]:
         """The WSGI environ, as gunicorn made it (the peer's address, the scheme, RAW_URI)."""
@@ -212,6 +244,11 @@ def _http_date() -> str:
     if _DATE[0] != now:
         _DATE[:] = [now, httputil.format_timestamp(now)]
     return _DATE[1]
+
+
+def _the_apps_own(method: str, path: str) -> None:
+    """Without the app's body limits: the app decides, as it reads."""
+    return None
 
 
 def _nothing(chunks: list[bytes]) -> bytes:

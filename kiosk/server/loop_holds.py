@@ -62,6 +62,13 @@ def take_hold(headers: list[tuple[str, str]]) -> tuple[list[tuple[str, str]], Ho
     return kept, Hold(time.monotonic() + wait, key)
 
 
+def holder_of(hold: Hold) -> str:
+    """Whose poll `hold` is: what its key ends with, after its second space (kiosk_poll's
+    hold_key: the kiosk's name), or the whole key."""
+    parts = hold.key.split(" ", 2)
+    return parts[2] if len(parts) == 3 else hold.key
+
+
 class Holds:
     """The polls held in one worker, by key, and the check that wakes them."""
 

@@ -1,15 +1,28 @@
 """One request as Tornado's loop reads it, before (and while) a thread runs the app.
 
-`RequestReader` is Tornado's delegate for one request. Its head has arrived (Tornado timed
-it). A body of at most `buffer_limit` bytes is read whole on the loop (Tornado times it too),
-then the app runs. A body declared larger goes to the app at once through a `BodyPipe`: the
-app may refuse it before reading a byte (a 413, or the sign-in page for an upload by anyone
-but the director). An answer given before the body has all arrived is written at once, and
-the rest of the body is read and thrown away, each wait at most the read deadline and all of
-it within LINGER_SECONDS, before the connection goes on (or closes): a browser still sending
-its upload then shows the answer, not a reset connection. A chunked body (browsers send none)
-is read on the loop until it passes `buffer_limit`, then handed over the same way; all of it
-must arrive within the one deadline Tornado set when it began.
+`RequestReader` is Tornado's delegate for one request. Its head has arrived in time (Tornado
+read it, the admission timed it: kiosk/server/admission.py); the head shows who sent it (a
+paired kiosk's credential, a staff session, or nobody: kiosk/server/credentials.py), and a
+request that may not go on is refused here, at its head: on a connection past its address's
+cap showing no credential (503, and the connection closes), or with a credential already on as
+many connections as a kiosk opens (429; the connection counts as one showing none).
+Then its body, bounded by what the page it was sent to can use (the app's `body_limits`):
+
+- declared larger than that: answered 413 from the head, the connection closed, not a byte of
+  the body read;
+- a page that takes no body (a GET), or one whose limit the app keeps (the director's upload),
+  or a body past `buffer_limit`: it goes to the app at once through a `BodyPipe`; the app may
+  answer before reading a byte (the page, a 404, a 413, the sign-in page);
+- else read whole on the loop, then the app runs.
+
+A body must arrive at MIN_BODY_BYTES_PER_SECOND after the deadline of a head (all of it by
+then, or the connection closes), and each read of a piped body within the deadline too. An
+answer given before the body has all arrived closes its connection as soon as it is written:
+the rest of the body is never read (only a paired kiosk's or a staff member's connection has
+the rest read and thrown away, within that same deadline, so the director's browser still
+sending an upload over the limit shows the 413). A chunked body (browsers send none) is read
+on the loop up to its page's limit (then refused with a 413) or `buffer_limit` (then handed
+over the same way).
 """
 
 from __future__ import annotations
@@ -23,12 +36,23 @@ from tornado import httputil
 from tornado.ioloop import IOLoop
 
 from kiosk.errors import answers_in_json, error_body
+from kiosk.server.admission import GO, OVER_QUOTA
 from kiosk.server.body_pipe import BodyPipe
 
 SERVER_SOFTWARE = "adjudicator"
-LINGER_SECONDS = 60.0  # an early answer's unread body is drained at most this long
+MIN_BODY_BYTES_PER_SECOND = 16 * 1024  # past a head's deadline, a body arrives at least this fast
 BAD_HOST = b"Bad request: send one valid Host header (the address you opened).\n"
 BAD_TARGET = b"Bad request: the address in the request line could not be read.\n"
+AT_CAP = (
+    b"This network address holds as many connections as one address may: try again in a "
+    b"moment. A paired kiosk is let in; if many tablets share this address, tell the "
+    b"director.\n"
+)
+OVER_QUOTA_TEXT = (
+    b"This kiosk has as many connections open as a kiosk may: close its other pages or "
+    b"devices, then try again.\n"
+)
+TOO_LARGE = "The request is too large: send at most {kb} KB.\n"
 
 
 class RequestReader(httputil.HTTPMessageDelegate):
@@ -40,9 +64,11 @@ class RequestReader(httputil.HTTPMessageDelegate):
         self.chunks = bytearray()
         self.pipe: BodyPipe | None = None
         self.body_done = False
-        self.pending_finish = None  # the app's answer is written; this ends it after the body
-        self.linger_until = 0.0
-        self.timer = None
+        self.limit: int | None = None  # the page's body limit (0: none; None: the app's)
+        self.pending_finish = None  # a known connection's early answer, ended once its body came
+        self.stream = connection.stream
+        if bridge.admission is not None:
+            bridge.admission.waiting(self.stream)  # the next head's deadline
 
     def headers_received(self, start_line, headers) -> None:
         try:
@@ -59,29 +85,41 @@ class RequestReader(httputil.HTTPMessageDelegate):
             answer_plainly(self.connection, 400, "Bad Request", BAD_TARGET)
             return
         self.request.path, self.request.query = target.path, target.query
+        if not self._admitted(headers):
+            return
         declared = headers.get("Content-Length", "").strip()
-        if (
-            declared.isdigit()
-            and int(declared) > self.bridge.buffer_limit
-            and "Transfer-Encoding" not in headers  # both: Tornado refuses it with a 400
-        ):
-            self.connection.set_body_timeout(None)  # the pipe times each read instead
-            self._hand_over()
+        chunked = "Transfer-Encoding" in headers
+        if chunked and declared:
+            return  # both: Tornado refuses it with a 400
+        size = int(declared) if declared.isdigit() else 0
+        if not chunked and not size:
+            return  # no body: the app runs once Tornado calls finish
+        self.limit = limit = self.bridge.body_limit(self.request.method, self.request.path)
+        if limit and size > limit:
+            self._refuse(413, "Payload Too Large", TOO_LARGE.format(kb=limit // 1024), "too_large")
+            return
+        if limit == 0 or size > self.bridge.buffer_limit:
+            self._hand_over()  # read as it comes, or not at all (the app answers first)
+        self._body_due(size or max(limit or 0, self.bridge.buffer_limit))
 
     def data_received(self, chunk: bytes):
-        if self.request is None:  # refused at its head: the connection closes after the 400
+        if self.request is None:  # refused at its head: the connection closes after the answer
             return None
         if self.pipe is not None:
-            if self.pending_finish is not None:
-                self._rearm()  # draining after an early answer: it keeps coming
             return self.pipe.feed(chunk)
         self.chunks += chunk
-        if len(self.chunks) > self.bridge.buffer_limit:  # a chunked body past the small limit
-            self._hand_over()  # the app refuses it (413), or the director's upload reads on
+        if self.limit and len(self.chunks) > self.limit:  # a chunked body past its page's limit
+            text = TOO_LARGE.format(kb=self.limit // 1024)
+            self._refuse(413, "Payload Too Large", text, "too_large")
+        elif len(self.chunks) > self.bridge.buffer_limit:  # a chunked body past the small limit
+            self._hand_over()  # the director's upload reads on
         return None
 
     def finish(self) -> None:
         self.body_done = True
+        admission = self.bridge.admission
+        if admission is not None:
+            admission.body_done(self.stream)
         if self.request is None:
             return
         if self.pipe is None:
@@ -90,24 +128,75 @@ class RequestReader(httputil.HTTPMessageDelegate):
             self._run()
             return
         self.pipe.end()
-        if self.pending_finish is not None:
-            self._end_answer()
+        if self.pending_finish is not None:  # answered early, the rest read and thrown away
+            finish, self.pending_finish = self.pending_finish, None
+            finish()
 
     def on_connection_close(self) -> None:
         if self.pipe is not None:
             self.pipe.break_off()
-        self._cancel_timer()
         self.chunks = bytearray()
 
     def answered(self, finish) -> None:
-        """The app's answer is written; `finish` ends it, now or once the body is read."""
+        """The app's answer is written; `finish` ends it. Before the body has all come, the
+        connection closes with it (Tornado closes a connection whose body is unread), unless
+        it is a paired kiosk's or a staff member's: then the rest of the body is read and
+        thrown away first, within the body's deadline, so a browser still sending (the
+        director's upload over the limit) shows the answer rather than a broken connection."""
         if self.body_done:
             finish()
             return
-        self.pending_finish = finish
-        self.pipe.break_off()  # the app reads no more: what still comes is thrown away
-        self.linger_until = time.monotonic() + LINGER_SECONDS
-        self._rearm()
+        self.pipe.break_off()  # the app reads no more
+        admission = self.bridge.admission
+        if admission is not None and admission.credited(self.stream):
+            self.pending_finish = finish  # once the body has come (finish, below)
+            return
+        if admission is not None:
+            admission.note_on(self.stream, "answered_early")
+        finish()
+
+    def _admitted(self, headers) -> bool:
+        """Whether the admission lets this request on (else it is refused, and its
+        connection closed)."""
+        admission = self.bridge.admission
+        if admission is None:
+            return True
+        credentials = self.bridge.credentials
+        verdict = admission.head(
+            self.stream, lambda: credentials.who(headers) if credentials is not None else None
+        )
+        if verdict == GO:
+            return True
+        if verdict == OVER_QUOTA:  # the connection goes on, as one that shows no credential
+            answer_plainly(
+                self.connection, 429, "Too Many Requests", OVER_QUOTA_TEXT, self.request.path
+            )
+        else:
+            answer_plainly(
+                self.connection,
+                503,
+                "Service Unavailable",
+                AT_CAP,
+                self.request.path,
+                close=True,
+            )
+        self.request = None
+        return False
+
+    def _refuse(self, status: int, reason: str, text: str, kind: str) -> None:
+        """Answer from the head (the app never sees it), noted as `kind`; the connection closes."""
+        if self.bridge.admission is not None:
+            self.bridge.admission.note_on(self.stream, kind)
+        path, self.request = self.request.path, None
+        answer_plainly(self.connection, status, reason, text.encode(), path, close=True)
+
+    def _body_due(self, size: int) -> None:
+        """The body's deadline: a head's, and then MIN_BODY_BYTES_PER_SECOND."""
+        seconds = self.bridge.read_seconds + size / MIN_BODY_BYTES_PER_SECOND
+        if self.bridge.admission is not None:
+            self.bridge.admission.body_due(self.stream, seconds)
+        else:
+            self.connection.set_body_timeout(seconds)
 
     def _hand_over(self) -> None:
         self.pipe = BodyPipe(self.bridge.read_seconds, IOLoop.current().add_callback)
@@ -120,28 +209,6 @@ class RequestReader(httputil.HTTPMessageDelegate):
     def _run(self) -> None:
         IOLoop.current().spawn_callback(self.bridge.handle_request, self.request)
 
-    def _end_answer(self) -> None:
-        self._cancel_timer()
-        finish, self.pending_finish = self.pending_finish, None
-        finish()
-
-    def _rearm(self) -> None:
-        self._cancel_timer()
-        left = min(self.bridge.read_seconds, self.linger_until - time.monotonic())
-        self.timer = IOLoop.current().call_later(max(0.0, left), self._give_up)
-
-    def _give_up(self) -> None:
-        """The rest of the body stalled, or took too long: end the answer and close."""
-        self.timer = None
-        if self.pending_finish is not None:
-            self._end_answer()  # with the body unread, Tornado closes the connection
-        self.connection.close()
-
-    def _cancel_timer(self) -> None:
-        if self.timer is not None:
-            IOLoop.current().remove_timeout(self.timer)
-            self.timer = None
-
 
 def _path(start_line) -> str:
     """The path of a request's target (as `headers_received` splits it), or "" if unreadable."""
@@ -152,7 +219,8 @@ def _path(start_line) -> str:
 
 
 class _FinishAfterBody:
-    """A request's connection, whose `finish` waits for the rest of a piped body."""
+    """A request's connection whose body is piped: its `finish` closes the connection if
+    the body has not all come."""
 
     def __init__(self, connection, reader: RequestReader):
         self.connection, self._reader = connection, reader  # Tornado's HTTP1Connection
@@ -164,9 +232,12 @@ class _FinishAfterBody:
         return getattr(self.connection, name)
 
 
-def answer_plainly(connection, status: int, reason: str, text: bytes, path: str = "") -> None:
+def answer_plainly(
+    connection, status: int, reason: str, text: bytes, path: str = "", close: bool = False
+) -> None:
     """An answer written by the server itself (no traceback, no app): plain text, or under
-    /api/ and at /healthz the JSON error the app gives there (`kiosk.errors`)."""
+    /api/ and at /healthz the JSON error the app gives there (`kiosk.errors`); with `close`,
+    its connection closes once it is written."""
     content_type = "text/plain; charset=utf-8"
     if answers_in_json(unquote(path)):
         error = error_body(status, text.decode("utf-8").strip())
@@ -179,6 +250,9 @@ def answer_plainly(connection, status: int, reason: str, text: bytes, path: str 
             "Date": httputil.format_timestamp(time.time()),
         }
     )
+    if close:
+        headers["Connection"] = "close"
+        connection._disconnect_on_finish = True  # Tornado's HTTP1Connection: no public setter
     try:
         connection.write_headers(
             httputil.ResponseStartLine("HTTP/1.1", status, reason), headers, text

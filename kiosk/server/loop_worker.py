@@ -15,17 +15,23 @@ loop) serves with `tornado.httpserver.HTTPServer`:
   nothing new is held on the loop, without a thread, until something changes
   (`kiosk.server.loop_holds`, asking the app's `kiosk_polls` extension what did);
 - at most `worker_connections` connections are open at once, fewer if the file descriptors
-  would run out first (`kiosk.server.capped_server`): a flood of connections waits in the backlog;
-  and at most ADJUDICATOR_CONNECTIONS_PER_ADDRESS from one client address: its next ones are
-  closed at once, before TLS, so one laptop cannot fill the worker;
+  would run out first (`kiosk.server.capped_server`), and room is kept among them for the paired
+  kiosks and the director (`kiosk.server.admission`): connections that show no credential share
+  half of them, ADJUDICATOR_CONNECTIONS_PER_ADDRESS from one client address on the usual
+  deadlines (past that, a second to show a paired kiosk's credential, or closed before TLS if
+  nothing came), the oldest idle one closed to make room for a new one; a head's credential is
+  checked on the loop against a snapshot of the live ones this worker refreshes every few
+  seconds in a thread (`kiosk.server.credentials`); a kiosk holds a few connections and one held
+  poll;
 - gunicorn stays the master: the workers fork from it after `serve` sealed the lexicons, its
   heartbeat is sent from the loop every second, and its TLS settings make the SSL context.
   On a stop the worker stops accepting, lets the requests in the app finish (at most the
   graceful timeout), then closes every connection;
 - `adjudicator hall`'s plain-HTTP port (ADJUDICATOR_HTTP_PORT) is served by a second server on
-  the same loop and threads, without TLS, with the same deadlines and caps of its own
-  (PLAIN_CONNECTIONS in all, PLAIN_PER_ADDRESS from one address), in front of which
-  `kiosk.server.plain_http.TrustOnly` answers the trust page and the CA certificate only.
+  the same loop and threads, without TLS, with the same deadlines and room of its own
+  (PLAIN_CONNECTIONS in all, PLAIN_PER_ADDRESS from one address, the oldest idle one closed for
+  a new tablet), in front of which `kiosk.server.plain_http.TrustOnly` answers the trust page,
+  its stylesheet and the CA certificate only.
 """
 
 from __future__ import annotations
@@ -39,15 +45,19 @@ from gunicorn.sock import ssl_context
 from gunicorn.workers.gtornado import TornadoWorker
 
 from adjudicator import settings
+from adjudicator.hall.network.connection_caps import Refusals
 from kiosk import MAX_REQUEST_BYTES
-from kiosk.server.capped_server import CAP_FIXED, CappedHTTPServer, connection_limit
+from kiosk.body_limits import EXTENSION as BODY_LIMITS
+from kiosk.server.capped_server import CappedHTTPServer, connection_limit
+from kiosk.server.credentials import REFRESH_SECONDS, Credentials
 from kiosk.server.loop_bridge import ThreadedWSGI, deadline_server
 from kiosk.server.loop_holds import Holds
 from kiosk.server.plain_http import TrustOnly
 
 TICK_SECONDS = 0.25  # how often the loop checks for a stop (the heartbeat is every second)
-PLAIN_CONNECTIONS = 64  # the plain-HTTP trust page's own cap: tablets visit it once each ...
-PLAIN_PER_ADDRESS = 8  # ... with a browser's few connections: one laptop fills an eighth of it
+PLAIN_CONNECTIONS = 256  # the plain-HTTP trust page's own room: tablets visit it once each, ...
+PLAIN_PER_ADDRESS = 8  # ... with a browser's few connections: one laptop fills 1/32 of it
+FAILED_LOGGED_SECONDS = 60.0  # a refresh of the credentials that fails is logged this often
 
 
 class LoopWorker(TornadoWorker):
@@ -62,7 +72,8 @@ class LoopWorker(TornadoWorker):
         seconds = float(settings.get_int("header_timeout_seconds", 1))
         executor = ThreadPoolExecutor(max(1, self.cfg.threads), thread_name_prefix="app")
         per_address = settings.get_int("connections_per_address", 0)
-        polls = getattr(self.wsgi, "extensions", {}).get("kiosk_polls")  # kiosk.kiosk_poll
+        extensions = getattr(self.wsgi, "extensions", {})
+        polls = extensions.get("kiosk_polls")  # kiosk.kiosk_poll
         bridge = ThreadedWSGI(
             self.wsgi,
             executor,
@@ -73,6 +84,7 @@ class LoopWorker(TornadoWorker):
             last=self.last_answer,
             holds=Holds(polls.changed, executor) if polls is not None else None,
         )
+        refusals = Refusals()  # one file a worker, for the overview
         server = deadline_server(
             bridge,
             ssl_options=ssl_context(self.cfg) if self.cfg.is_ssl else None,
@@ -82,7 +94,12 @@ class LoopWorker(TornadoWorker):
             busy=lambda: bridge.in_flight > 0,
             per_address=per_address,
             warn=self.log.warning,
+            refusals=refusals,
         )
+        bridge.admission = server.admission
+        bridge.credentials = Credentials.of(self.wsgi)
+        if BODY_LIMITS in extensions:
+            bridge.body_limit = extensions[BODY_LIMITS]
         self.server = server
         secure, plain = self.split_sockets()
         server.listen_on(secure)
@@ -105,11 +122,15 @@ class LoopWorker(TornadoWorker):
                 busy=lambda: trust.in_flight > 0,
                 per_address=min(PLAIN_PER_ADDRESS, per_address or PLAIN_PER_ADDRESS),
                 warn=self.log.warning,
-                cap_is=CAP_FIXED,
+                refusals=refusals,
+                anonymous_most=PLAIN_CONNECTIONS,  # no credential travels on this port
             )
-            plain_server.refusals = server.refusals  # one file a worker, for the overview
+            trust.admission = plain_server.admission
+            trust.body_limit = _no_body  # it answers GETs only (anything else is redirected)
             plain_server.listen_on(plain)
             servers.append((plain_server, trust))
+        if bridge.credentials is not None:
+            asyncio.get_running_loop().create_task(self.refresh(bridge.credentials, executor))
         beat = time.monotonic()
         while self.alive:
             if time.monotonic() - beat >= 1:
@@ -118,6 +139,24 @@ class LoopWorker(TornadoWorker):
             await asyncio.sleep(TICK_SECONDS)
         await asyncio.gather(*(self.drain(*each) for each in servers))
         executor.shutdown(wait=False, cancel_futures=True)
+
+    async def refresh(self, credentials: Credentials, executor: ThreadPoolExecutor) -> None:
+        """Refresh the credentials' snapshot every REFRESH_SECONDS, in a thread, while the
+        worker runs (a failure is logged once a minute; the last snapshot stands)."""
+        loop = asyncio.get_running_loop()
+        logged = -FAILED_LOGGED_SECONDS
+        while self.alive:
+            try:
+                await loop.run_in_executor(executor, credentials.refresh)
+            except Exception as exc:  # the journal or database unavailable: the app says why
+                if time.monotonic() - logged >= FAILED_LOGGED_SECONDS:
+                    logged = time.monotonic()
+                    self.log.warning(
+                        "The kiosks' credentials could not be read for the connections' "
+                        "admission (paired kiosks wait with everyone else meanwhile): %s",
+                        exc,
+                    )
+            await asyncio.sleep(REFRESH_SECONDS)
 
     def last_answer(self) -> bool:
         """Whether the answer being written is this worker's last (gunicorn's max_requests)."""
@@ -145,6 +184,10 @@ class LoopWorker(TornadoWorker):
         except TimeoutError:
             pass
         server.refusals.remove()  # the overview forgets what this worker refused
+
+
+def _no_body(method: str, path: str) -> int:
+    return 0
 
 
 def _tornado_logs_to(log) -> None:

@@ -2,12 +2,14 @@
 the CA certificate, and nothing else, without TLS.
 
 A tablet's first visit to the hall cannot be trusted yet: over HTTPS the browser warns about
-the certificate. So the trust page (/hall/trust) and the certificate it offers (/hall/ca.crt)
-are also answered over plain HTTP, where the tablet meets no warning; their fingerprint is then
-checked against the printed sheet, which is what the trust rests on. Every other request on
-that port (any other path, any method but GET and HEAD) is sent to HTTPS at the hall's
-recorded URL (hall_url: what `adjudicator hall` printed), never to the Host header the request
-came with, which anyone can write. No cookie travels on this port, either way.
+the certificate. So the trust page (/hall/trust), its stylesheet and icon, and the certificate
+it offers (/hall/ca.crt) are also answered over plain HTTP, where the tablet meets no warning
+(and the page is styled as over HTTPS); their fingerprint is then checked against the printed
+sheet, which is what the trust rests on. Every other request on that port (any other path, any
+method but GET and HEAD) is sent to HTTPS at the hall's recorded URL (hall_url: what
+`adjudicator hall` printed), never to the Host header the request came with, which anyone can
+write. No cookie travels on this port, either way, and no Strict-Transport-Security header
+(a browser ignores it over plain HTTP; it says nothing true here).
 
 The worker (kiosk/server/loop_worker.py) serves the port's sockets with this app in front of the web
 app, and with its own connection cap; gunicorn's TLS is for every other socket.
@@ -19,7 +21,10 @@ from urllib.parse import quote
 
 from adjudicator.hall.network import hall_url
 
-TRUST_PATHS = frozenset({"/hall/trust", "/hall/ca.crt"})
+TRUST_PATHS = frozenset(
+    {"/hall/trust", "/hall/ca.crt", "/static/kiosk.css", "/static/favicon.svg"}
+)  # the trust page, what it links to (templates/base.html), and the certificate
+NOT_HERE = frozenset({"set-cookie", "strict-transport-security"})
 READ_ONLY = frozenset({"GET", "HEAD"})
 # characters a path or query keeps as they are in the Location (anything else is escaped,
 # so nothing in a request can end the URL's path or reach its host)
@@ -29,8 +34,8 @@ STARTING = b"The hall is starting: open this address again in a moment.\n"
 
 
 class TrustOnly:
-    """A WSGI app answering only the trust page and the CA certificate (by `app`), and
-    redirecting everything else to the hall's HTTPS URL."""
+    """A WSGI app answering only the trust page, its stylesheet and icon, and the CA
+    certificate (by `app`), and redirecting everything else to the hall's HTTPS URL."""
 
     def __init__(self, app):
         self.app = app
@@ -40,7 +45,7 @@ class TrustOnly:
             environ.pop("HTTP_COOKIE", None)  # no session on this port: the page needs none
 
             def without_cookies(status, headers, exc_info=None):
-                kept = [(k, v) for k, v in headers if k.lower() != "set-cookie"]
+                kept = [(k, v) for k, v in headers if k.lower() not in NOT_HERE]
                 return start_response(status, kept, exc_info)
 
             return self.app(environ, without_cookies)

@@ -1,8 +1,9 @@
 """One address's connection flood against a real server (issue 33, item 5): a laptop holding
 3,000 idle connections, reopening each as soon as it is closed, while kiosks at another address
 judge. Each worker lets one address hold ADJUDICATOR_CONNECTIONS_PER_ADDRESS (64) connections
-and closes the next ones at once, before TLS; the log names the address once a minute, the
-director's overview names it while it is at its cap, and every other address is served.
+and closes the next ones within a second unless they show a paired kiosk's credential (before
+TLS if they sent nothing; issue 42); the log names the address once a minute, the director's
+overview names it while it is at its cap, and every other address is served.
 (How fast the kiosks' verdicts come back is measured in benchmarks/connection_flood.py.)"""
 
 from __future__ import annotations
@@ -28,7 +29,10 @@ pytestmark = pytest.mark.slow
 
 FLOOD = 3000
 ATTACKER, KIOSKS, DIRECTOR = "127.0.0.1", "127.0.0.2", "127.0.0.3"
-REFUSED = re.compile(r"Connections from (\S+) refused: it holds (\d+) open in this worker")
+REFUSED = re.compile(
+    r"Connections this worker refused or closed to keep room for the kiosks: ([\d,]+) past "
+    r"their address's cap, showing no kiosk's credential in time \((\S+) [\d,]+\)"
+)
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -72,9 +76,8 @@ def test_a_laptop_holding_3000_idle_connections_leaves_kiosks_at_another_address
     # it held 3,000 open at once; the workers held 64 each and closed the rest, again and again
     assert report["most_held"] == FLOOD and report["closed"] > FLOOD, report
     refused = REFUSED.findall(server.read_log())
-    assert refused and {address for address, _ in refused} == {ATTACKER}
-    assert {limit for _, limit in refused} == {"64"}
-    assert len(refused) <= 2, refused  # once a minute per address in each worker: 2 workers
+    assert refused and {address for _, address in refused} == {ATTACKER}
+    assert len(refused) <= 2, refused  # once a minute in each worker: 2 workers
     assert "Traceback" not in server.read_log()
     reply = Client(server.url, ATTACKER).get("/healthz")  # the flood over, it is served again
     assert reply.status == 200
@@ -108,20 +111,21 @@ def tls_connection(server: Server, source: str) -> ssl.SSLSocket:
 def test_past_its_cap_an_address_is_closed_before_tls_and_others_are_served(tls_server):
     held = [tls_connection(tls_server, ATTACKER) for _ in range(4)]
     try:
-        for _ in range(50):  # the fifth and every one after: closed, not a byte of TLS sent
+        for _ in range(5):  # the fifth and every one after: closed within a second, no TLS
             assert refused_before_tls(tls_server) == "closed"
         assert healthz_over_tls(tls_server, KIOSKS, tries=1)  # another address: served
     finally:
         for connection in held:
             connection.close()
     refused = REFUSED.findall(tls_server.read_log())
-    assert refused == [(ATTACKER, "4")]  # fifty refused: one line
+    assert [address for _, address in refused] == [ATTACKER]  # five refused: one line
     assert healthz_over_tls(tls_server, ATTACKER)  # its own connections closed: served again
 
 
 def refused_before_tls(server: Server) -> str:
-    """What the attacker's next connection meets: "closed" when the server resets or closes it,
-    even before connect() returns (the reset can come back on loopback that fast)."""
+    """What the attacker's next connection meets: "closed" when the server resets or closes it
+    (within the second an address past its cap has to show a credential, or even before
+    connect() returns: the reset can come back on loopback that fast)."""
     try:
         raw = socket.create_connection(
             ("127.0.0.1", server.port), timeout=10, source_address=(ATTACKER, 0)
@@ -138,14 +142,16 @@ def refused_before_tls(server: Server) -> str:
 
 def healthz_over_tls(server: Server, source: str, tries: int = 20) -> bool:
     """/healthz over TLS from `source` answers 200 (tried again while the worker has not yet
-    seen the address's last connections close)."""
+    seen the address's last connections close: until then it is refused, or answered 503)."""
     for _ in range(tries):
         try:
             with tls_connection(server, source) as tls:
                 tls.sendall(
                     b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
                 )
-                return tls.recv(12) == b"HTTP/1.1 200"
+                if tls.recv(12) == b"HTTP/1.1 200":
+                    return True
         except OSError:
-            time.sleep(0.25)
+            pass
+        time.sleep(0.25)
     return False

@@ -14,6 +14,7 @@ import pytest
 from adjudicator.cli import quickstart_cmd
 from adjudicator.hall.director import export
 from adjudicator.hall.hall import Hall
+from adjudicator.hall.network import connection_caps
 from adjudicator.record.database import migrations
 from adjudicator.words.wordlist import WordSet
 from kiosk import create_app
@@ -184,6 +185,7 @@ def test_serve_get_healthz_answers_in_process(run, home, hall_home):
         "status": 200,
         "journal": "ok",
         "warnings": [],
+        "connections": {kind: 0 for kind in connection_caps.KINDS},  # no server refused any
     }
     key = home / "secret_key"
     assert key.exists() and stat.S_IMODE(key.stat().st_mode) == 0o600

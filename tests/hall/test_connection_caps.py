@@ -5,6 +5,7 @@ see past (item 6), said on the trust page in every language."""
 
 from __future__ import annotations
 
+import html
 import os
 import subprocess
 import sys
@@ -31,14 +32,27 @@ def test_a_client_is_counted_by_its_address_and_ipv6_by_its_64(peer, counted_as)
     assert address_key(peer) == counted_as
 
 
-def test_one_address_is_logged_once_a_minute_however_many_are_refused():
+def test_what_is_refused_is_logged_once_a_minute_with_the_addresses_at_fault():
     refusals = Refusals(pid=os.getpid())
-    logged = [
-        at for at in range(0, 150) if refusals.note("10.0.0.9", 1000.0 + at * 0.5) is not None
-    ]
-    assert logged == [0, 120]  # at 0 s and 60 s: 150 refusals, two lines
-    assert refusals.note("10.0.0.10", 1075.0) is not None  # another address is its own
-    assert refusals.found["10.0.0.9"].count == 150
+    lines = []
+    for at in range(0, 150):  # 75 s: a refusal every half second, a line when one is due
+        now = 1000.0 + at * 0.5
+        refusals.note("10.0.0.9", now)
+        if at % 10 == 0:
+            refusals.note(f"10.0.1.{at}", now, kind="slow_request")
+        line = refusals.log_line(now)
+        if line is not None:
+            lines.append((now, line))
+    assert [now for now, _ in lines] == [1000.0, 1060.0]  # at 0 s and 60 s: two lines
+    first, second = lines[0][1], lines[1][1]
+    assert "1 past their address's cap" in first and "(10.0.0.9 1)" in first
+    assert "1 with a request's head or body arriving too slowly (10.0.1.0 1)" in first
+    assert "120 past their address's cap" in second and "(10.0.0.9 120)" in second
+    assert "12 with a request's head or body arriving too slowly" in second
+    assert "and 4 more" in second  # eight addresses named, then a count
+    assert refusals.log_line(1074.5) is None  # the rest waits for the next minute
+    assert refusals.totals == {"address_cap": 150, "slow_request": 15}
+    assert refusals.found["address_cap", "10.0.0.9"].count == 150
 
 
 def a_dead_pid() -> int:
@@ -67,7 +81,8 @@ def test_the_overview_reads_every_live_workers_refusals_once_per_address(home):
     shown = [p.render(lambda t: t, None) for p in connection_caps.phrases(64, now)]
     assert shown[0].startswith(
         "10.0.0.9 holds as many connections as one address may (64 in each server process): "
-        "its connections past that are closed at once (4 so far"
+        "its connections past that are closed unless they show a paired kiosk's credential "
+        "within a second (4 so far"
     )
     assert "ADJUDICATOR_CONNECTIONS_PER_ADDRESS must be raised" in shown[0]
     mine.remove()
@@ -111,6 +126,42 @@ def test_the_overview_names_the_addresses_at_their_cap_in_its_language(staffed, 
     assert "192.0.2.77 ma tyle połączeń, ile wolno jednemu adresowi (64 w każdym" in polish
     refusals.remove()
     assert "192.0.2.77" not in director.get("/director/").get_data(as_text=True)
+
+
+def test_the_overview_and_healthz_count_what_was_refused_by_kind_in_its_language(
+    staffed, home, monkeypatch
+):
+    overview = staffed.director().get("/director/").get_data(as_text=True)
+    assert "overview-connection-counts" not in overview
+    refusals = Refusals(os.getpid())
+    for _ in range(3):
+        refusals.note("192.0.2.80", kind="too_large")
+    refusals.note("192.0.2.81", kind="held_poll")
+    refusals.write()
+    director = staffed.director()
+    page = html.unescape(director.get("/director/").get_data(as_text=True))
+    assert 'id="overview-connection-counts"' in page
+    assert (
+        "3 requests were refused at once: their bodies were larger than the pages they were "
+        "sent to accept. Lately from 192.0.2.80."
+    ) in page
+    assert (
+        "1 status poll was answered at once, not held: its kiosk already had a poll held. "
+        "Lately from 192.0.2.81."
+    ) in page
+    director.set_cookie("language", "fr")
+    french = html.unescape(director.get("/director/").get_data(as_text=True))
+    assert "3 requêtes ont été refusées aussitôt" in french
+    assert "Dernièrement depuis 192.0.2.80." in french
+    monkeypatch.setattr(connection_caps, "_totals", (-1.0, {}))  # not what was read before
+    health = staffed.client().get("/healthz").get_json()
+    assert health["connections"] == {
+        **{kind: 0 for kind in connection_caps.KINDS},
+        "too_large": 3,
+        "held_poll": 1,
+    }
+    refusals.remove()
+    assert "overview-connection-counts" not in director.get("/director/").get_data(as_text=True)
 
 
 UNICAST = {

@@ -13,6 +13,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from adjudicator.hall import kiosks, tournaments
+from adjudicator.hall.network import connection_caps
 from adjudicator.hall.tsh import follow, links
 from adjudicator.words.wordlist import WordSet
 
@@ -126,8 +127,9 @@ def test_the_table_answer_in_another_language_has_another_tag(client, setup):
 
 def test_healthz_is_a_304_while_the_hall_stays_as_it_was(client, setup):
     first = client.get("/healthz")
+    closed = {kind: 0 for kind in connection_caps.KINDS}  # nothing refused: no worker here
     assert first.status_code == 200 and first.get_json() == {
-        "ok": True, "status": 200, "journal": "ok", "warnings": []
+        "ok": True, "status": 200, "journal": "ok", "warnings": [], "connections": closed
     }  # fmt: skip
     tag = first.headers["ETag"]
     again = client.get("/healthz", headers={"If-None-Match": tag})

@@ -11,7 +11,8 @@ long the journal grows.
 Other figures slot in beside these: the journal's health (checkpoint, verify state, alarms:
 `JournalStatus`), and the hall's identity: its CA's fingerprint (as the printed sheets show it)
 and any other device answering for its name (name_claims.py); and the client addresses whose
-connections the server workers refuse, at their cap (connection_caps.py).
+connections the server workers refuse, at their cap, with what they refused or closed of each
+kind to keep room for the kiosks (connection_caps.py).
 """
 
 from __future__ import annotations
@@ -106,6 +107,7 @@ class HallStatus:
     kit: kit_refresh.KitStatus | None = None  # the takeover kit on the stick (None: no stick)
     connection_warnings: tuple[Phrase, ...] = ()  # client addresses at their connection cap
     laptop: str = ""  # this laptop, as refusals and warnings name one: 'vm' (install 1f97d271)
+    connection_counts: tuple[Phrase, ...] = ()  # what the server workers refused or closed
 
     @property
     def kiosks(self) -> tuple[KioskStatus, ...]:
@@ -148,6 +150,7 @@ def build(hall: Hall, now: datetime | None = None) -> HallStatus:
         kit=kit_refresh.to_show(hall.db, hall.store),
         connection_warnings=connection_caps.phrases(settings.get_int("connections_per_address", 0)),
         laptop=writer.this_laptop_if_known() if writer.install_id(create=False) else "",
+        connection_counts=connection_caps.count_phrases(),
     )
 
 

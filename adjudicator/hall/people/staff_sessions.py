@@ -45,6 +45,23 @@ def member(db: Database, session_id: str) -> str | None:
     return row["name"]
 
 
+def live(db: Database, now: datetime | None = None) -> dict[str, tuple[str, str]]:
+    """Every live session, as a server worker checks them without the database: by its id's
+    digest, the staff name and when it expires (ISO). One read of the sessions."""
+    moment = _iso(now or datetime.now(UTC))
+    with db.transaction() as cur:
+        rows = cur.execute(
+            "SELECT id_hash, name, expires_at FROM staff_sessions WHERE expires_at >= ?",
+            (moment,),
+        ).all()
+    return {row["id_hash"]: (row["name"], row["expires_at"]) for row in rows}
+
+
+def digest(session_id: str) -> str:
+    """What a session id is kept as (and looked up by)."""
+    return _digest(session_id)
+
+
 def end(db: Database, session_id: str) -> None:
     """Sign one session out."""
     if session_id and len(session_id) <= MAX_ID:

@@ -1,0 +1,424 @@
+"""Which connections a worker holds, and for whom: room for the paired kiosks and the director
+whatever else the hall's Wi-Fi sends.
+
+A connection the worker accepts shows no credential until its first request head does; it is
+*anonymous*, counted by its client address (kiosk/server/capped_server.py accepts it):
+
+- *parked* while nothing has arrived on it: the worker holds its socket and nothing else (no
+  TLS, no stream) and hands it to Tornado as soon as a byte comes (`Admission.park`);
+- at most `per_address` anonymous connections of one address are on the usual deadlines; past
+  that, a new one is on *probation*: it must show a credential in a request head within
+  PROBATION_SECONDS of being accepted, or it closes (before TLS, if it sent nothing);
+- anonymous connections (parked or not, on probation or not) share at most `anonymous_most`
+  of the worker's `limit`: past that, to make room for a new one, the oldest idle anonymous
+  connection of the address holding the most is closed, a parked one first (never one whose
+  request the app is answering). So a flood from one address churns through that address's
+  own connections, and a kiosk's new one, which sends its first bytes at once, is let in.
+
+A head that shows a credential the worker's snapshot knows (kiosk/server/credentials.py: a
+paired kiosk's token or cookie, a staff session) makes its connection *known*: counted by that
+credential, no longer by its address, and never closed to make room. One credential holds at
+most `per_credential` connections (a browser opens six): a request showing it on another is
+answered 429 from its head, and that connection stays anonymous (on probation, it closes).
+Every head must arrive within `head_seconds` of the connection's start or of its last answer,
+and a body within its own deadline (loop_requests); what was closed for being slow is told
+from an idle connection ending by whether any byte of the head had come (the kernel's count).
+
+What is refused or closed is noted by kind and address (adjudicator/hall/network/
+connection_caps.py) for the log, the overview and /healthz. A kiosk holds one poll open at a
+time (`hold_begins`): its further polls are answered at once.
+"""
+
+from __future__ import annotations
+
+import socket
+import struct
+import time
+from collections import Counter
+from collections.abc import Callable
+
+from tornado.ioloop import IOLoop
+
+from adjudicator.hall.network.connection_caps import ADDRESS_CAP, Refusals
+
+PROBATION_SECONDS = 1.0  # past its address's cap, a connection shows a credential this soon
+ANONYMOUS_SHARE = 0.5  # of a worker's connections, those showing no credential hold at most this
+PER_CREDENTIAL = 6  # connections a kiosk (or a staff session) holds in a worker: a browser's six
+_RESET = struct.pack("ii", 1, 0)  # SO_LINGER on, 0 s: close with a reset, no TIME_WAIT kept
+_TCP_INFO = getattr(socket, "TCP_INFO", 11)
+_BYTES_RECEIVED = slice(128, 136)  # struct tcp_info's tcpi_bytes_received (Linux 4.1 and on)
+GO, OVER_QUOTA, ON_PROBATION = "go", "over quota", "on probation"
+
+
+class Entry:
+    """One connection the worker holds."""
+
+    __slots__ = (
+        "address",
+        "peer",
+        "sock",
+        "stream",
+        "who",
+        "probation",
+        "busy",
+        "timer",
+        "mark",
+        "heads",
+        "gone",
+    )
+
+    def __init__(self, address: str, peer, sock: socket.socket, probation: bool):
+        self.address = address  # what it is counted by (an IPv6 address by its /64)
+        self.peer = peer  # accept's address
+        self.sock = sock  # the accepted socket (the stream's own, wrapped, once handed over)
+        self.stream = None  # Tornado's stream once it is handed over; None: parked
+        self.who: str | None = None  # the credential its head showed
+        self.probation = probation
+        self.busy = 0  # requests on it the app is answering
+        self.timer = None  # its deadline now (head or body)
+        self.mark = 0  # bytes received when that deadline began
+        self.heads = 0  # request heads it has sent
+        self.gone = False  # closed: counted no longer
+
+
+class Admission:
+    """The connections one server (one listening port) of a worker holds, and whose they are."""
+
+    def __init__(
+        self,
+        limit: int,
+        per_address: int,
+        head_seconds: float,
+        refusals: Refusals,
+        anonymous_most: int | None = None,
+        per_credential: int = PER_CREDENTIAL,
+        on_note: Callable[[], None] = lambda: None,
+    ):
+        self.limit = limit
+        self.per_address = per_address  # 0: no cap per address
+        self.head_seconds = head_seconds
+        self.refusals = refusals
+        self.anonymous_most = anonymous_most or max(1, int(limit * ANONYMOUS_SHARE))
+        self.per_credential = per_credential
+        self.on_note = on_note  # something was noted: the server writes and logs it in time
+        self.entries: dict[object, Entry] = {}  # by stream
+        self.parked: dict[socket.socket, Entry] = {}
+        self.anonymous: dict[str, dict[Entry, None]] = {}  # by address, oldest first
+        self.on_probation: dict[str, dict[Entry, None]] = {}
+        self.sizes = _Sizes()  # anonymous connections by address, the largest at hand
+        self.known: Counter[str] = Counter()
+        self.holding: Counter[str] = Counter()  # held polls, by kiosk
+        self.open = 0
+        self.last_closed = -1.0  # when a connection was last refused or closed to make room
+
+    # --- accepting ---
+
+    def full(self) -> bool:
+        """No room for another connection, none to close for it: leave it in the backlog."""
+        return self.open >= self.limit and not self._count_anonymous()
+
+    def admit(self, sock: socket.socket, peer, address: str) -> Entry:
+        """A connection just accepted: its entry (anonymous, on probation past its address's
+        cap). Room is made first: the oldest idle anonymous connection of the address holding
+        the most is closed where the anonymous share or the worker is full."""
+        held = len(self.anonymous.get(address, ())) - len(self.on_probation.get(address, ()))
+        probation = bool(self.per_address) and held >= self.per_address
+        while self.open >= self.limit or self._count_anonymous() >= self.anonymous_most:
+            biggest = self.sizes.largest()
+            if biggest is None or not self._close_one(biggest, "anonymous_full"):
+                break
+        entry = Entry(address, peer, sock, probation)
+        self.anonymous.setdefault(address, {})[entry] = None
+        self.sizes.add(address)
+        if probation:
+            self.on_probation.setdefault(address, {})[entry] = None
+        self.open += 1
+        seconds = PROBATION_SECONDS if probation else self.head_seconds
+        self._arm(entry, seconds, self._head_late)
+        return entry
+
+    def park(self, entry: Entry, hand_over: Callable[[Entry], None]) -> None:
+        """Hold `entry`'s socket until a byte arrives on it, then `hand_over` (at once if one
+        is there already)."""
+        try:
+            waiting = entry.sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT)
+        except BlockingIOError:
+            waiting = None
+        except OSError:
+            waiting = b""
+        if waiting is not None:
+            self._arrived(entry, hand_over, waiting)
+            return
+        self.parked[entry.sock] = entry
+        IOLoop.current().add_handler(
+            entry.sock, lambda sock, events: self._unpark(sock, hand_over), IOLoop.READ
+        )
+
+    def handed_over(self, entry: Entry, stream) -> None:
+        """Tornado made `entry` a stream (`CappedHTTPServer.handle_stream`)."""
+        entry.stream, entry.sock = stream, stream.socket
+        self.entries[stream] = entry
+
+    # --- a request's head and body ---
+
+    def waiting(self, stream) -> None:
+        """`stream` waits for its next request's head (its first's deadline began at accept)."""
+        entry = self.entries.get(stream)
+        if entry is not None and entry.heads:
+            self._arm(entry, self.head_seconds, self._head_late)
+
+    def head(self, stream, showing: Callable[[], str | None]) -> str:
+        """A request's head arrived on `stream`; `showing()` says whose credential it shows
+        (None: none the snapshot knows), asked only of a connection not yet known: GO,
+        OVER_QUOTA (refuse it: its credential holds enough connections) or ON_PROBATION
+        (refuse it, and close: past its address's cap, it showed none)."""
+        entry = self.entries.get(stream)
+        if entry is None:
+            return GO
+        entry.heads += 1
+        self._disarm(entry)
+        if entry.who is not None:
+            return GO
+        who = showing()
+        if who is not None and self.known[who] >= self.per_credential:
+            self.note(entry.address, "kiosk_connections")
+            return ON_PROBATION if entry.probation else OVER_QUOTA
+        if who is not None:
+            self._unlist(entry)
+            entry.who, entry.probation = who, False
+            self.known[who] += 1
+            return GO
+        if entry.probation:
+            self.note(entry.address, ADDRESS_CAP)
+            return ON_PROBATION
+        return GO
+
+    def body_due(self, stream, seconds: float) -> None:
+        """`stream`'s request body must all arrive within `seconds`."""
+        entry = self.entries.get(stream)
+        if entry is not None:
+            self._arm(entry, seconds, self._body_late)
+
+    def body_done(self, stream) -> None:
+        entry = self.entries.get(stream)
+        if entry is not None:
+            self._disarm(entry)
+
+    def busy(self, stream, change: int) -> None:
+        """The app starts (1) or ends (-1) answering a request on `stream`: meanwhile it is
+        never closed to make room."""
+        entry = self.entries.get(stream)
+        if entry is not None:
+            entry.busy += change
+
+    def credited(self, stream) -> bool:
+        """Whether `stream`'s connection showed a credential (a paired kiosk, a staff session)."""
+        entry = self.entries.get(stream)
+        return entry is not None and entry.who is not None
+
+    # --- held polls ---
+
+    def hold_begins(self, holder: str, stream) -> bool:
+        """Whether a poll of kiosk `holder` may be held now (none of its others is); if not,
+        it is noted against `stream`'s address, and answered at once."""
+        if self.holding[holder]:
+            self.note_on(stream, "held_poll")
+            return False
+        self.holding[holder] += 1
+        return True
+
+    def hold_ends(self, holder: str) -> None:
+        self.holding[holder] -= 1
+        if self.holding[holder] <= 0:
+            del self.holding[holder]
+
+    # --- closing ---
+
+    def forget(self, stream) -> None:
+        """`stream` closed (Tornado's `on_close`)."""
+        entry = self.entries.pop(stream, None)
+        if entry is not None:
+            self._drop(entry)
+
+    def close(self, entry: Entry, kind: str | None = None) -> None:
+        """Close `entry` now, with a reset; noted as `kind` (None: not noted)."""
+        if kind is not None:
+            self.note(entry.address, kind)
+        try:
+            entry.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, _RESET)
+        except OSError:
+            pass
+        self._drop(entry)  # at once: the count of its kind goes down before the next look
+        if entry.stream is not None:
+            entry.stream.close()  # Tornado's on_close comes after
+            return
+        if self.parked.pop(entry.sock, None) is not None:
+            IOLoop.current().remove_handler(entry.sock)
+        entry.sock.close()
+
+    def note_on(self, stream, kind: str) -> None:
+        """Note `kind` against the address of `stream`'s connection."""
+        entry = self.entries.get(stream)
+        if entry is not None:
+            self.note(entry.address, kind)
+
+    def note(self, address: str, kind: str) -> None:
+        self.last_closed = time.monotonic()
+        self.refusals.note(address, kind=kind)
+        self.on_note()
+
+    def close_all_parked(self) -> None:
+        """A stop: the parked sockets are closed (Tornado closes its streams)."""
+        for entry in list(self.parked.values()):
+            self.close(entry)
+
+    # --- inside ---
+
+    def _arrived(self, entry: Entry, hand_over, waiting: bytes) -> None:
+        if waiting:
+            hand_over(entry)
+            if entry.stream is None:
+                self._drop(entry)  # Tornado gave up on it (a TLS error at once)
+        else:  # the client closed it already
+            self.close(entry)
+
+    def _unpark(self, sock: socket.socket, hand_over) -> None:
+        entry = self.parked.pop(sock, None)
+        IOLoop.current().remove_handler(sock)
+        if entry is None:
+            return
+        try:
+            waiting = sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT)
+        except BlockingIOError:  # woken for nothing: park it again
+            self.park(entry, hand_over)
+            return
+        except OSError:
+            waiting = b""
+        self._arrived(entry, hand_over, waiting)
+
+    def _close_one(self, address: str, kind: str) -> bool:
+        """Close the oldest anonymous connection of `address` the app is not answering: one past
+        its cap (on probation) before one within it, a parked one (idle since it came) first;
+        noted as `kind`, or as past its address's cap if it was on probation."""
+        for entries in (self.on_probation.get(address, {}), self.anonymous.get(address, {})):
+            victim = next((e for e in entries if e.stream is None), None)
+            if victim is None:
+                victim = next((e for e in entries if not e.busy), None)
+            if victim is not None:
+                self.close(victim, ADDRESS_CAP if victim.probation else kind)
+                return True
+        return False
+
+    def _count_anonymous(self) -> int:
+        return self.sizes.total
+
+    def _unlist(self, entry: Entry) -> None:
+        """`entry` no longer counts as anonymous (it showed a credential, or closed)."""
+        listed = self.anonymous.get(entry.address)
+        if listed is not None and entry in listed:
+            del listed[entry]
+            self.sizes.remove(entry.address)
+            if not listed:
+                del self.anonymous[entry.address]
+        waiting = self.on_probation.get(entry.address)
+        if waiting is not None:
+            waiting.pop(entry, None)
+            if not waiting:
+                del self.on_probation[entry.address]
+
+    def _drop(self, entry: Entry) -> None:
+        """`entry` is closed: it counts no longer (once, however it closed)."""
+        if entry.gone:
+            return
+        entry.gone = True
+        if entry.timer is not None:
+            IOLoop.current().remove_timeout(entry.timer)
+            entry.timer = None
+        if entry.who is not None:
+            self.known[entry.who] -= 1
+            if self.known[entry.who] <= 0:
+                del self.known[entry.who]
+            entry.who = None
+        else:
+            self._unlist(entry)
+        self.open -= 1
+
+    def _arm(self, entry: Entry, seconds: float, late: Callable[[Entry], None]) -> None:
+        loop = IOLoop.current()
+        if entry.timer is not None:
+            loop.remove_timeout(entry.timer)
+        entry.mark = _received(entry.sock)
+        entry.timer = loop.call_later(seconds, late, entry)
+
+    def _disarm(self, entry: Entry) -> None:
+        if entry.timer is not None:
+            IOLoop.current().remove_timeout(entry.timer)
+            entry.timer = None
+
+    def _head_late(self, entry: Entry) -> None:
+        """No head in time: past its address's cap, it is refused; a head begun and not
+        finished was too slow; a connection that sent nothing since its last answer ends
+        quietly (a browser keeps one open in case)."""
+        entry.timer = None
+        if entry.probation and entry.who is None:
+            kind = ADDRESS_CAP
+        elif _received(entry.sock) > entry.mark:
+            kind = "slow_request"
+        else:
+            kind = None
+        self.close(entry, kind)
+
+    def _body_late(self, entry: Entry) -> None:
+        entry.timer = None
+        self.close(entry, "slow_request")
+
+
+class _Sizes:
+    """How many anonymous connections each address holds, and which holds the most, at hand."""
+
+    def __init__(self):
+        self.size: Counter[str] = Counter()
+        self.holding: dict[int, set[str]] = {}  # by size: the addresses of that size
+        self.most = 0
+        self.total = 0
+
+    def add(self, address: str) -> None:
+        size = self.size[address]
+        self._move(address, size, size + 1)
+        self.most = max(self.most, size + 1)
+        self.total += 1
+
+    def remove(self, address: str) -> None:
+        size = self.size[address]
+        if size <= 0:
+            return
+        self._move(address, size, size - 1)
+        while self.most and not self.holding.get(self.most):
+            self.most -= 1
+        self.total -= 1
+
+    def largest(self) -> str | None:
+        addresses = self.holding.get(self.most)
+        return next(iter(addresses)) if addresses else None
+
+    def _move(self, address: str, old: int, new: int) -> None:
+        if old:
+            self.holding[old].discard(address)
+            if not self.holding[old]:
+                del self.holding[old]
+        if new:
+            self.holding.setdefault(new, set()).add(address)
+            self.size[address] = new
+        else:
+            del self.size[address]
+
+
+def _received(sock: socket.socket) -> int:
+    """Bytes the kernel has received on `sock` (0 where it cannot say)."""
+    try:
+        info = sock.getsockopt(socket.IPPROTO_TCP, _TCP_INFO, 136)
+    except (OSError, ValueError):
+        return 0
+    if len(info) < _BYTES_RECEIVED.stop:
+        return 0
+    return int.from_bytes(info[_BYTES_RECEIVED], "little")
