@@ -117,7 +117,7 @@ class Reader:
         self.counts: dict[tuple, dict[int, int]] = {}  # by game: {challenge id: earlier}
 
     def uses(self, entries: Sequence[journal.Entry]) -> list[Use]:
-        follow_ups = _follow_ups(self.cur, [e.id for e in entries])
+        follow_ups = journal.follow_ups_of(self.cur, [e.id for e in entries])
         found = []
         for e in entries:
             outcome = decided(e, follow_ups[e.id])
@@ -152,7 +152,7 @@ class Reader:
                 key,
             ).all()
         ]
-        follow_ups = _follow_ups(self.cur, [e.id for e in game])
+        follow_ups = journal.follow_ups_of(self.cur, [e.id for e in game])
         found, count = {}, 0
         for e in game:
             found[e.id] = count
@@ -205,18 +205,3 @@ def rows(cur: Any, ids: Sequence[int]) -> list[journal.Entry]:
         f"SELECT * FROM adjudications WHERE id IN ({marks}) ORDER BY id", tuple(ids)
     ).all()
     return [journal.from_row(row) for row in rows]
-
-
-def _follow_ups(cur: Any, ids: Sequence[int]) -> dict[int, list[journal.Entry]]:
-    """Every row referring to one of `ids`, by the id it refers to (one indexed query)."""
-    found: dict[int, list[journal.Entry]] = {entry_id: [] for entry_id in ids}
-    if not ids:
-        return found
-    marks = ", ".join("?" for _ in ids)
-    rows = cur.execute(
-        f"SELECT * FROM adjudications WHERE refers_to IN ({marks}) ORDER BY id", tuple(ids)
-    ).all()
-    for row in rows:
-        entry = journal.from_row(row)
-        found[entry.refers_to].append(entry)
-    return found

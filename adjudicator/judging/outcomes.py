@@ -187,18 +187,8 @@ def recount_game(
 
 def follow_ups_of(db: Database, ids: Sequence[int]) -> dict[int, list[journal.Entry]]:
     """Every row referring to one of `ids`, by the id it refers to (one indexed query)."""
-    found: dict[int, list[journal.Entry]] = {entry_id: [] for entry_id in ids}
-    if not ids:
-        return found
-    marks = ", ".join("?" for _ in ids)
     with db.transaction() as cur:
-        rows = cur.execute(
-            f"SELECT * FROM adjudications WHERE refers_to IN ({marks}) ORDER BY id", tuple(ids)
-        ).all()
-    for row in rows:
-        entry = journal.from_row(row)
-        found[entry.refers_to].append(entry)
-    return found
+        return journal.follow_ups_of(cur, ids)
 
 
 def with_outcomes(

@@ -7,7 +7,7 @@ validity: only the words as challenged and the one verdict.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -201,6 +201,20 @@ def select(db: Database, where: str, params: tuple = (), tail: str = "") -> list
 def follow_ups(db: Database, original_id: int) -> list[Entry]:
     """Every row that refers to `original_id` (second opinions, rulings), in id order."""
     return select(db, "refers_to = ?", (original_id,), "ORDER BY id")
+
+
+def follow_ups_of(cur: Any, ids: Sequence[int]) -> dict[int, list[Entry]]:
+    """Every row referring to one of `ids`, by the id it refers to (one indexed query, inside
+    the caller's transaction)."""
+    found: dict[int, list[Entry]] = {entry_id: [] for entry_id in ids}
+    if not ids:
+        return found
+    marks = ", ".join("?" for _ in ids)
+    rows = cur.execute(f"{SELECT} WHERE refers_to IN ({marks}) ORDER BY id", tuple(ids)).tuples()
+    for row in rows:
+        entry = from_values(row)
+        found[entry.refers_to].append(entry)
+    return found
 
 
 def newest_id(db: Database) -> int:
