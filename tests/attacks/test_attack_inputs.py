@@ -140,10 +140,12 @@ def raw_post(server: Server, body: bytes):
 
 def test_deep_nesting_and_duplicated_keys_get_400_and_no_verdict(home, server):
     before = journal_rows(home)
-    nested = raw_post(server, b"[" * 10_000 + b"]" * 10_000)
+    nested = raw_post(server, b"[" * 4_000 + b"]" * 4_000)  # under the API's 8 KB
     assert nested.status == 400 and "nested too deeply" in json.loads(nested.body)["error"]
-    deep_words = raw_post(server, b'{"words": ' + b"[" * 5_000 + b"]" * 5_000 + b"}")
+    deep_words = raw_post(server, b'{"words": ' + b"[" * 4_000 + b"]" * 4_000 + b"}")
     assert deep_words.status == 400
+    too_big = raw_post(server, b"[" * 10_000 + b"]" * 10_000)  # refused from its head (issue 42)
+    assert too_big.status == 413 and "at most 8 KB" in json.loads(too_big.body)["error"]
     twice = raw_post(server, b'{"words": ["QZ"], "words": ["QI"]}')
     assert twice.status == 400 and "'words' twice" in json.loads(twice.body)["error"]
     assert "verdict" not in twice.body
