@@ -17,9 +17,12 @@ A connection the worker accepts shows no credential until its first request head
 
 A head that shows a credential the worker's snapshot knows (kiosk/server/credentials.py: a
 paired kiosk's token or cookie, a staff session) makes its connection *known*: counted by that
-credential, no longer by its address, and never closed to make room. One credential holds at
-most `per_credential` connections (a browser opens six): a request showing it on another is
-answered 429 from its head, and that connection stays anonymous (on probation, it closes).
+credential, no longer by its address, and never closed to make room for another's. One
+credential holds at most `per_credential` connections (a browser opens six): a request showing
+it on another takes the place of its oldest idle one (closed: a client that reconnects as fast
+as it is answered leaves connections the loop has not yet seen close); only when every one of
+them is answering is the request answered 429 from its head, and that connection stays
+anonymous (on probation, it closes).
 Every head must arrive within `head_seconds` of the connection's start or of its last answer,
 and a body within its own deadline (loop_requests); what was closed for being slow is told
 from an idle connection ending by whether any byte of the head had come (the kernel's count).
@@ -107,6 +110,7 @@ class Admission:
         self.on_probation: dict[str, dict[Entry, None]] = {}
         self.sizes = _Sizes()  # anonymous connections by address, the largest at hand
         self.known: Counter[str] = Counter()
+        self.by_credential: dict[str, dict[Entry, None]] = {}  # known connections, oldest first
         self.holding: Counter[str] = Counter()  # held polls, by kiosk
         self.open = 0
         self.last_closed = -1.0  # when a connection was last refused or closed to make room
@@ -180,13 +184,18 @@ class Admission:
         if entry.who is not None:
             return GO
         who = showing()
-        if who is not None and self.known[who] >= self.per_credential:
+        if (
+            who is not None
+            and self.known[who] >= self.per_credential
+            and not self._replace_idle(who)
+        ):
             self.note(entry.address, "kiosk_connections")
             return ON_PROBATION if entry.probation else OVER_QUOTA
         if who is not None:
             self._unlist(entry)
             entry.who, entry.probation = who, False
             self.known[who] += 1
+            self.by_credential.setdefault(who, {})[entry] = None
             return GO
         if entry.probation:
             self.note(entry.address, ADDRESS_CAP)
@@ -309,6 +318,15 @@ class Admission:
                 return True
         return False
 
+    def _replace_idle(self, who: str) -> bool:
+        """Close the oldest connection of credential `who` the app is not answering (a held
+        poll is being answered), to make room for its newest; False if every one is busy."""
+        victim = next((e for e in self.by_credential.get(who, {}) if not e.busy), None)
+        if victim is None:
+            return False
+        self.close(victim)
+        return True
+
     def _count_anonymous(self) -> int:
         return self.sizes.total
 
@@ -338,6 +356,10 @@ class Admission:
             self.known[entry.who] -= 1
             if self.known[entry.who] <= 0:
                 del self.known[entry.who]
+            mine = self.by_credential.get(entry.who, {})
+            mine.pop(entry, None)
+            if not mine:
+                self.by_credential.pop(entry.who, None)
             entry.who = None
         else:
             self._unlist(entry)

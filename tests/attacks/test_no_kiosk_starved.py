@@ -11,6 +11,7 @@ tests/hall/test_hall_plain_http.py (it needs a hall, in a network of its own).""
 from __future__ import annotations
 
 import html
+import http.client
 import json
 import resource
 import socket
@@ -263,3 +264,33 @@ def test_over_tls_held_polls_and_dripped_bodies_starve_no_kiosk(tls_server):
         with context.wrap_socket(raw, server_hostname="127.0.0.1") as tls:
             tls.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
             assert read_answer(tls).startswith(b"HTTP/1.1 200")
+
+
+def test_a_kiosks_seventh_connection_takes_the_place_of_its_oldest_idle_one(server):
+    """A kiosk that reconnects while its idle kept-alive connections linger is not refused: its
+    newest connection takes the place of its oldest idle one (closed), as a client reconnecting
+    as fast as it is answered needs; only six busy at once would earn a 429."""
+    token = server.tokens["k3"]
+    connections = []
+    for _ in range(7):
+        connection = http.client.HTTPConnection(
+            "127.0.0.1", server.port, timeout=10, source_address=("127.0.5.1", 0)
+        )
+        connection.request("GET", "/api/v1/kiosk", headers={"Authorization": f"Bearer {token}"})
+        reply = connection.getresponse()
+        reply.read()
+        assert reply.status == 200, reply.status  # the seventh too: no 429
+        connections.append(connection)
+    oldest = connections[0].sock
+    oldest.settimeout(5)
+    try:  # closed by the server (with a reset) to make room: the kiosk's own, idle
+        assert oldest.recv(1) == b""
+    except ConnectionResetError:
+        pass
+    for connection in connections[1:]:  # the six newest still answer on their connections
+        connection.request("GET", "/api/v1/kiosk", headers={"Authorization": f"Bearer {token}"})
+        reply = connection.getresponse()
+        reply.read()
+        assert reply.status == 200
+    for connection in connections:
+        connection.close()
