@@ -78,6 +78,7 @@ class HighWater:
         self.path = path_for(key_path)
         self.others = places(key_path, copies)[1:]
         self._last: tuple[str | None, int] = (None, 0)  # (journal, row) last written or read
+        self._written = b""  # the slot this process last wrote in the data home's mark
         self._open: dict[Path, tuple[int, int]] = {}  # path -> (pid, fd) of each mark file
         self._lock = threading.Lock()
 
@@ -111,18 +112,21 @@ class HighWater:
         assert fd is not None  # the data home's: an error there is raised
         fcntl.flock(fd, fcntl.LOCK_EX)  # the data home's lock stands for every place
         try:
-            mark = _parse(os.pread(fd, SLOT, 0))  # its id only: this process signs its own
-            if mark and mark.get("journal") == journal_id and mark.get("id", 0) >= row_id:
-                self._last = (journal_id, mark["id"])
-                return
+            slot = os.pread(fd, SLOT, 0)
+            if slot != self._written:  # another process's mark: its id only (we sign our own)
+                mark = _parse(slot)
+                if mark and mark.get("journal") == journal_id and mark.get("id", 0) >= row_id:
+                    self._last = (journal_id, mark["id"])
+                    return
             text = json.dumps(receipt, sort_keys=True).encode() if receipt else b""
             if not text or len(text) > SLOT:
                 body = {"type": "high-water", "journal": journal_id, "id": row_id, "at": _now()}
                 if keyed_from is not None:
                     body["keyed_from"] = keyed_from
                 text = json.dumps(self.key.sign({**body, "row_hash": row_hash})).encode()
-            self._write_all(fd, text.ljust(SLOT))
-            self._last = (journal_id, row_id)
+            slot = text.ljust(SLOT)
+            self._write_all(fd, slot)
+            self._last, self._written = (journal_id, row_id), slot
         finally:
             fcntl.flock(fd, fcntl.LOCK_UN)
 
@@ -132,8 +136,9 @@ class HighWater:
         assert fd is not None
         fcntl.flock(fd, fcntl.LOCK_EX)
         try:
-            self._write_all(fd, json.dumps(mark, sort_keys=True).encode().ljust(SLOT))
-            self._last = (mark["journal"], mark["id"])
+            slot = json.dumps(mark, sort_keys=True).encode().ljust(SLOT)
+            self._write_all(fd, slot)
+            self._last, self._written = (mark["journal"], mark["id"]), slot
         finally:
             fcntl.flock(fd, fcntl.LOCK_UN)
 
