@@ -78,7 +78,8 @@ class HighWater:
         self.path = path_for(key_path)
         self.others = places(key_path, copies)[1:]
         self._last: tuple[str | None, int] = (None, 0)  # (journal, row) last written or read
-        self._written = b""  # the slot this process last wrote in the data home's mark
+        self._written: tuple[bytes, str | None, int] = (b"", None, 0)  # slot, journal, row
+        # ... this process last wrote in the data home's: read back unchanged, it is not parsed
         self._open: dict[Path, tuple[int, int]] = {}  # path -> (pid, fd) of each mark file
         self._lock = threading.Lock()
 
@@ -113,11 +114,13 @@ class HighWater:
         fcntl.flock(fd, fcntl.LOCK_EX)  # the data home's lock stands for every place
         try:
             slot = os.pread(fd, SLOT, 0)
-            if slot != self._written:  # another process's mark: its id only (we sign our own)
+            written, marked, marked_id = self._written
+            if slot != written:  # another process's mark: its id only (we sign our own)
                 mark = _parse(slot)
-                if mark and mark.get("journal") == journal_id and mark.get("id", 0) >= row_id:
-                    self._last = (journal_id, mark["id"])
-                    return
+                marked, marked_id = (mark.get("journal"), mark.get("id", 0)) if mark else (None, 0)
+            if marked == journal_id and marked_id >= row_id:
+                self._last = (journal_id, marked_id)
+                return
             text = json.dumps(receipt, sort_keys=True).encode() if receipt else b""
             if not text or len(text) > SLOT:
                 body = {"type": "high-water", "journal": journal_id, "id": row_id, "at": _now()}
@@ -126,7 +129,7 @@ class HighWater:
                 text = json.dumps(self.key.sign({**body, "row_hash": row_hash})).encode()
             slot = text.ljust(SLOT)
             self._write_all(fd, slot)
-            self._last, self._written = (journal_id, row_id), slot
+            self._last, self._written = (journal_id, row_id), (slot, journal_id, row_id)
         finally:
             fcntl.flock(fd, fcntl.LOCK_UN)
 
@@ -138,7 +141,8 @@ class HighWater:
         try:
             slot = json.dumps(mark, sort_keys=True).encode().ljust(SLOT)
             self._write_all(fd, slot)
-            self._last, self._written = (mark["journal"], mark["id"]), slot
+            self._last = (mark["journal"], mark["id"])
+            self._written = (slot, mark["journal"], mark["id"])
         finally:
             fcntl.flock(fd, fcntl.LOCK_UN)
 
