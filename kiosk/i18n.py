@@ -17,6 +17,8 @@ from urllib.parse import urlsplit
 
 from flask import Blueprint, Flask, g, redirect, request
 from flask_babel import Babel, format_number, get_locale, get_translations, refresh
+from werkzeug.datastructures import LanguageAccept
+from werkzeug.http import parse_accept_header
 
 from adjudicator.hall.languages import DEFAULT, LANGUAGES
 from adjudicator.judging.rules import Rule, UnknownRule, get_rule
@@ -145,8 +147,15 @@ def rule_title(name: str) -> str:
 def speak_as_asked() -> None:
     """Speak the language the request asks for (the kiosk page sends its own as
     Accept-Language), else English: an API answer never depends on a staff cookie."""
-    asked = request.accept_languages.best_match(list(LANGUAGES), default=DEFAULT)
-    speak(asked or DEFAULT)
+    speak(_asked(request.headers.get("Accept-Language", "")))
+
+
+@lru_cache(maxsize=256)
+def _asked(header: str) -> str:
+    """The language an Accept-Language header asks for, of ours, else English: read once per
+    process and header (a kiosk page sends the same one with every challenge)."""
+    asked = parse_accept_header(header, LanguageAccept).best_match(list(LANGUAGES), DEFAULT)
+    return asked or DEFAULT
 
 
 def _select() -> str:

@@ -9,12 +9,19 @@ from flask import Flask, request
 from kiosk.errors import error_response
 
 MESSAGE = "The request holds a NUL character (U+0000): send the text again without it."
+# The bodies Werkzeug reads as form fields; any other (a kiosk's JSON) has none, so it is not
+# parsed for them (asking `request.form` of a JSON request builds an empty one, per request),
+# nor is an empty query string.
+FORMS = frozenset({"application/x-www-form-urlencoded", "multipart/form-data"})
 
 
 def _holds_nul() -> bool:
     if "\x00" in request.path:
         return True
-    for fields in (request.args, request.form):
+    sent = [request.args] if request.query_string else []
+    if request.mimetype in FORMS:
+        sent.append(request.form)
+    for fields in sent:
         for key, value in fields.items(multi=True):
             if "\x00" in key or "\x00" in value:
                 return True

@@ -160,3 +160,31 @@ def test_the_rate_limit_is_said_in_the_language_asked(tmp_path, monkeypatch):
         "ustalony przez dyrektora: zaczekaj chwilę albo wezwij dyrektora. Dyrektor: ustala go "
         "ADJUDICATOR_KIOSK_RATE_LIMIT."
     )
+
+
+def test_each_accept_language_is_read_for_itself_however_often_it_comes(setup):
+    """The header's reading is kept per process (a kiosk page sends the same one with every
+    challenge): kiosks asking in turn, each in its own words (weights included), are
+    each answered in theirs, and a language of no catalogue falls back to English."""
+    client = make_app(setup.hall).test_client()
+    asked = {
+        "pl": "NIEDOPUSZCZALNE",
+        "de;q=0.9, fr;q=0.8, en;q=0.1": "NON VALABLE",
+        "fr;q=0.2, pl": "NIEDOPUSZCZALNE",
+        "de, nl": "UNACCEPTABLE",
+        "": "UNACCEPTABLE",
+    }
+    for _ in range(2):
+        for header, word in asked.items():
+            headers = {**setup.headers(), "Accept-Language": header}
+            body = client.post(ADJUDICATIONS, json={"words": ["QX"]}, headers=headers).get_json()
+            assert body["shown"]["word"] == word, header
+
+
+def test_a_nul_in_the_query_string_of_a_json_challenge_is_refused_unjudged(setup):
+    client = make_app(setup.hall).test_client()
+    refused = client.post(
+        ADJUDICATIONS + "?table=%00", json={"words": ["QI", "ZA"]}, headers=setup.headers()
+    )
+    assert refused.status_code == 400 and "NUL character" in refused.get_json()["error"]
+    assert journal.select(setup.hall.db, "1 = 1") == []  # nothing judged, nothing recorded

@@ -61,3 +61,17 @@ def test_the_receipt_itself_is_the_mark_and_is_not_signed_twice(tmp_path):
     tampered = {**receipt, "id": 8}
     high_water.path_for(key_path).write_text(json.dumps(tampered))
     assert high_water.read(high_water.path_for(key_path), key.public) is None
+
+
+def test_a_lower_row_checked_before_a_higher_mark_was_written_never_lowers_it(tmp_path):
+    """Two threads of one process: the lower row's passed the cheap check (`advance`) before
+    the higher row's mark was written, and then finds the mark this process wrote itself (read
+    back without parsing it): the mark stays where it is."""
+    key_path = tmp_path / "receipt_key.pem"
+    key = receipt_key.load_or_create(key_path)
+    mark = high_water.HighWater(key, key_path)
+    mark.advance("j" * 32, 399, f"{399:064x}")
+    mark._write_if_higher("j" * 32, 398, f"{398:064x}", None, None)  # the thread that waited
+    assert high_water.read(high_water.path_for(key_path), key.public)["id"] == 399
+    mark._write_if_higher("k" * 32, 1, f"{1:064x}", None, None)  # a journal begun anew: moves
+    assert high_water.read(high_water.path_for(key_path), key.public)["journal"] == "k" * 32

@@ -19,7 +19,7 @@ from adjudicator.durable import write_whole
 
 INSTALL_FILE = "install-id"
 SHOWN = 8  # the digits of an install id a person is shown
-_known: dict[str, str] = {}  # data home -> its install id, once read or made
+_known: dict[str, str] = {}  # data home (and the setting naming it) -> its install id
 _lock = threading.Lock()
 
 
@@ -27,9 +27,14 @@ def install_id(create: bool = True) -> str | None:
     """This data home's install id (made once). None when it has none and `create` is False (a
     read makes nothing). Kept for the life of the process once known: a file deleted while it
     serves does not change who wrote its rows."""
-    home = str(Path(settings.get("home")).expanduser())
+    setting = settings.get("home")
+    known = _known.get(setting)  # by the setting as written: a row pays one look-up
+    if known is not None:
+        return known
+    home = str(Path(setting).expanduser())
     known = _known.get(home)
     if known is not None:
+        _known[setting] = known
         return known
     with _lock:
         path = Path(home) / INSTALL_FILE
@@ -42,7 +47,7 @@ def install_id(create: bool = True) -> str | None:
                 return None
             found = secrets.token_hex(16)
             write_whole(path, found.encode("ascii"))
-        _known[home] = found
+        _known[home] = _known[setting] = found
         return found
 
 

@@ -78,6 +78,8 @@ class HighWater:
         self.path = path_for(key_path)
         self.others = places(key_path, copies)[1:]
         self._last: tuple[str | None, int] = (None, 0)  # (journal, row) last written or read
+        self._written: tuple[bytes, str | None, int] = (b"", None, 0)  # slot, journal, row
+        # ... this process last wrote in the data home's: read back unchanged, it is not parsed
         self._open: dict[Path, tuple[int, int]] = {}  # path -> (pid, fd) of each mark file
         self._lock = threading.Lock()
 
@@ -111,9 +113,13 @@ class HighWater:
         assert fd is not None  # the data home's: an error there is raised
         fcntl.flock(fd, fcntl.LOCK_EX)  # the data home's lock stands for every place
         try:
-            mark = _parse(os.pread(fd, SLOT, 0))  # its id only: this process signs its own
-            if mark and mark.get("journal") == journal_id and mark.get("id", 0) >= row_id:
-                self._last = (journal_id, mark["id"])
+            slot = os.pread(fd, SLOT, 0)
+            written, marked, marked_id = self._written
+            if slot != written:  # another process's mark: its id only (we sign our own)
+                mark = _parse(slot)
+                marked, marked_id = (mark.get("journal"), mark.get("id", 0)) if mark else (None, 0)
+            if marked == journal_id and marked_id >= row_id:
+                self._last = (journal_id, marked_id)
                 return
             text = json.dumps(receipt, sort_keys=True).encode() if receipt else b""
             if not text or len(text) > SLOT:
@@ -121,8 +127,9 @@ class HighWater:
                 if keyed_from is not None:
                     body["keyed_from"] = keyed_from
                 text = json.dumps(self.key.sign({**body, "row_hash": row_hash})).encode()
-            self._write_all(fd, text.ljust(SLOT))
-            self._last = (journal_id, row_id)
+            slot = text.ljust(SLOT)
+            self._write_all(fd, slot)
+            self._last, self._written = (journal_id, row_id), (slot, journal_id, row_id)
         finally:
             fcntl.flock(fd, fcntl.LOCK_UN)
 
@@ -132,8 +139,10 @@ class HighWater:
         assert fd is not None
         fcntl.flock(fd, fcntl.LOCK_EX)
         try:
-            self._write_all(fd, json.dumps(mark, sort_keys=True).encode().ljust(SLOT))
+            slot = json.dumps(mark, sort_keys=True).encode().ljust(SLOT)
+            self._write_all(fd, slot)
             self._last = (mark["journal"], mark["id"])
+            self._written = (slot, mark["journal"], mark["id"])
         finally:
             fcntl.flock(fd, fcntl.LOCK_UN)
 
