@@ -141,16 +141,22 @@ def hall(
 
 def _laptops(server, name: str, port: int, ca_cert):
     """How this hall tells another laptop of the hall it serves too (a note signed with the
-    hall's key), and holds itself when that laptop was judging first (hall/hall_peers.py)."""
+    hall's key), and holds itself when that laptop was judging first, or its answer shows it
+    took the hall over (hall/hall_peers.py)."""
     from adjudicator.hall import hall_peers
+    from adjudicator.record.copies import learned_takeover
 
     key = server.signing_key()
 
     def tell(address: str):
         judging = server.journal_health().ok
-        return hall_peers.ask(
-            key, address, port, ca_cert, hall_peers.note(key, name, port, judging)
-        )
+        statement = learned_takeover.to_tell(server.db, key)  # this laptop's takeover, if any
+        note = hall_peers.note(key, name, port, judging, statement)
+        answer = hall_peers.ask(key, address, port, ca_cert, note)
+        held = hall_peers.heed(server.db, key, address, answer)  # it took the hall over?
+        if held:
+            _to_stderr(held if held.startswith("THIS HALL") else f"JUDGING HELD: {held}")
+        return answer
 
     def on_judging(address: str, answer: dict) -> str:
         return hall_peers.hold_for(server.db, address, answer)

@@ -105,7 +105,7 @@ def settle(db: Database, resolution: str = "the mirror is back") -> None:
 
 def may_write_stick(db: Database) -> bool:
     """Whether this laptop may write to the USB stick now: it judges the hall (no other laptop
-    took it over, the mirror configured is the journal's own, no hold for a missing one). A
+    took it over, the mirror configured is the journal's own, judging not held at all). A
     read; False when the journal cannot say. (A mirrored journal is checked for a takeover
     once per process, at its first transaction, as every process checks it: nothing to do
     again at each refresh. A journal never mirrored has no stick another laptop took over.)"""
@@ -117,7 +117,7 @@ def may_write_stick(db: Database) -> bool:
         held = journal_holds.current(db)
     except (DatabaseUnavailable, OSError):
         return False
-    return held is None or held.kind not in journal_holds.ALONE
+    return held is None  # held for any reason (a takeover learned while serving too): nothing
 
 
 def confirm_alone(db: Database, reason: str, actor: str) -> int:
