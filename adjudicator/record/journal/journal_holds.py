@@ -81,9 +81,12 @@ def hold_here(db: Database, detail: str) -> None:
 
 
 def check_here(db: Database) -> None:
-    """Raise JournalHeld if this process holds judging on `db` (hold_here)."""
-    if db.__dict__.get("_held_here"):
-        raise JournalHeld(HELD_MESSAGE)
+    """Raise JournalHeld if this process holds judging on `db` (hold_here): a command, so it
+    says why, and what lifts it (a kiosk is shown HELD_MESSAGE in its language whatever the
+    text)."""
+    detail = db.__dict__.get("_held_here")
+    if detail:
+        raise JournalHeld(f"JUDGING HELD: {detail}")
 
 
 def current(db: Database) -> Hold | None:
