@@ -39,7 +39,7 @@ from adjudicator.record.database.db import Database
 from adjudicator.record.journal import journal
 from adjudicator.record.journal.receipt_key import SigningKey
 from adjudicator.wording import N_, Phrase
-from adjudicator.words.lexicon import Manifest
+from adjudicator.words.lexicon import Manifest, vouching_proof
 from adjudicator.words.store import LexiconStore
 
 log = logging.getLogger("adjudicator.hall.kit")
@@ -156,6 +156,13 @@ class Wanted:
     def lexicon_paths(self) -> list:
         return [self.root / m.compiled_file for m in self.lexicons]
 
+    def proofs(self) -> dict[str, str]:
+        """Each lexicon's proof (by its compiled file), where one vouches for it: the kit
+        carries it, so that `kit open` reads no word (words/lexicon.py)."""
+        found = {m.compiled_file: vouching_proof(m, self.root / m.compiled_file)
+                 for m in self.lexicons}  # fmt: skip
+        return {name: proof for name, proof in found.items() if proof is not None}
+
 
 def wanted(db: Database, store: LexiconStore) -> Wanted:
     return Wanted(contents.gather(), contents.lexicons_in_use(db, store), store.root)
@@ -187,8 +194,16 @@ def write_lexicons(
         path = folder.lexicon_path(found.compiled_file)
         files[folder.name_of(path)] = manifest.entry(found.compiled_sha256)
     listing = [json.loads(found.to_json()) for found in wanted_now.lexicons]
+    proofs = wanted_now.proofs()
+    record["proofs"] = sorted(proofs)
     at = _now()
-    body = {"type": LEXICONS_TYPE, "kit": record["kit"], "at": at, "lexicons": listing}
+    body = {
+        "type": LEXICONS_TYPE,
+        "kit": record["kit"],
+        "at": at,
+        "lexicons": listing,
+        "proofs": proofs,  # signed with the list: as trusted as the files they name
+    }
     path = folder.listing_path
     files[folder.name_of(path)] = manifest.entry(folder.write(path, key.sign(body)), at)
     folder.remove_others("lexicons", {m.compiled_file for m in wanted_now.lexicons})
@@ -207,6 +222,7 @@ def _behind(folder: KitFolder, record: dict[str, Any], wanted_now: Wanted) -> li
     lexicons = wanted_now.lexicon_files()
     if (
         record.get("lexicons") != lexicons
+        or record.get("proofs") != sorted(wanted_now.proofs())  # a proof made since
         or not _as_written(folder, folder.listing_path, files)
         or not all(_same_size(folder, store_file) for store_file in wanted_now.lexicon_paths())
     ):
