@@ -100,6 +100,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.list == "polish" and not WPOLISH.is_file():
         sys.exit("wpolish is not installed (/usr/share/dict/polish): use --list csw24")
+    os.chdir(tempfile.gettempdir())  # `python -m` puts the working folder first: not a tree
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     os.environ.setdefault("PYTHONPYCACHEPREFIX", str(Path(tempfile.gettempdir()) / "tlt-cache"))
     trees = {"before": args.before.resolve(), "after": args.after.resolve()}

@@ -85,8 +85,11 @@ def heed(db: Database, key: SigningKey, statement: Any) -> str | None:
     except DatabaseUnavailable as exc:  # a journal that cannot be written judges nothing either
         log.error("%s (the hold could not be written: %s)", refusal, exc)
     primary = one_hall.primary_path(db)
-    if primary is not None:
-        takeover.write([primary], found)  # this laptop's copy alone: never the stick
+    try:
+        if primary is not None:
+            takeover.write([primary], found)  # this laptop's copy alone: never the stick
+    except OSError as exc:  # held all the same (in the journal); a start asks the stick's rows
+        log.error("%s (the statement could not be kept beside %s: %s)", refusal, primary, exc)
     return refusal
 
 
