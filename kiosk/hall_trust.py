@@ -43,13 +43,18 @@ def trust():
 @bp.post("/peer")
 def peer():
     """Another laptop of this hall says it serves the hall too (a note signed with the hall's
-    key: hall/hall_peers.py): kept for /healthz, the overview and the log, and answered, signed,
-    with whether this laptop judges now. Anything else is refused, and changes nothing."""
+    key: hall/hall_peers.py): kept for /healthz, the overview and the log, heeded (a takeover
+    statement it carries stops this laptop judging), and answered, signed, with whether this
+    laptop judges now. Anything else is refused, and changes nothing."""
     hall = get_hall()
     try:
         body = current_app.json.loads(request.get_data())
         answer = hall_peers.receive(
-            hall.signing_key(), body, request.remote_addr or "", hall.journal_health().ok
+            hall.db,
+            hall.signing_key(),
+            body,
+            request.remote_addr or "",
+            lambda: hall.journal_health().ok,
         )
     except (ValueError, hall_peers.NoteRefused) as exc:
         return jsonify(ok=False, status=400, error=f"Not a note of this hall's laptops: {exc}"), 400

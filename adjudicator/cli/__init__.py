@@ -48,9 +48,15 @@ def _run(args: list[str]) -> None:
         code = fast_judge.run(args[1:])
         if code is not None:
             sys.exit(code)
+    from adjudicator.cli import log_lines
     from adjudicator.cli.group import cli
 
-    cli(prog_name="adjudicator")
+    log_lines.install()  # the library's lines: said once, never beside the command's own
+    try:
+        cli(prog_name="adjudicator")
+    except SystemExit as exc:
+        log_lines.finish(exc.code)
+        raise
 
 
 def _quiet_exit() -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import click
 
 from adjudicator import settings
+from adjudicator.cli import log_lines
 from adjudicator.cli.common import WORKERS_OPTION, CliError
 from adjudicator.cli.serve_cmd import prepare_gunicorn, prepare_journal, refresh_kit, report_kit
 from adjudicator.hall.network import hall_service, hall_tls, hall_url, lan, mdns
@@ -123,6 +124,7 @@ def hall(
         plain_port=http_port,  # the workers serve it without TLS: the trust page alone
     )
     report_kit(server)  # a renewed certificate (and a new secret) go into the kit now
+    log_lines.live()  # from now on stderr is the hall's log
     tell, on_judging = _laptops(server, name, port, tls.ca_cert)
     HallProcess(
         name,
@@ -141,19 +143,27 @@ def hall(
 
 def _laptops(server, name: str, port: int, ca_cert):
     """How this hall tells another laptop of the hall it serves too (a note signed with the
-    hall's key), and holds itself when that laptop was judging first (hall/hall_peers.py)."""
+    hall's key), and holds itself when that laptop was judging first, or its answer shows it
+    took the hall over (hall/hall_peers.py)."""
     from adjudicator.hall import hall_peers
+    from adjudicator.record.copies import learned_takeover
 
     key = server.signing_key()
 
     def tell(address: str):
         judging = server.journal_health().ok
-        return hall_peers.ask(
-            key, address, port, ca_cert, hall_peers.note(key, name, port, judging)
-        )
+        statement = learned_takeover.to_tell(server.db, key)  # this laptop's takeover, if any
+        note = hall_peers.note(key, name, port, judging, statement)
+        answer = hall_peers.ask(key, address, port, ca_cert, note)
+        with log_lines.said_by_command():  # said once, below
+            held = hall_peers.heed(server.db, key, address, answer)  # it took the hall over?
+        if held:
+            _to_stderr(held if held.startswith("THIS HALL") else f"JUDGING HELD: {held}")
+        return answer
 
     def on_judging(address: str, answer: dict) -> str:
-        return hall_peers.hold_for(server.db, address, answer)
+        with log_lines.said_by_command():  # HallProcess says it, once
+            return hall_peers.hold_for(server.db, address, answer)
 
     return tell, on_judging
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from adjudicator.cli import log_lines
 from adjudicator.cli.common import CliError, json_option, open_hall
 from adjudicator.cli.journal_verify import key_option, public_key, verify
 from adjudicator.hall import tournaments
@@ -115,6 +116,7 @@ def status(as_json: bool):
         click.echo(report.text())
         if kit is not None:
             click.echo(f"Takeover kit: {kit.text()}")
+    log_lines.said_already()  # the report says the journal's state: its log lines are not said
     sys.exit(0 if report.state == "ok" else 1)
 
 
@@ -150,6 +152,7 @@ def resync(keep: str | None):
         )
     for note in resync.resync(db, keep):
         click.echo(note)
+    log_lines.said_already()
 
 
 @journal_group.command("backup")
@@ -178,6 +181,7 @@ def accept_loss(reason: str):
     key_path = hall.key_path or receipt_key.key_path()
     first, last = lost_rows.accept(hall.db, reason, cli_actor(), hall.signing_key(), key_path)
     hall.adopt_journal(f"loss of rows {first} to {last} accepted: {reason.strip()}")
+    log_lines.said_already()  # "judging resumes": said below
     if first > last:  # the journal holds every number proven: none to fill
         click.echo(f"No number past row {first - 1} was missing: none filled. Judging resumes.")
         return
@@ -219,6 +223,7 @@ def confirm_alone(reason: str):
 
     hall = open_hall()
     one_hall.confirm_alone(hall.db, reason, cli_actor())
+    log_lines.said_already()  # "judging resumes": said below
     click.echo(
         "Recorded: this laptop judges alone. Judging resumes (a running hall at its next "
         "verdict). Without the journal's stick, set ADJUDICATOR_JOURNAL_MIRROR to a new USB "

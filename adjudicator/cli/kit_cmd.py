@@ -34,9 +34,10 @@ def seal(directory: Path, passphrase_stdin: bool):
     from adjudicator.hall.kit import seal as kit_seal
     from adjudicator.hall.network import hall_tls
 
+    hall = open_hall()
+    kit_seal.refuse_if_not_judging(hall.db, directory)  # before the passphrase is asked for
     prompt = f"Passphrase for the kit ({kit_seal.MIN_PASSPHRASE} characters or more)"
     passphrase = kit_seal.check_passphrase(read_secret(passphrase_stdin, prompt))
-    hall = open_hall()
     mirror = settings.get("journal_mirror").strip() or None
     sealed = kit_seal.seal_kit(
         directory, passphrase, hall.db, hall.store, hall.signing_key(), mirror

@@ -132,6 +132,13 @@ def prepare_journal():
     journal's copies together (unless the mirror configured is not the journal's own: then
     judging is held, and nothing is written to it), migrate the schema once (before any
     worker), and say if the journal ends before the signed high-water mark."""
+    from adjudicator.cli import log_lines
+
+    with log_lines.said_by_command():  # each note below says the journal's state, once
+        return _prepare_journal()
+
+
+def _prepare_journal():
     from adjudicator.hall.hall import Hall
     from adjudicator.hall.people import sealed_hashes
     from adjudicator.record.copies import one_hall

@@ -183,6 +183,8 @@ def _held(db) -> tuple[str, str, str] | None:
     if held is None and found is None:
         return None
     detail = found.detail() if found is not None else held.detail
+    if held is not None and held.kind != journal_holds.MIRROR_MISSING:  # said first, then why
+        detail = held.detail + (f"\n{found.detail()}" if found is not None else "")
     return "held", "HELD: no verdict can be recorded until the director acts", detail
 
 

@@ -19,7 +19,9 @@ back, sorted and fingerprinted). Opening checks the proof against the manifest, 
 independent of the word count: a manifest that pairs one edition's file, checksum and count with
 another's fingerprint finds that file's proof naming other words, and the words are then
 fingerprinted (the old way) and refused. A compiled file with no proof (a store compiled before
-proofs, a lexicon carried by the kit) is fingerprinted once, then proven.
+proofs, a lexicon carried by a kit sealed before kits carried proofs) is fingerprinted once,
+then proven. The takeover kit carries each proof in its signed list of lexicons, beside the
+file it names (`vouching_proof`; store.install takes it), so a takeover reads no word.
 """
 
 from __future__ import annotations
@@ -244,7 +246,7 @@ def proof_path(path: Path) -> Path:
     return path.with_name(path.name + PROOF_SUFFIX)
 
 
-def _proof_of(manifest: Manifest) -> bytes:
+def proof_of(manifest: Manifest) -> bytes:
     """The proof that vouches for `manifest`'s words, as it is written (JSON, keys sorted)."""
     values = {
         "compiled_sha256": manifest.compiled_sha256,
@@ -261,16 +263,22 @@ def proven(manifest: Manifest, path: Path) -> bool:
     `manifest.fingerprint`: one small read, whatever the word count (compared as written: any
     other text is no proof)."""
     try:  # a regular file only: a FIFO put in its place would hold the open forever
-        return read_regular(proof_path(path), _PROOF_MOST) == _proof_of(manifest)
+        return read_regular(proof_path(path), _PROOF_MOST) == proof_of(manifest)
     except OSError:
         return False
+
+
+def vouching_proof(manifest: Manifest, path: Path) -> str | None:
+    """The proof beside `path`, as text, when it vouches for `manifest` (to carry it with the
+    file, in the takeover kit's signed list of lexicons); None when no proof does."""
+    return proof_of(manifest).decode() if proven(manifest, path) else None
 
 
 def record_proof(manifest: Manifest, path: Path, quietly: bool = False) -> None:
     """Write the proof of the compiled file at `path`: only where its words were fingerprinted
     from the file itself, or the file compiled from the words fingerprinted. `quietly`: a store
     this process cannot write is no error (the words are fingerprinted again on the next open)."""
-    data = _proof_of(manifest)
+    data = proof_of(manifest)
     try:
         write_whole(proof_path(path), data)
     except OSError:

@@ -31,6 +31,7 @@ from adjudicator.words.lexicon import (
     Manifest,
     file_sha256,
     file_signature,
+    proof_of,
     proof_path,
     record_proof,
 )
@@ -263,9 +264,13 @@ class LexiconStore:
             self._remove_compiled(previous)
         return manifest
 
-    def install(self, manifest: Manifest, data: bytes) -> None:
+    def install(self, manifest: Manifest, data: bytes, proof: str | None = None) -> None:
         """Put in a lexicon compiled elsewhere (carried by the hall's kit): `data` must be the
-        compiled file its manifest names, by name and SHA-256; `verify` checks its words."""
+        compiled file its manifest names, by name and SHA-256. With `proof` (carried with it,
+        as trusted as the file: the kit's signed list), the proof must be the one of this
+        manifest, and of this very file, and the manifest must match its pin: the proof is
+        then kept beside the file, and no word is read. Without one, `verify` checks the
+        words."""
         import hashlib
 
         check_name(manifest.name)
@@ -276,9 +281,27 @@ class LexiconStore:
             raise LexiconCorrupt(
                 f"Lexicon {manifest.name}: the compiled file is not the one its manifest names."
             )
+        if proof is not None:
+            self._check_carried(manifest, proof)
+            manifest = manifest if manifest.pin else manifest.with_pin()  # as verify pins it
         _atomic_write(self.root / manifest.compiled_file, data)
+        if proof is not None:
+            record_proof(manifest, self.root / manifest.compiled_file)
         _atomic_write(self.manifest_path(manifest.name), manifest.to_json().encode())
         self._back_in_service(manifest.name)
+
+    @staticmethod
+    def _check_carried(manifest: Manifest, proof: str) -> None:
+        """A carried proof vouches for exactly this manifest's file, count and fingerprint,
+        and the manifest matches its pin; else LexiconCorrupt, nothing installed."""
+        if proof.encode("utf-8") != proof_of(manifest):
+            raise LexiconCorrupt(
+                f"Lexicon {manifest.name}: the proof carried with it does not vouch for its "
+                "compiled file (another file, count or fingerprint): it was not installed."
+            )
+        problem = manifest.pin_problem
+        if problem:
+            raise LexiconCorrupt(f"Lexicon {manifest.name} does not match its pin: {problem}.")
 
     def remove(self, name: str) -> None:
         """Delete `name` and its compiled file."""

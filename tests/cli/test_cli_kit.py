@@ -332,3 +332,22 @@ def test_kit_seal_into_a_folder_that_is_not_there_is_refused(run, home, tiny, tm
     assert refused.exit_code == 2
     assert "is not a folder: give the USB stick's folder" in refused.stderr
     assert not (tmp_path / "no-stick").exists()
+
+
+def test_kit_open_takes_each_proof_from_the_kit_and_reads_no_word(laptops, monkeypatch):
+    """The kit's signed list of lexicons carries each one's proof (issue 45): `kit open`
+    installs TINY without fingerprinting its words, and its proof stands beside it on B."""
+    from adjudicator.words import lexicon
+
+    listing = json.loads((laptops.stick / "hall-kit" / "lexicons.json").read_text())
+    compiled = LexiconStore(laptops.a / "lexicons").manifest("TINY").compiled_file
+    assert set(listing["proofs"]) == {compiled}
+    read_back: list[str] = []
+    original = lexicon.CompiledLexicon.check_fingerprint
+    monkeypatch.setattr(lexicon.CompiledLexicon, "check_fingerprint",
+                        lambda self: read_back.append(self.name) or original(self))  # fmt: skip
+    opened = laptops.open(laptops.b)
+    assert opened.exit_code == 0, opened.stderr
+    assert "lexicons: TINY" in opened.stdout and read_back == []
+    proof = (laptops.b / "lexicons" / f"{compiled}.proof").read_text()
+    assert proof == listing["proofs"][compiled]

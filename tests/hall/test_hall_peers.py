@@ -84,3 +84,77 @@ def test_a_laptop_that_starts_while_another_judges_holds_itself(staffed):
     assert "adjudicator journal confirm-alone --reason TEXT" in said
     health = staffed.app.test_client().get("/healthz")
     assert health.status_code == 503 and "waits for the director" in health.get_json()["error"]
+
+
+def test_a_note_carrying_a_takeover_of_this_journal_stops_judging_at_once(staffed, home):
+    """The laptop that took the hall over carries its signed takeover statement in its notes
+    (a laptop that froze and resumed learns it so): this laptop holds itself, with the refusal
+    a restart gives, naming the other laptop; a statement not signed with the hall's key, of
+    another journal, of this laptop's own install, or older than its own, changes nothing."""
+    from adjudicator.errors import AdjudicatorError
+    from adjudicator.record.copies import one_hall, takeover
+    from adjudicator.record.database import journal_health
+
+    hall = staffed.app.extensions["hall"]
+    key = hall.signing_key()
+    client = staffed.app.test_client()
+    staffed.challenge(["QI"])
+    journal_id = journal_health.journal_id(hall.db)
+    mine = writer.install_id()
+    stranger = SigningKey(Ed25519PrivateKey.generate(), home / "stranger.pem")
+
+    def by_b(journal: str, install: str, seq: int, signer: SigningKey = key) -> dict:
+        """A takeover statement, as laptop B's `kit open` signs it."""
+        found = takeover.statement(signer, journal, 1, "x", install, seq)
+        fields = {k: v for k, v in found.items() if k != "signature"}
+        return signer.sign({**fields, "host": "laptop-b"})
+
+    def carrying(statement: dict) -> dict:
+        found = hall_peers.note(key, "club", 8443, True, statement)
+        return key.sign({**{k: v for k, v in found.items() if k != "signature"},
+                         "install": "b" * 32, "host": "laptop-b"})  # fmt: skip
+
+    harmless = [
+        by_b(journal_id, "b" * 32, 5, stranger),  # not signed with the hall's key
+        by_b("another-journal", "b" * 32, 5),  # another journal's (a drill's, say)
+        by_b(journal_id, mine, 5),  # this laptop's own
+        {**by_b(journal_id, "b" * 32, 5), "row": 0},  # edited after it was signed
+    ]
+    for statement in harmless:
+        status, answer = post_note(client, carrying(statement))
+        assert status == 200 and answer["judging"] is True, answer
+    assert client.get("/healthz").status_code == 200
+    one_hall.refuse_if_taken_over(hall.db, hall.key_path)  # nothing learned
+
+    # This laptop took the journal back since (its own statement, seq 6): seq 5 is older.
+    primary = one_hall.primary_path(hall.db)
+    takeover.write([primary], takeover.statement(key, journal_id, 1, "x", mine, 6))
+    status, answer = post_note(client, carrying(by_b(journal_id, "b" * 32, 5)))
+    assert status == 200 and answer["judging"] is True, answer
+    assert answer["takeover"]["install"] == mine  # what it carries itself
+
+    status, answer = post_note(client, carrying(by_b(journal_id, "b" * 32, 7)))
+    assert status == 200 and answer["judging"] is False, answer
+    health = client.get("/healthz")
+    assert health.status_code == 503 and "waits for the director" in health.get_json()["error"]
+    bearer = {"Authorization": f"Bearer {staffed.setup.nwl.token}"}
+    judged = client.post("/api/v1/adjudications", json={"words": ["QI"]}, headers=bearer)
+    assert judged.status_code == 503 and "verdict" not in judged.get_json(), judged.get_json()
+    polled = client.get("/api/v1/kiosk", headers=bearer)  # still paired: never 401
+    assert polled.status_code == 200 and polled.get_json()["journal"]["ok"] is False
+    try:
+        one_hall.refuse_if_taken_over(hall.db, hall.key_path)  # what every later start finds
+    except AdjudicatorError as exc:
+        refusal = str(exc)
+    else:
+        raise AssertionError("the takeover learned was not kept")
+    assert refusal.startswith("THIS HALL WAS TAKEN OVER: the laptop 'laptop-b' (install bbbbbbbb)")
+    assert "`adjudicator kit open DIR`" in refusal
+    held = one_hall.journal_holds.current(hall.db)
+    assert held.kind == "taken-over" and held.detail.startswith("THIS HALL WAS TAKEN OVER")
+    try:  # `journal confirm-alone` does not lift it: only this laptop's own `kit open`
+        one_hall.confirm_alone(hall.db, "the other laptop is gone", "cli:test")
+    except AdjudicatorError:
+        pass
+    assert one_hall.journal_holds.current(hall.db).kind == "taken-over"
+    assert client.get("/healthz").status_code == 503

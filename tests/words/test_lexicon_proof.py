@@ -207,3 +207,31 @@ def test_verify_proves_a_lexicon_carried_without_its_proof(two, tmp_path):
     assert not proof_of(there, "MAIN").exists()
     assert there.verify("MAIN").words == 6
     assert proof_of(there, "MAIN").read_text() == proof_of(two, "MAIN").read_text()
+
+
+def test_a_carried_proof_installs_a_lexicon_without_reading_its_words(two, tmp_path,
+                                                                      fingerprinted):  # fmt: skip
+    """The takeover kit carries each lexicon's proof with its file (store.install): one that
+    vouches for exactly that file is kept beside it, and no word is read, then or at the first
+    open; one that names another file, count or fingerprint is refused, nothing installed."""
+    from adjudicator.words.lexicon import vouching_proof
+
+    manifest = two.manifest("MAIN")
+    data = (two.root / manifest.compiled_file).read_bytes()
+    proof = vouching_proof(manifest, two.root / manifest.compiled_file)
+    other = two.manifest("OTHER")
+    other_proof = vouching_proof(other, two.root / other.compiled_file)
+    assert proof is not None and other_proof is not None
+
+    elsewhere = LexiconStore(root=tmp_path / "laptop-b")
+    forged = json.dumps({**json.loads(proof), "fingerprint": other.fingerprint},
+                        sort_keys=True) + "\n"  # fmt: skip
+    for wrong in (other_proof, forged, proof.replace('"words": 6', '"words": 7'), ""):
+        with pytest.raises(LexiconCorrupt, match="does not vouch for its compiled file"):
+            elsewhere.install(manifest, data, wrong)
+        assert elsewhere.names() == [] and not list(elsewhere.root.glob("*.marisa"))
+
+    elsewhere.install(manifest, data, proof)
+    assert elsewhere.open("MAIN").manifest.fingerprint == manifest.fingerprint
+    assert "QI" in elsewhere.open("MAIN")
+    assert fingerprinted == []  # no word was read back

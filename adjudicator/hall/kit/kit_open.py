@@ -233,20 +233,23 @@ def _open_item(folder: KitFolder, core: _Core, name: str) -> bytes | None:
     return sealing.open_sealed(core.private, body.get("sealed"), refresh.item_aad(core.kit, name))
 
 
-def _listing(folder: KitFolder, core: _Core) -> list[dict[str, Any]]:
+def _listing(folder: KitFolder, core: _Core) -> dict[str, Any]:
+    """The kit's signed list of lexicons: their manifests, and the proofs of their words (by
+    compiled file; none in a kit sealed before kits carried them)."""
     body = folder.read(folder.listing_path)
     if body is None:
-        return []
+        return {"lexicons": [], "proofs": {}}
     if (
         body.get("type") != refresh.LEXICONS_TYPE
         or body.get("kit") != core.kit
         or not isinstance(body.get("lexicons"), list)
+        or not isinstance(body.get("proofs", {}), dict)
         or not receipt_key.signature_ok(body, core.key.public)
     ):
         raise KitDamaged(
             "The kit's list of lexicons is not one this hall signed: nothing was written."
         )
-    return body["lexicons"]
+    return {"lexicons": body["lexicons"], "proofs": body.get("proofs", {})}
 
 
 def _primary() -> str:
@@ -293,10 +296,12 @@ def _carry_the_mark(key: SigningKey, copies: list[str], journal_id: str | None) 
 
 
 def _lexicons(
-    folder: KitFolder, listing: list[dict[str, Any]], primary: str
+    folder: KitFolder, listing: dict[str, Any], primary: str
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Install the kit's lexicons, each only if its file is the one its manifest names, its
-    words match its fingerprint, and its pin is the one each tournament using it recorded."""
+    words match its fingerprint (by the proof the kit carries for that file, as trusted as
+    the file: no word is read; else fingerprinted), and its pin is the one each tournament
+    using it recorded."""
     store = LexiconStore()
     db = SqliteDatabase(primary, create_folder=False)
     try:
@@ -304,16 +309,19 @@ def _lexicons(
     finally:
         db.close()
     installed, problems = [], []
-    for entry in listing:
+    for entry in listing["lexicons"]:
         try:
             manifest = Manifest.from_json(json.dumps(entry))
         except (ValueError, TypeError):
             problems.append("A lexicon's manifest in the kit is not readable.")
             continue
+        proof = listing["proofs"].get(manifest.compiled_file)
         try:
             data = read_regular(folder.lexicon_path(manifest.compiled_file), MOST_LEXICON)
-            store.install(manifest, data)  # the file its manifest names, by SHA-256
-            store.verify(manifest.name)  # and its words, by their fingerprint
+            # the file its manifest names, by SHA-256; its words, by the proof carried
+            store.install(manifest, data, proof if isinstance(proof, str) else None)
+            if not isinstance(proof, str):  # a kit that carries none: fingerprinted
+                store.verify(manifest.name)
         except (OSError, LexiconError) as exc:
             problems.append(f"Lexicon {manifest.name} did not come across: {exc}")
             continue
@@ -346,6 +354,7 @@ def _record_kit(
             "key": core.key.id,
             "items": wanted.digests(),
             "lexicons": wanted.lexicon_files(),
+            "proofs": sorted(wanted.proofs()),
             "files": found.files,
             "header": file_sha256(folder.header_path),
             "sealed_at": header.get("sealed_at", ""),

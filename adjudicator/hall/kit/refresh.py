@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from adjudicator import settings
@@ -32,13 +33,13 @@ from adjudicator.durable import open_owner_only, write_whole
 from adjudicator.errors import AdjudicatorError
 from adjudicator.hall.kit import contents, manifest, sealing
 from adjudicator.hall.kit.kit_files import KitFolder, KitNotFound, file_sha256, read_json
-from adjudicator.record.copies import one_hall
+from adjudicator.record.copies import mirror_identity, one_hall
 from adjudicator.record.database import journal_health
 from adjudicator.record.database.db import Database
 from adjudicator.record.journal import journal
 from adjudicator.record.journal.receipt_key import SigningKey
 from adjudicator.wording import N_, Phrase
-from adjudicator.words.lexicon import Manifest
+from adjudicator.words.lexicon import Manifest, vouching_proof
 from adjudicator.words.store import LexiconStore
 
 log = logging.getLogger("adjudicator.hall.kit")
@@ -64,6 +65,15 @@ _AWAY = N_(
     "The takeover kit's folder {folder} is not here (is the USB stick in?): a second laptop "
     "could not take the hall over."
 )
+_EMPTY = N_(
+    "No takeover kit on the stick at {folder}: run `adjudicator kit seal {folder}`, so that a "
+    "second laptop can take the hall over if this one dies."
+)
+_MOVED = N_(
+    "No takeover kit on the stick at {folder}, where the journal's mirror is now (the last kit "
+    "was sealed at {old}): run `adjudicator kit seal {folder}`, so that a second laptop can take "
+    "the hall over if this one dies."
+)
 _OTHER = N_(
     "The kit in {folder} is not this hall's current kit (sealed again, replaced, or the "
     "hall's key changed since): run `adjudicator kit seal {folder}` again."
@@ -73,11 +83,14 @@ _OTHER = N_(
 @dataclass(frozen=True)
 class KitStatus:
     """Whether the stick holds a current kit: state "current", "stale" (the hall catches up),
-    "none" (never sealed), "away" (its folder is not here) or "other" (seal again)."""
+    "none" (never sealed), "away" (its folder is not here: the stick is out), "empty" (the
+    folder is here, with no kit in it), "moved" (the journal's mirror is on another stick
+    now, `folder`, than the one the kit was sealed on, `old`) or "other" (seal again)."""
 
     state: str
     folder: str = ""
     stale: tuple[str, ...] = field(default=())
+    old: str = ""
 
     @property
     def current(self) -> bool:
@@ -85,9 +98,19 @@ class KitStatus:
 
     def phrase(self) -> Phrase:
         """What the overview says (translated where it is shown)."""
-        text = {"current": _CURRENT, "stale": _STALE, "away": _AWAY, "other": _OTHER}
+        text = {
+            "current": _CURRENT,
+            "stale": _STALE,
+            "away": _AWAY,
+            "empty": _EMPTY,
+            "moved": _MOVED,
+            "other": _OTHER,
+        }
         return Phrase.of(
-            text.get(self.state, _NONE), folder=self.folder, what=", ".join(self.stale)
+            text.get(self.state, _NONE),
+            folder=self.folder,
+            what=", ".join(self.stale),
+            old=self.old,
         )
 
     def text(self) -> str:
@@ -133,6 +156,13 @@ class Wanted:
     def lexicon_paths(self) -> list:
         return [self.root / m.compiled_file for m in self.lexicons]
 
+    def proofs(self) -> dict[str, str]:
+        """Each lexicon's proof (by its compiled file), where one vouches for it: the kit
+        carries it, so that `kit open` reads no word (words/lexicon.py)."""
+        found = {m.compiled_file: vouching_proof(m, self.root / m.compiled_file)
+                 for m in self.lexicons}  # fmt: skip
+        return {name: proof for name, proof in found.items() if proof is not None}
+
 
 def wanted(db: Database, store: LexiconStore) -> Wanted:
     return Wanted(contents.gather(), contents.lexicons_in_use(db, store), store.root)
@@ -164,8 +194,16 @@ def write_lexicons(
         path = folder.lexicon_path(found.compiled_file)
         files[folder.name_of(path)] = manifest.entry(found.compiled_sha256)
     listing = [json.loads(found.to_json()) for found in wanted_now.lexicons]
+    proofs = wanted_now.proofs()
+    record["proofs"] = sorted(proofs)
     at = _now()
-    body = {"type": LEXICONS_TYPE, "kit": record["kit"], "at": at, "lexicons": listing}
+    body = {
+        "type": LEXICONS_TYPE,
+        "kit": record["kit"],
+        "at": at,
+        "lexicons": listing,
+        "proofs": proofs,  # signed with the list: as trusted as the files they name
+    }
     path = folder.listing_path
     files[folder.name_of(path)] = manifest.entry(folder.write(path, key.sign(body)), at)
     folder.remove_others("lexicons", {m.compiled_file for m in wanted_now.lexicons})
@@ -184,6 +222,7 @@ def _behind(folder: KitFolder, record: dict[str, Any], wanted_now: Wanted) -> li
     lexicons = wanted_now.lexicon_files()
     if (
         record.get("lexicons") != lexicons
+        or record.get("proofs") != sorted(wanted_now.proofs())  # a proof made since
         or not _as_written(folder, folder.listing_path, files)
         or not all(_same_size(folder, store_file) for store_file in wanted_now.lexicon_paths())
     ):
@@ -219,14 +258,17 @@ def _manifest_stale(folder: KitFolder, record: dict[str, Any]) -> bool:
 
 
 def _usable(record: dict[str, Any] | None, key_id: str | None) -> tuple[KitFolder, str] | None:
-    """The kit's folder and state when it is not this hall's kit to write to, else None."""
+    """The kit's folder and its state ("" when it is this hall's kit to write to), or None
+    when no kit was sealed or opened here."""
     if record is None:
         return None
     folder = KitFolder(record["dir"])
+    if _mirror_moved(record) is not None:
+        return folder, "moved"  # a kit beside a copy that is no longer the journal's mirror
     try:
         header = folder.header()
     except KitNotFound:
-        return folder, "away"
+        return folder, "empty" if folder.dir.is_dir() else "away"
     except sealing.KitError:
         return folder, "other"
     if (
@@ -239,6 +281,19 @@ def _usable(record: dict[str, Any] | None, key_id: str | None) -> tuple[KitFolde
     return folder, ""
 
 
+def _mirror_moved(record: dict[str, Any]) -> str | None:
+    """The folder of the journal's mirror when it is not the copy the kit was sealed beside
+    (the mirror moved to a new stick since): the kit is to be sealed there. None otherwise, or
+    when the kit was sealed with no mirror beside it, or no mirror is set."""
+    configured = settings.get("journal_mirror").strip()
+    beside = record.get("mirror")
+    if not configured or not isinstance(beside, str) or not beside:
+        return None
+    if mirror_identity.same_place(str(Path(record["dir"]) / beside), configured):
+        return None
+    return str(Path(configured).expanduser().parent)
+
+
 def status(db: Database, store: LexiconStore, key_id: str | None = None) -> KitStatus:
     """Whether the stick holds a current kit (reads only)."""
     record = read_record()
@@ -246,6 +301,8 @@ def status(db: Database, store: LexiconStore, key_id: str | None = None) -> KitS
     if record is None or found is None:
         return KitStatus("none")
     folder, state = found
+    if state == "moved":
+        return KitStatus(state, str(_mirror_moved(record)), old=str(folder.dir))
     if state:
         return KitStatus(state, str(folder.dir))
     behind = _behind(folder, record, wanted(db, store))

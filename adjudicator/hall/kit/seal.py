@@ -20,6 +20,7 @@ from adjudicator.hall.kit import kit_header, refresh, sealing
 from adjudicator.hall.kit.kit_files import FORMAT, KitFolder
 from adjudicator.hall.network import hall_process, hall_tls, hall_url
 from adjudicator.hall.people import password_check, sealed_hashes, session_secret, staff
+from adjudicator.record.copies import one_hall
 from adjudicator.record.database.db import Database
 from adjudicator.record.journal.receipt_key import SigningKey
 from adjudicator.words.store import LexiconStore
@@ -33,6 +34,21 @@ ESTIMATED_CHARACTERS = 100  # zxcvbn's cost grows with the length: its first 100
 
 class WeakPassphrase(sealing.KitError):
     """The passphrase is long enough, but easy to guess (a repeat, a padded word)."""
+
+
+class MayNotSeal(sealing.KitError):
+    """This laptop does not judge now (taken over, or held): it writes nothing to a stick."""
+
+
+def refuse_if_not_judging(db: Database, directory: Path) -> None:
+    """MayNotSeal, saying why and what lifts it, when this laptop does not judge now: a kit
+    sealed by it would put on a stick a hall it does not hold (one_hall.not_judging)."""
+    why = one_hall.not_judging(db)
+    if why is not None:
+        raise MayNotSeal(
+            f"Nothing was written to {directory}: this laptop does not judge now, and a laptop "
+            f"that does not judge writes nothing to a USB stick, a kit neither. {why}"
+        )
 
 
 @dataclass(frozen=True)
@@ -78,7 +94,9 @@ def seal_kit(
     key: SigningKey,
     mirror: str | None,
 ) -> Sealed:
-    """Seal a new kit into `directory` (see the module's docstring)."""
+    """Seal a new kit into `directory` (see the module's docstring); refused by a laptop that
+    does not judge now (MayNotSeal), before anything is written."""
+    refuse_if_not_judging(db, directory)
     check_passphrase(passphrase)
     sealed_hashes.seal_clear(db, key)  # an earlier version's hashes: none in clear on the stick
     folder = KitFolder(directory)

@@ -104,20 +104,34 @@ def settle(db: Database, resolution: str = "the mirror is back") -> None:
 
 
 def may_write_stick(db: Database) -> bool:
-    """Whether this laptop may write to the USB stick now: it judges the hall (no other laptop
-    took it over, the mirror configured is the journal's own, no hold for a missing one). A
-    read; False when the journal cannot say. (A mirrored journal is checked for a takeover
-    once per process, at its first transaction, as every process checks it: nothing to do
-    again at each refresh. A journal never mirrored has no stick another laptop took over.)"""
+    """Whether this laptop may write to the USB stick now: it judges the hall (see
+    `not_judging`). A read; False when the journal cannot say."""
+    return not_judging(db) is None
+
+
+def not_judging(db: Database) -> str | None:
+    """Why this laptop does not judge now, and so writes nothing to a USB stick (what the
+    director is told, with the command that lifts it); None when it judges. Another laptop
+    took the journal over, the mirror configured is not the journal's own, or judging is held
+    for any reason (a takeover learned while serving too). A read. (A mirrored journal is
+    checked for a takeover once per process, at its first transaction, as every process checks
+    it: nothing to do again at each refresh.)"""
     try:
         if isinstance(db, MirroredDatabase):
             db.check_copies()  # raises TakenOver where another laptop took the journal over
-        if waiting(db) is not None:
-            return False
+        else:
+            refuse_if_taken_over(db)  # the mirror unset: its copy's last known path is read
+        found = waiting(db)
+        if found is not None:
+            return f"JUDGING HELD: {found.detail()}"
         held = journal_holds.current(db)
-    except (DatabaseUnavailable, OSError):
-        return False
-    return held is None or held.kind not in journal_holds.ALONE
+    except takeover.TakenOver as exc:
+        return str(exc)
+    except (DatabaseUnavailable, OSError) as exc:
+        return f"The journal cannot be read now: {exc}"
+    if held is None:
+        return None
+    return held.detail if held.kind == journal_holds.TAKEN_OVER else f"JUDGING HELD: {held.detail}"
 
 
 def confirm_alone(db: Database, reason: str, actor: str) -> int:

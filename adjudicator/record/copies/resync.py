@@ -164,8 +164,7 @@ def _lost_while_serving(db: MirroredDatabase, withheld: mirror_identity.Waiting)
     found missing comes back only as itself, or by `journal confirm-alone`."""
     if withheld.kind != "absent":
         return False
-    held = journal_holds.current(db)
-    return held is None or held.kind not in journal_holds.ALONE
+    return journal_holds.current(db) is None
 
 
 def resync(db: MirroredDatabase, keep: str | None = None) -> list[str]:

@@ -1,6 +1,7 @@
 """Judging held: the journal records no verdict until the director acts, for a reason that is
 not a rollback (no row is missing): the journal's mirror, the USB stick, was not the one set at
-the start, or another laptop judged the hall when this one started.
+the start, another laptop judged the hall when this one started, or, while this one served,
+another laptop of the hall showed it took the hall over (copies/learned_takeover.py).
 
 One hall judges. A stick that a journal has written to and that is not there when the hall
 starts may be serving another laptop (`adjudicator kit open`), so this hall does not judge
@@ -28,14 +29,16 @@ log = logging.getLogger("adjudicator.record.journal.journal")
 MIRROR_MISSING = "mirror-missing"
 ANOTHER_LAPTOP = "another-laptop"  # another laptop judged the hall when this one started
 ALONE = (MIRROR_MISSING, ANOTHER_LAPTOP)  # what `journal confirm-alone` ends
+TAKEN_OVER = "taken-over"  # another laptop took the hall over: only this laptop's `kit open`
 
 HELD_MESSAGE = N_(  # a kiosk shows it in its language (babel.cfg)
     "The hall waits for the director before it judges again: no verdict can be recorded. "
     "Call the director."
 )
 
-OPEN_SQL = (
-    "SELECT kind, detail, since FROM journal_holds WHERE resolved_at IS NULL ORDER BY since LIMIT 1"
+OPEN_SQL = (  # a takeover first: what lifts it is not what lifts the others
+    "SELECT kind, detail, since FROM journal_holds WHERE resolved_at IS NULL "
+    f"ORDER BY CASE WHEN kind = '{TAKEN_OVER}' THEN 0 ELSE 1 END, since LIMIT 1"
 )
 HELD_SQL = "SELECT 1 FROM journal_holds WHERE resolved_at IS NULL LIMIT 1"  # on every append
 
@@ -78,9 +81,12 @@ def hold_here(db: Database, detail: str) -> None:
 
 
 def check_here(db: Database) -> None:
-    """Raise JournalHeld if this process holds judging on `db` (hold_here)."""
-    if db.__dict__.get("_held_here"):
-        raise JournalHeld(HELD_MESSAGE)
+    """Raise JournalHeld if this process holds judging on `db` (hold_here): a command, so it
+    says why, and what lifts it (a kiosk is shown HELD_MESSAGE in its language whatever the
+    text)."""
+    detail = db.__dict__.get("_held_here")
+    if detail:
+        raise JournalHeld(f"JUDGING HELD: {detail}")
 
 
 def current(db: Database) -> Hold | None:
