@@ -19,6 +19,7 @@ from adjudicator.words.alphabet_files import builtin
 from adjudicator.words.store import LexiconStore
 from adjudicator.words.wordlist import WordSet
 
+from support.http import send_early_answered
 from support.servers import PreparedHome, Server, cli, prepare_home
 
 pytestmark = pytest.mark.slow  # real servers (gunicorn) attacked under load
@@ -48,7 +49,7 @@ def send(hall, body: bytes | str, content_type: str | None = "application/json")
     headers = {"Authorization": f"Bearer {token}"}
     if content_type:
         headers["Content-Type"] = content_type
-    connection.request("POST", "/api/v1/spell", body=body, headers=headers)
+    send_early_answered(connection, "POST", "/api/v1/spell", body, headers)
     response = connection.getresponse()
     raw = response.read().decode("utf-8", "replace")
     connection.close()

@@ -16,7 +16,7 @@ import pytest
 from adjudicator.record.database.journal_health import PROBE_SECONDS
 
 from support.load import Load, assert_served_are_recorded, journal_rows
-from support.servers import NOBODY, Server, as_nobody_argv, get, prepare_home
+from support.servers import NOBODY, Server, as_nobody_argv, cli, get, prepare_home
 
 pytestmark = pytest.mark.slow
 
@@ -41,16 +41,28 @@ def hand_to_nobody(path: Path) -> None:
         os.chown(item, NOBODY, NOBODY)
 
 
+def both_kiosks(url: str, tokens: list[str], per_thread: int) -> Load:
+    """Eight client threads, four per kiosk (a kiosk holds at most six connections in a worker,
+    as a browser does: one token on eight would be refused its seventh while all are busy)."""
+    loads = [Load([(url, token)], threads=4, per_thread=per_thread).start() for token in tokens]
+    done = Load([])
+    for load in loads:
+        done.replies += load.join().replies
+    return done
+
+
 def test_every_worker_judges_again_once_the_journal_is_writable(open_home):
     home = prepare_home(open_home / "home")
+    second = cli(home.path, "kiosk", "add", "k2", "--tournament", "hall").strip().splitlines()[-1]
+    tokens = [home.token, second]
     hand_to_nobody(home.path)
     journal = home.path / "journal.sqlite3"
     with UnprivilegedServer(home, workers=2, env={"ADJUDICATOR_THREADS": "8"}) as server:
         journal.chmod(0o444)  # read-only: connections opened now can never write
-        during = Load([(server.url, home.token)], threads=8, per_thread=6).start().join()
+        during = both_kiosks(server.url, tokens, per_thread=6)
         journal.chmod(0o644)
         time.sleep(PROBE_SECONDS + 1)  # "within seconds"
-        after = Load([(server.url, home.token)], threads=8, per_thread=15).start().join()
+        after = both_kiosks(server.url, tokens, per_thread=15)
         health = [get(server.url + "/healthz")[0] for _ in range(20)]
         kiosk = [get(server.url + "/api/v1/kiosk", home.token)[1] for _ in range(10)]
     statuses = [r.status for r in after.replies]

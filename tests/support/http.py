@@ -25,6 +25,27 @@ class Reply:
         return self.headers.get_all("Set-Cookie") or []
 
 
+def send_early_answered(
+    connection: http.client.HTTPConnection, method: str, path: str, body, headers: dict
+) -> None:
+    """Send a request whose answer may come before its body is all sent: a server refusing a
+    body too large from its head answers and closes, and the rest of the body then meets a
+    broken pipe; the answer is already in this end's buffer, for getresponse() to read."""
+    data = body.encode("utf-8") if isinstance(body, str) else body
+    named = {name.lower() for name in headers}
+    connection.putrequest(method, path, skip_accept_encoding="accept-encoding" in named)
+    for name, value in headers.items():
+        connection.putheader(name, value)
+    if "content-length" not in named and (data is not None or method in ("POST", "PUT")):
+        connection.putheader("Content-Length", str(len(data or b"")))
+    connection.endheaders()
+    if data:
+        try:
+            connection.sock.sendall(data)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # answered early: getresponse() reads the answer
+
+
 @dataclass
 class Client:
     """A browser-like client of `base_url` that connects from `source` (a loopback address)."""
@@ -44,7 +65,7 @@ class Client:
         if self.jar:
             sent["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.jar.items())
         try:
-            connection.request(method, path, body=body, headers=sent)
+            send_early_answered(connection, method, path, body, sent)
             response = connection.getresponse()
             reply = Reply(
                 response.status, response.headers, response.read().decode(errors="replace")

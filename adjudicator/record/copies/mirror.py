@@ -160,7 +160,10 @@ class MirroredDatabase(Database):
         return found
 
     def _open(self, role: str) -> SqliteDatabase:
-        return SqliteDatabase(self.paths[role], create_folder=role == PRIMARY)
+        """A copy's database; a mirror already there is never made again by a connection (a
+        process opening it first after the stick's copy was lost would make an empty one)."""
+        made = role == PRIMARY or not Path(self.paths[role]).exists()
+        return SqliteDatabase(self.paths[role], create_folder=role == PRIMARY, create_file=made)
 
     def check_copies(self) -> None:
         """Once per process, before its first transaction: do the copies stand together?
@@ -199,6 +202,8 @@ class MirroredDatabase(Database):
                 raise DatabaseUnavailable(f"The journal's copies cannot be read: {exc}.") from None
             if verdict == "disagree":
                 raise CopiesDisagree(disagree_message(primary, mirror))
+            if mirror.exists:  # from now on, never made again here: only a resync rebuilds it
+                self.copies[MIRROR].create_file = False
             behind = {"first-behind": (PRIMARY, primary), "second-behind": (MIRROR, mirror)}
             if verdict in behind:
                 role, stale = behind[verdict]

@@ -6,7 +6,8 @@ The files this process opened (the database, its -wal and -shm) are remembered b
 inode. A connection to a file that was deleted or replaced goes on reading and writing the old
 inode, which no one else will ever see; `file_problem` notices, so the journal's health turns
 "lost" and nothing more is judged. Once a process has opened the journal, later connections
-never create it: a deleted journal is not silently replaced by an empty one.
+never create it: a deleted journal is not silently replaced by an empty one. A copy made
+with `create_file=False` (a mirror that was there) is never created by any process.
 """
 
 from __future__ import annotations
@@ -34,9 +35,10 @@ class SqliteDatabase(Database):
 
     backend = "sqlite"
 
-    def __init__(self, path: str, *, create_folder: bool = True):
+    def __init__(self, path: str, *, create_folder: bool = True, create_file: bool = True):
         self.url = path
         self.create_folder = create_folder  # a mirror's folder (a USB stick) is never made
+        self.create_file = create_file  # False: a file gone is never made again (a lost copy)
         self.path = Path(path)
         self._local = threading.local()
         self._files = tuple((suffix, str(path) + suffix) for suffix in SUFFIXES)
@@ -48,14 +50,19 @@ class SqliteDatabase(Database):
         connection = getattr(self._local, "connection", None)
         if connection is None:
             first = self._pins() is None
+            creating = first and self.create_file
             try:
                 if self.create_folder:
                     self.path.parent.mkdir(parents=True, exist_ok=True)
-                target = self.path if first else f"file:{quote(str(self.path))}?mode=rw"
+                target = self.path if creating else f"file:{quote(str(self.path))}?mode=rw"
                 connection = sqlite3.connect(
-                    target, timeout=10, isolation_level=None, check_same_thread=False, uri=not first
+                    target,
+                    timeout=10,
+                    isolation_level=None,
+                    check_same_thread=False,
+                    uri=not creating,
                 )
-                if first:  # owner-only before the -wal and -shm, which SQLite gives its mode
+                if creating:  # owner-only before the -wal and -shm, which SQLite gives its mode
                     for _suffix, path in self._files:
                         make_owner_only(path)  # by path: never a descriptor SQLite's locks need
                 if self.path.exists() and not os.access(self.path, os.W_OK):
