@@ -86,6 +86,7 @@ def test_wespa_dingle_a_grant_given_back_passes_on_voided_late_and_back(
         return hall.challenge(kiosk, words, round="1", table="1", challenger=challenger)
 
     e1 = judge(eve, GOOD)  # dingle: her first unsuccessful challenge in the game is free
+    assert "first unsuccessful challenge" in e1.consequence
     check(hall, slug, {eve: figures(challenges_made=1, challenges_lost=1),
                        ben: figures(plays_challenged=1, plays_stood=1)})  # fmt: skip
     grant = director_decisions.grant_free_challenge(
@@ -97,7 +98,7 @@ def test_wespa_dingle_a_grant_given_back_passes_on_voided_late_and_back(
     assert f"free challenge #{grant.id}" in e2.consequence
     e3 = judge(eve, GOOD)  # her third loses the turn
     assert "the challenger loses their turn" in e3.consequence
-    b1 = judge(ben, BAD)  # Ben's comes off
+    assert judge(ben, BAD).verdict == "UNACCEPTABLE"  # Ben's comes off
     check(hall, slug, {
         eve: figures(challenges_made=3, challenges_lost=3, penalty_turns=1,
                      free_challenges_granted=1, free_challenges_used=1,
@@ -152,13 +153,13 @@ def test_wespa_dingle_a_grant_given_back_passes_on_voided_late_and_back(
     waivers.waive(hall.db, e4.id, "her opponent wrote the score first again", actor=TD,
                   station=TD)  # fmt: skip
     final = {**before_waiver, eve: {**before_waiver[eve], "penalty_turns": 0,
-                                    "free_challenges_granted": 2, "free_challenges_used": 2}}
-    check(hall, slug, final)  # fmt: skip
+                                    "free_challenges_granted": 2,
+                                    "free_challenges_used": 2}}  # fmt: skip
+    check(hall, slug, final)
     shown = reported(rulebooks_cli, slug)
     assert {p["name"]: {f: p[f] for f in FIGURES} for p in shown["players"]} == final
     assert shown["totals"]["free_challenges_used"] == 2
     assert shown["totals"]["challenges_made"] == 5 and shown["totals"]["penalty_turns"] == 0
-    assert {p["name"] for p in shown["players"]} == {eve, ben} and b1.id
 
 
 def test_nsa_x_g_a_referral_a_contrary_second_and_a_third(rulebooks_hall, tmp_path):
@@ -257,7 +258,8 @@ def test_naspa_1_2_the_first_directors_final_ruling_and_the_directors_points(
     d1 = hall.challenge(kiosk, ["ZA"], round="1", table="1", challenger=dee)
     exchange = person("td", "director-challenge", "--tournament", slug, "--kind", "exchange",
                       "--outcome", "upheld", *game, "--challenger", cy, "--player", dee,
-                      "--reason", "3 tiles in the bag, Cy had played", "--points", "-30")
+                      "--reason", "3 tiles in the bag, Cy had played",
+                      "--points", "-30")  # fmt: skip
     assert exchange.exit_code == 0
     person("td", "director-challenge", "--tournament", slug, "--kind", "placement",
            "--outcome", "dismissed", *game, "--challenger", dee, "--player", cy,
