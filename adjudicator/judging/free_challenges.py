@@ -21,6 +21,7 @@ unsuccessful challenge that names its challenger.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -73,6 +74,26 @@ class Grant:
         if self.round is not None and canonical(self.round) != canonical(round_no):
             return False
         return self.table is None or canonical(self.table) == canonical(table)
+
+
+def by_player(grants: Sequence[Grant]) -> dict[str, list[Grant]]:
+    """The grants by each form of their player's name (game.forms_of), each list in id order:
+    a challenge's grants are found by its challenger's forms, not by trying every grant."""
+    found: dict[str, list[Grant]] = {}
+    for grant in sorted(grants, key=lambda g: g.id):
+        for form in forms_of(grant.to):
+            found.setdefault(form, []).append(grant)
+    return found
+
+
+def covering(
+    index: dict[str, list[Grant]], challenger: str | None, round_no: Any, table: Any
+) -> list[Grant]:
+    """The grants of `index` (by_player) that cover a challenge (Grant.covers), in id order."""
+    if not challenger:
+        return []
+    found = {g.id: g for form in forms_of(challenger) for g in index.get(form, ())}
+    return [g for _, g in sorted(found.items()) if g.covers(challenger, round_no, table)]
 
 
 def grant_text(book: Rulebook, to: str, round_no: str | None, table: str | None) -> str:

@@ -60,14 +60,15 @@ BATCH, MOST = 16, 16
 def next_batch(
     cur: Any,
     tournament: str,
-    grants: Sequence[Grant],
+    index: dict[str, list[Grant]],
     forms: frozenset[str],
     after: int,
     leave_out: int | None,
     limit: int,
 ) -> tuple[int, list[int]] | None:
     """The next `limit` challenges of the tournament after row `after`: the last one's id, and
-    the ids of those the grants' players made in the games they cover; None past the last."""
+    the ids of those the grants' players made in the games they cover (`index`: the grants by
+    player, free_challenges.by_player); None past the last."""
     rows = cur.execute(
         "SELECT id, challenger, round_no, table_no FROM adjudications WHERE tournament = ? "
         f"AND kind = 'challenge' AND challenger IS NOT NULL AND id > ? ORDER BY id "
@@ -81,7 +82,7 @@ def next_batch(
         for row_id, challenger, round_no, table in rows
         if row_id != leave_out
         and forms & forms_of(challenger)
-        and any(g.covers(challenger, round_no, table) for g in grants)
+        and free_challenges.covering(index, challenger, round_no, table)
     ]
     return rows[-1][0], ids
 
@@ -201,10 +202,8 @@ def rows(cur: Any, ids: Sequence[int]) -> list[journal.Entry]:
     if not ids:
         return []
     marks = ", ".join("?" for _ in ids)
-    rows = cur.execute(
-        f"SELECT * FROM adjudications WHERE id IN ({marks}) ORDER BY id", tuple(ids)
-    ).all()
-    return [journal.from_row(row) for row in rows]
+    rows = cur.execute(f"{journal.SELECT} WHERE id IN ({marks}) ORDER BY id", tuple(ids)).tuples()
+    return [journal.from_values(row) for row in rows]
 
 
 def _follow_ups(cur: Any, ids: Sequence[int]) -> dict[int, list[journal.Entry]]:
@@ -214,9 +213,9 @@ def _follow_ups(cur: Any, ids: Sequence[int]) -> dict[int, list[journal.Entry]]:
         return found
     marks = ", ".join("?" for _ in ids)
     rows = cur.execute(
-        f"SELECT * FROM adjudications WHERE refers_to IN ({marks}) ORDER BY id", tuple(ids)
-    ).all()
+        f"{journal.SELECT} WHERE refers_to IN ({marks}) ORDER BY id", tuple(ids)
+    ).tuples()
     for row in rows:
-        entry = journal.from_row(row)
+        entry = journal.from_values(row)
         found[entry.refers_to].append(entry)
     return found

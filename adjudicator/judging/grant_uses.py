@@ -42,27 +42,32 @@ def allocate(grants: Sequence[Grant], uses: Sequence[Use]) -> dict[int, Grant]:
     """{challenge id: the grant that pays for it}: each eligible challenge, in id order, takes
     the earliest grant granted before it that covers it and no earlier challenge took."""
     found: dict[int, Grant] = {}
+    index, taken = free_challenges.by_player(grants), set()
     for use in sorted(uses, key=lambda u: u.entry.id):
-        _offer(grants, found, use)
+        _offer(index, found, taken, use)
     return found
 
 
-def _offer(grants: Sequence[Grant], found: dict[int, Grant], use: Use) -> None:
+def _offer(
+    index: dict[str, list[Grant]], found: dict[int, Grant], taken: set[int], use: Use
+) -> None:
     """`use` takes the earliest grant left that pays for it, if it is eligible (`allocate`'s
-    one step)."""
+    one step): among its challenger's grants (`index`, free_challenges.by_player), the first
+    granted before it that covers it and is not `taken` (the ids of the grants in `found`)."""
     if not use.eligible:
         return
-    e, taken = use.entry, {g.id for g in found.values()}
+    e = use.entry
     grant = next(
         (
             g
-            for g in grants
-            if g.id < e.id and g.id not in taken and g.covers(e.challenger, e.round, e.table)
+            for g in free_challenges.covering(index, e.challenger, e.round, e.table)
+            if g.id < e.id and g.id not in taken
         ),
         None,
     )
     if grant is not None:
         found[e.id] = grant
+        taken.add(grant.id)
 
 
 def holders(
@@ -86,13 +91,14 @@ def holders(
         return {}, {}
     grants = sorted(grants, key=lambda g: g.id)
     reader = grant_candidates.Reader(cur, grants, final_play_free, override)
+    index, taken = free_challenges.by_player(grants), set()
     held: dict[int, Grant] = {}
     uses: dict[int, Use] = {}
     forms = frozenset().union(*(forms_of(g.to) for g in grants))
     after, size = grants[0].id, 1
     while len(held) < len(grants):
         batch = grant_candidates.next_batch(
-            cur, tournament, grants, forms, after, leave_out, grant_candidates.BATCH * size
+            cur, tournament, index, forms, after, leave_out, grant_candidates.BATCH * size
         )
         if batch is None:
             break
@@ -106,7 +112,7 @@ def holders(
             )
             for use in reader.uses(grant_candidates.rows(cur, chunk)):
                 uses[use.entry.id] = use
-                _offer(grants, held, use)
+                _offer(index, held, taken, use)
             if len(held) == len(grants):
                 after = chunk[-1]
                 break

@@ -168,11 +168,12 @@ def corrections(cur: Any, slugs: Sequence[str], final_play_free: dict[str, bool]
     holders = {
         slug: outcomes.grant_holders(cur, slug, final_play_free.get(slug, False)) for slug in slugs
     }
-    touched = {challenge_id for _, uses in holders.values() for challenge_id in uses}
-    ids = sorted(set(follow_ups) | touched)
-    if not ids:
+    # The grants' players' challenges the holders read whole (grant_candidates.Use): not again.
+    uses = {found: use for _, read in holders.values() for found, use in read.items()}
+    challenges = _rows(cur, sorted(set(follow_ups) - set(uses)))
+    challenges += [use.entry for use in uses.values()]
+    if not challenges:
         return []
-    challenges = _rows(cur, ids)
 
     def granted(challenge: journal.Entry, outcome: outcomes.Outcome) -> outcomes.Outcome:
         return outcomes.paid(holders[challenge.tournament], challenge, outcome)
@@ -203,9 +204,17 @@ def corrections(cur: Any, slugs: Sequence[str], final_play_free: dict[str, bool]
         for entry in game:
             effective[entry.id] = (entry, recounted[entry.id])
     for challenge in challenges:
-        if challenge.id not in effective:
-            found = outcomes.outcome_of(challenge, follow_ups.get(challenge.id, ()))
-            effective[challenge.id] = (challenge, granted(challenge, found))
+        if challenge.id in effective:
+            continue
+        rows = follow_ups.get(challenge.id, ())
+        use = uses.get(challenge.id)
+        if use is not None and not rows:  # nothing refers to it: as judged, but for the grants
+            found = granted(challenge, use.outcome)  # use.outcome: outcome_of with no rows
+            if found is use.outcome:
+                continue  # no grant pays for it otherwise than when it was recorded
+        else:
+            found = granted(challenge, outcomes.outcome_of(challenge, rows))
+        effective[challenge.id] = (challenge, found)
     deltas: list[Delta] = []
     for entry, outcome in effective.values():
         deltas.extend(_delta(entry, outcome, follow_ups.get(entry.id, ())))
