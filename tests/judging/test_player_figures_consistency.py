@@ -29,12 +29,18 @@ from adjudicator.errors import AdjudicatorError
 from adjudicator.hall import tournaments
 from adjudicator.hall.director import director_decisions
 from adjudicator.hall.hall import Hall
-from adjudicator.judging import player_figures
+from adjudicator.judging import (
+    free_challenges,
+    grant_candidates,
+    grant_uses,
+    outcomes,
+    player_figures,
+)
 from adjudicator.judging.corrections import second_opinion, voids, waivers
 from adjudicator.judging.corrections.final_ruling import record_ruling
 from adjudicator.judging.rulebooks import rulebook_of
 from adjudicator.record.database.sqlite import SqliteDatabase
-from adjudicator.record.journal import player_tallies
+from adjudicator.record.journal import journal, player_tallies
 from adjudicator.record.journal.player_tallies import FIGURES
 
 from support import export_recount
@@ -88,11 +94,21 @@ def new_hall(store, events) -> Iterator[tuple[Hall, list[str]]]:
 JUDGE = st.tuples(st.just("judge"), st.integers(0, 1), st.integers(0, 2), st.integers(0, 1),
                  st.integers(0, len(WORDS) - 1), st.booleans(), st.integers(0, 2),
                  st.integers(0, 9))  # fmt: skip
+GRANT = st.tuples(st.just("grant"), st.integers(0, 1), st.integers(0, 2), st.booleans(),
+                 st.integers(0, 1))  # fmt: skip
+# A grant, then the grantee's challenges in that game (so that grants are used, and passed on
+# by the corrections drawn after them).
+GRANTED = st.tuples(st.just("granted"), st.integers(0, 1), st.integers(0, 2), st.booleans(),
+                    st.integers(0, 1), st.lists(st.integers(0, len(WORDS) - 1), min_size=1,
+                                                max_size=3))  # fmt: skip
 STEPS = st.one_of(
     JUDGE,
     JUDGE,
+    JUDGE,
+    GRANT,
+    GRANTED,
+    GRANTED,
     st.tuples(st.just("reissue"), st.integers(0, 99), st.integers(0, len(WORDS) - 1)),
-    st.tuples(st.just("grant"), st.integers(0, 1), st.integers(0, 2), st.booleans()),
     st.tuples(st.just("void"), st.integers(0, 99), st.sampled_from(GROUNDS), st.booleans()),
     st.tuples(st.just("revoke"), st.integers(0, 99)),
     st.tuples(st.just("opinion"), st.integers(0, 99), st.integers(0, len(WORDS) - 1),
@@ -109,6 +125,15 @@ STEPS = st.one_of(
 def step(hall: Hall, slugs: list[str], made: list, action: tuple) -> None:
     """One call as the hall makes it; `made`: the challenges recorded so far (id, slug, game)."""
     db, name = hall.db, action[0]
+    if name == "granted":
+        _, t, g, in_game, side, words = action
+        step(hall, slugs, made, ("grant", t, g, in_game, side))
+        for said in words:
+            try:
+                step(hall, slugs, made, ("judge", t, g, side, said, False, 0, 1))
+            except AdjudicatorError:
+                pass
+        return
     if name == "judge":
         _, t, g, side, words, final, typed, unnamed = action
         round_no, table, *players = GAMES[g]
@@ -125,7 +150,8 @@ def step(hall: Hall, slugs: list[str], made: list, action: tuple) -> None:
         round_no, table, first, second = GAMES[g]
         if name == "grant":
             in_game = {"round_no": round_no, "table": table} if action[3] else {}
-            director_decisions.grant_free_challenge(db, slugs[t], first, "score written first",
+            to = (first, second)[action[4]]
+            director_decisions.grant_free_challenge(db, slugs[t], to, "score written first",
                                                     actor=TD, station=TD, **in_game)  # fmt: skip
         else:
             _, _, _, kind, upheld, points = action
@@ -162,6 +188,36 @@ def step(hall: Hall, slugs: list[str], made: list, action: tuple) -> None:
         waivers.waive(db, row_id, "score written first", actor=TD, station=TD)
 
 
+def holders_as_defined(hall: Hall, slugs: list[str]) -> None:
+    """What the grants pay for (grant_uses.holders, which reads only what may matter) is what
+    the definition gives: every challenge of the tournament read whole, each eligible one in id
+    order taking the earliest grant left that covers it (grant_uses.allocate); and so is every
+    challenge's penalty as the grants pay it (grant_uses.effective)."""
+    with hall.db.transaction() as cur:
+        for slug in slugs:
+            free = rulebook_of(hall.db, slug).final_play_free
+            grants = free_challenges.grants_of(cur, slug)
+            held, uses = grant_uses.holders(cur, slug, grants, free)
+            rows = cur.execute(
+                f"{journal.SELECT} WHERE tournament = ? AND kind = 'challenge' "
+                "AND challenger IS NOT NULL ORDER BY id",
+                (slug,),
+            ).tuples()
+            every = grant_candidates.Reader(cur, grants, free, None).uses(
+                [journal.from_values(row) for row in rows]
+            )
+            defined = grant_uses.allocate(grants, every)
+            assert {c: g.id for c, g in held.items()} == {c: g.id for c, g in defined.items()}
+            for use in every:
+                before = outcomes.outcome_of(use.entry, use.follow_ups)
+                expected = grant_uses.effective(use, defined.get(use.entry.id), before)
+                found = outcomes.paid((held, uses), use.entry, before)
+                assert (found.penalty, found.consequence) == (
+                    expected.penalty,
+                    expected.consequence,
+                ), use.entry.id
+
+
 def agree(hall: Hall, slugs: list[str]) -> None:
     """The figures are the export's effective outcomes counted afresh, per tournament and over
     the season."""
@@ -196,6 +252,7 @@ def test_every_players_figures_are_the_exports_effective_outcomes_counted_again(
                 continue  # refused, as the hall refuses it: nothing recorded
             event(f"taken: {action[0]}")
             agree(hall, slugs)
+            holders_as_defined(hall, slugs)
         with hall.db.transaction() as cur:
             kept = player_tallies.read(cur, slugs)
         with hall.db.transaction(chain_lock=True) as cur:
@@ -209,12 +266,36 @@ def test_a_grant_passed_on_to_a_challenge_no_row_refers_to_is_counted(store):
     with new_hall(store, [("nsa-1998", "double"), (None, "5-per-word")]) as (hall, slugs):
         made: list = []
         for action in (
-            ("grant", 0, 0, True),
+            ("grant", 0, 0, True, 0),
             ("judge", 0, 0, 0, 0, False, 0, 1),  # Ann: CAT DOG stands, the grant pays
             ("judge", 0, 0, 0, 0, False, 1, 1),  # Ann again ("ANN"): loses her turn
             ("ruling", 0, False, None),  # #1 ruled successful: the grant passes to #2
         ):
             step(hall, slugs, made, action)
             agree(hall, slugs)
+            holders_as_defined(hall, slugs)
         ann = {p.key: p.figures for p in player_figures.of_tournaments(hall.db, slugs)}["ann"]
         assert (ann["free_challenges_used"], ann["penalty_turns"]) == (1, 0)
+
+
+def test_a_ruling_earlier_in_a_dingle_game_makes_a_later_challenge_take_the_grant(store):
+    """Under dingle Ann's second challenge was her first unsuccessful one (free: no grant taken);
+    a ruling on her first makes it her second, which would cost the turn: her grant pays for
+    it now, though no row refers to it."""
+    with new_hall(store, [("wespa", "dingle"), (None, "5-per-word")]) as (hall, slugs):
+        made: list = []
+        for action in (
+            ("grant", 0, 0, True, 0),
+            ("judge", 0, 0, 0, 1, False, 0, 1),  # CAT DOGX: came off
+            ("judge", 0, 0, 0, 0, False, 0, 1),  # CAT DOG: stood, her first unsuccessful: free
+            ("ruling", 0, True, None),  # the first ruled acceptable: the second is her second
+        ):
+            step(hall, slugs, made, action)
+            agree(hall, slugs)
+            holders_as_defined(hall, slugs)
+        ann = {p.key: p.figures for p in player_figures.of_tournaments(hall.db, slugs)}["ann"]
+        assert (ann["challenges_lost"], ann["penalty_turns"], ann["free_challenges_used"]) == (
+            2,
+            0,
+            1,
+        )
