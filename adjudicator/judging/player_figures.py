@@ -12,8 +12,9 @@ and under a rule that counts the challenger's earlier challenges in the game, ev
 of a corrected game recounted (`outcomes.recount_game`, the grants paid first). So the figures
 read here are the stored tallies plus, for those challenges only, what their outcome gives less
 what they gave as judged. They are found through the follow-ups' partial index and the grants'
-(`grant_uses.holders` reads only the challenges of players who hold a grant): the cost follows
-the corrections and the grants, not the journal's size.
+(`grant_uses.holders` reads whole only a grant player's challenge that a grant pays for or that
+its row cannot judge alone): the cost follows the corrections and the grants, not the journal's
+size.
 
 All of it is read in one snapshot of the journal (a repeatable read on PostgreSQL), so a row
 appended meanwhile is counted whole or not at all.
