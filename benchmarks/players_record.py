@@ -21,6 +21,11 @@ Each size is filled once (the next size goes on from the last), then the report,
 (the library's `season.build`) and the season page (GET /director/season through the app,
 HTML included) are timed alternately with their floors (benchmarks/alternating.py): the best
 of each is printed with the ratio.
+
+`--before REV` also times, in the same rounds, the players' figures (of the season and of the
+report's event) as the judging's `player_figures.py` of git revision REV computed them, beside
+this tree's: the cost of a change to how the figures follow the corrections, before and after,
+on the same rows in one run.
 """
 
 from __future__ import annotations
@@ -168,9 +173,32 @@ def fill(hall: Hall, fingerprint: str, target: int, batch: int = 500) -> float:
     return time.perf_counter() - began
 
 
-def measure(hall: Hall, rows: int, rounds: int) -> list[tuple[str, float, float]]:
-    """(what, seconds, floor seconds) of the report, the season and the season page."""
+def figures_at(revision: str):
+    """The module `adjudicator/judging/player_figures.py` as git revision `revision` has it,
+    loaded beside this tree's (its imports are this tree's)."""
+    import importlib.util
+    import subprocess
+
+    path = "adjudicator/judging/player_figures.py"
+    source = subprocess.run(
+        ["git", "show", f"{revision}:{path}"], cwd=Path(__file__).resolve().parents[1],
+        check=True, capture_output=True, text=True,
+    ).stdout  # fmt: skip
+    spec = importlib.util.spec_from_loader(f"player_figures_{revision}", loader=None)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up
+    exec(compile(source, f"{revision}:{path}", "exec"), module.__dict__)  # noqa: S102
+    return module
+
+
+def measure(
+    hall: Hall, rows: int, rounds: int, before: str | None = None
+) -> list[tuple[str, float, float]]:
+    """(what, seconds, floor seconds) of the report, the season and the season page; with
+    `before`, also the season's and the event's figures at that revision and at this tree,
+    each against the same floor."""
     from adjudicator.hall.director import report, report_page, season
+    from adjudicator.judging import player_figures
     from kiosk import create_app
 
     app = create_app({"HALL": hall, "SECRET_KEY": "b" * 48, "TESTING": True})
@@ -200,11 +228,34 @@ def measure(hall: Hall, rows: int, rounds: int) -> list[tuple[str, float, float]
         assert answer.status_code == 200, answer.status_code
 
     the_season()  # the first read counts nothing more than any other (the tallies exist)
+    if before is not None:
+        old = figures_at(before)
+        slugs = [slug(t) for t in range(TOURNAMENTS)]
+        old.of_season(hall.db, slugs)
+        times = alternate(
+            timed(lambda: old.of_season(hall.db, slugs), 1),
+            timed(lambda: player_figures.of_season(hall.db, slugs), 1),
+            timed(lambda: old.of_tournaments(hall.db, [event]), 1),
+            timed(lambda: player_figures.of_tournaments(hall.db, [event]), 1),
+            timed(floor, 1),
+            timed(event_floor, 1),
+            rounds=rounds,
+        )
+        season_before, season_after, event_before, event_after, floor_s, event_floor_s = times
+        compared = [
+            (f"season's figures at {before} ({rows:,} rows)", season_before, floor_s),
+            (f"season's figures, this tree ({rows:,} rows)", season_after, floor_s),
+            (f"{event}'s figures at {before} ({rows:,} rows)", event_before, event_floor_s),
+            (f"{event}'s figures, this tree ({rows:,} rows)", event_after, event_floor_s),
+        ]
+    else:
+        compared = []
     report_s, event_floor_s = alternate(timed(the_report, 1), timed(event_floor, 1), rounds=rounds)
     season_s, page_s, floor_s = alternate(
         timed(the_season, 1), timed(the_page, 1), timed(floor, 1), rounds=rounds
     )
     return [
+        *compared,
         (f"report of {event} ({rows:,} rows)", report_s, event_floor_s),
         (f"season.build ({rows:,} rows)", season_s, floor_s),
         (f"season page, HTML ({rows:,} rows)", page_s, floor_s),
@@ -227,6 +278,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--backend", choices=("sqlite", "postgresql"), default="sqlite")
     parser.add_argument("--rows", type=int, nargs="+", default=[10_000])
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--before", metavar="REV", help="also time REV's player_figures.py")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="players-record-") as folder, ExitStack() as stack:
         home = Path(folder) / "home"
@@ -246,7 +298,7 @@ def main(argv: list[str] | None = None) -> int:
             if hall.db.backend == "postgresql":
                 with hall.db.transaction() as cur:
                     cur.execute("ANALYZE")
-            for what, seconds, floor in measure(hall, rows, args.rounds):
+            for what, seconds, floor in measure(hall, rows, args.rounds, args.before):
                 print(f"{args.backend}: {what}: {seconds * 1e3:.1f} ms; floor {floor * 1e3:.1f} "
                       f"ms; ratio {seconds / floor:.2f}", flush=True)  # fmt: skip
         stack.callback(hall.db.close)

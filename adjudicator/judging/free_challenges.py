@@ -21,7 +21,9 @@ unsuccessful challenge that names its challenger.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from adjudicator.errors import AdjudicatorError
@@ -70,9 +72,54 @@ class Grant:
         """True when a challenge by `challenger` at this round and table may use it."""
         if not challenger or not same_player(self.to, challenger):
             return False
-        if self.round is not None and canonical(self.round) != canonical(round_no):
-            return False
-        return self.table is None or canonical(self.table) == canonical(table)
+        return self.covers_game(canonical(round_no), canonical(table))
+
+    def covers_game(self, round_no: str | None, table: str | None) -> bool:
+        """True when it may pay in the game at `round_no` and `table` (game.canonical forms)."""
+        return (self.round is None or self._game[0] == round_no) and (
+            self.table is None or self._game[1] == table
+        )
+
+    @cached_property
+    def _game(self) -> tuple[str | None, str | None]:
+        """Its round and table in game.canonical form (worked out once)."""
+        return canonical(self.round), canonical(self.table)
+
+
+class GrantIndex:
+    """Grants by player: a challenge's grants are found by its challenger's name (the forms
+    game.forms_of compares), in id order, rather than by trying every grant (Grant.covers)."""
+
+    def __init__(self, grants: Sequence[Grant]):
+        self._by_form: dict[str, list[Grant]] = {}
+        for grant in sorted(grants, key=lambda g: g.id):
+            for form in forms_of(grant.to):
+                self._by_form.setdefault(form, []).append(grant)
+        self._players: dict[str, list[Grant]] = {}  # by the challenger's name as written
+        self._games: dict[tuple, list[Grant]] = {}  # by (challenger, round, table) as written
+
+    def of_player(self, challenger: str | None) -> list[Grant]:
+        """Every grant to `challenger` (game.same_player), for any game, in id order."""
+        if not challenger:
+            return []
+        found = self._players.get(challenger)
+        if found is None:
+            merged = {g.id: g for form in forms_of(challenger) for g in self._by_form.get(form, ())}
+            found = self._players[challenger] = [merged[key] for key in sorted(merged)]
+        return found
+
+    def covering(self, challenger: str | None, round_no: Any, table: Any) -> list[Grant]:
+        """The grants that cover a challenge by `challenger` at `round_no` and `table`
+        (Grant.covers), in id order."""
+        key = (challenger, round_no, table)
+        found = self._games.get(key)
+        if found is None:
+            found = grants = self.of_player(challenger)
+            if grants:
+                round_no, table = canonical(round_no), canonical(table)
+                found = [g for g in grants if g.covers_game(round_no, table)]
+            self._games[key] = found
+        return found
 
 
 def grant_text(book: Rulebook, to: str, round_no: str | None, table: str | None) -> str:

@@ -7,14 +7,19 @@ row's words, the count of the game's earlier unsuccessful challenges for the rul
 them (each game read once, from its start), free for a final play under school rule 12; a
 challenge whose penalty the director waived (waivers.py) costs nothing, and the director's points
 are no part of it. The tournament's challenges since the first grant are looked at in batches
-(four small columns each), and the grants' players' read whole a few at a time, so that the
-reading can stop once every grant is taken.
+of a few small columns (`next_batch`), growing from a few rows, so that the reading can stop once
+every grant is taken. A challenge of a grant's player is read whole (a `Use`) only where its row
+cannot say (`read_whole`: a row refers to it, it recorded using a grant, or its rule counts the
+game's earlier challenges); any other is unsuccessful at a cost or not by its own row
+(`eligible_as_recorded`), and is read whole only if a grant pays for it.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from adjudicator.judging import free_challenges
@@ -51,39 +56,79 @@ class Use:
         return self.base is not None and not self.waived and costs_something(self.base)
 
 
-# The tournament's challenges since the first grant are looked at (four small columns each)
-# BATCH times the chunk size at a time, and the grants' players' among them read whole 1, 2,
-# 4, ... up to MOST at a time: a grant used by the next challenge costs a few rows.
-BATCH, MOST = 16, 16
+# The tournament's challenges since the first grant are looked at (a few small columns each)
+# BATCH rows at first, twice as many each batch after, up to MOST: a grant used by the next
+# challenge costs a few rows.
+BATCH, MOST = 16, 4096
+# A challenge as `next_batch` looks at it: id, challenger, round_no, table_no, verdict, rule,
+# word_count, details.
+LIGHT = "id, challenger, round_no, table_no, verdict, rule, word_count, details"
 
 
 def next_batch(
     cur: Any,
     tournament: str,
-    grants: Sequence[Grant],
+    index: free_challenges.GrantIndex,
     forms: frozenset[str],
     after: int,
     leave_out: int | None,
     limit: int,
-) -> tuple[int, list[int]] | None:
+) -> tuple[int, list[tuple]] | None:
     """The next `limit` challenges of the tournament after row `after`: the last one's id, and
-    the ids of those the grants' players made in the games they cover; None past the last."""
+    those the grants' players made in the games they cover (`index`: the grants by player), as
+    LIGHT tuples; None past the last."""
     rows = cur.execute(
-        "SELECT id, challenger, round_no, table_no FROM adjudications WHERE tournament = ? "
+        f"SELECT {LIGHT} FROM adjudications WHERE tournament = ? "
         f"AND kind = 'challenge' AND challenger IS NOT NULL AND id > ? ORDER BY id "
         f"LIMIT {int(limit)}",
         (tournament, after),
     ).tuples()
     if not rows:
         return None
-    ids = [
-        row_id
-        for row_id, challenger, round_no, table in rows
-        if row_id != leave_out
-        and forms & forms_of(challenger)
-        and any(g.covers(challenger, round_no, table) for g in grants)
+    found = [
+        row
+        for row in rows
+        if row[0] != leave_out
+        and forms & forms_of(row[1])
+        and index.covering(row[1], row[2], row[3])
     ]
-    return rows[-1][0], ids
+    return rows[-1][0], found
+
+
+def referred(cur: Any, ids: Sequence[int]) -> set[int]:
+    """Those of `ids` a row refers to (the follow-ups' index: one query)."""
+    if not ids:
+        return set()
+    marks = ", ".join("?" for _ in ids)
+    rows = cur.execute(
+        f"SELECT DISTINCT refers_to FROM adjudications WHERE refers_to IN ({marks})", tuple(ids)
+    ).tuples()
+    return {row[0] for row in rows}
+
+
+def read_whole(row: tuple, referred_to: set[int], override: tuple[int, Any] | None) -> bool:
+    """True when a challenge (a LIGHT tuple) must be read whole to know whether it is
+    unsuccessful at a cost now (a `Use`): a row refers to it (`referred_to`), one being recorded
+    decides it (`override`), it recorded using a grant, or its rule counts the game's earlier
+    challenges. Any other stands as recorded (`eligible_as_recorded`)."""
+    row_id, _, _, _, _, rule, _, details = row
+    if row_id in referred_to or (override is not None and override[0] == row_id):
+        return True
+    if details and f'"{free_challenges.USED}"' in details:  # recorded using a grant
+        return True
+    return _counts(rule)
+
+
+def eligible_as_recorded(row: tuple, final_play_free: bool) -> bool:
+    """For a challenge (a LIGHT tuple) nothing refers to, that used no grant, under a rule that
+    counts nothing: what `Use.eligible` says of it, from its own row (unsuccessful, and costing
+    something with no grant)."""
+    _, _, _, _, verdict, rule, word_count, details = row
+    if verdict != ACCEPTABLE:
+        return False
+    final = bool(details and json.loads(details).get("final_play"))
+    base = cost_with_no_grant(rule, word_count, 0, final, final_play_free)
+    return base is not None and costs_something(base)
 
 
 def recorded_users(cur: Any, tournament: str, forms: frozenset[str], after: int) -> list[int]:
@@ -174,15 +219,25 @@ def _base(
     """What an unsuccessful challenge costs now with no grant (None: it is not unsuccessful)."""
     if outcome.verdict != ACCEPTABLE:
         return None
+    final = bool(entry.detail("final_play"))
+    return cost_with_no_grant(entry.rule, outcome.word_count, earlier, final, final_play_free)
+
+
+@lru_cache(maxsize=4096)
+def cost_with_no_grant(
+    rule_name: str, word_count: int, earlier: int, final: bool, final_play_free: bool
+) -> Consequence | None:
+    """What an unsuccessful challenge under rule `rule_name` costs with no grant, after
+    `earlier` unsuccessful ones in its game (a final play's free under school rule 12); None
+    for a rule no longer known. (A Consequence is frozen: each is worked out once.)"""
     try:
-        rule = get_rule(entry.rule)
+        rule = get_rule(rule_name)
     except UnknownRule:
         return None
-    final = bool(entry.detail("final_play"))
     return consequence(
         rule,
         Verdict.ACCEPTABLE,
-        outcome.word_count,
+        word_count,
         earlier,
         final_play=final,
         final_play_free=final and final_play_free,
@@ -201,7 +256,6 @@ def rows(cur: Any, ids: Sequence[int]) -> list[journal.Entry]:
     if not ids:
         return []
     marks = ", ".join("?" for _ in ids)
-    rows = cur.execute(
-        f"SELECT * FROM adjudications WHERE id IN ({marks}) ORDER BY id", tuple(ids)
-    ).all()
-    return [journal.from_row(row) for row in rows]
+    rows = cur.execute(f"{journal.SELECT} WHERE id IN ({marks}) ORDER BY id", tuple(ids)).tuples()
+    return [journal.from_values(row) for row in rows]
+

@@ -18,6 +18,7 @@ else, one seek in the grants' partial index finds none.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -42,27 +43,47 @@ def allocate(grants: Sequence[Grant], uses: Sequence[Use]) -> dict[int, Grant]:
     """{challenge id: the grant that pays for it}: each eligible challenge, in id order, takes
     the earliest grant granted before it that covers it and no earlier challenge took."""
     found: dict[int, Grant] = {}
+    index, taken = free_challenges.GrantIndex(grants), set()
     for use in sorted(uses, key=lambda u: u.entry.id):
-        _offer(grants, found, use)
+        _offer(index, found, taken, use)
     return found
 
 
-def _offer(grants: Sequence[Grant], found: dict[int, Grant], use: Use) -> None:
+def _offer(
+    index: free_challenges.GrantIndex, found: dict[int, Grant], taken: set[int], use: Use
+) -> None:
     """`use` takes the earliest grant left that pays for it, if it is eligible (`allocate`'s
-    one step)."""
-    if not use.eligible:
-        return
-    e, taken = use.entry, {g.id for g in found.values()}
+    one step): among its challenger's grants (`index`), the first
+    granted before it that covers it and is not `taken` (the ids of the grants in `found`)."""
+    if use.eligible:
+        e = use.entry
+        _pay(index, found, taken, e.id, e.challenger, e.round, e.table)
+
+
+def _pay(
+    index: free_challenges.GrantIndex,
+    found: dict[int, Grant],
+    taken: set[int],
+    challenge_id: int,
+    challenger: str | None,
+    round_no: Any,
+    table: Any,
+) -> bool:
+    """An eligible challenge takes the earliest grant granted before it that covers it and is
+    not `taken`: True if one was left."""
     grant = next(
         (
             g
-            for g in grants
-            if g.id < e.id and g.id not in taken and g.covers(e.challenger, e.round, e.table)
+            for g in index.covering(challenger, round_no, table)
+            if g.id < challenge_id and g.id not in taken
         ),
         None,
     )
-    if grant is not None:
-        found[e.id] = grant
+    if grant is None:
+        return False
+    found[challenge_id] = grant
+    taken.add(grant.id)
+    return True
 
 
 def holders(
@@ -75,48 +96,63 @@ def holders(
     override: tuple[int, Consequence] | None = None,
     recorded_too: bool = True,
 ) -> tuple[dict[int, Grant], dict[int, Use]]:
-    """The challenges the grants pay for now, and the challenges of their players read to
+    """The challenges the grants pay for now, and the challenges of their players read whole to
     know it (inside a transaction): in id order from the first grant, a batch at a time, until
     every grant is taken (a grant used at once costs one batch), and, `recorded_too`, every
-    later challenge that recorded using a grant (to see that it holds it no more: the effective
-    view needs them, a claim does not). `leave_out`: a challenge being reissued (it counts for
-    nothing); `override`: a challenge and the consequence a row being recorded gives it (a
+    challenge that recorded using a grant and holds none now (the effective view needs them, a
+    claim does not). A challenge whose own row says whether it is unsuccessful at a cost is read
+    whole only if a grant pays for it (grant_candidates.read_whole), and while every grant
+    granted so far is taken, the challenges up to the next grant are not looked at (none can
+    take one): any other stands as recorded. `leave_out`: a challenge being reissued (it counts
+    for nothing); `override`: a challenge and the consequence a row being recorded gives it (a
     ruling, an opinion)."""
     if not grants:
         return {}, {}
     grants = sorted(grants, key=lambda g: g.id)
+    granted = [g.id for g in grants]
     reader = grant_candidates.Reader(cur, grants, final_play_free, override)
+    index, taken = free_challenges.GrantIndex(grants), set()
     held: dict[int, Grant] = {}
     uses: dict[int, Use] = {}
     forms = frozenset().union(*(forms_of(g.to) for g in grants))
-    after, size = grants[0].id, 1
+    after, size = granted[0], grant_candidates.BATCH
+    free_from = granted[0]  # no challenge before this row may find a grant free
     while len(held) < len(grants):
-        batch = grant_candidates.next_batch(
-            cur, tournament, grants, forms, after, leave_out, grant_candidates.BATCH * size
-        )
+        batch = grant_candidates.next_batch(cur, tournament, index, forms, after, leave_out, size)
         if batch is None:
             break
-        after, ids = batch
-        start = 0
-        while start < len(ids):  # read whole 1, 2, 4, ... at a time: stop once all are taken
-            chunk, start, size = (
-                ids[start : start + size],
-                start + size,
-                min(size * 2, grant_candidates.MOST),
-            )
-            for use in reader.uses(grant_candidates.rows(cur, chunk)):
-                uses[use.entry.id] = use
-                _offer(grants, held, use)
+        after, rows = batch
+        size = min(size * 2, grant_candidates.MOST)
+        # what the rows cannot say is read whole first; then each pays in id order, and a
+        # challenge judged by its own row is read whole only if a grant pays for it
+        referred = grant_candidates.referred(cur, [row[0] for row in rows])
+        whole = [row[0] for row in rows if grant_candidates.read_whole(row, referred, override)]
+        read = {use.entry.id: use for use in reader.uses(grant_candidates.rows(cur, whole))}
+        paid: list[int] = []
+        for row in rows:
+            if row[0] < free_from:
+                continue
+            use = read.get(row[0])
+            if use is not None:
+                uses[row[0]] = use
+                _offer(index, held, taken, use)
+            elif grant_candidates.eligible_as_recorded(row, final_play_free):
+                if _pay(index, held, taken, *row[:4]):
+                    paid.append(row[0])
             if len(held) == len(grants):
-                after = chunk[-1]
+                after = row[0]
                 break
+            if len(taken) == bisect_left(granted, row[0]):  # every grant before it is taken
+                free_from = granted[bisect_right(granted, row[0])]
+        if free_from > after:  # nothing to look at before the next grant: from there
+            after, size = free_from, grant_candidates.BATCH
+        for use in reader.uses(grant_candidates.rows(cur, paid)):
+            uses[use.entry.id] = use
     if not recorded_too:
         return held, uses
-    recorded = grant_candidates.recorded_users(cur, tournament, forms, after)
+    recorded = grant_candidates.recorded_users(cur, tournament, forms, granted[0])
     recorded = [i for i in recorded if i not in uses and i != leave_out]
-    for use in reader.uses(
-        grant_candidates.rows(cur, recorded)
-    ):  # past every grant taken: none left for them
+    for use in reader.uses(grant_candidates.rows(cur, recorded)):  # they hold no grant now
         uses[use.entry.id] = use
     return held, uses
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any
 
 from adjudicator.judging import director_points, free_challenges, grant_uses, recount
 from adjudicator.judging.deciding import AS_JUDGED, VOID, Outcome, decided  # noqa: F401 (outcomes.VOID)
@@ -102,8 +103,7 @@ class Games:
         if tournament not in self._grants:
             free = self.final_play_free(tournament)
             with self.db.transaction() as cur:
-                grants = free_challenges.grants_of(cur, tournament)
-                self._grants[tournament] = grant_uses.holders(cur, tournament, grants, free)
+                self._grants[tournament] = grant_holders(cur, tournament, free)
         return self._grants[tournament]
 
     def touched(self, tournament: str, challenge_id: int) -> bool:
@@ -113,11 +113,7 @@ class Games:
 
     def granted(self, challenge: journal.Entry, outcome: Outcome) -> Outcome:
         """`outcome` as the free challenges now pay for the game (grant_uses.effective)."""
-        held, uses = self.holders(challenge.tournament)
-        use = uses.get(challenge.id)
-        if use is None:
-            return outcome
-        return grant_uses.effective(use, held.get(challenge.id), outcome)
+        return paid(self.holders(challenge.tournament), challenge, outcome)
 
     def grant_changes(self, tournament: str) -> list[tuple[int, Outcome]]:
         """The challenges of the tournament's grant holders whose penalty, as shown to the
@@ -158,6 +154,22 @@ class Games:
         if key is None or (self.whole_journal and not self.corrected(key)):
             return self.granted(challenge, outcome)
         return self.recounted(key).get(challenge.id, outcome)
+
+
+def grant_holders(cur: Any, tournament: str, final_play_free: bool) -> tuple[dict, dict]:
+    """The tournament's free challenges as they now pay (grant_uses.holders), read inside a
+    transaction: one seek in the grants' partial index, nothing more where none was granted."""
+    grants = free_challenges.grants_of(cur, tournament)
+    return grant_uses.holders(cur, tournament, grants, final_play_free)
+
+
+def paid(holders: tuple[dict, dict], challenge: journal.Entry, outcome: Outcome) -> Outcome:
+    """`outcome` of `challenge` as the free challenges `holders` (grant_holders) pay for it."""
+    held, uses = holders
+    use = uses.get(challenge.id)
+    if use is None:
+        return outcome
+    return grant_uses.effective(use, held.get(challenge.id), outcome)
 
 
 def recount_game(

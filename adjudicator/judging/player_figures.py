@@ -1,13 +1,20 @@
 """Each player's challenge figures, following every correction exactly as the game does.
 
 The journal keeps, beside each append, what every challenge gave its players as judged
-(`record.journal.player_tallies`). A challenge a later row corrects (a void, a reissue, a second
-opinion, a ruling, a waiver) gives what its effective outcome says instead: `outcomes.outcome_of`,
-the one place an outcome is decided, and under a rule that counts the challenger's earlier
-challenges in the game, every challenge of that game recounted (`outcomes.recount_game`). So
-the figures read here are the stored tallies plus, for each corrected challenge only, what its
-outcome gives less what it gave as judged. The corrected challenges are found through the
-follow-ups' partial index: the cost follows the corrections, not the journal's size.
+(`record.journal.player_tallies`), and what the director's decisions on a placement or an
+exchange gave them (their points). A challenge whose effective outcome may differ from its row
+gives what that outcome says instead, decided as the export decides it (`outcomes.effective_rows`,
+the truth): its corrections (a void, a reissue, a second or third opinion, a ruling and its
+points, a waiver: `outcomes.outcome_of`), the free challenges as they now pay (`outcomes.paid`
+over `outcomes.grant_holders`: a grant given back passes to the player's next unsuccessful
+challenge that would cost something, even one already recorded and referred to by no row),
+and under a rule that counts the challenger's earlier challenges in the game, every challenge
+of a corrected game recounted (`outcomes.recount_game`, the grants paid first). So the figures
+read here are the stored tallies plus, for those challenges only, what their outcome gives less
+what they gave as judged. They are found through the follow-ups' partial index and the grants'
+(`grant_uses.holders` reads whole only a grant player's challenge that a grant pays for or that
+its row cannot judge alone): the cost follows the corrections and the grants, not the journal's
+size.
 
 All of it is read in one snapshot of the journal (a repeatable read on PostgreSQL), so a row
 appended meanwhile is counted whole or not at all.
@@ -20,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from adjudicator.judging import outcomes, recount
+from adjudicator.judging.corrections import opinion_chain
 from adjudicator.judging.rulebooks import get_rulebook
 from adjudicator.record.database.db import Database
 from adjudicator.record.journal import journal, player_tallies
@@ -152,16 +160,37 @@ Delta = tuple[player_tallies.Key, str, dict[str, int]]
 
 
 def corrections(cur: Any, slugs: Sequence[str], final_play_free: dict[str, bool]) -> list[Delta]:
-    """For each corrected challenge of `slugs` (and each challenge of a game recounted), what
-    its effective outcome gives its players less what it gave as judged (inside a transaction)."""
+    """For each challenge of `slugs` whose effective outcome may differ from its row, what that
+    outcome gives its players less what it gave as judged (inside a transaction): a challenge
+    a later row refers to, one of a grant's player that a grant pays for now or paid for when
+    recorded (`grant_uses.holders`), and every challenge of a corrected game whose rule counts
+    earlier challenges. Each outcome is decided as `outcomes.effective_rows` decides it."""
     follow_ups = _follow_ups(cur, slugs)
-    if not follow_ups:
+    holders = {
+        slug: outcomes.grant_holders(cur, slug, final_play_free.get(slug, False)) for slug in slugs
+    }
+    # The grants' players' challenges the holders read whole (grant_candidates.Use): not again.
+    uses = {found: use for _, read in holders.values() for found, use in read.items()}
+    challenges = _rows(cur, sorted(set(follow_ups) - set(uses)))
+    challenges += [use.entry for use in uses.values()]
+    if not challenges:
         return []
-    challenges = _rows(cur, sorted(follow_ups))
+
+    def granted(challenge: journal.Entry, outcome: outcomes.Outcome) -> outcomes.Outcome:
+        return outcomes.paid(holders[challenge.tournament], challenge, outcome)
+
+    # The games a row corrects (each follow-up copies its challenge's game; a reissue has its
+    # own): those whose rule counts earlier challenges are recounted whole (Games.corrected).
+    corrected = {
+        recount.game_key(row.tournament, row.round, row.table, row.challenger)
+        for rows in follow_ups.values()
+        for row in rows
+    }
+    reissues = [row for rows in follow_ups.values() for row in rows if row.kind == "challenge"]
     games: dict[recount.GameKey, list[journal.Entry]] = {}
-    for challenge in challenges:
+    for challenge in (*challenges, *reissues):
         key = _counted_game(challenge)
-        if key is not None:
+        if key is not None and key in corrected:
             games.setdefault(key, [])
     for challenge in _games(cur, list(games)):
         key = recount.game_key(
@@ -171,13 +200,22 @@ def corrections(cur: Any, slugs: Sequence[str], final_play_free: dict[str, bool]
     effective: dict[int, tuple[journal.Entry, outcomes.Outcome]] = {}
     for key, game in games.items():
         game.sort(key=lambda entry: entry.id)
-        recounted = outcomes.recount_game(game, follow_ups, final_play_free.get(key[0], False))
+        free = final_play_free.get(key[0], False)
+        recounted = outcomes.recount_game(game, follow_ups, free, granted)
         for entry in game:
             effective[entry.id] = (entry, recounted[entry.id])
     for challenge in challenges:
-        if challenge.id not in effective:
-            found = outcomes.outcome_of(challenge, follow_ups.get(challenge.id, ()))
-            effective[challenge.id] = (challenge, found)
+        if challenge.id in effective:
+            continue
+        rows = follow_ups.get(challenge.id, ())
+        use = uses.get(challenge.id)
+        if use is not None and not rows:  # nothing refers to it: as judged, but for the grants
+            found = granted(challenge, use.outcome)  # use.outcome: outcome_of with no rows
+            if found is use.outcome:
+                continue  # no grant pays for it otherwise than when it was recorded
+        else:
+            found = granted(challenge, outcomes.outcome_of(challenge, rows))
+        effective[challenge.id] = (challenge, found)
     deltas: list[Delta] = []
     for entry, outcome in effective.values():
         deltas.extend(_delta(entry, outcome, follow_ups.get(entry.id, ())))
@@ -217,31 +255,46 @@ def _delta(
 def effective_contributions(
     challenge: journal.Entry, outcome: outcomes.Outcome, follow_ups: Sequence[journal.Entry]
 ) -> list[tuple[str, str, str, dict[str, int]]]:
-    """What a challenge gives its players by its effective outcome (player_tallies)."""
+    """What a challenge gives its players by its effective outcome (player_tallies): the
+    director's points of the row that decides it (a ruling's `--points`) to the player whose
+    play was challenged, not in the challenger's penalty."""
     who, whose = player_tallies.sides(challenge.challenger, challenge.player, challenge.players)
+    void = outcome.verdict == outcomes.VOID
     return player_tallies.contributions(
         division=challenge.division,
         challenger=who,
         player=whose,
         verdict=outcome.verdict,
         penalty=outcome.penalty,
-        void=outcome.verdict == outcomes.VOID,
+        void=void,
         changed_by=changed_by(challenge, outcome, follow_ups),
         waivers=sum(1 for row in follow_ups if row.kind == "waiver"),
+        points=0 if void else outcome.points,
     )
+
+
+_CHANGED = {"ruling": "ruling", "second-opinion": "opinion"}
 
 
 def changed_by(
     challenge: journal.Entry, outcome: outcomes.Outcome, follow_ups: Sequence[journal.Entry]
 ) -> str | None:
     """'ruling' or 'opinion' when the row that decides the challenge now is a ruling or a
-    second (or third) opinion whose verdict differs from the challenge's own; else None."""
-    if outcome.decided_by == challenge.id or outcome.verdict == challenge.verdict:
+    second (or third) opinion whose verdict differs from the one the chain of opinions starts
+    from (opinion_chain.standing): the challenge's own, or for a referral the word judge's
+    dictionary check that closed it; else None. A referral decided while still open (no check
+    had closed it) had no verdict to change."""
+    if outcome.decided_by == challenge.id:
         return None
     deciding = next((row for row in follow_ups if row.id == outcome.decided_by), None)
-    if deciding is None:
+    changed = _CHANGED.get(deciding.kind) if deciding is not None else None
+    if changed is None:
         return None
-    return {"ruling": "ruling", "second-opinion": "opinion"}.get(deciding.kind)
+    opinions = [row for row in follow_ups if row.kind == "second-opinion"]
+    standing = opinion_chain.standing(challenge, opinions)
+    if standing is None or outcome.verdict == standing.first.verdict:
+        return None
+    return changed
 
 
 def _counted_game(challenge: journal.Entry) -> recount.GameKey | None:

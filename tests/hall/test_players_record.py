@@ -51,7 +51,7 @@ SPRING_TOTALS = {
     "challenges_made": 11, "challenges_won": 2, "challenges_lost": 9, "challenges_undecided": 0,
     "penalty_points": 40, "penalty_turns": 0, "penalty_seconds": 0,
     "free_challenges_granted": 2, "free_challenges_used": 2, "opinions_changed": 0,
-    "rulings_changed": 2, "voided": 2, "unnamed": 1,
+    "rulings_changed": 2, "voided": 2, "director_points": 0, "unnamed": 1,
 }  # fmt: skip
 CLUB_FIGURES = {  # d1 void (dingle recounts d2, d3: one turn lost, not two); d4 decided 2 of 3
     "ann lee": figures(challenges_made=2, challenges_lost=2, penalty_turns=1, voided=1,

@@ -56,6 +56,7 @@ TOTALS = (
     "opinions_changed",
     "rulings_changed",
     "voided",
+    "director_points",  # the players': a ruling's and a placement's or exchange's `--points`
     "unnamed",  # challenges that named no challenger: counted here, for no player
 )
 
@@ -82,6 +83,7 @@ class ChallengeLine:
     not_in_lexicon: list[str] | None = None
     lexicon: tuple[str, str] = ("", "")  # name and fingerprint it was judged with
     changed_by: str | None = None  # 'ruling' or 'opinion' when one changed its verdict
+    points: int = 0  # the director's points in `penalty` (the deciding ruling's `--points`)
 
     @property
     def result(self) -> str:
@@ -224,6 +226,7 @@ def _lines(db, batch: list[journal.Entry], games: outcomes.Games) -> Iterator[Ch
             decided_words=deciding.words or entry.words,
             lexicon=(entry.lexicon_name, entry.lexicon_fingerprint),
             changed_by=player_figures.changed_by(entry, found, rows),
+            points=0 if found.verdict == outcomes.VOID else found.points,
         )
 
 
@@ -260,7 +263,9 @@ def corrections_of(
 
 def _totals(players: list[PlayerFigures], lines: list[ChallengeLine]) -> tuple[dict, dict]:
     """The event's totals and each division's, counted from its challenge lines; the free
-    challenges granted are the players' (a grant names its player, a waiver its challenger)."""
+    challenges granted and the director's points are the players' (a grant names its player,
+    a waiver its challenger, the director's points the player whose play or exchange was
+    challenged: a placement or an exchange is no challenge line)."""
     totals = dict.fromkeys(TOTALS, 0)
     divisions: dict[str, dict[str, int]] = {}
     for line in lines:
@@ -273,8 +278,10 @@ def _totals(players: list[PlayerFigures], lines: list[ChallengeLine]) -> tuple[d
             void=line.verdict == outcomes.VOID,
             changed_by=line.changed_by,
             waivers=sum(1 for said in line.corrections if said.msgid == _WAIVED),
+            points=line.points,
         )[0][3]
         figures = {name: made[name] for name in TOTALS if name in made}
+        figures["director_points"] = 0  # the player's: counted with their figures below
         figures["unnamed"] = int(line.challenger is None)
         if line.challenger is not None:  # counted with the player's figures below
             figures["free_challenges_granted"] = 0
@@ -282,10 +289,10 @@ def _totals(players: list[PlayerFigures], lines: list[ChallengeLine]) -> tuple[d
             for name, value in figures.items():
                 into[name] += value
     for player in players:
-        granted = player.figures["free_challenges_granted"]
-        totals["free_challenges_granted"] += granted
-        if player.division in divisions:
-            divisions[player.division]["free_challenges_granted"] += granted
+        for name in ("free_challenges_granted", "director_points"):
+            totals[name] += player.figures[name]
+            if player.division in divisions:
+                divisions[player.division][name] += player.figures[name]
     if list(divisions) == [""]:
         divisions = {}
     return totals, dict(sorted(divisions.items(), key=lambda item: natural_key(item[0])))

@@ -35,6 +35,7 @@ LABELS = {
     "rulings_changed": N_("Verdicts a ruling changed"),
     "voided": N_("Their challenges void"),
     "plays_voided": N_("Challenges of their plays void"),
+    "director_points": N_("The director's points"),
     "unnamed": N_("Naming no challenger"),
     "name": N_("Player"),
     "tournaments": N_("Tournaments"),
@@ -62,6 +63,7 @@ PLAYED = (
     "plays_voided",
     "opinions_changed",
     "rulings_changed",
+    "director_points",
 )
 
 _TITLE = N_("Challenge report: {title}")

@@ -478,6 +478,18 @@ MIGRATIONS: tuple[tuple[int, str, tuple[Step, ...]], ...] = (
             PRIMARY KEY (tournament, seq))""",
         ),
     ),
+    (
+        36,
+        "the players' record follows the director's points (issues 43 and 46): each player's "
+        "points by the director's hand, counted again from the journal's rows so far",
+        (
+            "ALTER TABLE player_tallies ADD COLUMN director_points INTEGER NOT NULL DEFAULT 0",
+            # A placement or exchange decision recorded before this counted nothing: the
+            # tallies are counted afresh at the next read (player_tallies.ensure_counted, under
+            # the chain lock), as after migration 32.
+            "DELETE FROM player_tallies_counted",
+        ),
+    ),
 )
 
 LATEST = max(version for version, _, _ in MIGRATIONS)

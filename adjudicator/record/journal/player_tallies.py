@@ -1,7 +1,8 @@
 """Each player's challenge figures as judged, kept beside the journal in each append's transaction.
 
-`player_tallies` holds one row per tournament, division and player: what every challenge row
-and every free challenge granted adds to that player's figures when it is written. A row never
+`player_tallies` holds one row per tournament, division and player: what every challenge row,
+every free challenge granted and every decision of the director on a placement or an exchange
+(its `--points`, director_points.py) adds to that player's figures when it is written. A row never
 changes once written, so neither does what it added: later rows that correct a challenge (a
 void, a reissue, a second opinion, a ruling, a waiver, or a ruling that recounts the penalties
 after it in its game) are not folded in here. Whoever reads the figures (judging's
@@ -44,7 +45,13 @@ FIGURES = (
     "rulings_changed",  # the director's ruling changed the verdict of one of their games
     "voided",  # their challenges that count for nothing (only here)
     "plays_voided",  # challenges of their plays that count for nothing (only here)
+    # The director's points to their score (negative: taken off), by hand (`ruling --points`,
+    # `director-challenge --points`): given for their play or exchange challenged, so theirs;
+    # never part of the challenger's penalty_points (migration 36).
+    "director_points",
 )
+# The rows that add something as judged: a challenge, a grant, the director's decision.
+COUNTED_KINDS = ("challenge", "free-challenge", "placement", "exchange")
 ZERO = dict.fromkeys(FIGURES, 0)
 
 Key = tuple[str, str, str]  # tournament, division ('' when none), player's key
@@ -120,12 +127,15 @@ def contributions(
     void: bool = False,
     changed_by: str | None = None,
     waivers: int = 0,
+    points: int = 0,
 ) -> list[tuple[str, str, str, Figures]]:
     """What one challenge adds to its players' figures: (division, key, shown name, figures)
     for the challenger and for the player challenged (each when named). `verdict` is the
     challenge's (as judged, or effective), `penalty` its penalty object, `void` True when it
     counts for nothing; `changed_by` 'opinion' or 'ruling' when one changed its verdict;
-    `waivers` the director's waivers of its penalty (each a free challenge granted)."""
+    `waivers` the director's waivers of its penalty (each a free challenge granted); `points`
+    the director's points in `penalty.points_to_player` (a ruling's `--points`): the player's,
+    not the challenger's penalty."""
     division = division or ""
     found = []
     if challenger:
@@ -136,8 +146,10 @@ def contributions(
             mine["challenges_made"] = 1
             mine[_MADE.get(verdict, "challenges_undecided")] = 1
             numbers = penalty or {}
-            mine["penalty_points"] = _int(numbers.get("points_to_player")) - min(
-                0, _int(numbers.get("points_to_challenger"))
+            mine["penalty_points"] = (
+                _int(numbers.get("points_to_player"))
+                - points
+                - min(0, _int(numbers.get("points_to_challenger")))
             )
             mine["penalty_turns"] = int(bool(numbers.get("challenger_loses_turn")))
             mine["penalty_seconds"] = _int(numbers.get("seconds_to_challenger"))
@@ -154,6 +166,7 @@ def contributions(
         else:
             theirs["plays_challenged"] = 1
             theirs[_PLAYED.get(verdict, "plays_undecided")] = 1
+            theirs["director_points"] = points
             _changed(theirs, changed_by)
         found.append((division, name_key(player), player, theirs))
     return found
@@ -184,7 +197,15 @@ def as_judged(
     penalty: str | None,
 ) -> list[tuple[str, str, str, Figures]]:
     """What a row adds as it is written: a challenge by its own verdict and penalty, a free
-    challenge granted to the player it names; any other row nothing."""
+    challenge granted to the player it names, the director's decision on a placement or an
+    exchange its points to the player whose play or exchange was challenged (it is never
+    corrected: only a challenge can be); any other row nothing."""
+    if kind in ("placement", "exchange"):
+        _, whose = sides(challenger, player, players)
+        points = _int((_penalty(penalty) or {}).get("points_to_player"))
+        if not (whose and points):
+            return []
+        return [(division or "", name_key(whose), whose, {**ZERO, "director_points": points})]
     if kind == "free-challenge":
         name = shown_name(challenger)
         if not name:
@@ -212,7 +233,7 @@ def record(cur: Any, entries: Iterable[Any]) -> None:
     player written as it comes (the upsert adds two rows for one player in a batch together)."""
     rows = []
     for entry in entries:
-        if entry.kind not in ("challenge", "free-challenge"):
+        if entry.kind not in COUNTED_KINDS:
             continue
         found = as_judged(
             entry.kind,
@@ -271,16 +292,17 @@ _COUNTED = "SELECT counted_at FROM player_tallies_counted"
 
 
 def rebuild(cur: Any, batch: int = 20_000) -> None:
-    """Count every challenge and grant in the journal afresh (inside a transaction holding the
-    chain lock): read by id in batches, written once."""
+    """Count every challenge, grant and decision of the director in the journal afresh (inside
+    a transaction holding the chain lock): read by id in batches, written once."""
     cur.execute("DELETE FROM player_tallies")
     totals: dict[Key, list] = {}
     last = 0
     while True:
         rows = cur.execute(
             f"SELECT {', '.join(_READ_ROWS)} FROM adjudications WHERE id > ? "
-            f"AND kind IN ('challenge', 'free-challenge') ORDER BY id LIMIT {int(batch)}",
-            (last,),
+            f"AND kind IN ({', '.join('?' for _ in COUNTED_KINDS)}) ORDER BY id "
+            f"LIMIT {int(batch)}",
+            (last, *COUNTED_KINDS),
         ).tuples()
         if not rows:
             break
