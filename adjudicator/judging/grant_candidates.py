@@ -258,4 +258,3 @@ def rows(cur: Any, ids: Sequence[int]) -> list[journal.Entry]:
     marks = ", ".join("?" for _ in ids)
     rows = cur.execute(f"{journal.SELECT} WHERE id IN ({marks}) ORDER BY id", tuple(ids)).tuples()
     return [journal.from_values(row) for row in rows]
-

@@ -19,10 +19,10 @@ A head that shows a credential the worker's snapshot knows (kiosk/server/credent
 paired kiosk's token or cookie, a staff session) makes its connection *known*: counted by that
 credential, no longer by its address, and never closed to make room for another's. One
 credential holds at most `per_credential` connections (a browser opens six): a request showing
-it on another takes the place of its oldest idle one (closed: a client that reconnects as fast
-as it is answered leaves connections the loop has not yet seen close); only when every one of
-them is answering is the request answered 429 from its head, and that connection stays
-anonymous (on probation, it closes).
+it on another takes the place of one its client has given up: hung up (a client that reconnects
+as fast as it is answered leaves connections the loop has not yet seen close) or idle a second
+(a browser's pool keeps connections it no longer needs); while all six are in use, the request
+is answered 429 from its head, and that connection stays anonymous (on probation, it closes).
 Every head must arrive within `head_seconds` of the connection's start or of its last answer,
 and a body within its own deadline (loop_requests); what was closed for being slow is told
 from an idle connection ending by whether any byte of the head had come (the kernel's count).
@@ -34,6 +34,7 @@ time (`hold_begins`): its further polls are answered at once.
 
 from __future__ import annotations
 
+import select
 import socket
 import struct
 import time
@@ -47,6 +48,7 @@ from adjudicator.hall.network.connection_caps import ADDRESS_CAP, Refusals
 PROBATION_SECONDS = 1.0  # past its address's cap, a connection shows a credential this soon
 ANONYMOUS_SHARE = 0.5  # of a worker's connections, those showing no credential hold at most this
 PER_CREDENTIAL = 6  # connections a kiosk (or a staff session) holds in a worker: a browser's six
+IDLE_GIVEN_UP_SECONDS = 1.0  # one of them idle this long makes room for its newest (see head)
 _RESET = struct.pack("ii", 1, 0)  # SO_LINGER on, 0 s: close with a reset, no TIME_WAIT kept
 _TCP_INFO = getattr(socket, "TCP_INFO", 11)
 _BYTES_RECEIVED = slice(128, 136)  # struct tcp_info's tcpi_bytes_received (Linux 4.1 and on)
@@ -68,6 +70,7 @@ class Entry:
         "mark",
         "heads",
         "gone",
+        "idle_since",
     )
 
     def __init__(self, address: str, peer, sock: socket.socket, probation: bool):
@@ -82,6 +85,7 @@ class Entry:
         self.mark = 0  # bytes received when that deadline began
         self.heads = 0  # request heads it has sent
         self.gone = False  # closed: counted no longer
+        self.idle_since = time.monotonic()  # when it last began to wait for a request's head
 
 
 class Admission:
@@ -169,6 +173,7 @@ class Admission:
         """`stream` waits for its next request's head (its first's deadline began at accept)."""
         entry = self.entries.get(stream)
         if entry is not None and entry.heads:
+            entry.idle_since = time.monotonic()
             self._arm(entry, self.head_seconds, self._head_late)
 
     def head(self, stream, showing: Callable[[], str | None]) -> str:
@@ -319,9 +324,20 @@ class Admission:
         return False
 
     def _replace_idle(self, who: str) -> bool:
-        """Close the oldest connection of credential `who` the app is not answering (a held
-        poll is being answered), to make room for its newest; False if every one is busy."""
-        victim = next((e for e in self.by_credential.get(who, {}) if not e.busy), None)
+        """Close the oldest connection of credential `who` that its client has given up (hung
+        up while the loop has not yet seen it close, or idle IDLE_GIVEN_UP_SECONDS: a browser's
+        pool reopens one at will), to make room for its newest; False if none is. Six live,
+        busy connections are a kiosk's most: a stolen token on a thousand connections asking
+        as fast as answered earns its 429s, not places in turn."""
+        since = time.monotonic() - IDLE_GIVEN_UP_SECONDS
+        victim = next(
+            (
+                entry
+                for entry in self.by_credential.get(who, {})
+                if not entry.busy and (entry.idle_since <= since or _hung_up(entry.sock))
+            ),
+            None,
+        )
         if victim is None:
             return False
         self.close(victim)
@@ -433,6 +449,17 @@ class _Sizes:
             self.size[address] = new
         else:
             del self.size[address]
+
+
+def _hung_up(sock: socket.socket) -> bool:
+    """Whether the client has closed (or reset) its end of `sock`: the kernel says so at once,
+    pending bytes (a TLS close_notify) or not."""
+    try:
+        watch = select.poll()
+        watch.register(sock.fileno(), select.POLLRDHUP)
+        return bool(watch.poll(0))
+    except (OSError, ValueError):
+        return True  # already closed here
 
 
 def _received(sock: socket.socket) -> int:

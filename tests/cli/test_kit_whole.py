@@ -429,9 +429,9 @@ def test_a_takeover_walks_the_chain_once_and_the_start_refuses_as_ever(laptops, 
     assert laptops.open(laptops.b).exit_code == 0  # taken over again: a note for the start
     walks.clear()
     key = receipt_key.load(laptops.b / "receipt_key.pem")
-    journal_id = json.loads((laptops.stick / "hall-kit" / "manifest.json").read_text())[
+    journal_id = json.loads((laptops.stick / "hall-kit" / "manifest.json").read_text())["journal"][
         "journal"
-    ]["journal"]
+    ]
     mark = key.sign({"type": "high-water", "journal": journal_id, "id": 9, "at": "2026-11-28",
                      "row_hash": "ab" * 32})  # fmt: skip
     high_water.beside(str(laptops.mirror)).write_text(json.dumps(mark).ljust(high_water.SLOT))

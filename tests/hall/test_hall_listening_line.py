@@ -18,7 +18,9 @@ from support.servers import prepare_home
 
 
 def test_the_plain_port_is_named_http_and_only_it():
-    said = "https://192.0.2.1:8443,https://127.0.0.1:8443,https://192.0.2.1:8080,https://[::1]:80800"
+    said = (
+        "https://192.0.2.1:8443,https://127.0.0.1:8443,https://192.0.2.1:8080,https://[::1]:80800"
+    )
     assert plain_listeners(said, 8080) == (
         "https://192.0.2.1:8443,https://127.0.0.1:8443,http://192.0.2.1:8080,https://[::1]:80800"
     )

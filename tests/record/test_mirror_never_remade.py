@@ -13,9 +13,20 @@ from adjudicator.record.journal import journal
 
 def append(db: MirroredDatabase, count: int) -> None:
     for _ in range(count):
-        journal.append(db, kind="challenge", tournament="t", kiosk="k", lexicon_name="L",
-            lexicon_fingerprint="f", lexicon_words=1, rule="single", words=["QI"],
-            word_count=1, verdict="ACCEPTABLE", consequence="The play stands.")
+        journal.append(
+            db,
+            kind="challenge",
+            tournament="t",
+            kiosk="k",
+            lexicon_name="L",
+            lexicon_fingerprint="f",
+            lexicon_words=1,
+            rule="single",
+            words=["QI"],
+            word_count=1,
+            verdict="ACCEPTABLE",
+            consequence="The play stands.",
+        )
 
 
 def test_a_mirror_lost_before_a_process_first_writes_it_stays_lost(tmp_path, monkeypatch):
