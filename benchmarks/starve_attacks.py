@@ -3,6 +3,7 @@ the hall's Wi-Fi, against none, side by side in one run; and one verdict's serve
 admission, against the tree before it.
 
     .venv/bin/python benchmarks/starve_attacks.py [--seconds 60] [--rounds 2] [--nice -19]
+        [--attacker-cpu N]
         [--phases quiet,drip,twenty,held,nat,plain] [--cpu-before TREE] [--cpu-batches 8]
 
 A real `adjudicator hall` (HTTPS with its own CA, the plain-HTTP trust port, 2 workers x 16
@@ -34,6 +35,9 @@ after another on one kept-alive connection in batches alternating between them, 
 batch's server CPU per verdict is kept (as benchmarks/verdict_layers.py measures issue 36's
 figure): the medians and their ratio. `--nice -19` (root) runs the hall, the servers and the
 kiosks ahead of the machine's other work; the attacker keeps the ordinary priority.
+`--attacker-cpu N` runs the attacker on core N alone and everything else on the other cores,
+as on a hall laptop, where the attacker is another machine: what the attack then costs the
+kiosks is the server's work for it, not the attacker's own CPU.
 """
 
 from __future__ import annotations
@@ -261,12 +265,16 @@ def attack_rounds(args) -> list[dict]:
             hall = RunningHall(
                 home.path, name, free_port(), env, http_port=None, netns=network.hall
             )
-            hall.start()
             wrap = []
+            if args.attacker_cpu is not None:  # the attacker as another machine: a core its own
+                others = set(os.sched_getaffinity(0)) - {args.attacker_cpu}
+                os.sched_setaffinity(0, others)  # the hall (started next) and the kiosks
+                wrap = ["taskset", "-c", str(args.attacker_cpu)]
+            hall.start()
             if args.nice:
                 os.setpriority(os.PRIO_PGRP, hall.process.pid, args.nice)
                 os.setpriority(os.PRIO_PROCESS, 0, args.nice)  # the kiosks: tablets of their own
-                wrap = ["nice", "-n", str(-args.nice)]  # the attacker: the ordinary priority
+                wrap += ["nice", "-n", str(-args.nice)]  # the attacker: the ordinary priority
             try:
                 time.sleep(3)  # the workers' snapshots of the credentials know k2 and k3
                 phases = args.phases.split(",")
@@ -335,6 +343,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--phases", default=",".join(PHASES))
     parser.add_argument("--nice", type=int, default=0)
+    parser.add_argument("--attacker-cpu", type=int, default=None)
     parser.add_argument("--cpu-before", type=Path, default=None)
     parser.add_argument("--cpu-batches", type=int, default=8)
     parser.add_argument("--cpu-per-batch", type=int, default=300)
