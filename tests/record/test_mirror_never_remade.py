@@ -10,23 +10,12 @@ from adjudicator.record.copies.mirror import MirroredDatabase
 from adjudicator.record.database import migrations
 from adjudicator.record.journal import journal
 
+from support.journal import challenge_fields
+
 
 def append(db: MirroredDatabase, count: int) -> None:
     for _ in range(count):
-        journal.append(
-            db,
-            kind="challenge",
-            tournament="t",
-            kiosk="k",
-            lexicon_name="L",
-            lexicon_fingerprint="f",
-            lexicon_words=1,
-            rule="single",
-            words=["QI"],
-            word_count=1,
-            verdict="ACCEPTABLE",
-            consequence="The play stands.",
-        )
+        journal.append(db, **challenge_fields())
 
 
 def test_a_mirror_lost_before_a_process_first_writes_it_stays_lost(tmp_path, monkeypatch):
