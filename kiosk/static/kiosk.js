@@ -232,8 +232,17 @@
       input.focus();
       return;
     }
-    if (!S.status) {   // the lexicon's alphabet is not known yet: nothing can be read
-      K.showNotJudged("network", null);
+    if (!S.status) {   // the kiosk's status has not come yet (its first ask failed): ask now
+      setJudging(true);
+      K.refreshStatus().then(function (reached) {
+        setJudging(false);
+        if (S.status) {   // its alphabet now known: the words typed are read with it, then judged
+          retypeWords();
+          judge();
+          return;
+        }
+        K.showNotJudged(reached ? "unavailable" : "network", null);
+      });
       return;
     }
     if (!S.words.every(function (w) { return w.isRead(); })) {

@@ -283,6 +283,37 @@ def test_words_typed_while_the_server_is_out_of_reach_are_read_when_it_answers(k
     assert k.judged == [["[CH]ICO", "PE[RR]O"]]
 
 
+def test_a_kiosk_whose_first_status_never_came_judges_once_the_server_answers(kiosk):
+    """Issue 44, item 1 (a Spanish kiosk said "Cannot reach" while the server judged for the
+    others): a kiosk whose first ask for its status failed (a worker slow to open a large
+    list, a dropped packet) asks again when JUDGE is pressed, and judges, rather than saying
+    the server cannot be reached without asking it."""
+    k = kiosk("es", "mesa-4")
+    page = k.page
+    blocked = {"now": True}
+
+    def status(route):
+        if blocked["now"] or "wait=" in route.request.url:  # the held polls stay out of reach
+            route.abort()
+        else:
+            route.continue_()
+
+    page.route("**/api/v1/kiosk*", status)
+    page.reload()
+    page.wait_for_selector("#offline-alert:not([hidden])")
+    assert page.inner_text("#lexicon-words") == ""  # no status yet
+    k.box.fill("chico perro ")  # read before the alphabet is known, and again once it is
+    page.click("#judge-button")  # asked again, and still out of reach: said so, nothing judged
+    page.wait_for_selector("#error-screen:not([hidden])")
+    assert page.inner_text("#error-message") == "Cannot reach the adjudication server."
+    assert k.judged == []
+    page.locator("#error-back:enabled").click()
+    blocked["now"] = False
+    assert k.judge() == "ACCEPTABLE"
+    assert k.judged == [["[CH]ICO", "PE[RR]O"]]
+    page.unroute("**/api/v1/kiosk*")
+
+
 def test_catalan_tiles_from_the_row_and_as_typed(kiosk):
     k = kiosk("ca", "taula-1")
     page = k.page
