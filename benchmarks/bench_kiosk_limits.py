@@ -25,6 +25,7 @@ from adjudicator.record.database import migrations
 from adjudicator.record.database.sqlite import SqliteDatabase
 from adjudicator.record.journal import journal
 from benchmarks.alternating import alternate, report, timed
+from benchmarks.sizing import timed as timed_run
 
 ROWS = 200_000
 KIOSKS = 400
@@ -91,4 +92,5 @@ def test_the_halls_guard_next_to_a_tables(benchmark, db):
     benchmark.extra_info["table_guard_us"] = table_s * 1e6
     report(benchmark, "us", ("hall_guard", "hall's guard", hall_s), ("floor", "floor", floor_s))
     print(f"table kiosk's guard {table_s * 1e6:.2f} us")
-    assert hall_s < 10 * floor_s and hall_s < 1e-4
+    if timed_run():
+        assert hall_s < 10 * floor_s and hall_s < 1e-4

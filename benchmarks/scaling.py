@@ -5,7 +5,7 @@ path, on SQLite and PostgreSQL, and at each size:
 - `journal export` (CSV) and `journal verify` as whole processes: time, peak memory, and the
   ratio to their floor (benchmarks/journal_floor.py: a plain read of the same rows doing the
   same work per row), measured side by side;
-- adjudications from 8 clients at once (keep-alive connections, one kiosk, rate limit off)
+- adjudications from 6 clients at once (keep-alive connections, one kiosk: its most; rate limit off)
   against `adjudicator serve` with its default workers: p50 and p99.
 
     python benchmarks/scaling.py [--sizes 10000,100000,1000000] [--backends sqlite,postgresql]
@@ -138,7 +138,7 @@ def measure_pages(season: seasons.Season, views: int) -> dict:
     }
 
 
-# --- adjudications at 8 clients ---------------------------------------------------------------
+# --- adjudications at 6 clients (a kiosk holds six connections) --------------------------------
 
 
 def measure_adjudications(season: seasons.Season, clients: int, per_client: int) -> dict:
@@ -250,7 +250,7 @@ def run_backend(backend: str, sizes: list[int], repeat: int, views: int) -> list
             result = {"backend": backend, "rows": size, "fill_seconds": fill_seconds}
             result.update(measure_pages(season, views))
             result.update(measure_export_verify(season, repeat))
-            result.update(measure_adjudications(season, clients=8, per_client=smallest(100, 8)))
+            result.update(measure_adjudications(season, clients=6, per_client=smallest(100, 8)))
             print(json.dumps(result, indent=1))
             results.append(result)
     return results
@@ -288,7 +288,7 @@ def table(results: list[dict]) -> str:
         )
     lines += [
         "",
-        "| journal | rows | adjudications p50 / p99 ms (8 clients) | per s | failed |",
+        "| journal | rows | adjudications p50 / p99 ms (6 clients) | per s | failed |",
         "|---|---|---|---|---|",
     ]
     for r in results:
