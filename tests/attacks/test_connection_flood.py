@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-import resource
 import socket
 import ssl
 import time
@@ -25,7 +24,7 @@ from support.idle_flood import IdleFlood
 from support.servers import Server
 from support.slow_clients import wait_for_close
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("enough_files")]
 
 FLOOD = 3000
 ATTACKER, KIOSKS, DIRECTOR = "127.0.0.1", "127.0.0.2", "127.0.0.3"
@@ -33,15 +32,6 @@ REFUSED = re.compile(
     r"Connections this worker refused or closed to keep room for the kiosks: ([\d,]+) past "
     r"their address's cap, showing no kiosk's credential in time \((\S+) [\d,]+\)"
 )
-
-
-@pytest.fixture(scope="module", autouse=True)
-def enough_files():
-    """The test's own sockets (the server's are its own: each worker raises its limit)."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, 8192)), hard))
-    yield
-    resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
 
 
 def verdict_from(server: Server, source: str) -> dict:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import html
 import http.client
 import json
-import resource
 import socket
 import ssl
 import threading
@@ -31,19 +30,11 @@ from support.servers import Server
 from support.slow_clients import read_answer, wait_for_close
 from support.tablets import Tablet, Tablets, enrol, unanswered
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("enough_files")]
 
 KIOSKS, ATTACKER, DIRECTOR = "127.0.0.2", "127.0.0.9", "127.0.0.3"
 TWENTY = [f"127.0.1.{n}" for n in range(1, 21)]
 SECONDS = 6  # each attack's run here (benchmarks/starve_attacks.py runs each for 60 s)
-
-
-@pytest.fixture(scope="module", autouse=True)
-def enough_files():
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, 8192)), hard))
-    yield
-    resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
 
 
 @pytest.fixture(scope="module")
