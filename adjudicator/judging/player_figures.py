@@ -81,17 +81,22 @@ class _Snapshot:
         return self._transaction.__exit__(*exc)
 
 
-def of_tournaments(db: Database, slugs: Iterable[str]) -> list[PlayerFigures]:
-    """Every player's figures in each of `slugs`, by tournament and division: the tallies as
-    judged, with each corrected challenge counted by its effective outcome."""
+def _read(db: Database, slugs: Iterable[str], tallies) -> tuple[dict, list[Delta]]:
+    """The stored tallies of `slugs` (as `tallies(cur, slugs)` reads them) and the corrections'
+    deltas, in one snapshot; nothing for no tournament."""
     slugs = sorted(set(slugs))
     if not slugs:
-        return []
+        return {}, []
     player_tallies.ensure_counted(db)
     free = _final_play_free(db, slugs)
     with snapshot(db) as cur:
-        stored = player_tallies.read(cur, slugs)
-        deltas = corrections(cur, slugs, free)
+        return tallies(cur, slugs), corrections(cur, slugs, free)
+
+
+def of_tournaments(db: Database, slugs: Iterable[str]) -> list[PlayerFigures]:
+    """Every player's figures in each of `slugs`, by tournament and division: the tallies as
+    judged, with each corrected challenge counted by its effective outcome."""
+    stored, deltas = _read(db, slugs, player_tallies.read)
     totals: dict[player_tallies.Key, PlayerFigures] = {}
     for key, (name, figures) in stored.items():
         totals[key] = PlayerFigures(name, key[2], key[1], key[0], dict(figures), {key[0]})
@@ -111,14 +116,7 @@ def of_tournaments(db: Database, slugs: Iterable[str]) -> list[PlayerFigures]:
 def of_season(db: Database, slugs: Iterable[str]) -> list[PlayerFigures]:
     """Every player's figures summed over `slugs` (a season) by name: the tallies summed by the
     database (a few rows a player), then each corrected challenge counted as it now stands."""
-    slugs = sorted(set(slugs))
-    if not slugs:
-        return []
-    player_tallies.ensure_counted(db)
-    free = _final_play_free(db, slugs)
-    with snapshot(db) as cur:
-        stored = player_tallies.by_player(cur, slugs)
-        deltas = corrections(cur, slugs, free)
+    stored, deltas = _read(db, slugs, player_tallies.by_player)
     merged = {
         key: PlayerFigures(name, key, figures=figures, played=played)
         for key, (name, played, figures) in stored.items()
