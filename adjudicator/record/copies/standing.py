@@ -7,12 +7,18 @@ unchanged, in the same journal, is only behind; anything else disagrees.
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
+import os
 import sqlite3
+import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
 GENESIS = "0" * 64
+TURN_SECONDS = 10.0  # the longest one reader waits for another on this laptop
 
 
 @dataclass(frozen=True)
@@ -29,14 +35,64 @@ class CopyHead:
         return f"{self.path} ends at row {self.rows}"
 
 
+class _ReadTurn(sqlite3.Connection):
+    """A reading connection that holds this laptop's turn at its file until it closes."""
+
+    turn: int | None = None
+
+    def close(self) -> None:
+        try:
+            super().close()
+        finally:
+            if self.turn is not None:
+                os.close(self.turn)  # the lock goes with the descriptor
+                self.turn = None
+
+
+def _take_turn(path: str) -> int | None:
+    """An exclusive lock, off the stick, on reading the file at `path` (None: not had within
+    TURN_SECONDS; the read goes on without it rather than hang)."""
+    name = hashlib.sha256(os.path.realpath(path).encode()).hexdigest()[:24]
+    try:
+        held = os.open(
+            Path(tempfile.gettempdir()) / f"adjudicator-read-{name}.lock",
+            os.O_RDWR | os.O_CREAT,
+            0o600,
+        )
+    except OSError:
+        return None
+    deadline = time.monotonic() + TURN_SECONDS
+    while True:
+        try:
+            fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return held
+        except OSError:
+            if time.monotonic() >= deadline:
+                os.close(held)
+                return None
+            time.sleep(0.01)
+
+
 def open_to_read(path: str) -> sqlite3.Connection:
     """An existing copy opened to be read, changing nothing in its files (never made here).
-    With a write-ahead log beside it (a writer stopped without a checkpoint), read only: a
-    connection that may write would fold that log into the file as it closes. Without one,
-    read-write: a read-only one would leave a log and an index behind, where the last
-    read-write connection removes both."""
-    mode = "ro" if Path(f"{path}-wal").exists() else "rw"
-    return sqlite3.connect(f"file:{quote(str(path))}?mode={mode}", uri=True, timeout=10)
+    With a write-ahead log beside it (a writer stopped without a checkpoint, or a hall
+    writing it now), read only: a connection that may write would fold that log into the
+    file as it closes. Without one, read-write: a read-only one would leave a log and an index
+    behind, where the last read-write connection removes both. Readers on this laptop take
+    turns at a file, so that one reader's log is never taken for a writer's by another, left
+    behind when the first closes (two workers of a starting hall, reading the stick at once)."""
+    turn = _take_turn(path)
+    try:
+        mode = "ro" if Path(f"{path}-wal").exists() else "rw"
+        connection = sqlite3.connect(
+            f"file:{quote(str(path))}?mode={mode}", uri=True, timeout=10, factory=_ReadTurn
+        )
+    except BaseException:
+        if turn is not None:
+            os.close(turn)
+        raise
+    connection.turn = turn
+    return connection
 
 
 _open = open_to_read
