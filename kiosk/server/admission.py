@@ -15,6 +15,11 @@ A connection the worker accepts shows no credential until its first request head
   request the app is answering). So a flood from one address churns through that address's
   own connections, and a kiosk's new one, which sends its first bytes at once, is let in.
 
+A TLS server's new connections begin their handshake within a budget (adjudicator/hall/network/
+handshake_budget.py: so many a second from one address, and in all): one past it waits for its
+turn holding its socket only, the waiting handed over an address at a time in turn; one whose
+address already has TURNS_PER_ADDRESS waiting is closed as it is accepted (`turned_away`).
+
 A head that shows a credential the worker's snapshot knows (kiosk/server/credentials.py: a
 paired kiosk's token or cookie, a staff session) makes its connection *known*: counted by that
 credential, no longer by its address, and never closed to make room for another's. One
@@ -23,7 +28,9 @@ it on another takes the place of one its client has given up: hung up (a client 
 as fast as it is answered leaves connections the loop has not yet seen close) or idle a second
 (a browser's pool keeps connections it no longer needs); while all six are in use, the request
 is answered 429 from its head, and that connection stays anonymous (on probation, it closes).
-Every head must arrive within `head_seconds` of the connection's start or of its last answer,
+Every head must arrive within `head_seconds` of the connection's start or of its last answer
+(a known connection's next head, within KNOWN_IDLE_SECONDS: a kiosk's challenges come minutes
+apart, and a kept connection spares a handshake; the idlest closes where the worker is full),
 and a body within its own deadline (loop_requests); what was closed for being slow is told
 from an idle connection ending by whether any byte of the head had come (the kernel's count).
 
@@ -43,12 +50,15 @@ from collections.abc import Callable
 
 from tornado.ioloop import IOLoop
 
-from adjudicator.hall.network.connection_caps import ADDRESS_CAP, Refusals
+from adjudicator.hall.network.connection_caps import ADDRESS_CAP, NEW_CONNECTIONS, Refusals
+from adjudicator.hall.network.handshake_budget import HandshakeBudget
 
 PROBATION_SECONDS = 1.0  # past its address's cap, a connection shows a credential this soon
 ANONYMOUS_SHARE = 0.5  # of a worker's connections, those showing no credential hold at most this
 PER_CREDENTIAL = 6  # connections a kiosk (or a staff session) holds in a worker: a browser's six
+TURNS_PER_ADDRESS = 32  # connections of one address waiting for a handshake; more are closed
 IDLE_GIVEN_UP_SECONDS = 1.0  # one of them idle this long makes room for its newest (see head)
+KNOWN_IDLE_SECONDS = 300.0  # a kiosk's connection waits this long for its next request
 _RESET = struct.pack("ii", 1, 0)  # SO_LINGER on, 0 s: close with a reset, no TIME_WAIT kept
 _TCP_INFO = getattr(socket, "TCP_INFO", 11)
 _BYTES_RECEIVED = slice(128, 136)  # struct tcp_info's tcpi_bytes_received (Linux 4.1 and on)
@@ -71,6 +81,7 @@ class Entry:
         "heads",
         "gone",
         "idle_since",
+        "turn",
     )
 
     def __init__(self, address: str, peer, sock: socket.socket, probation: bool):
@@ -86,6 +97,7 @@ class Entry:
         self.heads = 0  # request heads it has sent
         self.gone = False  # closed: counted no longer
         self.idle_since = time.monotonic()  # when it last began to wait for a request's head
+        self.turn: Callable[[Entry], None] | None = None  # waiting for its handshake: its hand-over
 
 
 class Admission:
@@ -100,6 +112,7 @@ class Admission:
         anonymous_most: int | None = None,
         per_credential: int = PER_CREDENTIAL,
         on_note: Callable[[], None] = lambda: None,
+        budget: HandshakeBudget | None = None,
     ):
         self.limit = limit
         self.per_address = per_address  # 0: no cap per address
@@ -118,12 +131,32 @@ class Admission:
         self.holding: Counter[str] = Counter()  # held polls, by kiosk
         self.open = 0
         self.last_closed = -1.0  # when a connection was last refused or closed to make room
+        self.budget = budget  # new TLS connections a second (None: no handshakes here)
+        self.turns: dict[str, dict[Entry, None]] = {}  # waiting for a handshake, by address
+        self.turns_due = None  # the loop's timeout that hands the next ones over
 
     # --- accepting ---
 
     def full(self) -> bool:
         """No room for another connection, none to close for it: leave it in the backlog."""
-        return self.open >= self.limit and not self._count_anonymous()
+        return (
+            self.open >= self.limit and not self._count_anonymous() and self._idle_known() is None
+        )
+
+    def turned_away(self, address: str) -> bool:
+        """Whether a connection just accepted from `address` is closed at once, before it costs
+        anything: as many of that address's as may wait for a handshake already do."""
+        waiting = self.turns.get(address)
+        return waiting is not None and bool(self.per_address) and len(waiting) >= TURNS_PER_ADDRESS
+
+    def refuse(self, sock: socket.socket, address: str) -> None:
+        """Close a connection just accepted (`turned_away`), with a reset; noted."""
+        try:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, _RESET)
+        except OSError:
+            pass
+        sock.close()
+        self.note(address, NEW_CONNECTIONS)
 
     def admit(self, sock: socket.socket, peer, address: str) -> Entry:
         """A connection just accepted: its entry (anonymous, on probation past its address's
@@ -135,6 +168,11 @@ class Admission:
             biggest = self.sizes.largest()
             if biggest is None or not self._close_one(biggest, "anonymous_full"):
                 break
+        while self.open >= self.limit:
+            idle = self._idle_known()
+            if idle is None:
+                break
+            self.close(idle)  # a browser opens another when it needs one
         entry = Entry(address, peer, sock, probation)
         self.anonymous.setdefault(address, {})[entry] = None
         self.sizes.add(address)
@@ -174,7 +212,8 @@ class Admission:
         entry = self.entries.get(stream)
         if entry is not None and entry.heads:
             entry.idle_since = time.monotonic()
-            self._arm(entry, self.head_seconds, self._head_late)
+            seconds = self.head_seconds if entry.who is None else KNOWN_IDLE_SECONDS
+            self._arm(entry, seconds, self._head_late)
 
     def head(self, stream, showing: Callable[[], str | None]) -> str:
         """A request's head arrived on `stream`; `showing()` says whose credential it shows
@@ -282,19 +321,78 @@ class Admission:
         self.on_note()
 
     def close_all_parked(self) -> None:
-        """A stop: the parked sockets are closed (Tornado closes its streams)."""
-        for entry in list(self.parked.values()):
+        """A stop: the parked sockets, and those waiting for a handshake, are closed (Tornado
+        closes its streams)."""
+        if self.turns_due is not None:
+            IOLoop.current().remove_timeout(self.turns_due)
+            self.turns_due = None
+        waiting = [entry for entries in self.turns.values() for entry in entries]
+        for entry in list(self.parked.values()) + waiting:
             self.close(entry)
 
     # --- inside ---
 
     def _arrived(self, entry: Entry, hand_over, waiting: bytes) -> None:
-        if waiting:
-            hand_over(entry)
-            if entry.stream is None:
-                self._drop(entry)  # Tornado gave up on it (a TLS error at once)
-        else:  # the client closed it already
+        if not waiting:  # the client closed it already
             self.close(entry)
+        elif self.budget is None or (
+            entry.address not in self.turns and self.budget.take(entry.address)
+        ):
+            self._begin(entry, hand_over)
+        else:
+            self._wait_turn(entry, hand_over)
+
+    def _begin(self, entry: Entry, hand_over) -> None:
+        hand_over(entry)
+        if entry.stream is None:
+            self._drop(entry)  # Tornado gave up on it (a TLS error at once)
+
+    def _wait_turn(self, entry: Entry, hand_over) -> None:
+        """Past the handshake budget: `entry` waits for its turn (its socket only, no TLS),
+        or, where its address has as many waiting as may, it is closed."""
+        waiting = self.turns.setdefault(entry.address, {})
+        if self.per_address and len(waiting) >= TURNS_PER_ADDRESS:
+            self.close(entry, NEW_CONNECTIONS)
+            return
+        entry.turn = hand_over
+        waiting[entry] = None
+        self._turns_later()
+
+    def _turns_later(self) -> None:
+        if self.turns_due is None and self.turns and self.budget is not None:
+            seconds = min(self.budget.wait(address) for address in self.turns)
+            self.turns_due = IOLoop.current().call_later(seconds, self._take_turns)
+
+    def _take_turns(self) -> None:
+        """Hand over the waiting connections the budget has room for now, an address at a
+        time in turn (oldest first within each), then wait for the next."""
+        self.turns_due = None
+        budget = self.budget
+        while self.turns and budget is not None:
+            moved = False
+            for address in list(self.turns):
+                if not budget.take(address):
+                    continue
+                waiting = self.turns.pop(address)
+                entry = next(iter(waiting))
+                del waiting[entry]
+                if waiting:
+                    self.turns[address] = waiting  # to the back of the line
+                hand_over, entry.turn = entry.turn, None
+                if hand_over is not None:
+                    self._begin(entry, hand_over)
+                moved = True
+            if not moved:
+                break
+        self._turns_later()
+
+    def _leave_turns(self, entry: Entry) -> None:
+        waiting = self.turns.get(entry.address)
+        if waiting is not None and entry in waiting:
+            del waiting[entry]
+            if not waiting:
+                del self.turns[entry.address]
+        entry.turn = None
 
     def _unpark(self, sock: socket.socket, hand_over) -> None:
         entry = self.parked.pop(sock, None)
@@ -343,6 +441,19 @@ class Admission:
         self.close(victim)
         return True
 
+    def _idle_known(self) -> Entry | None:
+        """The known connection idle longest (at least IDLE_GIVEN_UP_SECONDS), if any: where
+        the worker is full, it makes room (a kiosk's are kept alive KNOWN_IDLE_SECONDS between
+        its challenges, so that a tablet seldom needs a new handshake)."""
+        since = time.monotonic() - IDLE_GIVEN_UP_SECONDS
+        idle = [
+            entry
+            for mine in self.by_credential.values()
+            for entry in mine
+            if not entry.busy and entry.idle_since <= since
+        ]
+        return min(idle, key=lambda entry: entry.idle_since, default=None)
+
     def _count_anonymous(self) -> int:
         return self.sizes.total
 
@@ -365,6 +476,8 @@ class Admission:
         if entry.gone:
             return
         entry.gone = True
+        if entry.turn is not None:
+            self._leave_turns(entry)
         if entry.timer is not None:
             IOLoop.current().remove_timeout(entry.timer)
             entry.timer = None
@@ -398,7 +511,9 @@ class Admission:
         finished was too slow; a connection that sent nothing since its last answer ends
         quietly (a browser keeps one open in case)."""
         entry.timer = None
-        if entry.probation and entry.who is None:
+        if entry.turn is not None:
+            kind = NEW_CONNECTIONS  # its handshake's turn did not come in time
+        elif entry.probation and entry.who is None:
             kind = ADDRESS_CAP
         elif _received(entry.sock) > entry.mark:
             kind = "slow_request"

@@ -13,10 +13,12 @@ Whom it holds them for is kiosk/server/admission.py's to say: a connection is pa
 first byte arrives, anonymous connections share a bounded part of the worker (the oldest idle
 one of the address holding the most closed to make room), one address's past
 `per_address` have a second to show a paired kiosk's credential, and a credential's are
-counted by it. Connections closed to make room take no turn: the accepting goes on in the same
-wake-up (a close costs microseconds, so a flood moves through the backlog and a kiosk's
-connection behind it is reached at once). What was refused or closed is logged once a minute
-and shared with the director's overview and /healthz
+counted by it; a TLS connection's handshake begins within a budget of so many a second, by
+address and in all (adjudicator/hall/network/handshake_budget.py), and one from an address with
+enough waiting for theirs is closed as it is accepted. Connections closed to make room take no
+turn: the accepting goes on in the same wake-up (a close costs microseconds, so a flood moves
+through the backlog and a kiosk's connection behind it is reached at once). What was refused
+or closed is logged once a minute and shared with the director's overview and /healthz
 (adjudicator/hall/network/connection_caps.py).
 """
 
@@ -32,6 +34,7 @@ from tornado.httpserver import HTTPServer
 from tornado.ioloop import IOLoop
 
 from adjudicator.hall.network.connection_caps import Refusals, address_key
+from adjudicator.hall.network.handshake_budget import HandshakeBudget
 from kiosk.server.admission import Admission, Entry
 
 RESERVED_FILES = 100  # the journal and its mirror, lexicons, logs, pipes: besides the threads'
@@ -85,6 +88,7 @@ class CappedHTTPServer(HTTPServer):
             self.refusals,
             anonymous_most=anonymous_most,
             on_note=self._noted,
+            budget=self._budget(per_address),
         )
         # the admission keeps each head's deadline and each body's (and tells slow from idle);
         # Tornado's own are a backstop
@@ -96,6 +100,13 @@ class CappedHTTPServer(HTTPServer):
         self.listening: list[socket.socket] = []
         self.removers: list[Callable[[], None]] = []
         self._handing: Entry | None = None
+
+    def _budget(self, per_address: int) -> HandshakeBudget | None:
+        """The TLS handshakes this server begins a second (none without TLS: a plain
+        connection costs little before its head); by address unless addresses are not capped."""
+        if not self.ssl_options:
+            return None
+        return HandshakeBudget() if per_address else HandshakeBudget(per_address=0)
 
     @property
     def open(self) -> int:
@@ -172,9 +183,13 @@ class CappedHTTPServer(HTTPServer):
                 self._pause()
                 IOLoop.current().call_later(1.0, self._resume)
                 return
+            key = _key(address)
+            if admission.turned_away(key):  # its address has enough waiting for a handshake
+                admission.refuse(connection, key)
+                continue
             connection.setblocking(False)
             closed_before = admission.last_closed
-            entry = admission.admit(connection, address, _key(address))
+            entry = admission.admit(connection, address, key)
             admission.park(entry, self._hand_over)
             if admission.full():
                 self._pause()

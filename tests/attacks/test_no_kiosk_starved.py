@@ -20,7 +20,7 @@ import time
 
 import pytest
 
-from adjudicator.hall.network import connection_caps, hall_tls
+from adjudicator.hall.network import connection_caps, hall_tls, handshake_budget
 from kiosk.server.credentials import REFRESH_SECONDS
 
 from support.attacks import cheaply_staffed_home, director
@@ -302,3 +302,62 @@ def test_a_kiosks_seventh_connection_waits_for_one_it_gave_up(server):
     assert kiosk_status(replacement, token) == 200
     for connection in (*connections[2:], newest, replacement):
         connection.close()
+
+
+def tls_health(server: Server) -> dict:
+    """/healthz over TLS, as the director's laptop reads it."""
+    context = ssl.create_default_context(cafile=str(server.ca))
+    connection = http.client.HTTPSConnection(
+        "127.0.0.1", server.port, timeout=30, context=context, source_address=(DIRECTOR, 0)
+    )
+    try:
+        connection.request("GET", "/healthz")
+        reply = connection.getresponse()
+        assert reply.status == 200
+        return json.loads(reply.read())
+    finally:
+        connection.close()
+
+
+def test_connections_reopened_as_fast_as_refused_get_a_few_handshakes_a_second(tls_server):
+    """A laptop reopening 64 connections as fast as each is answered 413 (a TLS handshake
+    each, most of a millisecond of the server's CPU) gets its address's budget of handshakes
+    and no more; the rest wait their turn or are closed before TLS, counted. A kiosk kept alive
+    at that same address, and one at another, are answered throughout."""
+    ca = tls_server.ca
+    before = tls_health(tls_server)["connections"]
+    with tablets(tls_server, ("k2", KIOSKS), ("k3", ATTACKER), cafile=ca) as kiosks:
+        time.sleep(1.0)  # the tablets' connections are open and known before the laptop starts
+        started = time.monotonic()
+        with Flood("127.0.0.1", tls_server.port, "drip", [ATTACKER], 64, tls=ca) as flood:
+            time.sleep(SECONDS)
+            report = flood.stop()
+        seconds = time.monotonic() - started
+        outcomes = kiosks.stop()
+    assert outcomes and unanswered(outcomes) == []
+    assert {o.kiosk for o in outcomes if o.kind == "judge"} == {KIOSKS, ATTACKER}
+    budget = handshake_budget.PER_ADDRESS_BURST + handshake_budget.PER_ADDRESS * seconds
+    assert 0 < report["opened"] <= budget, (report, budget)
+    assert report["refused"] > report["opened"], report  # closed before TLS, tried again
+    time.sleep(connection_caps.WRITE_SECONDS + 1.5)
+    grew = growth(before, tls_health(tls_server)["connections"])
+    assert grew.get("new_connections", 0) > 0, grew
+
+
+def test_a_kiosks_connection_stays_open_between_its_challenges(server):
+    """A connection that showed nothing more than a request is closed when it has been idle the
+    head's deadline (4 s); a paired kiosk's is kept open for its next challenge minutes later
+    (a new one would be a new handshake, which an attacker at its address may be spending)."""
+    ask = "GET {} HTTP/1.1\r\nHost: hall\r\n{}\r\n"
+    shown = f"Authorization: Bearer {server.tokens['k2']}\r\n"
+    kiosk = socket.create_connection(("127.0.0.1", server.port), source_address=(KIOSKS, 0))
+    other = socket.create_connection(("127.0.0.1", server.port), source_address=(DIRECTOR, 0))
+    with kiosk, other:
+        kiosk.sendall(ask.format("/api/v1/kiosk", shown).encode())
+        other.sendall(ask.format("/healthz", "").encode())
+        assert read_answer(kiosk).startswith(b"HTTP/1.1 200")
+        assert read_answer(other).startswith(b"HTTP/1.1 200")
+        assert wait_for_close(other, 8) == "closed"
+        assert wait_for_close(kiosk, 2) == "open"
+        kiosk.sendall(ask.format("/api/v1/kiosk", shown).encode())
+        assert read_answer(kiosk).startswith(b"HTTP/1.1 200")

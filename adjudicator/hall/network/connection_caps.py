@@ -34,6 +34,7 @@ SHOWN_SECONDS = 30.0  # noted within this long: an address at fault now
 MOST_KEPT = 128  # (kind, address) notes a worker keeps (a flood from many is many lines anyway)
 MOST_SHOWN = 8
 ADDRESS_CAP = "address_cap"
+NEW_CONNECTIONS = "new_connections"
 # Every kind of refusal or closure, in the order the overview and /healthz give them; what each
 # is, in the log's words.
 KINDS = {
@@ -45,6 +46,9 @@ KINDS = {
         "showing a kiosk's credential already on as many connections as a kiosk opens"
     ),
     "held_poll": "held polls answered at once: their kiosk already had one held",
+    NEW_CONNECTIONS: (
+        "new, past the connections a second one address (or all) may open, closed before TLS"
+    ),
     "slow_request": "with a request's head or body arriving too slowly",
     "too_large": "with a body larger than the page it was sent to accepts (413)",
     "answered_early": "answered before their body arrived, closed with it unread",
@@ -71,6 +75,12 @@ _SAID = {
     "held_poll": NP_(
         "{n} status poll was answered at once, not held: its kiosk already had a poll held.",
         "{n} status polls were answered at once, not held: their kiosk already had a poll held.",
+    ),
+    NEW_CONNECTIONS: NP_(
+        "{n} new connection was closed before its TLS handshake: its address (or every "
+        "address together) had opened more connections a second than the hall takes.",
+        "{n} new connections were closed before their TLS handshake: their address (or every "
+        "address together) had opened more connections a second than the hall takes.",
     ),
     "slow_request": NP_(
         "{n} connection was closed: a request's head or body came too slowly.",
