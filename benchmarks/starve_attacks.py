@@ -10,10 +10,13 @@ A real `adjudicator hall` (HTTPS with its own CA, the plain-HTTP trust port, 2 w
 threads, SQLite journal) runs in a network namespace of its own (tests/support/netns.py); the
 kiosks, the attackers and the probes run inside it too, on its loopback (127.x addresses, one a
 device): nothing reaches the machine's network. Two paired kiosks judge and poll throughout:
-kiosk A (127.0.0.2) on kept-alive connections as a tablet does; kiosk B at the attacker's own
-address, opening a new connection for each challenge (the hardest way in: through the backlog
-and the admission, from an address past its cap). Each has one poller (held, `?wait=20`, with
-the ETag it shows) and two threads judging one challenge after another. Phases, each
+kiosk A (127.0.0.2) and kiosk B, at the attacker's own address, each on kept-alive connections
+as a tablet's browser keeps them (a new one when the server closes one). Each has one poller
+(held, `?wait=20`, with the ETag it shows) and two threads judging one challenge after another.
+Beside them, a new tablet at the attacker's address opens a new connection every half second
+and asks kiosk B's status on it, trying again every quarter second for up to 10 s, as a page
+does (the hardest way in: through the backlog, the handshake budget and the admission, from an
+address past its cap): how many got in, and how long it took. Phases, each
 `--seconds` long, in rounds that alternate their order:
 
 - quiet: no attack;
@@ -48,6 +51,7 @@ import json
 import os
 import resource
 import secrets
+import signal
 import ssl
 import statistics
 import sys
@@ -75,6 +79,7 @@ TWENTY = [f"127.0.1.{n}" for n in range(1, 21)]
 SIXTEEN = [f"127.0.6.{n}" for n in range(1, 17)]
 PHASES = ("quiet", "drip", "twenty", "held", "nat", "plain")
 JUDGES_PER_KIOSK = 2
+NEW_TABLET_SECONDS = 10.0
 
 
 def attack(phase: str, port: int, cafile: Path, token: str, wrap: list[str]) -> Flood | None:
@@ -99,7 +104,7 @@ def kiosk_b_address(phase: str) -> str:
 
 
 class Kiosks:
-    """Kiosk A (kept-alive) and kiosk B (a new connection a challenge), each polling and judging."""
+    """Kiosk A and kiosk B (kept-alive), each polling and judging."""
 
     def __init__(self, port: int, cafile: Path, tokens: dict[str, str], b_address: str):
         self.a = Tablet(port, tokens["k2"], KIOSK_A, cafile)
@@ -109,8 +114,8 @@ class Kiosks:
 
     def start(self) -> Kiosks:
         runs = [(self._poll, self.a), (self._poll, self.b)]
-        runs += [(self._judge, self.a, True)] * JUDGES_PER_KIOSK
-        runs += [(self._judge, self.b, False)] * JUDGES_PER_KIOSK
+        runs += [(self._judge, self.a)] * JUDGES_PER_KIOSK
+        runs += [(self._judge, self.b)] * JUDGES_PER_KIOSK
         for run, *args in runs:
             thread = threading.Thread(target=run, args=args, daemon=True)
             thread.start()
@@ -129,14 +134,38 @@ class Kiosks:
             if tablet.poll(connection, wait=20) is None:
                 connection = tablet.connect()
 
-    def _judge(self, tablet: Tablet, kept_alive: bool) -> None:
+    def _judge(self, tablet: Tablet) -> None:
         connection = tablet.connect()
         while not self.stopping.is_set():
-            if not kept_alive:
-                connection.close()
-                connection = tablet.connect()
             if tablet.judge(connection) is None:
                 connection = tablet.connect()
+
+
+def new_tablet_probe(tablet: Tablet, stopping: threading.Event, waits: list) -> None:
+    """Every half second a new connection from `tablet`'s address asking its status, tried
+    again every quarter second for up to NEW_TABLET_SECONDS: the seconds until it was
+    answered (None: not within them)."""
+    while not stopping.is_set():
+        started = time.monotonic()
+        answered = None
+        while answered is None and time.monotonic() - started < NEW_TABLET_SECONDS:
+            connection = tablet.connect()
+            try:
+                connection.request(
+                    "GET", "/api/v1/kiosk", headers={"Authorization": f"Bearer {tablet.token}"}
+                )
+                reply = connection.getresponse()
+                reply.read()
+                if reply.status == 200:
+                    answered = time.monotonic() - started
+            except (OSError, http.client.HTTPException):
+                pass
+            finally:
+                connection.close()
+            if answered is None:
+                time.sleep(0.25)
+        waits.append(answered)
+        stopping.wait(max(0.0, 0.5 - (time.monotonic() - started)))
 
 
 def trust_probe(stopping: threading.Event, waits: list) -> None:
@@ -179,20 +208,26 @@ def run_phase(phase: str, hall: RunningHall, tokens: dict, args, wrap: list[str]
         flood.start()
         time.sleep(3)  # the attack at full strength before the kiosks are measured
     load_before = os.getloadavg()[0]
-    stopping, trust = threading.Event(), []
-    probe = None
+    stopping, trust, fresh = threading.Event(), [], []
+    probes = []
     if phase == "plain":
-        probe = threading.Thread(target=trust_probe, args=(stopping, trust), daemon=True)
-        probe.start()
+        probes.append(threading.Thread(target=trust_probe, args=(stopping, trust), daemon=True))
     cpu = group_cpu_seconds(hall.process.pid)
     started = time.monotonic()
     kiosks = Kiosks(hall.port, cafile, tokens, kiosk_b_address(phase)).start()
+    if phase != "plain":
+        newcomer = Tablet(hall.port, tokens["k3"], kiosk_b_address(phase), cafile)
+        probes.append(
+            threading.Thread(target=new_tablet_probe, args=(newcomer, stopping, fresh), daemon=True)
+        )
+    for probe in probes:
+        probe.start()
     time.sleep(args.seconds)
     outcomes = kiosks.stop()
     seconds = time.monotonic() - started
     cpu = group_cpu_seconds(hall.process.pid) - cpu
     stopping.set()
-    if probe is not None:
+    for probe in probes:
         probe.join(30)
     report = flood.stop() if flood is not None else {}
     time.sleep(6.5)  # the workers write what they counted at most every 5 s
@@ -201,6 +236,7 @@ def run_phase(phase: str, hall: RunningHall, tokens: dict, args, wrap: list[str]
     polls = [o for o in outcomes if o.kind == "poll"]
     failed = [o for o in outcomes if o.status not in ({200, 304} if o.kind == "poll" else {201})]
     answered_trust = sorted(w for w in trust if w is not None)
+    answered_fresh = sorted(w for w in fresh if w is not None)
     return {
         "phase": phase,
         "verdicts_per_s": len(judged) / seconds,
@@ -233,6 +269,14 @@ def run_phase(phase: str, hall: RunningHall, tokens: dict, args, wrap: list[str]
             if answered_trust
             else None,
         ),
+        "new_tablet": (
+            len(answered_fresh),
+            len(fresh),
+            statistics.median(answered_fresh) * 1000 if answered_fresh else None,
+            answered_fresh[max(0, int(len(answered_fresh) * 0.99) - 1)] * 1000
+            if answered_fresh
+            else None,
+        ),
     }
 
 
@@ -244,6 +288,9 @@ def describe(r: dict) -> str:
     if r["phase"] == "plain":
         got, asked, p99 = r["trust"]
         trust = f"  trust page {got}/{asked} answered, p99 {ms(p99)} ms"
+    else:
+        got, asked, p50, p99 = r["new_tablet"]
+        trust = f"  new tablet {got}/{asked} in, p50 {ms(p50)} ms, p99 {ms(p99)} ms"
     return (
         f"{r['phase']:<7} {r['verdicts_per_s']:6.1f} verdicts/s  p50 {ms(r['p50_ms'])} ms  "
         f"p99 {ms(r['p99_ms'])} ms  slowest {ms(r['slowest_ms'])} ms  polls {r['polls']}  "
@@ -348,6 +395,7 @@ def main() -> None:
     parser.add_argument("--cpu-batches", type=int, default=8)
     parser.add_argument("--cpu-per-batch", type=int, default=300)
     args = parser.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stopped: the hall is stopped too
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, 8192)), hard))
     os.chdir(tempfile.gettempdir())  # gunicorn puts its working folder first on sys.path

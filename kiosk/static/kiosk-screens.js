@@ -112,6 +112,9 @@
     } else if (code === "timeout") {
       message = T("The server did not answer in time.");
       advice = again;
+    } else if (code === "unshown") {   // the server answered; this page failed to show it
+      message = T("This screen could not show the server's answer.");
+      advice = T("Call the director: the journal says whether these words were judged.");
     } else if (code === "network") {
       message = T("Cannot reach the adjudication server.");
       advice = again;

@@ -274,6 +274,7 @@
     var game = K.challengeGame();   // TSH's game at this table, else the typed fields
     if (game === null) { return; }
     var sent = S.words.slice();
+    var answered = false;   // the server's answer came: a failure after it is this page's own
     setJudging(true);
     K.fetchWithTimeout("/api/v1/adjudications", {
       method: "POST",
@@ -288,6 +289,7 @@
         );
       })
       .then(function (answer) {
+        answered = true;
         setJudging(false);
         if (answer.status === 201 && isVerdict(answer.body, sent)) {
           S.words = [];
@@ -307,7 +309,8 @@
       })
       .catch(function (error) {
         setJudging(false);
-        K.showNotJudged(K.failureCode(error), null);
+        if (answered && window.console) { console.error(error); }
+        K.showNotJudged(answered ? "unshown" : K.failureCode(error), null);
       });
   }
 

@@ -314,6 +314,22 @@ def test_a_kiosk_whose_first_status_never_came_judges_once_the_server_answers(ki
     page.unroute("**/api/v1/kiosk*")
 
 
+def test_a_verdict_the_page_fails_to_show_is_not_called_out_of_reach(kiosk):
+    """Issue 44, item 1: the server judged and answered, and the page failed while showing the
+    verdict (a fault of the page's own, such as one in drawing a tile): the kiosk says it could
+    not show the answer and where it is kept, never that the server is out of reach."""
+    k = kiosk("es", "mesa-5")
+    page = k.page
+    page.evaluate("() => { Kiosk.showVerdict = () => { throw new Error('drawn badly'); }; }")
+    k.box.fill("chico ")
+    page.click("#judge-button")
+    page.wait_for_selector("#error-screen:not([hidden])")
+    assert page.inner_text("#error-message") == "This screen could not show the server's answer."
+    assert "the journal says whether these words were judged" in page.inner_text("#error-advice")
+    assert k.judged == [["[CH]ICO"]]
+    assert k.home.cli("journal", "export", "--format", "json").count('"mesa-5"') == 1
+
+
 def test_catalan_tiles_from_the_row_and_as_typed(kiosk):
     k = kiosk("ca", "taula-1")
     page = k.page
