@@ -8,6 +8,8 @@ it asks for nothing more than the words.
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from support.axe import axe_missing_reason, axe_violations
@@ -145,11 +147,19 @@ def test_a_tablet_seated_at_a_table_keeps_its_table(home, server, new_page):
 def test_the_api_refuses_a_challenge_without_the_game(tablet):
     """WESPA 3.10.15(c) rules need the game: 400, an error that says what to give, no verdict."""
     page = tablet("dingle-open")
-    answer = page.request.post(
-        page.url.rstrip("/") + "/api/v1/adjudications",
-        data={"words": ["QI"], "round": "1", "table": "4"},
-        headers={"Content-Type": "application/json"},
-    )
+
+    def post():
+        return page.request.post(
+            page.url.rstrip("/") + "/api/v1/adjudications",
+            data={"words": ["QI"], "round": "1", "table": "4"},
+            headers={"Content-Type": "application/json"},
+        )
+
+    answer = post()
+    if answer.status == 429:  # the page's browser holds the kiosk's six connections, all just used
+        assert "as many connections open as a kiosk may" in answer.json()["error"]
+        time.sleep(1.5)  # one idle a second makes room (kiosk/server/admission.py)
+        answer = post()
     body = answer.json()
     assert answer.status == 400 and body["ok"] is False
     assert "give the challenger" in body["error"] and "Nothing was judged" in body["error"]
