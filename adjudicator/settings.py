@@ -71,7 +71,8 @@ SETTINGS: tuple[Setting, ...] = (
         "header_timeout_seconds",
         "4",
         "Seconds a connection has for each request's head (the TLS handshake, request line "
-        "and headers), each wait between kept-alive requests, and each read of an upload; a "
+        "and headers), each wait between kept-alive requests (a paired kiosk's or a signed-in "
+        "director's waits 5 minutes), and each read of an upload; a "
         "body has as long again, plus a second for each 16 KB it declares: slower clients are "
         "disconnected, and never hold a server thread.",
     ),
