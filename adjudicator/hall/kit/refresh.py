@@ -373,17 +373,22 @@ class Watch:
         self.seconds = settings.get_int("kit_refresh_seconds", 0)
         self._started = 0
         self._keyed: str | None = None  # the journal the manifest names keyed (known)
+        self.thread: threading.Thread | None = None
 
     def start(self) -> None:
         if self.seconds <= 0 or self._started == os.getpid():
             return
         self._started = os.getpid()
-        threading.Thread(target=self._run, name="kit-refresh", daemon=True).start()
+        self.thread = threading.Thread(target=self._run, name="kit-refresh", daemon=True)
+        self.thread.start()
 
     def _run(self) -> None:
+        serving = contents.home()
         last = time.monotonic()
         while True:
             time.sleep(min(self.seconds, FIRST_ROWS_SECONDS))
+            if contents.home() != serving:
+                return  # this process serves another data home now (a test's): not its kit
             if time.monotonic() - last < self.seconds and not self.first_rows():
                 continue
             last = time.monotonic()
