@@ -146,15 +146,11 @@ class Admission:
     def turned_away(self, address: str) -> bool:
         """Whether a connection just accepted from `address` is closed at once, before it costs
         anything: as many of that address's as may wait for a handshake already do."""
-        waiting = self.turns.get(address)
-        return waiting is not None and bool(self.per_address) and len(waiting) >= TURNS_PER_ADDRESS
+        return bool(self.per_address) and len(self.turns.get(address, ())) >= TURNS_PER_ADDRESS
 
     def refuse(self, sock: socket.socket, address: str) -> None:
         """Close a connection just accepted (`turned_away`), with a reset; noted."""
-        try:
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, _RESET)
-        except OSError:
-            pass
+        _reset(sock)
         sock.close()
         self.note(address, NEW_CONNECTIONS)
 
@@ -297,10 +293,7 @@ class Admission:
         """Close `entry` now, with a reset; noted as `kind` (None: not noted)."""
         if kind is not None:
             self.note(entry.address, kind)
-        try:
-            entry.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, _RESET)
-        except OSError:
-            pass
+        _reset(entry.sock)
         self._drop(entry)  # at once: the count of its kind goes down before the next look
         if entry.stream is not None:
             entry.stream.close()  # Tornado's on_close comes after
@@ -350,12 +343,11 @@ class Admission:
     def _wait_turn(self, entry: Entry, hand_over) -> None:
         """Past the handshake budget: `entry` waits for its turn (its socket only, no TLS),
         or, where its address has as many waiting as may, it is closed."""
-        waiting = self.turns.setdefault(entry.address, {})
-        if self.per_address and len(waiting) >= TURNS_PER_ADDRESS:
+        if self.turned_away(entry.address):
             self.close(entry, NEW_CONNECTIONS)
             return
         entry.turn = hand_over
-        waiting[entry] = None
+        self.turns.setdefault(entry.address, {})[entry] = None
         self._turns_later()
 
     def _turns_later(self) -> None:
@@ -564,6 +556,14 @@ class _Sizes:
             self.size[address] = new
         else:
             del self.size[address]
+
+
+def _reset(sock: socket.socket) -> None:
+    """Make `sock`'s close a reset (no TIME_WAIT kept)."""
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, _RESET)
+    except OSError:
+        pass
 
 
 def _hung_up(sock: socket.socket) -> bool:

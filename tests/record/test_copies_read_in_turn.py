@@ -4,7 +4,10 @@ never taken for a writer's and left on the stick when both have closed."""
 
 from __future__ import annotations
 
+import hashlib
+import os
 import sqlite3
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -55,3 +58,19 @@ def test_a_reader_beside_a_writing_hall_reads_its_rows_and_leaves_its_log(tmp_pa
     assert standing.head(str(path)).rows == 2
     writer.close()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["journal.sqlite3"]
+
+
+def test_a_link_planted_at_the_turns_lock_is_not_followed(tmp_path):
+    """The turns' lock is in the shared temporary folder: a link another user put at its name
+    is not opened (nor the file it points to made), and the copy is read all the same."""
+    path = journal_file(tmp_path)
+    name = hashlib.sha256(os.path.realpath(path).encode()).hexdigest()[:24]
+    lock = Path(tempfile.gettempdir()) / f"adjudicator-read-{name}.lock"
+    lock.unlink(missing_ok=True)
+    target = tmp_path / "not-a-lock"
+    lock.symlink_to(target)
+    try:
+        assert standing.head(str(path)).rows == 1
+        assert not target.exists()
+    finally:
+        lock.unlink()

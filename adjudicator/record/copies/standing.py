@@ -56,7 +56,7 @@ def _take_turn(path: str) -> int | None:
     try:
         held = os.open(
             Path(tempfile.gettempdir()) / f"adjudicator-read-{name}.lock",
-            os.O_RDWR | os.O_CREAT,
+            os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW,  # a shared temp folder: no link followed
             0o600,
         )
     except OSError:
