@@ -78,6 +78,14 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting("threads", "16", "Threads per worker: concurrent requests share journal commits."),
     Setting(
+        "worker_connections",
+        "4096",
+        "Connections each server worker holds open at most (fewer if the open-file limit is "
+        "lower): paired kiosks and staff first, connections that show no credential in at most "
+        "half of them. Large enough that a flood from a few dozen addresses is held and slowed "
+        "rather than closed and reopened (each reopening costs the laptop a TLS handshake).",
+    ),
+    Setting(
         "connections_per_address",
         "64",
         "Open connections that show no credential one client address may hold in each server "

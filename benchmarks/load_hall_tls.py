@@ -78,6 +78,19 @@ def group_cpu_seconds(group: int) -> float:
     return total / os.sysconf("SC_CLK_TCK")
 
 
+def group_rss_mb(group: int) -> float:
+    """Resident memory (MB) of the live processes of process `group`, together."""
+    total = 0
+    for status in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = status.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == group:  # pgrp; rss (pages) is field 24
+            total += int(fields[21])
+    return total * os.sysconf("SC_PAGE_SIZE") / 1e6
+
+
 def own_cpu_seconds() -> float:
     """CPU seconds used by this process (the slow clients' and the probe's threads)."""
     usage = resource.getrusage(resource.RUSAGE_SELF)

@@ -11,12 +11,13 @@ threads, SQLite journal) runs in a network namespace of its own (tests/support/n
 kiosks, the attackers and the probes run inside it too, on its loopback (127.x addresses, one a
 device): nothing reaches the machine's network. Two paired kiosks judge and poll throughout:
 kiosk A (127.0.0.2) and kiosk B, at the attacker's own address, each on kept-alive connections
-as a tablet's browser keeps them (a new one when the server closes one). Each has one poller
-(held, `?wait=20`, with the ETag it shows) and two threads judging one challenge after another.
-Beside them, a new tablet at the attacker's address opens a new connection every half second
-and asks kiosk B's status on it, trying again every quarter second for up to 10 s, as a page
-does (the hardest way in: through the backlog, the handshake budget and the admission, from an
-address past its cap): how many got in, and how long it took. Phases, each
+as a tablet's browser keeps them (a new one when the server closes one), already at work when
+the attack begins (as a hall's tablets are), counted from when it is at full strength. Each has
+one poller (held, `?wait=20`, with the ETag it shows) and two threads judging one challenge
+after another. Beside them, a new tablet at the attacker's address opens a new connection every
+half second and asks kiosk B's status on it, trying again every quarter second for up to 10 s,
+as a page does (the hardest way in: through the backlog, the handshake budget and the admission,
+from an address past its cap): how many got in, and how long it took. Phases, each
 `--seconds` long, in rounds that alternate their order:
 
 - quiet: no attack;
@@ -30,17 +31,18 @@ address past its cap): how many got in, and how long it took. Phases, each
   while a new tablet fetches the trust page every half second (its latency is reported too).
 
 For each: verdicts per second, p50 / p99 / slowest of the verdicts, the polls answered, every
-request that got no answer, the server's CPU per verdict, what /healthz counted, the attack's
-own report, and the machine's load average (other sessions share it). With `--cpu-before TREE`
-(a checkout of the code before, e.g. `git archive c279ca7 | tar -x -C /tmp/main-c279ca7`), two
-`serve --certfile` servers, one per tree (one worker each), are sent the same challenges one
-after another on one kept-alive connection in batches alternating between them, and each
-batch's server CPU per verdict is kept (as benchmarks/verdict_layers.py measures issue 36's
-figure): the medians and their ratio. `--nice -19` (root) runs the hall, the servers and the
-kiosks ahead of the machine's other work; the attacker keeps the ordinary priority.
-`--attacker-cpu N` runs the attacker on core N alone and everything else on the other cores,
-as on a hall laptop, where the attacker is another machine: what the attack then costs the
-kiosks is the server's work for it, not the attacker's own CPU.
+request that got no answer, the server's CPU per verdict, its memory (the hall's processes'
+resident memory at the phase's end, the attack's connections still held), what /healthz counted,
+the attack's own report, and the machine's load average (other sessions share it). With
+`--cpu-before TREE` (a checkout of the code before, e.g. `git archive c279ca7 | tar -x -C
+/tmp/main-c279ca7`), two `serve --certfile` servers, one per tree (one worker each), are sent
+the same challenges one after another on one kept-alive connection in batches alternating
+between them, and each batch's server CPU per verdict is kept (as benchmarks/verdict_layers.py
+measures issue 36's figure): the medians and their ratio. `--nice -19` (root) runs the hall, the
+servers and the kiosks ahead of the machine's other work; the attacker keeps the ordinary
+priority. `--attacker-cpu N` runs the attacker on core N alone and everything else on the other
+cores, as on a hall laptop, where the attacker is another machine: what the attack then costs
+the kiosks is the server's work for it, not the attacker's own CPU.
 """
 
 from __future__ import annotations
@@ -64,7 +66,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from adjudicator.hall.network import hall_tls  # noqa: E402
-from benchmarks.load_hall_tls import group_cpu_seconds  # noqa: E402
+from benchmarks.load_hall_tls import group_cpu_seconds, group_rss_mb  # noqa: E402
 from benchmarks.verdict_layers import send, start  # noqa: E402
 
 from tests.support.floods import Flood  # noqa: E402
@@ -111,6 +113,7 @@ class Kiosks:
         self.b = Tablet(port, tokens["k3"], b_address, cafile)
         self.stopping = threading.Event()
         self.threads = []
+        self.counted_from = (0, 0)  # outcomes before these (the warm-up) are not counted
 
     def start(self) -> Kiosks:
         runs = [(self._poll, self.a), (self._poll, self.b)]
@@ -122,11 +125,14 @@ class Kiosks:
             self.threads.append(thread)
         return self
 
+    def count_from_now(self) -> None:
+        self.counted_from = (len(self.a.outcomes), len(self.b.outcomes))
+
     def stop(self) -> list:
         self.stopping.set()
         for thread in self.threads:
             thread.join(60)
-        return self.a.outcomes + self.b.outcomes
+        return self.a.outcomes[self.counted_from[0] :] + self.b.outcomes[self.counted_from[1] :]
 
     def _poll(self, tablet: Tablet) -> None:
         connection = tablet.connect()
@@ -203,10 +209,13 @@ def healthz_counts(port: int, cafile: Path) -> dict:
 def run_phase(phase: str, hall: RunningHall, tokens: dict, args, wrap: list[str]) -> dict:
     cafile = hall.home / "hall" / "ca.crt"
     before_counts = healthz_counts(hall.port, cafile)
+    kiosks = Kiosks(hall.port, cafile, tokens, kiosk_b_address(phase)).start()
+    time.sleep(1)  # the hall's tablets are at work when the attack begins
     flood = attack(phase, hall.port, cafile, tokens["k1"], wrap)
     if flood is not None:
         flood.start()
         time.sleep(3)  # the attack at full strength before the kiosks are measured
+    kiosks.count_from_now()
     load_before = os.getloadavg()[0]
     stopping, trust, fresh = threading.Event(), [], []
     probes = []
@@ -214,7 +223,6 @@ def run_phase(phase: str, hall: RunningHall, tokens: dict, args, wrap: list[str]
         probes.append(threading.Thread(target=trust_probe, args=(stopping, trust), daemon=True))
     cpu = group_cpu_seconds(hall.process.pid)
     started = time.monotonic()
-    kiosks = Kiosks(hall.port, cafile, tokens, kiosk_b_address(phase)).start()
     if phase != "plain":
         newcomer = Tablet(hall.port, tokens["k3"], kiosk_b_address(phase), cafile)
         probes.append(
@@ -226,6 +234,7 @@ def run_phase(phase: str, hall: RunningHall, tokens: dict, args, wrap: list[str]
     outcomes = kiosks.stop()
     seconds = time.monotonic() - started
     cpu = group_cpu_seconds(hall.process.pid) - cpu
+    memory = group_rss_mb(hall.process.pid)  # while the attack still holds its connections
     stopping.set()
     for probe in probes:
         probe.join(30)
@@ -255,6 +264,7 @@ def run_phase(phase: str, hall: RunningHall, tokens: dict, args, wrap: list[str]
         ],
         "sent_again": sum(o.attempts > 1 for o in outcomes),
         "cpu_ms_per_verdict": cpu * 1000 / len(judged) if judged else None,
+        "server_mb": memory,
         "counted": {
             k: v - before_counts.get(k, 0)
             for k, v in counted.items()
@@ -295,7 +305,8 @@ def describe(r: dict) -> str:
         f"{r['phase']:<7} {r['verdicts_per_s']:6.1f} verdicts/s  p50 {ms(r['p50_ms'])} ms  "
         f"p99 {ms(r['p99_ms'])} ms  slowest {ms(r['slowest_ms'])} ms  polls {r['polls']}  "
         f"unanswered {r['unanswered']} {r['failures']}  server CPU "
-        f"{ms(r['cpu_ms_per_verdict'])} ms/verdict  load {r['load'][0]:.1f}-{r['load'][1]:.1f}"
+        f"{ms(r['cpu_ms_per_verdict'])} ms/verdict  {r['server_mb']:.0f} MB  "
+        f"load {r['load'][0]:.1f}-{r['load'][1]:.1f}"
         f"{trust}\n          slowest {r['slowest']}  sent again {r['sent_again']}"
         f"\n          counted {r['counted']}  attack {r['attack']}"
     )

@@ -83,6 +83,8 @@ def prepare_gunicorn(
         "kiosk.server.loop_worker.LoopWorker",  # heads read by an event loop, with deadlines
         "--threads",
         str(threads),
+        "--worker-connections",
+        str(settings.get_int("worker_connections", 16)),
         "--access-logfile",
         "-",
         "--access-logformat",

@@ -27,7 +27,9 @@ credential holds at most `per_credential` connections (a browser opens six): a r
 it on another takes the place of one its client has given up: hung up (a client that reconnects
 as fast as it is answered leaves connections the loop has not yet seen close) or idle a second
 (a browser's pool keeps connections it no longer needs); while all six are in use, the request
-is answered 429 from its head, and that connection stays anonymous (on probation, it closes).
+is answered 429 from its head, two seconds later (loop_requests: a stolen token asking on a
+thousand connections as fast as answered gets no more than a few hundred answers a second),
+and that connection stays anonymous (on probation, it closes).
 Every head must arrive within `head_seconds` of the connection's start or of its last answer
 (a known connection's next head, within KNOWN_IDLE_SECONDS: a kiosk's challenges come minutes
 apart, and a kept connection spares a handshake; the idlest closes where the worker is full),
@@ -36,7 +38,7 @@ from an idle connection ending by whether any byte of the head had come (the ker
 
 What is refused or closed is noted by kind and address (adjudicator/hall/network/
 connection_caps.py) for the log, the overview and /healthz. A kiosk holds one poll open at a
-time (`hold_begins`): its further polls are answered at once.
+time (`hold_begins`): its further polls are answered after a second, not held (loop_bridge).
 """
 
 from __future__ import annotations
@@ -269,7 +271,7 @@ class Admission:
 
     def hold_begins(self, holder: str, stream) -> bool:
         """Whether a poll of kiosk `holder` may be held now (none of its others is); if not,
-        it is noted against `stream`'s address, and answered at once."""
+        it is noted against `stream`'s address, and answered without being held."""
         if self.holding[holder]:
             self.note_on(stream, "held_poll")
             return False

@@ -23,7 +23,7 @@ from io import BytesIO
 from types import SimpleNamespace
 from typing import Any
 
-from tornado import httputil, iostream
+from tornado import gen, httputil, iostream
 from tornado.escape import url_unescape
 from tornado.httpserver import HTTPServer
 from tornado.ioloop import IOLoop
@@ -33,6 +33,7 @@ from kiosk.server.loop_holds import CAN_HOLD, Hold, Holds, holder_of, take_hold
 from kiosk.server.loop_requests import SERVER_SOFTWARE, RequestReader, answer_plainly
 
 FIRST_BYTES = 1 << 16  # an answer this long is written in one piece; a longer one in pieces
+SECOND_POLL_SECONDS = 1.0  # a kiosk's second poll, while its first is held, waits this long
 UNLIMITED = 1 << 62  # bodies are limited by the app's own checks (its 413s), not Tornado's 400
 FAILED = (  # the app itself raised (Flask answers its own errors): no traceback to the client
     b"The server could not answer this request. Nothing was shown; try again, and tell the "
@@ -157,12 +158,14 @@ class ThreadedWSGI(httputil.HTTPServerConnectionDelegate):
 
     async def _held(self, request: httputil.HTTPServerRequest, hold: Hold) -> bool:
         """Hold the poll (`Holds.wait`), unless its kiosk has another held in this worker:
-        then it is answered at once (kiosk.server.admission: one held poll a kiosk). A held
+        then it is answered after SECOND_POLL_SECONDS, not held (kiosk.server.admission: one
+        held poll a kiosk), so a page or a stolen token asking again at once spins slowly. A held
         poll whose connection closes (a kiosk page reloaded) is its kiosk's no longer."""
         if self.admission is None:
             return await self.holds.wait(hold)
         holder = holder_of(hold)
         if not self.admission.hold_begins(holder, request.connection.stream):
+            await gen.sleep(SECOND_POLL_SECONDS)
             return False
         ended = []
 

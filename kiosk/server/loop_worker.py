@@ -14,15 +14,15 @@ loop) serves with `tornado.httpserver.HTTPServer`:
   so a journal commit's fsync blocks one thread, never the loop; a kiosk's poll that finds
   nothing new is held on the loop, without a thread, until something changes
   (`kiosk.server.loop_holds`, asking the app's `kiosk_polls` extension what did);
-- at most `worker_connections` connections are open at once, fewer if the file descriptors
-  would run out first (`kiosk.server.capped_server`), and room is kept among them for the paired
-  kiosks and the director (`kiosk.server.admission`): connections that show no credential share
-  half of them, ADJUDICATOR_CONNECTIONS_PER_ADDRESS from one client address on the usual
-  deadlines (past that, a second to show a paired kiosk's credential, or closed before TLS if
-  nothing came), the oldest idle one closed to make room for a new one; a head's credential is
-  checked on the loop against a snapshot of the live ones this worker refreshes every few
-  seconds in a thread (`kiosk.server.credentials`); a kiosk holds a few connections and one held
-  poll;
+- at most ADJUDICATOR_WORKER_CONNECTIONS connections are open at once, fewer if the file
+  descriptors would run out first (`kiosk.server.capped_server`), and room is kept among them
+  for the paired kiosks and the director (`kiosk.server.admission`): connections that show no
+  credential share half of them, ADJUDICATOR_CONNECTIONS_PER_ADDRESS from one client address on
+  the usual deadlines (past that, a second to show a paired kiosk's credential, or closed before
+  TLS if nothing came), the oldest idle one closed to make room for a new one; a head's
+  credential is checked on the loop against a snapshot of the live ones this worker refreshes
+  every few seconds in a thread (`kiosk.server.credentials`); a kiosk holds a few connections
+  and one held poll;
 - gunicorn stays the master: the workers fork from it after `serve` sealed the lexicons, its
   heartbeat is sent from the loop every second, and its TLS settings make the SSL context.
   On a stop the worker stops accepting, lets the requests in the app finish (at most the

@@ -146,7 +146,7 @@ def test_the_overview_and_healthz_count_what_was_refused_by_kind_in_its_language
         "sent to accept. Lately from 192.0.2.80."
     ) in page
     assert (
-        "1 status poll was answered at once, not held: its kiosk already had a poll held. "
+        "1 status poll was answered after a second, not held: its kiosk already had a poll held. "
         "Lately from 192.0.2.81."
     ) in page
     director.set_cookie("language", "fr")

@@ -33,8 +33,9 @@ def test_one_address_gets_its_burst_then_its_rate():
 
 def test_every_address_together_gets_the_process_budget():
     clock = Clock()
-    budget = HandshakeBudget(per_address=32, per_address_burst=64, in_all=160,
-                             in_all_burst=160, clock=clock)
+    budget = HandshakeBudget(
+        per_address=32, per_address_burst=64, in_all=160, in_all_burst=160, clock=clock
+    )
     got = sum(taken(budget, f"10.0.1.{n}", 64) for n in range(20))
     assert got == 160
     assert budget.wait("10.0.2.1") == pytest.approx(1 / 160)
@@ -45,8 +46,9 @@ def test_every_address_together_gets_the_process_budget():
 def test_a_refused_try_spends_nothing():
     """An address past its own rate spends none of the process's budget trying."""
     clock = Clock()
-    budget = HandshakeBudget(per_address=1, per_address_burst=1, in_all=10, in_all_burst=10,
-                             clock=clock)
+    budget = HandshakeBudget(
+        per_address=1, per_address_burst=1, in_all=10, in_all_burst=10, clock=clock
+    )
     assert taken(budget, "10.0.0.9", 100) == 1
     assert taken(budget, "10.0.0.2", 100) == 1
     assert taken(budget, f"10.0.0.{3}", 1) == 1
@@ -63,8 +65,9 @@ def test_no_count_by_address_when_addresses_are_not_capped():
 def test_quiet_addresses_are_forgotten_and_a_flood_of_addresses_is_bounded(monkeypatch):
     monkeypatch.setattr(handshake_budget, "MOST_ADDRESSES", 8)
     clock = Clock()
-    budget = HandshakeBudget(per_address=1, per_address_burst=2, in_all=1e9, in_all_burst=1e9,
-                             clock=clock)
+    budget = HandshakeBudget(
+        per_address=1, per_address_burst=2, in_all=1e9, in_all_burst=1e9, clock=clock
+    )
     for n in range(8):
         budget.take(f"10.0.0.{n}")
     clock.now += 5  # all eight have filled again

@@ -111,8 +111,9 @@ def test_a_held_poll_keeps_watching_its_witness(server, home):
 
 
 def test_a_kiosk_holds_one_poll_and_a_reloaded_page_holds_its_next(server, home):
-    """Issue 42: one held poll a kiosk. Its second, while the first is held, is answered at
-    once (its 304); once the first's connection is gone (the page reloaded), the next is held."""
+    """Issue 42: one held poll a kiosk. Its second, while the first is held, is answered (its
+    304) after a second, not held, so a page or a stolen token asking again spins slowly; once
+    the first's connection is gone (the page reloaded), the next is held."""
     _, tag, _ = ask(server, home.token)
     with socket.create_connection(("127.0.0.1", server.port)) as page:  # the page's poll
         page.sendall(
@@ -122,7 +123,7 @@ def test_a_kiosk_holds_one_poll_and_a_reloaded_page_holds_its_next(server, home)
         assert wait_for_close(page, 1) == "open"  # held
         started = time.monotonic()
         assert ask(server, home.token, "/api/v1/kiosk?wait=20", tag)[:2] == (304, tag)
-        assert time.monotonic() - started < 5  # answered at once, not held 20 s
+        assert 0.9 <= time.monotonic() - started < 5  # after a second, not held 20 s
     # the page reloaded: its held poll's connection is gone, and the next poll is held
     time.sleep(0.5)
     again = Held(server, home.token, tag, seconds=3)

@@ -45,7 +45,7 @@ KINDS = {
     "kiosk_connections": (
         "showing a kiosk's credential already on as many connections as a kiosk opens"
     ),
-    "held_poll": "held polls answered at once: their kiosk already had one held",
+    "held_poll": ("held polls answered after a second, not held: their kiosk already had one held"),
     NEW_CONNECTIONS: (
         "new, past the connections a second one address (or all) may open, closed before TLS"
     ),
@@ -73,8 +73,9 @@ _SAID = {
         "many connections as a kiosk opens.",
     ),
     "held_poll": NP_(
-        "{n} status poll was answered at once, not held: its kiosk already had a poll held.",
-        "{n} status polls were answered at once, not held: their kiosk already had a poll held.",
+        "{n} status poll was answered after a second, not held: its kiosk already had a poll held.",
+        "{n} status polls were answered after a second, not held: their kiosk already had a "
+        "poll held.",
     ),
     NEW_CONNECTIONS: NP_(
         "{n} new connection was closed before its TLS handshake: its address (or every "
