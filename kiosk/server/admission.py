@@ -27,8 +27,8 @@ credential holds at most `per_credential` connections (a browser opens six): a r
 it on another takes the place of one its client has given up: hung up (a client that reconnects
 as fast as it is answered leaves connections the loop has not yet seen close) or idle a second
 (a browser's pool keeps connections it no longer needs); while all six are in use, the request
-is answered 429 from its head, two seconds later (loop_requests: a stolen token asking on a
-thousand connections as fast as answered gets no more than a few hundred answers a second),
+is answered 429 from its head, five seconds later (loop_requests: a stolen token asking on a
+thousand connections as fast as answered gets a few hundred answers a second, not thousands),
 and that connection stays anonymous (on probation, it closes).
 Every head must arrive within `head_seconds` of the connection's start or of its last answer
 (a known connection's next head, within KNOWN_IDLE_SECONDS: a kiosk's challenges come minutes

@@ -74,6 +74,7 @@ class CappedHTTPServer(HTTPServer):
         warn: Callable[[str], None] = lambda line: None,
         refusals: Refusals | None = None,
         anonymous_most: int | None = None,
+        processes: int = 1,
         **kwargs,
     ):
         super().initialize(*args, **kwargs)
@@ -88,7 +89,7 @@ class CappedHTTPServer(HTTPServer):
             self.refusals,
             anonymous_most=anonymous_most,
             on_note=self._noted,
-            budget=self._budget(per_address),
+            budget=self._budget(per_address, processes),
         )
         # the admission keeps each head's deadline and each body's (and tells slow from idle);
         # Tornado's own are a backstop
@@ -101,12 +102,13 @@ class CappedHTTPServer(HTTPServer):
         self.removers: list[Callable[[], None]] = []
         self._handing: Entry | None = None
 
-    def _budget(self, per_address: int) -> HandshakeBudget | None:
-        """The TLS handshakes this server begins a second (none without TLS: a plain
-        connection costs little before its head); by address unless addresses are not capped."""
+    def _budget(self, per_address: int, processes: int) -> HandshakeBudget | None:
+        """The TLS handshakes this server, one of `processes`, begins a second (none without
+        TLS: a plain connection costs little before its head); by address unless addresses are
+        not capped."""
         if not self.ssl_options:
             return None
-        return HandshakeBudget() if per_address else HandshakeBudget(per_address=0)
+        return HandshakeBudget.share(processes, by_address=bool(per_address))
 
     @property
     def open(self) -> int:

@@ -40,7 +40,7 @@ from kiosk.server.admission import GO, OVER_QUOTA
 from kiosk.server.body_pipe import BodyPipe
 
 SERVER_SOFTWARE = "adjudicator"
-OVER_QUOTA_SECONDS = 2.0  # a kiosk's credential on one connection too many waits this long
+OVER_QUOTA_SECONDS = 5.0  # a kiosk's credential on one connection too many waits this long
 MIN_BODY_BYTES_PER_SECOND = 16 * 1024  # past a head's deadline, a body arrives at least this fast
 BAD_HOST = b"Bad request: send one valid Host header (the address you opened).\n"
 BAD_TARGET = b"Bad request: the address in the request line could not be read.\n"
@@ -169,7 +169,7 @@ class RequestReader(httputil.HTTPMessageDelegate):
         if verdict == GO:
             return True
         if verdict == OVER_QUOTA:  # the connection goes on, as one that shows no credential
-            IOLoop.current().call_later(  # a stolen token's loop slows to one ask in two seconds
+            IOLoop.current().call_later(  # a stolen token's loop slows to an ask in 5 s
                 OVER_QUOTA_SECONDS,
                 answer_plainly,
                 self.connection,

@@ -95,6 +95,7 @@ class LoopWorker(TornadoWorker):
             per_address=per_address,
             warn=self.log.warning,
             refusals=refusals,
+            processes=self.cfg.workers,  # the handshakes a second in all are the workers' to share
         )
         bridge.admission = server.admission
         bridge.credentials = Credentials.of(self.wsgi)

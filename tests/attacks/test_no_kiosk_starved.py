@@ -22,6 +22,7 @@ import pytest
 
 from adjudicator.hall.network import connection_caps, hall_tls, handshake_budget
 from kiosk.server.credentials import REFRESH_SECONDS
+from kiosk.server.loop_requests import OVER_QUOTA_SECONDS
 
 from support.attacks import cheaply_staffed_home, director
 from support.floods import Flood
@@ -285,7 +286,7 @@ def kiosk_status(connection: http.client.HTTPConnection, token: str) -> int:
 
 def test_a_kiosks_seventh_connection_waits_for_one_it_gave_up(server):
     """A kiosk holds six connections, as a browser does. A seventh while all six ask as fast as
-    they are answered is refused 429, two seconds later (a stolen token on a thousand
+    they are answered is refused 429, five seconds later (a stolen token on a thousand
     connections earns no place, and its asking again is slowed); one idle a second, or hung up
     by its client whether or not the loop has seen it close yet, makes room for the newest."""
     token = server.tokens["k3"]
@@ -316,7 +317,7 @@ def test_a_kiosks_seventh_connection_waits_for_one_it_gave_up(server):
     for asker in askers:
         asker.join()
     assert refused == [429, 429, 429] and set(statuses) == {200}
-    assert min(waited) >= 1.9, waited  # answered after OVER_QUOTA_SECONDS, not at once
+    assert min(waited) >= OVER_QUOTA_SECONDS - 0.1, waited  # not at once
     time.sleep(1.5)  # the six idle now: a browser's pool keeps what it no longer needs
     newest = opened()
     assert kiosk_status(newest, token) == 200

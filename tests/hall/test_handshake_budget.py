@@ -76,3 +76,17 @@ def test_quiet_addresses_are_forgotten_and_a_flood_of_addresses_is_bounded(monke
     for n in range(40):  # none fills again: the oldest half goes each time
         budget.take(f"10.0.2.{n}")
         assert len(budget.buckets) <= 8
+
+
+def test_the_server_processes_share_the_budget_in_all():
+    """Two workers on one laptop's cores begin no more handshakes a second in all than one:
+    each takes half of IN_ALL (its address's budget stays whole in each)."""
+    shares = [HandshakeBudget.share(2) for _ in range(2)]
+    addresses = [f"10.0.3.{n}" for n in range(1, 21)]
+    got = sum(taken(share, address, 64) for share in shares for address in addresses)
+    assert got == handshake_budget.IN_ALL_BURST
+    one = HandshakeBudget.share(1)
+    assert sum(taken(one, address, 64) for address in addresses) == handshake_budget.IN_ALL_BURST
+    assert taken(HandshakeBudget.share(2), "10.0.4.1", 500) == handshake_budget.PER_ADDRESS_BURST
+    unlimited = HandshakeBudget.share(2, by_address=False)
+    assert taken(unlimited, "10.0.4.2", 500) == handshake_budget.IN_ALL_BURST / 2

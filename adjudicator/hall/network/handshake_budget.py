@@ -6,7 +6,8 @@ shows who sent it. A laptop on the hall's Wi-Fi that reopens connections as fast
 refused or answered (a thousand a second and more) would spend a core of the hall's laptop on
 them, and the kiosks' verdicts would wait. So each process hands new connections to TLS within
 a budget: a token bucket for each client address (PER_ADDRESS a second, PER_ADDRESS_BURST at
-once) and one for the process (IN_ALL a second, IN_ALL_BURST at once). A connection beyond the
+once) and one for the process (its share of the server's IN_ALL a second and IN_ALL_BURST at
+once: the laptop's cores are the same however many processes share them). A connection beyond the
 budget waits its turn, holding only its socket (kiosk.server.admission), or is closed at once
 when its address already has enough waiting. Connections already open (a paired kiosk's, kept
 alive) are not counted: they do no new handshake.
@@ -19,7 +20,7 @@ from collections.abc import Callable
 
 PER_ADDRESS = 32.0  # new TLS connections a second from one address, in one server process
 PER_ADDRESS_BURST = 64.0  # from one address at once (forty tablets behind a NAT starting up)
-IN_ALL = 160.0  # new TLS connections a second in one server process, from every address
+IN_ALL = 160.0  # new TLS connections a second in all the server's processes, from every address
 IN_ALL_BURST = 160.0
 MOST_ADDRESSES = 4096  # buckets kept before the full ones (addresses quiet a while) are dropped
 
@@ -35,6 +36,16 @@ class _Bucket:
 class HandshakeBudget:
     """Token buckets of new connections, by address and in all (`per_address` 0: none by
     address, as with ADJUDICATOR_CONNECTIONS_PER_ADDRESS=0)."""
+
+    @classmethod
+    def share(cls, processes: int, by_address: bool = True) -> HandshakeBudget:
+        """One of `processes` server processes' budget: the in-all one shared among them."""
+        processes = max(1, processes)
+        return cls(
+            per_address=PER_ADDRESS if by_address else 0,
+            in_all=IN_ALL / processes,
+            in_all_burst=IN_ALL_BURST / processes,
+        )
 
     def __init__(
         self,
