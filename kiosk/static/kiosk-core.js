@@ -48,13 +48,21 @@
     // Answers say the verdict and errors in the page's language (kiosk/i18n.py).
     options.headers = Object.assign({ "Accept-Language": KioskText.language }, options.headers);
     options.cache = "no-store";
-    return fetch(url, options).finally(function () { clearTimeout(timer); });
+    return fetch(url, options)
+      .catch(function (error) {   // the request itself failed: marked, so no fault of the page's
+        var failure = error instanceof Error ? error : new Error(String(error));
+        failure.requestFailed = true;   // own is ever called "out of reach"
+        throw failure;
+      })
+      .finally(function () { clearTimeout(timer); });
   }
 
-  /* What went wrong with a request: its HTTP status, "timeout" or "network". */
+  /* What went wrong: the answer's HTTP status, "timeout" or "network" for a request that
+   * failed, or "page" for a fault of this page's own (nothing sent, or its answer not read). */
   function failureCode(failure) {
     if (failure && typeof failure.status === "number") { return failure.status; }
-    return failure && failure.name === "AbortError" ? "timeout" : "network";
+    if (!failure || !failure.requestFailed) { return "page"; }
+    return failure.name === "AbortError" ? "timeout" : "network";
   }
 
   function announce(text) {

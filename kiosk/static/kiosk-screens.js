@@ -118,6 +118,10 @@
     } else if (code === "network") {
       message = T("Cannot reach the adjudication server.");
       advice = again;
+    } else if (code === "page") {   // this page failed before the server judged anything
+      message = T("This screen failed before the words were judged.");
+      advice = T("Nothing was judged. Reload this page and type the words again; if it " +
+                 "happens again, call the director.");
     } else {
       message = message || T("The server could not give a verdict.");
       advice = T("Go back to the words and try again. If it happens again, call the director.");

@@ -276,12 +276,15 @@
     var sent = S.words.slice();
     var answered = false;   // the server's answer came: a failure after it is this page's own
     setJudging(true);
-    K.fetchWithTimeout("/api/v1/adjudications", {
-      method: "POST",
-      headers: { "Content-Type": "application/json", Accept: "application/json" },
-      body: JSON.stringify(Object.assign(
-        { words: sent.map(function (w) { return w.written(); }) }, game, K.finalPlay())),
-    })
+    Promise.resolve()   // a fault in making the request is the page's, shown as such (below)
+      .then(function () {
+        return K.fetchWithTimeout("/api/v1/adjudications", {
+          method: "POST",
+          headers: { "Content-Type": "application/json", Accept: "application/json" },
+          body: JSON.stringify(Object.assign(
+            { words: sent.map(function (w) { return w.written(); }) }, game, K.finalPlay())),
+        });
+      })
       .then(function (response) {
         return response.json().then(
           function (body) { return { status: response.status, body: body }; },
@@ -309,7 +312,9 @@
       })
       .catch(function (error) {
         setJudging(false);
-        if (answered && window.console) { console.error(error); }
+        if ((answered || !error || !error.requestFailed) && window.console) {
+          console.error(error);   // a fault of the page's own: for whoever looks into it
+        }
         K.showNotJudged(answered ? "unshown" : K.failureCode(error), null);
       });
   }

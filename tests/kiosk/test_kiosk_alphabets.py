@@ -447,3 +447,31 @@ def test_the_debian_polish_list_through_its_recipe(kiosk, home: Home):
     page.keyboard.type("zolw kot ")  # Ż, Ó and Ł are tiles of their own: ZOLW is no word
     assert k.judge() == "UNACCEPTABLE"
     assert k.journal() == [["ŹDŹBŁA", "GĘŚ", "ŁÓDŹ"], ["ZOLW", "KOT"]]
+
+
+@pytest.mark.parametrize(
+    "table, fault",
+    [  # reading the words with the alphabet's tiles; making the challenge's request
+        ("mesa-6", "KioskSpell.Reader.prototype.read = () => Promise.reject(new TypeError('x'));"),
+        ("mesa-7", "Kiosk.finalPlay = () => { throw new TypeError('final play'); };"),
+    ],
+)
+def test_a_fault_of_the_page_before_judging_is_never_called_out_of_reach(kiosk, table, fault):
+    """Issue 44, item 1 (a Spanish kiosk said "Cannot reach the adjudication server" at JUDGE
+    without sending the challenge, while the API judged the same words): whatever fails in the
+    page itself before the challenge is sent is said to be the page's, with nothing judged and
+    JUDGE usable again; only a request that failed says the server is out of reach."""
+    k = kiosk("es", table)
+    page = k.page
+    page.evaluate(f"() => {{ {fault} }}")
+    k.box.fill("chico ")
+    page.click("#judge-button")
+    page.wait_for_selector("#error-screen:not([hidden])")
+    assert page.inner_text("#error-message") == "This screen failed before the words were judged."
+    assert "Nothing was judged. Reload this page" in page.inner_text("#error-advice")
+    assert k.judged == []
+    assert page.is_hidden("#offline-alert")
+    page.reload()  # as the screen says
+    k.box.fill("chico ")
+    assert k.judge() == "ACCEPTABLE"
+    assert k.judged == [["[CH]ICO"]]

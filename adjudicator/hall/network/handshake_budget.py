@@ -20,7 +20,7 @@ from collections.abc import Callable
 
 PER_ADDRESS = 32.0  # new TLS connections a second from one address, in one server process
 PER_ADDRESS_BURST = 64.0  # from one address at once (forty tablets behind a NAT starting up)
-IN_ALL = 160.0  # new TLS connections a second in all the server's processes, from every address
+IN_ALL = 96.0  # new TLS connections a second in all the server's processes, from every address
 IN_ALL_BURST = 160.0
 MOST_ADDRESSES = 4096  # buckets kept before the full ones (addresses quiet a while) are dropped
 
