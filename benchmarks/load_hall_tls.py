@@ -65,30 +65,28 @@ def probe_healthz(hall: RunningHall, stop: threading.Event, waits: list) -> None
         stop.wait(max(0.0, 0.5 - (time.monotonic() - started)))
 
 
-def group_cpu_seconds(group: int) -> float:
-    """CPU seconds (user and system) used so far by the live processes of process `group`."""
-    total = 0
+def _group_stats(group: int):
+    """Each live process of process `group`: its /proc stat fields after the command's name
+    (field 3 of stat(5) is the first; pgrp is field 5)."""
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
             fields = stat.read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        if int(fields[2]) == group:  # pgrp; utime and stime are fields 14 and 15
-            total += int(fields[11]) + int(fields[12])
-    return total / os.sysconf("SC_CLK_TCK")
+        if int(fields[2]) == group:
+            yield fields
+
+
+def group_cpu_seconds(group: int) -> float:
+    """CPU seconds (user and system) used so far by the live processes of process `group`."""
+    ticks = sum(int(f[11]) + int(f[12]) for f in _group_stats(group))  # utime, stime: 14, 15
+    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 def group_rss_mb(group: int) -> float:
     """Resident memory (MB) of the live processes of process `group`, together."""
-    total = 0
-    for status in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = status.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[2]) == group:  # pgrp; rss (pages) is field 24
-            total += int(fields[21])
-    return total * os.sysconf("SC_PAGE_SIZE") / 1e6
+    pages = sum(int(f[21]) for f in _group_stats(group))  # rss: field 24
+    return pages * os.sysconf("SC_PAGE_SIZE") / 1e6
 
 
 def own_cpu_seconds() -> float:

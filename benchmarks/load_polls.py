@@ -116,6 +116,8 @@ def start_server(kind: str, tree: Path, home: Home, args) -> tuple[subprocess.Po
         **os.environ,
         "ADJUDICATOR_HOME": str(home.path),
         "ADJUDICATOR_KIOSK_RATE_LIMIT": "off",
+        # a thousand kiosks on one loopback address: in a hall, a thousand addresses
+        "ADJUDICATOR_CONNECTIONS_PER_ADDRESS": "0",
         "ADJUDICATOR_HEADER_TIMEOUT_SECONDS": str(args.header_timeout),
         "PYTHONPATH": os.pathsep.join([str(tree), str(ROOT)]),
     }

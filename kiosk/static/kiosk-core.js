@@ -50,8 +50,8 @@
     options.cache = "no-store";
     return fetch(url, options)
       .catch(function (error) {   // the request itself failed: marked, so no fault of the page's
-        var failure = error instanceof Error ? error : new Error(String(error));
-        failure.requestFailed = true;   // own is ever called "out of reach"
+        var failure = error !== null && typeof error === "object" ? error : new Error(String(error));
+        failure.requestFailed = true;   // own is ever called "out of reach" (AbortError kept)
         throw failure;
       })
       .finally(function () { clearTimeout(timer); });

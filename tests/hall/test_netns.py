@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import struct
 import subprocess
 import threading
 
@@ -250,3 +251,24 @@ def test_a_datagram_seen_fails_the_test_under_ci_and_warns_elsewhere(monkeypatch
         with pytest.warns(MdnsLeftWarning, match=said + ".*another program"):
             mdns_watch.report(seen, "during the test")
     mdns_watch.report([], "during the test")  # nothing seen: nothing said
+
+
+def _udp_frame(source: str, destination: str, source_port: int, destination_port: int) -> bytes:
+    """An IPv4 UDP packet as the watch's packet socket reads it (its IP header first)."""
+    header = bytes([0x45, 0, 0, 28, 0, 0, 0, 0, 64, 17, 0, 0])
+    header += socket.inet_aton(source) + socket.inet_aton(destination)
+    return header + struct.pack("!HHHH", source_port, destination_port, 8, 0)
+
+
+def test_a_dns_query_that_happens_to_leave_from_port_5353_is_not_mdns():
+    """Stop 50's CI run: a resolver's query (to port 53) picked 5353 as its free source port,
+    and the watch failed a browser test for it. mDNS never goes to or from port 53."""
+    outgoing = ("eth0", 0x0800, mdns_watch.PACKET_OUTGOING)
+    query = _udp_frame("192.0.2.2", "10.255.255.53", 5353, 53)
+    assert mdns_watch.parse(query, outgoing) is None
+    announced = _udp_frame("192.0.2.2", "224.0.0.251", 5353, 5353)
+    assert str(mdns_watch.parse(announced, outgoing)) == (
+        "192.0.2.2:5353 -> 224.0.0.251:5353 on eth0"
+    )
+    asked_once = _udp_frame("192.0.2.2", "224.0.0.251", 40000, 5353)  # a one-shot query
+    assert mdns_watch.parse(asked_once, outgoing) is not None

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import pytest
 
 MDNS_PORT = 5353
+DNS_PORT = 53  # an ordinary DNS query may leave from port 5353 too: its source port is any free one
 ETH_P_ALL = 0x0003
 ETH_P_IP, ETH_P_IPV6 = 0x0800, 0x86DD
 PACKET_OUTGOING = 4
@@ -121,7 +122,7 @@ def parse(frame: bytes, address: tuple) -> Datagram | None:
         destination = socket.inet_ntop(socket.AF_INET6, frame[24:40])
     else:
         return None
-    if MDNS_PORT not in ports:
+    if MDNS_PORT not in ports or DNS_PORT in ports:
         return None
     return Datagram(interface, _endpoint(source, ports[0]), _endpoint(destination, ports[1]))
 
