@@ -45,7 +45,7 @@ KINDS = {
     "kiosk_connections": (
         "showing a kiosk's credential already on as many connections as a kiosk opens"
     ),
-    "held_poll": ("held polls answered after a second, not held: their kiosk already had one held"),
+    "held_poll": "held polls answered after a second, not held: their kiosk already had one held",
     NEW_CONNECTIONS: (
         "new, past the connections a second one address (or all) may open, closed before TLS"
     ),
