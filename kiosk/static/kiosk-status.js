@@ -81,7 +81,15 @@
     });
   }
 
-  function unreachable() {
+  /* The status request failed (the server out of reach: the offline alert), or this page did
+   * while showing the server's answer: said as the page's own fault, never "out of reach". */
+  function unreachable(failure) {
+    if (K.failureCode(failure) === "page") {
+      if (window.console) { console.error(failure); }
+      $("offline-alert").hidden = true;
+      showServiceAlert(T("This screen could not show the server's answer."));
+      return true;
+    }
     $("offline-alert").hidden = false;
     return false;
   }

@@ -475,3 +475,20 @@ def test_a_fault_of_the_page_before_judging_is_never_called_out_of_reach(kiosk, 
     k.box.fill("chico ")
     assert k.judge() == "ACCEPTABLE"
     assert k.judged == [["[CH]ICO"]]
+
+
+def test_a_fault_of_the_page_while_showing_its_status_is_never_called_out_of_reach(kiosk):
+    """Issue 44, item 1, the status's path: the server answered the kiosk's status and the page
+    failed while showing it. The page says so, never that the server is out of reach."""
+    k = kiosk("es", "mesa-8")
+    page = k.page
+    page.evaluate("() => { Kiosk.formatCount = () => { throw new TypeError('drawn badly'); }; }")
+    assert page.evaluate("() => Kiosk.refreshStatus()") is True  # the server was reached
+    assert page.is_hidden("#offline-alert")
+    assert page.is_visible("#service-alert")
+    assert page.inner_text("#service-alert-text") == (
+        "This screen could not show the server's answer."
+    )
+    page.reload()
+    k.box.fill("chico ")
+    assert k.judge() == "ACCEPTABLE"
