@@ -14,6 +14,7 @@ import os
 import socket
 import sqlite3
 import stat
+import threading
 from pathlib import Path
 
 import pytest
@@ -87,6 +88,8 @@ def test_a_wrong_passphrase_writes_nothing(laptops):
     assert "Traceback" not in refused.stderr and refused.stdout == ""
     assert not laptops.b.exists()
     assert files_of(laptops.stick) == before
+    # The stick's chain, walked beside the passphrase's Argon2id, stopped with the refusal.
+    assert not [thread for thread in threading.enumerate() if thread.name == "stick-chain"]
 
 
 def test_a_passphrase_under_16_characters_is_refused_before_anything_is_sealed(

@@ -96,13 +96,14 @@ def open_kit(
     found = manifest.read(folder, public, header["kit"], file_sha256(folder.header_path) or "")
     manifest.refuse_unless_whole(folder, found)
     mirror_path = _mirror(folder, header, mirror)
-    derived = sealing.derive(passphrase, header["kdf"])  # no hall serves here to slow
-    core = _open_core(header, derived, public)
-    items = {name: _open_item(folder, core, name) for name in contents.ITEMS}
-    listing = _listing(folder, core)
-    primary = _primary()
-    _refuse_another_hall(core.key, primary, mirror_path)
-    proven = stick_copy.verify(mirror_path, core.key, core.key.path, found.head)
+    with stick_copy.walking(mirror_path) as chain:  # beside Argon2id: reading, nothing written
+        derived = sealing.derive(passphrase, header["kdf"])  # no hall serves here to slow
+        core = _open_core(header, derived, public)
+        items = {name: _open_item(folder, core, name) for name in contents.ITEMS}
+        listing = _listing(folder, core)
+        primary = _primary()
+        _refuse_another_hall(core.key, primary, mirror_path)
+        proven = stick_copy.verify(mirror_path, core.key, core.key.path, found.head, chain.result())
     # Every check has passed: from here on, this data home becomes the hall's.
     write_whole(core.key.path, _pem(core.key))
     for name, content in items.items():

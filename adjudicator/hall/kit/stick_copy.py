@@ -13,13 +13,18 @@ copy in the mirror's place is a ROLLBACK, named).
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
 from adjudicator.hall.kit import manifest
 from adjudicator.hall.kit.sealing import KitError
 from adjudicator.record.copies import proof, standing
+from adjudicator.record.database.db import DatabaseUnavailable
 from adjudicator.record.database.sqlite import SqliteDatabase
+from adjudicator.record.journal import chain_walk
 from adjudicator.record.journal.receipt_key import SigningKey
 from adjudicator.record.proofs import high_water, journal_begun
 from adjudicator.record.proofs.fork_check import Proof, Statements
@@ -29,11 +34,60 @@ class StickCopyRefused(KitError):
     """The stick's copy of the journal cannot be taken over: nothing was written."""
 
 
+class ChainWalk:
+    """The stick's chain, walked in a thread while the passphrase's Argon2id runs (it leaves
+    Python's lock), so that the takeover's one walk is mostly done when the key is: `verify`
+    then looks up what the statements name (chain_walk.walk's `chained`)."""
+
+    def __init__(self, path: str):
+        self._stop = threading.Event()
+        self._found: chain_walk.Walk | None = None
+        self._thread = threading.Thread(target=self._run, args=(path,), name="stick-chain")
+        self._thread.daemon = True
+        self._thread.start()
+
+    def _run(self, path: str) -> None:
+        if not Path(path).is_file():
+            return  # verify says so
+        copy = SqliteDatabase(path, create_folder=False, create_file=False)
+        try:
+            self._found = chain_walk.walk(copy, stop=self._stop)
+        except (chain_walk.WalkStopped, DatabaseUnavailable):
+            self._found = None  # stopped, or unreadable: verify's own walk says what is wrong
+        finally:
+            copy.close()
+
+    def result(self) -> chain_walk.Walk | None:
+        """The chain as walked (None: verify walks it itself)."""
+        self._thread.join()
+        return self._found
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+@contextmanager
+def walking(path: str) -> Iterator[ChainWalk]:
+    """The stick's chain walked meanwhile (ChainWalk), and stopped when the block ends, a
+    wrong passphrase or any refusal among them."""
+    walk = ChainWalk(path)
+    try:
+        yield walk
+    finally:
+        walk.stop()
+
+
 def verify(
-    path: str, key: SigningKey, key_path: Path, named: manifest.Head | None
+    path: str,
+    key: SigningKey,
+    key_path: Path,
+    named: manifest.Head | None,
+    chained: chain_walk.Walk | None = None,
 ) -> standing.CopyHead:
     """The copy's head if it may be taken over; StickCopyRefused naming what is wrong. `named`:
-    the journal the kit's manifest names (None: the kit was sealed before any journal)."""
+    the journal the kit's manifest names (None: the kit was sealed before any journal);
+    `chained`: its chain walked already (ChainWalk)."""
     head = standing.head(path)
     if not head.exists or not head.journal_id:
         raise StickCopyRefused(
@@ -52,7 +106,7 @@ def verify(
     # issue 33, as every start makes it), the manifest's among them: a fork, rows missing or a
     # broken chain refuse it.
     statements = with_manifest(proof.statements_of([path], key, key_path, head.journal_id), named)
-    examined = proof.examine("stick's copy", path, {head.journal_id: statements})
+    examined = proof.examine("stick's copy", path, {head.journal_id: statements}, chained=chained)
     if not examined.whole:
         raise StickCopyRefused(
             f"The journal on the stick cannot be taken over: {examined.describe()}. "

@@ -27,7 +27,7 @@ from adjudicator.record.copies import committed_head, standing
 from adjudicator.record.copies.mirror import MirroredDatabase
 from adjudicator.record.database.db import DatabaseUnavailable
 from adjudicator.record.database.sqlite import SqliteDatabase
-from adjudicator.record.journal import receipt_key, rollbacks, row_keys
+from adjudicator.record.journal import chain_walk, receipt_key, rollbacks, row_keys
 from adjudicator.record.proofs import fork_check, high_water, signed_statements
 from adjudicator.record.proofs.fork_check import Fork, Judgement, Proof, Statements
 
@@ -86,11 +86,15 @@ class Examined:
 
 
 def examine(
-    role: str, path: str, statements: Mapping[str, Statements], full: bool = True
+    role: str,
+    path: str,
+    statements: Mapping[str, Statements],
+    full: bool = True,
+    chained: chain_walk.Walk | None = None,
 ) -> Examined:
     """Judge the copy at `path` against the statements about its journal (fork_check): its
-    whole chain walked, or (`full=False`, a copy proven already: proven_copies.py) only the
-    rows the statements name looked up."""
+    whole chain walked (or `chained`, its chain walked already), or (`full=False`, a copy
+    proven already: proven_copies.py) only the rows the statements name looked up."""
     head = standing.head(path)
     if not head.exists:
         return Examined(role, path, head)
@@ -98,7 +102,7 @@ def examine(
     about = statements.get(journal_id) or Statements(journal_id)
     copy = SqliteDatabase(path, create_folder=False)
     try:
-        judged = fork_check.judge(copy, about, full=full)
+        judged = fork_check.judge(copy, about, full=full, chained=chained)
     except DatabaseUnavailable as exc:
         judged = Judgement(head.rows, 0, str(exc), broken_at=1)
     finally:

@@ -10,10 +10,18 @@ A row a witness or its own valid keyed hash proves is *agreed*, and so is every 
 (the hash chains them). A keyed row whose keyed hash is missing or wrong is *unkeyed*; one
 agreed row after it lifts that (its keyed hash alone was damaged), so only an unkeyed row after
 the last agreed one stays a contradiction.
+
+So when the last row the chain verifies to holds a valid keyed hash and no witness differs,
+every keyed row before it is agreed whatever its own keyed hash says: the walk then checks
+that one keyed hash, not each row's (the same finding, without a MAC a row). Any other outcome
+is walked again with every row's keyed hash, to say where the copy parts. A chain walked
+already (`chained`: the stick's, walked while the passphrase is derived) is reused after a
+few look-ups show it is still the copy it walked and every witness agrees.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,6 +31,7 @@ from adjudicator.record.database.journal_health import GENESIS
 from adjudicator.record.journal import row_keys
 from adjudicator.record.journal.journal_entry import (
     FIELDS,
+    KEYED_HASH,
     PREV_HASH,
     ROW_HASH,
     SELECT,
@@ -61,14 +70,85 @@ class Walk:
     beyond: Witnessed = field(default_factory=dict)  # witnessed rows the walk never reached
 
 
+class WalkStopped(Exception):
+    """The walk was asked to stop (`stop` set) before it ended."""
+
+
 def walk(
     db: Database,
     witnessed: Witnessed | None = None,
     keyed: Keyed | None = None,
     lost_holds: bool = False,
+    chained: Walk | None = None,
+    stop: threading.Event | None = None,
 ) -> Walk:
     """Walk the chain from row 1 (see the module's docstring). With `lost_holds`, a void row
-    that records the loss of a witnessed row (`journal accept-loss`) holds it."""
+    that records the loss of a witnessed row (`journal accept-loss`) holds it. `chained`: this
+    copy's chain walked earlier without witnesses or keys (`walk(db)`). `stop`, once set, ends
+    the walk with WalkStopped."""
+    found = _still(db, chained, witnessed) if chained is not None else None
+    if found is None:
+        found = _walk(db, witnessed, None, lost_holds, stop)
+    secret = keyed.secret if keyed is not None else None
+    if secret is None or keyed is None or found.rows < keyed.first:
+        return found
+    if found.contradicted is None and _keyed_right(db, keyed, found.rows, found.last_hash):
+        found.agreed_to, found.unkeyed = found.rows, None
+        return found
+    return _walk(db, witnessed, keyed, lost_holds, stop)  # where it parts, row by row
+
+
+def _still(db: Database, chained: Walk, witnessed: Witnessed | None) -> Walk | None:
+    """What a walk with `witnessed` would find, from `chained` (a clean chain walked before)
+    and a look-up of each witnessed row; None unless the copy still ends at the row `chained`
+    ended at, with its hash, and every witness it reaches agrees (the rest is walked)."""
+    if chained.bad_id is not None or _newest(db) != (chained.rows, chained.last_hash or None):
+        return None
+    found = Walk(rows=chained.rows, last_hash=chained.last_hash)
+    for row, said in sorted((witnessed or {}).items()):
+        if row > chained.rows:
+            found.beyond[row] = said
+            continue
+        held = _hash_of(db, row)
+        if held is None or not all(held.startswith(digits) for digits, _ in said):
+            return None
+        found.agreed_to = row
+    return found
+
+
+def _newest(db: Database) -> tuple[int, str | None]:
+    row = _first(db, "SELECT id, row_hash FROM adjudications ORDER BY id DESC LIMIT 1")
+    return (0, None) if row is None else (row[0], row[1])
+
+
+def _hash_of(db: Database, row: int) -> str | None:
+    found = _first(db, "SELECT row_hash FROM adjudications WHERE id = ?", (row,))
+    return found[0] if found is not None and isinstance(found[0], str) else None
+
+
+def _keyed_right(db: Database, keyed: Keyed, row: int, row_hash: str) -> bool:
+    """Whether row `row`, whose hash the chain verified, holds its valid keyed hash."""
+    if keyed.secret is None or not has_keyed_hash(db):
+        return False
+    stored = _first(db, f"SELECT {KEYED_HASH} FROM adjudications WHERE id = ?", (row,))
+    expected = keyed.secret.mac(f"{keyed.journal} {row} {row_hash}".encode())
+    return stored is not None and stored[0] == expected
+
+
+def _first(db: Database, sql: str, params: tuple = ()) -> tuple | None:
+    with db.transaction() as cur:
+        rows = cur.execute(sql, params).tuples()
+    return rows[0] if rows else None
+
+
+def _walk(
+    db: Database,
+    witnessed: Witnessed | None,
+    keyed: Keyed | None,
+    lost_holds: bool,
+    stop: threading.Event | None,
+) -> Walk:
+    """The walk itself: every row read and checked, with its keyed hash when `keyed`."""
     wanted = dict(witnessed or {})
     secret = keyed.secret if keyed is not None else None
     first_keyed = keyed.first if secret is not None else 0
@@ -77,6 +157,8 @@ def walk(
     found = Walk()
     expected_prev, expected_id = GENESIS, 1
     for rows in _batches(db, secret is not None):
+        if stop is not None and stop.is_set():
+            raise WalkStopped
         for row in rows:
             entry_id, prev_hash, row_hash = row[0], row[PREV_HASH], row[ROW_HASH]
             problem = _chain_problem(row, entry_id, expected_id, prev_hash, expected_prev)

@@ -118,18 +118,24 @@ class Judgement:
         return ""
 
 
-def judge(copy: Database, statements: Statements, full: bool = True) -> Judgement:
+def judge(
+    copy: Database,
+    statements: Statements,
+    full: bool = True,
+    chained: chain_walk.Walk | None = None,
+) -> Judgement:
     """Hold one copy of journal `statements.journal` against every signed statement about it.
 
     The entry point for a copy of unknown history (the stick's, a backup): proven, a fork at a
-    row, or rows missing (see the module's docstring)."""
+    row, or rows missing (see the module's docstring). `chained`: its chain, walked already
+    (chain_walk.walk)."""
     signed = [p for p in statements.proofs if p.signed and p.row > 0]
     keyed = None
     if statements.keyed_from is not None:
         keyed = chain_walk.Keyed(statements.journal, statements.keyed_from, statements.secret)
     read = _reader(copy)
     if full:
-        judged = _walked(copy, signed, keyed, statements.keyed_source)
+        judged = _walked(copy, signed, keyed, statements.keyed_source, chained)
     else:
         judged = _looked_up(copy, read, signed, keyed, statements.keyed_source)
     unsigned = [p for p in statements.proofs if not p.signed and p.row > 0]
@@ -138,11 +144,13 @@ def judge(copy: Database, statements: Statements, full: bool = True) -> Judgemen
     return replace(judged, missing=missing, keyed_checked=not unchecked)
 
 
-def _walked(copy: Database, signed: list[Proof], keyed, keyed_source: str) -> Judgement:
+def _walked(
+    copy: Database, signed: list[Proof], keyed, keyed_source: str, chained=None
+) -> Judgement:
     witnessed: chain_walk.Witnessed = {}
     for proof in signed:
         witnessed.setdefault(proof.row, []).append((proof.hash, proof.source))
-    found = chain_walk.walk(copy, witnessed, keyed, lost_holds=True)
+    found = chain_walk.walk(copy, witnessed, keyed, lost_holds=True, chained=chained)
     fork = _fork(found.agreed_to, found.unkeyed, found.contradicted, keyed, keyed_source)
     missing = tuple(p for p in signed if p.row in found.beyond) if fork is None else ()
     broken = found.problem if found.bad_id is not None else ""
