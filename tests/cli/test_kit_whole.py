@@ -443,3 +443,29 @@ def test_a_takeover_walks_the_chain_once_and_the_start_refuses_as_ever(laptops, 
         assert found is not None and found.row_id == 9
     finally:
         hall.db.close()
+
+
+@pytest.mark.parametrize("whose", ["the stick's", "this laptop's"])
+def test_a_journal_sqlite_cannot_read_is_refused_by_name_not_a_traceback(laptops, whose):
+    """A journal overwritten with bytes that are no database: on the stick (the walk beside
+    the passphrase must not hide it), or left in the data home taking over."""
+    let_go()
+    if whose == "the stick's":
+        target = laptops.mirror
+        expected = f"The journal at {laptops.mirror} cannot be read (file is not a database)"
+    else:
+        laptops.b.mkdir()
+        target = laptops.b / "journal.sqlite3"
+        expected = f"This laptop's journal ({target}) cannot be read (file is not a database)"
+    for suffix in ("-wal", "-shm"):
+        Path(f"{target}{suffix}").unlink(missing_ok=True)
+    target.write_bytes(b"\xff" * 8192)
+    before = files_of(laptops.stick)
+    refused = laptops.open(laptops.b)
+    assert refused.exit_code == 2, refused.stderr
+    assert expected in refused.stderr and "Nothing was written" in refused.stderr.replace(
+        "nothing was written", "Nothing was written"
+    )
+    assert "Traceback" not in refused.stderr
+    assert not (laptops.b / "receipt_key.pem").exists()
+    assert files_of(laptops.stick) == before

@@ -27,6 +27,7 @@ laptop under a drill's own identity, and nothing written to the stick.
 from __future__ import annotations
 
 import json
+import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -279,7 +280,14 @@ def _refuse_another_hall(key: SigningKey, primary: str, mirror: str) -> None:
             )
     if not Path(primary).exists():
         return
-    verdict, here, there = standing.compare(primary, mirror)
+    stick_copy.readable_head(mirror)  # a stick's copy SQLite cannot read: refused, named
+    try:
+        verdict, here, there = standing.compare(primary, mirror)
+    except sqlite3.DatabaseError as exc:
+        raise KitError(
+            f"This laptop's journal ({primary}) cannot be read ({exc}): nothing was written. "
+            "Keep it (it may be a record), and take over in a fresh data home."
+        ) from None
     if verdict not in ("same", "first-behind") or (here.journal_id and not there.journal_id):
         raise KitError(
             f"This laptop's journal ({here.describe()}) is not only behind the stick's "

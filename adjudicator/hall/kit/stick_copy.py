@@ -13,6 +13,7 @@ copy in the mirror's place is a ROLLBACK, named).
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -88,7 +89,7 @@ def verify(
     """The copy's head if it may be taken over; StickCopyRefused naming what is wrong. `named`:
     the journal the kit's manifest names (None: the kit was sealed before any journal);
     `chained`: its chain walked already (ChainWalk)."""
-    head = standing.head(path)
+    head = readable_head(path)
     if not head.exists or not head.journal_id:
         raise StickCopyRefused(
             f"No journal at {path}: set ADJUDICATOR_JOURNAL_MIRROR to the journal's copy on the "
@@ -114,6 +115,19 @@ def verify(
             "rows (a backup, the other laptop's disk)."
         )
     return head
+
+
+def readable_head(path: str) -> standing.CopyHead:
+    """The head of the copy at `path`; StickCopyRefused if SQLite cannot read it at all (a file
+    overwritten, or not a journal)."""
+    try:
+        return standing.head(path)
+    except sqlite3.DatabaseError as exc:
+        raise StickCopyRefused(
+            f"The journal at {path} cannot be read ({exc}): it is damaged, or not a journal. "
+            "Nothing was written. Bring the copy that holds the hall's rows (a backup, the "
+            "other laptop's disk)."
+        ) from None
 
 
 def with_manifest(statements: Statements, named: manifest.Head | None) -> Statements:
