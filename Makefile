@@ -43,7 +43,7 @@ bench: setup-test
 	$(BIN)/python -m pytest benchmarks --benchmark-only -p no:cacheprovider
 
 setup: $(VENV)/.installed
-setup-test: $(VENV)/.installed-test
+setup-test: $(VENV)/.installed-test $(VENV)/wheelhouse/.built
 
 $(VENV)/.installed: setup.cfg pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -52,6 +52,13 @@ $(VENV)/.installed: setup.cfg pyproject.toml
 
 $(VENV)/.installed-test: $(VENV)/.installed
 	$(PIP) -e '.[test]'
+	touch $@
+
+# The package's dependencies as wheels, fetched here, at setup: the test that installs the
+# wheel in a fresh venv installs them from this folder, so no test reaches beyond the machine.
+$(VENV)/wheelhouse/.built: setup.cfg pyproject.toml | $(VENV)/.installed
+	$(BIN)/pip wheel --quiet --disable-pip-version-check -w $(VENV)/wheelhouse .
+	rm -f $(VENV)/wheelhouse/adjudicator-*.whl
 	touch $@
 
 # The kiosk's catalogues (kiosk/translations): extract the messages, add the new ones to each

@@ -26,6 +26,7 @@ CHECKOUT = Path(__file__).resolve().parents[2]
 PASSWORD = "wheel-director-secret-1"
 WORDS = "AA\nAB\nQI\nZA\nCAT\nDOG\nZEBRA\n"
 SKIP_LINKS = ("/logout", "/director/logout", "/judge/logout", "/director/logout-everywhere")
+WHEELHOUSE = Path(sys.prefix) / "wheelhouse"  # the dependencies' wheels: `make setup-test`
 
 
 def run(*argv, cwd: Path, env: dict | None = None, stdin: str | None = None, timeout=600):
@@ -49,7 +50,11 @@ def must(done: subprocess.CompletedProcess) -> str:
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory) -> Path:
     """A fresh venv with the wheel installed from a copy of the checkout (nothing of the
-    checkout on its path); its deps come from the package registry, as a user's would."""
+    checkout on its path); its deps resolved by pip from the wheel's own metadata, as a user's
+    would be, but from the wheels `make setup-test` fetched (WHEELHOUSE): tests send nothing
+    beyond this machine."""
+    if not (WHEELHOUSE / ".built").exists():
+        pytest.fail(f"No wheelhouse at {WHEELHOUSE}: run `make setup-test` (it fetches them).")
     work = tmp_path_factory.mktemp("wheel")
     source = copy_checkout(work / "source", "tests", "benchmarks", "docs")
     wheels = work / "wheels"
@@ -60,6 +65,7 @@ def installed(tmp_path_factory) -> Path:
             "pip",
             "wheel",
             "--no-deps",
+            "--no-build-isolation",  # the venv's setuptools: no build tools fetched
             "--quiet",
             "-w",
             wheels,
@@ -78,6 +84,9 @@ def installed(tmp_path_factory) -> Path:
             "install",
             "--quiet",
             "--disable-pip-version-check",
+            "--no-index",
+            "--find-links",
+            WHEELHOUSE,
             wheel,
             cwd=work,
         )

@@ -328,6 +328,17 @@ def seated(event: dict[str, Any], division: str, round_number: int, board: int) 
     raise KeyError(division)
 
 
+class _LocalServer(ThreadingHTTPServer):
+    """http.server's, without the name look-up its bind makes (socket.getfqdn): for 127.0.0.2
+    that is a reverse DNS query sent to the machine's resolver, and tests send nothing beyond
+    this machine."""
+
+    def server_bind(self):
+        socketserver.TCPServer.server_bind(self)
+        host, port = self.server_address[:2]
+        self.server_name, self.server_port = host, port
+
+
 class TourneyJsServer:
     """A web server publishing one tourney.js with an ETag, counting requests and 304s, on
     `address` (any loopback address); while `redirect` is set, it answers 302 to it instead."""
@@ -361,7 +372,7 @@ class TourneyJsServer:
             def log_message(self, *args):
                 pass
 
-        self.server = ThreadingHTTPServer((address, 0), Handler)
+        self.server = _LocalServer((address, 0), Handler)
         self.origin = f"http://{address}:{self.server.server_address[1]}"
         self.url = f"{self.origin}/html/tourney.js"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
