@@ -19,7 +19,7 @@ import pytest
 from adjudicator.hall.network import lan
 
 from support import mdns_watch, netns
-from support.mdns_watch import Datagram, MdnsLeftWarning, MdnsWatch
+from support.mdns_watch import Datagram, DnsLeftWarning, MdnsLeftWarning, MdnsWatch
 from support.netns import HallNetwork
 
 MDNS_GROUP = "224.0.0.251"
@@ -253,6 +253,20 @@ def test_a_datagram_seen_fails_the_test_under_ci_and_warns_elsewhere(monkeypatch
     mdns_watch.report([], "during the test")  # nothing seen: nothing said
 
 
+def _dns_query(source: str, destination: str, name: str) -> bytes:
+    """A DNS query for `name`'s address, as the watch reads it."""
+    question = b"".join(bytes([len(part)]) + part.encode() for part in name.split("."))
+    message = struct.pack("!HHHHHH", 1, 0x0100, 1, 0, 0, 0) + question + b"\0\0\1\0\1"
+    return _udp_frame(source, destination, 40000, 53) + message
+
+
+def test_a_dns_query_that_left_is_a_warning_naming_it_even_under_ci(monkeypatch):
+    seen = [Datagram("eth0", "192.0.2.2:40000", "10.255.255.53:53", asked="pypi.org")]
+    monkeypatch.setenv("CI", "true")
+    with pytest.warns(DnsLeftWarning, match="1 DNS query left .*asking for pypi.org"):
+        mdns_watch.report(seen, "during the test")
+
+
 def _udp_frame(source: str, destination: str, source_port: int, destination_port: int) -> bytes:
     """An IPv4 UDP packet as the watch's packet socket reads it (its IP header first)."""
     header = bytes([0x45, 0, 0, 28, 0, 0, 0, 0, 64, 17, 0, 0])
@@ -264,8 +278,14 @@ def test_a_dns_query_that_happens_to_leave_from_port_5353_is_not_mdns():
     """Stop 50's CI run: a resolver's query (to port 53) picked 5353 as its free source port,
     and the watch failed a browser test for it. mDNS never goes to or from port 53."""
     outgoing = ("eth0", 0x0800, mdns_watch.PACKET_OUTGOING)
-    query = _udp_frame("192.0.2.2", "10.255.255.53", 5353, 53)
-    assert mdns_watch.parse(query, outgoing) is None
+    query = _udp_frame("192.0.2.2", "10.255.255.53", 5353, 53)  # a DNS query from port 5353
+    assert str(mdns_watch.parse(query, outgoing)) == (
+        "192.0.2.2:5353 -> 10.255.255.53:53 on eth0, asking for ?"
+    )
+    asked = mdns_watch.parse(_dns_query("192.0.2.2", "10.255.255.53", "pypi.org"), outgoing)
+    assert asked is not None and asked.asked == "pypi.org"
+    answered = _udp_frame("10.255.255.53", "192.0.2.2", 53, 5353)
+    assert mdns_watch.parse(answered, outgoing) is None
     announced = _udp_frame("192.0.2.2", "224.0.0.251", 5353, 5353)
     assert str(mdns_watch.parse(announced, outgoing)) == (
         "192.0.2.2:5353 -> 224.0.0.251:5353 on eth0"

@@ -3,6 +3,11 @@ of the namespace it is made in, loopback aside, keeping each outgoing UDP datagr
 port 5353. A kernel filter (classic BPF) lets only those through, so the busy loopback of a test
 costs nothing; the frames wait in the socket's buffer until `take()` reads them.
 
+It also keeps each DNS query sent to port 53 (tests send nothing beyond this machine: a browser's
+Google services, a look-up of a test's own address, a package index were each caught so), named
+by the name it asks for; those are always a warning, never a failure, since the machine's own
+programs may ask its resolver too.
+
 `MdnsWatch()` needs root (CAP_NET_RAW); `MdnsWatch.missing_reason()` says why not. The fixtures
 in tests/conftest.py watch every test with it, and `report` what they see: under CI (`CI` set,
 where nothing else runs on the machine) a datagram fails the test; elsewhere it is a warning,
@@ -36,14 +41,17 @@ AD_PROTOCOL, AD_PKTTYPE, AD_IFINDEX = 0xFFFFF000, 0xFFFFF004, 0xFFFFF008
 
 @dataclass(frozen=True)
 class Datagram:
-    """One mDNS datagram seen leaving: the interface, and its addresses and ports."""
+    """One mDNS datagram seen leaving: the interface, and its addresses and ports; for a DNS
+    query, the name it asks for (`asked`)."""
 
     interface: str
     source: str
     destination: str
+    asked: str | None = None  # a DNS query's name; None: an mDNS datagram
 
     def __str__(self) -> str:
-        return f"{self.source} -> {self.destination} on {self.interface}"
+        said = f"{self.source} -> {self.destination} on {self.interface}"
+        return said if self.asked is None else f"{said}, asking for {self.asked}"
 
 
 def _endpoint(address: str, port: int) -> str:
@@ -51,7 +59,8 @@ def _endpoint(address: str, port: int) -> str:
 
 
 def _program(loopback: int) -> list[tuple[int, int, int, int]]:
-    """Accept outgoing UDP from or to port 5353 on any interface but `loopback`; drop the rest.
+    """Accept outgoing UDP from or to port 5353, or to port 53, on any interface but `loopback`;
+    drop the rest.
     (Loads are from the IP header: the socket is SOCK_DGRAM.)"""
     return _assemble(
         [
@@ -69,14 +78,16 @@ def _program(loopback: int) -> list[tuple[int, int, int, int]]:
             (LD_H_IND, None, None, 0),  # the source port
             (JEQ_K, "accept", None, MDNS_PORT),
             (LD_H_IND, None, None, 2),  # the destination port
-            (JEQ_K, "accept", "drop", MDNS_PORT),
+            (JEQ_K, "accept", None, MDNS_PORT),
+            (JEQ_K, "accept", "drop", DNS_PORT),
             "ipv6",
             (LD_B_ABS, None, None, 6),  # the next header (UDP right after the fixed header)
             (JEQ_K, None, "drop", UDP),
             (LD_H_ABS, None, None, 40),
             (JEQ_K, "accept", None, MDNS_PORT),
             (LD_H_ABS, None, None, 42),
-            (JEQ_K, "accept", "drop", MDNS_PORT),
+            (JEQ_K, "accept", None, MDNS_PORT),
+            (JEQ_K, "accept", "drop", DNS_PORT),
             "accept",
             (RET_K, None, None, 0x40000),
             "drop",
@@ -117,14 +128,32 @@ def parse(frame: bytes, address: tuple) -> Datagram | None:
         ports = struct.unpack_from("!HH", frame, header) if len(frame) >= header + 4 else ()
         source, destination = socket.inet_ntoa(frame[12:16]), socket.inet_ntoa(frame[16:20])
     elif protocol == ETH_P_IPV6 and len(frame) >= 44 and frame[6] == UDP:
-        ports = struct.unpack_from("!HH", frame, 40)
+        header = 40
+        ports = struct.unpack_from("!HH", frame, header)
         source = socket.inet_ntop(socket.AF_INET6, frame[8:24])
         destination = socket.inet_ntop(socket.AF_INET6, frame[24:40])
     else:
         return None
-    if MDNS_PORT not in ports or DNS_PORT in ports:
+    if len(ports) != 2:
         return None
-    return Datagram(interface, _endpoint(source, ports[0]), _endpoint(destination, ports[1]))
+    endpoints = (interface, _endpoint(source, ports[0]), _endpoint(destination, ports[1]))
+    if ports[1] == DNS_PORT:  # a query to a resolver (whatever its source port, 5353 too)
+        return Datagram(*endpoints, asked=_asked(frame[header + 8 :]))
+    if MDNS_PORT not in ports or DNS_PORT in ports:
+        return None  # a resolver's answer, which a query sent first
+    return Datagram(*endpoints)
+
+
+def _asked(message: bytes) -> str:
+    """The name a DNS query asks for ('?' where the message is cut short)."""
+    labels, at = [], 12  # after the message's header
+    while at < len(message) and message[at]:
+        length = message[at]
+        if length > 63 or at + 1 + length > len(message):
+            return "?"
+        labels.append(message[at + 1 : at + 1 + length].decode("ascii", "replace"))
+        at += 1 + length
+    return ".".join(labels) or "?"
 
 
 class MdnsWatch:
@@ -178,8 +207,24 @@ class MdnsLeftWarning(pytest.PytestWarning):
     """mDNS datagrams left the machine during a test, outside CI."""
 
 
+class DnsLeftWarning(pytest.PytestWarning):
+    """DNS queries left the machine during a test."""
+
+
 def report(seen: list[Datagram], when: str) -> None:
-    """Fail the test for the datagrams `seen` under CI; elsewhere, warn."""
+    """Fail the test for the mDNS datagrams `seen` under CI; elsewhere, warn. Warn of the DNS
+    queries."""
+    queries = [datagram for datagram in seen if datagram.asked is not None]
+    seen = [datagram for datagram in seen if datagram.asked is None]
+    if queries:
+        warnings.warn(
+            DnsLeftWarning(
+                f"{len(queries)} DNS quer{'y' if len(queries) == 1 else 'ies'} left this "
+                f"machine {when}: " + "; ".join(map(str, queries[:5])) + ". Tests send nothing "
+                "beyond this machine (unless another program on it asked)"
+            ),
+            stacklevel=2,
+        )
     if not seen:
         return
     message = (
