@@ -23,7 +23,6 @@ from pathlib import Path
 from adjudicator.hall.kit import manifest
 from adjudicator.hall.kit.sealing import KitError
 from adjudicator.record.copies import proof, standing
-from adjudicator.record.database.db import DatabaseUnavailable
 from adjudicator.record.database.sqlite import SqliteDatabase
 from adjudicator.record.journal import chain_walk
 from adjudicator.record.journal.receipt_key import SigningKey
@@ -53,8 +52,8 @@ class ChainWalk:
         copy = SqliteDatabase(path, create_folder=False, create_file=False)
         try:
             self._found = chain_walk.walk(copy, stop=self._stop)
-        except (chain_walk.WalkStopped, DatabaseUnavailable):
-            self._found = None  # stopped, or unreadable: verify's own walk says what is wrong
+        except Exception:  # noqa: BLE001 - only a head start: verify walks again and says why
+            self._found = None  # stopped, unreadable, damaged in any way
         finally:
             copy.close()
 
