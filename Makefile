@@ -54,11 +54,18 @@ $(VENV)/.installed-test: $(VENV)/.installed
 	$(PIP) -e '.[test]'
 	touch $@
 
-# The package's dependencies as wheels, fetched here, at setup: the test that installs the
-# wheel in a fresh venv installs them from this folder, so no test reaches beyond the machine.
-$(VENV)/wheelhouse/.built: setup.cfg pyproject.toml | $(VENV)/.installed
-	$(BIN)/pip wheel --quiet --disable-pip-version-check -w $(VENV)/wheelhouse .
+# What the tests that run pip need, fetched here, at setup, so that no test reaches beyond the
+# machine (tests/support/wheelhouse.py): the package's dependencies and build tools as wheels,
+# and the default lexicons' archives (adjudicator/words/defaults.py), with what reading their
+# metadata needs (scrabble's setup.py asks for pytest-runner).
+DEFAULT_ARCHIVES = $(BIN)/python -c "from adjudicator.words.defaults import DEFAULTS; \
+	print(' '.join(source.requirement for source in DEFAULTS))"
+$(VENV)/wheelhouse/.built: setup.cfg pyproject.toml adjudicator/words/defaults.py | $(VENV)/.installed
+	$(BIN)/pip wheel --quiet --disable-pip-version-check -w $(VENV)/wheelhouse . \
+		setuptools wheel pytest-runner
 	rm -f $(VENV)/wheelhouse/adjudicator-*.whl
+	$(BIN)/pip download --quiet --disable-pip-version-check --no-deps -d $(VENV)/wheelhouse \
+		$$($(DEFAULT_ARCHIVES))
 	touch $@
 
 # The kiosk's catalogues (kiosk/translations): extract the messages, add the new ones to each

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from support.paths import copy_checkout
+from support.wheelhouse import offline_pip_env
 
 pytestmark = pytest.mark.slow
 DATA_FOLDERS = (
@@ -26,7 +27,8 @@ DATA_FOLDERS = (
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory) -> tuple[subprocess.CompletedProcess, Path]:
-    """`python -m build` (isolated, as a user runs it) on a copy of the checkout."""
+    """`python -m build` (isolated, as a user runs it) on a copy of the checkout, its build
+    tools installed from the wheelhouse (support.wheelhouse), not fetched."""
     work = tmp_path_factory.mktemp("build")
     source = copy_checkout(work / "source")
     done = subprocess.run(
@@ -35,6 +37,7 @@ def built(tmp_path_factory) -> tuple[subprocess.CompletedProcess, Path]:
         capture_output=True,
         text=True,
         timeout=600,
+        env=offline_pip_env(),
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     return done, work / "dist"

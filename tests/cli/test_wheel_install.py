@@ -20,13 +20,13 @@ import pytest
 from support.http import Client
 from support.paths import copy_checkout
 from support.servers import free_port
+from support.wheelhouse import offline_pip_env
 
 pytestmark = pytest.mark.slow
 CHECKOUT = Path(__file__).resolve().parents[2]
 PASSWORD = "wheel-director-secret-1"
 WORDS = "AA\nAB\nQI\nZA\nCAT\nDOG\nZEBRA\n"
 SKIP_LINKS = ("/logout", "/director/logout", "/judge/logout", "/director/logout-everywhere")
-WHEELHOUSE = Path(sys.prefix) / "wheelhouse"  # the dependencies' wheels: `make setup-test`
 
 
 def run(*argv, cwd: Path, env: dict | None = None, stdin: str | None = None, timeout=600):
@@ -51,10 +51,9 @@ def must(done: subprocess.CompletedProcess) -> str:
 def installed(tmp_path_factory) -> Path:
     """A fresh venv with the wheel installed from a copy of the checkout (nothing of the
     checkout on its path); its deps resolved by pip from the wheel's own metadata, as a user's
-    would be, but from the wheels `make setup-test` fetched (WHEELHOUSE): tests send nothing
-    beyond this machine."""
-    if not (WHEELHOUSE / ".built").exists():
-        pytest.fail(f"No wheelhouse at {WHEELHOUSE}: run `make setup-test` (it fetches them).")
+    would be, but from the wheels `make setup-test` fetched (support.wheelhouse): tests send
+    nothing beyond this machine."""
+    offline = offline_pip_env()
     work = tmp_path_factory.mktemp("wheel")
     source = copy_checkout(work / "source", "tests", "benchmarks", "docs")
     wheels = work / "wheels"
@@ -84,11 +83,9 @@ def installed(tmp_path_factory) -> Path:
             "install",
             "--quiet",
             "--disable-pip-version-check",
-            "--no-index",
-            "--find-links",
-            WHEELHOUSE,
             wheel,
             cwd=work,
+            env=offline,
         )
     )
     return venv
