@@ -52,11 +52,8 @@ def test_a_clean_journal_costs_one_keyed_hash_and_finds_what_every_row_finds(mig
     assert keyed.secret.made == 13  # the comparison walk made one a row
 
 
-def damaged_keyed_hash_at(row):
-    def damage(db):
-        execute(db, "UPDATE adjudications SET keyed_hash = 'junk' WHERE id = ?", (row,))
-
-    return damage
+def damage_keyed_hash(db, row: int) -> None:
+    execute(db, "UPDATE adjudications SET keyed_hash = 'junk' WHERE id = ?", (row,))
 
 
 def rows_appended_with_another_key(db, key_path):
@@ -84,9 +81,9 @@ def test_whatever_was_done_to_the_copy_the_shortcut_finds_what_every_row_finds(
     if harm == "rewritten":
         rewrite(migrated_db, 3)
     elif harm == "keyed hash damaged mid-chain":
-        damaged_keyed_hash_at(2)(migrated_db)
+        damage_keyed_hash(migrated_db, 2)
     elif harm == "keyed hash damaged at the newest row":
-        damaged_keyed_hash_at(8)(migrated_db)
+        damage_keyed_hash(migrated_db, 8)
     elif harm == "a row altered":
         execute(migrated_db, "UPDATE adjudications SET words = 'ZZZ' WHERE id = 5")
     elif harm == "rows appended with another key":

@@ -22,7 +22,7 @@ few look-ups show it is still the copy it walked and every witness agrees.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -104,41 +104,51 @@ def _still(db: Database, chained: Walk, witnessed: Witnessed | None) -> Walk | N
     ended at, with its hash, and every witness it reaches agrees (the rest is walked)."""
     if chained.bad_id is not None or _newest(db) != (chained.rows, chained.last_hash or None):
         return None
+    read = row_reader(db)
     found = Walk(rows=chained.rows, last_hash=chained.last_hash)
     for row, said in sorted((witnessed or {}).items()):
         if row > chained.rows:
             found.beyond[row] = said
             continue
-        held = _hash_of(db, row)
-        if held is None or not all(held.startswith(digits) for digits, _ in said):
+        held = read(row)
+        if held is None or not isinstance(held[0], str):
+            return None
+        if not all(held[0].startswith(digits) for digits, _ in said):
             return None
         found.agreed_to = row
     return found
 
 
 def _newest(db: Database) -> tuple[int, str | None]:
-    row = _first(db, "SELECT id, row_hash FROM adjudications ORDER BY id DESC LIMIT 1")
-    return (0, None) if row is None else (row[0], row[1])
-
-
-def _hash_of(db: Database, row: int) -> str | None:
-    found = _first(db, "SELECT row_hash FROM adjudications WHERE id = ?", (row,))
-    return found[0] if found is not None and isinstance(found[0], str) else None
+    with db.transaction() as cur:
+        rows = cur.execute(
+            "SELECT id, row_hash FROM adjudications ORDER BY id DESC LIMIT 1"
+        ).tuples()
+    return (rows[0][0], rows[0][1]) if rows else (0, None)
 
 
 def _keyed_right(db: Database, keyed: Keyed, row: int, row_hash: str) -> bool:
     """Whether row `row`, whose hash the chain verified, holds its valid keyed hash."""
-    if keyed.secret is None or not has_keyed_hash(db):
-        return False
-    stored = _first(db, f"SELECT {KEYED_HASH} FROM adjudications WHERE id = ?", (row,))
-    expected = keyed.secret.mac(f"{keyed.journal} {row} {row_hash}".encode())
-    return stored is not None and stored[0] == expected
+    held = row_reader(db)(row)
+    return (
+        keyed.secret is not None
+        and held is not None
+        and held[1] == keyed.secret.mac(f"{keyed.journal} {row} {row_hash}".encode())
+    )
 
 
-def _first(db: Database, sql: str, params: tuple = ()) -> tuple | None:
-    with db.transaction() as cur:
-        rows = cur.execute(sql, params).tuples()
-    return rows[0] if rows else None
+def row_reader(db: Database) -> Callable[[int], tuple | None]:
+    """Reads one row's (hash, keyed hash, kind, consequence), None when the copy has no such
+    row: an indexed look-up (the keyed hash NULL in a copy from before keyed rows existed)."""
+    keyed = KEYED_HASH if has_keyed_hash(db) else "NULL"
+    sql = f"SELECT row_hash, {keyed}, kind, consequence FROM adjudications WHERE id = ?"
+
+    def read(row_id: int) -> tuple | None:
+        with db.transaction() as cur:
+            found = cur.execute(sql, (row_id,)).tuples()
+        return found[0] if found else None
+
+    return read
 
 
 def _walk(

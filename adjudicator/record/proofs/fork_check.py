@@ -133,7 +133,7 @@ def judge(
     keyed = None
     if statements.keyed_from is not None:
         keyed = chain_walk.Keyed(statements.journal, statements.keyed_from, statements.secret)
-    read = _reader(copy)
+    read = chain_walk.row_reader(copy)
     if full:
         judged = _walked(copy, signed, keyed, statements.keyed_source, chained)
     else:
@@ -231,20 +231,6 @@ def _newest(copy: Database) -> int:
     with copy.transaction() as cur:
         row = cur.execute("SELECT MAX(id) AS id FROM adjudications").one()
     return int(row["id"] or 0) if row else 0
-
-
-def _reader(copy: Database) -> Callable[[int], tuple | None]:
-    """Reads one row's (hash, keyed hash, kind, consequence), None when the copy has no such
-    row: an indexed look-up."""
-    keyed = "keyed_hash" if chain_walk.has_keyed_hash(copy) else "NULL"
-    sql = f"SELECT row_hash, {keyed}, kind, consequence FROM adjudications WHERE id = ?"
-
-    def read(row_id: int) -> tuple | None:
-        with copy.transaction() as cur:
-            found = cur.execute(sql, (row_id,)).tuples()
-        return found[0] if found else None
-
-    return read
 
 
 def _is_lost(row: tuple) -> bool:
