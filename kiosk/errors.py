@@ -35,6 +35,7 @@ from adjudicator.record.database.journal_health import JournalLost
 from adjudicator.record.journal.closings import ClosingRefused, TournamentClosed
 from adjudicator.record.journal.journal_holds import HELD_MESSAGE, JournalHeld
 from adjudicator.record.journal.receipt_key import ReceiptKeyError
+from adjudicator.record.journal.retries import AttemptError, RetryMismatch
 from adjudicator.textcheck import TextError
 from adjudicator.wording import N_, Phrase
 from kiosk.i18n import say, speak_as_asked
@@ -79,6 +80,8 @@ STATUS_FOR = (
     (DismissRefused, 400),
     (UnknownRule, 400),
     (GameDetailsRequired, 400),
+    (AttemptError, 400),
+    (RetryMismatch, 409),  # a retry's key, sent with another challenge: it conflicts
     (ReissueRefused, 409),  # a ruling, a second opinion or a later turn: it conflicts
     (VoidRefused, 400),
     (ReasonRequired, 400),

@@ -31,6 +31,7 @@ from adjudicator.record.journal import (
     journal_holds,
     player_tallies,
     receipt_key,
+    retries,
     rollbacks,
     row_keys,
 )
@@ -45,7 +46,7 @@ from adjudicator.words.store import LexiconStore
 DETAIL_FIELDS = ("table", "round", "challenger", "player")
 # What a challenge may carry besides its words; final_play (true: the challenged play went out)
 # only matters where the rulebook says so (school rule 12) and for the consequence's wording.
-OPTIONAL_FIELDS = (*DETAIL_FIELDS, "replaces", "final_play")
+OPTIONAL_FIELDS = (*DETAIL_FIELDS, "replaces", "final_play", retries.FIELD)
 MAX_DETAIL = 40
 
 
@@ -225,13 +226,16 @@ class Hall:
         replaces: int | None = None,
         guard=None,
         final_play: Any = None,
+        attempt: Any = None,
         **details: str | None,
     ) -> journal.Entry:
         """Judge a challenge for a tournament, made at `station` (a kiosk, or the command line),
-        and return it once it is in the journal. The penalty is settled under the chain lock."""
+        and return it once it is in the journal. The penalty is settled under the chain lock.
+        The same `attempt` sent again gets the row it recorded, not a second (retries.py)."""
         clean = clean_details(details)
         replaces = check_replaces(replaces)
         final_play = check_final_play(final_play)
+        attempt = retries.check_key(attempt)
         self.signing_key()  # a verdict that could not be signed is not recorded either
         tournament = tournaments.get(self.db, tournament_slug)
         clean = seating.seat_challenge(self.db, tournament.slug, clean)  # TSH's game, if linked
@@ -247,8 +251,13 @@ class Hall:
         # NASPA 6.2's look-up flags only under the naspa rulebook, and only where the table is
         # known (a shared computer's unrelated tables would flood the director).
         window = lookups.lookup_window_seconds() if book.improper_lookup else 0
+        asked = {retries.FIELD: attempt} if attempt is not None else {}
+        said_before = {**asked, "final_play": True} if final_play else asked
+        same = retries.same_challenge(ruling.words, clean)
 
         def settle(cur) -> dict:
+            if attempt is not None:  # before any limit or count: a retry adds nothing
+                retries.recorded(cur, station, attempt, same)
             if guard is not None:
                 guard(cur, clean)
             final = final_play
@@ -285,31 +294,34 @@ class Hall:
                 challenger=clean.get("challenger"),
             )
             completed = {"consequence": result.text, "penalty": result.penalty_json()}
-            said = {"final_play": True} if final else {}
+            said = {**asked, "final_play": True} if final else dict(asked)
             if grant is not None:
                 said[free_challenges.USED] = grant
             if said:
                 completed["details"] = json.dumps(said)
             return {**completed, **(flag or {})}
 
-        return self.committer.append(
-            guard=settle,
-            kind="challenge",
-            refers_to=replaces,
-            tournament=tournament.slug,
-            kiosk=station,
-            lexicon_name=manifest.name,
-            lexicon_fingerprint=manifest.fingerprint,
-            lexicon_words=manifest.words,
-            rule=ruling.rule.name,
-            words=ruling.words,
-            word_count=ruling.word_count,
-            verdict=ruling.verdict.value,
-            consequence=ruling.consequence.text,
-            actor=actor,
-            details=json.dumps({"final_play": True}) if final_play else None,
-            **clean,
-        )
+        try:
+            return self.committer.append(
+                guard=settle,
+                kind="challenge",
+                refers_to=replaces,
+                tournament=tournament.slug,
+                kiosk=station,
+                lexicon_name=manifest.name,
+                lexicon_fingerprint=manifest.fingerprint,
+                lexicon_words=manifest.words,
+                rule=ruling.rule.name,
+                words=ruling.words,
+                word_count=ruling.word_count,
+                verdict=ruling.verdict.value,
+                consequence=ruling.consequence.text,
+                actor=actor,
+                details=json.dumps(said_before) if said_before else None,
+                **clean,
+            )
+        except retries.AlreadyRecorded as before:
+            return retries.read_back(self.db, before.row_id, station, attempt)
 
     def _rate_guard(self, kiosk: kiosks.Kiosk):
         """The kiosk's limit, checked under the chain lock: a kiosk at a table judges as one

@@ -25,6 +25,7 @@
     clearSeconds: 30,
     requestTimeoutMs: 8000, // until the status says otherwise (request_timeout_seconds)
     speaks: false,          // each verdict said aloud (the status's access.speak)
+    attempt: null,          // the challenge sent and its attempt key, until it is judged
   };
 
   // What a verdict is called when an answer does not say it (`shown`, in the page's language).

@@ -278,11 +278,12 @@
     setJudging(true);
     Promise.resolve()   // a fault in making the request is the page's, shown as such (below)
       .then(function () {
+        var challenge = Object.assign(
+          { words: sent.map(function (w) { return w.written(); }) }, game, K.finalPlay());
         return K.fetchWithTimeout("/api/v1/adjudications", {
           method: "POST",
           headers: { "Content-Type": "application/json", Accept: "application/json" },
-          body: JSON.stringify(Object.assign(
-            { words: sent.map(function (w) { return w.written(); }) }, game, K.finalPlay())),
+          body: JSON.stringify(Object.assign(challenge, { attempt: attemptFor(challenge) })),
         });
       })
       .then(function (response) {
@@ -295,6 +296,7 @@
         answered = true;
         setJudging(false);
         if (answer.status === 201 && isVerdict(answer.body, sent)) {
+          S.attempt = null;   // judged: the next challenge is a new one
           S.words = [];
           input.value = "";
           if (S.needsGame || S.asksChallenger) {
@@ -317,6 +319,21 @@
         }
         K.showNotJudged(answered ? "unshown" : K.failureCode(error), null);
       });
+  }
+
+  /* The challenge's attempt key: the same while the same challenge is sent again (its answer
+   * was lost: the hall gives back the verdict it recorded, never records it twice), a new one
+   * for any other challenge. */
+  function attemptFor(challenge) {
+    var asked = JSON.stringify(challenge);
+    if (!S.attempt || S.attempt.asked !== asked) {
+      var bytes = window.crypto.getRandomValues(new Uint8Array(16));
+      var key = Array.prototype.map.call(bytes, function (b) {
+        return (b + 256).toString(16).slice(1);
+      }).join("");
+      S.attempt = { asked: asked, key: key };
+    }
+    return S.attempt.key;
   }
 
   /* A verdict is shown only if the answer is a whole adjudication of exactly these words. */

@@ -501,6 +501,47 @@ def test_not_judged_when_the_server_does_not_answer_in_time(paired, short_timeou
             route.abort()
 
 
+def test_judge_again_after_a_lost_answer_shows_the_verdict_recorded_once(home: Home, paired):
+    """The challenge reached the hall and was recorded, but its answer was lost on the way
+    back (the hall's Wi-Fi dropped it): NOT JUDGED, the words kept. JUDGE again shows the
+    verdict recorded, and the journal holds the challenge once: a second row would count as
+    another challenge of the game. The next challenge is judged as a new one."""
+    page = paired()
+    journal_rows = lambda: json.loads(home.cli("journal", "export", "--format", "json"))  # noqa: E731
+    before = len(journal_rows())
+    answers = []
+
+    def lose_the_answer(route) -> None:
+        answers.append(route.fetch())  # the hall records it and answers...
+        route.abort("connectionreset")  # ...and the answer never reaches the page
+
+    page.route("**/api/v1/adjudications", lose_the_answer)
+    judge(page, "qi za")
+    page.wait_for_selector("#error-screen:not([hidden])")
+    assert page.inner_text("#error-title") == "NOT JUDGED"
+    assert "ACCEPTABLE" not in page.inner_text("body")
+    assert answers[0].status == 201
+    recorded = answers[0].json()
+    assert len(journal_rows()) == before + 1
+    page.unroute("**/api/v1/adjudications")
+    page.wait_for_timeout(1600)
+    page.click("#error-back")
+    page.wait_for_selector("#idle-screen:not([hidden])")
+    assert chips(page) == ["QI", "ZA"]
+    page.click("#judge-button")
+    verdict = wait_for_verdict(page)
+    assert int(verdict["id"].lstrip("#")) == recorded["id"]
+    assert verdict["word"] == "ACCEPTABLE" and verdict["words"] == ["QI", "ZA"]
+    assert len(journal_rows()) == before + 1  # recorded once
+    page.wait_for_timeout(1600)
+    page.keyboard.press("Escape")
+    page.wait_for_selector("#idle-screen:not([hidden])")
+    judge(page, "qi za")  # the same words again: a new challenge, a new row
+    again = wait_for_verdict(page)
+    assert int(again["id"].lstrip("#")) > recorded["id"]
+    assert len(journal_rows()) == before + 2
+
+
 ERROR_ANSWERS = [
     (
         429,

@@ -1,0 +1,107 @@
+"""A challenge sent again after its answer was lost: found by its attempt key, never recorded twice.
+
+The kiosk page gives each challenge a random attempt key and sends the same key when it sends
+the same challenge again (the hall's Wi-Fi dropped the answer, the player pressed JUDGE again).
+The key is kept in the row's `details`, which the row's hash covers. Under the chain lock, before
+anything is judged or counted, the kiosk's newest challenges are searched for the key: a retry
+of a recorded challenge gets that row back, not a second row (a second row would count as an
+earlier unsuccessful challenge of the game, and twice in the players' record). A key sent again
+with other words or other game details is refused: it is not the same challenge.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from adjudicator.errors import AdjudicatorError
+from adjudicator.record.database.db import Database, DatabaseUnavailable
+from adjudicator.record.journal import journal
+from adjudicator.record.journal.journal_entry import Entry
+
+FIELD = "attempt"  # the details key, and the API's field
+# A retry comes before its kiosk has recorded this many other challenges: the page sends the
+# same key only for the challenge still on its screen. One index seek, however long the journal.
+NEWEST = 32
+_KEY = re.compile(r"[A-Za-z0-9]{16,64}")  # no '_' or '%': the key is matched with LIKE
+# The challenge's own fields: a retry must send the same ones to get the recorded row back.
+SAME = ("words", "table_no", "round_no", "challenger", "player")
+
+
+class AttemptError(AdjudicatorError):
+    """The attempt key is not one a kiosk page makes."""
+
+
+class RetryMismatch(AdjudicatorError):
+    """The attempt key was recorded for another challenge (other words or game details)."""
+
+
+class AlreadyRecorded(AdjudicatorError):
+    """The challenge was recorded before under this attempt key: the row's id (not an error to
+    the player; the caller reads the recorded row once the chain lock is let go)."""
+
+    def __init__(self, row_id: int):
+        super().__init__(f"recorded before as row {row_id}")
+        self.row_id = row_id
+
+
+def check_key(value: Any) -> str | None:
+    """The attempt key as sent, or None when there is none; AttemptError when it is malformed."""
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str) or not _KEY.fullmatch(value):
+        raise AttemptError(
+            "attempt must be 16 to 64 letters and digits (the kiosk page makes one for each "
+            "challenge), or left out."
+        )
+    return value
+
+
+def same_challenge(words: Sequence[str], details: dict[str, str | None]) -> dict[str, Any]:
+    """The stored fields a retry of this challenge must match (SAME)."""
+    return {
+        "words": " ".join(words),
+        "table_no": details.get("table"),
+        "round_no": details.get("round"),
+        "challenger": details.get("challenger"),
+        "player": details.get("player"),
+    }
+
+
+def recorded(cur: Any, kiosk: str, key: str, challenge: dict[str, Any]) -> None:
+    """Raise AlreadyRecorded if this kiosk recorded the challenge under `key` (inside the
+    append transaction, under the chain lock); RetryMismatch if the key names another."""
+    rows = cur.execute(
+        "SELECT id, details, words, table_no, round_no, challenger, player FROM ("
+        "SELECT id, details, words, table_no, round_no, challenger, player FROM adjudications "
+        f"WHERE kiosk = ? AND kind = 'challenge' ORDER BY id DESC LIMIT {NEWEST}) AS newest "
+        "WHERE details LIKE ?",
+        (kiosk, f"%{key}%"),
+    ).all()
+    for row in rows:
+        if _details(row["details"]).get(FIELD) != key:
+            continue
+        if any(row[name] != challenge.get(name) for name in SAME):
+            raise RetryMismatch(
+                "This attempt was already judged as another challenge: judge it as a new one."
+            )
+        raise AlreadyRecorded(int(row["id"]))
+
+
+def read_back(db: Database, row_id: int, kiosk: str, key: str) -> Entry:
+    """The row a retry found, read once its batch has ended: if that batch's commit failed, the
+    row is not there (or another took its number), and the retry is not judged either."""
+    entry = journal.get(db, row_id)
+    if entry is None or entry.kiosk != kiosk or entry.detail(FIELD) != key:
+        raise DatabaseUnavailable("The journal could not be written: judge the challenge again.")
+    return entry
+
+
+def _details(text: str | None) -> dict[str, Any]:
+    try:
+        found = json.loads(text) if text else {}
+    except ValueError:
+        return {}
+    return found if isinstance(found, dict) else {}
