@@ -309,11 +309,13 @@
           K.showVerdict(answer.body);
           K.refreshStatus();
         } else {
+          S.attempt.failed = Date.now();   // maybe recorded: the same challenge, the same key
           K.showNotJudged(answer.status, answer.body);
         }
       })
       .catch(function (error) {
         setJudging(false);
+        if (S.attempt) { S.attempt.failed = Date.now(); }   // its answer lost: maybe recorded
         if ((answered || !error || !error.requestFailed) && window.console) {
           console.error(error);   // a fault of the page's own: for whoever looks into it
         }
@@ -321,17 +323,21 @@
       });
   }
 
-  /* The challenge's attempt key: the same while the same challenge is sent again (its answer
-   * was lost: the hall gives back the verdict it recorded, never records it twice), a new one
-   * for any other challenge. */
+  /* The challenge's attempt key. The same challenge sent again within RETRY_MS of its failed
+   * try (its answer lost: the hall gives back the verdict it recorded, never records it
+   * twice) keeps its key; any other challenge, or the same words judged again later (a play
+   * made again on a later turn), gets a new one. */
+  var RETRY_MS = 3 * 60 * 1000;
+
   function attemptFor(challenge) {
     var asked = JSON.stringify(challenge);
-    if (!S.attempt || S.attempt.asked !== asked) {
+    var kept = S.attempt;
+    if (!kept || kept.asked !== asked || !(Date.now() - kept.failed < RETRY_MS)) {
       var bytes = window.crypto.getRandomValues(new Uint8Array(16));
       var key = Array.prototype.map.call(bytes, function (b) {
         return (b + 256).toString(16).slice(1);
       }).join("");
-      S.attempt = { asked: asked, key: key };
+      S.attempt = { asked: asked, key: key, failed: null };
     }
     return S.attempt.key;
   }

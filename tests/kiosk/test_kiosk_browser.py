@@ -542,6 +542,28 @@ def test_judge_again_after_a_lost_answer_shows_the_verdict_recorded_once(home: H
     assert len(journal_rows()) == before + 2
 
 
+def test_the_same_words_judged_again_minutes_later_are_a_new_challenge(home: Home, paired):
+    """Past the retry window (3 minutes after the failed try), the same words and game are a
+    play made again on a later turn: recorded as a challenge of its own, never the old row."""
+    page = paired()
+    journal_rows = lambda: json.loads(home.cli("journal", "export", "--format", "json"))  # noqa: E731
+    before = len(journal_rows())
+    page.route("**/api/v1/adjudications", lambda route: (route.fetch(), route.abort()))
+    judge(page, "qi za")
+    page.wait_for_selector("#error-screen:not([hidden])")
+    page.unroute("**/api/v1/adjudications")
+    assert len(journal_rows()) == before + 1
+    page.evaluate("window.Kiosk.state.attempt.failed -= 4 * 60 * 1000")  # four minutes on
+    page.wait_for_timeout(1600)
+    page.click("#error-back")
+    page.wait_for_selector("#idle-screen:not([hidden])")
+    page.click("#judge-button")
+    verdict = wait_for_verdict(page)
+    rows = journal_rows()
+    assert len(rows) == before + 2
+    assert int(verdict["id"].lstrip("#")) == max(row["id"] for row in rows)
+
+
 ERROR_ANSWERS = [
     (
         429,
