@@ -159,3 +159,30 @@ def test_a_retry_whose_row_was_never_committed_is_not_judged_either(client, setu
     response = post(client, setup, {"words": ["QI"], "attempt": KEY[::-1]})
     assert response.status_code == 503 and "verdict" not in response.get_json()
     assert [row.id for row in journal.entries(setup.hall.db)] == [first["id"]]
+
+
+def test_another_kiosks_key_finds_nothing_of_this_kiosk(client, setup):
+    """A key is looked up among the sending kiosk's own challenges only: another kiosk sending
+    it (guessed, or copied off a screen) is judged afresh and is never given this one's row."""
+    first = post(client, setup, {"words": ["QI"], "attempt": KEY}).get_json()
+    other = client.post(
+        "/api/v1/adjudications",
+        json={"words": ["QI"], "attempt": KEY},
+        headers=setup.headers(setup.csw),
+    )
+    assert other.status_code == 201
+    assert other.get_json()["id"] == first["id"] + 1
+    assert other.get_json()["receipt"]["kiosk"] != first["receipt"]["kiosk"]
+    assert len(list(journal.entries(setup.hall.db))) == 2
+
+
+def test_a_retry_is_found_among_the_kiosks_newest_challenges_only(client, setup):
+    """The look-up reads a bounded number of the kiosk's rows (retries.NEWEST), whatever the
+    journal's length: a key older than that is a new challenge (the page never sends one)."""
+    first = post(client, setup, {"words": ["QI"], "attempt": KEY}).get_json()
+    for n in range(retries.NEWEST - 1):
+        assert post(client, setup, {"words": ["ZA"], "attempt": f"{KEY}{n:04d}"}).status_code == 201
+    assert post(client, setup, {"words": ["QI"], "attempt": KEY}).get_json()["id"] == first["id"]
+    assert post(client, setup, {"words": ["ZA"]}).status_code == 201
+    late = post(client, setup, {"words": ["QI"], "attempt": KEY}).get_json()
+    assert late["id"] == first["id"] + retries.NEWEST + 1

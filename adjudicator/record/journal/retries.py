@@ -23,9 +23,10 @@ from adjudicator.record.journal.journal_entry import Entry
 
 FIELD = "attempt"  # the details key, and the API's field
 # A retry comes before its kiosk has recorded this many other challenges: the page sends the
-# same key only for the challenge still on its screen. One index seek, however long the journal.
-NEWEST = 32
-_KEY = re.compile(r"[A-Za-z0-9]{16,64}")  # no '_' or '%': the key is matched with LIKE
+# same key only for the challenge still on its screen, so nothing of its own comes between.
+# One index seek and this many rows, however long the journal (about 1 us a row).
+NEWEST = 8
+_KEY = re.compile(r"[A-Za-z0-9]{16,64}")
 # The challenge's own fields: a retry must send the same ones to get the recorded row back.
 SAME = ("words", "table_no", "round_no", "challenger", "player")
 
@@ -73,21 +74,21 @@ def same_challenge(words: Sequence[str], details: dict[str, str | None]) -> dict
 def recorded(cur: Any, kiosk: str, key: str, challenge: dict[str, Any]) -> None:
     """Raise AlreadyRecorded if this kiosk recorded the challenge under `key` (inside the
     append transaction, under the chain lock); RetryMismatch if the key names another."""
-    rows = cur.execute(
-        "SELECT id, details, words, table_no, round_no, challenger, player FROM ("
-        "SELECT id, details, words, table_no, round_no, challenger, player FROM adjudications "
-        f"WHERE kiosk = ? AND kind = 'challenge' ORDER BY id DESC LIMIT {NEWEST}) AS newest "
-        "WHERE details LIKE ?",
-        (kiosk, f"%{key}%"),
-    ).all()
-    for row in rows:
-        if _details(row["details"]).get(FIELD) != key:
+    rows = cur.execute(_NEWEST_SQL, (kiosk,)).tuples()  # the key is matched here, not by LIKE
+    for row_id, details, *stored in rows:
+        if not details or key not in details or _details(details).get(FIELD) != key:
             continue
-        if any(row[name] != challenge.get(name) for name in SAME):
+        if stored != [challenge.get(name) for name in SAME]:
             raise RetryMismatch(
                 "This attempt was already judged as another challenge: judge it as a new one."
             )
-        raise AlreadyRecorded(int(row["id"]))
+        raise AlreadyRecorded(int(row_id))
+
+
+_NEWEST_SQL = (
+    f"SELECT id, details, {', '.join(SAME)} FROM adjudications "
+    f"WHERE kiosk = ? AND kind = 'challenge' ORDER BY id DESC LIMIT {NEWEST}"
+)
 
 
 def read_back(db: Database, row_id: int, kiosk: str, key: str) -> Entry:
