@@ -1,7 +1,8 @@
 """A mirrored journal's copies when a server starts: proven, brought together, or refused.
 
 Both chains are verified in full and held against every row proven recorded (proof.py), but
-a copy `kit open` has just proven, found with the head it proved (proven_copies.py). A
+a copy `kit open` has just proven, found with the head it proved (proven_copies.py), and two
+copies holding the same rows are proven with one walk (alike.py). A
 copy only behind the other (or marked lost, or broken where the other is whole) is rebuilt
 from the other, and only from a whole one. Two copies whose chains part stop the start
 (CopiesDisagree) until the director chooses (`journal resync --keep`). When no copy is whole,
@@ -19,6 +20,7 @@ from contextlib import ExitStack
 from pathlib import Path
 
 from adjudicator.record.copies import (
+    alike,
     background_check,
     markers,
     mirror_identity,
@@ -70,11 +72,16 @@ def on_start(db: MirroredDatabase) -> list[str]:
         if journal_id is None:
             return notes  # neither holds a journal yet: both are made alike by the migrations
         about = {journal_id: proof.for_journal(db, journal_id)}
+        full = {role: proven is None or not proven.is_head_of(head) for role, head in heads.items()}
+        chained: dict = {}  # two copies at one head, both to walk: one walk if they are alike
+        if verdict == "same" and all(full.values()) and heads[MIRROR].exists:
+            walked, same = alike.walk_and_compare(db.paths[PRIMARY], db.paths[MIRROR])
+            chained = {PRIMARY: walked, MIRROR: walked if same else None}
         examined = {
             role: proof.examine(
-                role, db.paths[role], about, full=proven is None or not proven.is_head_of(head)
+                role, db.paths[role], about, full=full[role], chained=chained.get(role)
             )
-            for role, head in heads.items()
+            for role in heads
         }
         stale = _stale(db, verdict, heads, examined)
         source = other(stale) if stale else _best(examined)
