@@ -13,7 +13,7 @@ from werkzeug.exceptions import HTTPException
 
 from adjudicator.errors import AdjudicatorError, ChallengeInputError
 from adjudicator.hall.director.journal_review import FilterError
-from adjudicator.hall.hall import DetailError, LexiconUnavailable
+from adjudicator.hall.hall import AlphabetChanged, DetailError, LexiconUnavailable
 from adjudicator.hall.kiosks import KioskError
 from adjudicator.hall.people.ratelimit import RateLimited
 from adjudicator.hall.people.staff import StaffError
@@ -81,6 +81,7 @@ STATUS_FOR = (
     (UnknownRule, 400),
     (GameDetailsRequired, 400),
     (AttemptError, 400),
+    (AlphabetChanged, 409),  # the kiosk's words read in another alphabet: it reads them again
     (RetryMismatch, 409),  # a retry's key, sent with another challenge: it conflicts
     (ReissueRefused, 409),  # a ruling, a second opinion or a later turn: it conflicts
     (VoidRefused, 400),

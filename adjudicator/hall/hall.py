@@ -46,7 +46,7 @@ from adjudicator.words.store import LexiconStore
 DETAIL_FIELDS = ("table", "round", "challenger", "player")
 # What a challenge may carry besides its words; final_play (true: the challenged play went out)
 # only matters where the rulebook says so (school rule 12) and for the consequence's wording.
-OPTIONAL_FIELDS = (*DETAIL_FIELDS, "replaces", "final_play", retries.FIELD)
+OPTIONAL_FIELDS = (*DETAIL_FIELDS, "replaces", "final_play", retries.FIELD, "alphabet")
 MAX_DETAIL = 40
 
 
@@ -65,6 +65,22 @@ class LexiconUnavailable(AdjudicatorError):
 _UNAVAILABLE = N_("Lexicon unavailable for {title}: call the director.")
 _CHANGED = N_(
     "Lexicon {lexicon} has changed since the director set it for {title}: call the director."
+)
+
+
+class AlphabetChanged(AdjudicatorError):
+    """The kiosk read the words in another alphabet than the tournament's lexicon has now (the
+    director changed it since the kiosk's last status): nothing is judged; the kiosk reads them
+    again. `phrase`: the message as a kiosk says it."""
+
+    def __init__(self, message: str, phrase: Phrase):
+        super().__init__(message)
+        self.phrase = phrase
+
+
+_REREAD = N_(
+    "{title} now uses the {alphabet} alphabet: the words were read in another. Nothing was "
+    "judged: read them again and press JUDGE."
 )
 
 
@@ -227,6 +243,7 @@ class Hall:
         guard=None,
         final_play: Any = None,
         attempt: Any = None,
+        alphabet: Any = None,
         **details: str | None,
     ) -> journal.Entry:
         """Judge a challenge for a tournament, made at `station` (a kiosk, or the command line),
@@ -240,6 +257,7 @@ class Hall:
         tournament = tournaments.get(self.db, tournament_slug)
         clean = seating.seat_challenge(self.db, tournament.slug, clean)  # TSH's game, if linked
         lexicon = self.lexicon_for(tournament)
+        check_alphabet(alphabet, lexicon, tournament)  # the one the words were read in
         normalised = normalize_challenge(words, lexicon.alphabet)  # read in the lexicon's tiles
         rule = get_rule(tournament.rule)
         clean = game.require_game(rule, clean)
@@ -351,6 +369,23 @@ def check_replaces(value) -> int | None:
     if not 0 < number < 2**31:
         raise DetailError("replaces must be the number of the challenge this one replaces.")
     return number
+
+
+def check_alphabet(value: Any, lexicon: CompiledLexicon, tournament) -> None:
+    """`alphabet`, the name of the one a kiosk read the words in (or left out): AlphabetChanged
+    when the tournament's lexicon has another now, so that no word read in tiles it does not
+    have is judged (and recorded as other words than the kiosk showed)."""
+    if value is None or value == "":
+        return
+    if not isinstance(value, str) or len(value) > MAX_DETAIL:
+        raise DetailError("alphabet must be the name of the alphabet the words were read in.")
+    current = lexicon.alphabet
+    if value != current.name:
+        raise AlphabetChanged(
+            f"{tournament.title} now uses the {current.shown_name} alphabet, and the words were "
+            f"read in {value}: nothing was judged. Read them again and judge them.",
+            Phrase.of(_REREAD, title=tournament.title, alphabet=Phrase(current.shown_name)),
+        )
 
 
 def check_final_play(value: Any) -> bool:

@@ -221,7 +221,7 @@
 
   /* ---------- judging ---------- */
 
-  function judge() {
+  function judge(again) {   // again: once more, after reading the words in a new alphabet
     if (S.judging || root.dataset.state !== "idle") { return; }
     if (input.value && !commitInput()) {   // never judge a word changed to make it fit
       input.focus();
@@ -248,7 +248,7 @@
     if (!S.words.every(function (w) { return w.isRead(); })) {
       setJudging(true);   // the server reads the last words, then they are judged
       readWords().then(
-        function () { setJudging(false); judge(); },
+        function () { setJudging(false); judge(again); },
         function (failure) {
           setJudging(false);
           K.showNotJudged(K.failureCode(failure), failure && failure.body);
@@ -274,16 +274,19 @@
     var game = K.challengeGame();   // TSH's game at this table, else the typed fields
     if (game === null) { return; }
     var sent = S.words.slice();
+    var readIn = alphabetName();   // the alphabet the words were read in: the server checks it
     var answered = false;   // the server's answer came: a failure after it is this page's own
     setJudging(true);
     Promise.resolve()   // a fault in making the request is the page's, shown as such (below)
       .then(function () {
         var challenge = Object.assign(
           { words: sent.map(function (w) { return w.written(); }) }, game, K.finalPlay());
+        var body = Object.assign({ attempt: attemptFor(challenge) }, challenge);
+        if (readIn) { body.alphabet = readIn; }
         return K.fetchWithTimeout("/api/v1/adjudications", {
           method: "POST",
           headers: { "Content-Type": "application/json", Accept: "application/json" },
-          body: JSON.stringify(Object.assign(challenge, { attempt: attemptFor(challenge) })),
+          body: JSON.stringify(body),
         });
       })
       .then(function (response) {
@@ -308,6 +311,8 @@
           renderChips();
           K.showVerdict(answer.body);
           K.refreshStatus();
+        } else if (answer.status === 409 && readIn && !again) {
+          judgeInNewTiles(readIn, answer);   // perhaps the tournament's alphabet changed meanwhile
         } else {
           S.attempt.failed = Date.now();   // maybe recorded: the same challenge, the same key
           K.showNotJudged(answer.status, answer.body);
@@ -321,6 +326,28 @@
         }
         K.showNotJudged(answered ? "unshown" : K.failureCode(error), null);
       });
+  }
+
+  /* The name of the alphabet the kiosk reads words in, as its status last said. */
+  function alphabetName() {
+    var lexicon = S.status && S.status.lexicon;
+    return lexicon && lexicon.alphabet ? lexicon.alphabet.name : "";
+  }
+
+  /* A 409 to words read in `readIn`: if the status now brings another alphabet (the director
+   * changed the tournament's lexicon), the words are read in it and judged once more; any
+   * other conflict is shown as it is. Nothing was recorded either way. */
+  function judgeInNewTiles(readIn, answer) {
+    setJudging(true);
+    K.refreshStatus().then(function () {
+      setJudging(false);
+      if (alphabetName() && alphabetName() !== readIn) {
+        retypeWords();
+        judge(true);
+      } else {
+        K.showNotJudged(answer.status, answer.body);
+      }
+    });
   }
 
   /* The challenge's attempt key. The same challenge sent again within RETRY_MS of its failed

@@ -391,6 +391,42 @@ def test_the_kiosk_reads_typed_words_afresh_when_the_alphabet_changes(kiosk, hom
     assert k.judged == [] and page.locator("#verdict-screen").is_hidden()
 
 
+def test_words_read_in_an_alphabet_gone_meanwhile_are_read_again_and_judged(kiosk, home: Home):
+    """The director moves an English tournament to a Spanish lexicon, and the kiosk has not yet
+    heard (its status out of reach): it reads CHICO in English letters. The server refuses to
+    judge words read in another alphabet than the tournament's (409, nothing recorded, where it
+    once recorded [CH]ICO and the kiosk could not show it); the kiosk asks its status, reads
+    the words in Spanish tiles and judges them once more."""
+    home.tournament("flip", "TINY", "double", "Flipping division")
+    k = kiosk("flip", "mesa-flip")
+    page = k.page
+    page.wait_for_function("() => document.getElementById('lexicon-alphabet').hidden")
+    sent = {"judged": False}
+
+    def status(route):  # out of reach until the kiosk has sent its challenge
+        if sent["judged"] and "wait=" not in route.request.url:
+            route.continue_()
+        else:
+            route.abort()
+
+    def judged(route):
+        sent["judged"] = True
+        route.continue_()
+
+    page.route("**/api/v1/kiosk*", status)
+    page.route("**/api/v1/adjudications", judged)
+    home.cli("tournament", "set", "flip", "--lexicon", "ES-T")
+    k.box.fill("chico ")
+    assert page.locator("#chips .chip-word").all_inner_texts() == ["CHICO"]  # English letters
+    assert page.locator("#chips .tile").count() == 0
+    assert k.judge() == "ACCEPTABLE"
+    assert k.verdict_tiles() == [["CH", "I", "C", "O"]]
+    assert k.judged == [["CHICO"], ["[CH]ICO"]]  # refused in English letters, judged in tiles
+    assert len(k.journal()) == 1  # recorded once, as shown
+    page.unroute("**/api/v1/kiosk*")
+    page.unroute("**/api/v1/adjudications")
+
+
 def test_an_english_kiosk_has_no_tile_row_and_plain_words(kiosk):
     k = kiosk("en", "table-1")
     page = k.page
