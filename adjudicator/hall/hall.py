@@ -270,12 +270,10 @@ class Hall:
         # known (a shared computer's unrelated tables would flood the director).
         window = lookups.lookup_window_seconds() if book.improper_lookup else 0
         asked = {retries.FIELD: attempt} if attempt is not None else {}
-        said_before = {**asked, "final_play": True} if final_play else asked
-        same = retries.same_challenge(ruling.words, clean)
 
         def settle(cur) -> dict:
             if attempt is not None:  # before any limit or count: a retry adds nothing
-                retries.recorded(cur, station, attempt, same)
+                retries.recorded(cur, station, attempt, ruling.words, clean)
             if guard is not None:
                 guard(cur, clean)
             final = final_play
@@ -335,7 +333,7 @@ class Hall:
                 verdict=ruling.verdict.value,
                 consequence=ruling.consequence.text,
                 actor=actor,
-                details=json.dumps(said_before) if said_before else None,
+                details=json.dumps({"final_play": True}) if final_play else None,
                 **clean,
             )
         except retries.AlreadyRecorded as before:

@@ -311,8 +311,13 @@
           renderChips();
           K.showVerdict(answer.body);
           K.refreshStatus();
-        } else if (answer.status === 409 && readIn && !again) {
-          judgeInNewTiles(readIn, answer);   // perhaps the tournament's alphabet changed meanwhile
+        } else if (answer.status === 409) {   // a conflict: judged again, it is a new challenge
+          S.attempt = null;
+          if (readIn && !again) {
+            judgeInNewTiles(readIn, answer);   // perhaps the tournament's alphabet changed
+          } else {
+            K.showNotJudged(answer.status, answer.body);
+          }
         } else {
           S.attempt.failed = Date.now();   // maybe recorded: the same challenge, the same key
           K.showNotJudged(answer.status, answer.body);

@@ -146,7 +146,7 @@ def test_a_retry_whose_row_was_never_committed_is_not_judged_either(client, setu
     first = post(client, setup, {"words": ["QI"], "attempt": KEY}).get_json()
     ghost = first["id"] + 1  # a number no committed row of this attempt has
 
-    def found_uncommitted(cur, kiosk, key, challenge):
+    def found_uncommitted(*_):
         raise retries.AlreadyRecorded(ghost)  # read when called: each case below sets it
 
     monkeypatch.setattr(retries, "recorded", found_uncommitted)
@@ -186,3 +186,16 @@ def test_a_retry_is_found_among_the_kiosks_newest_challenges_only(client, setup)
     assert post(client, setup, {"words": ["ZA"]}).status_code == 201
     late = post(client, setup, {"words": ["QI"], "attempt": KEY}).get_json()
     assert late["id"] == first["id"] + retries.NEWEST + 1
+
+
+def test_the_same_key_for_another_challenge_is_said_in_the_kiosks_language(client, setup):
+    assert post(client, setup, {"words": ["QI"], "attempt": KEY}).status_code == 201
+    refused = client.post(
+        "/api/v1/adjudications",
+        json={"words": ["ZA"], "attempt": KEY},
+        headers={**setup.headers(), "Accept-Language": "es"},
+    )
+    assert refused.status_code == 409
+    assert refused.get_json()["shown_error"] == (
+        "Este intento ya se juzgó como otra impugnación: júzguela como una nueva."
+    )

@@ -564,6 +564,29 @@ def test_the_same_words_judged_again_minutes_later_are_a_new_challenge(home: Hom
     assert int(verdict["id"].lstrip("#")) == max(row["id"] for row in rows)
 
 
+def test_a_conflict_answered_makes_the_next_judge_a_new_challenge(paired):
+    """A 409 (the key was judged as another challenge, the event closed) recorded nothing for
+    this try: pressing JUDGE again sends a new key, never the refused one for three minutes."""
+    page = paired()
+    keys = []
+
+    def conflict(route) -> None:
+        keys.append(json.loads(route.request.post_data)["attempt"])
+        route.fulfill(status=409, json={"ok": False, "status": 409, "error": "A conflict."})
+
+    page.route("**/api/v1/adjudications", conflict)
+    judge(page, "qi za")
+    page.wait_for_selector("#error-screen:not([hidden])")
+    assert page.inner_text("#error-message") == "A conflict."
+    page.wait_for_timeout(1600)
+    page.click("#error-back")
+    page.wait_for_selector("#idle-screen:not([hidden])")
+    page.click("#judge-button")
+    page.wait_for_selector("#error-screen:not([hidden])")
+    assert len(keys) == 2 and keys[0] != keys[1]
+    page.unroute("**/api/v1/adjudications")
+
+
 ERROR_ANSWERS = [
     (
         429,

@@ -133,3 +133,18 @@ def _fields() -> dict:
     from support.journal import challenge_fields
 
     return challenge_fields()
+
+
+@pytest.mark.parametrize("swap", ["a FIFO", "/dev/zero"])
+def test_a_mirror_swapped_for_what_is_no_file_is_not_alike_and_nothing_waits(copies, swap):
+    """SQLite opening a FIFO would wait for a writer for ever: the start never opens one."""
+    import os
+
+    os.unlink(copies.mirror)
+    if swap == "a FIFO":
+        os.mkfifo(copies.mirror)
+    else:
+        os.symlink("/dev/zero", copies.mirror)
+    assert not alike.same_rows(copies.primary, copies.mirror)
+    walked, same = alike.walk_and_compare(copies.primary, copies.mirror)
+    assert not same and walked is not None and walked.rows == ROWS

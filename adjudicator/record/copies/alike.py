@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from pathlib import Path
 from urllib.parse import quote
 
 from adjudicator.record.database.db import DatabaseUnavailable
@@ -40,7 +41,10 @@ def walk_and_compare(journal: str, mirror: str) -> tuple[chain_walk.Walk | None,
 
 def same_rows(journal: str, mirror: str) -> bool:
     """Whether the two files' journal tables hold the same rows: the same columns, the same row
-    numbers, and in each row the same values of the same types (False when unreadable)."""
+    numbers, and in each row the same values of the same types (False when unreadable, or
+    when either is not a regular file: SQLite would wait on a FIFO for ever)."""
+    if not (Path(journal).is_file() and Path(mirror).is_file()):
+        return False
     connection = sqlite3.connect(f"file:{quote(journal)}?mode=ro", uri=True, timeout=10)
     try:
         connection.execute("ATTACH DATABASE ? AS mirror", (f"file:{quote(mirror)}?mode=ro",))

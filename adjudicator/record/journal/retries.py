@@ -20,6 +20,7 @@ from adjudicator.errors import AdjudicatorError
 from adjudicator.record.database.db import Database, DatabaseUnavailable
 from adjudicator.record.journal import journal
 from adjudicator.record.journal.journal_entry import Entry
+from adjudicator.wording import N_, Phrase
 
 FIELD = "attempt"  # the details key, and the API's field
 # A retry comes before its kiosk has recorded this many other challenges: the page sends the
@@ -27,10 +28,11 @@ FIELD = "attempt"  # the details key, and the API's field
 # One index seek and this many rows, however long the journal (about 1 us a row).
 NEWEST = 8
 _KEY = re.compile(r"[A-Za-z0-9]{16,64}")
-# The challenge's own fields: a retry must send the same ones to get the recorded row back.
-SAME = ("words", "table_no", "round_no", "challenger", "player")
+# The challenge's own fields: a retry must send the same ones to get the recorded row back
+# (its words, then its game's details, as the columns and the challenge name them).
+GAME = ("table", "round", "challenger", "player")
 _NEWEST_SQL = (  # the key is matched in Python: SQLite's LIKE over these rows cost 80 us
-    f"SELECT id, details, {', '.join(SAME)} FROM adjudications "
+    "SELECT id, details, words, table_no, round_no, challenger, player FROM adjudications "
     f"WHERE kiosk = ? AND kind = 'challenge' ORDER BY id DESC LIMIT {NEWEST}"
 )
 
@@ -40,7 +42,15 @@ class AttemptError(AdjudicatorError):
 
 
 class RetryMismatch(AdjudicatorError):
-    """The attempt key was recorded for another challenge (other words or game details)."""
+    """The attempt key was recorded for another challenge (other words or game details).
+    `phrase`: the message as a kiosk says it."""
+
+    def __init__(self, message: str, phrase: Phrase):
+        super().__init__(message)
+        self.phrase = phrase
+
+
+_MISMATCH = N_("This attempt was already judged as another challenge: judge it as a new one.")
 
 
 class AlreadyRecorded(AdjudicatorError):
@@ -64,28 +74,21 @@ def check_key(value: Any) -> str | None:
     return value
 
 
-def same_challenge(words: Sequence[str], details: dict[str, str | None]) -> dict[str, Any]:
-    """The stored fields a retry of this challenge must match (SAME)."""
-    return {
-        "words": " ".join(words),
-        "table_no": details.get("table"),
-        "round_no": details.get("round"),
-        "challenger": details.get("challenger"),
-        "player": details.get("player"),
-    }
-
-
-def recorded(cur: Any, kiosk: str, key: str, challenge: dict[str, Any]) -> None:
-    """Raise AlreadyRecorded if this kiosk recorded the challenge under `key` (inside the
-    append transaction, under the chain lock); RetryMismatch if the key names another."""
+def recorded(
+    cur: Any, kiosk: str, key: str, words: Sequence[str], details: dict[str, str | None]
+) -> None:
+    """Raise AlreadyRecorded if this kiosk recorded the challenge (`words`, its game `details`)
+    under `key` (inside the append transaction, under the chain lock); RetryMismatch if the
+    key names another challenge."""
     rows = cur.execute(_NEWEST_SQL, (kiosk,)).tuples()
-    for row_id, details, *stored in rows:
-        if not details or key not in details or _details(details).get(FIELD) != key:
+    for row_id, stored_details, *stored in rows:
+        if not stored_details or key not in stored_details:
             continue
-        if stored != [challenge.get(name) for name in SAME]:
-            raise RetryMismatch(
-                "This attempt was already judged as another challenge: judge it as a new one."
-            )
+        if _details(stored_details).get(FIELD) != key:
+            continue
+        asked = [" ".join(words), *(details.get(name) for name in GAME)]
+        if stored != asked:
+            raise RetryMismatch(_MISMATCH, Phrase(_MISMATCH))
         raise AlreadyRecorded(int(row_id))
 
 
