@@ -23,7 +23,7 @@ from adjudicator.hall.kit import refresh, sealing
 from adjudicator.hall.network import hall_tls
 from adjudicator.record.backends import connect
 from adjudicator.record.copies import takeover
-from adjudicator.record.journal import receipt_key
+from adjudicator.record.journal import receipt_key, split_walk
 from adjudicator.words.store import LexiconStore
 from adjudicator.words.wordlist import WordSet
 
@@ -90,6 +90,45 @@ def test_a_wrong_passphrase_writes_nothing(laptops):
     assert files_of(laptops.stick) == before
     # The stick's chain, walked beside the passphrase's Argon2id, stopped with the refusal.
     assert not [thread for thread in threading.enumerate() if thread.name == "stick-chain"]
+
+
+@pytest.fixture
+def on_both_cores(monkeypatch) -> list:
+    """The stick's walk split across two processes even for three rows: the children started."""
+    started = []
+    start = split_walk._start
+    monkeypatch.setattr(split_walk, "SPLIT_FROM", 2)
+    monkeypatch.setattr(
+        split_walk, "_start", lambda *args: started.append(start(*args)) or started[-1]
+    )
+    return started
+
+
+def test_the_stick_walked_on_both_cores_is_taken_over_as_walked_on_one(laptops, on_both_cores):
+    opened = laptops.open(laptops.b)
+    assert opened.exit_code == 0, opened.stderr
+    assert "3 rows copied from the stick" in opened.stdout
+    assert [child.returncode for child in on_both_cores] == [0]
+    judged = laptops.judge("ZA")
+    assert judged.exit_code == 0 and "adjudication #4" in judged.stdout
+
+
+@pytest.mark.parametrize("row", [1, 2, 3])
+def test_a_stick_row_altered_is_refused_and_named_when_the_walk_is_split(
+    laptops, on_both_cores, row
+):
+    _stick_rows(laptops, "UPDATE adjudications SET words = 'QI ZAX' WHERE id = ?", (row,))
+    refused = laptops.open(laptops.b)
+    assert refused.exit_code == 2
+    assert "cannot be taken over" in refused.stderr and f"row {row}" in refused.stderr
+    assert not laptops.b.exists()
+    assert on_both_cores and all(child.poll() is not None for child in on_both_cores)
+
+
+def test_a_wrong_passphrase_ends_the_split_walk(laptops, on_both_cores):
+    refused = laptops.open(laptops.b, "not the passphrase at all")
+    assert refused.exit_code == 2 and not laptops.b.exists()
+    assert on_both_cores and all(child.poll() is not None for child in on_both_cores)
 
 
 def test_a_passphrase_under_16_characters_is_refused_before_anything_is_sealed(

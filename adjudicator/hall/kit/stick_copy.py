@@ -24,7 +24,7 @@ from adjudicator.hall.kit import manifest
 from adjudicator.hall.kit.sealing import KitError
 from adjudicator.record.copies import proof, standing
 from adjudicator.record.database.sqlite import SqliteDatabase
-from adjudicator.record.journal import chain_walk
+from adjudicator.record.journal import chain_walk, split_walk
 from adjudicator.record.journal.receipt_key import SigningKey
 from adjudicator.record.proofs import high_water, journal_begun
 from adjudicator.record.proofs.fork_check import Proof, Statements
@@ -35,9 +35,10 @@ class StickCopyRefused(KitError):
 
 
 class ChainWalk:
-    """The stick's chain, walked in a thread while the passphrase's Argon2id runs (it leaves
-    Python's lock), so that the takeover's one walk is mostly done when the key is: `verify`
-    then looks up what the statements name (chain_walk.walk's `chained`)."""
+    """The stick's chain, walked in a thread (its later half in a child process: split_walk.py)
+    while the passphrase's Argon2id runs (it leaves Python's lock), so that the takeover's one
+    walk is mostly done when the key is: `verify` then looks up what the statements name
+    (chain_walk.walk's `chained`)."""
 
     def __init__(self, path: str):
         self._stop = threading.Event()
@@ -49,13 +50,10 @@ class ChainWalk:
     def _run(self, path: str) -> None:
         if not Path(path).is_file():
             return  # verify says so
-        copy = SqliteDatabase(path, create_folder=False, create_file=False)
         try:
-            self._found = chain_walk.walk(copy, stop=self._stop)
+            self._found = split_walk.walk(path, self._stop)  # on both cores
         except Exception:  # noqa: BLE001 - only a head start: verify walks again and says why
             self._found = None  # stopped, unreadable, damaged in any way
-        finally:
-            copy.close()
 
     def result(self) -> chain_walk.Walk | None:
         """The chain as walked (None: verify walks it itself)."""

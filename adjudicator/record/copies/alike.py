@@ -21,21 +21,18 @@ from pathlib import Path
 from urllib.parse import quote
 
 from adjudicator.record.database.db import DatabaseUnavailable
-from adjudicator.record.database.sqlite import SqliteDatabase
-from adjudicator.record.journal import chain_walk
+from adjudicator.record.journal import chain_walk, split_walk
 
 
 def walk_and_compare(journal: str, mirror: str) -> tuple[chain_walk.Walk | None, bool]:
-    """`journal`'s chain, walked once (None: it could not be read), and whether `mirror` holds
-    exactly its rows (then that walk is the mirror's too)."""
+    """`journal`'s chain, walked once (None: it could not be read, or is broken: its own walk
+    says where), and whether `mirror` holds exactly its rows (then that walk is the mirror's
+    too)."""
     comparison = _Comparison(journal, mirror)
-    copy = SqliteDatabase(journal, create_folder=False, create_file=False)
     try:
-        walked: chain_walk.Walk | None = chain_walk.walk(copy)
+        walked = split_walk.walk(journal)  # on both cores (a long journal's later half)
     except DatabaseUnavailable:
         walked = None  # its own walk says why
-    finally:
-        copy.close()
     return walked, comparison.result()
 
 

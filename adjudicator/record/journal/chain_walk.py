@@ -70,6 +70,17 @@ class Walk:
     beyond: Witnessed = field(default_factory=dict)  # witnessed rows the walk never reached
 
 
+@dataclass
+class Span:
+    """A part of the chain walked on its own (walk_span): the rows after `after` up to `upto`
+    (to the end when None). A part after row 0 takes its first row's link as found and keeps it
+    in `first_prev`: the part before it must end with that hash."""
+
+    after: int = 0
+    upto: int | None = None
+    first_prev: str | None = None
+
+
 class WalkStopped(Exception):
     """The walk was asked to stop (`stop` set) before it ended."""
 
@@ -96,6 +107,13 @@ def walk(
         found.agreed_to, found.unkeyed = found.rows, None
         return found
     return _walk(db, witnessed, keyed, lost_holds, stop)  # where it parts, row by row
+
+
+def walk_span(db: Database, span: Span, stop: threading.Event | None = None) -> Walk:
+    """The plain walk (no witnesses, no keys) of the rows of `span` only; its first row's link
+    is left in `span.first_prev` (split_walk.py joins the parts). A clean part after row 0
+    proves its rows chained to that link, not yet to row 1."""
+    return _walk(db, None, None, False, stop, span)
 
 
 def _still(db: Database, chained: Walk, witnessed: Witnessed | None) -> Walk | None:
@@ -157,8 +175,10 @@ def _walk(
     keyed: Keyed | None,
     lost_holds: bool,
     stop: threading.Event | None,
+    span: Span | None = None,
 ) -> Walk:
-    """The walk itself: every row read and checked, with its keyed hash when `keyed`."""
+    """The walk itself: every row read and checked, with its keyed hash when `keyed`; only
+    the rows of `span` when given (see walk_span)."""
     wanted = dict(witnessed or {})
     secret = keyed.secret if keyed is not None else None
     first_keyed = keyed.first if secret is not None else 0
@@ -166,11 +186,15 @@ def _walk(
     journal_id = keyed.journal if keyed is not None else ""
     found = Walk()
     expected_prev, expected_id = GENESIS, 1
-    for rows in _batches(db, secret is not None):
+    if span is not None and span.after:
+        expected_prev, expected_id = None, span.after + 1  # the first row's link: taken
+    for rows in _batches(db, secret is not None, span):
         if stop is not None and stop.is_set():
             raise WalkStopped
         for row in rows:
             entry_id, prev_hash, row_hash = row[0], row[PREV_HASH], row[ROW_HASH]
+            if expected_prev is None:
+                expected_prev = span.first_prev = prev_hash  # type: ignore[union-attr]
             problem = _chain_problem(row, entry_id, expected_id, prev_hash, expected_prev)
             if problem:
                 found.bad_id, found.problem = entry_id, problem
@@ -223,13 +247,22 @@ def _lost(row: tuple) -> bool:
     return row[_KIND] == "void" and row[_CONSEQUENCE] == LOST_TEXT
 
 
-def _batches(db: Database, keyed: bool) -> Iterator[list[tuple]]:
+def _batches(db: Database, keyed: bool, span: Span | None = None) -> Iterator[list[tuple]]:
     """Every row as stored, in id order (ids below 1 too: a verify hides nothing), with its
-    keyed hash last when `keyed` (NULL in a copy from before keyed rows existed)."""
+    keyed hash last when `keyed` (NULL in a copy from before keyed rows existed); only the
+    rows of `span` when given."""
     select = SELECT_KEYED if keyed and has_keyed_hash(db) else SELECT
     if keyed and select == SELECT:
         select = SELECT.replace(" FROM ", ", NULL FROM ", 1)
-    return read_batches(db, select)
+    conditions: list[str] = []
+    params: list[int] = []
+    if span is not None and span.after:
+        conditions.append("id > ?")
+        params.append(span.after)
+    if span is not None and span.upto is not None:
+        conditions.append("id <= ?")
+        params.append(span.upto)
+    return read_batches(db, select, conditions, params)
 
 
 def read_batches(
