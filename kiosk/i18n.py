@@ -15,6 +15,7 @@ from functools import lru_cache
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from babel.support import Translations
 from flask import Blueprint, Flask, g, redirect, request
 from flask_babel import Babel, format_number, get_locale, get_translations, refresh
 from werkzeug.datastructures import LanguageAccept
@@ -65,6 +66,19 @@ def say(phrase: Phrase, translations=None) -> str:
     """A library phrase in this request's language, its numbers written as the language does."""
     translations = translations or get_translations()
     return phrase.render(translations.gettext, translations.ngettext, number)
+
+
+def said_in(asked: str, phrase: Phrase) -> str:
+    """`phrase` in the language an Accept-Language header asks for (English when none of ours),
+    outside any request of the app: what the server in front of it answers by itself (a kiosk
+    page sends its own language with every request)."""
+    translations = _catalogue(_asked(asked))
+    return phrase.render(translations.gettext, translations.ngettext)
+
+
+@lru_cache(maxsize=len(LANGUAGES) + 1)
+def _catalogue(code: str) -> Translations:
+    return Translations.load(str(TRANSLATIONS), [code])
 
 
 def number(value) -> str:

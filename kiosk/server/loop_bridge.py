@@ -29,15 +29,16 @@ from tornado.httpserver import HTTPServer
 from tornado.ioloop import IOLoop
 from tornado.wsgi import to_wsgi_str
 
+from adjudicator.wording import N_, Phrase
 from kiosk.server.loop_holds import CAN_HOLD, Hold, Holds, holder_of, take_hold
-from kiosk.server.loop_requests import SERVER_SOFTWARE, RequestReader, answer_plainly
+from kiosk.server.loop_requests import SERVER_SOFTWARE, RequestReader, answer_plainly, asked
 
 FIRST_BYTES = 1 << 16  # an answer this long is written in one piece; a longer one in pieces
 SECOND_POLL_SECONDS = 1.0  # a kiosk's second poll, while its first is held, waits this long
 UNLIMITED = 1 << 62  # bodies are limited by the app's own checks (its 413s), not Tornado's 400
-FAILED = (  # the app itself raised (Flask answers its own errors): no traceback to the client
-    b"The server could not answer this request. Nothing was shown; try again, and tell the "
-    b"director if it keeps happening.\n"
+FAILED = N_(  # the app itself raised (Flask answers its own errors): no traceback to the client
+    "The server could not answer this request. Nothing was shown; try again, and tell the "
+    "director if it keeps happening."
 )
 
 
@@ -83,7 +84,8 @@ class ThreadedWSGI(httputil.HTTPServerConnectionDelegate):
             status = await self._answer(request)
         except Exception:  # before a byte of the answer was written (else _answer closed it)
             self.log.exception("The web app failed on %s %s", request.method, request.path)
-            answer_plainly(request.connection, 503, "Service Unavailable", FAILED, request.path)
+            answer_plainly(request.connection, 503, "Service Unavailable", Phrase(FAILED),
+                           request.path, False, asked(request))  # fmt: skip
             status = 503
         finally:
             self.in_flight -= 1

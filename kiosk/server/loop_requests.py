@@ -35,7 +35,9 @@ from gunicorn.util import split_request_uri
 from tornado import httputil
 from tornado.ioloop import IOLoop
 
+from adjudicator.wording import N_, Phrase
 from kiosk.errors import answers_in_json, error_body
+from kiosk.i18n import said_in
 from kiosk.server.admission import GO, OVER_QUOTA
 from kiosk.server.body_pipe import BodyPipe
 
@@ -44,16 +46,17 @@ OVER_QUOTA_SECONDS = 5.0  # a kiosk's credential on one connection too many wait
 MIN_BODY_BYTES_PER_SECOND = 16 * 1024  # past a head's deadline, a body arrives at least this fast
 BAD_HOST = b"Bad request: send one valid Host header (the address you opened).\n"
 BAD_TARGET = b"Bad request: the address in the request line could not be read.\n"
-AT_CAP = (
-    b"This network address holds as many connections as one address may: try again in a "
-    b"moment. A paired kiosk is let in; if many tablets share this address, tell the "
-    b"director.\n"
+# What a kiosk may meet here is also said in its language (`shown_error`, as the app says its
+# own errors: the page sends its language as Accept-Language).
+AT_CAP = N_(
+    "This network address holds as many connections as one address may: try again in a "
+    "moment. A paired kiosk is let in; if many tablets share this address, tell the director."
 )
-OVER_QUOTA_TEXT = (
-    b"This kiosk has as many connections open as a kiosk may: close its other pages or "
-    b"devices, then try again.\n"
+OVER_QUOTA_TEXT = N_(
+    "This kiosk has as many connections open as a kiosk may: close its other pages or "
+    "devices, then try again."
 )
-TOO_LARGE = "The request is too large: send at most {kb} KB.\n"
+TOO_LARGE = N_("The request is too large: send at most {kb} KB.")
 
 
 class RequestReader(httputil.HTTPMessageDelegate):
@@ -97,7 +100,7 @@ class RequestReader(httputil.HTTPMessageDelegate):
             return  # no body: the app runs once Tornado calls finish
         self.limit = limit = self.bridge.body_limit(self.request.method, self.request.path)
         if limit and size > limit:
-            self._refuse(413, "Payload Too Large", TOO_LARGE.format(kb=limit // 1024), "too_large")
+            self._refuse(413, "Payload Too Large", Phrase.of(TOO_LARGE, kb=limit // 1024))
             return
         if limit == 0 or size > self.bridge.buffer_limit:
             self._hand_over()  # read as it comes, or not at all (the app answers first)
@@ -110,8 +113,7 @@ class RequestReader(httputil.HTTPMessageDelegate):
             return self.pipe.feed(chunk)
         self.chunks += chunk
         if self.limit and len(self.chunks) > self.limit:  # a chunked body past its page's limit
-            text = TOO_LARGE.format(kb=self.limit // 1024)
-            self._refuse(413, "Payload Too Large", text, "too_large")
+            self._refuse(413, "Payload Too Large", Phrase.of(TOO_LARGE, kb=self.limit // 1024))
         elif len(self.chunks) > self.bridge.buffer_limit:  # a chunked body past the small limit
             self._hand_over()  # the director's upload reads on
         return None
@@ -175,27 +177,31 @@ class RequestReader(httputil.HTTPMessageDelegate):
                 self.connection,
                 429,
                 "Too Many Requests",
-                OVER_QUOTA_TEXT,
+                Phrase(OVER_QUOTA_TEXT),
                 self.request.path,
+                False,
+                asked(self.request),
             )
         else:
             answer_plainly(
                 self.connection,
                 503,
                 "Service Unavailable",
-                AT_CAP,
+                Phrase(AT_CAP),
                 self.request.path,
-                close=True,
+                True,
+                asked(self.request),
             )
         self.request = None
         return False
 
-    def _refuse(self, status: int, reason: str, text: str, kind: str) -> None:
-        """Answer from the head (the app never sees it), noted as `kind`; the connection closes."""
+    def _refuse(self, status: int, reason: str, said: Phrase) -> None:
+        """A body too large, answered from the head (the app never sees it), noted; the
+        connection closes."""
         if self.bridge.admission is not None:
-            self.bridge.admission.note_on(self.stream, kind)
-        path, self.request = self.request.path, None
-        answer_plainly(self.connection, status, reason, text.encode(), path, close=True)
+            self.bridge.admission.note_on(self.stream, "too_large")
+        request, self.request = self.request, None
+        answer_plainly(self.connection, status, reason, said, request.path, True, asked(request))
 
     def _body_due(self, size: int) -> None:
         """The body's deadline: a head's, and then MIN_BODY_BYTES_PER_SECOND."""
@@ -239,15 +245,31 @@ class _FinishAfterBody:
         return getattr(self.connection, name)
 
 
+def asked(request: httputil.HTTPServerRequest) -> str:
+    """The language a request asks for (its Accept-Language, as the app reads it)."""
+    return request.headers.get("Accept-Language", "")
+
+
 def answer_plainly(
-    connection, status: int, reason: str, text: bytes, path: str = "", close: bool = False
+    connection,
+    status: int,
+    reason: str,
+    said: bytes | Phrase,
+    path: str = "",
+    close: bool = False,
+    language: str | None = None,
 ) -> None:
     """An answer written by the server itself (no traceback, no app): plain text, or under
-    /api/ and at /healthz the JSON error the app gives there (`kiosk.errors`); with `close`,
-    its connection closes once it is written."""
+    /api/ and at /healthz the JSON error the app gives there (`kiosk.errors`), with a Phrase
+    also said in the `language` asked (Accept-Language) as `shown_error`; with `close`, its
+    connection closes once it is written."""
     content_type = "text/plain; charset=utf-8"
+    english = said.render(str, None) if isinstance(said, Phrase) else said.decode().strip()
+    text = english.encode() + b"\n"
     if answers_in_json(unquote(path)):
-        error = error_body(status, text.decode("utf-8").strip())
+        error = error_body(status, english)
+        if isinstance(said, Phrase) and language is not None:
+            error["shown_error"] = said_in(language, said)
         text, content_type = json.dumps(error).encode() + b"\n", "application/json"
     headers = httputil.HTTPHeaders(
         {

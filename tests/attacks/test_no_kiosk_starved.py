@@ -75,6 +75,32 @@ def overview(server: Server) -> str:
     return html.unescape(director(server.url, DIRECTOR).get("/director/").body)
 
 
+@pytest.mark.parametrize(
+    ("asked", "shown"),
+    [
+        ("pl", "Żądanie jest za duże: wyślij najwyżej 8 KB."),
+        ("es-ES,es;q=0.9", "La solicitud es demasiado grande: envíe como máximo 8 KB."),
+        ("", "The request is too large: send at most 8 KB."),
+        ("xx", "The request is too large: send at most 8 KB."),
+    ],
+)
+def test_a_kiosk_refused_at_the_head_is_told_so_in_its_language(server, asked, shown):
+    """The server's own answers (here a challenge past its 8 KB) say in `shown_error` what the
+    app would: in the language the kiosk page sends (its Accept-Language), else English."""
+    head = (
+        "POST /api/v1/adjudications HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        f"Authorization: Bearer {server.tokens['k1']}\r\nAccept-Language: {asked}\r\n"
+        "Content-Length: 100000\r\n\r\n"
+    )
+    with socket.create_connection(("127.0.0.1", server.port)) as s:
+        s.sendall(head.encode())
+        head_back, _, body = read_answer(s).partition(b"\r\n\r\n")
+    assert head_back.startswith(b"HTTP/1.1 413") and b"application/json" in head_back
+    answer = json.loads(body)
+    assert answer["error"] == "The request is too large: send at most 8 KB."
+    assert answer["shown_error"] == shown
+
+
 def test_a_body_declared_too_large_is_refused_at_its_head_and_never_read(server):
     before = counts(server)
     with socket.create_connection(("127.0.0.1", server.port), source_address=(ATTACKER, 0)) as s:

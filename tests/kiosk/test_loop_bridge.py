@@ -373,6 +373,18 @@ def test_an_absolute_form_target_gives_the_app_its_path_and_query(served):
     assert '"GET http://x/a%20b/c?q=1#frag HTTP/1.1" 200' in access_lines(served)[0]
 
 
+def test_the_servers_own_503_is_said_in_the_language_asked(served):
+    for asked, shown in [
+        ("fr", "Le serveur n'a pas pu répondre à cette requête."),
+        ("ca", "El servidor no ha pogut respondre aquesta petició."),
+        ("", "The server could not answer this request."),
+    ]:
+        status, _, body = request(served["port"], "GET", "/api/raise", **{"Accept-Language": asked})
+        answer = json.loads(body)
+        assert status == 503 and answer["shown_error"].startswith(shown), answer
+        assert answer["error"].startswith("The server could not answer this request.")
+
+
 def test_the_servers_own_errors_are_json_under_api_and_at_healthz(served):
     status, headers, body = request(served["port"], "GET", "/api/raise")
     assert status == 503 and headers["Content-Type"] == "application/json"
