@@ -299,7 +299,7 @@
         answered = true;
         setJudging(false);
         if (answer.status === 201 && isVerdict(answer.body, sent)) {
-          S.attempt = null;   // judged: the next challenge is a new one
+          keepAttempt(null);   // judged: the next challenge is a new one
           S.words = [];
           input.value = "";
           if (S.needsGame || S.asksChallenger) {
@@ -312,20 +312,20 @@
           K.showVerdict(answer.body);
           K.refreshStatus();
         } else if (answer.status === 409) {   // a conflict: judged again, it is a new challenge
-          S.attempt = null;
+          keepAttempt(null);
           if (readIn && !again) {
             judgeInNewTiles(readIn, answer);   // perhaps the tournament's alphabet changed
           } else {
             K.showNotJudged(answer.status, answer.body);
           }
         } else {
-          S.attempt.failed = Date.now();   // maybe recorded: the same challenge, the same key
+          failedAttempt();   // maybe recorded: the same challenge, the same key
           K.showNotJudged(answer.status, answer.body);
         }
       })
       .catch(function (error) {
         setJudging(false);
-        if (S.attempt) { S.attempt.failed = Date.now(); }   // its answer lost: maybe recorded
+        failedAttempt();   // its answer lost: maybe recorded
         if ((answered || !error || !error.requestFailed) && window.console) {
           console.error(error);   // a fault of the page's own: for whoever looks into it
         }
@@ -360,9 +360,13 @@
    * twice) keeps its key; any other challenge, or the same words judged again later (a play
    * made again on a later turn), gets a new one. */
   var RETRY_MS = 3 * 60 * 1000;
+  // A failed try is kept in this tab's session storage too, so that a page reloaded after
+  // NOT JUDGED still sends the same challenge with its key. Only a digest of the challenge
+  // is kept there, never its words.
+  var ATTEMPT_STORE = "adjudicator-attempt";
 
   function attemptFor(challenge) {
-    var asked = JSON.stringify(challenge);
+    var asked = digest(JSON.stringify(challenge));
     var kept = S.attempt;
     if (!kept || kept.asked !== asked || !(Date.now() - kept.failed < RETRY_MS)) {
       var bytes = window.crypto.getRandomValues(new Uint8Array(16));
@@ -372,6 +376,53 @@
       S.attempt = { asked: asked, key: key, failed: null };
     }
     return S.attempt.key;
+  }
+
+  /* The try just sent failed, or its answer was lost: it may have been recorded. */
+  function failedAttempt() {
+    if (S.attempt) {
+      S.attempt.failed = Date.now();
+      keepAttempt(S.attempt);
+    }
+  }
+
+  /* `attempt` (null: none) is this page's, and the tab's if a reload should keep it. */
+  function keepAttempt(attempt) {
+    S.attempt = attempt;
+    try {
+      if (attempt && attempt.failed) {
+        window.sessionStorage.setItem(ATTEMPT_STORE, JSON.stringify(attempt));
+      } else {
+        window.sessionStorage.removeItem(ATTEMPT_STORE);
+      }
+    } catch (e) { /* no storage (a private window): kept by this page only */ }
+  }
+
+  /* The failed try this tab kept, if any (anything else there is dropped). */
+  function keptAttempt() {
+    try {
+      var kept = JSON.parse(window.sessionStorage.getItem(ATTEMPT_STORE) || "null");
+      if (kept && typeof kept.asked === "string" && typeof kept.failed === "number" &&
+          typeof kept.key === "string" && /^[0-9a-f]{32}$/.test(kept.key)) {
+        return kept;
+      }
+      window.sessionStorage.removeItem(ATTEMPT_STORE);
+    } catch (e) { /* no storage, or not JSON */ }
+    return null;
+  }
+
+  /* A short digest of `text` (cyrb53): tells one challenge from another, never says its words. */
+  function digest(text) {
+    var h1 = 0xdeadbeef;
+    var h2 = 0x41c6ce57;
+    for (var i = 0; i < text.length; i++) {
+      var c = text.charCodeAt(i);
+      h1 = Math.imul(h1 ^ c, 2654435761);
+      h2 = Math.imul(h2 ^ c, 1597334677);
+    }
+    h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+    h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+    return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36);
   }
 
   /* A verdict is shown only if the answer is a whole adjudication of exactly these words. */
@@ -422,6 +473,7 @@
   K.wireReceipts();
 
   K.restoreGame();
+  S.attempt = keptAttempt();
   renderChips();
   K.showScreen("idle");
   window.KioskFit.keepFitted(root);

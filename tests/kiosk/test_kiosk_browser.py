@@ -555,6 +555,36 @@ def test_judge_again_after_a_lost_answer_shows_the_verdict_recorded_once(home: H
     assert len(journal_rows()) == before + 2
 
 
+def test_a_page_reloaded_after_a_lost_answer_still_judges_the_same_challenge_once(
+    home: Home, paired
+):
+    """The answer lost, the tablet's page is reloaded (the director's first remedy): the
+    player types the same words, and the hall gives back the verdict it recorded. The tab
+    keeps the failed try's key and a digest of the challenge, never its words."""
+    page = paired()
+    journal_rows = lambda: json.loads(home.cli("journal", "export", "--format", "json"))  # noqa: E731
+    before = len(journal_rows())
+    page.evaluate(LOSE_ONE_ANSWER)
+    judge(page, "qi za")
+    page.wait_for_selector("#error-screen:not([hidden])")
+    recorded = page.evaluate("window.lostAnswer")["body"]
+    kept = page.evaluate("window.sessionStorage.getItem('adjudicator-attempt')")
+    assert kept and "QI" not in kept.upper() and "ZA" not in kept.upper()
+    page.reload()
+    page.wait_for_selector("#idle-screen:not([hidden])")
+    judge(page, "qi za")
+    verdict = wait_for_verdict(page)
+    assert int(verdict["id"].lstrip("#")) == recorded["id"]
+    assert len(journal_rows()) == before + 1  # recorded once
+    assert page.evaluate("window.sessionStorage.getItem('adjudicator-attempt')") is None
+    page.wait_for_timeout(1600)
+    page.keyboard.press("Escape")
+    page.wait_for_selector("#idle-screen:not([hidden])")
+    judge(page, "qi za")  # judged since: the same words again are a new challenge
+    assert int(wait_for_verdict(page)["id"].lstrip("#")) > recorded["id"]
+    assert len(journal_rows()) == before + 2
+
+
 def test_the_same_words_judged_again_minutes_later_are_a_new_challenge(home: Home, paired):
     """Past the retry window (3 minutes after the failed try), the same words and game are a
     play made again on a later turn: recorded as a challenge of its own, never the old row."""
