@@ -199,3 +199,51 @@ def test_the_same_key_for_another_challenge_is_said_in_the_kiosks_language(clien
     assert refused.get_json()["shown_error"] == (
         "Este intento ya se juzgó como otra impugnación: júzguela como una nueva."
     )
+
+
+CORRECTED = (
+    "This challenge was judged, and the director or a word judge has acted on it since: its "
+    "verdict is no longer the one to show. Ask the director."
+)
+
+
+def correct(setup, kind: str, row_id: int) -> None:
+    """The director acts on challenge `row_id` (its answer never shown on the kiosk)."""
+    from adjudicator.judging.corrections import final_ruling, voids
+
+    staff = {"actor": "director", "station": "laptop"}
+    if kind == "void":
+        voids.void(setup.hall.db, row_id, "The kiosk said NOT JUDGED.", **staff)
+    else:
+        final_ruling.record_ruling(
+            setup.hall.db, row_id, "UNACCEPTABLE", "The players asked me.", **staff
+        )
+
+
+@pytest.mark.parametrize("kind", ["void", "ruling"])
+def test_a_retry_of_a_challenge_acted_on_since_never_shows_its_first_verdict(hall_setup, kind):
+    """Lost answer, retry (the same row), then the director voids or rules on the challenge:
+    the kiosk's next retry under the key is refused (409, in the kiosk's language), nothing is
+    recorded; JUDGE again is a new challenge, and its own retry gets its own row back."""
+    setup = hall_setup
+    client = make_app(setup.hall).test_client()
+    challenge = {"words": ["QI"], **GAME, "attempt": KEY}
+    first = post(client, setup, challenge).get_json()
+    assert post(client, setup, challenge).get_json() == first  # the answer lost: a retry
+    correct(setup, kind, first["id"])
+    rows = len(list(journal.entries(setup.hall.db)))
+    refused = client.post(
+        "/api/v1/adjudications",
+        json=challenge,
+        headers={**setup.headers(), "Accept-Language": "es"},
+    )
+    body = refused.get_json()
+    assert refused.status_code == 409 and body["error"] == CORRECTED
+    assert body["shown_error"].startswith("Esta impugnación ya se juzgó")
+    assert "verdict" not in body and "ACCEPTABLE" not in str(body)
+    assert len(list(journal.entries(setup.hall.db))) == rows  # nothing recorded
+    anew = {**challenge, "attempt": KEY[::-1]}  # the page's next JUDGE: a new key
+    second = post(client, setup, anew)
+    assert second.status_code == 201 and second.get_json()["id"] == rows + 1
+    assert post(client, setup, anew).get_json() == second.get_json()  # its own retry
+    assert journal.verify(setup.hall.db).ok

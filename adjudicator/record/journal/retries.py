@@ -6,7 +6,9 @@ The key is kept in the row's `details`, which the row's hash covers. Under the c
 anything is judged or counted, the kiosk's newest challenges are searched for the key: a retry
 of a recorded challenge gets that row back, not a second row (a second row would count as an
 earlier unsuccessful challenge of the game, and twice in the players' record). A key sent again
-with other words or other game details is refused: it is not the same challenge.
+with other words or other game details is refused: it is not the same challenge. So is one whose
+challenge was acted on since (voided, reissued, given a second opinion or a ruling): the kiosk
+never shows a first verdict the record has moved on from.
 """
 
 from __future__ import annotations
@@ -53,6 +55,18 @@ class RetryMismatch(AdjudicatorError):
 _MISMATCH = N_("This attempt was already judged as another challenge: judge it as a new one.")
 
 
+class RetryCorrected(RetryMismatch):
+    """The challenge was recorded under this attempt key and has a row about it since (a void,
+    a reissue, a second opinion, a ruling): its first verdict is no longer the record's."""
+
+
+_CORRECTED = N_(
+    "This challenge was judged, and the director or a word judge has acted on it since: its "
+    "verdict is no longer the one to show. Ask the director."
+)
+_FOLLOWED_SQL = "SELECT id FROM adjudications WHERE refers_to = ? LIMIT 1"  # an index seek
+
+
 class AlreadyRecorded(AdjudicatorError):
     """The challenge was recorded before under this attempt key: the row's id (not an error to
     the player; the caller reads the recorded row once the chain lock is let go)."""
@@ -79,7 +93,7 @@ def recorded(
 ) -> None:
     """Raise AlreadyRecorded if this kiosk recorded the challenge (`words`, its game `details`)
     under `key` (inside the append transaction, under the chain lock); RetryMismatch if the
-    key names another challenge."""
+    key names another challenge; RetryCorrected if a row about the challenge followed it."""
     rows = cur.execute(_NEWEST_SQL, (kiosk,)).tuples()
     for row_id, stored_details, *stored in rows:
         if not stored_details or key not in stored_details:
@@ -89,6 +103,8 @@ def recorded(
         asked = [" ".join(words), *(details.get(name) for name in GAME)]
         if stored != asked:
             raise RetryMismatch(_MISMATCH, Phrase(_MISMATCH))
+        if cur.execute(_FOLLOWED_SQL, (row_id,)).tuples():
+            raise RetryCorrected(_CORRECTED, Phrase(_CORRECTED))
         raise AlreadyRecorded(int(row_id))
 
 
