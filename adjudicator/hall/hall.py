@@ -379,11 +379,8 @@ def check_alphabet(value: Any, lexicon: CompiledLexicon, tournament) -> None:
         raise DetailError("alphabet must be the name of the alphabet the words were read in.")
     current = lexicon.alphabet
     if value != current.name:
-        raise AlphabetChanged(
-            f"{tournament.title} now uses the {current.shown_name} alphabet, and the words were "
-            f"read in {value}: nothing was judged. Read them again and judge them.",
-            Phrase.of(_REREAD, title=tournament.title, alphabet=Phrase(current.shown_name)),
-        )
+        said = Phrase.of(_REREAD, title=tournament.title, alphabet=Phrase(current.shown_name))
+        raise AlphabetChanged(said.render(str, None), said)  # the name sent is never echoed
 
 
 def check_final_play(value: Any) -> bool:

@@ -30,14 +30,23 @@ def test_words_read_in_another_alphabet_are_refused_and_nothing_is_recorded(setu
     body = response.get_json()
     assert response.status_code == 409 and body["ok"] is False
     assert body["error"] == (
-        "Spring Open (NWL division) now uses the English alphabet, and the words were read in "
-        "spanish: nothing was judged. Read them again and judge them."
+        "Spring Open (NWL division) now uses the English alphabet: the words were read in "
+        "another. Nothing was judged: read them again and press JUDGE."
     )
     assert body["shown_error"] == (
         "Spring Open (NWL division) usa ahora el alfabeto inglés: las palabras se leyeron en "
         "otro. No se ha juzgado nada: vuelva a leerlas y pulse JUZGAR."
     )
     assert "verdict" not in body and "ACCEPTABLE" not in response.get_data(as_text=True)
+    assert list(journal.entries(setup.hall.db)) == []
+
+
+def test_the_alphabet_name_sent_is_never_echoed(client, setup):
+    sent = "<b>nonsense</b>"
+    response = client.post(
+        ADJUDICATIONS, json={"words": ["QI"], "alphabet": sent}, headers=setup.headers()
+    )
+    assert response.status_code == 409 and sent not in response.get_data(as_text=True)
     assert list(journal.entries(setup.hall.db)) == []
 
 
