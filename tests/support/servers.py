@@ -156,9 +156,9 @@ class Server:
             *tls,
         ]
 
-    def start(self, timeout: float = 20, judging: bool = True) -> Server:
+    def start(self, timeout: float = 20, judging: bool = True, poll: float = 0.1) -> Server:
         """Start it and wait until /healthz says it judges (or, `judging` False, until it
-        answers at all: a hall that serves 503 on purpose)."""
+        answers at all: a hall that serves 503 on purpose), asking every `poll` seconds."""
         log = open(self.log_path, "ab")
         self.process = subprocess.Popen(
             self.command(),
@@ -173,7 +173,7 @@ class Server:
                 raise RuntimeError(f"server exited: {self.log_path.read_text()[-2000:]}")
             if self.is_up() if judging else self.answers():
                 return self
-            time.sleep(0.1)
+            time.sleep(poll)
         self.kill()
         raise RuntimeError(
             f"server did not answer in {timeout} s: {self.log_path.read_text()[-2000:]}"
