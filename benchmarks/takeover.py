@@ -4,8 +4,9 @@
    (goal: under 60 s at 100,000 rows on 2 cores): `kit open` (the passphrase, the stick's
    copy walked, the journal copied to B's disk and checked by its head), then `adjudicator
    serve` on B (which checks both copies by the head `kit open` proved), then one verdict
-   through the API with A's kiosk token (each start seen up within 10 ms). The floor, measured in the same run on the same journal: laptop A's own
-   hall restarted, from `serve` to its first verdict (the same start, without the takeover);
+   through the API with A's kiosk token (each start seen up within 10 ms). The floor,
+   measured in the same run on the same journal: laptop A's own hall restarted, from `serve`
+   to its first verdict (the same start, without the takeover);
    and (issue 45) copying the stick's journal file and checking its integrity (SQLite's
    `PRAGMA integrity_check`), the least a takeover must do with it.
 2. The kit's refresh while serving: verdicts one after another through the API, with the
