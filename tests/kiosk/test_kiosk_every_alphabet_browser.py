@@ -176,7 +176,8 @@ def test_the_fise_kiosk_judges_in_webkit(webkit, home: Home, server):
     box.send_keys("chico perro calle a")
     # Each step seen done before the next, as a player sees it: three words read as tiles...
     wait_for(webkit, "document.querySelectorAll('#chips .chip').length === 3 && "
-             "!document.querySelector('#chips .chip-unread')")  # fmt: skip
+             "!document.querySelector('#chips .chip-unread') && "
+             "document.querySelectorAll('#chips .tile-multi').length === 3")  # CH, RR, LL
     webkit.find_element(By.CSS_SELECTOR, "#tile-row .tile-key[data-tile='\u00d1']").click()
     wait_for(webkit, "document.getElementById('word-input').value.toUpperCase() === 'A\u00d1'")
     box.send_keys("o")  # ...and the tile typed where the caret was, the caret after it
