@@ -520,12 +520,9 @@ LOSE_ONE_ANSWER = """() => {
 }"""
 
 
-def test_judge_again_after_a_lost_answer_shows_the_verdict_recorded_once(home: Home, paired):
-    """The challenge reached the hall and was recorded, but its answer was lost on the way
-    back (the hall's Wi-Fi dropped it): NOT JUDGED, the words kept. JUDGE again shows the
-    verdict recorded, and the journal holds the challenge once: a second row would count as
-    another challenge of the game. The next challenge is judged as a new one."""
-    page = paired()
+def judged_with_its_answer_lost(home: Home, page):
+    """ "qi za" judged and recorded, its answer lost on the way back: NOT JUDGED shown, no
+    verdict. The journal's rows (read anew each call), their count before, the row recorded."""
     journal_rows = lambda: json.loads(home.cli("journal", "export", "--format", "json"))  # noqa: E731
     before = len(journal_rows())
     page.evaluate(LOSE_ONE_ANSWER)
@@ -534,9 +531,27 @@ def test_judge_again_after_a_lost_answer_shows_the_verdict_recorded_once(home: H
     assert page.inner_text("#error-title") == "NOT JUDGED"
     assert "ACCEPTABLE" not in page.inner_text("body")
     lost = page.evaluate("window.lostAnswer")
-    assert lost["status"] == 201
-    recorded = lost["body"]
-    assert len(journal_rows()) == before + 1
+    assert lost["status"] == 201 and len(journal_rows()) == before + 1
+    return journal_rows, before, lost["body"]
+
+
+def the_next_challenge_is_new(page, journal_rows, before: int, recorded: dict) -> None:
+    """After the verdict shown, the same words judged again are a new challenge, a new row."""
+    page.wait_for_timeout(1600)
+    page.keyboard.press("Escape")
+    page.wait_for_selector("#idle-screen:not([hidden])")
+    judge(page, "qi za")
+    assert int(wait_for_verdict(page)["id"].lstrip("#")) > recorded["id"]
+    assert len(journal_rows()) == before + 2
+
+
+def test_judge_again_after_a_lost_answer_shows_the_verdict_recorded_once(home: Home, paired):
+    """The challenge reached the hall and was recorded, but its answer was lost on the way
+    back (the hall's Wi-Fi dropped it): NOT JUDGED, the words kept. JUDGE again shows the
+    verdict recorded, and the journal holds the challenge once: a second row would count as
+    another challenge of the game. The next challenge is judged as a new one."""
+    page = paired()
+    journal_rows, before, recorded = judged_with_its_answer_lost(home, page)
     page.wait_for_timeout(1600)
     page.click("#error-back")
     page.wait_for_selector("#idle-screen:not([hidden])")
@@ -546,13 +561,7 @@ def test_judge_again_after_a_lost_answer_shows_the_verdict_recorded_once(home: H
     assert int(verdict["id"].lstrip("#")) == recorded["id"]
     assert verdict["word"] == "ACCEPTABLE" and verdict["words"] == ["QI", "ZA"]
     assert len(journal_rows()) == before + 1  # recorded once
-    page.wait_for_timeout(1600)
-    page.keyboard.press("Escape")
-    page.wait_for_selector("#idle-screen:not([hidden])")
-    judge(page, "qi za")  # the same words again: a new challenge, a new row
-    again = wait_for_verdict(page)
-    assert int(again["id"].lstrip("#")) > recorded["id"]
-    assert len(journal_rows()) == before + 2
+    the_next_challenge_is_new(page, journal_rows, before, recorded)
 
 
 def test_a_page_reloaded_after_a_lost_answer_still_judges_the_same_challenge_once(
@@ -562,12 +571,7 @@ def test_a_page_reloaded_after_a_lost_answer_still_judges_the_same_challenge_onc
     player types the same words, and the hall gives back the verdict it recorded. The tab
     keeps the failed try's key and a digest of the challenge, never its words."""
     page = paired()
-    journal_rows = lambda: json.loads(home.cli("journal", "export", "--format", "json"))  # noqa: E731
-    before = len(journal_rows())
-    page.evaluate(LOSE_ONE_ANSWER)
-    judge(page, "qi za")
-    page.wait_for_selector("#error-screen:not([hidden])")
-    recorded = page.evaluate("window.lostAnswer")["body"]
+    journal_rows, before, recorded = judged_with_its_answer_lost(home, page)
     kept = page.evaluate("window.sessionStorage.getItem('adjudicator-attempt')")
     assert kept and "QI" not in kept.upper() and "ZA" not in kept.upper()
     page.reload()
@@ -577,25 +581,14 @@ def test_a_page_reloaded_after_a_lost_answer_still_judges_the_same_challenge_onc
     assert int(verdict["id"].lstrip("#")) == recorded["id"]
     assert len(journal_rows()) == before + 1  # recorded once
     assert page.evaluate("window.sessionStorage.getItem('adjudicator-attempt')") is None
-    page.wait_for_timeout(1600)
-    page.keyboard.press("Escape")
-    page.wait_for_selector("#idle-screen:not([hidden])")
-    judge(page, "qi za")  # judged since: the same words again are a new challenge
-    assert int(wait_for_verdict(page)["id"].lstrip("#")) > recorded["id"]
-    assert len(journal_rows()) == before + 2
+    the_next_challenge_is_new(page, journal_rows, before, recorded)
 
 
 def test_the_same_words_judged_again_minutes_later_are_a_new_challenge(home: Home, paired):
     """Past the retry window (3 minutes after the failed try), the same words and game are a
     play made again on a later turn: recorded as a challenge of its own, never the old row."""
     page = paired()
-    journal_rows = lambda: json.loads(home.cli("journal", "export", "--format", "json"))  # noqa: E731
-    before = len(journal_rows())
-    page.evaluate(LOSE_ONE_ANSWER)
-    judge(page, "qi za")
-    page.wait_for_selector("#error-screen:not([hidden])")
-    assert page.evaluate("window.lostAnswer")["status"] == 201
-    assert len(journal_rows()) == before + 1
+    journal_rows, before, _ = judged_with_its_answer_lost(home, page)
     page.evaluate("window.Kiosk.state.attempt.failed -= 4 * 60 * 1000")  # four minutes on
     page.wait_for_timeout(1600)
     page.click("#error-back")
