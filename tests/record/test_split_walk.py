@@ -123,6 +123,8 @@ def test_a_child_that_cannot_walk_gives_no_head_start(path, monkeypatch):
     assert split_walk.walk(path, split_from=2) is None
     monkeypatch.setattr(split_walk.sys, "executable", "/nonexistent/python")
     assert split_walk.walk(path, split_from=2) is None
+    monkeypatch.setattr(split_walk.sys, "executable", None)  # an embedded interpreter
+    assert split_walk.walk(path, split_from=2) is None
 
 
 @pytest.mark.parametrize(

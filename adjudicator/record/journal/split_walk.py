@@ -64,12 +64,14 @@ def _newest_id(copy: SqliteDatabase) -> int:
 def _start(path: str, after: int) -> subprocess.Popen | None:
     """The child walking the rows after `after` (None when it cannot be started). `-P`: a
     folder named like the program in the working folder is never imported instead of it."""
+    if not sys.executable:  # an embedded interpreter: no program to start
+        return None
     command = [sys.executable, "-P", "-m", __name__, path, str(after)]
     try:
         return subprocess.Popen(
             command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
         )
-    except OSError:
+    except (OSError, ValueError):
         return None
 
 
