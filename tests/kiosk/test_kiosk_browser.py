@@ -18,6 +18,7 @@ from adjudicator.words.store import LexiconStore
 from adjudicator.words.wordlist import WordSet
 
 from support.browser import (
+    LOSE_ONE_ANSWER,
     PHONE,
     TABLET,
     Home,
@@ -499,25 +500,6 @@ def test_not_judged_when_the_server_does_not_answer_in_time(paired, short_timeou
     for route in held:
         with contextlib.suppress(Exception):  # the page already aborted it
             route.abort()
-
-
-# The page's next challenge reaches the hall over its own connection and is answered, and the
-# answer is then lost on the way back: the page is told the network failed (as when the hall's
-# Wi-Fi drops). Playwright's route.fetch would send it on a seventh connection of the kiosk's
-# credential, which the hall may refuse (429) while the page's six are busy.
-LOSE_ONE_ANSWER = """() => {
-    const real = window.fetch;
-    window.lostAnswer = null;
-    window.fetch = (url, options) => {
-        if (window.lostAnswer !== null || !String(url).endsWith("/api/v1/adjudications")) {
-            return real(url, options);
-        }
-        return real(url, options).then(async (response) => {
-            window.lostAnswer = {status: response.status, body: await response.json()};
-            throw new TypeError("Failed to fetch");
-        });
-    };
-}"""
 
 
 def judged_with_its_answer_lost(home: Home, page):

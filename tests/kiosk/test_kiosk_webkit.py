@@ -15,7 +15,7 @@ import pytest
 from adjudicator.words.store import LexiconStore
 from adjudicator.words.wordlist import WordSet
 
-from support.browser import Home, Server
+from support.browser import LOSE_ONE_ANSWER, Home, Server
 from support.webkit import off_screen, pair_in_webkit, text, wait_for
 
 pytestmark = [
@@ -150,3 +150,23 @@ def test_spanish_tiles_from_the_row_and_a_split_in_webkit(webkit, home: Home, se
     assert off_screen(webkit) == []
     rows = json.loads(home.cli("journal", "export", "--format", "json"))
     assert [r["words"] for r in rows if r["kiosk"] == "ipad-es"] == [["CHAT", "PE[RR]O", "AÑO"]]
+
+
+def test_a_lost_answer_then_a_reload_shows_the_verdict_recorded_once_in_webkit(
+    webkit, home: Home, server: Server
+):
+    """An iPad's answer lost on the way back, its page reloaded, the same words judged: the
+    verdict recorded is shown, and the journal holds the challenge once."""
+    pair(webkit, home, server, "ipad-retry")
+    webkit.execute_script(f"({LOSE_ONE_ANSWER})()")
+    type_and_judge(webkit, "qi za")
+    wait_for(webkit, "!document.getElementById('error-screen').hidden")
+    assert text(webkit, "error-title") == "NOT JUDGED"
+    recorded = webkit.execute_script("return window.lostAnswer")["body"]
+    webkit.refresh()
+    wait_for(webkit, "document.getElementById('tournament-title').textContent !== ''")
+    type_and_judge(webkit, "qi za")
+    assert verdict_word(webkit) == "ACCEPTABLE"
+    assert text(webkit, "verdict-id") == f"#{recorded['id']}"
+    rows = json.loads(home.cli("journal", "export", "--format", "json"))
+    assert [r["id"] for r in rows if r["kiosk"] == "ipad-retry"] == [recorded["id"]]

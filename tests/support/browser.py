@@ -268,3 +268,23 @@ def off_screen(page) -> list[str]:
     """What of the kiosk page does not fit the viewport (empty when everything fits)."""
     page.evaluate(SETTLE_JS)
     return page.evaluate(OFF_SCREEN_JS)
+
+
+# The page's next challenge reaches the hall over its own connection and is answered, and the
+# answer is then lost on the way back: the page is told the network failed (as when the hall's
+# Wi-Fi drops; window.lostAnswer keeps what the hall said). Playwright's route.fetch would send
+# it on a seventh connection of the kiosk's credential, which the hall may refuse (429) while
+# the page's six are busy. A function's source: Playwright's evaluate, or `(...)()` in WebKit.
+LOSE_ONE_ANSWER = """() => {
+    const real = window.fetch;
+    window.lostAnswer = null;
+    window.fetch = (url, options) => {
+        if (window.lostAnswer !== null || !String(url).endsWith("/api/v1/adjudications")) {
+            return real(url, options);
+        }
+        return real(url, options).then(async (response) => {
+            window.lostAnswer = {status: response.status, body: await response.json()};
+            throw new TypeError("Failed to fetch");
+        });
+    };
+}"""
