@@ -362,7 +362,7 @@
   var RETRY_MS = 3 * 60 * 1000;
   // A failed try is kept in this tab's session storage too, so that a page reloaded after
   // NOT JUDGED still sends the same challenge with its key. Only a digest of the challenge
-  // is kept there, never its words.
+  // is kept there, not the words themselves (they are cleared from the screen after a while).
   var ATTEMPT_STORE = "adjudicator-attempt";
 
   function attemptFor(challenge) {
@@ -411,7 +411,7 @@
     return null;
   }
 
-  /* A short digest of `text` (cyrb53): tells one challenge from another, never says its words. */
+  /* A short digest of `text` (cyrb53): tells one challenge from another, its text not kept. */
   function digest(text) {
     var h1 = 0xdeadbeef;
     var h2 = 0x41c6ce57;

@@ -551,7 +551,7 @@ def test_a_page_reloaded_after_a_lost_answer_still_judges_the_same_challenge_onc
 ):
     """The answer lost, the tablet's page is reloaded (the director's first remedy): the
     player types the same words, and the hall gives back the verdict it recorded. The tab
-    keeps the failed try's key and a digest of the challenge, never its words."""
+    keeps the failed try's key and a digest of the challenge, not the words themselves."""
     page = paired()
     journal_rows, before, recorded = judged_with_its_answer_lost(home, page)
     kept = page.evaluate("window.sessionStorage.getItem('adjudicator-attempt')")
