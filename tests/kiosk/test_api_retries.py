@@ -202,8 +202,8 @@ def test_the_same_key_for_another_challenge_is_said_in_the_kiosks_language(clien
 
 
 CORRECTED = (
-    "This challenge was judged, and the director or a word judge has acted on it since: its "
-    "verdict is no longer the one to show. Ask the director."
+    "This challenge was judged, and the director or a word judge has acted on it since: ask "
+    "the director for its outcome."
 )
 
 

@@ -5,6 +5,7 @@ walks the chain itself and names the break), and never leave the child running."
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import threading
@@ -100,6 +101,31 @@ def test_a_row_altered_in_either_half_gives_no_head_start(path, children, row):
     assert one_walk(path).bad_id == row  # the takeover's own walk names it
     assert split_walk.walk(path, split_from=2) is None
     assert all(child.poll() is not None for child in children)
+
+
+def test_a_break_in_the_first_half_ends_the_child_without_waiting_for_it(path, monkeypatch):
+    harm(path, "UPDATE adjudications SET words = 'QI ZAX' WHERE id = 2")
+    started: list[subprocess.Popen] = []
+
+    def slow_child(_path, _after):  # a child that would walk for a minute
+        started.append(subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
+                                        stdout=subprocess.PIPE))  # fmt: skip
+        return started[-1]
+
+    monkeypatch.setattr(split_walk, "_start", slow_child)
+    assert split_walk.walk(path, split_from=2) is None
+    assert started[0].returncode is not None and started[0].returncode < 0  # killed, not waited
+
+
+@pytest.mark.parametrize("kind", ["fifo", "folder", "missing"])
+def test_a_path_that_is_no_file_is_never_opened(tmp_path, kind, children):
+    target = tmp_path / "journal.sqlite3"
+    if kind == "fifo":
+        os.mkfifo(target)  # SQLite would wait on it for ever
+    elif kind == "folder":
+        target.mkdir()
+    assert split_walk.walk(str(target), split_from=2) is None
+    assert children == []
 
 
 def test_a_row_gone_at_the_join_gives_no_head_start(path, children):

@@ -7,8 +7,8 @@ anything is judged or counted, the kiosk's newest challenges are searched for th
 of a recorded challenge gets that row back, not a second row (a second row would count as an
 earlier unsuccessful challenge of the game, and twice in the players' record). A key sent again
 with other words or other game details is refused: it is not the same challenge. So is one whose
-challenge was acted on since (voided, reissued, given a second opinion or a ruling): the kiosk
-never shows a first verdict the record has moved on from.
+challenge was acted on since (voided, reissued, given a second opinion, a ruling or a waiver):
+the kiosk never shows a first verdict the record may have moved on from.
 """
 
 from __future__ import annotations
@@ -57,12 +57,13 @@ _MISMATCH = N_("This attempt was already judged as another challenge: judge it a
 
 class RetryCorrected(RetryMismatch):
     """The challenge was recorded under this attempt key and has a row about it since (a void,
-    a reissue, a second opinion, a ruling): its first verdict is no longer the record's."""
+    a reissue, a second opinion, a ruling, a waiver): its first verdict alone may no longer be
+    the outcome, so the kiosk does not show it."""
 
 
 _CORRECTED = N_(
-    "This challenge was judged, and the director or a word judge has acted on it since: its "
-    "verdict is no longer the one to show. Ask the director."
+    "This challenge was judged, and the director or a word judge has acted on it since: ask "
+    "the director for its outcome."
 )
 _FOLLOWED_SQL = "SELECT id FROM adjudications WHERE refers_to = ? LIMIT 1"  # an index seek
 

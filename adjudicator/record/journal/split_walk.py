@@ -19,6 +19,7 @@ import json
 import subprocess
 import sys
 import threading
+from pathlib import Path
 from typing import Any
 
 from adjudicator.record.database.sqlite import SqliteDatabase
@@ -35,7 +36,10 @@ def walk(
     """The chain of the journal at `path` walked from row 1, as chain_walk.walk(copy) finds it
     when it is whole; None when it is not, or the halves could not be joined (walk it then).
     `stop`, once set, ends the walk with WalkStopped (the child is ended too). `split_from`:
-    the fewest rows split (SPLIT_FROM)."""
+    the fewest rows split (SPLIT_FROM). A path that is not a regular file is never opened
+    (SQLite would wait on a FIFO for ever): None."""
+    if not Path(path).is_file():
+        return None
     copy = SqliteDatabase(path, create_folder=False, create_file=False)
     try:
         newest = _newest_id(copy)
@@ -46,7 +50,8 @@ def walk(
         child = _start(path, middle)
         try:
             first = chain_walk.walk_span(copy, Span(after=0, upto=middle), stop)
-            second = _answer(child, stop)
+            whole = first.bad_id is None and first.rows == middle
+            second = _answer(child, stop) if whole else None  # broken: the child is ended
         finally:
             _end(child)
     finally:
