@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import sqlite3
 import subprocess
 import time
 from pathlib import Path
@@ -266,3 +267,34 @@ def test_a_mirror_set_on_a_hall_already_judging_is_filled_at_start(tmp_path):
     for copy in (home.path / "journal.sqlite3", mirror):
         assert_served_are_recorded(served, copy_rows(home, copy))
         assert verifies(home, copy)
+
+
+def test_a_stick_row_changed_while_the_hall_serves_is_found_by_its_background_check(tmp_path):
+    """The full verification every ADJUDICATOR_JOURNAL_VERIFY_MINUTES, which one worker has a
+    child process run: a stick row changed in place below the head, where no commit's head
+    check looks, drops the stick in every worker, and verdicts go on, on the laptop."""
+    home, primary, mirror = mirrored_home(tmp_path)
+    with Server(home, workers=2, env={"ADJUDICATOR_JOURNAL_VERIFY_MINUTES": "1"}) as server:
+        first = Load([(server.url, home.token)], threads=2, per_thread=5).start().join()
+        assert [r.status for r in first.replies] == [201] * 10
+        connection = sqlite3.connect(mirror)
+        with connection:
+            connection.execute(  # the verdict turned over
+                "UPDATE adjudications SET verdict = CASE verdict WHEN 'ACCEPTABLE' "
+                "THEN 'UNACCEPTABLE' ELSE 'ACCEPTABLE' END WHERE id = 3"
+            )
+        connection.close()
+        deadline = time.monotonic() + 120  # the start's verification, then 60 to 84 s later
+        health: dict = {}
+        while time.monotonic() < deadline:
+            health = get(server.url + "/healthz")[1]
+            if health.get("journal") != "ok":
+                break
+            time.sleep(0.5)
+        assert health["journal"] == "degraded: one copy (the mirror disagrees at row 3)"
+        logged = server.log_path.read_text()
+        assert re.search(r"journal copies: .*row 3", logged), logged[-3000:]
+        later = Load([(server.url, home.token)], threads=2, per_thread=5).start().join()
+        assert [r.status for r in later.replies] == [201] * 10
+    assert_served_are_recorded(first.served() + later.served(), copy_rows(home, primary))
+    assert verifies(home, primary)

@@ -9,28 +9,52 @@ missing are recorded as a rollback and judging stops.
 
 One worker does it per interval: the stamp file beside the journal (`journal.sqlite3.verified`)
 is locked without waiting and holds the time of the last full verification, so the others skip.
+
+That worker has a child process walk, at the lowest CPU priority (`python -P -m
+adjudicator.record.copies.background_check`). Walking a long chain is seconds of pure Python:
+on a thread of a serving worker it held the interpreter's lock all that while, and each verdict
+and poll of that worker waited for it at every turn (a verdict's p99 was 13-15x its usual
+beside it: benchmarks/live_check.py). The child does exactly what the thread did
+(`verify_live`), as any process of the hall does: it opens the copies, and a drop is a signed
+marker every process follows. It prints what it found as one JSON line, which the worker logs.
+It ends when its worker does (Linux: a signal at its parent's death), and is stopped past its
+time.
 """
 
 from __future__ import annotations
 
 import fcntl
+import json
 import logging
 import os
 import random
+import signal
+import subprocess
+import sys
 import threading
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from adjudicator import settings
 from adjudicator.durable import open_owner_only
+from adjudicator.errors import AdjudicatorError
 from adjudicator.record.copies import proof, standing
-from adjudicator.record.copies.mirror import MirroredDatabase
+from adjudicator.record.copies.mirror import MIRROR, PRIMARY, MirroredDatabase
 from adjudicator.record.database.db import DatabaseUnavailable
+from adjudicator.record.journal import receipt_key
 
 log = logging.getLogger("adjudicator.record.journal.journal")
 
 SUFFIX = ".verified"
+LONGEST_SECONDS = 20 * 60  # a child still walking after this, or four intervals, is stopped
+LOWEST = 19  # the child's CPU priority (nice)
+_PR_SET_PDEATHSIG = 1
+
+
+class NotVerified(Exception):
+    """The child did not finish the verification (it failed, or ran past its time)."""
 
 
 def stamp_path(db: MirroredDatabase) -> Path:
@@ -121,7 +145,8 @@ class Watch:
                 log.exception("the background verification of the journal's copies failed")
 
     def run_if_due(self) -> bool:
-        """Verify now if no process did within the interval (and none is doing it)."""
+        """Verify now (in a child process) if no process did within the interval (and none is
+        doing it); whether both copies were verified now."""
         try:
             fd = open_owner_only(stamp_path(self.db), os.O_RDWR)
         except OSError:
@@ -135,11 +160,17 @@ class Watch:
             if last and _age(last) < self.seconds:
                 return False
             try:
-                for problem in verify_live(self.db):
-                    log.error("journal copies: %s", problem)
+                found = verify_apart(self.db, max(LONGEST_SECONDS, 4 * self.seconds))
+                if found is None:  # no process can be started here: on this thread, as before
+                    found = verify_live(self.db)
             except DatabaseUnavailable as exc:
                 log.error("journal copies could not be verified: %s", exc)
                 return False
+            except NotVerified as exc:
+                log.error("journal copies: the background verification failed: %s", exc)
+                return False
+            for problem in found:
+                log.error("journal copies: %s", problem)
             now = datetime.now(UTC).isoformat(timespec="seconds").encode("ascii")
             os.ftruncate(fd, 0)
             os.pwrite(fd, now, 0)
@@ -154,3 +185,115 @@ def _age(stamp: str) -> float:
     except ValueError:
         return float("inf")
     return (datetime.now(UTC) - then).total_seconds()
+
+
+# -- the child ---------------------------------------------------------------------------
+
+
+def verify_apart(db: MirroredDatabase, timeout: float) -> list[str] | None:
+    """What the verification of `db`'s copies found, verified in a child process; None when no
+    child can be started here (an embedded interpreter): the caller verifies itself.
+
+    Raises DatabaseUnavailable when the child could not read the copies (it says why), and
+    NotVerified when it failed or ran past `timeout` seconds (it is stopped)."""
+    child = _start(db)
+    if child is None:
+        return None
+    try:
+        out, err = child.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        child.communicate()
+        within = f"{timeout / 60:.0f} minutes" if timeout >= 120 else f"{timeout:.0f} seconds"
+        raise NotVerified(f"it did not end within {within}, and was stopped") from None
+    said = _answer(out)
+    if child.returncode != 0 or said is None:
+        last = err.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no message"]
+        raise NotVerified(f"its process ended with status {child.returncode}: {last[0][:300]}")
+    if "unavailable" in said:
+        raise DatabaseUnavailable(said["unavailable"])
+    return said["found"]
+
+
+def _start(db: MirroredDatabase) -> subprocess.Popen | None:
+    """The child verifying `db`'s copies (None when it cannot be started)."""
+    if not sys.executable:  # an embedded interpreter: no program to start
+        return None
+    try:
+        return subprocess.Popen(
+            _command(db),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+    except (OSError, ValueError):
+        return None
+
+
+def _command(db: MirroredDatabase) -> list[str]:
+    """`-P`: a folder named like the program in the working folder is never imported instead
+    of it. The key is named as this process resolved it (the child reads the same settings)."""
+    key = db.key_path or receipt_key.key_path(make_home=False)
+    paths = [db.paths[PRIMARY], db.paths[MIRROR], str(key)]
+    return [sys.executable, "-P", "-m", __name__, *paths, str(os.getpid())]
+
+
+def _answer(out: bytes) -> dict[str, Any] | None:
+    """The child's one line, if it is one this module writes."""
+    try:
+        said = json.loads(out)
+    except ValueError:
+        return None
+    if not isinstance(said, dict):
+        return None
+    if isinstance(said.get("unavailable"), str):
+        return said
+    found = said.get("found")
+    if isinstance(found, list) and all(isinstance(item, str) for item in found):
+        return said
+    return None
+
+
+def verify(primary: str, mirror: str, key: Path) -> dict[str, Any]:
+    """The child's work: verify_live on the copies, as any process opens them."""
+    if not Path(primary).is_file():  # never made here: the worker finds it gone at its next write
+        return {"unavailable": f"the journal file {primary} is missing"}
+    db = MirroredDatabase(primary, mirror, key_path=key)
+    try:
+        found = verify_live(db)
+        return {"found": found, "priority": os.getpriority(os.PRIO_PROCESS, 0)}
+    except (DatabaseUnavailable, AdjudicatorError) as exc:
+        return {"unavailable": str(exc)}
+    finally:
+        db.close()
+
+
+def _end_with(parent: int) -> None:
+    """Be ended (SIGTERM) when the process that started this one ends, and at once if it
+    already has. Linux ties the signal to the starting thread: the Watch's, which lives as long
+    as its worker."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+    except (OSError, AttributeError):
+        pass  # not Linux: the child ends when its walk does
+    if os.getppid() != parent:
+        sys.exit(3)
+
+
+def main(argv: list[str]) -> int:
+    """`python -m adjudicator.record.copies.background_check PRIMARY MIRROR KEY PARENT_PID`."""
+    if len(argv) != 4 or not argv[3].isdigit():
+        return 2
+    _end_with(int(argv[3]))
+    try:
+        os.setpriority(os.PRIO_PROCESS, 0, LOWEST)
+    except OSError:
+        pass
+    print(json.dumps(verify(argv[0], argv[1], Path(argv[2]))))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

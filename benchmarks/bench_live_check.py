@@ -1,0 +1,19 @@
+"""`make bench`: a serving worker's verdicts while the hall verifies both copies of its mirrored
+journal in full, on a thread of the worker (as until stop 54) and in a child process at nice 19
+(as now), at 10,000 and 100,000 rows (benchmarks/live_check.py; 1,000,000 by hand: filling it
+takes minutes). The floor, in the same run: the same verdicts with no verification."""
+
+from __future__ import annotations
+
+from benchmarks import live_check
+from benchmarks.sizing import smallest
+
+
+def test_verdicts_beside_the_full_verification(benchmark, capsys):
+    sizes = smallest([10_000, 100_000], [1_000])
+    results = benchmark.pedantic(
+        live_check.main, args=([*map(str, sizes), "--verdicts", str(smallest(300, 20))],), rounds=1
+    )
+    with capsys.disabled():
+        print("\n" + live_check.table(results))
+    assert all(found["child"]["n"] >= 1 and found["thread"]["n"] >= 1 for found in results)

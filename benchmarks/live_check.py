@@ -1,0 +1,162 @@
+"""A serving worker's verdicts while the hall verifies both copies of its mirrored journal in
+full (every ADJUDICATOR_JOURNAL_VERIFY_MINUTES, background_check.Watch).
+
+In one process, as in a gunicorn worker: the kiosk app judges challenges one after another
+(the WSGI app called in process, a mirrored SQLite journal of ROWS rows on this machine's one
+disk), while the full verification runs beside it:
+- alone: no verification (the floor);
+- thread: the verification on a thread of the same process (background_check.verify_live, as
+  the worker ran it until stop 54);
+- child: as the worker runs it now (Watch.run_if_due: a child process at nice 19).
+Printed per size: the verification's seconds, the verdicts judged meanwhile, and a verdict's
+p50 and p99 in each mode, with the ratio of its p99 to the floor's.
+
+    .venv/bin/python -m benchmarks.live_check [SIZES...] [--verdicts N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from benchmarks.sizing import sizes
+from benchmarks.takeover import fill
+from benchmarks.verdict_layers import BODIES
+
+from tests.support.servers import prepare_home
+
+
+def _judge_in_process(app, token: str):
+    """One challenge through the app, as the worker's thread calls it; its milliseconds."""
+
+    def judge(n: int) -> float:
+        body = BODIES[n % len(BODIES)]
+        environ = {
+            "REQUEST_METHOD": "POST", "SCRIPT_NAME": "", "PATH_INFO": "/api/v1/adjudications",
+            "QUERY_STRING": "", "SERVER_NAME": "127.0.0.1", "SERVER_PORT": "8443",
+            "SERVER_PROTOCOL": "HTTP/1.1", "REMOTE_ADDR": "127.0.0.1", "wsgi.url_scheme": "https",
+            "wsgi.input": io.BytesIO(body), "wsgi.errors": sys.stderr, "wsgi.multithread": True,
+            "wsgi.multiprocess": True, "wsgi.run_once": False, "wsgi.version": (1, 0),
+            "CONTENT_TYPE": "application/json", "CONTENT_LENGTH": str(len(body)),
+            "HTTP_AUTHORIZATION": f"Bearer {token}", "HTTP_HOST": "127.0.0.1:8443",
+        }  # fmt: skip
+        status: list[str] = []
+        started = time.perf_counter()
+        b"".join(app(environ, lambda s, h, e=None: status.append(s)))
+        spent = (time.perf_counter() - started) * 1000
+        assert status[0].startswith("201"), status
+        return spent
+
+    return judge
+
+
+def _beside(judge, work) -> tuple[list[float], float]:
+    """The verdicts judged while `work` runs on a thread (one at least); and its seconds."""
+    done = threading.Event()
+    spent: list[float] = []
+
+    def run() -> None:
+        started = time.perf_counter()
+        try:
+            work()
+        finally:
+            spent.append(time.perf_counter() - started)
+            done.set()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    times, n = [], 0
+    while not done.is_set() or not times:
+        times.append(judge(n))
+        n += 1
+    thread.join()
+    return times, spent[0]
+
+
+def _percentiles(times: list[float]) -> dict:
+    ordered = sorted(times)
+    return {
+        "n": len(times),
+        "p50": statistics.median(ordered),
+        "p99": ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))],
+    }
+
+
+def measure(rows: int, verdicts: int) -> dict:
+    folder = Path(tempfile.mkdtemp(prefix=f"live-check-{rows}-"))
+    saved = dict(os.environ)
+    try:
+        (folder / "stick").mkdir()
+        env = {
+            "ADJUDICATOR_JOURNAL_MIRROR": str(folder / "stick" / "journal.sqlite3"),
+            "ADJUDICATOR_JOURNAL_VERIFY_MINUTES": "0",  # only the runs below
+            "ADJUDICATOR_KIOSK_RATE_LIMIT": "off",
+        }
+        home = prepare_home(folder / "home", env=env)
+        fill(home.path, env, rows)
+        os.environ.update({"ADJUDICATOR_HOME": str(home.path), **env})
+        from adjudicator.record.copies import background_check
+        from kiosk import create_app
+        from kiosk.hall import get_hall
+
+        app = create_app()
+        judge = _judge_in_process(app, home.token)
+        for n in range(100):
+            judge(n)  # warm
+        with app.app_context():
+            db = get_hall().db
+        found = {"rows": rows, "alone": _percentiles([judge(n) for n in range(verdicts)])}
+        times, seconds = _beside(judge, lambda: background_check.verify_live(db))
+        found["thread"] = {**_percentiles(times), "seconds": seconds}
+        watch = background_check.Watch(db, minutes=0)  # always due
+        times, seconds = _beside(judge, lambda: _verified(watch))
+        found["child"] = {**_percentiles(times), "seconds": seconds}
+        db.close()
+        return found
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _verified(watch) -> None:
+    assert watch.run_if_due(), "the verification did not run"
+
+
+def table(results: list[dict]) -> str:
+    lines = [
+        "| rows | mode | verification s | verdicts meanwhile | p50 ms | p99 ms | p99 / alone |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for found in results:
+        floor = found["alone"]["p99"]
+        for mode in ("alone", "thread", "child"):
+            m = found[mode]
+            seconds = f"{m['seconds']:.2f}" if "seconds" in m else "-"
+            lines.append(
+                f"| {found['rows']:,} | {mode} | {seconds} | {m['n']} | {m['p50']:.2f} | "
+                f"{m['p99']:.2f} | {m['p99'] / floor:.1f}x |"
+            )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> list[dict]:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("sizes", nargs="*", type=int)
+    parser.add_argument("--verdicts", type=int, default=300, help="the floor's")
+    args = parser.parse_args(argv)
+    results = [measure(rows, args.verdicts) for rows in (args.sizes or sizes(10_000, 100_000))]
+    print(table(results))
+    return results
+
+
+if __name__ == "__main__":
+    main()
