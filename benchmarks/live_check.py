@@ -17,11 +17,9 @@ p50 and p99 in each mode, with the ratio of its p99 to the floor's.
 from __future__ import annotations
 
 import argparse
-import io
 import os
 import shutil
 import statistics
-import sys
 import tempfile
 import threading
 import time
@@ -29,7 +27,7 @@ from pathlib import Path
 
 from benchmarks.sizing import sizes
 from benchmarks.takeover import fill
-from benchmarks.verdict_layers import BODIES
+from benchmarks.verdict_layers import verdict_environ
 
 from tests.support.servers import prepare_home
 
@@ -38,16 +36,7 @@ def _judge_in_process(app, token: str):
     """One challenge through the app, as the worker's thread calls it; its milliseconds."""
 
     def judge(n: int) -> float:
-        body = BODIES[n % len(BODIES)]
-        environ = {
-            "REQUEST_METHOD": "POST", "SCRIPT_NAME": "", "PATH_INFO": "/api/v1/adjudications",
-            "QUERY_STRING": "", "SERVER_NAME": "127.0.0.1", "SERVER_PORT": "8443",
-            "SERVER_PROTOCOL": "HTTP/1.1", "REMOTE_ADDR": "127.0.0.1", "wsgi.url_scheme": "https",
-            "wsgi.input": io.BytesIO(body), "wsgi.errors": sys.stderr, "wsgi.multithread": True,
-            "wsgi.multiprocess": True, "wsgi.run_once": False, "wsgi.version": (1, 0),
-            "CONTENT_TYPE": "application/json", "CONTENT_LENGTH": str(len(body)),
-            "HTTP_AUTHORIZATION": f"Bearer {token}", "HTTP_HOST": "127.0.0.1:8443",
-        }  # fmt: skip
+        environ = verdict_environ(n, token)
         status: list[str] = []
         started = time.perf_counter()
         b"".join(app(environ, lambda s, h, e=None: status.append(s)))

@@ -44,6 +44,8 @@ def serve_rounds(accept_language: str) -> None:
     app = create_app()
 
     def call(n: int) -> None:
+        # Its own environ, not verdict_layers.verdict_environ: this runs on another tree's
+        # benchmarks too (--before), which may be older than that helper.
         body = verdict_layers.BODIES[n % 4]
         environ = {
             "REQUEST_METHOD": "POST", "SCRIPT_NAME": "", "PATH_INFO": "/api/v1/adjudications",

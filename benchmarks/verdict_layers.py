@@ -201,6 +201,24 @@ LAYERS = (  # (name, the function whose cumulative time it is), outermost first
 )
 
 
+def verdict_environ(n: int, token: str, accept_language: str = "") -> dict:
+    """The WSGI environ of the `n`th challenge (BODIES in turn) as the worker hands it to the
+    app: the app's own call, measured in process."""
+    body = BODIES[n % len(BODIES)]
+    environ = {
+        "REQUEST_METHOD": "POST", "SCRIPT_NAME": "", "PATH_INFO": "/api/v1/adjudications",
+        "QUERY_STRING": "", "SERVER_NAME": "127.0.0.1", "SERVER_PORT": "8443",
+        "SERVER_PROTOCOL": "HTTP/1.1", "REMOTE_ADDR": "127.0.0.1", "wsgi.url_scheme": "https",
+        "wsgi.input": io.BytesIO(body), "wsgi.errors": sys.stderr, "wsgi.multithread": True,
+        "wsgi.multiprocess": True, "wsgi.run_once": False, "wsgi.version": (1, 0),
+        "CONTENT_TYPE": "application/json", "CONTENT_LENGTH": str(len(body)),
+        "HTTP_AUTHORIZATION": f"Bearer {token}", "HTTP_HOST": "127.0.0.1:8443",
+    }  # fmt: skip
+    if accept_language:
+        environ["HTTP_ACCEPT_LANGUAGE"] = accept_language
+    return environ
+
+
 def in_process(home, count: int) -> tuple[float, list[tuple[str, float]], str]:
     """The app's WSGI call alone: CPU per verdict, its layers (share of the profiled total),
     and the profile's top lines."""
@@ -211,16 +229,7 @@ def in_process(home, count: int) -> tuple[float, list[tuple[str, float]], str]:
     app = create_app()
 
     def call(n: int) -> None:
-        body = BODIES[n % 4]
-        environ = {
-            "REQUEST_METHOD": "POST", "SCRIPT_NAME": "", "PATH_INFO": "/api/v1/adjudications",
-            "QUERY_STRING": "", "SERVER_NAME": "127.0.0.1", "SERVER_PORT": "8443",
-            "SERVER_PROTOCOL": "HTTP/1.1", "REMOTE_ADDR": "127.0.0.1", "wsgi.url_scheme": "https",
-            "wsgi.input": io.BytesIO(body), "wsgi.errors": sys.stderr, "wsgi.multithread": True,
-            "wsgi.multiprocess": True, "wsgi.run_once": False, "wsgi.version": (1, 0),
-            "CONTENT_TYPE": "application/json", "CONTENT_LENGTH": str(len(body)),
-            "HTTP_AUTHORIZATION": f"Bearer {home.token}", "HTTP_HOST": "127.0.0.1:8443",
-        }  # fmt: skip
+        environ = verdict_environ(n, home.token)
         statuses = []
         answer = app(environ, lambda status, headers, exc=None: statuses.append(status))
         b"".join(answer)
