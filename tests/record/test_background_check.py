@@ -210,3 +210,13 @@ def test_the_child_refuses_arguments_it_was_not_given_by_a_worker():
         capture_output=True, timeout=60, cwd=ROOT,
     )  # fmt: skip
     assert answer.returncode == 3 and answer.stdout == b""  # its parent is not pid 1
+
+
+def test_a_verification_stamped_ahead_of_the_clock_is_not_taken_as_recent(db):
+    """A laptop whose clock was set back (it ran ahead when it stamped) still verifies: a stamp
+    ahead of the clock would otherwise put the check off until the clock caught up."""
+    background_check.stamp_path(db).write_text("2099-01-01T00:00:00+00:00")
+    change_row(db.paths["mirror"], 4)
+    assert background_check.Watch(db, minutes=5).run_if_due()
+    assert db.lost_copy().row == 4
+    assert background_check.last_verified(db) < "2099"

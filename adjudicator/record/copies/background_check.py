@@ -157,7 +157,7 @@ class Watch:
             except OSError:
                 return False  # another process verifies now
             last = os.pread(fd, 64, 0).decode("ascii", "replace").strip()
-            if last and _age(last) < self.seconds:
+            if last and 0 <= _age(last) < self.seconds:  # a time ahead: a clock set back since
                 return False
             try:
                 found = verify_apart(self.db, max(LONGEST_SECONDS, 4 * self.seconds))
