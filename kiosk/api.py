@@ -34,6 +34,7 @@ _SPELL_LIMITED = N_(
 )
 
 TOUCH_SECONDS = 60  # last seen: recorded at most once a minute per kiosk
+_TOUCH = timedelta(seconds=TOUCH_SECONDS)
 SPELL_RATE_LIMIT = "120/minute"  # per kiosk and server process: a kiosk asks once a word or so
 # (a kiosk of no table, the whole hall's computer, asks for HALL_TABLES tables: ten times that)
 
@@ -230,10 +231,12 @@ def api_not_found(rest: str):
 def _touch(hall, kiosk) -> None:
     """Record that the kiosk was seen now, unless it was within the last minute (so a kiosk
     costs one write a minute at most, however often it polls or judges); only where the
-    journal records (its status poll, a verdict recorded), never on a hall that waits."""
+    journal records (its status poll, a verdict recorded), never on a hall that waits. A time
+    ahead of the clock (a laptop clock set back since) is recorded anew too."""
     seen = kiosk.last_seen_at
-    cutoff = datetime.now(UTC) - timedelta(seconds=TOUCH_SECONDS)
-    if seen is None or datetime.fromisoformat(seen) < cutoff:
+    now = datetime.now(UTC)
+    recent = seen is not None and timedelta(0) <= now - datetime.fromisoformat(seen) <= _TOUCH
+    if not recent:
         try:
             kiosks.touch(hall.db, kiosk.name)
         except DatabaseUnavailable:

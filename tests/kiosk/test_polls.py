@@ -171,3 +171,23 @@ def test_a_poll_asks_to_be_held_25_seconds_at_most_and_only_when_it_can_be(clien
     stranger = client.get("/api/v1/kiosk?wait=20", headers={"If-None-Match": tag},
                           environ_overrides=can_hold)  # fmt: skip
     assert stranger.status_code == 401 and "X-Adjudicator-Hold" not in stranger.headers
+
+
+def test_a_kiosk_seen_under_a_clock_set_back_since_is_seen_anew_and_never_shown_as_ahead(
+    client, setup
+):
+    """The laptop's clock ran an hour ahead and was set right: a kiosk's "last seen" an hour
+    ahead must not keep it "online" for that hour after it stops, nor stop it being seen."""
+    from adjudicator.hall.director import hall_map, hall_status
+
+    ahead = (datetime.now(UTC) + timedelta(hours=1)).isoformat()
+    with setup.hall.db.transaction() as cur:
+        cur.execute("UPDATE kiosks SET last_seen_at = ? WHERE name = 'table-1'", (ahead,))
+    kiosk = kiosks.get(setup.hall.db, "table-1")
+    now = datetime.now(UTC)
+    assert hall_status.kiosk_status(kiosk, now).state == "offline"  # not seen since
+    assert hall_map.kiosk_state(kiosk, now).minutes == 0  # never "offline for -60 minutes"
+    assert poll(client, setup.headers()).status_code == 200  # it polls: seen now
+    seen = datetime.fromisoformat(kiosks.get(setup.hall.db, "table-1").last_seen_at)
+    assert abs(datetime.now(UTC) - seen) < timedelta(minutes=1)
+    assert hall_status.kiosk_status(kiosks.get(setup.hall.db, "table-1"), now).state == "online"

@@ -155,7 +155,7 @@ def kiosk_state(kiosk: kiosks.Kiosk, now: datetime) -> KioskState:
     if state != OFFLINE:
         return KioskState(kiosk.name, state)
     seen = datetime.fromisoformat(kiosk.last_seen_at or now.isoformat())
-    return KioskState(kiosk.name, state, int((now - seen).total_seconds() // 60))
+    return KioskState(kiosk.name, state, max(0, int((now - seen).total_seconds() // 60)))
 
 
 def version(db: Database, tournament: str | None = None, now: datetime | None = None) -> str:

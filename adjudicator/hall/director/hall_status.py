@@ -159,11 +159,13 @@ def _name_warnings() -> tuple[Phrase, ...]:
 
 
 def kiosk_status(kiosk: kiosks.Kiosk, now: datetime) -> KioskStatus:
-    """Online if seen within ONLINE_SECONDS of `now`."""
+    """Online if seen within ONLINE_SECONDS of `now`. Seen further ahead of `now` than that, it
+    was seen under a clock set back since, and not since: offline (a kiosk that polls is seen
+    anew at once)."""
     if kiosk.last_seen_at is None:
         return KioskStatus(kiosk.name, "never seen", None)
     seen = datetime.fromisoformat(kiosk.last_seen_at)
-    online = now - seen <= timedelta(seconds=ONLINE_SECONDS)
+    online = abs(now - seen) <= timedelta(seconds=ONLINE_SECONDS)
     return KioskStatus(kiosk.name, "online" if online else "offline", kiosk.last_seen_at)
 
 
