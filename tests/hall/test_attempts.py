@@ -164,3 +164,18 @@ def test_thirty_attempts_at_once_are_counted_once_each_on_either_backend(migrate
     with migrated_db.transaction() as cur:
         row = cur.execute("SELECT failures FROM attempts WHERE name = 'director'").one()
     assert row["failures"] == 30
+
+
+def test_a_clock_set_back_neither_locks_the_director_out_nor_forgives_a_guesser(staffed):
+    """Failures counted while the laptop's clock ran an hour ahead: once it is set right, a wait
+    lasts what the policy gave it, not an hour more, and the count still stands."""
+    attempt(staffed, "director", "wrong", DESK, START)  # a slip at the desk: no wait
+    for _ in range(4):  # a guesser: its 4th failure gave a 2 s wait
+        attempt(staffed, "director", "wrong", GUESSER, START + timedelta(seconds=30))
+    set_back = START - timedelta(hours=1)
+    assert attempt(staffed, "director", DIRECTOR_PASSWORD, DESK, set_back).is_director
+    refused = attempt(staffed, "director", DIRECTOR_PASSWORD, GUESSER, set_back)
+    assert isinstance(refused, LoginRefused) and not refused.locked
+    assert refused.retry_after(set_back) == 4  # counted on: the 5th, made while waiting
+    later = set_back + timedelta(seconds=4)
+    assert attempt(staffed, "director", DIRECTOR_PASSWORD, GUESSER, later).is_director

@@ -160,7 +160,10 @@ def _count(cur, scope: str, key: str, name: str, policy: Policy, now: datetime):
     failures, retry_at = 0, now
     if row is not None:
         previous_retry = datetime.fromisoformat(row["retry_at"])
-        quiet = now - datetime.fromisoformat(row["last_failure_at"])
+        last_failure = datetime.fromisoformat(row["last_failure_at"])
+        if last_failure > now:  # counted under a clock set back since: as if it failed now,
+            previous_retry, last_failure = now + (previous_retry - last_failure), now  # its wait
+        quiet = now - last_failure  # kept, never lengthened by the hour the clock was ahead
         if previous_retry > now or quiet <= timedelta(seconds=policy.lockout_seconds):
             failures, retry_at = int(row["failures"]), previous_retry
     waiting = retry_at > now
