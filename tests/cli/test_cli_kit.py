@@ -14,6 +14,8 @@ import os
 import socket
 import sqlite3
 import stat
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -123,6 +125,66 @@ def test_a_stick_row_altered_is_refused_and_named_when_the_walk_is_split(
     assert "cannot be taken over" in refused.stderr and f"row {row}" in refused.stderr
     assert not laptops.b.exists()
     assert on_both_cores and all(child.poll() is not None for child in on_both_cores)
+
+
+def test_a_stick_row_changed_after_the_stick_was_read_never_comes_across(laptops, monkeypatch):
+    """The stick is read once: its copy is walked, proven and put in place. A row changed on
+    the stick after that (here: once the proof is done, before the journal is put in place) is
+    not taken over; the laptop's journal holds the rows as proven, and its chain verifies."""
+    from adjudicator.hall.kit import stick_copy
+
+    as_proven = _rows(laptops.mirror)
+    real_verify = stick_copy.verify
+
+    def verify_then_change(*args, **kwargs):
+        proven = real_verify(*args, **kwargs)
+        _stick_rows(laptops, "UPDATE adjudications SET words = 'QI ZAX' WHERE id = ?", (2,))
+        return proven
+
+    monkeypatch.setattr(stick_copy, "verify", verify_then_change)
+    opened = laptops.open(laptops.b)
+    assert opened.exit_code == 0, opened.stderr
+    primary = laptops.b / "journal.sqlite3"
+    assert _rows(primary) == as_proven != _rows(laptops.mirror)
+    monkeypatch.setenv("ADJUDICATOR_DATABASE_URL", str(primary))
+    monkeypatch.setenv("ADJUDICATOR_JOURNAL_MIRROR", "")
+    checked = laptops.run("journal", "verify")
+    assert checked.exit_code == 0 and "Journal intact" in checked.stdout, checked.stdout
+
+
+def test_a_refused_kit_open_leaves_a_stick_with_an_unfolded_log_as_it_was(laptops):
+    """Laptop A died with rows in the stick's write-ahead log (never folded into the file): a
+    kit open refused (a wrong passphrase; a process of its own, as a director runs it) reads the
+    stick, taking its copy, and writes nothing to it, not even the log folded in."""
+    script = (
+        "import os, sqlite3, sys\n"
+        "c = sqlite3.connect(sys.argv[1])\n"
+        "c.execute('PRAGMA wal_autocheckpoint=0')\n"
+        "with c:\n"
+        "    c.execute('UPDATE adjudications SET words = words WHERE id = 1')\n"
+        "os._exit(0)\n"  # dies as A did: no checkpoint, the log left behind
+    )
+    subprocess.run([sys.executable, "-c", script, str(laptops.mirror)], check=True, timeout=60)
+    wal = Path(f"{laptops.mirror}-wal")
+    assert wal.exists() and wal.stat().st_size > 0
+    before = files_of(laptops.stick)
+    refused = run_cli(laptops.b, "kit", "open", str(laptops.stick), "--passphrase-stdin",
+                      stdin="not the passphrase at all\n")  # fmt: skip
+    assert refused.returncode == 2 and "Wrong passphrase" in refused.stderr, refused.stderr
+    assert files_of(laptops.stick) == before and not laptops.b.exists()
+    opened = laptops.open(laptops.b)  # and with the right one, taken over, log and all
+    assert opened.exit_code == 0, opened.stderr
+    assert "3 rows copied from the stick" in opened.stdout
+
+
+def _rows(path: Path) -> list[tuple]:
+    connection = sqlite3.connect(path)
+    try:
+        return connection.execute(
+            "SELECT id, words, row_hash FROM adjudications ORDER BY id"
+        ).fetchall()
+    finally:
+        connection.close()
 
 
 def test_a_wrong_passphrase_ends_the_split_walk(laptops, on_both_cores):

@@ -11,14 +11,16 @@ In order, and nothing written until the last check has passed:
 3. each sealed item opens with the kit's private half and carries the hall's signature;
 4. this data home is fresh, or this hall's own (the same key, a journal only behind the
    stick's);
-5. the stick's copy of the journal is the one the manifest names, reaches its head, and may be
-   taken over (stick_copy.verify: the one walk of its chain).
+5. the stick's copy of the journal, copied once into a private folder (while the passphrase's
+   Argon2id runs), is the one the manifest names, reaches its head, and may be taken over
+   (stick_copy.verify: the one walk of its chain, of that copy).
 Then: the receipt key, the CA, the certificates, the session secret and the hall's name and
-ports go into this data home; this laptop's disk becomes the primary copy, copied from the
-stick and checked by its head; the lexicons come across, each checked against its tournaments'
-pins; the signed takeover statement is kept beside both copies (record/copies/takeover.py); the
-head proven is noted for the start (record/copies/proven_copies.py); the data home records the
-kit, as found, so this hall keeps it current from now on. No journal number is taken.
+ports go into this data home; this laptop's disk becomes the primary copy: the copy proven,
+put in place and checked by its head; the lexicons come across, each checked against its
+tournaments' pins; the signed takeover statement is kept beside both copies
+(record/copies/takeover.py); the head proven is noted for the start
+(record/copies/proven_copies.py); the data home records the kit, as found, so this hall keeps it
+current from now on. No journal number is taken.
 
 `--drill` (drill.py) opens a copy instead: the same checks, then the journal copied to this
 laptop under a drill's own identity, and nothing written to the stick.
@@ -28,7 +30,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +55,7 @@ from adjudicator.hall.kit.kit_files import MOST_LEXICON, KitFolder, file_sha256
 from adjudicator.hall.kit.seal import core_aad
 from adjudicator.hall.kit.sealing import KitDamaged, KitError, WrongPassphrase
 from adjudicator.hall.network import hall_tls, hall_url
-from adjudicator.record.copies import markers, proven_copies, resync, standing, takeover
+from adjudicator.record.copies import markers, proven_copies, standing, takeover
 from adjudicator.record.database.sqlite import SqliteDatabase
 from adjudicator.record.journal import receipt_key
 from adjudicator.record.journal.receipt_key import SigningKey
@@ -97,20 +99,25 @@ def open_kit(
     found = manifest.read(folder, public, header["kit"], file_sha256(folder.header_path) or "")
     manifest.refuse_unless_whole(folder, found)
     mirror_path = _mirror(folder, header, mirror)
-    with stick_copy.walking(mirror_path) as chain:  # beside Argon2id: reading, nothing written
+    # Beside Argon2id: the stick's journal copied into a private folder (nothing of this data
+    # home written), and that copy walked; the copy proven is the copy put in place.
+    with stick_copy.walking(mirror_path) as chain:
         derived = sealing.derive(passphrase, header["kdf"])  # no hall serves here to slow
         core = _open_core(header, derived, public)
         items = {name: _open_item(folder, core, name) for name in contents.ITEMS}
         listing = _listing(folder, core)
         primary = _primary()
-        _refuse_another_hall(core.key, primary, mirror_path)
-        proven = stick_copy.verify(mirror_path, core.key, core.key.path, found.head, chain.result())
-    # Every check has passed: from here on, this data home becomes the hall's.
-    write_whole(core.key.path, _pem(core.key))
-    for name, content in items.items():
-        if content is not None:
-            contents.restore(name, content)
-    resync.rebuild(mirror_path, primary)
+        walked, taken = chain.result(), chain.taken()
+        _refuse_another_hall(core.key, primary, taken, mirror_path)
+        proven = stick_copy.verify(
+            taken, core.key, core.key.path, found.head, walked, stick=mirror_path
+        )
+        # Every check has passed: from here on, this data home becomes the hall's.
+        write_whole(core.key.path, _pem(core.key))
+        for name, content in items.items():
+            if content is not None:
+                contents.restore(name, content)
+        chain.put(primary)
     head = _copied(primary, proven)
     if as_drill:
         return _drill(folder, found, core, primary, head, listing)
@@ -265,8 +272,9 @@ def _primary() -> str:
     return path or str(contents.home() / "journal.sqlite3")
 
 
-def _refuse_another_hall(key: SigningKey, primary: str, mirror: str) -> None:
-    """This data home must be fresh, or this hall's with a journal only behind the stick's."""
+def _refuse_another_hall(key: SigningKey, primary: str, taken: str, mirror: str) -> None:
+    """This data home must be fresh, or this hall's with a journal only behind the stick's
+    (`taken` from the stick's copy at `mirror`: ChainWalk.taken)."""
     if key.path.exists():
         try:
             own = receipt_key.load(key.path)
@@ -280,9 +288,10 @@ def _refuse_another_hall(key: SigningKey, primary: str, mirror: str) -> None:
             )
     if not Path(primary).exists():
         return
-    stick_copy.readable_head(mirror)  # a stick's copy SQLite cannot read: refused, named
+    stick_copy.readable_head(taken, mirror)  # a stick's copy SQLite cannot read: refused, named
     try:
-        verdict, here, there = standing.compare(primary, mirror)
+        verdict, here, there = standing.compare(primary, taken)
+        there = replace(there, path=mirror)  # named as the director knows it
     except sqlite3.DatabaseError as exc:
         raise KitError(
             f"This laptop's journal ({primary}) cannot be read ({exc}): nothing was written. "

@@ -1,6 +1,13 @@
 """Whether the stick's copy of the journal may be taken over: the one walk of its chain a
 takeover makes, before it becomes this laptop's journal.
 
+The stick is read once: its journal is copied first (SQLite's backup: one consistent snapshot)
+into a private folder of this laptop, while the passphrase's Argon2id runs, and that copy is
+walked and proven, and then put in place as this laptop's journal (renamed there, or copied
+from this laptop's own disk). A stick written to after it was read changes nothing here: the
+rows proven are the rows taken over. (Walking the stick and then copying it left a window in
+which a row changed on the stick would have come across unproven.)
+
 The copy must be the journal the kit's signed manifest names (manifest.py), a journal the hall's
 key began (and no newer journal the key signed rows of), and proven by the fork check every
 start makes of a copy (record/copies/proof.py, fork_check.py): its chain verifies in full, no
@@ -13,7 +20,10 @@ copy in the mirror's place is a ROLLBACK, named).
 
 from __future__ import annotations
 
+import errno
+import shutil
 import sqlite3
+import tempfile
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -22,12 +32,14 @@ from pathlib import Path
 
 from adjudicator.hall.kit import manifest
 from adjudicator.hall.kit.sealing import KitError
-from adjudicator.record.copies import proof, standing
+from adjudicator.record.copies import proof, resync, standing
 from adjudicator.record.database.sqlite import SqliteDatabase
 from adjudicator.record.journal import chain_walk, split_walk
 from adjudicator.record.journal.receipt_key import SigningKey
 from adjudicator.record.proofs import high_water, journal_begun
 from adjudicator.record.proofs.fork_check import Proof, Statements
+
+COPY_NAME = "journal.sqlite3"  # the snapshot's name in its private folder
 
 
 class StickCopyRefused(KitError):
@@ -35,30 +47,61 @@ class StickCopyRefused(KitError):
 
 
 class ChainWalk:
-    """The stick's chain, walked in a thread (its later half in a child process: split_walk.py)
-    while the passphrase's Argon2id runs (it leaves Python's lock), so that the takeover's one
-    walk is mostly done when the key is: `verify` then looks up what the statements name
-    (chain_walk.walk's `chained`)."""
+    """The stick's journal copied into a private folder (Taken), and that copy's chain walked
+    (its later half in a child process: split_walk.py), in a thread while the passphrase's
+    Argon2id runs (it leaves Python's lock), so that the takeover's one walk is mostly done when
+    the key is: `verify` then looks up what the statements name (chain_walk.walk's `chained`)."""
 
-    def __init__(self, path: str):
+    def __init__(self, stick: str, folder: str):
         self._stop = threading.Event()
         self._found: chain_walk.Walk | None = None
-        self._thread = threading.Thread(target=self._run, args=(path,), name="stick-chain")
+        self.stick = stick
+        self.copy: str | None = None  # the snapshot, once taken
+        self._thread = threading.Thread(
+            target=self._run, args=(stick, str(Path(folder) / COPY_NAME)), name="stick-chain"
+        )
         self._thread.daemon = True
         self._thread.start()
 
-    def _run(self, path: str) -> None:
-        if not Path(path).is_file():
+    def _run(self, stick: str, copy: str) -> None:
+        if not Path(stick).is_file():
             return  # verify says so
         try:
-            self._found = split_walk.walk(path, self._stop)  # on both cores
+            resync.snapshot(stick, copy, reading=True)  # nothing written to the stick
+        except (OSError, sqlite3.Error):
+            return  # unreadable or damaged: verify reads the stick itself, and names it
+        self.copy = copy
+        if self._stop.is_set():
+            return
+        try:
+            self._found = split_walk.walk(copy, self._stop)  # on both cores
         except Exception:  # noqa: BLE001 - only a head start: verify walks again and says why
             self._found = None  # stopped, unreadable, damaged in any way
 
     def result(self) -> chain_walk.Walk | None:
-        """The chain as walked (None: verify walks it itself)."""
+        """The copy's chain as walked (None: verify walks it itself)."""
         self._thread.join()
         return self._found
+
+    def taken(self) -> str:
+        """The journal to prove and put in place: the snapshot, or the stick's own file where
+        none could be taken (verify then refuses it, naming what is wrong)."""
+        self._thread.join()
+        return self.copy or self.stick
+
+    def put(self, target: str) -> None:
+        """The proven copy made `target`, this laptop's journal: renamed there from the private
+        folder (copied, across file systems); from the stick only where no snapshot was taken."""
+        self._thread.join()
+        if self.copy is None:
+            resync.rebuild(self.stick, target)
+            return
+        try:
+            resync.put_in_place(self.copy, target)
+        except OSError as exc:
+            if exc.errno != errno.EXDEV:
+                raise KitError(f"{target} could not be written: {exc}.") from None
+            resync.rebuild(self.copy, target)  # another file system: copied from this disk
 
     def stop(self) -> None:
         self._stop.set()
@@ -67,13 +110,16 @@ class ChainWalk:
 
 @contextmanager
 def walking(path: str) -> Iterator[ChainWalk]:
-    """The stick's chain walked meanwhile (ChainWalk), and stopped when the block ends, a
-    wrong passphrase or any refusal among them."""
-    walk = ChainWalk(path)
+    """The stick's journal copied into a private folder and its chain walked meanwhile
+    (ChainWalk); the walk stopped, and the folder removed, when the block ends: a wrong
+    passphrase, any refusal among them, or the copy put in place."""
+    folder = tempfile.mkdtemp(prefix="adjudicator-kit-open-")  # this user's alone (0700)
+    walk = ChainWalk(path, folder)
     try:
         yield walk
     finally:
         walk.stop()
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def verify(
@@ -82,28 +128,33 @@ def verify(
     key_path: Path,
     named: manifest.Head | None,
     chained: chain_walk.Walk | None = None,
+    stick: str | None = None,
 ) -> standing.CopyHead:
     """The copy's head if it may be taken over; StickCopyRefused naming what is wrong. `named`:
     the journal the kit's manifest names (None: the kit was sealed before any journal);
-    `chained`: its chain walked already (ChainWalk)."""
-    head = readable_head(path)
+    `chained`: its chain walked already (ChainWalk); `stick`: where the copy at `path` was
+    taken from (ChainWalk.taken), whose name the refusals give and beside which the hall's
+    marks are kept."""
+    stick = stick or path
+    head = readable_head(path, stick)
     if not head.exists or not head.journal_id:
         raise StickCopyRefused(
-            f"No journal at {path}: set ADJUDICATOR_JOURNAL_MIRROR to the journal's copy on the "
+            f"No journal at {stick}: set ADJUDICATOR_JOURNAL_MIRROR to the journal's copy on the "
             "USB stick (nothing was written)."
         )
     if named is not None and head.journal_id != named.journal:
         raise StickCopyRefused(
-            f"The journal at {path} ({head.journal_id[:8]}) is not the one the kit's manifest "
+            f"The journal at {stick} ({head.journal_id[:8]}) is not the one the kit's manifest "
             f"names ({named.journal[:8]}): another journal, or a backup of another event, was "
             "put in the mirror's place. Nothing was written. Give the journal's copy that was "
             "on the stick with this kit (ADJUDICATOR_JOURNAL_MIRROR)."
         )
-    _refuse_unbegun(path, head.journal_id, key, key_path)
+    _refuse_unbegun(path, head.journal_id, key, key_path, stick)
     # The one call that holds a copy against the hall's signed statements (the fork check of
     # issue 33, as every start makes it), the manifest's among them: a fork, rows missing or a
     # broken chain refuse it.
-    statements = with_manifest(proof.statements_of([path], key, key_path, head.journal_id), named)
+    said = proof.statements_of([path], key, key_path, head.journal_id, beside=[stick])
+    statements = with_manifest(said, named)
     examined = proof.examine("stick's copy", path, {head.journal_id: statements}, chained=chained)
     if not examined.whole:
         raise StickCopyRefused(
@@ -114,16 +165,16 @@ def verify(
     return head
 
 
-def readable_head(path: str) -> standing.CopyHead:
+def readable_head(path: str, shown: str | None = None) -> standing.CopyHead:
     """The head of the copy at `path`; StickCopyRefused if SQLite cannot read it at all (a file
-    overwritten, or not a journal)."""
+    overwritten, or not a journal), naming it `shown` (the stick's copy it was taken from)."""
     try:
         return standing.head(path)
     except sqlite3.DatabaseError as exc:
         raise StickCopyRefused(
-            f"The journal at {path} cannot be read ({exc}): it is damaged, or not a journal. "
-            "Nothing was written. Bring the copy that holds the hall's rows (a backup, the "
-            "other laptop's disk)."
+            f"The journal at {shown or path} cannot be read ({exc}): it is damaged, or not a "
+            "journal. Nothing was written. Bring the copy that holds the hall's rows (a backup, "
+            "the other laptop's disk)."
         ) from None
 
 
@@ -156,13 +207,15 @@ def _what(examined: proof.Examined) -> str:
     return "Its chain is damaged."
 
 
-def _refuse_unbegun(path: str, journal_id: str, key: SigningKey, key_path: Path) -> None:
+def _refuse_unbegun(
+    path: str, journal_id: str, key: SigningKey, key_path: Path, stick: str
+) -> None:
     copy = SqliteDatabase(path, create_folder=False)
     try:
         _, signed = journal_begun.identity(copy)
     finally:
         copy.close()
-    marks = high_water.all_marks(high_water.places(key_path, [path]), key.public)
+    marks = high_water.all_marks(high_water.places(key_path, [stick]), key.public)
     if signed is None and journal_begun.newest_other(marks, journal_id) is None:
         return  # never served yet: its first start adopts it, as any start would
     if not journal_begun.begun_by(signed, key, journal_id):

@@ -132,13 +132,19 @@ def for_journal(db: MirroredDatabase, journal_id: str) -> Statements:
 
 
 def statements_of(
-    paths: list[str], key: receipt_key.SigningKey, key_path: Path, journal_id: str, heads=None
+    paths: list[str],
+    key: receipt_key.SigningKey,
+    key_path: Path,
+    journal_id: str,
+    heads=None,
+    beside: list[str] | None = None,
 ) -> Statements:
     """`for_journal` for any copies (`paths`), checked with `key` (the marks kept beside
-    `key_path` and beside each copy); `heads`, the journal's own HeadGuard where it has one
-    (else the head records are checked with the key's own secret): a stick's copy on a laptop
-    taking the hall over (hall/kit/stick_copy.py)."""
-    places = high_water.places(key_path, paths)
+    `key_path` and beside each copy, or each of `beside`: where a snapshot's copy was taken
+    from); `heads`, the journal's own HeadGuard where it has one (else the head records are
+    checked with the key's own secret): a stick's copy on a laptop taking the hall over
+    (hall/kit/stick_copy.py)."""
+    places = high_water.places(key_path, paths if beside is None else beside)
     sealed = (
         heads.records()
         if heads is not None

@@ -75,25 +75,43 @@ def rebuild(source: str, target: str, identity: str | None = None) -> None:
     partial = f"{target}.resync-partial"
     remove_if_there(partial)
     try:
-        src = sqlite3.connect(f"file:{quote(source)}?mode=rw", uri=True, timeout=10)
-        try:
-            create_owner_only(partial)  # the journal's copy: its owner's alone
-            dst = sqlite3.connect(partial)
-            try:
-                src.backup(dst)
-            finally:
-                dst.close()
-        finally:
-            src.close()
-        mirror_identity.give(partial, identity)  # synced in its own commit
-        fsync_path(partial)
-        for suffix in SUFFIXES[1:]:  # an old WAL must never be replayed into the new file
-            remove_if_there(target + suffix)
-        os.replace(partial, target)
-        fsync_path(str(Path(target).parent))
+        snapshot(source, partial)
+        put_in_place(partial, target, identity)
     except (OSError, sqlite3.Error) as exc:
         remove_if_there(partial)
         raise ResyncError(f"{target} could not be rebuilt from {source}: {exc}.") from None
+
+
+def snapshot(source: str, copy: str, reading: bool = False) -> None:
+    """One consistent snapshot of `source` (SQLite's backup API) as the new file `copy`, its
+    owner's alone; `reading`: `source` opened as a copy is read, changing nothing in its files
+    (standing.open_to_read: a stick not yet proven). Raises OSError or sqlite3.Error."""
+    if reading:
+        src = standing.open_to_read(source)
+    else:
+        src = sqlite3.connect(f"file:{quote(source)}?mode=rw", uri=True, timeout=10)
+    try:
+        create_owner_only(copy)  # the journal's copy: its owner's alone
+        dst = sqlite3.connect(copy)
+        try:
+            src.backup(dst)
+        finally:
+            dst.close()
+    finally:
+        src.close()
+
+
+def put_in_place(copy: str, target: str, identity: str | None = None) -> None:
+    """The snapshot `copy` made `target`: given the copy's own id (`identity`, else `target`'s,
+    else a new one), made durable, and renamed over it (on one file system: else OSError).
+    Raises OSError or sqlite3.Error."""
+    identity = identity or mirror_identity.copy_id(target)
+    mirror_identity.give(copy, identity)  # synced in its own commit
+    fsync_path(copy)
+    for suffix in SUFFIXES[1:]:  # an old WAL must never be replayed into the new file
+        remove_if_there(target + suffix)
+    os.replace(copy, target)
+    fsync_path(str(Path(target).parent))
 
 
 def cut(path: str, keep_to: int) -> str:
