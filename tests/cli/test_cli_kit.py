@@ -7,6 +7,7 @@ The CLI runs in this process (the `run` fixture); ADJUDICATOR_HOME says which la
 from __future__ import annotations
 
 import base64
+import errno
 import gc
 import hashlib
 import json
@@ -175,6 +176,28 @@ def test_a_refused_kit_open_leaves_a_stick_with_an_unfolded_log_as_it_was(laptop
     opened = laptops.open(laptops.b)  # and with the right one, taken over, log and all
     assert opened.exit_code == 0, opened.stderr
     assert "3 rows copied from the stick" in opened.stdout
+
+
+def test_a_copy_taken_on_another_file_system_is_copied_into_place(laptops, monkeypatch):
+    """The private folder on another file system than the data home (a /tmp in memory): the
+    copy proven cannot be renamed into place, so it is copied there from this laptop's disk."""
+    from adjudicator.record.copies import resync
+
+    real_replace, crossed = os.replace, []
+
+    def replace(source, target):
+        if "adjudicator-kit-open-" in str(source):
+            crossed.append(source)
+            raise OSError(errno.EXDEV, "Invalid cross-device link")
+        return real_replace(source, target)
+
+    monkeypatch.setattr(resync.os, "replace", replace)
+    as_proven = _rows(laptops.mirror)
+    opened = laptops.open(laptops.b)
+    assert opened.exit_code == 0, opened.stderr
+    assert crossed and _rows(laptops.b / "journal.sqlite3") == as_proven
+    judged = laptops.judge("ZA")
+    assert judged.exit_code == 0 and "adjudication #4" in judged.stdout
 
 
 def _rows(path: Path) -> list[tuple]:
