@@ -200,6 +200,21 @@ def test_a_copy_taken_on_another_file_system_is_copied_into_place(laptops, monke
     assert judged.exit_code == 0 and "adjudication #4" in judged.stdout
 
 
+def test_without_a_temporary_folder_the_stick_is_proven_and_copied_as_it_stands(
+    laptops, monkeypatch
+):
+    from adjudicator.hall.kit import stick_copy
+
+    def full(**kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(stick_copy.tempfile, "mkdtemp", full)
+    as_proven = _rows(laptops.mirror)
+    opened = laptops.open(laptops.b)
+    assert opened.exit_code == 0, opened.stderr
+    assert _rows(laptops.b / "journal.sqlite3") == as_proven
+
+
 def _rows(path: Path) -> list[tuple]:
     connection = sqlite3.connect(path)
     try:

@@ -47,25 +47,24 @@ class StickCopyRefused(KitError):
 
 
 class ChainWalk:
-    """The stick's journal copied into a private folder (Taken), and that copy's chain walked
-    (its later half in a child process: split_walk.py), in a thread while the passphrase's
-    Argon2id runs (it leaves Python's lock), so that the takeover's one walk is mostly done when
-    the key is: `verify` then looks up what the statements name (chain_walk.walk's `chained`)."""
+    """The stick's journal copied into a private folder, and that copy's chain walked (its
+    later half in a child process: split_walk.py), in a thread while the passphrase's Argon2id
+    runs (it leaves Python's lock), so that the takeover's one walk is mostly done when the key
+    is: `verify` then looks up what the statements name (chain_walk.walk's `chained`)."""
 
-    def __init__(self, stick: str, folder: str):
+    def __init__(self, stick: str, folder: str | None):
         self._stop = threading.Event()
         self._found: chain_walk.Walk | None = None
         self.stick = stick
         self.copy: str | None = None  # the snapshot, once taken
-        self._thread = threading.Thread(
-            target=self._run, args=(stick, str(Path(folder) / COPY_NAME)), name="stick-chain"
-        )
+        copy = str(Path(folder) / COPY_NAME) if folder else None
+        self._thread = threading.Thread(target=self._run, args=(stick, copy), name="stick-chain")
         self._thread.daemon = True
         self._thread.start()
 
-    def _run(self, stick: str, copy: str) -> None:
-        if not Path(stick).is_file():
-            return  # verify says so
+    def _run(self, stick: str, copy: str | None) -> None:
+        if copy is None or not Path(stick).is_file():
+            return  # no private folder, or no stick: verify reads the stick itself, and says
         try:
             resync.snapshot(stick, copy, reading=True)  # nothing written to the stick
         except (OSError, sqlite3.Error):
@@ -102,6 +101,8 @@ class ChainWalk:
             if exc.errno != errno.EXDEV:
                 raise KitError(f"{target} could not be written: {exc}.") from None
             resync.rebuild(self.copy, target)  # another file system: copied from this disk
+        except sqlite3.Error as exc:
+            raise KitError(f"{target} could not be written: {exc}.") from None
 
     def stop(self) -> None:
         self._stop.set()
@@ -113,13 +114,17 @@ def walking(path: str) -> Iterator[ChainWalk]:
     """The stick's journal copied into a private folder and its chain walked meanwhile
     (ChainWalk); the walk stopped, and the folder removed, when the block ends: a wrong
     passphrase, any refusal among them, or the copy put in place."""
-    folder = tempfile.mkdtemp(prefix="adjudicator-kit-open-")  # this user's alone (0700)
+    try:
+        folder: str | None = tempfile.mkdtemp(prefix="adjudicator-kit-open-")  # 0700: ours
+    except OSError:
+        folder = None  # no temporary folder: the stick is proven and copied as it stands
     walk = ChainWalk(path, folder)
     try:
         yield walk
     finally:
         walk.stop()
-        shutil.rmtree(folder, ignore_errors=True)
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def verify(
