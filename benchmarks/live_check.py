@@ -7,6 +7,9 @@ disk), while the full verification runs beside it:
 - alone: no verification (the floor);
 - thread: the verification on a thread of the same process (background_check.verify_live, as
   the worker ran it until stop 54);
+- thread, 1 ms switch: the same, with the interpreter's switch interval the serving worker now
+  sets (loop_worker.SWITCH_SECONDS; Python's default is 5 ms): what any busy thread of a worker
+  (a director's export, a lexicon verified from its page) costs the verdicts beside it;
 - child: as the worker runs it now (Watch.run_if_due: a child process at nice 19).
 Printed per size: the verification's seconds, the verdicts judged meanwhile, and a verdict's
 p50 and p99 in each mode, with the ratio of its p99 to the floor's.
@@ -20,6 +23,7 @@ import argparse
 import os
 import shutil
 import statistics
+import sys
 import tempfile
 import threading
 import time
@@ -28,6 +32,7 @@ from pathlib import Path
 from benchmarks.sizing import sizes
 from benchmarks.takeover import fill
 from benchmarks.verdict_layers import verdict_environ
+from kiosk.server.loop_worker import SWITCH_SECONDS
 
 from tests.support.servers import prepare_home
 
@@ -105,6 +110,13 @@ def measure(rows: int, verdicts: int) -> dict:
         found = {"rows": rows, "alone": _percentiles([judge(n) for n in range(verdicts)])}
         times, seconds = _beside(judge, lambda: background_check.verify_live(db))
         found["thread"] = {**_percentiles(times), "seconds": seconds}
+        default = sys.getswitchinterval()
+        sys.setswitchinterval(SWITCH_SECONDS)  # as the serving worker runs (loop_worker.py)
+        try:
+            times, seconds = _beside(judge, lambda: background_check.verify_live(db))
+        finally:
+            sys.setswitchinterval(default)
+        found["thread, 1 ms switch"] = {**_percentiles(times), "seconds": seconds}
         watch = background_check.Watch(db, minutes=0)  # always due
         times, seconds = _beside(judge, lambda: _verified(watch))
         found["child"] = {**_percentiles(times), "seconds": seconds}
@@ -127,7 +139,7 @@ def table(results: list[dict]) -> str:
     ]
     for found in results:
         floor = found["alone"]["p99"]
-        for mode in ("alone", "thread", "child"):
+        for mode in ("alone", "thread", "thread, 1 ms switch", "child"):
             m = found[mode]
             seconds = f"{m['seconds']:.2f}" if "seconds" in m else "-"
             lines.append(
