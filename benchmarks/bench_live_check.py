@@ -1,7 +1,8 @@
 """`make bench`: a serving worker's verdicts while the hall verifies both copies of its mirrored
 journal in full, on a thread of the worker (as until stop 54) and in a child process at nice 19
 (as now), at 10,000 and 100,000 rows (benchmarks/live_check.py; 1,000,000 by hand: filling it
-takes minutes). The floor, in the same run: the same verdicts with no verification."""
+takes minutes); and beside a director's backup (its chain walked in the worker, or in a child).
+The floor, in the same run: the same verdicts with nothing beside them."""
 
 from __future__ import annotations
 
@@ -17,3 +18,17 @@ def test_verdicts_beside_the_full_verification(benchmark, capsys):
     with capsys.disabled():
         print("\n" + live_check.table(results))
     assert all(found["child"]["n"] >= 1 and found["thread"]["n"] >= 1 for found in results)
+
+
+def test_verdicts_beside_a_directors_backup(benchmark, capsys):
+    """A director's backup from the hall's page: its chain walked in the worker (as until
+    stop 55) and in a child (split_walk.walk_apart, as now)."""
+    sizes = smallest([10_000, 100_000], [1_000])
+    results = benchmark.pedantic(
+        live_check.main,
+        args=([*map(str, sizes), "--verdicts", str(smallest(300, 20)), "--backup"],),
+        rounds=1,
+    )
+    with capsys.disabled():
+        print("\n" + live_check.table(results))
+    assert all(found["backup walked apart"]["n"] >= 1 for found in results)

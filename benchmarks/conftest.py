@@ -18,15 +18,19 @@ import os
 from pathlib import Path
 
 import pytest
+from bytecode import cache_bytecode
 from sizing import SMALLEST_VARIABLE
 
 SHARED_LEXICONS = Path(__file__).resolve().parents[2] / "shared" / "lexicons"
 
 
 def pytest_configure(config):
-    """Under --benchmark-disable every benchmark runs at its smallest size (sizing.py)."""
+    """Under --benchmark-disable every benchmark runs at its smallest size (sizing.py). Every
+    process a benchmark starts runs from compiled bytecode, as an installed copy does
+    (bytecode.py)."""
     if config.getoption("benchmark_disable", default=False):
         os.environ[SMALLEST_VARIABLE] = "1"
+    cache_bytecode()
 
 
 def pytest_collect_file(file_path: Path, parent):

@@ -29,6 +29,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from benchmarks.bytecode import cache_bytecode  # noqa: E402
 
 VERDICTS = """
 import json, statistics, sys, tempfile, time
@@ -190,6 +192,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="keyed-rows-") as temp:
         folder = Path(temp)
         trees = {"before": tree_of(args.ref, folder / "before"), "after": ROOT}
+        cache_bytecode(*trees.values())
         if "verdicts" in args.only:
             work = folder / "verdicts"
             work.mkdir()

@@ -34,6 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.bench_lexicon import MEMORY_PROBE, TWELVE  # noqa: E402
+from benchmarks.bytecode import cache_bytecode  # noqa: E402
 from benchmarks.tree_options import trees_parser  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "lexicons"
@@ -153,9 +154,8 @@ def main() -> None:
     parser.add_argument("--judge-runs", type=int, default=15)
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
-    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
-    os.environ.setdefault("PYTHONPYCACHEPREFIX", str(Path(tempfile.gettempdir()) / "lot-cache"))
     trees = [args.before.resolve(), args.after.resolve()]
+    cache_bytecode(*trees)
     results = []
     with tempfile.TemporaryDirectory(prefix="lexicon-open-") as folder:
         home = Path(folder) / "home"

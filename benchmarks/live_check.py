@@ -14,7 +14,11 @@ disk), while the full verification runs beside it:
 Printed per size: the verification's seconds, the verdicts judged meanwhile, and a verdict's
 p50 and p99 in each mode, with the ratio of its p99 to the floor's.
 
-    .venv/bin/python -m benchmarks.live_check [SIZES...] [--verdicts N]
+With `--backup`, the job beside the verdicts is instead a director's backup from the hall's
+page (backup.make, the interpreter's switch interval as the serving worker sets it): its chain
+walked here (as until stop 55) and walked in a child (split_walk.walk_apart, as now).
+
+    .venv/bin/python -m benchmarks.live_check [SIZES...] [--verdicts N] [--backup]
 """
 
 from __future__ import annotations
@@ -27,7 +31,10 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from benchmarks.sizing import sizes
 from benchmarks.takeover import fill
@@ -84,7 +91,10 @@ def _percentiles(times: list[float]) -> dict:
     }
 
 
-def measure(rows: int, verdicts: int) -> dict:
+@contextmanager
+def serving_hall(rows: int) -> Iterator[tuple[Path, Callable[[int], float], Any]]:
+    """A mirrored hall of `rows` rows, its app judging in this process: its folder, one
+    verdict's milliseconds (warmed), and its journal."""
     folder = Path(tempfile.mkdtemp(prefix=f"live-check-{rows}-"))
     saved = dict(os.environ)
     try:
@@ -97,7 +107,6 @@ def measure(rows: int, verdicts: int) -> dict:
         home = prepare_home(folder / "home", env=env)
         fill(home.path, env, rows)
         os.environ.update({"ADJUDICATOR_HOME": str(home.path), **env})
-        from adjudicator.record.copies import background_check
         from kiosk import create_app
         from kiosk.hall import get_hall
 
@@ -107,6 +116,18 @@ def measure(rows: int, verdicts: int) -> dict:
             judge(n)  # warm
         with app.app_context():
             db = get_hall().db
+        yield folder, judge, db
+        db.close()
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def measure(rows: int, verdicts: int) -> dict:
+    from adjudicator.record.copies import background_check
+
+    with serving_hall(rows) as (_, judge, db):
         found = {"rows": rows, "alone": _percentiles([judge(n) for n in range(verdicts)])}
         times, seconds = _beside(judge, lambda: background_check.verify_live(db))
         found["thread"] = {**_percentiles(times), "seconds": seconds}
@@ -120,12 +141,29 @@ def measure(rows: int, verdicts: int) -> dict:
         watch = background_check.Watch(db, minutes=0)  # always due
         times, seconds = _beside(judge, lambda: _verified(watch))
         found["child"] = {**_percentiles(times), "seconds": seconds}
-        db.close()
         return found
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
-        shutil.rmtree(folder, ignore_errors=True)
+
+
+def measure_backup(rows: int, verdicts: int) -> dict:
+    """A director's backup beside the verdicts: its chain walked here, and in a child."""
+    from adjudicator.record.copies import backup
+    from adjudicator.record.journal import split_walk
+
+    with serving_hall(rows) as (folder, judge, db):
+        found = {"rows": rows, "alone": _percentiles([judge(n) for n in range(verdicts)])}
+        default = sys.getswitchinterval()
+        sys.setswitchinterval(SWITCH_SECONDS)  # as the serving worker runs (loop_worker.py)
+        apart = split_walk.walk_apart
+        try:
+            for mode, walker in (("backup walked here", None), ("backup walked apart", apart)):
+                split_walk.walk_apart = (lambda path, stop=None: None) if walker is None else walker
+                dest = folder / f"{mode.replace(' ', '-')}.sqlite3"
+                times, seconds = _beside(judge, lambda dest=dest: backup.make(db, dest))
+                found[mode] = {**_percentiles(times), "seconds": seconds}
+        finally:
+            split_walk.walk_apart = apart
+            sys.setswitchinterval(default)
+        return found
 
 
 def _verified(watch) -> None:
@@ -134,12 +172,12 @@ def _verified(watch) -> None:
 
 def table(results: list[dict]) -> str:
     lines = [
-        "| rows | mode | verification s | verdicts meanwhile | p50 ms | p99 ms | p99 / alone |",
+        "| rows | mode | job s | verdicts meanwhile | p50 ms | p99 ms | p99 / alone |",
         "|---|---|---|---|---|---|---|",
     ]
     for found in results:
         floor = found["alone"]["p99"]
-        for mode in ("alone", "thread", "thread, 1 ms switch", "child"):
+        for mode in [name for name in found if name != "rows"]:
             m = found[mode]
             seconds = f"{m['seconds']:.2f}" if "seconds" in m else "-"
             lines.append(
@@ -153,8 +191,10 @@ def main(argv: list[str] | None = None) -> list[dict]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("sizes", nargs="*", type=int)
     parser.add_argument("--verdicts", type=int, default=300, help="the floor's")
+    parser.add_argument("--backup", action="store_true", help="a director's backup beside them")
     args = parser.parse_args(argv)
-    results = [measure(rows, args.verdicts) for rows in (args.sizes or sizes(10_000, 100_000))]
+    job = measure_backup if args.backup else measure
+    results = [job(rows, args.verdicts) for rows in (args.sizes or sizes(10_000, 100_000))]
     print(table(results))
     return results
 

@@ -95,7 +95,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
     parser.add_argument("--backends", default="sqlite,postgresql")
     parser.add_argument("--views", type=int, default=15)
     args = parser.parse_args(argv)
-    scaling.cache_bytecode()
+    scaling.cache_bytecode()  # benchmarks/bytecode.py
     results = []
     for backend in args.backends.split(","):
         result = side_by_side(backend, {"small": args.small, "large": args.large}, args.views)

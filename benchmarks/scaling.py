@@ -37,8 +37,8 @@ sys.path.insert(0, str(ROOT))
 import requests  # noqa: E402
 
 from benchmarks import season as seasons  # noqa: E402
+from benchmarks.bytecode import cache_bytecode  # noqa: E402
 from benchmarks.sizing import smallest  # noqa: E402
-from benchmarks.verdict_path import cache_bytecode  # noqa: E402
 
 from tests.support.servers import PreparedHome, Server  # noqa: E402
 

@@ -30,6 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
+from benchmarks.bytecode import cache_bytecode  # noqa: E402
 from benchmarks.takeover import first_verdict  # noqa: E402
 from benchmarks.tree_options import trees_parser  # noqa: E402
 
@@ -101,9 +102,8 @@ def main() -> None:
     if args.list == "polish" and not WPOLISH.is_file():
         sys.exit("wpolish is not installed (/usr/share/dict/polish): use --list csw24")
     os.chdir(tempfile.gettempdir())  # `python -m` puts the working folder first: not a tree
-    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
-    os.environ.setdefault("PYTHONPYCACHEPREFIX", str(Path(tempfile.gettempdir()) / "tlt-cache"))
     trees = {"before": args.before.resolve(), "after": args.after.resolve()}
+    cache_bytecode(*trees.values())
     with tempfile.TemporaryDirectory(prefix="takeover-lexicon-store-") as folder:
         big, name = make_store(Path(folder) / "lexicons", args.list)
         for index in range(args.rounds):

@@ -30,21 +30,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from benchmarks.bytecode import cache_bytecode  # noqa: E402
 from benchmarks.sizing import smallest  # noqa: E402
 from benchmarks.verdict_floor import BareInsert, interleaved  # noqa: E402
 
 SHARED_LEXICONS = ROOT.parent / "shared" / "lexicons"
 BIN = Path(sys.executable).parent
-
-
-def cache_bytecode() -> None:
-    """Let the processes the benchmark starts keep compiled bytecode, as an installed program
-    does (in a folder of its own, not beside the sources), even where the shell says
-    PYTHONDONTWRITEBYTECODE: otherwise every process compiles the program's modules again."""
-    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
-    os.environ.setdefault(
-        "PYTHONPYCACHEPREFIX", str(Path(tempfile.gettempdir()) / "adjudicator-bench-pycache")
-    )
 
 
 # --- in process --------------------------------------------------------------------------------

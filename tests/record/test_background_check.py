@@ -91,8 +91,9 @@ def test_the_worker_never_walks_the_chain_and_the_child_drops_a_copy_changed_bel
 
 def test_the_child_walks_at_the_lowest_priority_and_finds_whole_copies_whole(db):
     answer = subprocess.run(
-        background_check._command(db), capture_output=True, text=True, timeout=120, cwd=ROOT
-    )
+        [sys.executable, "-P", "-m", background_check.__name__, *background_check._arguments(db)],
+        capture_output=True, text=True, timeout=120, cwd=ROOT,
+    )  # fmt: skip
     said = json.loads(answer.stdout)
     assert answer.returncode == 0 and said == {"found": [], "priority": 19}, answer.stderr
     assert background_check.verify_apart(db, 120) == []
@@ -163,7 +164,11 @@ def _waits_on_a_lock(pid: int) -> bool:
 def test_a_child_that_fails_or_says_nonsense_is_logged_and_nothing_is_stamped(
     db, monkeypatch, caplog, says, expected
 ):
-    monkeypatch.setattr(background_check, "_command", lambda _db: [sys.executable, "-c", says])
+    def start(_db):
+        return subprocess.Popen([sys.executable, "-c", says], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE)  # fmt: skip
+
+    monkeypatch.setattr(background_check, "_start", start)
     watch = background_check.Watch(db, minutes=5)
     with caplog.at_level(logging.ERROR):
         assert not watch.run_if_due()

@@ -210,3 +210,70 @@ def test_the_child_runs_as_a_command(path):
         capture_output=True,
     )
     assert bad.returncode == 2 and bad.stdout == b""
+
+
+# -- the whole chain walked apart (walk_apart: a director's backup from a serving worker) -----
+
+
+def test_the_whole_chain_walked_apart_finds_what_one_walk_finds(path, children, monkeypatch):
+    whole = one_walk(path)
+
+    def never_here(*args, **kwargs):
+        raise AssertionError("walked in this interpreter")
+
+    monkeypatch.setattr(chain_walk, "_walk", never_here)  # this process never walks a row
+    found = split_walk.walk_apart(path)
+    assert len(children) == 1 and children[0].returncode == 0
+    assert found == whole and found.rows == ROWS and found.last_hash
+
+
+@pytest.mark.parametrize("row", [1, MIDDLE, ROWS])
+def test_a_row_altered_gives_no_walk_apart(path, children, row):
+    harm(path, "UPDATE adjudications SET words = 'QI ZAX' WHERE id = ?", (row,))
+    assert split_walk.walk_apart(path) is None  # the caller walks it, and names row `row`
+    assert one_walk(path).bad_id == row
+    assert all(child.poll() is not None for child in children)
+
+
+def test_a_chain_that_does_not_begin_at_row_one_gives_no_walk_apart(path, children):
+    harm(path, "DELETE FROM adjudications WHERE id = 1")  # rows 2.. whole among themselves
+    assert split_walk.walk_apart(path) is None
+    assert children[0].returncode == 0 and one_walk(path).bad_id == 2
+
+
+def test_a_child_that_cannot_walk_apart_gives_nothing(path, monkeypatch):
+    for program in ("/bin/false", "/nonexistent/python", None):
+        monkeypatch.setattr(split_walk.sys, "executable", program)
+        assert split_walk.walk_apart(path) is None
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "not json",
+        '{"clean": true, "rows": 30, "first": "a", "last": "b"}',  # links to no genesis
+        '{"clean": false, "rows": 30, "first": "0000", "last": "b"}',
+    ],
+)
+def test_a_child_saying_nonsense_gives_no_walk_apart(path, monkeypatch, said):
+    def start(_path, _after):
+        return subprocess.Popen([sys.executable, "-c", f"print({said!r})"], stdout=subprocess.PIPE)
+
+    monkeypatch.setattr(split_walk, "_start", start)
+    assert split_walk.walk_apart(path) is None
+
+
+def test_a_stop_while_walking_apart_ends_the_child(path, monkeypatch):
+    stop = threading.Event()
+    started: list[subprocess.Popen] = []
+
+    def slow_child(_path, _after):
+        started.append(subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
+                                        stdout=subprocess.PIPE))  # fmt: skip
+        threading.Timer(0.3, stop.set).start()
+        return started[-1]
+
+    monkeypatch.setattr(split_walk, "_start", slow_child)
+    with pytest.raises(chain_walk.WalkStopped):
+        split_walk.walk_apart(path, stop)
+    assert started[0].poll() is not None

@@ -28,7 +28,6 @@ import json
 import logging
 import os
 import random
-import signal
 import subprocess
 import sys
 import threading
@@ -37,7 +36,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from adjudicator import settings
+from adjudicator import children, settings
 from adjudicator.durable import open_owner_only
 from adjudicator.errors import AdjudicatorError
 from adjudicator.record.copies import proof, standing
@@ -49,8 +48,6 @@ log = logging.getLogger("adjudicator.record.journal.journal")
 
 SUFFIX = ".verified"
 LONGEST_SECONDS = 20 * 60  # a child still walking after this, or four intervals, is stopped
-LOWEST = 19  # the child's CPU priority (nice)
-_PR_SET_PDEATHSIG = 1
 
 
 class NotVerified(Exception):
@@ -217,33 +214,19 @@ def verify_apart(db: MirroredDatabase, timeout: float) -> list[str] | None:
 
 def _start(db: MirroredDatabase) -> subprocess.Popen | None:
     """The child verifying `db`'s copies (None when it cannot be started)."""
-    if not sys.executable:  # an embedded interpreter: no program to start
-        return None
-    try:
-        return subprocess.Popen(
-            _command(db),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-    except (OSError, ValueError):
-        return None
+    return children.start(__name__, *_arguments(db), errors=True)
 
 
-def _command(db: MirroredDatabase) -> list[str]:
-    """`-P`: a folder named like the program in the working folder is never imported instead
-    of it. The key is named as this process resolved it (the child reads the same settings)."""
+def _arguments(db: MirroredDatabase) -> list[str]:
+    """The child's: the copies, the key as this process resolved it (the child reads the same
+    settings), and this process's id."""
     key = db.key_path or receipt_key.key_path(make_home=False)
-    paths = [db.paths[PRIMARY], db.paths[MIRROR], str(key)]
-    return [sys.executable, "-P", "-m", __name__, *paths, str(os.getpid())]
+    return [db.paths[PRIMARY], db.paths[MIRROR], str(key), str(os.getpid())]
 
 
 def _answer(out: bytes) -> dict[str, Any] | None:
     """The child's one line, if it is one this module writes."""
-    try:
-        said = json.loads(out)
-    except ValueError:
-        return None
+    said = children.answer(out)
     if not isinstance(said, dict):
         return None
     if isinstance(said.get("unavailable"), str):
@@ -268,29 +251,12 @@ def verify(primary: str, mirror: str, key: Path) -> dict[str, Any]:
         db.close()
 
 
-def _end_with(parent: int) -> None:
-    """Be ended (SIGTERM) when the process that started this one ends, and at once if it
-    already has. Linux ties the signal to the starting thread: the Watch's, which lives as long
-    as its worker."""
-    try:
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
-    except (OSError, AttributeError):
-        pass  # not Linux: the child ends when its walk does
-    if os.getppid() != parent:
-        sys.exit(3)
-
-
 def main(argv: list[str]) -> int:
     """`python -m adjudicator.record.copies.background_check PRIMARY MIRROR KEY PARENT_PID`."""
     if len(argv) != 4 or not argv[3].isdigit():
         return 2
-    _end_with(int(argv[3]))
-    try:
-        os.setpriority(os.PRIO_PROCESS, 0, LOWEST)
-    except OSError:
-        pass
+    children.end_with(int(argv[3]))  # the Watch's thread started it: it lives as its worker
+    children.lowest_priority()
     print(json.dumps(verify(argv[0], argv[1], Path(argv[2]))))
     return 0
 

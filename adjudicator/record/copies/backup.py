@@ -4,6 +4,10 @@ SQLite's backup API copies one snapshot while the hall goes on serving. The copy
 beside DEST under a temporary name, its chain verified, made durable, and only then linked to
 DEST (which must not exist): a failure leaves nothing half-written behind. A PostgreSQL journal
 is backed up with PostgreSQL's own tools instead.
+
+The chain is walked in a child process (split_walk.walk_apart): a director's backup from the
+serving hall's page would otherwise hold that worker's interpreter for the whole walk, and its
+verdicts with it. A copy that does not verify is walked here again, to say where it breaks.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from adjudicator.durable import create_owner_only, fsync_path, remove_if_there
 from adjudicator.errors import AdjudicatorError
 from adjudicator.record.database.db import Database, DatabaseUnavailable
 from adjudicator.record.database.sqlite import SUFFIXES, SqliteDatabase
-from adjudicator.record.journal import journal
+from adjudicator.record.journal import journal, split_walk
 
 POSTGRES_ADVICE = (
     "This journal is in PostgreSQL: back it up with PostgreSQL's own tools (pg_dump for a copy "
@@ -67,16 +71,8 @@ def make(db: Database, dest: Path) -> Backup:
     partial = dest.with_name(f".{dest.name}.partial-{os.getpid()}")
     try:
         _copy(source, partial)
-        copy = SqliteDatabase(str(partial), create_folder=False)
-        try:
-            result = journal.verify(copy)
-        finally:
-            copy.close()
-        if not result.ok:
-            raise BackupError(
-                f"The copy does not verify (row {result.first_bad_id}: {result.problem}): the "
-                "journal itself is damaged. Run `adjudicator journal verify`."
-            )
+        walked = split_walk.walk_apart(str(partial))
+        rows, last_hash = (walked.rows, walked.last_hash) if walked else _verified(partial)
         fsync_path(partial)
         try:
             os.link(partial, dest)  # never over a file that appeared meanwhile
@@ -90,7 +86,23 @@ def make(db: Database, dest: Path) -> Backup:
     finally:
         for suffix in SUFFIXES:
             remove_if_there(Path(f"{partial}{suffix}"))
-    return Backup(dest, result.rows, result.last_hash)
+    return Backup(dest, rows, last_hash)
+
+
+def _verified(partial: Path) -> tuple[int, str]:
+    """The copy's rows and last hash, walked here (no child walked it whole); BackupError
+    saying where its chain breaks."""
+    copy = SqliteDatabase(str(partial), create_folder=False)
+    try:
+        result = journal.verify(copy)
+    finally:
+        copy.close()
+    if not result.ok:
+        raise BackupError(
+            f"The copy does not verify (row {result.first_bad_id}: {result.problem}): the "
+            "journal itself is damaged. Run `adjudicator journal verify`."
+        )
+    return result.rows, result.last_hash
 
 
 def _copy(source: str, target: Path) -> None:

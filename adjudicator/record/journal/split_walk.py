@@ -11,6 +11,9 @@ link to the row before it), whatever either half read.
 Only ever a head start: a half that breaks, a child that fails or answers nonsense, or halves
 that do not join give None, and the caller walks the chain itself (and says where it breaks).
 A journal under SPLIT_FROM rows is walked here alone: the child's start would cost more.
+
+`walk_apart` has the child walk the whole chain, for a serving worker (a director's backup):
+the worker's interpreter stays free for its verdicts meanwhile (adjudicator/children.py).
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from adjudicator import children
+from adjudicator.record.database.journal_health import GENESIS
 from adjudicator.record.database.sqlite import SqliteDatabase
 from adjudicator.record.journal import chain_walk
 from adjudicator.record.journal.chain_walk import Span, Walk, WalkStopped
@@ -59,6 +64,22 @@ def walk(
     return _joined(first, middle, second)
 
 
+def walk_apart(path: str, stop: threading.Event | None = None) -> Walk | None:
+    """The chain of the journal at `path` walked from row 1 in a child process, as
+    chain_walk.walk(copy) finds it when it is whole; None when it is not, or no child could
+    walk it (walk it then, and say where it breaks). `stop`: as for `walk`."""
+    if not Path(path).is_file():
+        return None
+    child = _start(path, 0)
+    try:
+        said = _answer(child, stop)
+    finally:
+        _end(child)
+    if said is None or said["first"] != GENESIS:
+        return None
+    return Walk(rows=said["rows"], last_hash=said["last"])
+
+
 def _newest_id(copy: SqliteDatabase) -> int:
     with copy.transaction() as cur:
         rows = cur.execute("SELECT max(id) FROM adjudications").tuples()
@@ -67,17 +88,8 @@ def _newest_id(copy: SqliteDatabase) -> int:
 
 
 def _start(path: str, after: int) -> subprocess.Popen | None:
-    """The child walking the rows after `after` (None when it cannot be started). `-P`: a
-    folder named like the program in the working folder is never imported instead of it."""
-    if not sys.executable:  # an embedded interpreter: no program to start
-        return None
-    command = [sys.executable, "-P", "-m", __name__, path, str(after)]
-    try:
-        return subprocess.Popen(
-            command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
-        )
-    except (OSError, ValueError):
-        return None
+    """The child walking the rows after `after` (None when it cannot be started)."""
+    return children.start(__name__, path, str(after))
 
 
 def _answer(child: subprocess.Popen | None, stop: threading.Event | None) -> dict | None:
@@ -93,10 +105,7 @@ def _answer(child: subprocess.Popen | None, stop: threading.Event | None) -> dic
                 raise WalkStopped from None
     if child.returncode != 0:
         return None
-    try:
-        said = json.loads(out)
-    except ValueError:
-        return None
+    said = children.answer(out)
     return said if _well_formed(said) else None
 
 
@@ -129,7 +138,8 @@ def _joined(first: Walk, middle: int, second: dict | None) -> Walk | None:
 
 
 def walk_after(path: str, after: int) -> dict[str, Any]:
-    """The child's half: the rows after `after`, and what the parent joins them by."""
+    """The child's half: the rows after `after`, and what the parent joins them by (the
+    whole chain from row 1 when `after` is 0: its first row links to GENESIS)."""
     copy = SqliteDatabase(path, create_folder=False, create_file=False)
     try:
         span = Span(after=after)
@@ -139,7 +149,7 @@ def walk_after(path: str, after: int) -> dict[str, Any]:
     return {
         "clean": found.bad_id is None,
         "rows": found.rows,
-        "first": span.first_prev or "",
+        "first": span.first_prev or (GENESIS if after == 0 else ""),
         "last": found.last_hash,
     }
 

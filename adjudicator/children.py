@@ -1,0 +1,67 @@
+"""Work a process of this program hands to a child process of its own.
+
+A long job in pure Python (a walk of the journal's chain, a lexicon's words fingerprinted)
+holds the interpreter's lock for as long as it runs: on a thread of a serving worker, every
+verdict and poll of that worker waits for it at each turn. Run as `python -P -m MODULE ARGS`
+in a child, it leaves the worker's interpreter free, and the worker only waits for its answer
+(one JSON line on its standard output). `-P`: a folder named like the program in the working
+folder is never imported instead of it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from typing import Any
+
+LOWEST = 19  # the CPU priority (nice) of a child that must never slow the verdicts
+_PR_SET_PDEATHSIG = 1
+
+
+def start(module: str, *args: str, errors: bool = False) -> subprocess.Popen | None:
+    """`python -P -m MODULE ARGS`, its output piped (its errors too, with `errors`, else
+    dropped); None when no child can be started here (an embedded interpreter has no program
+    to start, or the system refuses one): the caller then does the work itself."""
+    if not sys.executable:
+        return None
+    try:
+        return subprocess.Popen(
+            [sys.executable, "-P", "-m", module, *args],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE if errors else subprocess.DEVNULL,
+        )
+    except (OSError, ValueError):
+        return None
+
+
+def answer(out: bytes) -> Any:
+    """The child's one line, decoded (None when it is not JSON)."""
+    try:
+        return json.loads(out)
+    except ValueError:
+        return None
+
+
+def end_with(parent: int) -> None:
+    """In the child: be ended (SIGTERM) when the process that started it ends, and at once if
+    it already has. Linux ties the signal to the thread that started the child."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+    except (OSError, AttributeError):
+        pass  # not Linux: the child ends when its work does
+    if os.getppid() != parent:
+        sys.exit(3)
+
+
+def lowest_priority() -> None:
+    """In the child: run at the lowest CPU priority, behind every verdict."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, 0, LOWEST)
+    except OSError:
+        pass
