@@ -1,7 +1,8 @@
 """`make bench`: a serving worker's verdicts while the hall verifies both copies of its mirrored
 journal in full, on a thread of the worker (as until stop 54) and in a child process at nice 19
 (as now), at 10,000 and 100,000 rows (benchmarks/live_check.py; 1,000,000 by hand: filling it
-takes minutes); and beside a director's backup (its chain walked in the worker, or in a child).
+takes minutes); and beside a director's backup (its chain walked in the worker, or in a child)
+and a lexicon verified from the director's page (its words read in the worker, or in a child).
 The floor, in the same run: the same verdicts with nothing beside them."""
 
 from __future__ import annotations
@@ -32,3 +33,17 @@ def test_verdicts_beside_a_directors_backup(benchmark, capsys):
     with capsys.disabled():
         print("\n" + live_check.table(results))
     assert all(found["backup walked apart"]["n"] >= 1 for found in results)
+
+
+def test_verdicts_beside_a_lexicon_verified_from_the_directors_page(benchmark, capsys):
+    """The director's "Verify every lexicon" on the Polish list (CSW24 without wpolish): its
+    words fingerprinted in the worker (as until stop 55) and in a child (as now)."""
+    rows = smallest(10_000, 1_000)
+    results = benchmark.pedantic(
+        live_check.main,
+        args=([str(rows), "--verdicts", str(smallest(300, 20)), "--lexicon"],),
+        rounds=1,
+    )
+    with capsys.disabled():
+        print("\n" + live_check.table(results))
+    assert all(any(mode.endswith("verified apart") for mode in found) for found in results)

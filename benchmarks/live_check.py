@@ -16,9 +16,12 @@ p50 and p99 in each mode, with the ratio of its p99 to the floor's.
 
 With `--backup`, the job beside the verdicts is instead a director's backup from the hall's
 page (backup.make, the interpreter's switch interval as the serving worker sets it): its chain
-walked here (as until stop 55) and walked in a child (split_walk.walk_apart, as now).
+walked here (as until stop 55) and walked in a child (split_walk.walk_apart, as now). With
+`--lexicon`, it is the director's "Verify every lexicon" on the Polish list (Debian's wpolish,
+4 million words; CSW24 without it): its words fingerprinted here (as until stop 55) and in a
+child (store.verify_apart, as now).
 
-    .venv/bin/python -m benchmarks.live_check [SIZES...] [--verdicts N] [--backup]
+    .venv/bin/python -m benchmarks.live_check [SIZES...] [--verdicts N] [--backup | --lexicon]
 """
 
 from __future__ import annotations
@@ -42,6 +45,9 @@ from benchmarks.verdict_layers import verdict_environ
 from kiosk.server.loop_worker import SWITCH_SECONDS
 
 from tests.support.servers import prepare_home
+
+WPOLISH = Path("/usr/share/dict/polish")
+SHARED_LEXICONS = Path(__file__).resolve().parents[2] / "shared" / "lexicons"
 
 
 def _judge_in_process(app, token: str):
@@ -170,6 +176,33 @@ def _verified(watch) -> None:
     assert watch.run_if_due(), "the verification did not run"
 
 
+def measure_lexicon(rows: int, verdicts: int) -> dict:
+    """The director's lexicon verification beside the verdicts: here, and in a child."""
+    from adjudicator.words.lexicon_import import import_lexicon
+    from adjudicator.words.recipe import import_recipe
+    from kiosk.hall import get_hall
+
+    with serving_hall(rows) as (_, judge, db):
+        from kiosk import create_app
+
+        with create_app().app_context():
+            store = get_hall().store
+        if WPOLISH.is_file():
+            name = import_recipe(store, "debian-polish", force=True).manifest.name
+        else:
+            name = import_lexicon(store, SHARED_LEXICONS / "CSW24.txt", "CSW24").manifest.name
+        found = {"rows": rows, "alone": _percentiles([judge(n) for n in range(verdicts)])}
+        default = sys.getswitchinterval()
+        sys.setswitchinterval(SWITCH_SECONDS)  # as the serving worker runs (loop_worker.py)
+        try:
+            for mode, apart in ((f"{name} verified here", False), (f"{name} verified apart", True)):
+                times, seconds = _beside(judge, lambda apart=apart: store.verify(name, apart))
+                found[mode] = {**_percentiles(times), "seconds": seconds}
+        finally:
+            sys.setswitchinterval(default)
+        return found
+
+
 def table(results: list[dict]) -> str:
     lines = [
         "| rows | mode | job s | verdicts meanwhile | p50 ms | p99 ms | p99 / alone |",
@@ -192,8 +225,9 @@ def main(argv: list[str] | None = None) -> list[dict]:
     parser.add_argument("sizes", nargs="*", type=int)
     parser.add_argument("--verdicts", type=int, default=300, help="the floor's")
     parser.add_argument("--backup", action="store_true", help="a director's backup beside them")
+    parser.add_argument("--lexicon", action="store_true", help="a lexicon verified beside them")
     args = parser.parse_args(argv)
-    job = measure_backup if args.backup else measure
+    job = measure_backup if args.backup else measure_lexicon if args.lexicon else measure
     results = [job(rows, args.verdicts) for rows in (args.sizes or sizes(10_000, 100_000))]
     print(table(results))
     return results

@@ -316,15 +316,18 @@ class LexiconStore:
         path.unlink(missing_ok=True)
         proof_path(path).unlink(missing_ok=True)
 
-    def verify(self, name: str) -> Manifest:
+    def verify(self, name: str, apart: bool = False) -> Manifest:
         """Check `name` deeply: its pin, file checksum, word count and the fingerprint of its
         words, recomputed whatever its proof said (the proof is written afresh when they
         match). A manifest written before pins, and vouched for
-        (lexicon_pin.legacy_problem), gets its pin written into it."""
+        (lexicon_pin.legacy_problem), gets its pin written into it. With `apart` (a serving
+        worker: the director's page), the words are read in a child process, whose finding is
+        acted on here (`verify_apart`)."""
         manifest = self.manifest(name)
         path = self.root / manifest.compiled_file
         try:
-            CompiledLexicon.open(manifest, path, fingerprint_words=True)
+            if not (apart and verify_apart(self.root, manifest)):
+                CompiledLexicon.open(manifest, path, fingerprint_words=True)
         except LexiconCorrupt as exc:
             if path.exists():
                 self._take_out_of_service(name, str(exc))
@@ -410,6 +413,56 @@ def _read_manifest(path: Path) -> Manifest | LexiconError:
         return LexiconCorrupt(f"The manifest of lexicon {path.stem} is unreadable: {exc}.")
 
 
+# -- a lexicon verified in a child process -------------------------------------------------
+
+APART_SECONDS = 600  # a child still reading words after this is stopped (then: verified here)
+
+
+def verify_apart(root: Path, manifest: Manifest) -> bool:
+    """Whether a child process (`python -P -m adjudicator.words.store ROOT NAME FILE`) opened
+    the lexicon of `manifest` with its words fingerprinted, and they are the ones it names.
+    Fingerprinting the Polish list's 4 million words is 4 s of pure Python: on a thread of a
+    serving worker it held the interpreter from that worker's verdicts (adjudicator/children.py).
+    Raises LexiconCorrupt as the open in the child did; False when no child could say (none
+    started, it failed, or the manifest changed meanwhile): verify here."""
+    from adjudicator import children
+
+    child = children.start(__name__, str(root), manifest.name, manifest.compiled_file)
+    if child is None:
+        return False
+    try:
+        out, _ = child.communicate(timeout=APART_SECONDS)
+    except Exception:  # noqa: BLE001 - past its time, or interrupted: never left running
+        child.kill()
+        child.communicate()
+        return False
+    said = children.answer(out) if child.returncode == 0 else None
+    if not isinstance(said, dict):
+        return False
+    if isinstance(said.get("corrupt"), str):
+        raise LexiconCorrupt(said["corrupt"])
+    return said.get("fingerprint") == manifest.fingerprint
+
+
+def main(argv: list[str]) -> int:
+    """The child's work: `python -m adjudicator.words.store ROOT NAME FILE` opens lexicon NAME
+    of the store at ROOT with its words fingerprinted, if its manifest still names FILE, and
+    says what it found as one JSON line."""
+    if len(argv) != 3:
+        return 2
+    store = LexiconStore(Path(argv[0]))
+    manifest = store.manifest(argv[1])
+    if manifest.compiled_file != argv[2]:
+        return 4  # imported again meanwhile: the caller verifies what it reads
+    try:
+        CompiledLexicon.open(manifest, store.root / manifest.compiled_file, fingerprint_words=True)
+    except LexiconCorrupt as exc:
+        print(json.dumps({"corrupt": str(exc)}))
+    else:
+        print(json.dumps({"fingerprint": manifest.fingerprint}))
+    return 0
+
+
 def _now(timespec: str = "seconds") -> str:
     from datetime import UTC, datetime  # only when saving: `judge` should not pay for it
 
@@ -434,3 +487,9 @@ def _atomic_write(path: Path, data: bytes) -> None:
 def _fsync_file(path: Path) -> None:
     with open(path, "rb") as handle:
         os.fsync(handle.fileno())
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(main(sys.argv[1:]))
