@@ -36,7 +36,7 @@ def import_isolated(
     job["options"] = {"alphabet": "english", **options}
     try:
         done = subprocess.run(
-            [sys.executable, "-m", "adjudicator.words.import_job"],
+            [sys.executable, "-P", "-m", "adjudicator.words.import_job"],  # -P: children.py
             input=json.dumps(job),
             capture_output=True,
             text=True,

@@ -125,3 +125,22 @@ def test_a_list_past_the_limit_is_refused_before_a_line_is_read(tmp_path, monkey
     for source in (bomb(tmp_path / "words.txt.gz", 5), plain):
         with pytest.raises(ImportRefused, match="holds more than 4 MB"):
             read_source(source)
+
+
+def test_the_import_child_never_imports_a_folder_named_like_the_program(
+    store, tmp_path, monkeypatch
+):
+    """A folder named `adjudicator` in the server's working folder (a checkout, a hostile
+    upload) is never run instead of the program by the web import's child (`-P`)."""
+    from adjudicator.words.import_job import import_isolated
+
+    fake = tmp_path / "cwd" / "adjudicator" / "words"
+    fake.mkdir(parents=True)
+    for folder in (fake.parent, fake):
+        (folder / "__init__.py").write_text("")
+    (fake / "import_job.py").write_text('print(\'{"ok": true, "report": "NOT THE PROGRAM"}\')\n')
+    listed = tmp_path / "list.txt"
+    listed.write_text("QI\nZA\n")
+    monkeypatch.chdir(tmp_path / "cwd")
+    report = import_isolated(store.root, listed, "TWO")
+    assert "NOT THE PROGRAM" not in report and store.manifest("TWO").words == 2
