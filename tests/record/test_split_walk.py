@@ -161,16 +161,19 @@ def test_a_child_that_cannot_walk_gives_no_head_start(path, monkeypatch):
         '{"clean": false, "rows": 30, "first": "a", "last": "b"}',
         '{"clean": true, "rows": "30", "first": "a", "last": "b"}',
         '{"clean": true, "rows": 30, "first": "", "last": "b"}',
-        '{"clean": true, "rows": 30, "first": "a", "last": "b"}',  # joins nothing walked here
+        '{"clean": true, "rows": 30, "first": "a", "last": "b"}',  # joins nothing, no genesis
+        '{"clean": false, "rows": 30, "first": "0000", "last": "b"}',
         "[]",
     ],
 )
-def test_a_child_saying_nonsense_gives_no_head_start(path, monkeypatch, said):
+@pytest.mark.parametrize("apart", [False, True], ids=["split", "apart"])
+def test_a_child_saying_nonsense_gives_no_head_start(path, monkeypatch, said, apart):
     def start(_path, _after):
         return subprocess.Popen([sys.executable, "-c", f"print({said!r})"], stdout=subprocess.PIPE)
 
     monkeypatch.setattr(split_walk, "_start", start)
-    assert split_walk.walk(path, split_from=2) is None
+    walked = split_walk.walk_apart(path) if apart else split_walk.walk(path, split_from=2)
+    assert walked is None
 
 
 def test_a_stop_ends_both_halves(path, children):
@@ -245,22 +248,6 @@ def test_a_child_that_cannot_walk_apart_gives_nothing(path, monkeypatch):
     for program in ("/bin/false", "/nonexistent/python", None):
         monkeypatch.setattr(split_walk.sys, "executable", program)
         assert split_walk.walk_apart(path) is None
-
-
-@pytest.mark.parametrize(
-    "said",
-    [
-        "not json",
-        '{"clean": true, "rows": 30, "first": "a", "last": "b"}',  # links to no genesis
-        '{"clean": false, "rows": 30, "first": "0000", "last": "b"}',
-    ],
-)
-def test_a_child_saying_nonsense_gives_no_walk_apart(path, monkeypatch, said):
-    def start(_path, _after):
-        return subprocess.Popen([sys.executable, "-c", f"print({said!r})"], stdout=subprocess.PIPE)
-
-    monkeypatch.setattr(split_walk, "_start", start)
-    assert split_walk.walk_apart(path) is None
 
 
 def test_a_stop_while_walking_apart_ends_the_child(path, monkeypatch):

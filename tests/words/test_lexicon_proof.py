@@ -11,33 +11,9 @@ import stat
 import pytest
 
 from adjudicator.errors import LexiconCorrupt
-from adjudicator.words.lexicon import CompiledLexicon, proof_path
+from adjudicator.words.lexicon import proof_path
 from adjudicator.words.store import LexiconStore
 from adjudicator.words.wordlist import WordSet
-
-WORDS = ["AA", "QI", "ZA", "CAT", "ZEBRA", "ABDOMINOPLASTY"]
-OTHER = ["AA", "QI", "ZA", "CAT", "ZEBRA", "UNSEEN"]  # as many words, one of them not WORDS'
-
-
-@pytest.fixture
-def two(store: LexiconStore) -> LexiconStore:
-    store.save("MAIN", WordSet.of(WORDS))
-    store.save("OTHER", WordSet.of(OTHER))
-    return store
-
-
-@pytest.fixture
-def fingerprinted(monkeypatch) -> list[str]:
-    """The names of the lexicons whose words were read back and fingerprinted, in order."""
-    seen: list[str] = []
-    original = CompiledLexicon.check_fingerprint
-
-    def spy(self):
-        seen.append(self.manifest.name)
-        return original(self)
-
-    monkeypatch.setattr(CompiledLexicon, "check_fingerprint", spy)
-    return seen
 
 
 def proof_of(store: LexiconStore, name: str):

@@ -10,22 +10,13 @@ import subprocess
 import sys
 
 import pytest
-from test_lexicon_proof import OTHER, WORDS, edit_manifest, proof_of
+from test_lexicon_proof import edit_manifest, proof_of
 
 from adjudicator import children as starting
 from adjudicator.errors import LexiconCorrupt
 from adjudicator.words import store as store_module
 from adjudicator.words.lexicon import CompiledLexicon
 from adjudicator.words.store import LexiconStore
-from adjudicator.words.wordlist import WordSet
-
-
-@pytest.fixture
-def two(store: LexiconStore) -> LexiconStore:
-    """MAIN and OTHER: as many words each, one of them not the other's (test_lexicon_proof)."""
-    store.save("MAIN", WordSet.of(WORDS))
-    store.save("OTHER", WordSet.of(OTHER))
-    return store
 
 
 @pytest.fixture
@@ -82,18 +73,10 @@ def test_a_false_proof_is_removed_by_the_child(two, never_here):
 
 
 @pytest.mark.parametrize("program", ["/bin/false", "/nonexistent/python", None])
-def test_where_no_child_can_say_the_words_are_read_here(two, monkeypatch, program):
-    read: list[str] = []
-    original = CompiledLexicon.check_fingerprint
-
-    def spy(self):
-        read.append(self.manifest.name)
-        return original(self)
-
-    monkeypatch.setattr(CompiledLexicon, "check_fingerprint", spy)
+def test_where_no_child_can_say_the_words_are_read_here(two, fingerprinted, monkeypatch, program):
     monkeypatch.setattr(sys, "executable", program)
     assert LexiconStore(two.root).verify("MAIN", apart=True) == two.manifest("MAIN")
-    assert read == ["MAIN"]
+    assert fingerprinted == ["MAIN"]
 
 
 @pytest.mark.parametrize(
