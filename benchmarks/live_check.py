@@ -21,7 +21,11 @@ walked here (as until stop 55) and walked in a child (split_walk.walk_apart, as 
 4 million words; CSW24 without it): its words fingerprinted here (as until stop 55) and in a
 child (store.verify_apart, as now).
 
-    .venv/bin/python -m benchmarks.live_check [SIZES...] [--verdicts N] [--backup | --lexicon]
+With `--export`, it is the director's CSV export of the whole journal (`/director/journal.csv`,
+streamed in chunks of 1,000 rows by the worker), read to its end.
+
+    .venv/bin/python -m benchmarks.live_check [SIZES...] [--verdicts N]
+        [--backup | --lexicon | --export]
 """
 
 from __future__ import annotations
@@ -203,6 +207,28 @@ def measure_lexicon(rows: int, verdicts: int) -> dict:
         return found
 
 
+def measure_export(rows: int, verdicts: int) -> dict:
+    """The director's CSV export of the whole journal beside the verdicts, in the worker."""
+    from adjudicator.hall.director import export, journal_review
+
+    with serving_hall(rows) as (_, judge, db):
+        found = {"rows": rows, "alone": _percentiles([judge(n) for n in range(verdicts)])}
+        default = sys.getswitchinterval()
+        sys.setswitchinterval(SWITCH_SECONDS)  # as the serving worker runs (loop_worker.py)
+
+        def whole_export() -> None:
+            batches = journal_review.select_batches(db, journal_review.Filters())
+            for _chunk in export.csv_chunks(export.csv_records(db, batches)):
+                pass
+
+        try:
+            times, seconds = _beside(judge, whole_export)
+            found["CSV export in the worker"] = {**_percentiles(times), "seconds": seconds}
+        finally:
+            sys.setswitchinterval(default)
+        return found
+
+
 def table(results: list[dict]) -> str:
     lines = [
         "| rows | mode | job s | verdicts meanwhile | p50 ms | p99 ms | p99 / alone |",
@@ -226,8 +252,10 @@ def main(argv: list[str] | None = None) -> list[dict]:
     parser.add_argument("--verdicts", type=int, default=300, help="the floor's")
     parser.add_argument("--backup", action="store_true", help="a director's backup beside them")
     parser.add_argument("--lexicon", action="store_true", help="a lexicon verified beside them")
+    parser.add_argument("--export", action="store_true", help="a CSV export beside them")
     args = parser.parse_args(argv)
-    job = measure_backup if args.backup else measure_lexicon if args.lexicon else measure
+    jobs = {"backup": measure_backup, "lexicon": measure_lexicon, "export": measure_export}
+    job = next((jobs[name] for name in jobs if getattr(args, name)), measure)
     results = [job(rows, args.verdicts) for rows in (args.sizes or sizes(10_000, 100_000))]
     print(table(results))
     return results

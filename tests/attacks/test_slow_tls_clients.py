@@ -122,7 +122,10 @@ def held_for(hall: RunningHall, send) -> float:
 def trickle(data: bytes):
     def send(sock: socket.socket) -> None:
         for byte in data:
-            sock.sendall(bytes([byte]))
+            try:
+                sock.sendall(bytes([byte]))
+            except OSError:  # cut between two bytes: a reset, as the hall closed it unread
+                return
             if wait_for_close(sock, 0.5) != "open":
                 return
 

@@ -83,6 +83,22 @@ def relink(path: str, row_id: int, prev: str) -> None:
         db.close()
 
 
+def never_answering(monkeypatch, stop: threading.Event | None = None) -> list[subprocess.Popen]:
+    """The split walk's children made ones that never answer (a minute asleep), `stop` set
+    0.3 s after each starts: the children started."""
+    started: list[subprocess.Popen] = []
+
+    def start(_path, _after):
+        started.append(subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
+                                        stdout=subprocess.PIPE))  # fmt: skip
+        if stop is not None:
+            threading.Timer(0.3, stop.set).start()
+        return started[-1]
+
+    monkeypatch.setattr(split_walk, "_start", start)
+    return started
+
+
 def test_two_halves_on_two_cores_find_what_one_walk_finds(path, children):
     found = split_walk.walk(path, split_from=2)
     assert len(children) == 1 and children[0].returncode == 0
@@ -105,14 +121,7 @@ def test_a_row_altered_in_either_half_gives_no_head_start(path, children, row):
 
 def test_a_break_in_the_first_half_ends_the_child_without_waiting_for_it(path, monkeypatch):
     harm(path, "UPDATE adjudications SET words = 'QI ZAX' WHERE id = 2")
-    started: list[subprocess.Popen] = []
-
-    def slow_child(_path, _after):  # a child that would walk for a minute
-        started.append(subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
-                                        stdout=subprocess.PIPE))  # fmt: skip
-        return started[-1]
-
-    monkeypatch.setattr(split_walk, "_start", slow_child)
+    started = never_answering(monkeypatch)  # a child that would walk for a minute
     assert split_walk.walk(path, split_from=2) is None
     assert started[0].returncode is not None and started[0].returncode < 0  # killed, not waited
 
@@ -186,16 +195,7 @@ def test_a_stop_ends_both_halves(path, children):
 
 def test_a_stop_while_the_child_walks_ends_it(path, monkeypatch):
     stop = threading.Event()
-    started: list[subprocess.Popen] = []
-
-    def slow_child(_path, _after):  # a child that walks for ever; the first half is done
-        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
-                                 stdout=subprocess.PIPE)  # fmt: skip
-        started.append(child)
-        threading.Timer(0.3, stop.set).start()
-        return child
-
-    monkeypatch.setattr(split_walk, "_start", slow_child)
+    started = never_answering(monkeypatch, stop)  # the first half is done meanwhile
     with pytest.raises(chain_walk.WalkStopped):
         split_walk.walk(path, stop, split_from=2)
     assert started[0].poll() is not None
@@ -252,15 +252,13 @@ def test_a_child_that_cannot_walk_apart_gives_nothing(path, monkeypatch):
 
 def test_a_stop_while_walking_apart_ends_the_child(path, monkeypatch):
     stop = threading.Event()
-    started: list[subprocess.Popen] = []
-
-    def slow_child(_path, _after):
-        started.append(subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
-                                        stdout=subprocess.PIPE))  # fmt: skip
-        threading.Timer(0.3, stop.set).start()
-        return started[-1]
-
-    monkeypatch.setattr(split_walk, "_start", slow_child)
+    started = never_answering(monkeypatch, stop)
     with pytest.raises(chain_walk.WalkStopped):
         split_walk.walk_apart(path, stop)
     assert started[0].poll() is not None
+
+
+def test_a_child_walking_apart_past_its_time_is_ended(path, monkeypatch):
+    started = never_answering(monkeypatch)
+    assert split_walk.walk_apart(path, within=0.5) is None  # the caller walks it itself
+    assert started[0].returncode is not None and started[0].returncode < 0  # killed

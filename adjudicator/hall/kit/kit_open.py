@@ -99,14 +99,15 @@ def open_kit(
     found = manifest.read(folder, public, header["kit"], file_sha256(folder.header_path) or "")
     manifest.refuse_unless_whole(folder, found)
     mirror_path = _mirror(folder, header, mirror)
-    # Beside Argon2id: the stick's journal copied into a private folder (nothing of this data
-    # home written), and that copy walked; the copy proven is the copy put in place.
-    with stick_copy.walking(mirror_path) as chain:
+    primary = _primary()
+    # Beside Argon2id: the stick's journal copied into a private folder near where it goes
+    # (nothing of this data home written), and that copy walked; the copy proven is the copy
+    # put in place.
+    with stick_copy.walking(mirror_path, primary) as chain:
         derived = sealing.derive(passphrase, header["kdf"])  # no hall serves here to slow
         core = _open_core(header, derived, public)
         items = {name: _open_item(folder, core, name) for name in contents.ITEMS}
         listing = _listing(folder, core)
-        primary = _primary()
         walked, taken = chain.result(), chain.taken()
         _refuse_another_hall(core.key, primary, taken, mirror_path)
         proven = stick_copy.verify(

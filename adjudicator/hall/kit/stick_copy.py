@@ -6,7 +6,10 @@ into a private folder of this laptop, while the passphrase's Argon2id runs, and 
 walked and proven, and then put in place as this laptop's journal (renamed there, or copied
 from this laptop's own disk). A stick written to after it was read changes nothing here: the
 rows proven are the rows taken over. (Walking the stick and then copying it left a window in
-which a row changed on the stick would have come across unproven.)
+which a row changed on the stick would have come across unproven.) The private folder is made
+beside where the journal goes (in the nearest folder of its path that exists), so that the
+copy is on the disk it goes to: a rename puts it in place, and a season's journal never fills
+a /tmp held in memory. One left by a `kit open` that was killed is removed by the next.
 
 The copy must be the journal the kit's signed manifest names (manifest.py), a journal the hall's
 key began (and no newer journal the key signed rows of), and proven by the fork check every
@@ -21,6 +24,7 @@ copy in the mirror's place is a ROLLBACK, named).
 from __future__ import annotations
 
 import errno
+import os
 import shutil
 import sqlite3
 import tempfile
@@ -110,14 +114,12 @@ class ChainWalk:
 
 
 @contextmanager
-def walking(path: str) -> Iterator[ChainWalk]:
+def walking(path: str, target: str | None = None) -> Iterator[ChainWalk]:
     """The stick's journal copied into a private folder and its chain walked meanwhile
     (ChainWalk); the walk stopped, and the folder removed, when the block ends: a wrong
-    passphrase, any refusal among them, or the copy put in place."""
-    try:
-        folder: str | None = tempfile.mkdtemp(prefix="adjudicator-kit-open-")  # 0700: ours
-    except OSError:
-        folder = None  # no temporary folder: the stick is proven and copied as it stands
+    passphrase, any refusal among them, or the copy put in place. `target`: where the copy
+    goes (the private folder is made near it)."""
+    folder = private_folder(target)
     walk = ChainWalk(path, folder)
     try:
         yield walk
@@ -125,6 +127,46 @@ def walking(path: str) -> Iterator[ChainWalk]:
         walk.stop()
         if folder is not None:
             shutil.rmtree(folder, ignore_errors=True)
+
+
+def private_folder(target: str | None) -> str | None:
+    """A new folder only this user may read (0700), in the nearest existing folder of
+    `target`'s path, else in the system's temporary folder; None when neither can be had (the
+    stick is then proven and copied as it stands). Folders left there by a `kit open` that no
+    longer runs are removed first."""
+    near = _nearest_folder(Path(target).parent) if target else None
+    for where in ([str(near)] if near else []) + [None]:
+        try:
+            if where is not None:
+                _remove_left_behind(Path(where))
+            return tempfile.mkdtemp(prefix=f"{PRIVATE_PREFIX}{os.getpid()}-", dir=where)
+        except OSError:
+            continue
+    return None
+
+
+PRIVATE_PREFIX = ".adjudicator-kit-open-"  # then the pid of the `kit open` that made it
+
+
+def _nearest_folder(folder: Path) -> Path | None:
+    for candidate in (folder, *folder.parents):
+        if candidate.is_dir():
+            return candidate
+    return None
+
+
+def _remove_left_behind(where: Path) -> None:
+    """Private folders of a `kit open` killed before it could remove its own (its pid gone)."""
+    for found in where.glob(f"{PRIVATE_PREFIX}*"):
+        pid = found.name[len(PRIVATE_PREFIX) :].partition("-")[0]
+        if not pid.isdigit() or found.is_symlink() or not found.is_dir():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            shutil.rmtree(found, ignore_errors=True)
+        except (PermissionError, OverflowError, ValueError):
+            continue  # another user's process: not ours to judge
 
 
 def verify(

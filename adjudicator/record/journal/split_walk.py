@@ -22,6 +22,7 @@ import json
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,7 @@ from adjudicator.record.journal.chain_walk import Span, Walk, WalkStopped
 
 SPLIT_FROM = 20_000  # rows: a child's start (about 0.1 s) is a walk of some 8,000 rows
 _POLL = 0.05  # seconds between looks at `stop` while the child walks
+APART_SECONDS = 20 * 60  # a child walking apart still at it after this is ended (None)
 
 
 def walk(
@@ -64,15 +66,18 @@ def walk(
     return _joined(first, middle, second)
 
 
-def walk_apart(path: str, stop: threading.Event | None = None) -> Walk | None:
+def walk_apart(
+    path: str, stop: threading.Event | None = None, within: float = APART_SECONDS
+) -> Walk | None:
     """The chain of the journal at `path` walked from row 1 in a child process, as
-    chain_walk.walk(copy) finds it when it is whole; None when it is not, or no child could
-    walk it (walk it then, and say where it breaks). `stop`: as for `walk`."""
+    chain_walk.walk(copy) finds it when it is whole; None when it is not, or no child walked
+    it within `within` seconds (walk it then, and say where it breaks). `stop`: as for
+    `walk`."""
     if not Path(path).is_file():
         return None
     child = _start(path, 0)
     try:
-        said = _answer(child, stop)
+        said = _answer(child, stop, time.monotonic() + within)
     finally:
         _end(child)
     if said is None or said["first"] != GENESIS:
@@ -92,8 +97,11 @@ def _start(path: str, after: int) -> subprocess.Popen | None:
     return children.start(__name__, path, str(after))
 
 
-def _answer(child: subprocess.Popen | None, stop: threading.Event | None) -> dict | None:
-    """The child's finding (None: it failed, or said nothing this module reads)."""
+def _answer(
+    child: subprocess.Popen | None, stop: threading.Event | None, deadline: float | None = None
+) -> dict | None:
+    """The child's finding (None: it failed, said nothing this module reads, or was still at
+    it at `deadline`, a time.monotonic())."""
     if child is None:
         return None
     while True:
@@ -103,6 +111,8 @@ def _answer(child: subprocess.Popen | None, stop: threading.Event | None) -> dic
         except subprocess.TimeoutExpired:
             if stop is not None and stop.is_set():
                 raise WalkStopped from None
+            if deadline is not None and time.monotonic() > deadline:
+                return None  # ended by the caller
     if child.returncode != 0:
         return None
     said = children.answer(out)
