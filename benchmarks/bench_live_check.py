@@ -2,8 +2,9 @@
 journal in full, on a thread of the worker (as until stop 54) and in a child process at nice 19
 (as now), at 10,000 and 100,000 rows (benchmarks/live_check.py; 1,000,000 by hand: filling it
 takes minutes); and beside a director's backup (its chain walked in the worker, or in a child)
-and a lexicon verified from the director's page (its words read in the worker, or in a child).
-The floor, in the same run: the same verdicts with nothing beside them."""
+and a lexicon verified from the director's page (its words read in the worker, or in a child),
+and a CSV export of the whole journal (in the worker). The floor, in the same run: the same
+verdicts with nothing beside them."""
 
 from __future__ import annotations
 
@@ -47,3 +48,16 @@ def test_verdicts_beside_a_lexicon_verified_from_the_directors_page(benchmark, c
     with capsys.disabled():
         print("\n" + live_check.table(results))
     assert all(any(mode.endswith("verified apart") for mode in found) for found in results)
+
+
+def test_verdicts_beside_a_directors_csv_export(benchmark, capsys):
+    """The director's CSV export of the whole journal, streamed by the worker (still in it)."""
+    sizes = smallest([10_000, 100_000], [1_000])
+    results = benchmark.pedantic(
+        live_check.main,
+        args=([*map(str, sizes), "--verdicts", str(smallest(300, 20)), "--export"],),
+        rounds=1,
+    )
+    with capsys.disabled():
+        print("\n" + live_check.table(results))
+    assert all(found["CSV export in the worker"]["n"] >= 1 for found in results)
