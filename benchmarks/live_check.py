@@ -21,8 +21,9 @@ walked here (as until stop 55) and walked in a child (split_walk.walk_apart, as 
 4 million words; CSW24 without it): its words fingerprinted here (as until stop 55) and in a
 child (store.verify_apart, as now).
 
-With `--export`, it is the director's CSV export of the whole journal (`/director/journal.csv`,
-streamed in chunks of 1,000 rows by the worker), read to its end.
+With `--export`, it is the director's CSV export of the whole journal (`/director/journal.csv`),
+read to its end: written by the worker (as until stop 55) and by a child, the worker passing its
+bytes on (export_apart.csv_apart, as now).
 
     .venv/bin/python -m benchmarks.live_check [SIZES...] [--verdicts N]
         [--backup | --lexicon | --export]
@@ -208,22 +209,31 @@ def measure_lexicon(rows: int, verdicts: int) -> dict:
 
 
 def measure_export(rows: int, verdicts: int) -> dict:
-    """The director's CSV export of the whole journal beside the verdicts, in the worker."""
-    from adjudicator.hall.director import export, journal_review
+    """The director's CSV export of the whole journal beside the verdicts: by the worker, and
+    by a child."""
+    from adjudicator.hall.director import export, export_apart, journal_review
 
     with serving_hall(rows) as (_, judge, db):
         found = {"rows": rows, "alone": _percentiles([judge(n) for n in range(verdicts)])}
         default = sys.getswitchinterval()
         sys.setswitchinterval(SWITCH_SECONDS)  # as the serving worker runs (loop_worker.py)
 
-        def whole_export() -> None:
+        def in_the_worker() -> None:
             batches = journal_review.select_batches(db, journal_review.Filters())
             for _chunk in export.csv_chunks(export.csv_records(db, batches)):
                 pass
 
+        def by_a_child() -> None:
+            chunks = export_apart.csv_apart(db, journal_review.Filters(), True)
+            assert chunks is not None, "no child wrote the export"
+            for _chunk in chunks:
+                pass
+
         try:
-            times, seconds = _beside(judge, whole_export)
-            found["CSV export in the worker"] = {**_percentiles(times), "seconds": seconds}
+            for mode, work in (("CSV export in the worker", in_the_worker),
+                               ("CSV export by a child", by_a_child)):  # fmt: skip
+                times, seconds = _beside(judge, work)
+                found[mode] = {**_percentiles(times), "seconds": seconds}
         finally:
             sys.setswitchinterval(default)
         return found

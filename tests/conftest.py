@@ -133,6 +133,22 @@ def migrated_db(db_url: str):
 
 
 @pytest.fixture
+def children_started(monkeypatch) -> list:
+    """Each child process the program starts (adjudicator/children.py), in order."""
+    from adjudicator import children
+
+    made: list = []
+    start = children.start
+
+    def spy(*args, **kwargs):
+        made.append(start(*args, **kwargs))
+        return made[-1]
+
+    monkeypatch.setattr(children, "start", spy)
+    return made
+
+
+@pytest.fixture
 def key_path(tmp_path: Path) -> Path:
     """A hall's receipt key, made in tmp_path/keys: its path."""
     path = tmp_path / "keys" / "receipt_key.pem"

@@ -100,6 +100,7 @@ class Hall:
     ):
         self.store = store or LexiconStore()
         self.db = db or connect()
+        self.db_from_settings = db is None  # another process of the hall opens the same journal
         if key_path is not None and hasattr(self.db, "key_path"):
             self.db.key_path = key_path  # a mirrored journal signs its markers with it
         self.committer = GroupCommitter(self.db)

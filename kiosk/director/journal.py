@@ -10,7 +10,7 @@ from flask import Response, flash, redirect, render_template, request, url_for
 from adjudicator import settings
 from adjudicator.errors import AdjudicatorError
 from adjudicator.hall import kiosks, tournaments
-from adjudicator.hall.director import bursts, export, journal_review
+from adjudicator.hall.director import bursts, export, export_apart, journal_review
 from adjudicator.hall.tsh import games as tsh_games
 from adjudicator.judging import game_totals, outcomes
 from adjudicator.judging.corrections import voids
@@ -92,12 +92,17 @@ def journal_csv():
         filters = _journal_filters()
     except AdjudicatorError as exc:
         return error_response(400, str(exc), link=(url_for("director.journal_page"), N_("Back")))
-    db = get_hall().db  # the rows and their outcomes read the database only: no context
-    rows = export.csv_records(db, journal_review.select_batches(db, filters))
-    chunks = export.csv_chunks(rows)
-    first = next(chunks)  # the first query runs here: a database error is a 503, not a cut 500
+    # Written by a child process (export_apart.py): a season's export never holds this
+    # worker's verdicts. Its first block is read here, as the first query is below: a database
+    # error is a 503, not a cut download. Where no child can say: the rows exported here.
+    hall = get_hall()
+    chunks = export_apart.csv_apart(hall.db, filters, hall.db_from_settings)
+    if chunks is None:
+        db = hall.db  # the rows and their outcomes read the database only: no context
+        rows = export.csv_chunks(export.csv_records(db, journal_review.select_batches(db, filters)))
+        chunks = itertools.chain([next(rows)], rows)
     return Response(
-        itertools.chain([first], chunks),
+        chunks,
         mimetype="text/csv",
         headers={"Content-Disposition": 'attachment; filename="journal.csv"'},
     )

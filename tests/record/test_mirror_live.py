@@ -292,7 +292,11 @@ def test_a_stick_row_changed_while_the_hall_serves_is_found_by_its_background_ch
                 break
             time.sleep(0.5)
         assert health["journal"] == "degraded: one copy (the mirror disagrees at row 3)"
-        logged = server.log_path.read_text()
+        # the child's drop marker is followed at once; its finding is logged when it has ended
+        logged, said = "", time.monotonic() + 30
+        while not re.search(r"journal copies: .*row 3", logged) and time.monotonic() < said:
+            time.sleep(0.2)
+            logged = server.log_path.read_text()
         assert re.search(r"journal copies: .*row 3", logged), logged[-3000:]
         later = Load([(server.url, home.token)], threads=2, per_thread=5).start().join()
         assert [r.status for r in later.replies] == [201] * 10

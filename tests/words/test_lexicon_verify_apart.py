@@ -12,7 +12,6 @@ import sys
 import pytest
 from test_lexicon_proof import edit_manifest, proof_of
 
-from adjudicator import children as starting
 from adjudicator.errors import LexiconCorrupt
 from adjudicator.words import store as store_module
 from adjudicator.words.lexicon import CompiledLexicon
@@ -29,27 +28,16 @@ def never_here(monkeypatch) -> None:
     monkeypatch.setattr(CompiledLexicon, "check_fingerprint", refuse)
 
 
-@pytest.fixture
-def started(monkeypatch) -> list[subprocess.Popen]:
-    children: list[subprocess.Popen] = []
-    start = starting.start
-
-    def spy(*args, **kwargs):
-        children.append(start(*args, **kwargs))
-        return children[-1]
-
-    monkeypatch.setattr(starting, "start", spy)
-    return children
-
-
-def test_a_whole_lexicon_is_verified_in_a_child(two, never_here, started):
+def test_a_whole_lexicon_is_verified_in_a_child(two, never_here, children_started):
     verified = LexiconStore(two.root).verify("MAIN", apart=True)
     assert verified == two.manifest("MAIN")
-    assert [child.returncode for child in started] == [0]
+    assert [child.returncode for child in children_started] == [0]
     assert "MAIN" not in LexiconStore(two.root).out_of_service()
 
 
-def test_the_forgery_of_issue_22_is_refused_by_the_child_as_in_process(two, never_here, started):
+def test_the_forgery_of_issue_22_is_refused_by_the_child_as_in_process(
+    two, never_here, children_started
+):
     other = two.manifest("OTHER")
     edit_manifest(two, "MAIN", compiled_file=other.compiled_file,
                   compiled_sha256=other.compiled_sha256, words=other.words)  # fmt: skip
@@ -57,7 +45,7 @@ def test_the_forgery_of_issue_22_is_refused_by_the_child_as_in_process(two, neve
     with pytest.raises(LexiconCorrupt, match="do not have the fingerprint its manifest names"):
         fresh.verify("MAIN", apart=True)
     assert "MAIN" in fresh.out_of_service()  # taken out of service here, by the finding
-    assert len(started) == 1
+    assert len(children_started) == 1
 
 
 def test_a_false_proof_is_removed_by_the_child(two, never_here):
