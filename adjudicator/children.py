@@ -21,14 +21,17 @@ LOWEST = 19  # the CPU priority (nice) of a child that must never slow the verdi
 _PR_SET_PDEATHSIG = 1
 
 
-def start(module: str, *args: str, errors: bool = False) -> subprocess.Popen | None:
+def start(
+    module: str, *args: str, errors: bool = False, lowest: bool = False
+) -> subprocess.Popen | None:
     """`python -P -m MODULE ARGS`, its output piped (its errors too, with `errors`, else
-    dropped); None when no child can be started here (an embedded interpreter has no program
-    to start, or the system refuses one): the caller then does the work itself."""
+    dropped), at the lowest CPU priority with `lowest` (a director's job: the verdicts of every
+    worker go first); None when no child can be started here (an embedded interpreter has no
+    program to start, or the system refuses one): the caller then does the work itself."""
     if not sys.executable:
         return None
     try:
-        return subprocess.Popen(
+        child = subprocess.Popen(
             [sys.executable, "-P", "-m", module, *args],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
@@ -36,6 +39,20 @@ def start(module: str, *args: str, errors: bool = False) -> subprocess.Popen | N
         )
     except (OSError, ValueError):
         return None
+    if lowest:
+        lower(child)
+    return child
+
+
+def lower(child: subprocess.Popen) -> None:
+    """A child's CPU priority made the lowest, from here (no hook may run in a child between
+    its fork and its exec while this process has threads)."""
+    if child.returncode is not None:
+        return  # reaped: its pid may be another process's now
+    try:
+        os.setpriority(os.PRIO_PROCESS, child.pid, LOWEST)
+    except OSError:
+        pass  # ended already, or not allowed: it runs as it is
 
 
 def answer(out: bytes) -> Any:

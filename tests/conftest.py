@@ -134,15 +134,19 @@ def migrated_db(db_url: str):
 
 @pytest.fixture
 def children_started(monkeypatch) -> list:
-    """Each child process the program starts (adjudicator/children.py), in order."""
+    """Each child process the program starts (adjudicator/children.py), in order, each with the
+    CPU priority it was started at (`.priority`)."""
     from adjudicator import children
 
     made: list = []
     start = children.start
 
     def spy(*args, **kwargs):
-        made.append(start(*args, **kwargs))
-        return made[-1]
+        child = start(*args, **kwargs)
+        if child is not None:  # its CPU priority as started (it has barely begun)
+            child.priority = os.getpriority(os.PRIO_PROCESS, child.pid)
+        made.append(child)
+        return child
 
     monkeypatch.setattr(children, "start", spy)
     return made

@@ -427,7 +427,7 @@ def verify_apart(root: Path, manifest: Manifest) -> bool:
     started, it failed, or the manifest changed meanwhile): verify here."""
     from adjudicator import children
 
-    child = children.start(__name__, str(root), manifest.name, manifest.compiled_file)
+    child = children.start(__name__, str(root), manifest.name, manifest.compiled_file, lowest=True)
     if child is None:
         return False
     try:

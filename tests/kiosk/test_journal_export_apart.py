@@ -65,6 +65,7 @@ def test_the_child_writes_what_the_worker_would(staffed, children_started, monke
     assert answer.status_code == 200 and answer.mimetype == "text/csv"
     assert answer.get_data() == expected and expected.startswith(b"id,recorded_at,kind")
     assert [child.returncode for child in children_started] == [0]
+    assert children_started[0].priority == children.LOWEST  # the verdicts go first
 
 
 def test_formula_cells_stay_neutralised_through_the_child(staffed):

@@ -13,6 +13,7 @@ from dataclasses import replace
 
 import pytest
 
+from adjudicator import children as starting
 from adjudicator.record.database import migrations
 from adjudicator.record.database.sqlite import SqliteDatabase
 from adjudicator.record.journal import chain_walk, journal, split_walk
@@ -220,6 +221,14 @@ def test_the_child_runs_as_a_command(path):
 
 def test_the_whole_chain_walked_apart_finds_what_one_walk_finds(path, children, monkeypatch):
     whole = one_walk(path)
+    lowered: list[int] = []
+    lower = starting.lower
+
+    def spy(child):
+        lower(child)
+        lowered.append(os.getpriority(os.PRIO_PROCESS, child.pid))
+
+    monkeypatch.setattr(starting, "lower", spy)
 
     def never_here(*args, **kwargs):
         raise AssertionError("walked in this interpreter")
@@ -228,6 +237,7 @@ def test_the_whole_chain_walked_apart_finds_what_one_walk_finds(path, children, 
     found = split_walk.walk_apart(path)
     assert len(children) == 1 and children[0].returncode == 0
     assert found == whole and found.rows == ROWS and found.last_hash
+    assert lowered == [starting.LOWEST]  # a director's backup: every verdict goes first
 
 
 @pytest.mark.parametrize("row", [1, MIDDLE, ROWS])

@@ -12,6 +12,7 @@ import sys
 import pytest
 from test_lexicon_proof import edit_manifest, proof_of
 
+from adjudicator import children
 from adjudicator.errors import LexiconCorrupt
 from adjudicator.words import store as store_module
 from adjudicator.words.lexicon import CompiledLexicon
@@ -32,6 +33,7 @@ def test_a_whole_lexicon_is_verified_in_a_child(two, never_here, children_starte
     verified = LexiconStore(two.root).verify("MAIN", apart=True)
     assert verified == two.manifest("MAIN")
     assert [child.returncode for child in children_started] == [0]
+    assert children_started[0].priority == children.LOWEST  # the verdicts go first
     assert "MAIN" not in LexiconStore(two.root).out_of_service()
 
 

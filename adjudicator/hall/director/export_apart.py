@@ -51,7 +51,7 @@ def csv_apart(
         source = ""
     else:
         return None
-    child = children.start(__name__, json.dumps(asdict(filters)), source, errors=True)
+    child = children.start(__name__, json.dumps(asdict(filters)), source, errors=True, lowest=True)
     if child is None or child.stdout is None:
         return None
     try:
