@@ -55,6 +55,18 @@ def lower(child: subprocess.Popen) -> None:
         pass  # ended already, or not allowed: it runs as it is
 
 
+def end(child: subprocess.Popen | None) -> None:
+    """A child ended, and its pipes closed (it may be at work still: killed)."""
+    if child is None:
+        return
+    if child.poll() is None:
+        child.kill()
+    child.wait()
+    for stream in (child.stdout, child.stderr):
+        if stream is not None:
+            stream.close()
+
+
 def answer(out: bytes) -> Any:
     """The child's one line, decoded (None when it is not JSON)."""
     try:

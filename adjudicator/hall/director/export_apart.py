@@ -27,6 +27,7 @@ from dataclasses import asdict
 from adjudicator import children
 from adjudicator.errors import AdjudicatorError
 from adjudicator.hall.director import export, journal_review
+from adjudicator.record.copies import backup
 from adjudicator.record.database.db import Database, DatabaseUnavailable
 
 BLOCK = 1 << 16  # bytes passed on at a time
@@ -45,8 +46,7 @@ def csv_apart(
     download. None where no child can say (or a PostgreSQL journal not `from_settings`): export
     here."""
     if db.backend == "sqlite":
-        serving = getattr(db, "serving", None)  # a mirrored journal: the copy it serves from
-        source = str(serving().path if serving is not None else db.path)  # type: ignore[attr-defined]
+        source = backup.source_path(db)  # a mirrored journal: the copy it serves from
     elif from_settings:
         source = ""
     else:
@@ -60,7 +60,7 @@ def csv_apart(
             _refuse_or_none(child)
             return None
     except BaseException:
-        _end(child)
+        children.end(child)
         raise
     return _passed_on(child, first)
 
@@ -71,7 +71,7 @@ def _refuse_or_none(child: subprocess.Popen) -> None:
     try:
         _, err = child.communicate(timeout=60)
     except subprocess.TimeoutExpired:
-        _end(child)
+        children.end(child)
         return
     if child.returncode == UNREADABLE:
         said = children.answer(err.strip().splitlines()[-1] if err.strip() else b"")
@@ -87,16 +87,7 @@ def _passed_on(child: subprocess.Popen, first: bytes) -> Iterator[bytes]:
         if child.wait() != 0:
             raise ExportCut(f"the export's process ended with status {child.returncode}")
     finally:
-        _end(child)
-
-
-def _end(child: subprocess.Popen) -> None:
-    if child.poll() is None:
-        child.kill()
-    child.wait()
-    for stream in (child.stdout, child.stderr):
-        if stream is not None:
-            stream.close()
+        children.end(child)
 
 
 def main(argv: list[str]) -> int:

@@ -60,7 +60,7 @@ def walk(
             whole = first.bad_id is None and first.rows == middle
             second = _answer(child, stop) if whole else None  # broken: the child is ended
         finally:
-            _end(child)
+            children.end(child)  # walking still: a stop, a broken half
     finally:
         copy.close()
     return _joined(first, middle, second)
@@ -81,7 +81,7 @@ def walk_apart(
     try:
         said = _answer(child, stop, time.monotonic() + within)
     finally:
-        _end(child)
+        children.end(child)
     if said is None or said["first"] != GENESIS:
         return None
     return Walk(rows=said["rows"], last_hash=said["last"])
@@ -128,16 +128,6 @@ def _well_formed(said: Any) -> bool:
         and type(said.get("rows")) is int
         and all(isinstance(said.get(name), str) and said[name] for name in ("first", "last"))
     )
-
-
-def _end(child: subprocess.Popen | None) -> None:
-    """The child ended (it may be walking still: a stop, or the first half broke)."""
-    if child is not None and child.poll() is None:
-        child.kill()
-    if child is not None:
-        child.wait()
-        if child.stdout is not None:
-            child.stdout.close()
 
 
 def _joined(first: Walk, middle: int, second: dict | None) -> Walk | None:
