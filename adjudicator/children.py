@@ -15,19 +15,21 @@ import os
 import signal
 import subprocess
 import sys
-from typing import Any
+from typing import IO, Any
 
 LOWEST = 19  # the CPU priority (nice) of a child that must never slow the verdicts
 _PR_SET_PDEATHSIG = 1
 
 
 def start(
-    module: str, *args: str, errors: bool = False, lowest: bool = False
+    module: str, *args: str, errors: bool | IO[bytes] = False, lowest: bool = False
 ) -> subprocess.Popen | None:
-    """`python -P -m MODULE ARGS`, its output piped (its errors too, with `errors`, else
-    dropped), at the lowest CPU priority with `lowest` (a director's job: the verdicts of every
-    worker go first); None when no child can be started here (an embedded interpreter has no
-    program to start, or the system refuses one): the caller then does the work itself."""
+    """`python -P -m MODULE ARGS`, its output piped (its errors too, with `errors`, or into the
+    file `errors` is; else dropped), at the lowest CPU priority with `lowest` (a director's job:
+    the verdicts of every worker go first); None when no child can be started here (an
+    embedded interpreter has no program to start, or the system refuses one): the caller then
+    does the work itself. A caller that reads the output as it comes, not all at once with
+    `communicate`, gives a file for the errors: a pipe nobody reads stops the child once full."""
     if not sys.executable:
         return None
     try:
@@ -35,13 +37,19 @@ def start(
             [sys.executable, "-P", "-m", module, *args],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE if errors else subprocess.DEVNULL,
+            stderr=_errors_to(errors),
         )
     except (OSError, ValueError):
         return None
     if lowest:
         lower(child)
     return child
+
+
+def _errors_to(errors: bool | IO[bytes]) -> Any:
+    if errors is True:
+        return subprocess.PIPE
+    return errors or subprocess.DEVNULL
 
 
 def lower(child: subprocess.Popen) -> None:

@@ -39,6 +39,22 @@ def test_the_child_is_the_program_run_with_minus_p(tmp_path, monkeypatch):
     assert child.returncode == 0 and b"loop" in out and b"working folder" not in out
 
 
+@pytest.mark.parametrize("errors", [False, True, "file"])
+def test_a_childs_errors_are_dropped_piped_or_kept_in_a_file(tmp_path, errors):
+    kept = (tmp_path / "errors").open("w+b") if errors == "file" else None
+    child = children.start("timeit", "-n", "1", "-r", "1", "1/0", errors=kept or errors)
+    _, piped = child.communicate(timeout=60)
+    assert child.returncode != 0
+    if errors is True:
+        assert b"ZeroDivisionError" in piped
+    else:
+        assert piped is None
+    if kept is not None:
+        kept.seek(0)
+        assert b"ZeroDivisionError" in kept.read()
+        kept.close()
+
+
 @pytest.mark.parametrize("program", [None, "", "/nonexistent/python"])
 def test_no_child_where_no_program_can_be_started(monkeypatch, program):
     monkeypatch.setattr(sys, "executable", program)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 
 import pytest
 
@@ -100,13 +101,43 @@ def test_a_child_that_fails_part_way_cuts_the_download(staffed, monkeypatch):
 
     def start(*args, **kwargs):
         return subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE)  # fmt: skip
+                                stderr=kwargs["errors"])  # fmt: skip
 
     monkeypatch.setattr(children, "start", start)
     chunks = export_apart.csv_apart(staffed.db, journal_review.Filters(), True)
     assert next(chunks).startswith(b"id,recorded_at,kind")
     with pytest.raises(export_apart.ExportCut):
         list(chunks)
+
+
+def test_a_child_that_writes_much_on_its_errors_still_gives_the_whole_file(staffed, monkeypatch):
+    """Its errors go to a file: a pipe nobody reads while the CSV streams would fill at 64 KB
+    and stop the child, and the download with it."""
+    script = (
+        "import sys; sys.stderr.write('w' * 1_000_000); sys.stderr.flush(); "
+        "sys.stdout.write('id,kind\\n' + '1,challenge\\n' * 100_000)"
+    )
+    started = []
+
+    def start(*args, **kwargs):
+        started.append(subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
+                                        stderr=kwargs["errors"]))  # fmt: skip
+        return started[-1]
+
+    monkeypatch.setattr(children, "start", start)
+    got: list[bytes] = []
+
+    def download() -> None:
+        got.extend(export_apart.csv_apart(staffed.db, journal_review.Filters(), True))
+
+    reader = threading.Thread(target=download, daemon=True)
+    reader.start()
+    reader.join(timeout=30)
+    stuck = reader.is_alive()
+    for child in started:
+        children.end(child)
+    assert not stuck, "the download stopped: the child's errors filled a pipe"
+    assert b"".join(got) == b"id,kind\n" + b"1,challenge\n" * 100_000
 
 
 def test_a_download_given_up_ends_the_child(staffed, children_started):
@@ -122,7 +153,7 @@ def test_a_child_that_says_nothing_readable_is_not_believed(staffed, monkeypatch
 
     def start(*args, **kwargs):
         return subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE)  # fmt: skip
+                                stderr=kwargs["errors"])  # fmt: skip
 
     monkeypatch.setattr(children, "start", start)
     assert export_apart.csv_apart(staffed.db, journal_review.Filters(), True) is None

@@ -21,8 +21,10 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from dataclasses import asdict
+from typing import IO
 
 from adjudicator import children
 from adjudicator.errors import AdjudicatorError
@@ -51,35 +53,41 @@ def csv_apart(
         source = ""
     else:
         return None
-    child = children.start(__name__, json.dumps(asdict(filters)), source, errors=True, lowest=True)
-    if child is None or child.stdout is None:
-        return None
+    errors = tempfile.TemporaryFile()  # never a pipe: nothing reads it while the CSV streams
+    child = children.start(
+        __name__, json.dumps(asdict(filters)), source, errors=errors, lowest=True
+    )
+    passing = None
     try:
-        first = child.stdout.read1(BLOCK)
-        if not first:
-            _refuse_or_none(child)
-            return None
-    except BaseException:
-        children.end(child)
-        raise
-    return _passed_on(child, first)
+        if child is not None and child.stdout is not None:
+            first = child.stdout.read1(BLOCK)
+            if first:
+                passing = _passed_on(child, first, errors)
+            else:
+                _refuse_or_none(child, errors)
+    finally:
+        if passing is None:
+            children.end(child)
+            errors.close()
+    return passing
 
 
-def _refuse_or_none(child: subprocess.Popen) -> None:
+def _refuse_or_none(child: subprocess.Popen, errors: IO[bytes]) -> None:
     """Nothing written: DatabaseUnavailable with the child's words when it said the journal
-    could not be read; else nothing (the child is ended, and the caller exports itself)."""
+    could not be read; else nothing (the caller ends the child, and exports itself)."""
     try:
-        _, err = child.communicate(timeout=60)
+        child.wait(timeout=60)
     except subprocess.TimeoutExpired:
-        children.end(child)
         return
     if child.returncode == UNREADABLE:
-        said = children.answer(err.strip().splitlines()[-1] if err.strip() else b"")
+        errors.seek(0)
+        lines = errors.read().strip().splitlines()
+        said = children.answer(lines[-1] if lines else b"")
         if isinstance(said, dict) and isinstance(said.get("unavailable"), str):
             raise DatabaseUnavailable(said["unavailable"])
 
 
-def _passed_on(child: subprocess.Popen, first: bytes) -> Iterator[bytes]:
+def _passed_on(child: subprocess.Popen, first: bytes, errors: IO[bytes]) -> Iterator[bytes]:
     try:
         yield first
         while block := child.stdout.read1(BLOCK):  # type: ignore[union-attr]
@@ -88,6 +96,7 @@ def _passed_on(child: subprocess.Popen, first: bytes) -> Iterator[bytes]:
             raise ExportCut(f"the export's process ended with status {child.returncode}")
     finally:
         children.end(child)
+        errors.close()
 
 
 def main(argv: list[str]) -> int:
