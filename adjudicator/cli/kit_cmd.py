@@ -72,7 +72,9 @@ def open_kit(directory: Path, passphrase_stdin: bool, drill: bool):
     from adjudicator.hall.network import hall_tls
     from adjudicator.record.journal import writer
 
-    passphrase = read_secret(passphrase_stdin, "The kit's passphrase", twice=False)
+    def passphrase() -> str:  # asked while the stick's journal is walked
+        return read_secret(passphrase_stdin, "The kit's passphrase", twice=False)
+
     mirror = settings.get("journal_mirror").strip() or None
     opened = kit_open.open_kit(directory, passphrase, mirror, as_drill=drill)
     here = writer.this_laptop_if_known()  # by host name and install id, as refusals name it

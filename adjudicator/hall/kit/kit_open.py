@@ -5,15 +5,15 @@ In order, and nothing written until the last check has passed:
 1. the header verifies with the hall's key it names, and asks for the key derivation `kit
    seal` uses (kit_header.py); the manifest is the hall's, of this kit and header, and every
    file of the kit is the one it lists: none missing, added, replaced or older (manifest.py).
-   Any of these wrong: "the kit was altered" or names the file, before the passphrase is tried;
-2. the passphrase opens the kit's core (a wrong one: WrongPassphrase), whose key is the one
-   the header names;
+   Any of these wrong: "the kit was altered" or names the file, before the passphrase is asked;
+2. the passphrase (asked while step 5's walk runs) opens the kit's core (a wrong one:
+   WrongPassphrase), whose key is the one the header names;
 3. each sealed item opens with the kit's private half and carries the hall's signature;
 4. this data home is fresh, or this hall's own (the same key, a journal only behind the
    stick's);
-5. the stick's copy of the journal, copied once into a private folder (while the passphrase's
-   Argon2id runs), is the one the manifest names, reaches its head, and may be taken over
-   (stick_copy.verify: the one walk of its chain, of that copy).
+5. the stick's copy of the journal, copied once into a private folder (while the passphrase is
+   typed and its Argon2id runs), is the one the manifest names, reaches its head, and may be
+   taken over (stick_copy.verify: the one walk of its chain, of that copy).
 Then: the receipt key, the CA, the certificates, the session secret and the hall's name and
 ports go into this data home; this laptop's disk becomes the primary copy: the copy proven,
 put in place and checked by its head; the lexicons come across, each checked against its
@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -89,10 +90,15 @@ class _Core:
 
 
 def open_kit(
-    directory: Path, passphrase: str, mirror: str | None = None, as_drill: bool = False
+    directory: Path,
+    passphrase: str | Callable[[], str],
+    mirror: str | None = None,
+    as_drill: bool = False,
 ) -> Opened:
     """Take the hall over from the kit in `directory` (see the module's docstring); with
-    `as_drill`, open a drill's copy of it."""
+    `as_drill`, open a drill's copy of it. `passphrase`, or how to ask for it: asked once the
+    kit's files have passed their checks and the stick's journal is being copied and walked,
+    so that the walk runs while the director types it."""
     folder = KitFolder(directory)
     header = folder.header()
     public = kit_header.check(header)
@@ -104,7 +110,8 @@ def open_kit(
     # (nothing of this data home written), and that copy walked; the copy proven is the copy
     # put in place.
     with stick_copy.walking(mirror_path, primary) as chain:
-        derived = sealing.derive(passphrase, header["kdf"])  # no hall serves here to slow
+        secret = passphrase() if callable(passphrase) else passphrase
+        derived = sealing.derive(secret, header["kdf"])  # no hall serves here to slow
         core = _open_core(header, derived, public)
         items = {name: _open_item(folder, core, name) for name in contents.ITEMS}
         listing = _listing(folder, core)
