@@ -9,12 +9,16 @@
    to its first verdict (the same start, without the takeover);
    and (issue 45) copying the stick's journal file and checking its integrity (SQLite's
    `PRAGMA integrity_check`), the least a takeover must do with it.
+   With `--typing SECONDS`, a second takeover (on laptop C) as a director makes it: the
+   passphrase typed SECONDS after `kit open` starts (which copies and walks the stick's journal
+   meanwhile), timed from the passphrase's Enter to the first verdict.
 2. The kit's refresh while serving: verdicts one after another through the API, with the
    refresh off (ADJUDICATOR_KIT_REFRESH_SECONDS=0), then on every second with an item changed
    before each (hall.json rewritten, so each refresh seals and writes an item to the stick),
    rounds alternating; and one refresh timed alone (nothing changed, one item changed).
 
     .venv/bin/python -m benchmarks.takeover [SIZES...] [--refresh-rounds N] [--refresh-only]
+        [--typing SECONDS]
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import os
 import shutil
 import sqlite3
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
@@ -102,7 +107,22 @@ def copy_and_check(journal_file: Path, folder: Path) -> float:
     return spent
 
 
-def takeover(size: int) -> dict:
+def kit_open_typed(home: Path, stick: Path, env: dict, typing: float) -> float:
+    """`kit open` on `home` with its passphrase typed `typing` seconds after it starts: the
+    seconds from the passphrase's Enter to its end."""
+    child = subprocess.Popen(
+        [sys.executable, "-m", "adjudicator", "kit", "open", str(stick), "--passphrase-stdin"],
+        env={**os.environ, "ADJUDICATOR_HOME": str(home), **env},
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    time.sleep(typing)
+    entered = time.perf_counter()
+    _, err = child.communicate(PASSPHRASE + "\n", timeout=600)
+    assert child.returncode == 0, err
+    return time.perf_counter() - entered
+
+
+def takeover(size: int, typing: float | None = None) -> dict:
     folder = Path(tempfile.mkdtemp(prefix=f"takeover-{size}-"))
     a, env, stick = hall_a(folder, size)
     floor = first_verdict(a, env, a.token, size + 1)  # A's own restart: the floor
@@ -114,9 +134,15 @@ def takeover(size: int) -> dict:
     kit_open = time.perf_counter() - started
     b = PreparedHome(folder / "b", a.token, a.pairing_code, env)
     after = first_verdict(b, env, a.token, size + 2)
+    found = {"rows": size, "kit_open": kit_open, **after, "takeover": kit_open + after["total"],
+             "floor": floor["total"], "copy_floor": copied}  # fmt: skip
+    if typing is not None:  # laptop C takes over from B's stick, as a director types
+        entered = kit_open_typed(folder / "c", stick, env, typing)
+        c = PreparedHome(folder / "c", a.token, a.pairing_code, env)
+        typed = first_verdict(c, env, a.token, size + 3)
+        found["typed"] = entered + typed["total"]
     shutil.rmtree(folder, ignore_errors=True)
-    return {"rows": size, "kit_open": kit_open, **after, "takeover": kit_open + after["total"],
-            "floor": floor["total"], "copy_floor": copied}  # fmt: skip
+    return found
 
 
 def verdict_times(server: Server, token: str, count: int) -> list[float]:
@@ -209,12 +235,17 @@ def main(argv: list[str]) -> None:
         at = argv.index("--refresh-rounds")
         rounds = int(argv[at + 1])
         argv = argv[:at] + argv[at + 2 :]
+    typing = None
+    if "--typing" in argv:
+        at = argv.index("--typing")
+        typing = float(argv[at + 1])
+        argv = argv[:at] + argv[at + 2 :]
     only_refresh = "--refresh-only" in argv
     argv = [arg for arg in argv if arg != "--refresh-only"]
     sizes = [] if only_refresh else [int(size) for size in argv] or [0, 10_000, 100_000]
     cache_bytecode()  # every start measured, the floor's too, as an installed copy starts
     for size in sizes:
-        found = takeover(size)
+        found = takeover(size, typing)
         print(
             f"{found['rows']:>7,} rows: kit open {found['kit_open']:.1f} s, serve "
             f"{found['serve']:.1f} s, first verdict {found['verdict'] * 1000:.0f} ms: takeover "
@@ -224,6 +255,13 @@ def main(argv: list[str]) -> None:
             f"{found['takeover'] / found['copy_floor']:.1f}x",
             flush=True,
         )
+        if "typed" in found:
+            print(
+                f"{found['rows']:>7,} rows, the passphrase typed {typing:g} s after kit open "
+                f"starts: from its Enter to the first verdict {found['typed']:.2f} s, "
+                f"{found['typed'] / found['copy_floor']:.1f}x the copy floor",
+                flush=True,
+            )
     if rounds:
         cost = refresh_cost(rounds)
         print(

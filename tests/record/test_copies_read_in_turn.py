@@ -1,16 +1,21 @@
 """Two readers of one copy at once (two workers of a starting hall, reading the stick) leave
 nothing behind them: the second waits for the first, so that the first's write-ahead log is
-never taken for a writer's and left on the stick when both have closed."""
+never taken for a writer's and left on the stick when both have closed. The turns' locks are
+kept in a folder of this user's own (never one another user of the laptop could write in, to
+hold a lock and stall every read)."""
 
 from __future__ import annotations
 
 import hashlib
 import os
 import sqlite3
+import stat
 import tempfile
 import threading
 import time
 from pathlib import Path
+
+import pytest
 
 from adjudicator.record.copies import standing
 
@@ -60,17 +65,72 @@ def test_a_reader_beside_a_writing_hall_reads_its_rows_and_leaves_its_log(tmp_pa
     assert sorted(p.name for p in tmp_path.iterdir()) == ["journal.sqlite3"]
 
 
-def test_a_link_planted_at_the_turns_lock_is_not_followed(tmp_path):
-    """The turns' lock is in the shared temporary folder: a link another user put at its name
-    is not opened (nor the file it points to made), and the copy is read all the same."""
+@pytest.fixture
+def temp_folder(tmp_path, monkeypatch) -> Path:
+    """A temporary folder of the test's own, and no runtime folder of the user's."""
+    folder = tmp_path / "tmp"
+    folder.mkdir(mode=0o1777)
+    os.chmod(folder, 0o1777)  # as /tmp is: anyone may make a file or a folder in it
+    monkeypatch.setattr(tempfile, "tempdir", str(folder))
+    monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
+    return folder
+
+
+def lock_name(path: Path) -> str:
+    digest = hashlib.sha256(os.path.realpath(path).encode()).hexdigest()
+    return f"adjudicator-read-{digest[:24]}.lock"
+
+
+def test_the_turns_are_kept_in_the_users_runtime_folder(tmp_path, temp_folder, monkeypatch):
+    runtime = tmp_path / "run-user"
+    runtime.mkdir(mode=0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
     path = journal_file(tmp_path)
-    name = hashlib.sha256(os.path.realpath(path).encode()).hexdigest()[:24]
-    lock = Path(tempfile.gettempdir()) / f"adjudicator-read-{name}.lock"
-    lock.unlink(missing_ok=True)
+    assert standing.head(str(path)).rows == 1
+    assert [p.name for p in runtime.iterdir()] == [lock_name(path)]
+    assert list(temp_folder.iterdir()) == []
+
+
+def test_without_one_they_are_kept_in_a_folder_of_the_users_own(tmp_path, temp_folder):
+    path = journal_file(tmp_path)
+    assert standing.head(str(path)).rows == 1
+    own = temp_folder / f"adjudicator-{os.getuid()}"
+    assert [p.name for p in own.iterdir()] == [lock_name(path)]
+    assert stat.S_IMODE(own.stat().st_mode) == 0o700
+
+
+@pytest.mark.parametrize("planted", ["another user's", "writable by all", "a link"])
+def test_a_folder_planted_at_its_name_is_not_used_and_the_copy_is_read(
+    tmp_path, temp_folder, planted
+):
+    """Another user of the laptop who made the folder first (or a link there) could hold a
+    turn's lock to stall every read: the reads go on without turns instead."""
+    own = temp_folder / f"adjudicator-{os.getuid()}"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir(mode=0o700)
+    if planted == "a link":
+        own.symlink_to(elsewhere)
+    else:
+        own.mkdir()
+        if planted == "another user's":
+            os.chown(own, 65534, 65534)
+        else:
+            os.chmod(own, 0o777)
+    path = journal_file(tmp_path)
+    assert standing.head(str(path)).rows == 1
+    assert list(elsewhere.iterdir()) == []
+    assert planted == "a link" or list(own.iterdir()) == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["elsewhere", "journal.sqlite3", "tmp"]
+
+
+def test_a_link_planted_at_the_turns_lock_is_not_followed(tmp_path, temp_folder):
+    """A link at the lock's name (put there before this user's folder was locked down) is not
+    opened, nor the file it points to made, and the copy is read all the same."""
+    path = journal_file(tmp_path)
+    folder = standing.turns_folder()
+    assert folder is not None
+    lock = folder / lock_name(path)
     target = tmp_path / "not-a-lock"
     lock.symlink_to(target)
-    try:
-        assert standing.head(str(path)).rows == 1
-        assert not target.exists()
-    finally:
-        lock.unlink()
+    assert standing.head(str(path)).rows == 1
+    assert not target.exists()

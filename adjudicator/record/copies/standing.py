@@ -11,6 +11,7 @@ import fcntl
 import hashlib
 import os
 import sqlite3
+import stat
 import tempfile
 import time
 from dataclasses import dataclass
@@ -49,14 +50,50 @@ class _ReadTurn(sqlite3.Connection):
                 self.turn = None
 
 
+def turns_folder() -> Path | None:
+    """This user's own folder for the turns' locks: the user's runtime folder (XDG_RUNTIME_DIR,
+    this user's alone), else `adjudicator-UID` in the temporary folder, made 0700 and used only
+    while it is this user's and no one else may write in it. In a folder others may write,
+    another user could hold a turn's lock to stall every read, or put a file at its name. None:
+    no such folder (the reads go on without turns)."""
+    runtime = os.environ.get("XDG_RUNTIME_DIR", "")
+    if runtime and _own_folder(Path(runtime)):
+        return Path(runtime)
+    folder = Path(tempfile.gettempdir()) / f"adjudicator-{os.getuid()}"
+    try:
+        folder.mkdir(mode=0o700)
+    except FileExistsError:
+        pass
+    except OSError:
+        return None
+    return folder if _own_folder(folder) else None
+
+
+def _own_folder(folder: Path) -> bool:
+    """A real folder (not a link) of this user's that no other user may write in."""
+    try:
+        info = os.lstat(folder)
+    except OSError:
+        return False
+    return (
+        stat.S_ISDIR(info.st_mode)
+        and info.st_uid == os.getuid()
+        and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+    )
+
+
 def _take_turn(path: str) -> int | None:
     """An exclusive lock, off the stick, on reading the file at `path` (None: not had within
-    TURN_SECONDS; the read goes on without it rather than hang)."""
+    TURN_SECONDS, or no folder of this user's to keep it in; the read goes on without it
+    rather than hang)."""
+    folder = turns_folder()
+    if folder is None:
+        return None
     name = hashlib.sha256(os.path.realpath(path).encode()).hexdigest()[:24]
     try:
         held = os.open(
-            Path(tempfile.gettempdir()) / f"adjudicator-read-{name}.lock",
-            os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW,  # a shared temp folder: no link followed
+            folder / f"adjudicator-read-{name}.lock",
+            os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW,  # no link followed
             0o600,
         )
     except OSError:
