@@ -35,7 +35,7 @@ from adjudicator.judging.director_challenges import RULINGS
 from adjudicator.judging.rulebooks import RULEBOOKS
 from adjudicator.record.journal import journal
 
-from support.paths import ROOT
+from support.paths import ROOT, present
 from support.rulebook_checks import as_person, cites_only, effect, refused, row_id
 
 SEEDS = ROOT.parent / "shared" / "seeds"
@@ -104,7 +104,7 @@ def quoted(text: str) -> list[str]:
 @pytest.mark.parametrize("book", list(SEED))
 def test_every_clause_quoted_is_in_the_rulebooks_own_text(book):
     """What the sixth round cites is quoted exactly from the rulebook it names."""
-    seed = plain((SEEDS / SEED[book]).read_text(encoding="utf-8"))
+    seed = plain(present(SEEDS / SEED[book]).read_text(encoding="utf-8"))
     rules = RULEBOOKS[book]
     cited = [rules.late_clause, rules.waiver_clause, rules.blank_waiver_clause,
              rules.points_clause, *(d.points_clause for d in RULINGS[book].values())]  # fmt: skip

@@ -32,7 +32,7 @@ from adjudicator.words.lexicon_import import import_lexicon
 from adjudicator.words.recipe import import_recipe
 from adjudicator.words.store import LexiconStore
 
-from support.paths import SHARED_LEXICONS
+from support.paths import SHARED_LEXICONS, present
 from support.rulebook_lexicons import SHEET_ADDS, SHEET_REMOVES, RulebookHall
 
 # Each rulebook's allowed and refused lists, among the real ones built (support.rulebook_lexicons).
@@ -180,7 +180,7 @@ def impostors(tmp_path) -> LexiconStore:
         )
         import_recipe(store, recipe, force=True)
     (tmp_path / "MSA-UNION.toml").write_text(
-        f'name = "MSA-UNION"\nsources = ["{SHARED_LEXICONS / "OSWI.txt"}"]\n'
+        f'name = "MSA-UNION"\nsources = ["{present(SHARED_LEXICONS / "OSWI.txt")}"]\n'
     )  # OSWI's words, but no referral to Chambers or MW10
     import_recipe(store, tmp_path / "MSA-UNION.toml", force=True)
     return store
@@ -209,7 +209,7 @@ def test_school_rule_10_a_recipe_on_another_base_is_not_the_school_recipe(rulebo
     recipe = school_event_recipe(tmp_path / "other-base")
     recipe.write_text(recipe.read_text().replace('sources = ["TWL06"]', 'sources = ["NWL2023"]'))
     store = LexiconStore(root=tmp_path / "lexicons")
-    import_lexicon(store, SHARED_LEXICONS / "NWL2023.txt", "NWL2023")
+    import_lexicon(store, present(SHARED_LEXICONS / "NWL2023.txt"), "NWL2023")
     import_recipe(store, recipe, "SCHOOL-NWL")
     problems = off_rulebook(
         RULEBOOKS["school-2011"], store.manifest("SCHOOL-NWL"), get_rule("double")
