@@ -124,7 +124,9 @@ def renice(server: Server, nice: int | None) -> None:
             os.setpriority(os.PRIO_PROCESS, int(stat.parent.name), nice)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> list[dict]:
+    """Every phase of every round: its name, its verdicts, the server's CPU seconds and the
+    flood's report."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=10)
     parser.add_argument("--kiosks", type=int, default=4)
@@ -132,7 +134,7 @@ def main() -> None:
     parser.add_argument("--flood", type=int, default=3000)
     parser.add_argument("--uncapped", action="store_true")
     parser.add_argument("--nice", type=int, default=None)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, 8192)), hard))
     folder = Path(tempfile.mkdtemp(prefix="connection-flood-"))
@@ -143,6 +145,11 @@ def main() -> None:
         servers.append(("uncapped (0)", uncapped))
     if args.nice is not None:  # the kiosks too: they are devices of their own in a hall
         os.setpriority(os.PRIO_PROCESS, 0, args.nice)
+    results = []
+
+    def kept(phase: str, latencies: list[float], cpu: float, report: dict | None = None):
+        results.append({"phase": phase, "verdicts": len(latencies), "cpu_s": cpu, **(report or {})})
+
     try:
         for _, server in servers:
             renice(server, args.nice)
@@ -152,8 +159,10 @@ def main() -> None:
             capped = servers[0][1]
             none, cpu = measured(capped, args)
             print(" ", describe("none", none, args.seconds, cpu), flush=True)
+            kept("none", none, cpu)
             with_flood, cpu, report = flooded(capped, args)
             print(" ", describe("flood, capped", with_flood, args.seconds, cpu), report, flush=True)
+            kept("flood, capped", with_flood, cpu, report)
             print(
                 f"  ratio flood/none: throughput {len(with_flood) / len(none):.2f}, "
                 f"p50 {statistics.median(with_flood) / statistics.median(none):.2f}",
@@ -163,9 +172,11 @@ def main() -> None:
                 latencies, cpu, report = flooded(server, args)
                 said = describe(f"flood, {name}", latencies, args.seconds, cpu)
                 print(" ", said, report, flush=True)
+                kept(f"flood, {name}", latencies, cpu, report)
     finally:
         for _, server in servers:
             server.stop()
+    return results
 
 
 if __name__ == "__main__":

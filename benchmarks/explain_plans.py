@@ -33,12 +33,14 @@ def analyzed(db: PostgresDatabase, statement: Statement) -> str:
     return "\n".join(row[0] for row in rows)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> list[tuple[str, str]]:
+    """Each statement's label and its plan, as printed."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--analyze", action="store_true", help="EXPLAIN ANALYZE the reads")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     undo = []
+    found = []
 
     def patch(owner, name, value):
         undo.append((owner, name, getattr(owner, name)))
@@ -57,7 +59,9 @@ def main() -> None:
             if args.analyze and statement.sql.lstrip().upper().startswith("SELECT"):
                 plan = analyzed(db, statement)
             print(f"**{statement.label}**\n```\n{statement.sql}\n\n{plan}\n```\n")
+            found.append((statement.label, plan))
         db.close()
+    return found
 
 
 if __name__ == "__main__":

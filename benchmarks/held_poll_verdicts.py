@@ -157,7 +157,8 @@ def line(r: dict) -> str:
     )
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> list[dict]:
+    """Every run's figures, as --json writes them."""
     parser = trees_parser(__doc__, "a checkout whose held polls all last 20 s")
     parser.add_argument("--kiosks", type=int, default=1000)
     parser.add_argument("--seconds", type=float, default=60)
@@ -165,7 +166,7 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=5, help="verdicts a second")
     parser.add_argument("--header-timeout", type=int, default=10)
     parser.add_argument("--json", type=Path, help="write every run's figures here")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 8 * args.kiosks)), hard))
     runs = [("quiet", args.after), ("held", args.after)]
@@ -198,6 +199,7 @@ def main() -> None:
         )
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))
+    return results
 
 
 if __name__ == "__main__":

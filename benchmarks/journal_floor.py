@@ -21,11 +21,13 @@ import sys
 COLUMNS = (
     "id, recorded_at, kind, tournament, kiosk, lexicon_name, lexicon_fingerprint, lexicon_words, "
     "rule, words, word_count, verdict, consequence, refers_to, table_no, round_no, challenger, "
-    "player, actor, note, penalty, flag, prev_hash, row_hash"
+    "player, actor, note, penalty, flag, dictionary, flag_reasons, details, division, players, "
+    "install, prev_hash, row_hash"
 )
 NAMES = [name.strip() for name in COLUMNS.replace("table_no", "table").split(",")]
 NAMES = [name.replace("round_no", "round") for name in NAMES]
-LATER = ("penalty", "flag")  # hashed only when set
+# the columns added after the first schema, penalty to install: hashed only when set
+LATER = tuple(NAMES[NAMES.index("penalty") : NAMES.index("prev_hash")])
 EFFECTIVE = ("effective_verdict", "effective_consequence", "effective_decided_by", "effective_how")
 FORMULA = ("=", "+", "-", "@", "\t", "\r", "\n", "\0", "\uff1d", "\uff0b", "\uff0d", "\uff20")
 

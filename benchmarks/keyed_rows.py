@@ -181,14 +181,16 @@ def fill(folder: Path, rows: int) -> dict:
     return {"ADJUDICATOR_HOME": str(home), "ADJUDICATOR_DATABASE_URL": url}
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> dict[str, dict]:
+    """Each measure's runs, before and after: {measure: {"before": [...], "after": [...]}}."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--ref", default="main")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--verdicts", type=int, default=400)
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--only", default="verdicts,verify")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    results = {}
     with tempfile.TemporaryDirectory(prefix="keyed-rows-") as temp:
         folder = Path(temp)
         trees = {"before": tree_of(args.ref, folder / "before"), "after": ROOT}
@@ -196,7 +198,7 @@ def main() -> None:
         if "verdicts" in args.only:
             work = folder / "verdicts"
             work.mkdir()
-            found = paired(
+            found = results["verdicts"] = paired(
                 args.rounds,
                 lambda which: child(trees[which], VERDICTS, str(args.verdicts), str(work)),
             )
@@ -214,11 +216,16 @@ def main() -> None:
         if "verify" in args.only:
             env = fill(folder, args.rows)
             codes = {"before": VERIFY_BEFORE, "after": VERIFY_AFTER}
-            found = paired(args.rounds, lambda which: child(trees[which], codes[which], env=env))
+            found = results["verify"] = paired(
+                args.rounds, lambda which: child(trees[which], codes[which], env=env)
+            )
             print(f"verify {args.rows:,} rows in process, wall: {summary(found, 'wall')}")
             print(f"verify {args.rows:,} rows in process, CPU: {summary(found, 'cpu')}")
-            found = paired(args.rounds, lambda which: whole_command(trees[which], env))
+            found = results["command"] = paired(
+                args.rounds, lambda which: whole_command(trees[which], env)
+            )
             print(f"`journal verify` {args.rows:,} rows, whole process: {summary(found, None)}")
+    return results
 
 
 if __name__ == "__main__":

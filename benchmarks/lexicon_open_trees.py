@@ -149,11 +149,12 @@ def line(r: dict) -> str:
     return "  ".join(parts)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> list[dict]:
+    """Every round's figures for each tree, as --json writes them."""
     parser = trees_parser(__doc__, "a checkout from before issue 45", before_required=True)
     parser.add_argument("--judge-runs", type=int, default=15)
     parser.add_argument("--json", type=Path)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     trees = [args.before.resolve(), args.after.resolve()]
     cache_bytecode(*trees)
     results = []
@@ -167,6 +168,7 @@ def main() -> None:
                 results.append(result)
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))
+    return results
 
 
 if __name__ == "__main__":

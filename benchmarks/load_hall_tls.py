@@ -175,11 +175,12 @@ def line(r: dict) -> str:
     )
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> list[dict]:
+    """Every run's figures (wrk's, the server's CPU, the probe's, the journal's check)."""
     parser = trees_parser(__doc__, "another checkout to compare")
     parser.add_argument("--seconds", type=int, default=20)
     parser.add_argument("--connections", type=int, default=16)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if not shutil.which("wrk"):
         sys.exit("wrk is not installed: apt-get install wrk")
     after = args.after.resolve()
@@ -201,6 +202,7 @@ def main() -> None:
                 f"{statistics.median(r['per_second'] for r in runs):7.1f} verdicts/s  "
                 f"p99 {statistics.median(r['p99_ms'] for r in runs):7.1f} ms"
             )
+    return results
 
 
 if __name__ == "__main__":

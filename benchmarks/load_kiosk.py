@@ -210,7 +210,8 @@ def table(results: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> list[dict]:
+    """Every run's figures (one run, or the matrix's)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--connections", type=int, default=32)
@@ -231,7 +232,7 @@ def main() -> None:
     )
     parser.add_argument("--repeat", type=int, default=1, help="with --matrix: rounds")
     parser.add_argument("--json", action="store_true")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if not shutil.which("wrk"):
         sys.exit("wrk is not installed: apt-get install wrk")
     with temporary_postgres(args.postgres or (args.matrix and not args.database)) as started:
@@ -245,7 +246,7 @@ def main() -> None:
                 database=database,
             )
             print(json.dumps(result, indent=2) if args.json else report(result))
-            return
+            return [result]
         results = []
         for _ in range(args.repeat):
             for db in (None, database):
@@ -256,6 +257,7 @@ def main() -> None:
                     print(report(result), file=sys.stderr, flush=True)
                     results.append(result)
         print(json.dumps(results, indent=2) if args.json else table(results))
+        return results
 
 
 @contextlib.contextmanager

@@ -296,6 +296,7 @@ async def drive(kind: str, port: int, home: Home, args, group: int) -> dict:
         "seconds": seconds,
         "requests_per_second": done / seconds,
         "statuses": {k: v for k, v in sorted(by_status.items()) if v},
+        "all_statuses": dict(sorted(counts.by_status.items())),  # the warm-up's too
         "server_cpu_ms_per_request": cpu * 1000 / done if done else None,
         "server_cpu_ms_per_kiosk_5s": cpu * 1000 / (len(kiosks) * seconds / PERIOD),
         "machine_share": cpu / seconds / CORES,
@@ -323,17 +324,22 @@ def one_run(kind: str, tree: Path, home: Home, args) -> dict:
     return result
 
 
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"  # None: no request in the time measured
+
+
 def line(r: dict) -> str:
     return (
         f"{r['kind']:<14} {r['requests_per_second']:7.1f} req/s  server CPU "
-        f"{r['server_cpu_ms_per_request']:.3f} ms/request, {r['server_cpu_ms_per_kiosk_5s']:.3f} "
+        f"{_ms(r['server_cpu_ms_per_request'])} ms/request, {r['server_cpu_ms_per_kiosk_5s']:.3f} "
         f"ms per kiosk per 5 s, {r['machine_share']:.1%} of the machine  (client "
         f"{r['client_cpu_share']:.0%}; new connections {r['connects']}, errors {r['errors']}, "
         f"answers {r['statuses']})"
     )
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> list[dict]:
+    """Every run's figures, as --json writes them."""
     parser = trees_parser(__doc__, "a checkout before issue 36", before_required=True)
     parser.add_argument("--kiosks", type=int, default=1000)
     parser.add_argument("--seconds", type=float, default=60)
@@ -342,7 +348,7 @@ def main() -> None:
     parser.add_argument("--no-receipts", action="store_true", help="kiosks that judged nothing")
     parser.add_argument("--only", default="before,after,floor,floor-gthread")
     parser.add_argument("--json", type=Path, help="write every run's figures here")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 8 * args.kiosks)), hard))
     trees = {"before": args.before.resolve(), "after": args.after.resolve()}
@@ -358,14 +364,17 @@ def main() -> None:
     print(f"\nmedians over {args.rounds} rounds ({args.kiosks} kiosks, {args.seconds:.0f} s each):")
     for kind in kinds:
         runs = [r for r in results if r["kind"] == kind]
+        per_request = [r["server_cpu_ms_per_request"] for r in runs]
+        per_request = [value for value in per_request if value is not None]
         print(
-            f"{kind:<14} {statistics.median(r['server_cpu_ms_per_request'] for r in runs):.3f} "
+            f"{kind:<14} {_ms(statistics.median(per_request) if per_request else None)} "
             f"ms/request  {statistics.median(r['server_cpu_ms_per_kiosk_5s'] for r in runs):.3f} "
             f"ms per kiosk per 5 s  {statistics.median(r['machine_share'] for r in runs):.1%} "
             "of the machine"
         )
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))
+    return results
 
 
 if __name__ == "__main__":

@@ -99,13 +99,15 @@ def describe(name: str, latencies: list[float], seconds: float) -> str:
     )
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> list[dict]:
+    """Each round's phases (their latencies) and the flood's sign-in attempts by status."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=10)
     parser.add_argument("--kiosks", type=int, default=4)
     parser.add_argument("--attackers", type=int, default=8)
     parser.add_argument("--rounds", type=int, default=1)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    results = []
     home = staffed_home(Path(tempfile.mkdtemp(prefix="login-flood-")) / "home")
     with Server(home) as server:
         kiosk_phase(server, args.kiosks, 2)  # warm up
@@ -116,6 +118,15 @@ def main() -> None:
             control, pages = with_attackers(server, args, Counter(), sign_in=False)
             tally = Counter()
             flooded, _ = with_attackers(server, args, tally, sign_in=True)
+            results.append(
+                {
+                    "floor": floor,
+                    "control": control,
+                    "flood": flooded,
+                    "pages": pages,
+                    "sign_ins": dict(tally),
+                }  # fmt: skip
+            )
             print(f"round {round_no}")
             print(" ", describe("floor", floor, args.seconds))
             print(" ", describe("control", control, args.seconds), f"({pages} pages fetched)")
@@ -130,6 +141,7 @@ def main() -> None:
                 f"({tally[401]} password-checked, {tally[429]} refused unchecked, "
                 f"others {dict((k, v) for k, v in tally.items() if k not in (401, 429))})"
             )
+    return results
 
 
 if __name__ == "__main__":

@@ -103,11 +103,12 @@ def judge_everywhere(server: Server, tokens: list[str]) -> None:
             thread.join()
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> dict:
+    """The figures --json prints: the master's memory and each worker's before and after."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--json", action="store_true")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as folder:
         home, tokens = build_home(Path(folder) / "home")
         compiled_kb = (
@@ -129,7 +130,7 @@ def main() -> None:
     }
     if args.json:
         print(json.dumps(result, indent=2))
-        return
+        return result
     print(
         f"{len(tokens)} lexicons, compiled files {compiled_kb / 1024:.1f} MiB; "
         f"master VmRSS {master['VmRSS'] / 1024:.1f} MiB"
@@ -145,6 +146,7 @@ def main() -> None:
             f"{a['Pss'] / 1024:.1f} MiB | "
             f"{b['RssAnon'] / 1024:.1f} / {a['RssAnon'] / 1024:.1f} MiB |"
         )
+    return result
 
 
 if __name__ == "__main__":

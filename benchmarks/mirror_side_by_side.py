@@ -21,7 +21,10 @@ from bench_mirror import ROUND, a_round, journal_of
 from adjudicator.record.journal.group_commit import GroupCommitter
 
 
-def main(rounds: int = 40) -> None:
+def main(rounds: int = 40) -> dict[int, dict]:
+    """By threads: the milliseconds per verdict of each round on each journal, and the ratios
+    (at least 2 rounds: the quartiles need two)."""
+    found = {}
     folder = Path(tempfile.mkdtemp(prefix="mirror-bench-"))
     (folder / "single").mkdir()
     (folder / "mirror").mkdir()
@@ -41,12 +44,14 @@ def main(rounds: int = 40) -> None:
                 times[kind].append((time.perf_counter() - started) / ROUND * 1000)
         ratios = sorted(m / s for s, m in zip(times["single"], times["mirror"], strict=True))
         quartiles = statistics.quantiles(ratios, n=4)
+        found[threads] = {**times, "ratios": ratios}
         print(
             f"{threads:2d} thread(s): per verdict, median single "
             f"{statistics.median(times['single']):.2f} ms, mirror "
             f"{statistics.median(times['mirror']):.2f} ms; mirror/single per pair: median "
             f"{statistics.median(ratios):.2f}x (quartiles {quartiles[0]:.2f}-{quartiles[2]:.2f})"
         )
+    return found
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@ the hall's Wi-Fi, against none, side by side in one run; and one verdict's serve
 admission, against the tree before it.
 
     .venv/bin/python benchmarks/starve_attacks.py [--seconds 60] [--rounds 2] [--nice -19]
-        [--attacker-cpu N]
+        [--attacker-cpu N] [--poll-wait 20]
         [--phases quiet,drip,twenty,held,nat,plain] [--cpu-before TREE] [--cpu-batches 8]
 
 A real `adjudicator hall` (HTTPS with its own CA, the plain-HTTP trust port, 2 workers x 16
@@ -108,7 +108,10 @@ def kiosk_b_address(phase: str) -> str:
 class Kiosks:
     """Kiosk A and kiosk B (kept-alive), each polling and judging."""
 
-    def __init__(self, port: int, cafile: Path, tokens: dict[str, str], b_address: str):
+    def __init__(
+        self, port: int, cafile: Path, tokens: dict[str, str], b_address: str, wait: int = 20
+    ):
+        self.wait = wait  # a poll's hold, in seconds: stopping waits for the one held
         self.a = Tablet(port, tokens["k2"], KIOSK_A, cafile)
         self.b = Tablet(port, tokens["k3"], b_address, cafile)
         self.stopping = threading.Event()
@@ -137,7 +140,7 @@ class Kiosks:
     def _poll(self, tablet: Tablet) -> None:
         connection = tablet.connect()
         while not self.stopping.is_set():
-            if tablet.poll(connection, wait=20) is None:
+            if tablet.poll(connection, wait=self.wait) is None:
                 connection = tablet.connect()
 
     def _judge(self, tablet: Tablet) -> None:
@@ -209,7 +212,7 @@ def healthz_counts(port: int, cafile: Path) -> dict:
 def run_phase(phase: str, hall: RunningHall, tokens: dict, args, wrap: list[str]) -> dict:
     cafile = hall.home / "hall" / "ca.crt"
     before_counts = healthz_counts(hall.port, cafile)
-    kiosks = Kiosks(hall.port, cafile, tokens, kiosk_b_address(phase)).start()
+    kiosks = Kiosks(hall.port, cafile, tokens, kiosk_b_address(phase), args.poll_wait).start()
     time.sleep(1)  # the hall's tablets are at work when the attack begins
     flood = attack(phase, hall.port, cafile, tokens["k1"], wrap)
     if flood is not None:
@@ -231,9 +234,9 @@ def run_phase(phase: str, hall: RunningHall, tokens: dict, args, wrap: list[str]
     for probe in probes:
         probe.start()
     time.sleep(args.seconds)
-    outcomes = kiosks.stop()
-    seconds = time.monotonic() - started
+    seconds = time.monotonic() - started  # before the kiosks stop: their held polls end later
     cpu = group_cpu_seconds(hall.process.pid) - cpu
+    outcomes = kiosks.stop()
     memory = group_rss_mb(hall.process.pid)  # while the attack still holds its connections
     stopping.set()
     for probe in probes:
@@ -395,7 +398,9 @@ def cpu_side_by_side(args) -> dict[str, list[float]]:
     return used
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> dict:
+    """The CPU batches side by side (`cpu`, with --cpu-before) and every phase's figures
+    (`phases`)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--rounds", type=int, default=2)
@@ -405,15 +410,19 @@ def main() -> None:
     parser.add_argument("--cpu-before", type=Path, default=None)
     parser.add_argument("--cpu-batches", type=int, default=8)
     parser.add_argument("--cpu-per-batch", type=int, default=300)
-    args = parser.parse_args()
+    parser.add_argument("--poll-wait", type=int, default=20, help="the kiosks' held polls (s)")
+    args = parser.parse_args(argv)
+    if args.cpu_before is not None:
+        args.cpu_before = args.cpu_before.resolve()  # before the working folder changes
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stopped: the hall is stopped too
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, 8192)), hard))
     os.chdir(tempfile.gettempdir())  # gunicorn puts its working folder first on sys.path
     os.environ["PYTHONPATH"] = str(ROOT)  # the hall and the attacker run this tree (a snapshot)
     print(f"load average at the start: {os.getloadavg()}", flush=True)
+    found: dict = {"cpu": {}, "phases": []}
     if args.cpu_before is not None:
-        used = cpu_side_by_side(args)
+        used = found["cpu"] = cpu_side_by_side(args)
         before, after = (statistics.median(used[k]) for k in ("before", "after"))
         print(
             f"a verdict's server CPU over TLS: before {before:.3f} ms, with the admission "
@@ -422,7 +431,7 @@ def main() -> None:
             flush=True,
         )
     if args.rounds:
-        results = attack_rounds(args)
+        results = found["phases"] = attack_rounds(args)
         print("\nmedians over the rounds, against quiet:")
         quiet = statistics.median(r["verdicts_per_s"] for r in results if r["phase"] == "quiet")
         for phase in args.phases.split(","):
@@ -435,6 +444,7 @@ def main() -> None:
                 f"{p99:.0f} ms  unanswered {unanswered}"
             )
     print(f"load average at the end: {os.getloadavg()}", flush=True)
+    return found
 
 
 if __name__ == "__main__":

@@ -229,7 +229,9 @@ def one_refresh(home: Path, env: dict, repeat: int = 50) -> dict:
         os.environ.update(saved)
 
 
-def main(argv: list[str]) -> None:
+def main(argv: list[str]) -> dict:
+    """Each size's takeover (`takeovers`) and the refresh's cost (`refresh`, with rounds)."""
+    results: dict = {"takeovers": [], "refresh": {}}
     rounds = 3
     if "--refresh-rounds" in argv:
         at = argv.index("--refresh-rounds")
@@ -246,6 +248,7 @@ def main(argv: list[str]) -> None:
     cache_bytecode()  # every start measured, the floor's too, as an installed copy starts
     for size in sizes:
         found = takeover(size, typing)
+        results["takeovers"].append(found)
         print(
             f"{found['rows']:>7,} rows: kit open {found['kit_open']:.1f} s, serve "
             f"{found['serve']:.1f} s, first verdict {found['verdict'] * 1000:.0f} ms: takeover "
@@ -263,7 +266,7 @@ def main(argv: list[str]) -> None:
                 flush=True,
             )
     if rounds:
-        cost = refresh_cost(rounds)
+        cost = results["refresh"] = refresh_cost(rounds)
         print(
             f"refresh off: median {cost['off_median']:.2f} ms, p95 {cost['off_p95']:.2f} ms; "
             f"on (every 1 s, {cost['items_sealed_while_on']} items sealed while measuring): "
@@ -272,6 +275,7 @@ def main(argv: list[str]) -> None:
             f"one refresh alone: {cost['refresh_unchanged_ms']:.2f} ms with nothing changed, "
             f"{cost['refresh_one_item_ms']:.2f} ms sealing one item"
         )
+    return results
 
 
 if __name__ == "__main__":

@@ -95,21 +95,24 @@ def one_round(tree: Path, big: Path, name: str) -> dict:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> list[dict]:
+    """Every round's figures for each tree (its label under `which`)."""
     parser = trees_parser(__doc__, "a checkout whose kit carries no proofs", before_required=True)
     parser.add_argument("--list", choices=("polish", "csw24"), default="polish")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.list == "polish" and not WPOLISH.is_file():
         sys.exit("wpolish is not installed (/usr/share/dict/polish): use --list csw24")
+    trees = {"before": args.before.resolve(), "after": args.after.resolve()}  # before the chdir
     os.chdir(tempfile.gettempdir())  # `python -m` puts the working folder first: not a tree
-    trees = {"before": args.before.resolve(), "after": args.after.resolve()}
     cache_bytecode(*trees.values())
+    results = []
     with tempfile.TemporaryDirectory(prefix="takeover-lexicon-store-") as folder:
         big, name = make_store(Path(folder) / "lexicons", args.list)
         for index in range(args.rounds):
             order = list(trees.items())
             for label, tree in order if index % 2 == 0 else reversed(order):
                 found = one_round(tree, big, name)
+                results.append({"which": label, **found})
                 print(
                     f"round {index + 1}, {label}: kit open {found['kit_open']:.2f} s (CPU "
                     f"{found['kit_open_cpu']:.2f} s), serve {found['serve']:.2f} s: kit open to "
@@ -118,6 +121,7 @@ def main() -> None:
                     f"{found['takeover'] / found['floor']:.2f}x",
                     flush=True,
                 )
+    return results
 
 
 if __name__ == "__main__":

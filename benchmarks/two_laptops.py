@@ -78,7 +78,8 @@ def one_round(folder: Path) -> dict:
     return seen
 
 
-def main(argv: list[str]) -> None:
+def main(argv: list[str]) -> list[dict]:
+    """Each round's seconds from A's start to each warning: {"a": ..., "b": ...}."""
     reason = missing_reason()
     if reason:
         raise SystemExit(f"needs network namespaces: {reason}")
@@ -98,6 +99,7 @@ def main(argv: list[str]) -> None:
         f"median over {rounds}: A (the floor: it hears B by itself) {a:.1f} s, B (told by A) "
         f"{b:.1f} s; ratio {b / a:.2f}x; the goal: both within 10 s"
     )
+    return found
 
 
 if __name__ == "__main__":

@@ -73,17 +73,18 @@ def serve_rounds(accept_language: str) -> None:
         print(f"{(time.thread_time() - began) * 1000 / count:.4f}", flush=True)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> dict[str, list[float]]:
+    """Each checkout's CPU per verdict (ms), round by round."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("trees", nargs="+", type=Path, help="checkouts (the first: the base)")
     parser.add_argument("--rounds", type=int, default=16)
     parser.add_argument("--per-round", type=int, default=400)
     parser.add_argument("--accept-language", default="", help="sent with each challenge")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)  # one tree's
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.serve:
         serve_rounds(args.accept_language)
-        return
+        return {}
     trees = [str(tree.resolve()) for tree in args.trees]
     running = {}
     for tree in dict.fromkeys(trees):
@@ -115,6 +116,7 @@ def main() -> None:
     for tree, values in used.items():
         median = statistics.median(values)
         print(f"  {tree:<50} {median:.3f} ms  ({(median - base) * 1000:+.1f} us)")
+    return used
 
 
 if __name__ == "__main__":

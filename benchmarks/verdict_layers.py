@@ -261,7 +261,9 @@ def in_process(home, count: int) -> tuple[float, list[tuple[str, float]], str]:
     return per_verdict, layers, top.getvalue()
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> dict:
+    """The servers' CPU per request (`wire`), the app's in process (`per_verdict`, ms) and
+    its layers' shares (`layers`)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--batches", type=int, default=6)
     parser.add_argument("--per-batch", type=int, default=300)
@@ -269,7 +271,7 @@ def main() -> None:
     parser.add_argument("--nice", type=int, default=0, help="the servers' niceness (root)")
     parser.add_argument("--top", action="store_true", help="print the profile's top functions")
     parser.add_argument("--no-wire", action="store_true", help="the app alone, in process")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="verdict-layers-") as folder:
         home = prepare_home(Path(folder) / "home")
         os.environ["ADJUDICATOR_HOME"] = str(home.path)
@@ -287,6 +289,7 @@ def main() -> None:
         print(f"  {name:<48} {share:6.1%}  ~{share * per_verdict:.3f} ms")
     if args.top:
         print(top)
+    return {"wire": wire, "per_verdict": per_verdict, "layers": dict(layers)}
 
 
 if __name__ == "__main__":

@@ -51,13 +51,14 @@ def per_thread(worker: int) -> collections.Counter:
     return found
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> dict[str, dict]:
+    """Each server's medians per request (ms), by thread and in total."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--before", type=Path, help="another checkout, side by side")
     parser.add_argument("--batches", type=int, default=6)
     parser.add_argument("--per-batch", type=int, default=500)
     parser.add_argument("--nice", type=int, default=0, help="the servers' niceness (root)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     trees = {"after": ROOT} | ({"before": args.before.resolve()} if args.before else {})
     with tempfile.TemporaryDirectory(prefix="verdict-threads-") as folder:
         home = prepare_home(Path(folder) / "home")
@@ -112,12 +113,14 @@ def main() -> None:
         print(f"  {label:<20} {shown}")
     for tree_name in trees:
         verdict, minimal = medians[f"serve-tls@{tree_name}"], medians[f"minimal-tls@{tree_name}"]
-        print(
+        ratio = verdict["total"] / minimal["total"] if minimal["total"] else float("nan")
+        print(  # a few requests may use less CPU than the kernel's tick counts (nan)
             f"{tree_name}: verdict {verdict['total']:.3f} ms / minimal {minimal['total']:.3f} ms "
-            f"= {verdict['total'] / minimal['total']:.2f}; the loop thread "
+            f"= {ratio:.2f}; the loop thread "
             f"{verdict['loop_user'] + verdict['loop_system']:.3f} / "
             f"{minimal['loop_user'] + minimal['loop_system']:.3f} ms"
         )
+    return medians
 
 
 if __name__ == "__main__":
