@@ -67,12 +67,11 @@ def test_a_reader_beside_a_writing_hall_reads_its_rows_and_leaves_its_log(tmp_pa
 
 @pytest.fixture
 def temp_folder(tmp_path, monkeypatch) -> Path:
-    """A temporary folder of the test's own, and no runtime folder of the user's."""
+    """A temporary folder of the test's own."""
     folder = tmp_path / "tmp"
     folder.mkdir(mode=0o1777)
     os.chmod(folder, 0o1777)  # as /tmp is: anyone may make a file or a folder in it
     monkeypatch.setattr(tempfile, "tempdir", str(folder))
-    monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
     return folder
 
 
@@ -81,22 +80,17 @@ def lock_name(path: Path) -> str:
     return f"adjudicator-read-{digest[:24]}.lock"
 
 
-def test_the_turns_are_kept_in_the_users_runtime_folder(tmp_path, temp_folder, monkeypatch):
+def test_the_turns_are_kept_in_a_folder_of_the_users_own(tmp_path, temp_folder, monkeypatch):
+    """The same folder whatever the process's environment (a runtime folder or not), so that
+    a hall started as a service and a command typed in a terminal take turns."""
     runtime = tmp_path / "run-user"
     runtime.mkdir(mode=0o700)
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
     path = journal_file(tmp_path)
     assert standing.head(str(path)).rows == 1
-    assert [p.name for p in runtime.iterdir()] == [lock_name(path)]
-    assert list(temp_folder.iterdir()) == []
-
-
-def test_without_one_they_are_kept_in_a_folder_of_the_users_own(tmp_path, temp_folder):
-    path = journal_file(tmp_path)
-    assert standing.head(str(path)).rows == 1
     own = temp_folder / f"adjudicator-{os.getuid()}"
     assert [p.name for p in own.iterdir()] == [lock_name(path)]
-    assert stat.S_IMODE(own.stat().st_mode) == 0o700
+    assert stat.S_IMODE(own.stat().st_mode) == 0o700 and list(runtime.iterdir()) == []
 
 
 @pytest.mark.parametrize("planted", ["another user's", "writable by all", "a link"])

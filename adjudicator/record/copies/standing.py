@@ -51,14 +51,12 @@ class _ReadTurn(sqlite3.Connection):
 
 
 def turns_folder() -> Path | None:
-    """This user's own folder for the turns' locks: the user's runtime folder (XDG_RUNTIME_DIR,
-    this user's alone), else `adjudicator-UID` in the temporary folder, made 0700 and used only
-    while it is this user's and no one else may write in it. In a folder others may write,
-    another user could hold a turn's lock to stall every read, or put a file at its name. None:
-    no such folder (the reads go on without turns)."""
-    runtime = os.environ.get("XDG_RUNTIME_DIR", "")
-    if runtime and _own_folder(Path(runtime)):
-        return Path(runtime)
+    """This user's own folder for the turns' locks: `adjudicator-UID` in the temporary folder,
+    made 0700 and used only while it is this user's and no one else may write in it (in a
+    folder others may write, another user could hold a turn's lock to stall every read, or put
+    a file at its name). The same folder for every process of the user, whatever its
+    environment (a hall started as a service, a command typed in a terminal), so that they take
+    turns. None: no such folder (the reads go on without turns)."""
     folder = Path(tempfile.gettempdir()) / f"adjudicator-{os.getuid()}"
     try:
         folder.mkdir(mode=0o700)
