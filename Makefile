@@ -10,7 +10,7 @@ PIP := $(BIN)/pip install --quiet --disable-pip-version-check
 run: setup
 	$(BIN)/adjudicator quickstart
 
-test: setup-test  # everything: browsers, PostgreSQL, load runs, each benchmark once (about 20 minutes)
+test: setup-test  # everything: browsers, PostgreSQL, load runs, each benchmark once (about 40 minutes on 2 cores)
 	$(BIN)/python -m pytest
 	$(MAKE) bench-once
 

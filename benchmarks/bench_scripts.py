@@ -1,7 +1,9 @@
-"""`make bench`: the load and measurement scripts of this folder, each through its own main (as
-`python benchmarks/NAME.py` or `python -m benchmarks.NAME` runs it) at its documented sizes.
-Under `--benchmark-disable` (`make test`, and so CI) each runs once, at the smallest size that
-still runs every part of it, so that none can break unseen.
+"""The load and measurement scripts of this folder, each through its own main (as `python
+benchmarks/NAME.py` or `python -m benchmarks.NAME` runs it). Under `--benchmark-disable` (`make
+bench-once`, run by `make test` and so by CI) each runs once, at the smallest size that still
+runs every part of it, so that none can break unseen. At their documented sizes they take hours
+(fills of 1,000,000 rows, a thousand kiosks, attacks of a minute a phase), so a timed `make
+bench` runs them only when asked: `ADJUDICATOR_BENCH_SCRIPTS=full make bench`.
 
 A script that compares two checkouts (`--before TREE`, `*_trees.py`, `--ref`) runs this one as
 both. Each test checks what a broken run could not give (every part measured, counts above
@@ -31,6 +33,12 @@ from tests.support.postgres import find_bin  # noqa: E402
 THIS = str(ROOT)  # the checkout, as both trees of a comparison
 SHARED_LEXICONS = ROOT.parent / "shared" / "lexicons"
 WPOLISH = Path("/usr/share/dict/polish")
+
+pytestmark = pytest.mark.skipif(
+    not is_smallest() and os.environ.get("ADJUDICATOR_BENCH_SCRIPTS") != "full",
+    reason="the scripts at their documented sizes take hours: ADJUDICATOR_BENCH_SCRIPTS=full "
+    "make bench (make bench-once runs each once, at its smallest size)",
+)
 
 
 @pytest.fixture(autouse=True)
