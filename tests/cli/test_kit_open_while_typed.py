@@ -92,11 +92,12 @@ def test_a_takeover_given_up_at_the_prompt_leaves_nothing_behind(laptops, tmp_pa
     child = kit_open(laptops)
     copy_taken_before_the_passphrase(tmp_path, child)
     if given_up == "interrupted":
-        child.send_signal(signal.SIGINT)  # Ctrl-C at the prompt
-        _, err = child.communicate(timeout=60)
-        assert child.returncode == 1 and "Aborted" in err
+        child.send_signal(signal.SIGINT)  # Ctrl-C at the prompt (the keyboard stays open)
+        child.wait(timeout=60)
+        _, err = child.communicate()
+        assert child.returncode == 1 and "Aborted" in err, err
     else:
         _, err = child.communicate("", timeout=60)  # the keyboard's end: no passphrase
-        assert child.returncode == 2 and "passphrase" in err.lower()
+        assert child.returncode == 2 and "passphrase" in err.lower(), err
     assert "Traceback" not in err
     assert private_copies(tmp_path) == [] and not laptops.b.exists()

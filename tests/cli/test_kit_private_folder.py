@@ -102,3 +102,17 @@ def test_a_folder_left_by_a_killed_kit_open_is_removed_and_only_that(tmp_path):
     assert not dead.exists() and alive.exists() and odd.exists() and linked.is_symlink()
     assert (elsewhere / "journal.sqlite3").read_bytes() == b"rows"
     assert oct(os.stat(made).st_mode & 0o777) == "0o700"
+
+
+def test_a_ctrl_c_as_the_walk_starts_leaves_no_folder(tmp_path, monkeypatch):
+    """The folder is made, then the walk's thread started: an interrupt between the two (the
+    director's Ctrl-C as the prompt appears) still removes the folder."""
+
+    def interrupted(*args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(stick_copy, "ChainWalk", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        with stick_copy.walking(str(tmp_path / "stick.sqlite3"), str(tmp_path / "journal.sqlite3")):
+            pass
+    assert left(tmp_path) == []

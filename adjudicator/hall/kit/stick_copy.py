@@ -119,12 +119,14 @@ def walking(path: str, target: str | None = None) -> Iterator[ChainWalk]:
     (ChainWalk); the walk stopped, and the folder removed, when the block ends: a wrong
     passphrase, any refusal among them, or the copy put in place. `target`: where the copy
     goes (the private folder is made near it)."""
-    folder = private_folder(target)
-    walk = ChainWalk(path, folder)
-    try:
+    folder = walk = None
+    try:  # a Ctrl-C as the walk starts leaves no folder behind either
+        folder = private_folder(target)
+        walk = ChainWalk(path, folder)
         yield walk
     finally:
-        walk.stop()
+        if walk is not None:
+            walk.stop()
         if folder is not None:
             shutil.rmtree(folder, ignore_errors=True)
 
