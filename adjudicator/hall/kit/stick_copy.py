@@ -26,6 +26,7 @@ from __future__ import annotations
 import errno
 import os
 import shutil
+import signal
 import sqlite3
 import tempfile
 import threading
@@ -67,6 +68,7 @@ class ChainWalk:
         self._thread.start()
 
     def _run(self, stick: str, copy: str | None) -> None:
+        _leave_interrupts_to_the_main_thread()
         if copy is None or not Path(stick).is_file():
             return  # no private folder, or no stick: verify reads the stick itself, and says
         try:
@@ -111,6 +113,17 @@ class ChainWalk:
     def stop(self) -> None:
         self._stop.set()
         self._thread.join()
+
+
+def _leave_interrupts_to_the_main_thread() -> None:
+    """Block Ctrl-C (SIGINT) in this thread. The director may press it while the main thread
+    waits at the passphrase's prompt: the system gives a signal to any thread not blocking
+    it, and one given to this thread would not interrupt the prompt's read, so Ctrl-C would
+    seem to do nothing. (Its child processes inherit the block; the walk's end ends them.)"""
+    try:
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    except (AttributeError, OSError, ValueError):
+        pass  # no POSIX threads' signal masks: nothing to leave
 
 
 @contextmanager
