@@ -21,6 +21,7 @@ import os
 import sys
 import tempfile
 import threading
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -69,6 +70,15 @@ def workers_of(pid: int) -> list[int]:
     return sorted(children)
 
 
+def workers_up(pid: int, count: int, within: float = 30) -> list[int]:
+    """The server's workers, once all `count` have been forked: gunicorn forks them one by one,
+    and the first answers /healthz before the last is forked (the once-run in CI saw one)."""
+    deadline = time.monotonic() + within
+    while len(found := workers_of(pid)) < count and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return found
+
+
 def memory(pid: int) -> dict:
     """VmRSS, RssAnon and Pss, in KiB."""
     status = Path(f"/proc/{pid}/status").read_text()
@@ -115,7 +125,7 @@ def main(argv: list[str] | None = None) -> dict:
             sum(p.stat().st_size for p in (home.path / "lexicons").glob("*.marisa")) // 1024
         )
         with Server(home, workers=args.workers) as server:
-            workers = workers_of(server.process.pid)
+            workers = workers_up(server.process.pid, args.workers)
             before = {pid: memory(pid) for pid in workers}
             judge_everywhere(server, tokens)
             after = {pid: memory(pid) for pid in workers}
