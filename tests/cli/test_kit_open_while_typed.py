@@ -32,6 +32,9 @@ def kit_open(laptops: Laptops) -> subprocess.Popen:
         [sys.executable, "-P", "-m", "adjudicator", "kit", "open", str(laptops.stick),
          "--passphrase-stdin"],
         env={**os.environ, "ADJUDICATOR_HOME": str(laptops.b)},
+        # A terminal's Ctrl-C reaches it: a run started in the background ignores SIGINT, and
+        # a child would inherit that (Python then installs no KeyboardInterrupt).
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
