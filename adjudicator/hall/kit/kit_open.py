@@ -91,14 +91,14 @@ class _Core:
 
 def open_kit(
     directory: Path,
-    passphrase: str | Callable[[], str],
+    ask_passphrase: Callable[[], str],
     mirror: str | None = None,
     as_drill: bool = False,
 ) -> Opened:
     """Take the hall over from the kit in `directory` (see the module's docstring); with
-    `as_drill`, open a drill's copy of it. `passphrase`, or how to ask for it: asked once the
-    kit's files have passed their checks and the stick's journal is being copied and walked,
-    so that the walk runs while the director types it."""
+    `as_drill`, open a drill's copy of it. `ask_passphrase` is called once the kit's files have
+    passed their checks and the stick's journal is being copied and walked, so that the walk
+    runs while the director types it."""
     folder = KitFolder(directory)
     header = folder.header()
     public = kit_header.check(header)
@@ -110,8 +110,7 @@ def open_kit(
     # (nothing of this data home written), and that copy walked; the copy proven is the copy
     # put in place.
     with stick_copy.walking(mirror_path, primary) as chain:
-        secret = passphrase() if callable(passphrase) else passphrase
-        derived = sealing.derive(secret, header["kdf"])  # no hall serves here to slow
+        derived = sealing.derive(ask_passphrase(), header["kdf"])  # no hall serves here to slow
         core = _open_core(header, derived, public)
         items = {name: _open_item(folder, core, name) for name in contents.ITEMS}
         listing = _listing(folder, core)
