@@ -26,9 +26,11 @@ def test_holds_asked_together_end_spread_over_the_window():
     """A thousand kiosks asking at once for 25 s (as the page does) are answered between 15 and
     25 s later, spread over that window (issue 45): their next polls do not arrive in a burst,
     and come on average every 20 s, as when every hold lasted 20 s."""
-    now = time.monotonic()
-    ends = sorted(take_hold([(HOLD_HEADER, "25 k")])[1].until - now for _ in range(1000))
-    assert 25 * (1 - SPREAD) - 0.1 < ends[0] and ends[-1] <= 25
+    before = time.monotonic()
+    untils = sorted(take_hold([(HOLD_HEADER, "25 k")])[1].until for _ in range(1000))
+    after = time.monotonic()  # a busy machine may take a while over the thousand
+    assert 25 * (1 - SPREAD) <= untils[0] - before and untils[-1] - after <= 25
+    ends = [until - before for until in untils]
     per_second = [sum(1 for end in ends if start <= end < start + 1) for start in range(15, 25)]
     assert max(per_second) < 200  # all together would be 1,000 in one second; spread, ~100
     assert 19 < sum(ends) / len(ends) < 21
