@@ -183,6 +183,13 @@ SETTINGS: tuple[Setting, ...] = (
         "another device answering is reported in the log, /healthz and the overview.",
     ),
     Setting(
+        "hall_pause_seconds",
+        "10",
+        "How long `adjudicator hall` may be paused (the laptop asleep, its processes stopped) "
+        "before it looks at the network again, for another laptop that took the hall over, "
+        "before it judges again; at least 2 seconds.",
+    ),
+    Setting(
         "kit_refresh_seconds",
         "60",
         "How often a serving hall brings its takeover kit on the USB stick up to date (a "

@@ -33,6 +33,7 @@ from adjudicator.record.copies.takeover import TakenOver
 from adjudicator.record.database.db import DatabaseUnavailable
 from adjudicator.record.database.journal_health import JournalLost
 from adjudicator.record.journal.closings import ClosingRefused, TournamentClosed
+from adjudicator.record.journal.hall_beat import PAUSED_MESSAGE, HallPaused
 from adjudicator.record.journal.journal_holds import HELD_MESSAGE, JournalHeld
 from adjudicator.record.journal.receipt_key import ReceiptKeyError
 from adjudicator.record.journal.retries import AttemptError, RetryMismatch
@@ -55,6 +56,7 @@ PUBLIC_MESSAGES = (
     # took the hall over): the kiosk says so in its language, never "not paired".
     (JournalHeld, Phrase(HELD_MESSAGE)),
     (TakenOver, Phrase(HELD_MESSAGE)),
+    (HallPaused, Phrase(PAUSED_MESSAGE)),  # the laptop slept: it looks at the network first
     (DatabaseUnavailable, Phrase(NOT_JUDGED)),
     (
         ReceiptKeyError,

@@ -25,6 +25,7 @@ from adjudicator.hall.network.hall_process import (
     check_port_free,
     plain_port,
 )
+from adjudicator.record.journal import hall_beat
 
 
 @click.command()
@@ -138,6 +139,7 @@ def hall(
         tell=tell,
         on_judging=on_judging,
         on_record=lambda: refresh_kit(server),  # the hall's record is in the kit: at once
+        beat=hall_beat.Beat(settings.data_home() / "hall" / "beat"),
     ).run()
 
 

@@ -27,6 +27,7 @@ from adjudicator.record.backends import connect
 from adjudicator.record.database import journal_health, migrations
 from adjudicator.record.database.db import Database
 from adjudicator.record.journal import (
+    hall_beat,
     journal,
     journal_holds,
     player_tallies,
@@ -192,6 +193,9 @@ class Hall:
             return journal_health.Health(
                 "held", journal_holds.HELD_MESSAGE, held.detail, held.since
             )
+        paused = hall_beat.paused_for()
+        if paused is not None:
+            return journal_health.Health("paused", hall_beat.PAUSED_MESSAGE, _paused(paused))
         return health
 
     def lexicon_for(self, tournament: tournaments.Tournament) -> CompiledLexicon:
@@ -415,3 +419,16 @@ def clean_details(details: dict[str, str | int | None]) -> dict[str, str | None]
         except TextError as exc:
             raise DetailError(str(exc)) from None
     return clean
+
+
+def _paused(seconds: float) -> str:
+    """For the director: why a hall's server judges nothing while its beat is old."""
+    since = (
+        "has written no beat" if seconds == float("inf") else f"has not beaten for {seconds:.0f} s"
+    )
+    return (
+        f"The hall process {since} (hall_beat): the laptop was paused (asleep, "
+        "or its processes stopped) and looks at the network for another laptop of the hall "
+        "before it judges again, which takes a few seconds; if this lasts, `adjudicator hall` "
+        "no longer runs: stop its server and start the hall again."
+    )

@@ -32,6 +32,8 @@ pytestmark = pytest.mark.slow
 
 A_ADDRESS, B_ADDRESS = HALL_ADDRESS, "192.0.2.11"
 REFRESH = {"ADJUDICATOR_KIT_REFRESH_SECONDS": "1"}  # a kit refresh would write the stick at once
+PAUSE = {"ADJUDICATOR_HALL_PAUSE_SECONDS": "4"}  # a takeover here takes longer than that
+PAUSED = "checking its network after a pause"
 
 
 def freeze(hall: LaptopHall) -> None:
@@ -69,7 +71,8 @@ def test_a_frozen_laptop_that_resumes_after_a_takeover_stops_judging(
     laptop_b = hall_network.add_machine("b", B_ADDRESS)
     stick_a, stick_b = tmp_path / "stick-on-a", tmp_path / "stick-on-b"
     stick_a.mkdir()
-    env_a = {**SETTINGS, **REFRESH, "ADJUDICATOR_JOURNAL_MIRROR": str(stick_a / "journal.sqlite3")}
+    env_a = {**SETTINGS, **REFRESH, **PAUSE,
+             "ADJUDICATOR_JOURNAL_MIRROR": str(stick_a / "journal.sqlite3")}  # fmt: skip
     env_b = {**SETTINGS, "ADJUDICATOR_JOURNAL_MIRROR": str(stick_b / "journal.sqlite3")}
     a = prepare_home(tmp_path / "a" / "home", env=env_a)
     assert run_cli(a.path, "hall", "--fingerprint", env=env_a, netns=laptop_a).returncode == 0
@@ -95,7 +98,12 @@ def test_a_frozen_laptop_that_resumes_after_a_takeover_stops_judging(
         assert (judged["status"], judged["body"]["id"]) == (201, 2), judged
 
         resume(hall_a)  # A comes back: its stick is on B now
+        # At once, before A has heard B: no verdict (it would be B's number 3), but a pause.
+        early = judge(tablet, A_ADDRESS, cafile, a.token)
+        assert early["status"] == 503 and "verdict" not in early["body"], early
+        assert PAUSED in early["body"]["shown_error"], early
         assert wait_for(lambda: held(tablet, A_ADDRESS, cafile))
+        assert "The hall was paused for" in hall_a.stderr()
         said = wait_for(lambda: "THIS HALL WAS TAKEN OVER" in hall_a.stderr() and hall_a.stderr())
         assert f"install {b_install[:8]}" in said, said[-3000:]
         status = run_cli(a.path, "journal", "status", env=env_a)
@@ -146,7 +154,7 @@ def test_a_laptop_whose_stick_left_it_holds_when_another_laptop_of_the_hall_judg
     laptop_c = hall_network.add_machine("c", B_ADDRESS)
     stick = tmp_path / "stick"
     stick.mkdir()
-    env_a = {**SETTINGS, "ADJUDICATOR_JOURNAL_MIRROR": str(stick / "journal.sqlite3")}
+    env_a = {**SETTINGS, **PAUSE, "ADJUDICATOR_JOURNAL_MIRROR": str(stick / "journal.sqlite3")}
     a = prepare_home(tmp_path / "a" / "home", env=env_a)
     assert run_cli(a.path, "hall", "--fingerprint", env=env_a, netns=laptop_a).returncode == 0
     cafile = str(a.path / "hall" / "ca.crt")
@@ -164,7 +172,10 @@ def test_a_laptop_whose_stick_left_it_holds_when_another_laptop_of_the_hall_judg
         hall_c = LaptopHall(laptop_c, c_home, {**SETTINGS, "ADJUDICATOR_JOURNAL_MIRROR": ""},
                             "--name", NAME, "--port", str(PORT)).start()  # fmt: skip
         assert not held(tablet, B_ADDRESS, cafile)  # C judges: it heard no one as it started
+        time.sleep(4)  # A stays frozen longer than its pause
         resume(hall_a)
+        early = judge(tablet, A_ADDRESS, cafile, a.token)  # before A has heard C: a pause
+        assert early["status"] == 503 and PAUSED in early["body"]["shown_error"], early
         assert wait_for(lambda: held(tablet, A_ADDRESS, cafile))
         assert wait_for(lambda: "mirrored to has left this laptop" in hall_a.stderr())
         refused = judge(tablet, A_ADDRESS, cafile, a.token)
@@ -177,3 +188,45 @@ def test_a_laptop_whose_stick_left_it_holds_when_another_laptop_of_the_hall_judg
             hall_c.kill()
         resume(hall_a)
         hall_a.kill()
+
+
+def test_a_laptop_that_only_slept_judges_again_once_it_has_looked(
+    hall_network: HallNetwork, tmp_path
+):
+    """No other laptop about: a hall paused longer than its pause (the lid closed) judges
+    nothing as it wakes, says why, and judges again, its numbers following on, a moment later;
+    a pause shorter than that is not noticed."""
+    laptop_a, tablet = hall_network.hall, hall_network.devices
+    env_a = {**SETTINGS, **PAUSE}
+    a = prepare_home(tmp_path / "a" / "home", env=env_a)
+    assert run_cli(a.path, "hall", "--fingerprint", env=env_a, netns=laptop_a).returncode == 0
+    cafile = str(a.path / "hall" / "ca.crt")
+    hall_a = LaptopHall(laptop_a, a.path, env_a, "--name", NAME, "--port", str(PORT)).start()
+    try:
+        judged = judge(tablet, A_ADDRESS, cafile, a.token)
+        assert (judged["status"], judged["body"]["id"]) == (201, 1), judged
+        freeze(hall_a)
+        time.sleep(1)  # shorter than the pause: not one
+        resume(hall_a)
+        judged = judge(tablet, A_ADDRESS, cafile, a.token)
+        assert (judged["status"], judged["body"]["id"]) == (201, 2), judged
+
+        freeze(hall_a)
+        time.sleep(6)
+        resume(hall_a)
+        early = judge(tablet, A_ADDRESS, cafile, a.token)
+        assert early["status"] == 503 and "verdict" not in early["body"], early
+        assert PAUSED in early["body"]["shown_error"], early
+        health = request(tablet, A_ADDRESS, cafile, "GET", "/healthz")
+        assert health["status"] == 503 and PAUSED in health["body"]["error"], health
+        assert wait_for(lambda: request(tablet, A_ADDRESS, cafile, "GET", "/healthz")["status"]
+                        == 200)  # fmt: skip
+        judged = judge(tablet, A_ADDRESS, cafile, a.token)
+        assert (judged["status"], judged["body"]["id"]) == (201, 3), judged
+        said = hall_a.stderr()
+        assert "The hall was paused for" in said and "judging resumes" in said, said[-2000:]
+        assert said.count("The hall was paused for") == 1, said[-2000:]  # the short one: not
+    finally:
+        resume(hall_a)
+        hall_a.kill()
+    assert newest_row(a.path) == 3

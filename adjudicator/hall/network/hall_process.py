@@ -69,6 +69,7 @@ class HallProcess:
         tell: Callable[[str], dict | None] | None = None,
         on_judging: Callable[[str, dict], str] | None = None,
         on_record: Callable[[], None] = lambda: None,
+        beat=None,
     ):
         self.name, self.port, self.where, self.tls, self.argv = name, port, where, tls, argv
         self.http_port = http_port  # the server's plain-HTTP port for the trust page (0: none)
@@ -79,6 +80,9 @@ class HallProcess:
         self.tell, self.on_judging = tell, on_judging
         self.told: dict[str, float] = {}  # address -> when it was last told
         self.on_record = on_record  # after the hall's record changes (the kit carries it)
+        # The hall's beat (record/journal/hall_beat.Beat), its file named to the server: the
+        # server judges nothing while it is old, and after a pause this looks before it beats.
+        self.beat = beat
         self.stopping = False
         self.announcement: mdns.HallName | None = None
         self.url = ""  # where pairing links point
@@ -99,7 +103,8 @@ class HallProcess:
         name_claims.clear()  # what an earlier run found is not this run's
         peers.clear()
         self._listen_first()  # before the server judges: is another laptop of this hall here?
-        process = subprocess.Popen(self.argv)
+        beat = self.beat.start() if self.beat is not None else None
+        process = subprocess.Popen(self.argv, env={**os.environ, **(beat.env() if beat else {})})
         announced = False
         try:
             self._wait_until_serving(process)
@@ -107,12 +112,16 @@ class HallProcess:
             announced = bool(self.announcement and self.announcement.active)
             while not self.stopping and process.poll() is None:
                 time.sleep(0.2)
+                if beat is not None and beat.paused is not None:
+                    self._look_after_pause(beat)
                 self._watch_name()
         finally:
             self._withdraw()
             name_claims.clear()
             peers.clear()
             _stop(process)
+            if beat is not None:  # after the server: a verdict it finishes is not refused
+                beat.stop()
         if not self.stopping:  # the server ended by itself: say so, not a clean stop
             raise HallServerError(
                 f"The server stopped (exit {process.returncode}); see its log above."
@@ -267,6 +276,21 @@ class HallProcess:
             )
         return self.probed[address]
 
+    def _look_after_pause(self, beat) -> None:
+        """The laptop was paused (asleep, or its processes stopped), and its server judges
+        nothing meanwhile (record/journal/hall_beat.py): ask who answers for the name now, tell
+        each other laptop of the hall heard (one that took the hall over holds this one), then
+        beat again."""
+        self.warn(
+            f"The hall was paused for {beat.paused:.0f} s (the laptop asleep, or its processes "
+            "stopped): judging waits while it looks for another laptop of the hall."
+        )
+        self.told.clear()  # a laptop told before the pause is told again, now
+        if self.announcement is not None and self.announcement.listening:
+            self._take_in(self._ask_before_announcing())
+        beat.resume()
+        self.warn("The hall looked at its network after the pause; judging resumes unless held.")
+
     def _watch_name(self) -> None:
         """Every check_seconds: ask again, and report any device not heard before."""
         if self.announcement is None or not self.announcement.listening:
@@ -276,6 +300,10 @@ class HallProcess:
         self.next_check = time.monotonic() + self.check_seconds
         found = self._others()
         self.announcement.ask()  # its answers are read at the next check
+        self._take_in(found)
+
+    def _take_in(self, found: tuple[name_claims.OtherDevice, ...]) -> None:
+        """Tell the other laptops of the hall among `found`; report any device not heard before."""
         self._tell_laptops(found)
         if found == self.others:
             return

@@ -74,7 +74,8 @@ class JournalLost(DatabaseUnavailable):
 class Health:
     """What /healthz, kiosks and the director are told about the journal."""
 
-    state: str  # "ok", "degraded" (one copy of a mirrored journal), "lost" or "cannot-write"
+    state: str  # "ok", "degraded" (one copy of a mirrored journal), "lost", "cannot-write";
+    # the hall adds "rolled-back", "held" (for the director) and "paused" (hall_beat)
     message: str = ""  # for kiosks and /healthz: what it means, no file names
     detail: str = ""  # for the director: what happened and what to do
     since: str = ""

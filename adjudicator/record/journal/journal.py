@@ -19,6 +19,7 @@ from adjudicator.record.database.journal_health import GENESIS as GENESIS
 from adjudicator.record.journal import (
     chain_walk,
     closings,
+    hall_beat,
     journal_holds,
     rollbacks,
     row_keys,
@@ -113,6 +114,7 @@ def append_batch(db: Database, batch: list[Pending]) -> None:
             if not all(pending.despite_rollback for pending in batch):
                 rollbacks.check_in_append(cur, head.newest)  # never reuse a receipt's number
                 journal_holds.check_in_append(cur)  # the stick may serve another laptop
+                hall_beat.check_in_append()  # paused: another laptop may have taken over
             journal_id = str(health.journal_id)
             secret = keys.prepare(cur, journal_id, head.next_id)
 
@@ -160,7 +162,12 @@ def append_batch(db: Database, batch: list[Pending]) -> None:
             tallies.record(cur, [entry for _, entry in written])
         journal_health.after_commit(db)  # rows committed to a file gone meanwhile: not shown
         keys.committed()
-    except (journal_health.JournalLost, rollbacks.JournalRolledBack, journal_holds.JournalHeld):
+    except (
+        journal_health.JournalLost,
+        rollbacks.JournalRolledBack,
+        journal_holds.JournalHeld,
+        hall_beat.HallPaused,
+    ):
         raise
     except Exception as failure:
         health.commit_failed(str(failure))
