@@ -66,11 +66,13 @@ def write(path: Path, at: float) -> None:
 
 
 def age(path: str | Path) -> float | None:
-    """Seconds since the beat in `path` (None: no beat can be read there)."""
+    """Seconds since the beat in `path` (None: no beat can be read there, or one from the
+    future: a file left from before the laptop restarted, its clock since boot ahead of now)."""
     try:
-        return now() - float(Path(path).read_text())
+        since = now() - float(Path(path).read_text())
     except (OSError, ValueError):
         return None
+    return since if since >= 0 else None
 
 
 def paused_for() -> float | None:
