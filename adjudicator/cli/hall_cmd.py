@@ -124,6 +124,7 @@ def hall(
         tls.key,
         plain_port=http_port,  # the workers serve it without TLS: the trust page alone
     )
+    argv += ["--config", "python:kiosk.server.hall_hooks"]  # it ends with the hall process
     report_kit(server)  # a renewed certificate (and a new secret) go into the kit now
     log_lines.live()  # from now on stderr is the hall's log
     tell, on_judging = _laptops(server, name, port, tls.ca_cert)
