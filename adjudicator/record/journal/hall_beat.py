@@ -15,7 +15,8 @@ laptop and a passphrase typed). A beat that finds the time since the last longer
 stops beating until the hall process has asked the network who serves the hall, and told and
 heard any other laptop of it (network/hall_process.py): a laptop taken over meanwhile then holds
 itself, and one that was only asleep judges again. A hall process gone (killed) beats no more
-either: its server then judges nothing, as no one watches the network for it.
+either: its server ends with it (kiosk/server/hall_hooks.py), and until then judges nothing, as
+no one watches the network for it.
 
 `adjudicator serve` and the commands are not given a beat file, and do not check one.
 """
@@ -69,7 +70,8 @@ def age(path: str | Path) -> float | None:
     """Seconds since the beat in `path` (None: no beat can be read there, or one from the
     future: a file left from before the laptop restarted, its clock since boot ahead of now)."""
     try:
-        since = now() - float(Path(path).read_text())
+        with open(path, "rb") as beat:
+            since = now() - float(beat.read(64))
     except (OSError, ValueError):
         return None
     return since if since >= 0 else None
