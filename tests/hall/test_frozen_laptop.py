@@ -32,7 +32,7 @@ pytestmark = pytest.mark.slow
 
 A_ADDRESS, B_ADDRESS = HALL_ADDRESS, "192.0.2.11"
 REFRESH = {"ADJUDICATOR_KIT_REFRESH_SECONDS": "1"}  # a kit refresh would write the stick at once
-PAUSE = {"ADJUDICATOR_HALL_PAUSE_SECONDS": "4"}  # a takeover here takes longer than that
+PAUSE = {"ADJUDICATOR_HALL_PAUSE_SECONDS": "5"}  # each freeze below lasts longer
 PAUSED = "checking its network after a pause"
 
 
@@ -87,6 +87,7 @@ def test_a_frozen_laptop_that_resumes_after_a_takeover_stops_judging(
         assert (judged["status"], judged["body"]["id"]) == (201, 1), judged
 
         freeze(hall_a)  # A's lid closed: its server, its workers, its mDNS, all stopped
+        frozen_at = time.monotonic()
         move(stick_a, stick_b)
         b_home = tmp_path / "b" / "home"
         opened = run_cli(b_home, "kit", "open", str(stick_b), "--passphrase-stdin", env=env_b,
@@ -97,6 +98,7 @@ def test_a_frozen_laptop_that_resumes_after_a_takeover_stops_judging(
         judged = judge(tablet, B_ADDRESS, cafile, a.token)
         assert (judged["status"], judged["body"]["id"]) == (201, 2), judged
 
+        time.sleep(max(0.0, frozen_at + 6 - time.monotonic()))  # longer than A's pause
         resume(hall_a)  # A comes back: its stick is on B now
         # At once, before A has heard B: no verdict (it would be B's number 3), but a pause.
         early = judge(tablet, A_ADDRESS, cafile, a.token)
@@ -172,7 +174,7 @@ def test_a_laptop_whose_stick_left_it_holds_when_another_laptop_of_the_hall_judg
         hall_c = LaptopHall(laptop_c, c_home, {**SETTINGS, "ADJUDICATOR_JOURNAL_MIRROR": ""},
                             "--name", NAME, "--port", str(PORT)).start()  # fmt: skip
         assert not held(tablet, B_ADDRESS, cafile)  # C judges: it heard no one as it started
-        time.sleep(4)  # A stays frozen longer than its pause
+        time.sleep(5)  # A stays frozen longer than its pause, C's start aside
         resume(hall_a)
         early = judge(tablet, A_ADDRESS, cafile, a.token)  # before A has heard C: a pause
         assert early["status"] == 503 and PAUSED in early["body"]["shown_error"], early
@@ -212,7 +214,7 @@ def test_a_laptop_that_only_slept_judges_again_once_it_has_looked(
         assert (judged["status"], judged["body"]["id"]) == (201, 2), judged
 
         freeze(hall_a)
-        time.sleep(6)
+        time.sleep(8)
         resume(hall_a)
         early = judge(tablet, A_ADDRESS, cafile, a.token)
         assert early["status"] == 503 and "verdict" not in early["body"], early
