@@ -30,6 +30,8 @@ def test_a_beat_is_read_back_and_a_missing_or_garbled_one_is_none(tmp_path):
     assert hall_beat.age(path) is None
     hall_beat.write(path, hall_beat.now() - 3)
     assert 3 <= hall_beat.age(path) < 4
+    hall_beat.write(path, hall_beat.now())
+    assert 0 <= hall_beat.age(path) < 1  # at once: never a beat from the future
     path.write_text("not a time\n")
     assert hall_beat.age(path) is None
     hall_beat.write(path, hall_beat.now() + 3600)  # left from before a restart: not a beat
@@ -133,3 +135,28 @@ def test_the_directors_overview_says_judging_is_paused_and_why(tmp_path, beat_fi
     assert "Arbitrage EN PAUSE pendant que la salle examine son réseau" in french
     hall_beat.write(beat_file, hall_beat.now())
     assert "Judging PAUSED" not in director.get("/director/").get_data(as_text=True)
+
+
+def test_a_beat_that_cannot_be_written_says_so_once_and_again_when_it_can(tmp_path, caplog):
+    clock = Clock()
+    folder = tmp_path / "hall"
+    beat = hall_beat.Beat(folder / "beat", clock=clock, every=3600).start()
+    try:
+        folder.chmod(0o500)  # the data home cannot be written (root writes it anyway: below)
+        beat.path.unlink()
+        beat.path.mkdir()  # what is at the beat's path cannot be replaced by a file
+        for _ in range(3):
+            clock.at += 1
+            beat.tick()
+        said = [r.getMessage() for r in caplog.records if "beat" in r.getMessage()]
+        assert len(said) == 1 and "cannot be written" in said[0], said
+        beat.path.rmdir()
+        folder.chmod(0o700)
+        clock.at += 1
+        beat.tick()
+        assert float(beat.path.read_text()) == clock.at
+        said = [r.getMessage() for r in caplog.records if "beat" in r.getMessage()]
+        assert len(said) == 2 and "written again" in said[1], said
+    finally:
+        folder.chmod(0o700)
+        beat.stop()

@@ -62,7 +62,7 @@ def pause_seconds() -> float:
 def write(path: Path, at: float) -> None:
     """Beat: `at` into `path`, whole (a reader never sees half of it)."""
     part = path.with_name(f".{path.name}.{os.getpid()}")
-    part.write_text(f"{at:.3f}\n")
+    part.write_text(f"{at!r}\n")  # exactly: a reader's clock, read after, is never behind it
     os.replace(part, path)
 
 
@@ -74,7 +74,7 @@ def age(path: str | Path) -> float | None:
             since = now() - float(beat.read(64))
     except (OSError, ValueError):
         return None
-    return since if since >= 0 else None
+    return max(since, 0.0) if since > -1 else None
 
 
 def paused_for() -> float | None:
@@ -104,6 +104,7 @@ class Beat:
         self.pause = pause_seconds()
         self.paused: float | None = None  # seconds the pause lasted, until resume()
         self._last = 0.0
+        self._failing = False  # the last write failed (said once)
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="hall-beat", daemon=True)
@@ -144,8 +145,14 @@ class Beat:
     def _write(self, at: float) -> None:
         try:
             write(self.path, at)
-        except OSError as exc:  # its server then judges nothing: say why
-            log.error("the hall's beat could not be written to %s: %s", self.path, exc)
+        except OSError as exc:  # its server then judges nothing: say why, once
+            if not self._failing:
+                log.error("the hall's beat cannot be written to %s: %s", self.path, exc)
+            self._failing = True
+            return
+        if self._failing:
+            log.warning("the hall's beat is written again to %s", self.path)
+        self._failing = False
 
     def stop(self) -> None:
         """No more beats; the file goes (a server left running judges nothing)."""
