@@ -70,11 +70,12 @@ def age(path: str | Path) -> float | None:
     """Seconds since the beat in `path` (None: no beat can be read there, or one from the
     future: a file left from before the laptop restarted, its clock since boot ahead of now)."""
     try:
-        with open(path, "rb") as beat:
-            since = now() - float(beat.read(64))
+        with open(path, "rb") as file:
+            beat = float(file.read(64))
     except (OSError, ValueError):
         return None
-    return max(since, 0.0) if since > -1 else None
+    since = now() - beat  # read after the beat: behind it only if it is from another boot
+    return since if since >= 0 else None
 
 
 def paused_for() -> float | None:
