@@ -118,6 +118,14 @@ def test_held_poll_verdicts(benchmark, capsys):
             assert r["kiosk_requests"] > 0 and r["kiosk_errors"] == 0, r
 
 
+def test_players_record(benchmark, capsys):
+    small = ["--rows", "300", "--rounds", "1", "--beside", "5"]
+    said = run(benchmark, capsys, "players_record", smallest(["--beside", "1000"], small))
+    assert any("season page, HTML" in line for line in said), said
+    verdicts = [line for line in said if ": verdicts " in line]
+    assert len(verdicts) == 2 and "alone" in verdicts[0] and "beside the season page" in verdicts[1]
+
+
 def test_interleaved_verdicts(benchmark, capsys):
     argv = [THIS, THIS, *smallest([], ["--count", "20"])]
     found = run(benchmark, capsys, "interleaved_verdicts", argv)

@@ -22,6 +22,10 @@ Each size is filled once (the next size goes on from the last), then the report,
 HTML included) are timed alternately with their floors (benchmarks/alternating.py): the best
 of each is printed with the ratio.
 
+`--beside N` then judges N verdicts through the app alone, and N while the season page is built
+again and again on another thread of the same process, as one worker does both: the verdict's
+p50 and p99 beside the director's page, against alone.
+
 `--before REV` also times, in the same rounds, the players' figures (of the season and of the
 report's event) as the judging's `player_figures.py` of git revision REV computed them, beside
 this tree's: the cost of a change to how the figures follow the corrections, before and after,
@@ -262,6 +266,72 @@ def measure(
     ]
 
 
+def beside(hall: Hall, rows: int, verdicts: int) -> list[str]:
+    """A kiosk's verdicts through the app in this process, one after another, as one worker
+    judges them: alone (`verdicts` of them), then while the director's season page is built
+    again and again on another thread of the same process (as the worker builds it), the
+    interpreter's switch interval as the serving worker sets it. Lines of p50 and p99 (ms)."""
+    import statistics
+    import threading
+
+    from adjudicator.hall import kiosks
+    from kiosk import create_app
+    from kiosk.server.loop_worker import SWITCH_SECONDS
+
+    app = create_app({"HALL": hall, "SECRET_KEY": "b" * 48, "TESTING": True})
+    director, tablet = app.test_client(), app.test_client()
+    _sign_in(director)
+    token = kiosks.add(hall.db, f"bench-{rows}", slug(1)).token  # a tournament of `double`
+    headers = {"Authorization": f"Bearer {token}"}
+
+    def judge() -> float:
+        began = time.perf_counter()
+        answer = tablet.post("/api/v1/adjudications", json={"words": ["QI"]}, headers=headers)
+        assert answer.status_code == 201, answer.get_json()
+        return (time.perf_counter() - began) * 1e3
+
+    def page() -> None:
+        answer = director.get("/director/season?from=2025-01-01&to=2025-12-31")
+        assert answer.status_code == 200, answer.status_code
+
+    def summary(what: str, times: list[float]) -> str:
+        ordered = sorted(times)
+        p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
+        p50 = statistics.median(ordered)
+        return f"{what}: {len(times)} verdicts, p50 {p50:.2f} ms, p99 {p99:.2f} ms"
+
+    default = sys.getswitchinterval()
+    sys.setswitchinterval(SWITCH_SECONDS)
+    try:
+        for _ in range(50):
+            judge()  # warm
+        alone = [judge() for _ in range(verdicts)]
+        stop, pages = threading.Event(), []
+
+        def director_looks() -> None:
+            while True:  # one page at least, however few the verdicts
+                began = time.perf_counter()
+                page()
+                pages.append(time.perf_counter() - began)
+                if stop.is_set():
+                    return
+
+        looking = threading.Thread(target=director_looks)
+        looking.start()
+        try:
+            together = [judge() for _ in range(verdicts)]
+        finally:
+            stop.set()
+            looking.join()
+    finally:
+        sys.setswitchinterval(default)
+    return [
+        summary(f"alone ({rows:,} rows)", alone),
+        summary(f"beside the season page, {len(pages)} built, "
+                f"{statistics.median(pages) * 1e3:.0f} ms each ({rows:,} rows)", together),
+    ]  # fmt: skip
+
+
 def _sign_in(client) -> None:
     import re
 
@@ -273,12 +343,16 @@ def _sign_in(client) -> None:
     assert answer.status_code == 302, answer.status_code
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None) -> list[str]:
+    """The lines printed: each measure, then with `--beside` the verdicts alone and beside."""
+    said: list[str] = []
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--backend", choices=("sqlite", "postgresql"), default="sqlite")
     parser.add_argument("--rows", type=int, nargs="+", default=[10_000])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--before", metavar="REV", help="also time REV's player_figures.py")
+    parser.add_argument("--beside", type=int, metavar="N", default=0,
+                        help="then N verdicts alone and N beside the season page")  # fmt: skip
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="players-record-") as folder, ExitStack() as stack:
         home = Path(folder) / "home"
@@ -299,11 +373,15 @@ def main(argv: list[str] | None = None) -> int:
                 with hall.db.transaction() as cur:
                     cur.execute("ANALYZE")
             for what, seconds, floor in measure(hall, rows, args.rounds, args.before):
-                print(f"{args.backend}: {what}: {seconds * 1e3:.1f} ms; floor {floor * 1e3:.1f} "
-                      f"ms; ratio {seconds / floor:.2f}", flush=True)  # fmt: skip
+                said.append(f"{args.backend}: {what}: {seconds * 1e3:.1f} ms; floor "
+                            f"{floor * 1e3:.1f} ms; ratio {seconds / floor:.2f}")  # fmt: skip
+                print(said[-1], flush=True)
+            for line in beside(hall, rows, args.beside) if args.beside else []:
+                said.append(f"{args.backend}: verdicts {line}")
+                print(said[-1], flush=True)
         stack.callback(hall.db.close)
-    return 0
+    return said
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    main()
