@@ -161,8 +161,9 @@ def test_a_refused_kit_open_leaves_a_stick_with_an_unfolded_log_as_it_was(laptop
         "import os, sqlite3, sys\n"
         "c = sqlite3.connect(sys.argv[1])\n"
         "c.execute('PRAGMA wal_autocheckpoint=0')\n"
-        "with c:\n"
-        "    c.execute('UPDATE adjudications SET words = words WHERE id = 1')\n"
+        "with c:\n"  # the row's page rewritten, its content as it was (a no-op writes nothing)
+        "    c.execute(\"UPDATE adjudications SET words = words || ' ' WHERE id = 1\")\n"
+        "    c.execute('UPDATE adjudications SET words = rtrim(words) WHERE id = 1')\n"
         "os._exit(0)\n"  # dies as A did: no checkpoint, the log left behind
     )
     subprocess.run([sys.executable, "-c", script, str(laptops.mirror)], check=True, timeout=60)
